@@ -1,0 +1,121 @@
+/*
+ * resp_parser.h - incremental RESP request parser.
+ *
+ * Owns: the query buffer of one connection and the argument vector of the
+ * request it last returned. Knows nothing of sockets, libuv or the server.
+ *
+ * The parser owns the bytes: the caller asks for space (resp_parser_reserve),
+ * reads into it, then says how many bytes arrived (resp_parser_commit).
+ * resp_parser_next() then returns one complete request at a time. Arguments are
+ * slices that point into the parser's memory (no copy when the bytes are
+ * contiguous); a bulk of RESP_BIG_ARG bytes or more is read into a buffer of
+ * exactly its size, so a huge value is never copied again.
+ *
+ * Lifetime of slices: a request's argv and the bytes it points to stay valid
+ * until the next call to resp_parser_next(), resp_parser_reserve(),
+ * resp_parser_feed() or resp_parser_destroy() on the same parser. Compaction
+ * happens only inside those calls.
+ *
+ * Errors are sticky: after RESP_ERR every call to resp_parser_next() returns
+ * RESP_ERR again with the same message.
+ */
+#ifndef RBKV_RESP_PARSER_H
+#define RBKV_RESP_PARSER_H
+
+#include <stddef.h>
+
+/* Bulks at least this long get a buffer of their own (as Redis's PROTO_MBULK_BIG_ARG). */
+#define RESP_BIG_ARG (32 * 1024)
+
+#define RESP_DEFAULT_MAX_BULK_LEN ((size_t)512 * 1024 * 1024)
+#define RESP_DEFAULT_MAX_MULTIBULK_LEN ((size_t)1024 * 1024)
+#define RESP_DEFAULT_MAX_INLINE_LEN ((size_t)64 * 1024)
+
+/* Results of resp_parser_next(). */
+#define RESP_REQUEST 1 /* a complete request is in *req */
+#define RESP_AGAIN 0   /* need more bytes; not an error */
+#define RESP_ERR (-1)  /* protocol error; resp_parser_error() has Redis's text */
+
+/* A borrowed byte range; not NUL-terminated. */
+struct resp_slice {
+    const char *ptr;
+    size_t len;
+};
+
+struct resp_limits {
+    size_t max_bulk_len;      /* longest bulk argument accepted */
+    size_t max_multibulk_len; /* most elements in one request */
+    size_t max_inline_len;    /* longest inline line (and longest header line) */
+};
+
+/* A parsed request. argv is owned by the parser (see lifetime above). */
+struct resp_request {
+    int argc;
+    struct resp_slice *argv;
+    int inline_form; /* 1 if it came as an inline command line */
+};
+
+struct resp_parser {
+    /* Query buffer: bytes [pos, len) are unparsed input. */
+    char *buf;
+    size_t pos, len, cap;
+
+    /* Multibulk state between calls: elements still expected, bulk length of
+     * the element being read (-1 when the next thing is a '$' header). */
+    long long multibulk_left;
+    long long bulk_len;
+
+    /* A big bulk being read straight into its own buffer. */
+    char *big;
+    size_t big_len, big_filled;
+
+    /* Arguments of the request being assembled / last returned. */
+    struct resp_slice *argv;
+    int argc, argv_cap;
+    /* Owned argument storage: big bulks and unescaped inline words. */
+    char **owned;
+    int owned_count, owned_cap;
+
+    struct resp_limits limits;
+    const char *error; /* static string, NULL until a protocol error */
+};
+
+/* Sets up an empty parser. limits NULL means the defaults above.
+ * Returns 0, or -1 when memory runs out. */
+int resp_parser_init(struct resp_parser *p, const struct resp_limits *limits);
+
+/* Frees everything the parser owns. The struct itself is the caller's. */
+void resp_parser_destroy(struct resp_parser *p);
+
+/* Changes the limits for what is parsed from now on (e.g. smaller before AUTH). */
+void resp_parser_set_limits(struct resp_parser *p, const struct resp_limits *limits);
+
+/* Gives a place to read at least one byte into: *buf, *cap bytes long. When a
+ * big bulk is pending the space is the rest of that bulk's own buffer.
+ * suggested is how much the caller would like (e.g. 16 KB).
+ * Returns 0, or -1 when memory runs out. */
+int resp_parser_reserve(struct resp_parser *p, size_t suggested, char **buf, size_t *cap);
+
+/* Records that n bytes were written into the space from resp_parser_reserve(). */
+void resp_parser_commit(struct resp_parser *p, size_t n);
+
+/* Copies len bytes in (reserve + memcpy + commit). For tests, AOF replay and
+ * fuzzing. Returns 0, or -1 when memory runs out. */
+int resp_parser_feed(struct resp_parser *p, const char *data, size_t len);
+
+/* Parses the next request. Returns RESP_REQUEST, RESP_AGAIN or RESP_ERR.
+ * Inline lines that are empty (just "\r\n") are skipped, as Redis does. */
+int resp_parser_next(struct resp_parser *p, struct resp_request *req);
+
+/* Bytes the parser holds for the request in progress and the ones after it:
+ * what counts against client-query-buffer-limit. */
+size_t resp_parser_buffered(const struct resp_parser *p);
+
+/* Bytes of memory the parser holds (buffers, argv), for CLIENT LIST / INFO. */
+size_t resp_parser_memory(const struct resp_parser *p);
+
+/* Redis's error text for the last protocol error, without the "-ERR " prefix,
+ * e.g. "Protocol error: invalid bulk length"; NULL when there was none. */
+const char *resp_parser_error(const struct resp_parser *p);
+
+#endif

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that building, testing or benchmarking rbkv needs, when they are missing.
+# usage: scripts/deps.sh [build|test|bench|fuzz]...   (build is always included)
+set -euo pipefail
+want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev)
+for what in "$@"; do
+  case "$what" in
+    build) ;;
+    test) want+=(redis-tools valgrind) ;;
+    bench) want+=(redis-tools redis-server gnuplot-nox) ;;
+    fuzz) want+=(clang libclang-rt-dev) ;;
+    *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;
+  esac
+done
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "Installing missing packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

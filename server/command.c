@@ -1,0 +1,151 @@
+/*
+ * command.c - the command table and the dispatcher.
+ *
+ * Commands are data (struct command in each cmd_*.c module); this file
+ * indexes them by name and runs one request: lookup, arity, authentication,
+ * memory limit, then the handler, in that order, with Redis's error texts for
+ * each refusal. Handlers never see a request that failed these checks.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "commands.h"
+#include "mem.h"
+#include "server.h"
+
+/* Every module's table, in the order COMMAND lists them. */
+static struct command *const module_tables[] = {
+    connection_commands,
+    string_commands,
+    keys_commands,
+    server_commands,
+    command_commands,
+};
+
+#define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
+
+static struct command *index_slots[INDEX_SLOTS];
+static struct command *all_commands[INDEX_SLOTS];
+static size_t total_commands;
+
+static uint32_t name_hash(const char *name, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint32_t)tolower((unsigned char)name[i])) * 16777619u;
+    return h;
+}
+
+void command_table_init(void)
+{
+    total_commands = 0;
+    memset(index_slots, 0, sizeof(index_slots));
+    for (size_t t = 0; t < sizeof(module_tables) / sizeof(module_tables[0]); t++) {
+        for (struct command *cmd = module_tables[t]; cmd->name; cmd++) {
+            uint32_t slot = name_hash(cmd->name, strlen(cmd->name)) & (INDEX_SLOTS - 1);
+            while (index_slots[slot])
+                slot = (slot + 1) & (INDEX_SLOTS - 1);
+            index_slots[slot] = cmd;
+            all_commands[total_commands++] = cmd;
+        }
+    }
+}
+
+const struct command *command_lookup(const char *name, size_t len)
+{
+    uint32_t slot = name_hash(name, len) & (INDEX_SLOTS - 1);
+    for (struct command *cmd; (cmd = index_slots[slot]); slot = (slot + 1) & (INDEX_SLOTS - 1)) {
+        if (strlen(cmd->name) == len && strncasecmp(cmd->name, name, len) == 0)
+            return cmd;
+    }
+    return NULL;
+}
+
+size_t command_count(void)
+{
+    return total_commands;
+}
+
+const struct command *command_at(size_t i)
+{
+    return i < total_commands ? all_commands[i] : NULL;
+}
+
+void command_reset_stats(void)
+{
+    for (size_t i = 0; i < total_commands; i++) {
+        all_commands[i]->calls = 0;
+        all_commands[i]->usec = 0;
+        all_commands[i]->failed_calls = 0;
+    }
+}
+
+void reply_wrong_arity(struct client *c)
+{
+    const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    resp_add_errorf(&c->out, "ERR wrong number of arguments for '%s' command",
+                    cmd ? cmd->name : "unknown");
+}
+
+static void reply_unknown_command(struct client *c)
+{
+    char args[160];
+    size_t used = 0;
+    args[0] = '\0';
+    for (int i = 1; i < c->argc && used < 128; i++) {
+        int n = snprintf(args + used, sizeof(args) - used, "'%.*s' ",
+                         (int)(c->argv[i].len < 128 - used ? c->argv[i].len : 128 - used),
+                         c->argv[i].ptr);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= sizeof(args))
+            used = sizeof(args) - 1;
+    }
+    resp_add_errorf(&c->out, "ERR unknown command '%.*s', with args beginning with: %s",
+                    (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
+}
+
+static int arity_ok(const struct command *cmd, int argc)
+{
+    return cmd->arity >= 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
+static int needs_auth(const struct client *c)
+{
+    const char *pass = server.cfg.requirepass;
+    return pass && pass[0] && !(c->flags & CLIENT_AUTHENTICATED);
+}
+
+void command_execute(struct client *c)
+{
+    const struct command *found = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    struct command *cmd = (struct command *)found;
+
+    server.stats.total_commands++;
+    /* Redis 7's order: unknown command and arity are reported even before
+     * authentication. */
+    if (!cmd) {
+        reply_unknown_command(c);
+        return;
+    }
+    c->last_cmd = cmd->name;
+    if (!arity_ok(cmd, c->argc)) {
+        reply_wrong_arity(c);
+        return;
+    }
+    if (needs_auth(c) && !(cmd->flags & CMD_NOAUTH)) {
+        resp_add_error(&c->out, ERR_NOAUTH);
+        return;
+    }
+    if (server.cfg.maxmemory && (cmd->flags & CMD_DENYOOM) && mem_used() > server.cfg.maxmemory) {
+        resp_add_error(&c->out, ERR_OOM);
+        return;
+    }
+    int64_t start = ustime();
+    cmd->proc(c);
+    cmd->calls++;
+    cmd->usec += (unsigned long long)(ustime() - start);
+}

@@ -1,0 +1,437 @@
+/*
+ * keyspace.c - entries, key order, deadlines and order statistics (see
+ * keyspace.h for the ownership rules).
+ *
+ * Invariants, checked by ks_check():
+ *  - db->keys is a valid red-black tree in strictly increasing ks_keycmp order,
+ *    and every node's size is 1 + the sizes of its children;
+ *  - an entry has KS_HAS_EXPIRE exactly when it owns a struct ks_expire, which is
+ *    linked in db->expires and points back at the entry;
+ *  - db->expires is ordered by deadline and holds db->expires_count records.
+ */
+#include "keyspace.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mem.h"
+#include "rbtree_augmented.h"
+#include "rbtree_order.h"
+
+RB_DECLARE_ORDER(ks_order, struct ks_entry, node, size)
+
+static ks_value_free_fn *value_free[KS_TYPE_COUNT];
+
+void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
+{
+    value_free[type] = free_fn;
+}
+
+int ks_keycmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    if (r)
+        return r;
+    return (alen > blen) - (alen < blen);
+}
+
+struct keyspace *ks_new(int databases)
+{
+    struct keyspace *ks = xmalloc(sizeof(*ks));
+    ks->count = databases;
+    ks->dbs = xcalloc((size_t)databases, sizeof(*ks->dbs));
+    for (int i = 0; i < databases; i++) {
+        ks->dbs[i].id = i;
+        ks->dbs[i].keys = RB_ROOT;
+        ks->dbs[i].expires = RB_ROOT_CACHED;
+    }
+    return ks;
+}
+
+void ks_free(struct keyspace *ks)
+{
+    if (!ks)
+        return;
+    for (int i = 0; i < ks->count; i++)
+        ks_flush(&ks->dbs[i]);
+    xfree(ks->dbs);
+    xfree(ks);
+}
+
+static struct ks_expire *entry_expire(const struct ks_entry *e)
+{
+    struct ks_expire *x;
+    memcpy(&x, e->data, sizeof(x));
+    return x;
+}
+
+int64_t ks_get_expire(const struct ks_entry *e)
+{
+    return (e->flags & KS_HAS_EXPIRE) ? entry_expire(e)->when : -1;
+}
+
+/* Bytes an entry needs for a value of vlen bytes. */
+static size_t entry_bytes(size_t expire_bytes, size_t klen, size_t vlen)
+{
+    return offsetof(struct ks_entry, data) + expire_bytes + klen + vlen;
+}
+
+/* Where key would be linked: *parent and the link, or the existing entry. */
+static struct ks_entry *find_slot(struct db *db, const char *key, size_t klen,
+                                  struct rb_node **parent_out, struct rb_node ***link_out)
+{
+    struct rb_node **link = &db->keys.rb_node, *parent = NULL;
+    while (*link) {
+        struct ks_entry *e = rb_entry(*link, struct ks_entry, node);
+        int c = ks_keycmp(key, klen, ks_key(e), e->klen);
+        if (c == 0)
+            return e;
+        parent = *link;
+        link = c < 0 ? &parent->rb_left : &parent->rb_right;
+    }
+    *parent_out = parent;
+    *link_out = link;
+    return NULL;
+}
+
+struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen)
+{
+    const struct rb_node *n = db->keys.rb_node;
+    while (n) {
+        struct ks_entry *e = rb_entry(n, struct ks_entry, node);
+        int c = ks_keycmp(key, klen, ks_key(e), e->klen);
+        if (c == 0)
+            return e;
+        n = c < 0 ? n->rb_left : n->rb_right;
+    }
+    return NULL;
+}
+
+struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms)
+{
+    struct ks_entry *e = ks_find(db, key, klen);
+    if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms) {
+        ks_delete(db, e);
+        db->expired++;
+        return NULL;
+    }
+    return e;
+}
+
+/* Moves e into a block of `bytes` (copying what fits) and relinks the copy in
+ * e's place. The tree's links and the deadline's back pointer go to the new
+ * address; e is freed. */
+static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t bytes)
+{
+    size_t used = entry_bytes(ks_key_offset(e), e->klen, e->vlen);
+    struct ks_entry *moved = xmalloc(bytes);
+    memcpy(moved, e, used < bytes ? used : bytes);
+    ks_order_replace(&e->node, &moved->node, &db->keys);
+    if (moved->flags & KS_HAS_EXPIRE)
+        entry_expire(moved)->entry = moved;
+    xfree(e);
+    return moved;
+}
+
+static struct ks_entry *entry_new(const char *key, size_t klen, enum ks_type type, size_t vlen)
+{
+    struct ks_entry *e = xmalloc(entry_bytes(0, klen, vlen));
+    e->klen = (uint32_t)klen;
+    e->vlen = (uint32_t)vlen;
+    e->type = (uint8_t)type;
+    e->flags = 0;
+    memcpy(e->data, key, klen);
+    return e;
+}
+
+static void value_release(struct ks_entry *e)
+{
+    if (e->type != KS_STRING && value_free[e->type])
+        value_free[e->type](ks_ptr(e));
+}
+
+static void expire_unlink(struct db *db, struct ks_entry *e)
+{
+    struct ks_expire *x = entry_expire(e);
+    rb_erase_cached(&x->node, &db->expires);
+    db->expires_count--;
+    xfree(x);
+}
+
+struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, const char *val,
+                               size_t vlen, int keep_ttl)
+{
+    struct rb_node *parent, **link;
+    struct ks_entry *old = find_slot(db, key, klen, &parent, &link);
+    struct ks_entry *e;
+
+    if (!old) {
+        e = entry_new(key, klen, KS_STRING, vlen);
+        memcpy(ks_str(e), val, vlen);
+        ks_order_insert(&e->node, parent, link, &db->keys);
+        return e;
+    }
+    if (!keep_ttl && (old->flags & KS_HAS_EXPIRE)) {
+        expire_unlink(db, old);
+        /* Drop the deadline slot: the key moves down to the front. */
+        memmove(old->data, old->data + sizeof(struct ks_expire *), klen);
+        old->flags &= (uint8_t)~KS_HAS_EXPIRE;
+    }
+    value_release(old);
+    old->type = KS_STRING;
+    old->vlen = 0;
+    e = ks_string_resize(db, old, vlen);
+    memcpy(ks_str(e), val, vlen);
+    return e;
+}
+
+struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
+                            void *value)
+{
+    struct rb_node *parent, **link;
+    struct ks_entry *e = find_slot(db, key, klen, &parent, &link);
+    if (e)
+        abort(); /* callers check first: two entries for one key would break the tree */
+    e = entry_new(key, klen, type, sizeof(void *));
+    memcpy(ks_str(e), &value, sizeof(value));
+    ks_order_insert(&e->node, parent, link, &db->keys);
+    return e;
+}
+
+struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen)
+{
+    size_t need = entry_bytes(ks_key_offset(e), e->klen, vlen);
+    size_t have = xsize(e);
+
+    /* Growing past the block adds half again, so a run of APPENDs costs
+     * amortised O(1) per byte; shrinking to under half gives memory back. */
+    if (need > have) {
+        size_t want = need;
+        if (e->vlen > 0)
+            want = entry_bytes(ks_key_offset(e), e->klen, vlen + vlen / 2);
+        e = entry_move(db, e, want);
+    } else if (need < have / 2 && have > 256) {
+        if (e->vlen > vlen)
+            e->vlen = (uint32_t)vlen;
+        e = entry_move(db, e, need);
+    }
+    e->vlen = (uint32_t)vlen;
+    return e;
+}
+
+void ks_delete(struct db *db, struct ks_entry *e)
+{
+    ks_order_erase(&e->node, &db->keys);
+    if (e->flags & KS_HAS_EXPIRE)
+        expire_unlink(db, e);
+    value_release(e);
+    xfree(e);
+}
+
+static void expire_link(struct db *db, struct ks_expire *x)
+{
+    struct rb_node **link = &db->expires.rb_root.rb_node, *parent = NULL;
+    int leftmost = 1;
+    while (*link) {
+        parent = *link;
+        if (x->when < rb_entry(parent, struct ks_expire, node)->when) {
+            link = &parent->rb_left;
+        } else {
+            link = &parent->rb_right;
+            leftmost = 0;
+        }
+    }
+    rb_link_node(&x->node, parent, link);
+    rb_insert_color_cached(&x->node, &db->expires, leftmost);
+}
+
+struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms)
+{
+    struct ks_expire *x;
+    if (e->flags & KS_HAS_EXPIRE) {
+        x = entry_expire(e);
+        rb_erase_cached(&x->node, &db->expires);
+    } else {
+        size_t need = entry_bytes(sizeof(x), e->klen, e->vlen);
+        size_t payload = e->klen + e->vlen;
+        if (need > xsize(e))
+            e = entry_move(db, e, need);
+        memmove(e->data + sizeof(x), e->data, payload);
+        e->flags |= KS_HAS_EXPIRE;
+        x = xmalloc(sizeof(*x));
+        x->entry = e;
+        memcpy(e->data, &x, sizeof(x));
+        db->expires_count++;
+    }
+    x->when = when_ms;
+    expire_link(db, x);
+    return e;
+}
+
+int ks_persist(struct db *db, struct ks_entry *e)
+{
+    if (!(e->flags & KS_HAS_EXPIRE))
+        return 0;
+    expire_unlink(db, e);
+    memmove(e->data, e->data + sizeof(struct ks_expire *), e->klen + e->vlen);
+    e->flags &= (uint8_t)~KS_HAS_EXPIRE;
+    return 1;
+}
+
+size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
+{
+    size_t n = 0;
+    while (n < max) {
+        struct rb_node *first = rb_first_cached(&db->expires);
+        if (!first)
+            break;
+        struct ks_expire *x = rb_entry(first, struct ks_expire, node);
+        if (x->when > now_ms)
+            break;
+        ks_delete(db, x->entry);
+        db->expired++;
+        n++;
+    }
+    return n;
+}
+
+size_t ks_expire_all_due(struct db *db, int64_t now_ms)
+{
+    return ks_expire_due(db, now_ms, (size_t)-1);
+}
+
+void ks_flush(struct db *db)
+{
+    struct ks_entry *e, *tmp;
+    rbtree_postorder_for_each_entry_safe(e, tmp, &db->keys, node) {
+        if (e->flags & KS_HAS_EXPIRE)
+            xfree(entry_expire(e));
+        value_release(e);
+        xfree(e);
+    }
+    db->keys = RB_ROOT;
+    db->expires = RB_ROOT_CACHED;
+    db->expires_count = 0;
+}
+
+size_t ks_count(const struct db *db)
+{
+    return ks_order_count(&db->keys);
+}
+
+size_t ks_rank(const struct ks_entry *e)
+{
+    return ks_order_rank(&e->node);
+}
+
+struct ks_entry *ks_select(const struct db *db, size_t k)
+{
+    return ks_entry_of(ks_order_select(&db->keys, k));
+}
+
+size_t ks_count_before(const struct db *db, const char *key, size_t klen, int inclusive)
+{
+    const struct rb_node *n = db->keys.rb_node;
+    size_t before = 0;
+    while (n) {
+        const struct ks_entry *e = rb_entry(n, struct ks_entry, node);
+        int c = ks_keycmp(key, klen, ks_key(e), e->klen);
+        if (c < 0 || (c == 0 && !inclusive)) {
+            n = n->rb_left;
+        } else {
+            before += ks_order_size(n->rb_left) + 1;
+            n = n->rb_right;
+        }
+    }
+    return before;
+}
+
+struct ks_entry *ks_seek_ge(const struct db *db, const char *key, size_t klen, int exclusive)
+{
+    const struct rb_node *n = db->keys.rb_node;
+    struct ks_entry *best = NULL;
+    while (n) {
+        struct ks_entry *e = rb_entry(n, struct ks_entry, node);
+        int c = ks_keycmp(ks_key(e), e->klen, key, klen);
+        if (c > 0 || (c == 0 && !exclusive)) {
+            best = e;
+            n = n->rb_left;
+        } else {
+            n = n->rb_right;
+        }
+    }
+    return best;
+}
+
+struct ks_entry *ks_seek_le(const struct db *db, const char *key, size_t klen, int exclusive)
+{
+    const struct rb_node *n = db->keys.rb_node;
+    struct ks_entry *best = NULL;
+    while (n) {
+        struct ks_entry *e = rb_entry(n, struct ks_entry, node);
+        int c = ks_keycmp(ks_key(e), e->klen, key, klen);
+        if (c < 0 || (c == 0 && !exclusive)) {
+            best = e;
+            n = n->rb_right;
+        } else {
+            n = n->rb_left;
+        }
+    }
+    return best;
+}
+
+size_t ks_entry_memory(const struct ks_entry *e)
+{
+    size_t bytes = xsize(e);
+    if (e->flags & KS_HAS_EXPIRE)
+        bytes += xsize(entry_expire(e));
+    return bytes;
+}
+
+int ks_check(const struct db *db, const char **why)
+{
+    if (rb_check(&db->keys, why) < 0)
+        return -1;
+    if (rb_check(&db->expires.rb_root, why) < 0)
+        return -1;
+    const struct ks_entry *prev = NULL;
+    size_t with_deadline = 0;
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
+        if (prev && ks_keycmp(ks_key(prev), prev->klen, ks_key(e), e->klen) >= 0) {
+            *why = "keys out of order";
+            return -1;
+        }
+        if (e->size != 1 + ks_order_size(e->node.rb_left) + ks_order_size(e->node.rb_right)) {
+            *why = "subtree size wrong";
+            return -1;
+        }
+        if (e->flags & KS_HAS_EXPIRE) {
+            with_deadline++;
+            if (entry_expire(e)->entry != e) {
+                *why = "deadline does not point back at its entry";
+                return -1;
+            }
+        }
+        prev = e;
+    }
+    size_t records = 0;
+    int64_t last = INT64_MIN;
+    for (struct rb_node *n = rb_first(&db->expires.rb_root); n; n = rb_next(n)) {
+        const struct ks_expire *x = rb_entry(n, struct ks_expire, node);
+        if (x->when < last) {
+            *why = "deadlines out of order";
+            return -1;
+        }
+        last = x->when;
+        records++;
+    }
+    if (records != with_deadline || records != db->expires_count) {
+        *why = "deadline records and flagged entries differ";
+        return -1;
+    }
+    if (rb_first_cached(&db->expires) != rb_first(&db->expires.rb_root)) {
+        *why = "cached leftmost deadline is stale";
+        return -1;
+    }
+    return 0;
+}

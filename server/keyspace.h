@@ -1,0 +1,151 @@
+/*
+ * keyspace.h - the databases: entries in an order-statistics red-black tree
+ * keyed by binary-safe keys in memcmp order (a prefix sorts first), and a
+ * per-database expiry tree ordered by deadline.
+ *
+ * Owns: every entry and every value. One allocation per entry holds the tree
+ * node, the key bytes and the value (a string's bytes, or a pointer to a value
+ * of another type, freed through that type's free function). Knows nothing of
+ * RESP or clients.
+ *
+ * Entries with a deadline own a small struct ks_expire linked into the expiry
+ * tree; keys without one pay only a flag bit for it.
+ *
+ * Entries can MOVE: growing a string or adding a deadline may reallocate the
+ * entry. Functions that can move one return the new address; any pointer the
+ * caller held to the old one is dead.
+ */
+#ifndef RBKV_KEYSPACE_H
+#define RBKV_KEYSPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rbtree.h"
+
+enum ks_type { KS_STRING = 0, KS_ZSET = 1, KS_TYPE_COUNT };
+
+#define KS_HAS_EXPIRE 0x01
+
+struct ks_expire {
+    struct rb_node node;    /* in db->expires, ordered by when (ties: insertion order) */
+    int64_t when;           /* absolute unix time in ms */
+    struct ks_entry *entry;
+};
+
+struct ks_entry {
+    struct rb_node node;    /* in db->keys */
+    uint32_t size;          /* entries in this subtree (order statistics) */
+    uint32_t klen;
+    uint32_t vlen;          /* string: bytes of the value; other types: unused */
+    uint8_t type;           /* enum ks_type */
+    uint8_t flags;          /* KS_HAS_EXPIRE */
+    /* [struct ks_expire * when KS_HAS_EXPIRE][key bytes][value: bytes, or a pointer] */
+    char data[];
+};
+
+struct db {
+    int id;
+    struct rb_root keys;
+    struct rb_root_cached expires;
+    size_t expires_count;
+    unsigned long long expired; /* keys removed because their deadline passed */
+};
+
+struct keyspace {
+    int count;
+    struct db *dbs;
+};
+
+/* Frees a value of a non-string type; set once at start by each type's module. */
+typedef void ks_value_free_fn(void *value);
+void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn);
+
+struct keyspace *ks_new(int databases);
+void ks_free(struct keyspace *ks);
+
+/* Accessors. */
+static inline size_t ks_key_offset(const struct ks_entry *e)
+{
+    return (e->flags & KS_HAS_EXPIRE) ? sizeof(struct ks_expire *) : 0;
+}
+static inline const char *ks_key(const struct ks_entry *e) { return e->data + ks_key_offset(e); }
+static inline size_t ks_klen(const struct ks_entry *e) { return e->klen; }
+static inline char *ks_str(struct ks_entry *e) { return e->data + ks_key_offset(e) + e->klen; }
+static inline size_t ks_slen(const struct ks_entry *e) { return e->vlen; }
+static inline void *ks_ptr(const struct ks_entry *e)
+{
+    void *p;
+    memcpy(&p, e->data + ks_key_offset(e) + e->klen, sizeof(p));
+    return p;
+}
+static inline struct ks_entry *ks_entry_of(const struct rb_node *n)
+{
+    return n ? rb_entry(n, struct ks_entry, node) : NULL;
+}
+
+/* memcmp order; a proper prefix sorts first. */
+int ks_keycmp(const char *a, size_t alen, const char *b, size_t blen);
+
+/* The live entry for key, or NULL. An expired entry found on the way is
+ * deleted (lazy expiry) and counted in db->expired. */
+struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms);
+
+/* The entry for key whether expired or not (for internal use such as tests). */
+struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen);
+
+/* Creates or replaces key with a string value. A replaced key loses its
+ * deadline unless keep_ttl. Returns the new entry. */
+struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, const char *val,
+                               size_t vlen, int keep_ttl);
+/* Creates key (which must be absent) holding a value of another type. */
+struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
+                            void *value);
+/* Changes a string's length to vlen keeping the first min(old, new) bytes;
+ * new bytes are uninitialised. May move the entry; returns it. Grows with
+ * slack so repeated APPENDs are amortised O(1). */
+struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen);
+
+/* Unlinks and frees the entry, its value and its deadline. */
+void ks_delete(struct db *db, struct ks_entry *e);
+
+/* Deadlines. ks_set_expire may move the entry; returns it. */
+struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms);
+/* Removes the deadline; returns 1 if there was one. Never moves the entry. */
+int ks_persist(struct db *db, struct ks_entry *e);
+/* Absolute deadline in ms, or -1 when none. */
+int64_t ks_get_expire(const struct ks_entry *e);
+
+/* Deletes up to max entries whose deadline is <= now_ms, earliest first.
+ * Returns how many it deleted. */
+size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max);
+/* Deletes every due entry (before exact counts and ranks). */
+size_t ks_expire_all_due(struct db *db, int64_t now_ms);
+/* Deletes every entry. */
+void ks_flush(struct db *db);
+
+/* Order statistics over db->keys, O(log n). */
+size_t ks_count(const struct db *db);
+size_t ks_rank(const struct ks_entry *e);
+struct ks_entry *ks_select(const struct db *db, size_t k);
+/* Number of keys that sort before key (or at or before it when inclusive). */
+size_t ks_count_before(const struct db *db, const char *key, size_t klen, int inclusive);
+/* First entry >= key (> when exclusive), or NULL. */
+struct ks_entry *ks_seek_ge(const struct db *db, const char *key, size_t klen, int exclusive);
+/* Last entry <= key (< when exclusive), or NULL. */
+struct ks_entry *ks_seek_le(const struct db *db, const char *key, size_t klen, int exclusive);
+static inline struct ks_entry *ks_first(const struct db *db) { return ks_entry_of(rb_first(&db->keys)); }
+static inline struct ks_entry *ks_last(const struct db *db) { return ks_entry_of(rb_last(&db->keys)); }
+static inline struct ks_entry *ks_next(const struct ks_entry *e) { return ks_entry_of(rb_next(&e->node)); }
+static inline struct ks_entry *ks_prev(const struct ks_entry *e) { return ks_entry_of(rb_prev(&e->node)); }
+
+/* Bytes of memory the entry uses (with its deadline record, without a
+ * pointed-to value). */
+size_t ks_entry_memory(const struct ks_entry *e);
+
+/* Checks tree structure, key order, subtree sizes and the expiry tree.
+ * Returns 0, or -1 with *why set. */
+int ks_check(const struct db *db, const char **why);
+
+#endif

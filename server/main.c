@@ -1,0 +1,73 @@
+/*
+ * main.c - rbkv-server's command line: [config-file] [--name value ...],
+ * --version, --help.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "mem.h"
+#include "server.h"
+#include "server_lifecycle.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: rbkv-server [/path/to/rbkv.conf] [--name value ...]\n"
+            "       rbkv-server -v | --version\n"
+            "       rbkv-server -h | --help\n\n"
+            "Examples:\n"
+            "       rbkv-server                          (127.0.0.1:6379, in memory)\n"
+            "       rbkv-server --port 7777\n"
+            "       rbkv-server /etc/rbkv/rbkv.conf --loglevel verbose\n");
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    int first_flag = 1;
+
+    if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
+        printf("rbkv-server v=%s\n", RBKV_VERSION);
+        return 0;
+    }
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (config_init(&server.cfg) < 0)
+        return 1;
+    if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) {
+        char path[PATH_MAX];
+        if (config_load_file(&server.cfg, argv[1], err, sizeof(err)) < 0) {
+            fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (rbkv %s) ***\n%s\n", RBKV_VERSION, err);
+            return 1;
+        }
+        server.config_file = xstrdup(realpath(argv[1], path) ? path : argv[1]);
+        first_flag = 2;
+    }
+    if (config_load_args(&server.cfg, argc - first_flag, argv + first_flag, err, sizeof(err)) < 0) {
+        fprintf(stderr, "\n*** FATAL CONFIG ERROR (rbkv %s) ***\n%s\n", RBKV_VERSION, err);
+        usage(stderr);
+        return 1;
+    }
+    if (log_open(server.cfg.logfile) < 0) {
+        fprintf(stderr, "Can't open the log file: %s\n", server.cfg.logfile);
+        return 1;
+    }
+    log_notice("rbkv %s starting, pid=%d", RBKV_VERSION, (int)getpid());
+    if (server_start() < 0) {
+        server_shutdown();
+        server_cleanup();
+        config_destroy(&server.cfg);
+        return 1;
+    }
+    server_run();
+    server_cleanup();
+    config_destroy(&server.cfg);
+    xfree(server.config_file);
+    return 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * mem.h - the server's allocator wrappers and used_memory accounting.
+ *
+ * Every allocation the server makes for data it keeps (entries, values,
+ * clients) goes through these, so INFO's used_memory is what malloc really
+ * handed out (malloc_usable_size). Running out of memory aborts here, in one
+ * place, with a log line: only the server binary decides that.
+ */
+#ifndef RBKV_MEM_H
+#define RBKV_MEM_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xmemdup(const void *p, size_t len); /* NUL-terminated copy */
+void xfree(void *p);                        /* xfree(NULL) does nothing */
+/* Usable bytes of a block from xmalloc. */
+size_t xsize(const void *p);
+
+/* Bytes currently allocated through these wrappers. */
+size_t mem_used(void);
+/* Resident set size of the process, from /proc, or 0. */
+size_t mem_rss(void);
+/* Highest mem_used() seen since start. */
+size_t mem_peak(void);
+
+#endif

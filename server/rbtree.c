@@ -1,0 +1,507 @@
+/*
+ * rbtree.c - rebalancing, traversal and checking of the intrusive red-black
+ * tree declared in rbtree.h.
+ *
+ * Owns: the shape and colours of a tree, never its entries (no allocation, no
+ * keys). Must not know how entries compare: callers link new nodes at the
+ * place their own search found, and everything here keeps in-order sequence
+ * unchanged.
+ *
+ * The red-black properties, referred to by number below:
+ *   1. Every node is red or black.
+ *   2. The root is black.
+ *   3. Every empty link (NULL child) counts as a black leaf.
+ *   4. A red node has no red child.
+ *   5. Every path from a node down to an empty link below it crosses the same
+ *      number of black nodes: that node's black height.
+ * Together 4 and 5 bound the height by 2 log2(n + 1): the shortest root-leaf
+ * path is all black, and the longest can at most interleave one red per black.
+ *
+ * Diagrams: a capital letter is a black node, a small letter a red node, and
+ * (x) a node of either colour. Each fix-up is drawn with the short or red side
+ * on the left; the code handles the mirror image with the same lines by
+ * indexing children by direction.
+ *
+ * One core serves plain and augmented trees: the fix-ups are inlined with the
+ * caller's rotate callback, and for the plain tree that callback is empty, so
+ * the compiler removes it (rb_insert_color and rb_erase call nothing).
+ */
+#include "rbtree_augmented.h"
+
+#include <limits.h>
+
+/* Directions index a node's two children, so mirrored cases share code. */
+#define RB_DIR_LEFT 0
+#define RB_DIR_RIGHT 1
+
+typedef void rb_rotate_cb(struct rb_node *old, struct rb_node *new_node);
+
+static inline struct rb_node **__rb_link(struct rb_node *node, int dir)
+{
+    return dir == RB_DIR_LEFT ? &node->rb_left : &node->rb_right;
+}
+
+static inline struct rb_node *__rb_get(const struct rb_node *node, int dir)
+{
+    return dir == RB_DIR_LEFT ? node->rb_left : node->rb_right;
+}
+
+/*
+ * Rotates at `x` so that x goes down on side `down` and its child `y` on the
+ * other side comes up in its place. In-order sequence (a x b y c) and every
+ * colour stay as they were; the callers recolour. Drawn for down = left:
+ *
+ *         (x)                 (y)
+ *         / \                 / \
+ *       (a) (y)      ->     (x) (c)
+ *           / \             / \
+ *         (b) (c)         (a) (b)
+ */
+static inline __attribute__((always_inline)) void
+__rb_rotate(struct rb_node *x, int down, struct rb_root *root, rb_rotate_cb *augment_rotate)
+{
+    struct rb_node *y = __rb_get(x, !down);
+    struct rb_node *b = __rb_get(y, down);
+    struct rb_node *parent = rb_parent(x);
+
+    *__rb_link(x, !down) = b;
+    if (b)
+        rb_set_parent(b, x);
+    *__rb_link(y, down) = x;
+    rb_set_parent(y, parent);
+    __rb_change_child(x, y, parent, root);
+    rb_set_parent(x, y);
+    /* After the links: y's value is x's old one (same nodes below), x's is
+     * recomputed from its new children. */
+    augment_rotate(x, y);
+}
+
+/*
+ * Restores property 4 after a red node was linked (properties 1, 3 and 5 hold
+ * already: a red node adds no black height). The only possible violation is
+ * `node` red under a red parent; each pass either ends it or moves it two
+ * levels up.
+ */
+static inline __attribute__((always_inline)) void
+__rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_rotate)
+{
+    for (;;) {
+        struct rb_node *parent = rb_parent(node), *gparent, *uncle;
+        int side;
+
+        if (!parent) {
+            /* node is the root: painting it black restores property 2 and
+             * adds one to every path's count, which keeps property 5. */
+            __rb_set_color(node, RB_BLACK);
+            return;
+        }
+        if (rb_is_black(parent))
+            return;
+        /* A red parent is not the root (property 2), so gparent exists, and
+         * it is black (property 4 held before this insert). */
+        gparent = rb_parent(parent);
+        side = parent == gparent->rb_left ? RB_DIR_LEFT : RB_DIR_RIGHT;
+        uncle = __rb_get(gparent, !side);
+
+        if (__rb_is_red_node(uncle)) {
+            /*
+             * Case 1, red uncle: push G's blackness down to p and u.
+             *
+             *         G                 g
+             *        / \               / \
+             *       p   u     ->      P   U
+             *      /                 /
+             *     n                 n
+             *
+             * Every path through G still crosses one black node among G, P,
+             * U (property 5), and n's parent is black (property 4). But g may
+             * now be red under a red parent: go again from g.
+             */
+            __rb_set_color(parent, RB_BLACK);
+            __rb_set_color(uncle, RB_BLACK);
+            __rb_set_color(gparent, RB_RED);
+            node = gparent;
+            continue;
+        }
+
+        if (node == __rb_get(parent, !side)) {
+            /*
+             * Case 2, black uncle, n the inner grandchild: rotate at p.
+             *
+             *         G                 G
+             *        / \               / \
+             *       p   U     ->      n   U
+             *        \               /
+             *         n             p
+             *
+             * Restores nothing yet (both are red, so no black height
+             * changes); it turns the red pair into the outer line that case
+             * 3 handles, with p now the lower one.
+             */
+            __rb_rotate(parent, side, root, augment_rotate);
+            parent = node;
+        }
+
+        /*
+         * Case 3, black uncle, the red pair on the outer line: rotate at G
+         * toward the uncle, and swap the colours of G and p.
+         *
+         *         G                 P
+         *        / \               / \
+         *       p   U     ->      n   g
+         *      /                       \
+         *     n                         U
+         *
+         * Restores property 4: the top of the subtree is black again, as G
+         * was, so nothing above changes. Property 5 holds: paths through n
+         * cross P where they crossed G, paths through U cross P and U as
+         * they crossed G and U.
+         */
+        __rb_rotate(gparent, !side, root, augment_rotate);
+        __rb_set_color(parent, RB_BLACK);
+        __rb_set_color(gparent, RB_RED);
+        return;
+    }
+}
+
+/*
+ * Restores property 5 after erase removed a black node: every path through
+ * `node` (the subtree on one side of `parent`; at first an empty link) crosses
+ * one black node fewer than paths through its sibling. Each pass either ends
+ * the deficit or moves it one level up; at most three rotations in all.
+ */
+static inline __attribute__((always_inline)) void
+__rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *augment_rotate)
+{
+    struct rb_node *node = NULL;
+
+    for (;;) {
+        /* At first node is NULL: the short side is the empty link, and the
+         * other side cannot be empty since it has black height at least 1. */
+        int side = node == parent->rb_left ? RB_DIR_LEFT : RB_DIR_RIGHT;
+        struct rb_node *sibling = __rb_get(parent, !side);
+        struct rb_node *near, *far;
+
+        if (rb_is_red(sibling)) {
+            /*
+             * Case 1, red sibling: rotate at P toward N, swap colours of P
+             * and s.
+             *
+             *         P                 S
+             *        / \               / \
+             *       N   s     ->      p   Sr
+             *          / \           / \
+             *         Sl  Sr        N   Sl
+             *
+             * Restores nothing yet: N is still short. But N's new sibling Sl
+             * is black (property 4 held under s), and their parent is red, so
+             * cases 2 to 4 below finish here.
+             */
+            __rb_rotate(parent, side, root, augment_rotate);
+            __rb_set_color(sibling, RB_BLACK);
+            __rb_set_color(parent, RB_RED);
+            sibling = __rb_get(parent, !side);
+        }
+
+        near = __rb_get(sibling, side);
+        far = __rb_get(sibling, !side);
+        if (!__rb_is_red_node(far)) {
+            if (!__rb_is_red_node(near)) {
+                /*
+                 * Case 2, black sibling with two black children: paint S red.
+                 *
+                 *        (p)               (p)
+                 *        / \               / \
+                 *       N   S     ->      N   s
+                 *          / \               / \
+                 *         Sl  Sr            Sl  Sr
+                 *
+                 * Now both sides of p are one short. A red p turns black and
+                 * that restores property 5 (and 4: s's parent is black).
+                 * Otherwise all of p's subtree is short: go again one level
+                 * up, unless p is the root, where every path lost one black
+                 * node alike.
+                 */
+                __rb_set_color(sibling, RB_RED);
+                if (rb_is_red(parent)) {
+                    __rb_set_color(parent, RB_BLACK);
+                    return;
+                }
+                node = parent;
+                parent = rb_parent(node);
+                if (!parent)
+                    return;
+                continue;
+            }
+            /*
+             * Case 3, black sibling, red near child, black far child: rotate
+             * at S away from N, swap colours of S and sl.
+             *
+             *        (p)               (p)
+             *        / \               / \
+             *       N   S     ->      N   Sl
+             *          / \                 \
+             *         sl  Sr                s
+             *                                \
+             *                                 Sr
+             *
+             * Restores nothing yet, changes no black height: it gives N a
+             * black sibling with a red far child, which is case 4.
+             */
+            __rb_rotate(sibling, !side, root, augment_rotate);
+            __rb_set_color(near, RB_BLACK);
+            __rb_set_color(sibling, RB_RED);
+            far = sibling;
+            sibling = near;
+        }
+
+        /*
+         * Case 4, black sibling with a red far child: rotate at p toward N;
+         * S takes p's colour, p and sr turn black.
+         *
+         *        (p)               (s)
+         *        / \               / \
+         *       N   S     ->      P   Sr
+         *          / \           / \
+         *       (sl)  sr        N  (sl)
+         *
+         * Restores property 5: paths through N gain the black P; paths
+         * through sl cross P and (s) as they crossed (p) and S; paths
+         * through Sr cross (s) and Sr as they crossed (p) and S. The top keeps
+         * p's colour, so nothing above changes, and property 4 holds.
+         */
+        __rb_rotate(parent, side, root, augment_rotate);
+        __rb_set_color(sibling, rb_color(parent));
+        __rb_set_color(parent, RB_BLACK);
+        __rb_set_color(far, RB_BLACK);
+        return;
+    }
+}
+
+/* The plain tree's callbacks: no value to maintain. Being static and empty,
+ * they vanish once the core is inlined with them. */
+static inline void __rb_dummy_propagate(struct rb_node *node, struct rb_node *stop)
+{
+    (void)node;
+    (void)stop;
+}
+
+static inline void __rb_dummy_copy(struct rb_node *old, struct rb_node *new_node)
+{
+    (void)old;
+    (void)new_node;
+}
+
+static inline void __rb_dummy_rotate(struct rb_node *old, struct rb_node *new_node)
+{
+    (void)old;
+    (void)new_node;
+}
+
+static const struct rb_augment_callbacks __rb_dummy_callbacks = {
+    .propagate = __rb_dummy_propagate,
+    .copy = __rb_dummy_copy,
+    .rotate = __rb_dummy_rotate,
+};
+
+void rb_insert_color(struct rb_node *node, struct rb_root *root)
+{
+    __rb_insert(node, root, __rb_dummy_rotate);
+}
+
+void __rb_insert_augmented(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_rotate)
+{
+    __rb_insert(node, root, augment_rotate);
+}
+
+void rb_erase(struct rb_node *node, struct rb_root *root)
+{
+    struct rb_node *rebalance = __rb_erase_augmented(node, root, &__rb_dummy_callbacks);
+
+    if (rebalance)
+        __rb_erase_fixup(rebalance, root, __rb_dummy_rotate);
+}
+
+void __rb_erase_color(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *augment_rotate)
+{
+    __rb_erase_fixup(parent, root, augment_rotate);
+}
+
+void rb_replace_node(struct rb_node *victim, struct rb_node *new_node, struct rb_root *root)
+{
+    struct rb_node *parent = rb_parent(victim);
+
+    *new_node = *victim;
+    if (victim->rb_left)
+        rb_set_parent(victim->rb_left, new_node);
+    if (victim->rb_right)
+        rb_set_parent(victim->rb_right, new_node);
+    __rb_change_child(victim, new_node, parent, root);
+}
+
+void rb_insert_color_cached(struct rb_node *node, struct rb_root_cached *root, bool leftmost)
+{
+    if (leftmost)
+        root->rb_leftmost = node;
+    rb_insert_color(node, &root->rb_root);
+}
+
+void rb_erase_cached(struct rb_node *node, struct rb_root_cached *root)
+{
+    if (root->rb_leftmost == node)
+        root->rb_leftmost = rb_next(node);
+    rb_erase(node, &root->rb_root);
+}
+
+void rb_replace_node_cached(struct rb_node *victim, struct rb_node *new_node,
+                            struct rb_root_cached *root)
+{
+    if (root->rb_leftmost == victim)
+        root->rb_leftmost = new_node;
+    rb_replace_node(victim, new_node, &root->rb_root);
+}
+
+/* The last node reached by always going `dir` from `node`. The results of the
+ * traversal functions drop const: the caller owns the entries. */
+static struct rb_node *__rb_extreme(const struct rb_node *node, int dir)
+{
+    struct rb_node *next;
+
+    while ((next = __rb_get(node, dir)))
+        node = next;
+    return (struct rb_node *)node;
+}
+
+/* In-order neighbour of `node` on side `dir`: the nearest node of its `dir`
+ * subtree, else the first ancestor reached from its other side. */
+static struct rb_node *__rb_step(const struct rb_node *node, int dir)
+{
+    struct rb_node *parent;
+
+    if (RB_EMPTY_NODE(node))
+        return NULL;
+    if (__rb_get(node, dir))
+        return __rb_extreme(__rb_get(node, dir), !dir);
+    while ((parent = rb_parent(node)) && node == __rb_get(parent, dir))
+        node = parent;
+    return parent;
+}
+
+struct rb_node *rb_first(const struct rb_root *root)
+{
+    return root->rb_node ? __rb_extreme(root->rb_node, RB_DIR_LEFT) : NULL;
+}
+
+struct rb_node *rb_last(const struct rb_root *root)
+{
+    return root->rb_node ? __rb_extreme(root->rb_node, RB_DIR_RIGHT) : NULL;
+}
+
+struct rb_node *rb_next(const struct rb_node *node)
+{
+    return __rb_step(node, RB_DIR_RIGHT);
+}
+
+struct rb_node *rb_prev(const struct rb_node *node)
+{
+    return __rb_step(node, RB_DIR_LEFT);
+}
+
+/* The first node in post-order of the subtree under `node`: go down, left
+ * when possible, until a node without children. */
+static struct rb_node *__rb_first_postorder(const struct rb_node *node)
+{
+    for (;;) {
+        if (node->rb_left)
+            node = node->rb_left;
+        else if (node->rb_right)
+            node = node->rb_right;
+        else
+            return (struct rb_node *)node;
+    }
+}
+
+struct rb_node *rb_first_postorder(const struct rb_root *root)
+{
+    return root->rb_node ? __rb_first_postorder(root->rb_node) : NULL;
+}
+
+struct rb_node *rb_next_postorder(const struct rb_node *node)
+{
+    struct rb_node *parent;
+
+    if (!node)
+        return NULL;
+    /* Only reads node's parent word, so the caller may free node right after. */
+    parent = rb_parent(node);
+    if (parent && node == parent->rb_left && parent->rb_right)
+        return __rb_first_postorder(parent->rb_right);
+    return parent;
+}
+
+/* No valid tree is deeper than 2 log2(n + 1) < 2 * pointer bits; a deeper
+ * path means corruption, and stopping there bounds the checker's stack. */
+#define RB_CHECK_MAX_DEPTH (2 * (int)sizeof(void *) * CHAR_BIT)
+
+struct rb_check_state {
+    const char *why;
+    size_t count;
+};
+
+/* Returns the black height of the subtree under `node`, which must hang under
+ * `parent`, or -1 after setting st->why. */
+static int __rb_check_subtree(const struct rb_node *node, const struct rb_node *parent, int depth,
+                              struct rb_check_state *st)
+{
+    int left, right;
+
+    if (!node)
+        return 0;
+    if (rb_parent(node) != parent) {
+        st->why = "a node's parent pointer does not name its parent";
+        return -1;
+    }
+    if (depth > RB_CHECK_MAX_DEPTH) {
+        st->why = "a path is longer than any red-black tree allows";
+        return -1;
+    }
+    if (node->rb_left && node->rb_left == node->rb_right) {
+        st->why = "a node links the same child on both sides";
+        return -1;
+    }
+    if (rb_is_red(node) && (__rb_is_red_node(node->rb_left) || __rb_is_red_node(node->rb_right))) {
+        st->why = "a red node has a red child";
+        return -1;
+    }
+    if (++st->count > INT_MAX) {
+        st->why = "more than INT_MAX nodes";
+        return -1;
+    }
+    left = __rb_check_subtree(node->rb_left, node, depth + 1, st);
+    if (left < 0)
+        return -1;
+    right = __rb_check_subtree(node->rb_right, node, depth + 1, st);
+    if (right < 0)
+        return -1;
+    if (left != right) {
+        st->why = "two paths cross different numbers of black nodes";
+        return -1;
+    }
+    return left + rb_is_black(node);
+}
+
+int rb_check(const struct rb_root *root, const char **why)
+{
+    struct rb_check_state st = { NULL, 0 };
+
+    if (root->rb_node && rb_is_red(root->rb_node))
+        st.why = "the root is red";
+    else
+        __rb_check_subtree(root->rb_node, NULL, 0, &st);
+    if (st.why) {
+        if (why)
+            *why = st.why;
+        return -1;
+    }
+    return (int)st.count;
+}

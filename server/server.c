@@ -1,0 +1,147 @@
+/*
+ * server.c - the server's lifetime: start-up, the cron timer (active expiry,
+ * client timeouts), signals and shutdown.
+ *
+ * Active expiry runs in slices of at most EXPIRE_SLICE_US so that a burst of
+ * keys expiring together never holds the loop for long: when a slice runs out
+ * of time it schedules the next one a millisecond later, and clients are
+ * served in between. Until then lookups still hide due keys (lazy expiry).
+ */
+#include "server_lifecycle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "server.h"
+
+#define EXPIRE_SLICE_US 1000
+#define EXPIRE_BATCH 64 /* keys between two looks at the clock */
+
+struct server server;
+
+static uv_timer_t expire_timer;
+
+/* Deletes due keys for at most EXPIRE_SLICE_US. Returns 1 when keys are left. */
+static int expire_slice(void)
+{
+    int64_t start = ustime();
+    int64_t now_ms = start / 1000;
+    for (int i = 0; i < server.ks->count; i++) {
+        struct db *db = &server.ks->dbs[i];
+        while (db->expires_count) {
+            size_t n = ks_expire_due(db, now_ms, EXPIRE_BATCH);
+            if (n < EXPIRE_BATCH)
+                break;
+            if (ustime() - start > EXPIRE_SLICE_US)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static void expire_timer_cb(uv_timer_t *t)
+{
+    if (expire_slice())
+        uv_timer_start(t, expire_timer_cb, 1, 0);
+}
+
+static void cron_cb(uv_timer_t *t)
+{
+    (void)t;
+    server.cron_runs++;
+    if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
+        uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
+    conn_cron((int64_t)uv_now(server.loop));
+}
+
+static void close_handle(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void server_shutdown(void)
+{
+    if (server.shutting_down)
+        return;
+    server.shutting_down = 1;
+    log_warning("User requested shutdown...");
+    conn_close_listeners();
+    conn_close_all();
+    close_handle((uv_handle_t *)&server.cron);
+    close_handle((uv_handle_t *)&expire_timer);
+    close_handle((uv_handle_t *)&server.sigterm);
+    close_handle((uv_handle_t *)&server.sigint);
+    log_warning("rbkv is now ready to exit, bye bye...");
+}
+
+static void signal_cb(uv_signal_t *s, int signum)
+{
+    (void)s;
+    log_warning("Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    server_shutdown();
+}
+
+static void make_run_id(void)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[20];
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(raw, 1, sizeof(raw), f) != sizeof(raw)) {
+        for (size_t i = 0; i < sizeof(raw); i++)
+            raw[i] = (unsigned char)(rand() ^ (int)getpid());
+    }
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < sizeof(raw); i++) {
+        server.run_id[2 * i] = hex[raw[i] >> 4];
+        server.run_id[2 * i + 1] = hex[raw[i] & 15];
+    }
+    server.run_id[40] = '\0';
+}
+
+int server_start(void)
+{
+    server.loop = uv_default_loop();
+    server.start_ms = mstime();
+    make_run_id();
+    signal(SIGPIPE, SIG_IGN);
+    command_table_init();
+    server.ks = ks_new(server.cfg.databases);
+    if (conn_listen() < 0)
+        return -1;
+    uv_signal_init(server.loop, &server.sigterm);
+    uv_signal_start(&server.sigterm, signal_cb, SIGTERM);
+    uv_signal_init(server.loop, &server.sigint);
+    uv_signal_start(&server.sigint, signal_cb, SIGINT);
+    uv_timer_init(server.loop, &server.cron);
+    uv_timer_start(&server.cron, cron_cb, 1000 / (uint64_t)server.cfg.hz,
+                   1000 / (uint64_t)server.cfg.hz);
+    uv_timer_init(server.loop, &expire_timer);
+    log_notice("Server initialized");
+    if (server.listener_count)
+        log_notice("Ready to accept connections tcp on port %d", server.cfg.port);
+    if (server.unix_listening)
+        log_notice("Ready to accept connections unix on %s", server.cfg.unixsocket);
+    return 0;
+}
+
+void server_run(void)
+{
+    uv_run(server.loop, UV_RUN_DEFAULT);
+}
+
+void server_cleanup(void)
+{
+    /* Let close callbacks of the last handles run, then verify none is left. */
+    uv_run(server.loop, UV_RUN_DEFAULT);
+    ks_free(server.ks);
+    server.ks = NULL;
+    if (uv_loop_close(server.loop) != 0)
+        log_warning("Event loop closed with handles still open");
+}
