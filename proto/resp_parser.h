@@ -56,38 +56,51 @@ struct resp_request {
 };
 
 struct resp_parser {
-    /* Query buffer: bytes [pos, len) are unparsed input. */
+    /* Private: read only through the functions below. */
+
+    /* Query buffer: bytes [pos, len) are unparsed input, cap bytes allocated. */
     char *buf;
     size_t pos, len, cap;
+    /* Bytes after pos already searched for the end of a line without finding
+     * it, so a line that arrives a byte at a time is not scanned again. */
+    size_t scanned;
 
-    /* Multibulk state between calls: elements still expected, bulk length of
-     * the element being read (-1 when the next thing is a '$' header). */
+    /* Multibulk state between calls: elements still expected (0 between
+     * requests), bulk length of the element being read (-1 when the next thing
+     * is a '$' header), and where the request's first element starts in buf. */
     long long multibulk_left;
     long long bulk_len;
+    size_t req_start;
 
-    /* A big bulk being read straight into its own buffer. */
+    /* A big bulk being read straight into its own buffer of big_len bytes. */
     char *big;
     size_t big_len, big_filled;
 
-    /* Arguments of the request being assembled / last returned. */
+    /* Arguments of the request being assembled / last returned. While a
+     * multibulk is assembled only big bulks have argv[i].ptr set; the others
+     * live at buf + req_start + argoff[i], an offset that survives compaction. */
     struct resp_slice *argv;
+    size_t *argoff;
     int argc, argv_cap;
-    /* Owned argument storage: big bulks and unescaped inline words. */
-    char **owned;
-    int owned_count, owned_cap;
+    /* Big bulk buffers among argv (freed with the request) and their bytes. */
+    int owned_count;
+    size_t owned_bytes;
+    int returned; /* argv was handed out; released by the next call */
 
     struct resp_limits limits;
-    const char *error; /* static string, NULL until a protocol error */
+    const char *error; /* NULL until a protocol error: a static string or errbuf */
+    char errbuf[48];
 };
 
-/* Sets up an empty parser. limits NULL means the defaults above.
- * Returns 0, or -1 when memory runs out. */
+/* Sets up an empty parser. limits NULL means the defaults above. Nothing is
+ * allocated until bytes arrive. Returns 0, or -1 when memory runs out. */
 int resp_parser_init(struct resp_parser *p, const struct resp_limits *limits);
 
 /* Frees everything the parser owns. The struct itself is the caller's. */
 void resp_parser_destroy(struct resp_parser *p);
 
-/* Changes the limits for what is parsed from now on (e.g. smaller before AUTH). */
+/* Changes the limits for what is parsed from now on (e.g. smaller before AUTH).
+ * limits NULL means the defaults. */
 void resp_parser_set_limits(struct resp_parser *p, const struct resp_limits *limits);
 
 /* Gives a place to read at least one byte into: *buf, *cap bytes long. When a
@@ -104,7 +117,10 @@ void resp_parser_commit(struct resp_parser *p, size_t n);
 int resp_parser_feed(struct resp_parser *p, const char *data, size_t len);
 
 /* Parses the next request. Returns RESP_REQUEST, RESP_AGAIN or RESP_ERR.
- * Inline lines that are empty (just "\r\n") are skipped, as Redis does. */
+ * Inline lines that are empty (just "\r\n") are skipped, as Redis does, and
+ * so are multibulk counts <= 0 ("*0", "*-1"). RESP_ERR is also returned, with
+ * the text "out of memory", when the argument vector or a big bulk's buffer
+ * cannot be allocated. */
 int resp_parser_next(struct resp_parser *p, struct resp_request *req);
 
 /* Bytes the parser holds for the request in progress and the ones after it:

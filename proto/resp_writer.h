@@ -25,19 +25,25 @@
 #define RESP_OUT_INLINE 16384      /* size of the fixed buffer */
 #define RESP_OUT_CHUNK 16384       /* smallest heap chunk; bigger for big bulks */
 
+/* Private: a heap chunk. Its bytes are data[start, used). A chunk made by
+ * resp_add_deferred() keeps RESP_DEFERRED_ROOM bytes before its first element
+ * for the header, and while unfilled is set nothing from it on is visible. */
 struct resp_chunk {
     struct resp_chunk *next;
-    size_t used, cap;
+    size_t start, used, cap;
+    int unfilled;
     char data[];
 };
+
+/* Room kept for a deferred header: '*' + 20 digits + CRLF. */
+#define RESP_DEFERRED_ROOM 24
 
 struct resp_out {
     int proto; /* 2 or 3 */
     char inline_buf[RESP_OUT_INLINE];
     size_t inline_start, inline_used; /* unconsumed bytes: [inline_start, inline_used) */
-    struct resp_chunk *head, *tail;
-    size_t head_start;               /* consumed bytes at the front of head */
-    size_t pending;                  /* total unconsumed bytes */
+    struct resp_chunk *head, *tail;  /* new bytes go to tail once it exists */
+    size_t pending;                  /* total unconsumed bytes, visible or not */
     size_t chunk_bytes;              /* heap bytes held by chunks (for memory accounting) */
     int failed;                      /* set when an allocation failed: the reply stream is broken */
 };
@@ -53,16 +59,20 @@ struct resp_deferred {
     struct resp_chunk *chunk; /* NULL when unused */
 };
 
+/* Empty buffer, RESP2. Allocates nothing. */
 void resp_out_init(struct resp_out *o);
 /* Frees every chunk. */
 void resp_out_destroy(struct resp_out *o);
-/* Drops all pending bytes (e.g. on CLIENT KILL). */
+/* Drops all pending bytes (e.g. on CLIENT KILL) and clears failed; deferred
+ * lengths not set yet are abandoned and must not be set afterwards. */
 void resp_out_reset(struct resp_out *o);
 
 /* Unconsumed bytes. */
 static inline size_t resp_out_pending(const struct resp_out *o) { return o->pending; }
 
-/* Fills at most max views of the pending bytes, in order; returns how many. */
+/* Fills at most max views of the pending bytes, in order; returns how many.
+ * Stops before a deferred length that is not set yet: nothing after it is
+ * visible. Views stay valid until those bytes are consumed. */
 int resp_out_peek(const struct resp_out *o, struct resp_iov *iov, int max);
 /* Drops the first n pending bytes (n <= pending), freeing emptied chunks. */
 void resp_out_consume(struct resp_out *o, size_t n);
@@ -70,17 +80,21 @@ void resp_out_consume(struct resp_out *o, size_t n);
 /* Raw bytes, e.g. a pre-encoded reply or a command for the append-only log. */
 void resp_add_raw(struct resp_out *o, const void *p, size_t len);
 
+/* Every resp_add_* function below does nothing once failed is set. */
+
 /* +s\r\n ; s must not contain CR or LF. */
 void resp_add_simple(struct resp_out *o, const char *s);
 /* "-<msg>\r\n". msg includes the code, e.g. "ERR syntax error" or "WRONGTYPE ...".
  * CR and LF inside msg are replaced by spaces, as Redis does. */
 void resp_add_error(struct resp_out *o, const char *msg);
+/* As Redis's addReplyErrorFormat(): CR and LF at either end are trimmed first. */
 void resp_add_errorf(struct resp_out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* :n\r\n */
 void resp_add_int(struct resp_out *o, long long n);
 /* $len\r\n...\r\n */
 void resp_add_bulk(struct resp_out *o, const void *p, size_t len);
+/* s NULL writes a null, as Redis's addReplyBulkCString(). */
 void resp_add_bulk_cstr(struct resp_out *o, const char *s);
 void resp_add_bulk_ll(struct resp_out *o, long long n);
 /* RESP3 _ ; RESP2 $-1 */
@@ -92,8 +106,7 @@ void resp_add_array_len(struct resp_out *o, size_t n);
 void resp_add_map_len(struct resp_out *o, size_t n);
 void resp_add_set_len(struct resp_out *o, size_t n);
 void resp_add_push_len(struct resp_out *o, size_t n);
-/* RESP3 ,<d> ; RESP2 bulk. Shortest text that reads back as the same double;
- * "inf", "-inf", "nan". */
+/* RESP3 ,<d> ; RESP2 bulk. Text as resp_format_double(). */
 void resp_add_double(struct resp_out *o, double d);
 /* RESP3 #t/#f ; RESP2 :1/:0 */
 void resp_add_bool(struct resp_out *o, int b);
@@ -102,8 +115,11 @@ void resp_add_bignum(struct resp_out *o, const char *digits, size_t len);
 /* RESP3 =len\r\nfmt:text ; RESP2 bulk of text. fmt is 3 chars, e.g. "txt". */
 void resp_add_verbatim(struct resp_out *o, const char *fmt, const char *text, size_t len);
 
-/* Formats d as Redis does for replies (shortest round-trip); returns length.
- * buf needs at least RESP_DOUBLE_BUFLEN bytes. */
+/* Formats d as Redis 7.2's d2string(): "nan", "inf", "-inf", "0", "-0"; an
+ * integral value within +-LLONG_MAX/2 as an integer; otherwise the shortest
+ * digits that read back as d, laid out as Redis's fpconv_dtoa() does ("0.1",
+ * "1.5e-7", "1e+21"). Returns the length; buf gets a NUL too and needs at
+ * least RESP_DOUBLE_BUFLEN bytes. */
 #define RESP_DOUBLE_BUFLEN 32
 int resp_format_double(char *buf, double d);
 

@@ -1,0 +1,59 @@
+# Shared helpers for the bench/ scripts (sourced, not run): free ports, starting
+# and stopping rbkv-server and Debian's redis-server side by side.
+# Both servers run without persistence, on loopback, and are killed on exit.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RBKV_BIN=${RBKV_BIN:-$ROOT/build/server/rbkv-server}
+BENCH_PIDS=()
+
+bench_cleanup() {
+  for p in "${BENCH_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap bench_cleanup EXIT
+
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return; }
+  done
+}
+
+wait_ping() {
+  for _ in $(seq 100); do
+    [ "$(redis-cli -p "$1" ping 2>/dev/null)" = PONG ] && return 0
+    sleep 0.1
+  done
+  echo "server on port $1 did not answer PING" >&2
+  return 1
+}
+
+# start_rbkv PORT [flags...]; start_redis PORT [flags...]
+start_rbkv() {
+  local port=$1; shift
+  "$RBKV_BIN" --port "$port" --loglevel warning "$@" >/dev/null &
+  BENCH_PIDS+=($!)
+  wait_ping "$port"
+}
+
+start_redis() {
+  local port=$1; shift
+  redis-server --port "$port" --save '' --appendonly no --loglevel warning "$@" >/dev/null &
+  BENCH_PIDS+=($!)
+  wait_ping "$port"
+}
+
+info_field() { # PORT FIELD
+  redis-cli -p "$1" info memory | tr -d '\r' | awk -F: -v f="$2" '$1 == f { print $2 }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+ensure_built() {
+  "$ROOT/scripts/deps.sh" build bench
+  if [ ! -x "$RBKV_BIN" ] || [ -z "${BENCH_NO_BUILD:-}" ]; then
+    cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$ROOT/build" -j "$(nproc)" >/dev/null
+  fi
+}

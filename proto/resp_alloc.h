@@ -1,0 +1,25 @@
+/*
+ * resp_alloc.h - the allocator seam of the RESP library (private to proto/).
+ *
+ * The library allocates only through RESP_MALLOC / RESP_REALLOC / RESP_FREE.
+ * A normal build maps them to the C library. The unit tests compile the same
+ * sources with -DRESP_MALLOC=... pointing at a counting allocator, so every
+ * test checks for leaks and can make the Nth allocation fail.
+ */
+#ifndef RBKV_RESP_ALLOC_H
+#define RBKV_RESP_ALLOC_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#ifdef RESP_MALLOC
+void *RESP_MALLOC(size_t n);
+void *RESP_REALLOC(void *p, size_t n);
+void RESP_FREE(void *p);
+#else
+#define RESP_MALLOC malloc
+#define RESP_REALLOC realloc
+#define RESP_FREE free
+#endif
+
+#endif

@@ -1,0 +1,600 @@
+/*
+ * resp_writer.c - RESP2/RESP3 reply writer (API in resp_writer.h).
+ *
+ * Owns: one connection's pending output, in the inline buffer and then a list
+ * of heap chunks. Knows nothing of sockets or libuv. Redis 7's networking.c is
+ * the reference for every byte written.
+ *
+ * Invariants:
+ *  - Output order is: inline_buf[inline_start, inline_used), then each chunk's
+ *    data[start, used) from head to tail. Once a chunk exists, new bytes go to
+ *    the tail chunk or a new one, never to the inline buffer; the inline buffer
+ *    is reused only when every chunk is gone.
+ *  - A byte, once written, is neither moved nor changed until consumed: bytes
+ *    are only added after it, and a deferred header is written into room that
+ *    was kept free before the chunk's first element.
+ *  - peek never shows a chunk whose deferred header is unfilled, or anything
+ *    after it; consume frees chunks it empties, never an unfilled one.
+ *  - No allocation for a reply that fits the free space of the inline buffer or
+ *    the tail chunk; a big payload is copied once, into a chunk sized to fit.
+ *  - After an allocation failure (failed set) nothing more is written.
+ */
+#include "resp_writer.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resp_alloc.h"
+#include "resp_parser.h" /* struct resp_slice */
+
+/* Longest header: a type byte, "-" and 20 digits, CRLF. */
+#define HEADER_MAX 24
+
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Writes v in decimal at dst (at most 20 bytes), two digits per division. */
+static size_t format_u64(char *dst, unsigned long long v)
+{
+    char tmp[20];
+    char *p = tmp + sizeof(tmp);
+    size_t n;
+
+    while (v >= 100) {
+        unsigned i = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--p = digit_pairs[i + 1];
+        *--p = digit_pairs[i];
+    }
+    if (v >= 10) {
+        unsigned i = (unsigned)v * 2;
+        *--p = digit_pairs[i + 1];
+        *--p = digit_pairs[i];
+    } else {
+        *--p = (char)('0' + v);
+    }
+    n = (size_t)(tmp + sizeof(tmp) - p);
+    memcpy(dst, p, n);
+    return n;
+}
+
+static size_t format_ll(char *dst, long long v)
+{
+    if (v < 0) {
+        *dst = '-';
+        return 1 + format_u64(dst + 1, 0ULL - (unsigned long long)v);
+    }
+    return format_u64(dst, (unsigned long long)v);
+}
+
+/* "<type><n>\r\n" into dst (HEADER_MAX bytes). */
+static size_t format_header(char *dst, char type, unsigned long long n)
+{
+    size_t len = 1 + format_u64(dst + 1, n);
+    dst[0] = type;
+    dst[len] = '\r';
+    dst[len + 1] = '\n';
+    return len + 2;
+}
+
+/* Free contiguous space where the next byte goes. */
+static char *tail_room(struct resp_out *o, size_t *room)
+{
+    if (o->tail == NULL) {
+        *room = RESP_OUT_INLINE - o->inline_used;
+        return o->inline_buf + o->inline_used;
+    }
+    *room = o->tail->cap - o->tail->used;
+    return o->tail->data + o->tail->used;
+}
+
+static void tail_wrote(struct resp_out *o, size_t n)
+{
+    if (o->tail == NULL)
+        o->inline_used += n;
+    else
+        o->tail->used += n;
+    o->pending += n;
+}
+
+static struct resp_chunk *chunk_new(struct resp_out *o, size_t cap, size_t start)
+{
+    struct resp_chunk *c = RESP_MALLOC(sizeof(*c) + cap);
+
+    if (c == NULL) {
+        o->failed = 1;
+        return NULL;
+    }
+    c->next = NULL;
+    c->start = c->used = start;
+    c->cap = cap;
+    c->unfilled = 0;
+    if (o->tail != NULL)
+        o->tail->next = c;
+    else
+        o->head = c;
+    o->tail = c;
+    o->chunk_bytes += cap;
+    return c;
+}
+
+/*
+ * Appends len bytes: as many as fit in the current free space, the rest in one
+ * new chunk of at least RESP_OUT_CHUNK bytes, sized to hold them plus `then`
+ * bytes the caller will append next (so a big bulk and its CRLF share a chunk
+ * of their own and the payload is copied once).
+ */
+static void out_append(struct resp_out *o, const void *src, size_t len, size_t then)
+{
+    const char *s = src;
+    size_t room;
+    char *dst;
+
+    if (o->failed || len == 0)
+        return;
+    dst = tail_room(o, &room);
+    if (room > 0) {
+        size_t n = len < room ? len : room;
+        memcpy(dst, s, n);
+        tail_wrote(o, n);
+        s += n;
+        len -= n;
+        if (len == 0)
+            return;
+    }
+    if (len > SIZE_MAX / 2) {
+        o->failed = 1;
+        return;
+    }
+    if (chunk_new(o, len + then > RESP_OUT_CHUNK ? len + then : RESP_OUT_CHUNK, 0) == NULL)
+        return;
+    memcpy(o->tail->data, s, len);
+    tail_wrote(o, len);
+}
+
+static void out_header(struct resp_out *o, char type, unsigned long long n)
+{
+    char buf[HEADER_MAX];
+    out_append(o, buf, format_header(buf, type, n), 0);
+}
+
+/* head, body, CRLF: the shape of every string reply. Written in one go when
+ * it fits where the next byte goes (no allocation, one bounds check). */
+static void out_framed(struct resp_out *o, const char *head, size_t hl, const void *body, size_t len)
+{
+    size_t room;
+    char *dst = tail_room(o, &room);
+
+    if (!o->failed && len < room && hl + 2 <= room - len) {
+        memcpy(dst, head, hl);
+        memcpy(dst + hl, body, len);
+        dst[hl + len] = '\r';
+        dst[hl + len + 1] = '\n';
+        tail_wrote(o, hl + len + 2);
+        return;
+    }
+    out_append(o, head, hl, 0);
+    out_append(o, body, len, 2);
+    out_append(o, "\r\n", 2, 0);
+}
+
+void resp_out_init(struct resp_out *o)
+{
+    o->proto = 2;
+    o->inline_start = o->inline_used = 0;
+    o->head = o->tail = NULL;
+    o->pending = 0;
+    o->chunk_bytes = 0;
+    o->failed = 0;
+}
+
+void resp_out_destroy(struct resp_out *o)
+{
+    struct resp_chunk *c = o->head;
+
+    while (c != NULL) {
+        struct resp_chunk *next = c->next;
+        RESP_FREE(c);
+        c = next;
+    }
+    o->head = o->tail = NULL;
+    o->chunk_bytes = 0;
+}
+
+void resp_out_reset(struct resp_out *o)
+{
+    int proto = o->proto;
+
+    resp_out_destroy(o);
+    resp_out_init(o);
+    o->proto = proto;
+}
+
+int resp_out_peek(const struct resp_out *o, struct resp_iov *iov, int max)
+{
+    int n = 0;
+
+    if (max > 0 && o->inline_used > o->inline_start) {
+        iov[n].base = o->inline_buf + o->inline_start;
+        iov[n].len = o->inline_used - o->inline_start;
+        n++;
+    }
+    for (const struct resp_chunk *c = o->head; c != NULL && n < max && !c->unfilled; c = c->next) {
+        if (c->used > c->start) {
+            iov[n].base = c->data + c->start;
+            iov[n].len = c->used - c->start;
+            n++;
+        }
+    }
+    return n;
+}
+
+void resp_out_consume(struct resp_out *o, size_t n)
+{
+    size_t k = o->inline_used - o->inline_start;
+
+    if (k > n)
+        k = n;
+    o->inline_start += k;
+    o->pending -= k;
+    n -= k;
+    while (n > 0 && o->head != NULL && !o->head->unfilled) {
+        struct resp_chunk *c = o->head;
+        size_t avail = c->used - c->start;
+
+        if (n < avail) {
+            c->start += n;
+            o->pending -= n;
+            break;
+        }
+        n -= avail;
+        o->pending -= avail;
+        o->head = c->next;
+        if (o->head == NULL)
+            o->tail = NULL;
+        o->chunk_bytes -= c->cap;
+        RESP_FREE(c);
+    }
+    if (o->head == NULL && o->inline_start == o->inline_used)
+        o->inline_start = o->inline_used = 0;
+}
+
+void resp_add_raw(struct resp_out *o, const void *p, size_t len)
+{
+    out_append(o, p, len, 0);
+}
+
+void resp_add_simple(struct resp_out *o, const char *s)
+{
+    out_framed(o, "+", 1, s, strlen(s));
+}
+
+void resp_add_error(struct resp_out *o, const char *msg)
+{
+    out_append(o, "-", 1, 0);
+    /* A CR or LF would end the reply early and desynchronize the client. */
+    for (;;) {
+        size_t n = strcspn(msg, "\r\n");
+        out_append(o, msg, n, 0);
+        if (msg[n] == '\0')
+            break;
+        out_append(o, " ", 1, 0);
+        msg += n + 1;
+    }
+    out_append(o, "\r\n", 2, 0);
+}
+
+void resp_add_errorf(struct resp_out *o, const char *fmt, ...)
+{
+    char small[256];
+    char *msg = small;
+    size_t len;
+    va_list ap;
+    int n;
+
+    if (o->failed)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        o->failed = 1; /* an encoding error: there is no message to send */
+        return;
+    }
+    if ((size_t)n >= sizeof(small)) {
+        msg = RESP_MALLOC((size_t)n + 1);
+        if (msg == NULL) {
+            o->failed = 1;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    /* Redis trims CR and LF from both ends (sdstrim) before mapping the rest. */
+    len = (size_t)n;
+    while (len > 0 && (msg[len - 1] == '\r' || msg[len - 1] == '\n'))
+        msg[--len] = '\0';
+    resp_add_error(o, msg + strspn(msg, "\r\n"));
+    if (msg != small)
+        RESP_FREE(msg);
+}
+
+void resp_add_int(struct resp_out *o, long long n)
+{
+    char buf[HEADER_MAX];
+    size_t len = 1 + format_ll(buf + 1, n);
+
+    buf[0] = ':';
+    buf[len] = '\r';
+    buf[len + 1] = '\n';
+    out_append(o, buf, len + 2, 0);
+}
+
+void resp_add_bulk(struct resp_out *o, const void *p, size_t len)
+{
+    char hdr[HEADER_MAX];
+    out_framed(o, hdr, format_header(hdr, '$', len), p, len);
+}
+
+void resp_add_bulk_cstr(struct resp_out *o, const char *s)
+{
+    if (s == NULL)
+        resp_add_null(o);
+    else
+        resp_add_bulk(o, s, strlen(s));
+}
+
+void resp_add_bulk_ll(struct resp_out *o, long long n)
+{
+    char buf[HEADER_MAX];
+    resp_add_bulk(o, buf, format_ll(buf, n));
+}
+
+void resp_add_null(struct resp_out *o)
+{
+    if (o->proto == 3)
+        out_append(o, "_\r\n", 3, 0);
+    else
+        out_append(o, "$-1\r\n", 5, 0);
+}
+
+void resp_add_null_array(struct resp_out *o)
+{
+    if (o->proto == 3)
+        out_append(o, "_\r\n", 3, 0);
+    else
+        out_append(o, "*-1\r\n", 5, 0);
+}
+
+void resp_add_array_len(struct resp_out *o, size_t n)
+{
+    out_header(o, '*', n);
+}
+
+void resp_add_map_len(struct resp_out *o, size_t n)
+{
+    if (o->proto == 3)
+        out_header(o, '%', n);
+    else
+        out_header(o, '*', 2ULL * n);
+}
+
+void resp_add_set_len(struct resp_out *o, size_t n)
+{
+    out_header(o, o->proto == 3 ? '~' : '*', n);
+}
+
+void resp_add_push_len(struct resp_out *o, size_t n)
+{
+    out_header(o, o->proto == 3 ? '>' : '*', n);
+}
+
+/* Digits and decimal exponent of the shortest "%.*e" text that reads back as
+ * d (finite, non-zero, positive). Since the correctly rounded p+1 digits are
+ * never farther from d than the p digits, round-tripping is monotonic in p and
+ * a binary search over 1..17 digits finds the shortest in a few tries. */
+static int shortest_digits(double d, char *digits, int *exp10)
+{
+    char text[40];
+    int lo = 1, hi = 17, n = 0;
+    const char *s;
+
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(text, sizeof(text), "%.*e", mid - 1, d);
+        if (strtod(text, NULL) == d)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    snprintf(text, sizeof(text), "%.*e", lo - 1, d);
+    /* text is "D[.DDD]e[+-]X": collect the digits, skipping the decimal point
+     * (whatever the locale makes it), then read the exponent. */
+    for (s = text; *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            digits[n++] = *s;
+    *exp10 = (int)strtol(s + 1, NULL, 10);
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    return n;
+}
+
+/* Lays out digits * 10^k as fpconv_dtoa()'s emit_digits() does. */
+static int emit_digits(char *dst, const char *digits, int n, int k)
+{
+    int exp = k + n - 1 < 0 ? -(k + n - 1) : k + n - 1;
+    int i = 0;
+
+    if (k >= 0 && exp < n + 7) { /* plain integer */
+        memcpy(dst, digits, (size_t)n);
+        memset(dst + n, '0', (size_t)k);
+        return n + k;
+    }
+    if (k < 0 && (k > -7 || exp < 4)) { /* decimal without exponent */
+        int point = n + k;
+        if (point <= 0) {
+            dst[0] = '0';
+            dst[1] = '.';
+            memset(dst + 2, '0', (size_t)-point);
+            memcpy(dst + 2 - point, digits, (size_t)n);
+            return n + 2 - point;
+        }
+        memcpy(dst, digits, (size_t)point);
+        dst[point] = '.';
+        memcpy(dst + point + 1, digits + point, (size_t)(n - point));
+        return n + 1;
+    }
+    dst[i++] = digits[0];
+    if (n > 1) {
+        dst[i++] = '.';
+        memcpy(dst + i, digits + 1, (size_t)(n - 1));
+        i += n - 1;
+    }
+    dst[i++] = 'e';
+    dst[i++] = k + n - 1 < 0 ? '-' : '+';
+    if (exp >= 100)
+        dst[i++] = (char)('0' + exp / 100);
+    if (exp >= 10)
+        dst[i++] = (char)('0' + exp / 10 % 10);
+    dst[i++] = (char)('0' + exp % 10);
+    return i;
+}
+
+int resp_format_double(char *buf, double d)
+{
+    char digits[20];
+    int n, exp10, len = 0;
+
+    if (isnan(d)) {
+        memcpy(buf, "nan", 4);
+        return 3;
+    }
+    if (isinf(d)) {
+        memcpy(buf, d > 0 ? "inf" : "-inf", d > 0 ? 4 : 5);
+        return d > 0 ? 3 : 4;
+    }
+    if (d == 0) {
+        memcpy(buf, signbit(d) ? "-0" : "0", signbit(d) ? 3 : 2);
+        return signbit(d) ? 2 : 1;
+    }
+    /* Redis prints integral values in this range with its integer code. */
+    if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && (double)(long long)d == d) {
+        len = (int)format_ll(buf, (long long)d);
+        buf[len] = '\0';
+        return len;
+    }
+    if (d < 0) {
+        buf[len++] = '-';
+        d = -d;
+    }
+    n = shortest_digits(d, digits, &exp10);
+    len += emit_digits(buf + len, digits, n, exp10 - (n - 1));
+    buf[len] = '\0';
+    return len;
+}
+
+void resp_add_double(struct resp_out *o, double d)
+{
+    char buf[RESP_DOUBLE_BUFLEN + 3];
+    int len = resp_format_double(buf + 1, d);
+
+    if (o->proto != 3) {
+        resp_add_bulk(o, buf + 1, (size_t)len);
+        return;
+    }
+    buf[0] = ',';
+    buf[len + 1] = '\r';
+    buf[len + 2] = '\n';
+    out_append(o, buf, (size_t)len + 3, 0);
+}
+
+void resp_add_bool(struct resp_out *o, int b)
+{
+    if (o->proto == 3)
+        out_append(o, b ? "#t\r\n" : "#f\r\n", 4, 0);
+    else
+        out_append(o, b ? ":1\r\n" : ":0\r\n", 4, 0);
+}
+
+void resp_add_bignum(struct resp_out *o, const char *digits, size_t len)
+{
+    if (o->proto == 3)
+        out_framed(o, "(", 1, digits, len);
+    else
+        resp_add_bulk(o, digits, len);
+}
+
+void resp_add_verbatim(struct resp_out *o, const char *fmt, const char *text, size_t len)
+{
+    char hdr[HEADER_MAX + 4];
+    size_t hl;
+
+    if (o->proto != 3) {
+        resp_add_bulk(o, text, len);
+        return;
+    }
+    hl = format_header(hdr, '=', (unsigned long long)len + 4);
+    memcpy(hdr + hl, fmt, 3);
+    hdr[hl + 3] = ':';
+    out_framed(o, hdr, hl + 4, text, len);
+}
+
+void resp_add_deferred(struct resp_out *o, struct resp_deferred *d)
+{
+    d->chunk = NULL;
+    if (o->failed)
+        return;
+    /* Elements go into this chunk after the kept room, then into later ones. */
+    d->chunk = chunk_new(o, RESP_DEFERRED_ROOM + RESP_OUT_CHUNK, RESP_DEFERRED_ROOM);
+    if (d->chunk != NULL)
+        d->chunk->unfilled = 1;
+}
+
+/* Writes the header right before the chunk's first element and shows it. */
+static void set_deferred(struct resp_out *o, struct resp_deferred *d, char type, unsigned long long n)
+{
+    struct resp_chunk *c = d->chunk;
+    char hdr[HEADER_MAX];
+    size_t hl;
+
+    if (c == NULL)
+        return;
+    hl = format_header(hdr, type, n);
+    memcpy(c->data + c->start - hl, hdr, hl);
+    c->start -= hl;
+    c->unfilled = 0;
+    o->pending += hl;
+    d->chunk = NULL;
+}
+
+void resp_set_deferred_array(struct resp_out *o, struct resp_deferred *d, size_t n)
+{
+    set_deferred(o, d, '*', n);
+}
+
+void resp_set_deferred_map(struct resp_out *o, struct resp_deferred *d, size_t n)
+{
+    if (o->proto == 3)
+        set_deferred(o, d, '%', n);
+    else
+        set_deferred(o, d, '*', 2ULL * n);
+}
+
+void resp_set_deferred_set(struct resp_out *o, struct resp_deferred *d, size_t n)
+{
+    set_deferred(o, d, o->proto == 3 ? '~' : '*', n);
+}
+
+void resp_add_command(struct resp_out *o, int argc, const struct resp_slice *argv)
+{
+    out_header(o, '*', (unsigned long long)argc);
+    for (int i = 0; i < argc; i++)
+        resp_add_bulk(o, argv[i].ptr, argv[i].len);
+}

@@ -1,0 +1,744 @@
+/*
+ * harness.c - the end-to-end harness: server processes, hiredis and raw
+ * connections, expectations and counters (see harness.h).
+ *
+ * Owns every server child it forks until it reaps it. A child gets
+ * PR_SET_PDEATHSIG, so a test program killed by CTest's timeout takes its
+ * servers with it; servers still running at h_finish or exit are killed.
+ */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SERVERS 16
+#define MAX_FLAGS 32
+#define START_ATTEMPTS 5                  /* new port each time the port was taken */
+#define READY_TIMEOUT_MS (10000 * H_SLOW) /* until the first PING answers */
+#define STOP_TIMEOUT_MS (5000 * H_SLOW)   /* from SIGTERM to exit */
+#define REPLY_TIMEOUT_S (20 * H_SLOW)     /* hiredis: a hung server fails, not hangs */
+#define REPR_CAP 4096
+#define ARG_SHOWN 64                      /* bytes of one argument shown in a failure */
+#define CMD_SHOWN 400                     /* bytes of a command shown in a failure */
+#define LOG_TAIL 3000                     /* bytes of server.log printed on a bad exit */
+#define RAW_MAX_DEPTH 64                  /* nesting of RESP3 aggregates we accept */
+
+static const char *server_bin;
+static int is_reference; /* the binary is Debian's redis-server */
+static int passed, failed;
+static const char *current_test = "";
+static struct h_server *running[MAX_SERVERS];
+
+int64_t h_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void h_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+static void fail_header(const char *file, int line)
+{
+    failed++;
+    if (line)
+        fprintf(stderr, "FAIL %s:%d [%s] ", file, line, current_test);
+    else
+        fprintf(stderr, "FAIL %s [%s] ", file, current_test);
+}
+
+int h_check(const char *file, int line, int cond, const char *fmt, ...)
+{
+    if (cond) {
+        passed++;
+        return 1;
+    }
+    fail_header(file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 0;
+}
+
+/* Records a failure of the harness itself (starting, stopping, connecting) and
+ * returns -1. */
+static int harness_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int harness_failure(const char *fmt, ...)
+{
+    fail_header("harness", 0);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+void h_begin(const char *name)
+{
+    current_test = name;
+    printf("== %s\n", name);
+    fflush(stdout);
+}
+
+/* ---- text forms ---------------------------------------------------------- */
+
+struct sbuf {
+    char *p;
+    size_t len, cap; /* cap includes room for the NUL */
+};
+
+static void sb_putc(struct sbuf *b, char ch)
+{
+    if (b->len + 1 < b->cap)
+        b->p[b->len++] = ch;
+    b->p[b->len < b->cap ? b->len : b->cap - 1] = '\0';
+}
+
+static void sb_puts(struct sbuf *b, const char *s)
+{
+    while (*s)
+        sb_putc(b, *s++);
+}
+
+/* Bytes as they appear inside quotes: printable ASCII as is, the rest escaped.
+ * At most shown bytes, then "...(N bytes)". */
+static void sb_escaped(struct sbuf *b, const char *p, size_t n, char quote, size_t shown)
+{
+    char tmp[32];
+    for (size_t i = 0; i < n && i < shown; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        if (ch == (unsigned char)quote || ch == '\\') {
+            sb_putc(b, '\\');
+            sb_putc(b, (char)ch);
+        } else if (ch == '\r') {
+            sb_puts(b, "\\r");
+        } else if (ch == '\n') {
+            sb_puts(b, "\\n");
+        } else if (ch == '\t') {
+            sb_puts(b, "\\t");
+        } else if (ch < 0x20 || ch >= 0x7f) {
+            snprintf(tmp, sizeof(tmp), "\\x%02x", ch);
+            sb_puts(b, tmp);
+        } else {
+            sb_putc(b, (char)ch);
+        }
+    }
+    if (n > shown) {
+        snprintf(tmp, sizeof(tmp), "...(%zu bytes)", n);
+        sb_puts(b, tmp);
+    }
+}
+
+static void sb_repr(struct sbuf *b, const redisReply *r)
+{
+    char tmp[32];
+    switch (r->type) {
+    case REDIS_REPLY_STATUS:
+        sb_putc(b, '+');
+        sb_escaped(b, r->str, r->len, 0, r->len);
+        break;
+    case REDIS_REPLY_ERROR:
+        sb_putc(b, '-');
+        sb_escaped(b, r->str, r->len, 0, r->len);
+        break;
+    case REDIS_REPLY_INTEGER:
+        snprintf(tmp, sizeof(tmp), ":%lld", r->integer);
+        sb_puts(b, tmp);
+        break;
+    case REDIS_REPLY_STRING:
+        sb_putc(b, '\'');
+        sb_escaped(b, r->str, r->len, '\'', r->len);
+        sb_putc(b, '\'');
+        break;
+    case REDIS_REPLY_NIL:
+        sb_puts(b, "(nil)");
+        break;
+    case REDIS_REPLY_ARRAY:
+        sb_putc(b, '[');
+        for (size_t i = 0; i < r->elements; i++) {
+            if (i)
+                sb_puts(b, ", ");
+            sb_repr(b, r->element[i]);
+        }
+        sb_putc(b, ']');
+        break;
+    default:
+        snprintf(tmp, sizeof(tmp), "(type %d)", r->type);
+        sb_puts(b, tmp);
+    }
+}
+
+char *h_repr(const redisReply *r, char *buf, size_t cap)
+{
+    struct sbuf b = {buf, 0, cap};
+    buf[0] = '\0';
+    sb_repr(&b, r);
+    return buf;
+}
+
+static void show_command(char *buf, size_t cap, int argc, const char *const *argv,
+                         const size_t *lens)
+{
+    struct sbuf b = {buf, 0, cap};
+    buf[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        size_t n = lens ? lens[i] : strlen(argv[i]);
+        if (i)
+            sb_putc(&b, ' ');
+        int plain = n > 0;
+        for (size_t k = 0; k < n && plain; k++)
+            plain = argv[i][k] > ' ' && argv[i][k] < 0x7f && argv[i][k] != '"';
+        if (plain && n <= ARG_SHOWN) {
+            sb_escaped(&b, argv[i], n, '"', n);
+        } else {
+            sb_putc(&b, '"');
+            sb_escaped(&b, argv[i], n, '"', ARG_SHOWN);
+            sb_putc(&b, '"');
+        }
+    }
+}
+
+/* ---- commands and expectations ------------------------------------------ */
+
+int h_glob(const char *pattern, const char *text, size_t len)
+{
+    const char *star = NULL, *resume = NULL, *end = text + len;
+    while (text < end) {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = text;
+        } else if (*pattern && *pattern == *text) {
+            pattern++;
+            text++;
+        } else if (star) {
+            pattern = star + 1;
+            text = ++resume;
+        } else {
+            return 0;
+        }
+    }
+    while (*pattern == '*')
+        pattern++;
+    return *pattern == '\0';
+}
+
+redisReply *h_command(redisContext *c, int argc, const char *const *argv, const size_t *lens)
+{
+    if (!c || c->err)
+        return NULL;
+    return redisCommandArgv(c, argc, (const char **)argv, lens);
+}
+
+void h_append(redisContext *c, int argc, const char *const *argv, const size_t *lens)
+{
+    if (c && !c->err)
+        redisAppendCommandArgv(c, argc, (const char **)argv, lens);
+}
+
+redisReply *h_get_reply(redisContext *c)
+{
+    void *reply = NULL;
+    if (!c || c->err || redisGetReply(c, &reply) != REDIS_OK)
+        return NULL;
+    return reply;
+}
+
+int h_expect(const char *file, int line, redisContext *c, const char *want, int glob, int argc,
+             const char *const *argv, const size_t *lens)
+{
+    char got[REPR_CAP];
+    redisReply *r = h_command(c, argc, argv, lens);
+    if (r)
+        h_repr(r, got, sizeof(got));
+    else
+        snprintf(got, sizeof(got), "(connection error: %s)", c ? c->errstr : "no connection");
+    int ok = r && (glob ? h_glob(want, got, strlen(got)) : strcmp(want, got) == 0);
+    freeReplyObject(r);
+    if (ok) {
+        passed++;
+        return 1;
+    }
+    char cmd[CMD_SHOWN];
+    show_command(cmd, sizeof(cmd), argc, argv, lens);
+    fail_header(file, line);
+    fprintf(stderr, "%s\n    expected %s%s\n    got      %s\n", cmd, glob ? "match " : "", want,
+            got);
+    return 0;
+}
+
+int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
+                 const char *const *argv)
+{
+    char text[32];
+    snprintf(text, sizeof(text), ":%lld", want);
+    return h_expect(file, line, c, text, 0, argc, argv, NULL);
+}
+
+int h_info_field(const char *info, const char *name, char *out, size_t cap)
+{
+    size_t n = strlen(name);
+    for (const char *p = info; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, name, n) == 0 && p[n] == ':') {
+            size_t len = strcspn(p + n + 1, "\r\n");
+            if (len >= cap)
+                len = cap - 1;
+            memcpy(out, p + n + 1, len);
+            out[len] = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- server processes ---------------------------------------------------- */
+
+int h_free_port(void)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    int port = -1;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
+}
+
+static void track(struct h_server *s, int on)
+{
+    for (int i = 0; i < MAX_SERVERS; i++) {
+        if (on && !running[i]) {
+            running[i] = s;
+            return;
+        }
+        if (!on && running[i] == s) {
+            running[i] = NULL;
+            return;
+        }
+    }
+}
+
+static void print_log_tail(const struct h_server *s)
+{
+    FILE *f = fopen(s->log_path, "r");
+    if (!f)
+        return;
+    char buf[LOG_TAIL + 1];
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size > LOG_TAIL ? size - LOG_TAIL : 0, SEEK_SET);
+    size_t n = fread(buf, 1, LOG_TAIL, f);
+    buf[n] = '\0';
+    fclose(f);
+    fprintf(stderr, "---- %s (last %zu bytes) ----\n%s---- end of log ----\n", s->log_path, n,
+            buf);
+}
+
+static void kill_and_reap(struct h_server *s)
+{
+    if (s->pid > 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+    track(s, 0);
+}
+
+static void kill_all_at_exit(void)
+{
+    for (int i = 0; i < MAX_SERVERS; i++) {
+        if (running[i])
+            kill_and_reap(running[i]);
+    }
+}
+
+void h_init(int argc, char **argv)
+{
+    server_bin = argc > 1 ? argv[1] : getenv("RBKV_SERVER");
+    if (!server_bin || !*server_bin) {
+        fprintf(stderr, "usage: %s SERVER_BINARY (or set RBKV_SERVER)\n", argv[0]);
+        exit(2);
+    }
+    const char *base = strrchr(server_bin, '/');
+    is_reference = strcmp(base ? base + 1 : server_bin, "redis-server") == 0;
+    /* A server that closes on us must fail a check, not kill the test. */
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    atexit(kill_all_at_exit);
+}
+
+int h_finish(void)
+{
+    kill_all_at_exit();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
+
+static pid_t spawn(struct h_server *s, const char *const *flags)
+{
+    const char *args[MAX_FLAGS + 8];
+    char port[16];
+    int n = 0;
+    snprintf(port, sizeof(port), "%d", s->port);
+    args[n++] = server_bin;
+    args[n++] = "--port";
+    args[n++] = port;
+    if (is_reference) {
+        args[n++] = "--save";
+        args[n++] = "";
+        args[n++] = "--appendonly";
+        args[n++] = "no";
+    }
+    for (int i = 0; flags && flags[i] && n < MAX_FLAGS + 7; i++)
+        args[n++] = flags[i];
+    args[n] = NULL;
+
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || chdir(s->dir) < 0)
+        _exit(127);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    execv(server_bin, (char *const *)args);
+    fprintf(stderr, "exec %s: %s\n", server_bin, strerror(errno));
+    _exit(127);
+}
+
+/* Polls for the child's exit. Returns its wait status, or -1 while running. */
+static int reap(struct h_server *s, int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        int status;
+        pid_t r = waitpid(s->pid, &status, WNOHANG);
+        if (r == s->pid) {
+            s->pid = 0;
+            track(s, 0);
+            return status;
+        }
+        if (h_now_ms() >= deadline)
+            return -1;
+        h_sleep_ms(5);
+    }
+}
+
+static int log_says_port_taken(const struct h_server *s)
+{
+    char buf[8192];
+    FILE *f = fopen(s->log_path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, "in use") != NULL;
+}
+
+/* Connects and sends PING until anything answers. Returns 1 when it did, 0 when
+ * the child exited, -1 on timeout. */
+static int wait_ready(struct h_server *s)
+{
+    int64_t deadline = h_now_ms() + READY_TIMEOUT_MS;
+    while (h_now_ms() < deadline) {
+        struct timeval tv = {1, 0};
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+        if (c && !c->err) {
+            redisSetTimeout(c, tv);
+            redisReply *r = redisCommand(c, "PING");
+            int answered = r != NULL;
+            freeReplyObject(r);
+            redisFree(c);
+            if (answered)
+                return 1;
+        } else {
+            redisFree(c);
+        }
+        if (reap(s, 0) != -1)
+            return 0;
+        h_sleep_ms(10);
+    }
+    return -1;
+}
+
+int h_start(struct h_server *s, const char *const *flags)
+{
+    memset(s, 0, sizeof(*s));
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->dir, sizeof(s->dir), "%s/rbkv-it-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(s->dir))
+        return harness_failure("mkdtemp %s: %s", s->dir, strerror(errno));
+    snprintf(s->log_path, sizeof(s->log_path), "%s/server.log", s->dir);
+
+    for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+        s->port = h_free_port();
+        if (s->port < 0)
+            return harness_failure("no free port: %s", strerror(errno));
+        s->pid = spawn(s, flags);
+        if (s->pid < 0)
+            return harness_failure("fork: %s", strerror(errno));
+        track(s, 1);
+        int ready = wait_ready(s);
+        if (ready == 1)
+            return 0;
+        if (ready == 0 && log_says_port_taken(s))
+            continue; /* another test took the port between our probe and the bind */
+        if (ready == -1)
+            kill_and_reap(s);
+        print_log_tail(s);
+        return harness_failure("server %s on port %d %s", server_bin, s->port,
+                     ready == 0 ? "exited at start" : "never answered PING");
+    }
+    return harness_failure("no free port after %d attempts", START_ATTEMPTS);
+}
+
+static void remove_dir(struct h_server *s)
+{
+    /* The log is the only file we let the server write; keep it when failing. */
+    if (failed)
+        return;
+    unlink(s->log_path);
+    rmdir(s->dir);
+}
+
+int h_wait_exit(struct h_server *s, int timeout_ms)
+{
+    int status = s->pid > 0 ? reap(s, timeout_ms) : -1;
+    if (status != -1)
+        remove_dir(s);
+    return status;
+}
+
+int h_stop(struct h_server *s)
+{
+    if (s->pid <= 0)
+        return -1;
+    kill(s->pid, SIGTERM);
+    int status = reap(s, STOP_TIMEOUT_MS);
+    if (status == -1) {
+        kill_and_reap(s);
+        print_log_tail(s);
+        return harness_failure("server did not exit within %d ms of SIGTERM; killed",
+                               STOP_TIMEOUT_MS);
+    }
+    int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!clean)
+        print_log_tail(s);
+    CHECK(clean, "server exit after SIGTERM: %s %d (expected exit 0)",
+          WIFEXITED(status) ? "exit" : "signal",
+          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    remove_dir(s);
+    return clean ? 0 : -1;
+}
+
+redisContext *h_connect(const struct h_server *s)
+{
+    struct timeval tv = {5 * H_SLOW, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+    if (!c || c->err) {
+        harness_failure("connect to port %d: %s", s->port, c ? c->errstr : "out of memory");
+        redisFree(c);
+        return NULL;
+    }
+    struct timeval rt = {REPLY_TIMEOUT_S, 0};
+    redisSetTimeout(c, rt);
+    return c;
+}
+
+/* ---- raw connections ----------------------------------------------------- */
+
+int h_raw_open(struct h_raw *r, const struct h_server *s)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    memset(r, 0, sizeof(*r));
+    r->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (r->fd >= 0 && connect(r->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+        int one = 1;
+        setsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        return 0;
+    }
+    harness_failure("raw connect to port %d: %s", s->port, strerror(errno));
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+    return -1;
+}
+
+void h_raw_close(struct h_raw *r)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->buf);
+    memset(r, 0, sizeof(*r));
+    r->fd = -1;
+}
+
+int h_raw_send(struct h_raw *r, const void *p, size_t n)
+{
+    const char *b = p;
+    while (n > 0 && r->fd >= 0) {
+        ssize_t w = send(r->fd, b, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return r->fd >= 0 ? 0 : -1;
+}
+
+/* Reads what is available within timeout_ms into r->buf. Returns bytes read,
+ * 0 on EOF or a reset, -1 on timeout. */
+static ssize_t raw_fill(struct h_raw *r, int timeout_ms)
+{
+    if (r->fd < 0)
+        return 0;
+    struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+    int pr = poll(&pfd, 1, timeout_ms);
+    if (pr < 0 && errno == EINTR)
+        return -1;
+    if (pr <= 0)
+        return -1;
+    if (r->cap - r->len < 65536) {
+        size_t cap = r->cap ? r->cap * 2 : 131072;
+        char *nb = realloc(r->buf, cap);
+        if (!nb)
+            return 0;
+        r->buf = nb;
+        r->cap = cap;
+    }
+    ssize_t n = recv(r->fd, r->buf + r->len, r->cap - r->len, 0);
+    if (n <= 0)
+        return 0; /* EOF, or ECONNRESET: either way the server closed it */
+    r->len += (size_t)n;
+    return n;
+}
+
+/* Length of the reply line starting at p (up to and including CRLF), or 0 if
+ * there is no CRLF yet. */
+static size_t line_len(const char *p, size_t avail)
+{
+    for (size_t i = 0; i + 1 < avail; i++) {
+        if (p[i] == '\r' && p[i + 1] == '\n')
+            return i + 2;
+    }
+    return 0;
+}
+
+/* Length of the complete reply at p, 0 if incomplete, -1 if malformed. */
+static long long frame_len(const char *p, size_t avail, int depth)
+{
+    if (avail == 0)
+        return 0;
+    if (depth > RAW_MAX_DEPTH)
+        return -1;
+    size_t ll = line_len(p, avail);
+    if (!ll)
+        return 0;
+    long long n = strtoll(p + 1, NULL, 10);
+    switch (p[0]) {
+    case '+': case '-': case ':': case '_': case ',': case '#': case '(':
+        return (long long)ll;
+    case '$': case '=': case '!':
+        if (n < 0)
+            return (long long)ll;
+        return avail >= ll + (size_t)n + 2 ? (long long)(ll + (size_t)n + 2) : 0;
+    case '*': case '~': case '>': case '%': case '|': {
+        long long elems = (p[0] == '%' || p[0] == '|') ? n * 2 : n;
+        size_t off = ll;
+        for (long long i = 0; i < elems; i++) {
+            long long e = frame_len(p + off, avail - off, depth + 1);
+            if (e <= 0)
+                return e;
+            off += (size_t)e;
+        }
+        return (long long)off;
+    }
+    default:
+        return -1;
+    }
+}
+
+int h_raw_read_reply(struct h_raw *r, size_t *len, int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        long long n = frame_len(r->buf, r->len, 0);
+        if (n < 0)
+            return -1;
+        if (n > 0) {
+            *len = (size_t)n;
+            return 0;
+        }
+        int64_t left = deadline - h_now_ms();
+        if (left <= 0 || raw_fill(r, (int)left) <= 0)
+            return -1;
+    }
+}
+
+void h_raw_consume(struct h_raw *r, size_t n)
+{
+    memmove(r->buf, r->buf + n, r->len - n);
+    r->len -= n;
+}
+
+int h_raw_wait_closed(struct h_raw *r, int timeout_ms)
+{
+    if (r->len > 0)
+        return 0;
+    ssize_t n = raw_fill(r, timeout_ms);
+    return n == 0 ? 1 : n > 0 ? 0 : -1;
+}
+
+int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, size_t len,
+                 int glob)
+{
+    size_t n = 0;
+    int ok = h_raw_read_reply(r, &n, 5000 * H_SLOW) == 0;
+    if (ok && (glob ? h_glob(want, r->buf, n) : n == len && memcmp(r->buf, want, len) == 0)) {
+        h_raw_consume(r, n);
+        passed++;
+        return 1;
+    }
+    char w[REPR_CAP], g[REPR_CAP];
+    struct sbuf bw = {w, 0, sizeof(w)}, bg = {g, 0, sizeof(g)};
+    w[0] = g[0] = '\0';
+    sb_escaped(&bw, want, len, '"', REPR_CAP / 4);
+    sb_escaped(&bg, r->buf, r->len, '"', REPR_CAP / 4);
+    fail_header(file, line);
+    fprintf(stderr, "raw reply\n    expected %s\"%s\"\n    got      \"%s\"%s\n", glob ? "match " : "", w, g,
+            ok ? "" : " (incomplete: timeout, EOF or malformed)");
+    if (ok)
+        h_raw_consume(r, n);
+    return 0;
+}

@@ -1,0 +1,169 @@
+/*
+ * harness.h - end-to-end test harness: starts the real server binary on a
+ * free loopback port, talks to it through hiredis and through raw sockets,
+ * and counts expectations.
+ *
+ * Owns: the server child processes it starts (each in its own temp dir, its
+ * output in server.log there), and the pass/fail counters. Knows nothing of
+ * the server's code: it only runs the binary, so the same tests can be run
+ * against Debian's redis-server to check the tests themselves (the harness
+ * then adds --save "" --appendonly no).
+ *
+ * Every EXPECT_* sends one command and compares the reply's text form (see
+ * h_repr) with the expected one; a failure prints file:line, the command, the
+ * expected and the actual reply, and the test goes on. A test program ends
+ * with `return h_finish();`, which prints "N passed, M failed" and returns the
+ * exit status. Servers still running then are killed, and a server's temp dir
+ * is kept when anything failed, for its log.
+ *
+ * Reply text form (h_repr): status +OK, error -ERR text, integer :12,
+ * bulk 'text' (', \ and non-printable bytes escaped as \', \\, \r, \n, \t,
+ * \xHH), nil (nil), array [a, b, c].
+ */
+#ifndef RBKV_HARNESS_H
+#define RBKV_HARNESS_H
+
+#include <hiredis/hiredis.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Under AddressSanitizer the server is about three times slower: loops scale
+ * down and deadlines scale up by this factor. */
+#if defined(__SANITIZE_ADDRESS__)
+#define H_SLOW 3
+#else
+#define H_SLOW 1
+#endif
+
+struct h_server {
+    pid_t pid;          /* 0 once reaped */
+    int port;
+    char dir[256];      /* temp dir: the server's cwd and log */
+    char log_path[300];
+};
+
+/* Reads the server binary from argv[1] (or $RBKV_SERVER) and sets up the
+ * counters; exits with a usage message when there is none. */
+void h_init(int argc, char **argv);
+
+/* Prints the summary line, kills servers still running. Returns the exit
+ * status of the test program: 0 when nothing failed. */
+int h_finish(void);
+
+/* Starts the server with extra flags (NULL-terminated, may be NULL) and waits
+ * until it answers (any reply to PING, so --requirepass works too). Returns 0,
+ * or -1 after recording a failure. */
+int h_start(struct h_server *s, const char *const *flags);
+#define H_FLAGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* SIGTERM, then expects exit status 0 within a few seconds; kills it with
+ * SIGKILL otherwise. Returns 0 when it exited cleanly. */
+int h_stop(struct h_server *s);
+/* Waits up to timeout_ms for the server to exit by itself (SHUTDOWN); returns
+ * its wait status, or -1 on timeout (the server is then still running). */
+int h_wait_exit(struct h_server *s, int timeout_ms);
+
+/* A hiredis connection with a bounded reply timeout, or NULL after recording
+ * a failure. The caller frees it with redisFree. */
+redisContext *h_connect(const struct h_server *s);
+
+/* Sends one command and returns its reply (caller frees with
+ * freeReplyObject), or NULL when the connection failed. lens NULL means
+ * every argument is a NUL-terminated string. */
+redisReply *h_command(redisContext *c, int argc, const char *const *argv, const size_t *lens);
+#define H_ARGC(...) ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
+#define H_CALL(c, ...) h_command((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
+/* Queues a command for pipelining; read the replies with h_get_reply. */
+void h_append(redisContext *c, int argc, const char *const *argv, const size_t *lens);
+#define H_APPEND(c, ...) h_append((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
+redisReply *h_get_reply(redisContext *c);
+
+/* The text form of a reply into buf (truncated to cap); returns buf. */
+char *h_repr(const redisReply *r, char *buf, size_t cap);
+
+/* Whether text[0..len) matches pattern, where only '*' is special (any run of
+ * bytes, so patterns need no escaping). */
+int h_glob(const char *pattern, const char *text, size_t len);
+
+/* The core of every EXPECT: sends argv, compares the reply's text form with
+ * want (exactly, or as an h_glob pattern when glob is set). Returns 1 when it
+ * matched. */
+int h_expect(const char *file, int line, redisContext *c, const char *want, int glob, int argc,
+             const char *const *argv, const size_t *lens);
+#define H_EXPECT_(c, want, glob, ...)                                                             \
+    h_expect(__FILE__, __LINE__, (c), (want), (glob), H_ARGC(__VA_ARGS__),                        \
+             (const char *const[]){__VA_ARGS__}, NULL)
+#define EXPECT_REPLY(c, want, ...) H_EXPECT_(c, want, 0, __VA_ARGS__)
+#define EXPECT_MATCH(c, pattern, ...) H_EXPECT_(c, pattern, 1, __VA_ARGS__)
+#define EXPECT_OK(c, ...) H_EXPECT_(c, "+OK", 0, __VA_ARGS__)
+#define EXPECT_STATUS(c, status, ...) H_EXPECT_(c, "+" status, 0, __VA_ARGS__)
+#define EXPECT_ERR(c, error, ...) H_EXPECT_(c, "-" error, 0, __VA_ARGS__)
+#define EXPECT_NIL(c, ...) H_EXPECT_(c, "(nil)", 0, __VA_ARGS__)
+#define EXPECT_BULK(c, text, ...) H_EXPECT_(c, "'" text "'", 0, __VA_ARGS__)
+#define EXPECT_INT(c, n, ...) h_expect_int(__FILE__, __LINE__, (c), (n), H_ARGC(__VA_ARGS__), \
+                                           (const char *const[]){__VA_ARGS__})
+int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
+                 const char *const *argv);
+/* Binary-safe form: argv with explicit lengths. */
+#define EXPECT_ARGV(c, want, argc, argv, lens) \
+    h_expect(__FILE__, __LINE__, (c), (want), 0, (argc), (argv), (lens))
+
+/* A plain assertion; the message is printf-style. Returns cond. */
+int h_check(const char *file, int line, int cond, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define CHECK(cond, ...) h_check(__FILE__, __LINE__, !!(cond), __VA_ARGS__)
+
+/* Runs one test function, announcing it. */
+#define H_RUN(fn)                                                                                 \
+    do {                                                                                          \
+        h_begin(#fn);                                                                             \
+        fn();                                                                                     \
+    } while (0)
+void h_begin(const char *name);
+
+/* A raw TCP connection, for what hiredis cannot do: RESP3 replies, protocol
+ * errors, unread replies. buf holds bytes read but not yet consumed. */
+struct h_raw {
+    int fd;
+    char *buf;
+    size_t len, cap;
+};
+/* Returns 0, or -1 after recording a failure (fd is then -1). */
+int h_raw_open(struct h_raw *r, const struct h_server *s);
+void h_raw_close(struct h_raw *r);
+/* Sends all n bytes. Returns 0, or -1 when the peer is gone (not a failure:
+ * callers expect that in some tests). */
+int h_raw_send(struct h_raw *r, const void *p, size_t n);
+/* Reads one complete RESP2 or RESP3 reply within timeout_ms; *len is its
+ * length and the bytes stay at r->buf until h_raw_consume(r, *len). Returns
+ * 0, or -1 on timeout, EOF or a malformed reply. */
+int h_raw_read_reply(struct h_raw *r, size_t *len, int timeout_ms);
+void h_raw_consume(struct h_raw *r, size_t n);
+/* Waits for the peer to close. Returns 1 when it closed without sending
+ * anything more, 0 when bytes came first, -1 on timeout. */
+int h_raw_wait_closed(struct h_raw *r, int timeout_ms);
+
+/* Expects the next reply to be exactly these bytes, or (glob) to match the
+ * pattern want. */
+int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, size_t len,
+                 int glob);
+#define RAW_EXPECT(r, lit) h_raw_expect(__FILE__, __LINE__, (r), (lit), sizeof(lit) - 1, 0)
+#define RAW_EXPECT_MATCH(r, pattern) h_raw_expect(__FILE__, __LINE__, (r), (pattern), 0, 1)
+#define RAW_SEND(r, lit) h_raw_send((r), (lit), sizeof(lit) - 1)
+/* Expects the server to close the connection with nothing more to say. */
+#define RAW_EXPECT_CLOSED(r)                                                                      \
+    CHECK(h_raw_wait_closed((r), 5000 * H_SLOW) == 1, "expected the server to close the connection")
+
+/* Monotonic milliseconds, and a sleep. */
+int64_t h_now_ms(void);
+void h_sleep_ms(int ms);
+
+/* Copies the value of "name:value" from an INFO text into out (NUL-terminated).
+ * Returns 0, or -1 when the field is absent. */
+int h_info_field(const char *info, const char *name, char *out, size_t cap);
+
+/* A free loopback port (bound with port 0, then released), or -1. */
+int h_free_port(void);
+
+#endif

@@ -1,0 +1,680 @@
+/*
+ * test_config.c - unit tests of server/config.c (defaults, config files,
+ * --flags, config_set/config_set_many, CONFIG GET texts, CONFIG REWRITE) and
+ * server/glob.c.
+ *
+ * Expected texts are Redis 7's (checked against redis-server 7.0). Every
+ * part ends by checking that the counting allocator (mem.h) holds no more
+ * than before it: config_destroy must free everything.
+ * Usage: test_config [part]; with no part, all parts run.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "glob.h"
+#include "mem.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                               \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                                    \
+    do {                                                                                        \
+        const char *got_ = (got), *want_ = (want);                                              \
+        if (strcmp(got_, want_)) {                                                              \
+            fprintf(stderr, "%s:%d: got '%s'\n    want '%s'\n", __FILE__, __LINE__, got_, want_); \
+            failures++;                                                                         \
+        }                                                                                       \
+    } while (0)
+
+/* err contains want (the reason part of a longer message). */
+#define CHECK_HAS(err, want)                                                                      \
+    do {                                                                                          \
+        if (!strstr((err), (want))) {                                                             \
+            fprintf(stderr, "%s:%d: '%s'\n    lacks '%s'\n", __FILE__, __LINE__, (err), (want)); \
+            failures++;                                                                           \
+        }                                                                                         \
+    } while (0)
+
+static char tmpdir[] = "/tmp/rbkv-test-config-XXXXXX";
+
+/* Writes text to a fresh file in tmpdir; returns its path (static buffer). */
+static const char *write_temp(const char *name, const char *text)
+{
+    static char path[256];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+    f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[8192];
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    if (f) {
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The CONFIG GET text of name, into a static buffer. */
+static const char *get(const struct config *cfg, const char *name)
+{
+    static char buf[512];
+    int i = config_find(name, strlen(name));
+    if (i < 0)
+        return "<unknown>";
+    char *v = config_get(cfg, (size_t)i);
+    snprintf(buf, sizeof(buf), "%s", v);
+    xfree(v);
+    return buf;
+}
+
+/* config_set with one value; returns its result, the reason in err. */
+static int set1(struct config *cfg, const char *name, const char *value, char *err, size_t errlen)
+{
+    return config_set(cfg, name, 1, &value, err, errlen);
+}
+
+static void test_defaults(void)
+{
+    struct config cfg;
+    CHECK(config_init(&cfg) == 0);
+    CHECK(cfg.bind_count == 1);
+    CHECK_STR(cfg.bind[0], "127.0.0.1");
+    CHECK(cfg.port == 6379);
+    CHECK(cfg.unixsocket == NULL);
+    CHECK(cfg.unixsocketperm == 0);
+    CHECK(cfg.requirepass == NULL);
+    CHECK(cfg.maxclients == 10000);
+    CHECK(cfg.timeout == 0);
+    CHECK(cfg.tcp_keepalive == 300);
+    CHECK(cfg.databases == 16);
+    CHECK(cfg.maxmemory == 0);
+    CHECK_STR(cfg.maxmemory_policy, "noeviction");
+    CHECK(cfg.client_query_buffer_limit == 1024ULL * 1024 * 1024);
+    CHECK(cfg.client_output_limit.hard_bytes == 0 && cfg.client_output_limit.soft_bytes == 0 &&
+          cfg.client_output_limit.soft_seconds == 0);
+    CHECK(cfg.proto_max_bulk_len == 512ULL * 1024 * 1024);
+    CHECK(cfg.loglevel == LOG_NOTICE);
+    CHECK_STR(cfg.logfile, "");
+    CHECK(cfg.hz == 10);
+    CHECK(cfg.protected_mode == 1);
+
+    /* CONFIG GET texts, as redis-server 7.0 prints its defaults. */
+    static const char *const want[][2] = {
+        {"bind", "127.0.0.1"},
+        {"port", "6379"},
+        {"unixsocket", ""},
+        {"unixsocketperm", "0"},
+        {"requirepass", ""},
+        {"maxclients", "10000"},
+        {"timeout", "0"},
+        {"tcp-keepalive", "300"},
+        {"databases", "16"},
+        {"maxmemory", "0"},
+        {"maxmemory-policy", "noeviction"},
+        {"client-query-buffer-limit", "1073741824"},
+        {"client-output-buffer-limit",
+         "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+        {"proto-max-bulk-len", "536870912"},
+        {"loglevel", "notice"},
+        {"logfile", ""},
+        {"hz", "10"},
+        {"protected-mode", "yes"},
+        {"daemonize", "no"},
+    };
+    CHECK(config_count() == sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        CHECK_STR(get(&cfg, want[i][0]), want[i][1]);
+    CHECK(config_find("MaxMemory", 9) == config_find("maxmemory", 9));
+    CHECK(config_find("maxmemoryx", 9) == config_find("maxmemory", 9)); /* length-bounded */
+    CHECK(config_find("nosuch", 6) == -1);
+    config_destroy(&cfg);
+}
+
+static void test_memory(void)
+{
+    static const struct {
+        const char *text;
+        unsigned long long bytes;
+    } good[] = {
+        {"0", 0},           {"12345", 12345},     {"1b", 1},
+        {"1k", 1000},       {"1kb", 1024},        {"1K", 1000},
+        {"1KB", 1024},      {"2m", 2000000},      {"2mb", 2097152},
+        {"1g", 1000000000}, {"1gb", 1073741824},  {"3Gb", 3221225472ULL},
+        {"18446744073709551615", 18446744073709551615ULL},
+    };
+    static const char *const bad[] = {
+        "", "kb", "-1", "1.5gb", "1 kb", " 1", "1kbb", "1t", "abc", "+1",
+        "18446744073709551616", "17179869184gb", /* overflow */
+    };
+    unsigned long long v;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        v = 7;
+        CHECK(config_parse_memory(good[i].text, &v) == 0);
+        if (v != good[i].bytes)
+            fprintf(stderr, "%s:%d: '%s' gave %llu\n", __FILE__, __LINE__, good[i].text, v),
+                failures++;
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (config_parse_memory(bad[i], &v) == 0)
+            fprintf(stderr, "%s:%d: '%s' parsed\n", __FILE__, __LINE__, bad[i]), failures++;
+    }
+}
+
+static void test_set(void)
+{
+    struct config cfg;
+    char err[512];
+    config_init(&cfg);
+
+    /* Reasons, exactly as Redis 7 words them. */
+    static const char *const cases[][3] = {
+        {"port", "abc", "argument couldn't be parsed into an integer"},
+        {"port", "12x", "argument couldn't be parsed into an integer"},
+        {"port", "65536", "argument must be between 0 and 65535 inclusive"},
+        {"port", "-1", "argument must be between 0 and 65535 inclusive"},
+        {"maxclients", "0", "argument must be between 1 and 4294967295 inclusive"},
+        {"timeout", "-1", "argument must be between 0 and 2147483647 inclusive"},
+        {"databases", "0", "argument must be between 1 and 2147483647 inclusive"},
+        {"maxmemory", "abc", "argument must be a memory value"},
+        {"maxmemory", "-1", "argument must be a memory value"},
+        {"proto-max-bulk-len", "1",
+         "argument must be between 1048576 and 9223372036854775807 inclusive"},
+        {"client-query-buffer-limit", "1k",
+         "argument must be between 1048576 and 9223372036854775807 inclusive"},
+        {"unixsocketperm", "778", "argument couldn't be parsed as an octal number"},
+        {"unixsocketperm", "1000", "argument must be between 0 and 777 inclusive"},
+        {"loglevel", "loud",
+         "argument(s) must be one of the following: debug, verbose, notice, warning"},
+        {"protected-mode", "maybe", "argument must be 'yes' or 'no'"},
+        {"maxmemory-policy", "lru", "argument(s) must be one of the following: noeviction"},
+        {"maxmemory-policy", "allkeys-lru", "is not supported"},
+        {"daemonize", "yes", "rbkv does not daemonize"},
+        {"daemonize", "perhaps", "argument must be 'yes' or 'no'"},
+        {"client-output-buffer-limit", "normal 1 2",
+         "Wrong number of arguments in buffer limit configuration."},
+        {"client-output-buffer-limit", "master 1 2 3",
+         "Invalid client class specified in buffer limit configuration."},
+        {"client-output-buffer-limit", "normal 1 2 x",
+         "Error in hard, soft or soft_seconds setting in buffer limit configuration."},
+        {"client-output-buffer-limit", "",
+         "Wrong number of arguments in buffer limit configuration."},
+        {"bind", "a b c d e f g h i j k l m n o p q", "Too many bind addresses specified."},
+        {"nosuch", "1", "Bad directive or wrong number of arguments"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char before[512];
+        snprintf(before, sizeof(before), "%s", get(&cfg, cases[i][0]));
+        err[0] = '\0';
+        CHECK(set1(&cfg, cases[i][0], cases[i][1], err, sizeof(err)) == -1);
+        CHECK_HAS(err, cases[i][2]);
+        CHECK_STR(get(&cfg, cases[i][0]), before[0] == '<' ? "<unknown>" : before);
+    }
+    /* A one-word setting with two words. */
+    const char *two[] = {"1", "2"};
+    CHECK(config_set(&cfg, "port", 2, two, err, sizeof(err)) == -1);
+    CHECK_STR(err, "wrong number of arguments");
+
+    /* Good values, and what CONFIG GET then shows. */
+    static const char *const ok[][3] = {
+        {"maxmemory", "100mb", "104857600"},
+        {"MAXMEMORY", "1G", "1000000000"},
+        {"maxmemory-policy", "NOEVICTION", "noeviction"},
+        {"loglevel", "WARNING", "warning"},
+        {"protected-mode", "No", "no"},
+        {"unixsocketperm", "700", "700"},
+        {"hz", "1000", "500"}, /* Redis clamps hz */
+        {"hz", "0", "1"},
+        {"hz", "100", "100"},
+        {"requirepass", "s3cret pass", "s3cret pass"},
+        {"requirepass", "", ""},
+        {"bind", "127.0.0.1   ::1", "127.0.0.1 ::1"},
+        {"bind", "", ""},
+        {"client-output-buffer-limit", "normal 1k 2kb 3",
+         "normal 1000 2048 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+        {"client-output-buffer-limit", "pubsub 1 2 3 replica 4 5 6",
+         "normal 1000 2048 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+        {"daemonize", "no", "no"},
+        {"unixsocket", "/tmp/x.sock", "/tmp/x.sock"},
+        {"logfile", "/tmp/x.log", "/tmp/x.log"},
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        err[0] = '\0';
+        if (set1(&cfg, ok[i][0], ok[i][1], err, sizeof(err)) < 0)
+            fprintf(stderr, "%s:%d: %s %s: %s\n", __FILE__, __LINE__, ok[i][0], ok[i][1], err),
+                failures++;
+        CHECK_STR(get(&cfg, ok[i][0]), ok[i][2]);
+    }
+    CHECK(cfg.requirepass == NULL); /* "" means no password */
+    CHECK(cfg.bind_count == 0);
+    CHECK(cfg.client_output_limit.hard_bytes == 1000 && cfg.client_output_limit.soft_bytes == 2048 &&
+          cfg.client_output_limit.soft_seconds == 3);
+    CHECK(cfg.unixsocketperm == 0700);
+    CHECK(cfg.loglevel == LOG_WARNING);
+
+    /* Several words given separately, as a file line gives them. */
+    const char *obuf[] = {"normal", "1mb", "2mb", "30"};
+    CHECK(config_set(&cfg, "client-output-buffer-limit", 4, obuf, err, sizeof(err)) == 0);
+    CHECK(cfg.client_output_limit.hard_bytes == 1048576 && cfg.client_output_limit.soft_seconds == 30);
+    config_destroy(&cfg);
+}
+
+/* Every value's GET text sets back to itself: config_set_many's rollback
+ * depends on it. Checked at the defaults and at unusual values. */
+static void test_round_trip(void)
+{
+    struct config cfg;
+    char err[512];
+    static const char *const odd[][2] = {
+        {"requirepass", "a \"quoted\" 'pass' \\ with spaces"},
+        {"bind", "10.0.0.1 ::1 /weird\\addr it's\"q"},
+        {"client-output-buffer-limit", "normal 1gb 512mb 120"},
+        {"maxmemory", "18446744073709551615"},
+        {"unixsocketperm", "755"},
+        {"logfile", "has space.log"},
+    };
+    config_init(&cfg);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < config_count(); i++) {
+            char *before = config_get(&cfg, i);
+            const char *v = before;
+            err[0] = '\0';
+            if (config_set(&cfg, config_name(i), 1, &v, err, sizeof(err)) < 0)
+                fprintf(stderr, "%s:%d: %s '%s': %s\n", __FILE__, __LINE__, config_name(i), before,
+                        err),
+                    failures++;
+            CHECK_STR(get(&cfg, config_name(i)), before);
+            xfree(before);
+        }
+        for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+            CHECK(set1(&cfg, odd[i][0], odd[i][1], err, sizeof(err)) == 0);
+    }
+    config_destroy(&cfg);
+}
+
+static void test_set_many(void)
+{
+    struct config cfg;
+    char err[512];
+    config_init(&cfg);
+
+    const char *unknown[] = {"maxmemory", "1", "xyz", "1"};
+    CHECK(config_set_many(&cfg, 2, unknown, err, sizeof(err)) == -1);
+    CHECK_STR(err, "ERR Unknown option or number of arguments for CONFIG SET - 'xyz'");
+
+    const char *immutable[] = {"maxmemory", "1", "Databases", "2", "xyz", "3"};
+    CHECK(config_set_many(&cfg, 3, immutable, err, sizeof(err)) == -1);
+    CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'Databases') - can't set "
+                   "immutable config");
+
+    const char *dup[] = {"maxmemory", "1", "MAXMEMORY", "2"};
+    CHECK(config_set_many(&cfg, 2, dup, err, sizeof(err)) == -1);
+    CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'MAXMEMORY') - duplicate "
+                   "parameter");
+
+    const char *bad[] = {"MaxMemory", "abc"};
+    CHECK(config_set_many(&cfg, 1, bad, err, sizeof(err)) == -1);
+    CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument "
+                   "must be a memory value");
+
+    const char *logfile[] = {"logfile", "x"};
+    CHECK(config_set_many(&cfg, 1, logfile, err, sizeof(err)) == -1);
+    CHECK_HAS(err, "can't set immutable config");
+
+    CHECK(cfg.maxmemory == 0); /* nothing above changed anything */
+
+    /* The third value fails: the first two must be rolled back. */
+    const char *partial[] = {"maxmemory", "1mb", "requirepass", "pw", "loglevel", "loud"};
+    CHECK(config_set_many(&cfg, 3, partial, err, sizeof(err)) == -1);
+    CHECK_HAS(err, "'loglevel') - argument(s) must be one of the following");
+    CHECK(cfg.maxmemory == 0);
+    CHECK(cfg.requirepass == NULL);
+    CHECK(cfg.loglevel == LOG_NOTICE);
+
+    const char *good[] = {"maxmemory", "1mb", "requirepass", "pw", "loglevel", "debug",
+                          "client-output-buffer-limit", "normal 10 20 30"};
+    CHECK(config_set_many(&cfg, 4, good, err, sizeof(err)) == 0);
+    CHECK(cfg.maxmemory == 1048576);
+    CHECK_STR(cfg.requirepass, "pw");
+    CHECK(cfg.loglevel == LOG_DEBUG);
+    CHECK(cfg.client_output_limit.soft_seconds == 30);
+    config_destroy(&cfg);
+}
+
+static void test_file(void)
+{
+    struct config cfg;
+    char err[512];
+    const char *path;
+
+    path = write_temp("good.conf",
+                      "# a comment\n"
+                      "\n"
+                      "   # an indented comment\n"
+                      "PORT 7000\r\n"
+                      "bind 127.0.0.1 ::1\n"
+                      "requirepass \"pa ss\\\"word\\x41\\n\"\n"
+                      "unixsocket '/tmp/it\\'s.sock'\n"
+                      "maxmemory 2gb\n"
+                      "protected-mode no\n"
+                      "client-output-buffer-limit normal 1mb 512kb 60\n"
+                      "save-me-not\"\" x\n"
+                      "loglevel verbose");
+    config_init(&cfg);
+    CHECK(config_load_file(&cfg, path, err, sizeof(err)) == -1);
+    CHECK_HAS(err, "at line 11\n>>> 'save-me-not\"\" x'\nBad directive or wrong number of arguments");
+    config_destroy(&cfg);
+
+    path = write_temp("good.conf",
+                      "# a comment\n"
+                      "\n"
+                      "   # an indented comment\n"
+                      "PORT 7000\r\n"
+                      "bind 127.0.0.1 ::1\n"
+                      "requirepass \"pa ss\\\"word\\x41\\n\"\n"
+                      "unixsocket '/tmp/it\\'s.sock'\n"
+                      "maxmemory 2gb\n"
+                      "protected-mode no\n"
+                      "client-output-buffer-limit normal 1mb 512kb 60\n"
+                      "daemonize no\n"
+                      "bind \"10.0.0.1 10.0.0.2\"\n"
+                      "loglevel verbose"); /* no final newline */
+    config_init(&cfg);
+    err[0] = '\0';
+    CHECK(config_load_file(&cfg, path, err, sizeof(err)) == 0);
+    CHECK_STR(err, "");
+    CHECK(cfg.port == 7000);
+    CHECK(cfg.bind_count == 2); /* the later bind line wins; a quoted list splits */
+    CHECK_STR(get(&cfg, "bind"), "10.0.0.1 10.0.0.2");
+    CHECK_STR(cfg.requirepass, "pa ss\"wordA\n");
+    CHECK_STR(cfg.unixsocket, "/tmp/it's.sock");
+    CHECK(cfg.maxmemory == 2147483648ULL);
+    CHECK(cfg.protected_mode == 0);
+    CHECK(cfg.client_output_limit.hard_bytes == 1048576 &&
+          cfg.client_output_limit.soft_bytes == 524288 && cfg.client_output_limit.soft_seconds == 60);
+    CHECK(cfg.loglevel == LOG_VERBOSE);
+    config_destroy(&cfg);
+
+    /* Bad lines: the error names the file, the line number, the line as
+     * written, and Redis's reason. */
+    static const char *const bad[][3] = {
+        {"# c\n\nport abc\n", "3", "'port abc'\nargument couldn't be parsed into an integer"},
+        {"port 1 2\n", "1", "'port 1 2'\nwrong number of arguments"},
+        {"foo bar\n", "1", "'foo bar'\nBad directive or wrong number of arguments"},
+        {"port \"12\n", "1", "'port \"12'\nUnbalanced quotes in configuration line"},
+        {"port \"12\"x\n", "1", "Unbalanced quotes in configuration line"},
+        {"maxmemory 3x\n", "1", "'maxmemory 3x'\nargument must be a memory value"},
+        {"protected-mode 1\n", "1", "argument must be 'yes' or 'no'"},
+        {"daemonize yes\n", "1", "rbkv does not daemonize"},
+        {"requirepass \"a\\x00b\"\n", "1", "NUL bytes are not allowed"},
+        {"port\n", "1", "'port'\nwrong number of arguments"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char want[128];
+        path = write_temp("bad.conf", bad[i][0]);
+        config_init(&cfg);
+        err[0] = '\0';
+        CHECK(config_load_file(&cfg, path, err, sizeof(err)) == -1);
+        snprintf(want, sizeof(want), "%s, at line %s\n>>> ", path, bad[i][1]);
+        CHECK_HAS(err, want);
+        CHECK_HAS(err, bad[i][2]);
+        config_destroy(&cfg);
+    }
+
+    config_init(&cfg);
+    CHECK(config_load_file(&cfg, "/nonexistent/rbkv.conf", err, sizeof(err)) == -1);
+    CHECK_HAS(err, "can't open config file '/nonexistent/rbkv.conf'");
+    config_destroy(&cfg);
+}
+
+static int load_args(struct config *cfg, char *err, size_t errlen, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, errlen);
+    while ((argv[argc] = va_arg(ap, char *)) != NULL)
+        argc++;
+    va_end(ap);
+    return config_load_args(cfg, argc, argv, err, errlen);
+}
+
+static void test_flags(void)
+{
+    struct config cfg;
+    char err[512];
+    const char *path = write_temp("flags.conf", "port 7000\nmaxmemory 1mb\nloglevel warning\n");
+
+    config_init(&cfg);
+    CHECK(config_load_file(&cfg, path, err, sizeof(err)) == 0);
+    CHECK(load_args(&cfg, err, sizeof(err), "--port", "7001", "--bind", "127.0.0.1", "::1",
+                     "--client-output-buffer-limit", "normal", "0", "0", "0", "--LogLevel",
+                     "debug", "--requirepass", "--starts-with-dashes", "--maxmemory 2mb", NULL) == 0);
+    CHECK(cfg.port == 7001); /* flags apply after the file */
+    CHECK(cfg.bind_count == 2);
+    CHECK_STR(get(&cfg, "bind"), "127.0.0.1 ::1");
+    CHECK(cfg.loglevel == LOG_DEBUG);
+    CHECK_STR(cfg.requirepass, "--starts-with-dashes");
+    CHECK(cfg.maxmemory == 2097152);
+    config_destroy(&cfg);
+
+    config_init(&cfg);
+    CHECK(load_args(&cfg, err, sizeof(err), NULL) == 0);
+    CHECK(load_args(&cfg, err, sizeof(err), "--bind", "--port", "1", NULL) == 0);
+    CHECK(cfg.bind_count == 0 && cfg.port == 1); /* a list flag takes no "--word" */
+    CHECK(load_args(&cfg, err, sizeof(err), "--client-output-buffer-limit", "normal 5 6 7", NULL) ==
+          0);
+    CHECK(cfg.client_output_limit.hard_bytes == 5);
+
+    CHECK(load_args(&cfg, err, sizeof(err), "--port", "abc", NULL) == -1);
+    CHECK_HAS(err, "'--port'\n>>> 'port abc'\nargument couldn't be parsed into an integer");
+    CHECK(load_args(&cfg, err, sizeof(err), "--foo", "1", NULL) == -1);
+    CHECK_HAS(err, "'--foo'\n>>> 'foo 1'\nBad directive or wrong number of arguments");
+    CHECK(load_args(&cfg, err, sizeof(err), "--port", NULL) == -1);
+    CHECK_HAS(err, "wrong number of arguments");
+    CHECK(load_args(&cfg, err, sizeof(err), "--port", "1", "2", NULL) == -1);
+    CHECK_HAS(err, ">>> 'port 1 2'\nwrong number of arguments");
+    CHECK(load_args(&cfg, err, sizeof(err), "--maxmemory", "1mb", "--requirepass", "a b", "--hz",
+                    "x", NULL) == -1);
+    CHECK_HAS(err, "'--hz'");
+    CHECK(load_args(&cfg, err, sizeof(err), "port", "1", NULL) == -1);
+    CHECK_HAS(err, "'port' is not a --name flag");
+    CHECK(load_args(&cfg, err, sizeof(err), "--", NULL) == -1);
+    CHECK(load_args(&cfg, err, sizeof(err), "--daemonize", "yes", NULL) == -1);
+    CHECK_HAS(err, "rbkv does not daemonize");
+    config_destroy(&cfg);
+}
+
+static void test_rewrite(void)
+{
+    struct config cfg, again;
+    char err[512];
+    const char *path = write_temp("rewrite.conf",
+                                  "# keep this comment\n"
+                                  "port 7000\n"
+                                  "\n"
+                                  "MaxMemory 1mb   \n"
+                                  "# and this one\n"
+                                  "bind 127.0.0.1\n"
+                                  "bind 127.0.0.2\n"
+                                  "loglevel warning\n");
+    char saved[256];
+    snprintf(saved, sizeof(saved), "%s", path);
+
+    config_init(&cfg);
+    CHECK(config_load_file(&cfg, saved, err, sizeof(err)) == 0);
+    const char *changes[] = {"maxmemory", "3gb", "requirepass", "p w", "timeout", "30",
+                             "loglevel", "notice"};
+    CHECK(config_set_many(&cfg, 4, changes, err, sizeof(err)) == 0);
+    CHECK(config_rewrite(&cfg, saved, err, sizeof(err)) == 0);
+    CHECK_STR(slurp(saved), "# keep this comment\n"
+                            "port 7000\n"
+                            "\n"
+                            "maxmemory 3gb\n"
+                            "# and this one\n"
+                            "bind 127.0.0.2\n"
+                            "loglevel notice\n"
+                            "# Generated by CONFIG REWRITE\n"
+                            "requirepass \"p w\"\n"
+                            "timeout 30\n");
+    config_init(&again);
+    CHECK(config_load_file(&again, saved, err, sizeof(err)) == 0);
+    for (size_t i = 0; i < config_count(); i++) {
+        char *a = config_get(&cfg, i), *b = config_get(&again, i);
+        CHECK_STR(b, a);
+        xfree(a);
+        xfree(b);
+    }
+    config_destroy(&again);
+
+    /* Rewriting again changes nothing and adds no second marker. */
+    char first[8192];
+    snprintf(first, sizeof(first), "%s", slurp(saved));
+    CHECK(config_rewrite(&cfg, saved, err, sizeof(err)) == 0);
+    CHECK_STR(slurp(saved), first);
+
+    /* A file that does not exist yet is created. */
+    char fresh[256];
+    snprintf(fresh, sizeof(fresh), "%s/fresh.conf", tmpdir);
+    CHECK(config_rewrite(&cfg, fresh, err, sizeof(err)) == 0);
+    CHECK_HAS(slurp(fresh), "# Generated by CONFIG REWRITE\nbind 127.0.0.2\nport 7000\n");
+
+    /* Words a file would misread are quoted, and read back the same. */
+    CHECK(set1(&cfg, "bind", "a\"b c\\d", err, sizeof(err)) == 0);
+    CHECK(set1(&cfg, "logfile", "", err, sizeof(err)) == 0);
+    CHECK(set1(&cfg, "requirepass", "tab\there\x01", err, sizeof(err)) == 0);
+    CHECK(config_rewrite(&cfg, fresh, err, sizeof(err)) == 0);
+    CHECK_HAS(slurp(fresh), "bind \"a\\\"b\" \"c\\\\d\"\n");
+    CHECK_HAS(slurp(fresh), "requirepass \"tab\\there\\x01\"\n");
+    config_init(&again);
+    CHECK(config_load_file(&again, fresh, err, sizeof(err)) == 0);
+    CHECK_STR(get(&again, "bind"), "a\"b c\\d");
+    CHECK_STR(again.requirepass, "tab\there\x01");
+    config_destroy(&again);
+
+    CHECK(config_rewrite(&cfg, "/nonexistent/dir/x.conf", err, sizeof(err)) == -1);
+    CHECK_STR(err, "No such file or directory");
+    config_destroy(&cfg);
+}
+
+static int match(const char *pat, const char *s, int nocase)
+{
+    return glob_match(pat, strlen(pat), s, strlen(s), nocase);
+}
+
+static void test_glob(void)
+{
+    /* pattern, subject, expected (Redis 7's stringmatchlen, case-sensitive) */
+    static const struct {
+        const char *pat, *s;
+        int want;
+    } cases[] = {
+        {"*", "anything", 1},      {"*", "", 1},              {"", "", 1},
+        {"", "a", 0},              {"a*", "a", 1},            {"a*", "abc", 1},
+        {"*c", "abc", 1},          {"*b*", "abc", 1},         {"a*c", "ac", 1},
+        {"a*c", "ab", 0},          {"h?llo", "hello", 1},     {"h?llo", "hllo", 0},
+        {"h[ae]llo", "hallo", 1},  {"h[ae]llo", "hillo", 0},  {"h[^e]llo", "hallo", 1},
+        {"h[^e]llo", "hello", 0},  {"h[a-b]llo", "hbllo", 1}, {"h[a-b]llo", "hcllo", 0},
+        {"h[b-a]llo", "hallo", 1}, {"\\*", "*", 1},           {"\\*", "a", 0},
+        {"a\\", "a\\", 1},         {"a\\", "a", 0},           {"[\\]]", "]", 1},
+        {"[\\-]", "-", 1},         {"[a-]", "a", 1},          {"[abc", "b", 1},
+        {"[abc", "d", 0},          {"x[*]", "x*", 1},         {"x[*]", "xa", 0},
+        {"[?]", "?", 1},           {"**a", "ba", 1},          {"a**", "a", 1},
+        {"Hello", "hello", 0},     {"*a*b*c*", "xaybzc", 1},  {"*a*b*c*", "xaybz", 0},
+        {"maxmemory*", "maxmemory-policy", 1},                {"[]]", "]", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (match(cases[i].pat, cases[i].s, 0) != cases[i].want)
+            fprintf(stderr, "%s:%d: glob '%s' on '%s' should give %d\n", __FILE__, __LINE__,
+                    cases[i].pat, cases[i].s, cases[i].want),
+                failures++;
+    }
+
+    CHECK(match("HeLLo", "hello", 1));
+    CHECK(match("MAX*", "maxmemory", 1));
+    CHECK(match("[A-C]x", "bx", 1));
+    CHECK(match("[a-c]x", "BX", 1));
+    CHECK(!match("[^A]", "a", 1));
+    CHECK(match("\\A", "a", 1));
+
+    /* Binary-safe: NUL and high bytes are ordinary bytes; lengths bound reads. */
+    CHECK(glob_match("a\0*", 3, "a\0bc", 4, 0));
+    CHECK(!glob_match("a\0*", 3, "a\1bc", 4, 0));
+    CHECK(glob_match("?\xff", 2, "\0\xff", 2, 0));
+    CHECK(glob_match("[\x80-\xff]", 5, "\xc3", 1, 0));
+    CHECK(!glob_match("[\x80-\xff]", 5, "a", 1, 0));
+    CHECK(glob_match("ab", 1, "a", 1, 0)); /* plen 1: only "a" is the pattern */
+
+    /* A pattern that is exponential for a naive backtracker. */
+    static char s[200001];
+    memset(s, 'a', sizeof(s) - 1);
+    const char *evil = "*a*a*a*a*a*a*a*a*a*a*a*a*b";
+    clock_t t0 = clock();
+    CHECK(!glob_match(evil, strlen(evil), s, sizeof(s) - 1, 0));
+    CHECK(match("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac", 0) == 0);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(secs < 5.0);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} parts[] = {
+    {"defaults", test_defaults}, {"memory", test_memory},   {"set", test_set},
+    {"round_trip", test_round_trip}, {"set_many", test_set_many}, {"file", test_file},
+    {"flags", test_flags},       {"rewrite", test_rewrite}, {"glob", test_glob},
+};
+
+int main(int argc, char **argv)
+{
+    int ran = 0;
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        if (argc > 1 && strcmp(argv[1], parts[i].name))
+            continue;
+        size_t before = mem_used();
+        int failed_before = failures;
+        parts[i].run();
+        if (mem_used() != before)
+            fprintf(stderr, "%s: leaked %zd bytes\n", parts[i].name,
+                    (ssize_t)(mem_used() - before)),
+                failures++;
+        printf("%s: %s\n", parts[i].name, failures == failed_before ? "ok" : "FAILED");
+        ran++;
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    if (!ran) {
+        fprintf(stderr, "no part named %s\n", argv[1]);
+        return 2;
+    }
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,720 @@
+/*
+ * test_keyspace.c - directed and randomized differential tests of the
+ * keyspace (server/keyspace.h): entries, binary key order, deadlines, lazy
+ * and active expiry, and the order statistics.
+ *
+ * Owns: a reference model, a sorted array of (key, value, deadline) that is
+ * trivially right, and the pointer values handed to ks_add_ptr(), counted by
+ * their free function so a value freed twice or never shows up.
+ *
+ * The random test runs RANDOM_OPS operations on a keyspace and on the model
+ * over a small universe of binary keys (bytes NUL, 0x01, 'a', 0xFF, length 0
+ * to 5: keys that are prefixes of each other, and bytes that a signed compare
+ * would misorder). After every mutation: ks_check() and the key count; every
+ * FULL_COMPARE_EVERY operations, and whenever the db is small: every entry,
+ * forward and backward, with its rank. Query operations check their own
+ * answers. Growth and shrink phases alternate so the db keeps passing through
+ * empty. The clock is simulated, so deadlines pass at known times.
+ *
+ * Every test ends with the keyspace freed and mem_used() back at zero: the
+ * allocator wrappers count every byte, so a leak fails the test.
+ *
+ * usage: test_keyspace [edge|random]... (no argument runs both). The seed is
+ * printed as SEED=<n> at the start and on failure; SEED=<n> in the
+ * environment replays it.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyspace.h"
+#include "mem.h"
+
+#define RANDOM_OPS 250000
+#define FULL_COMPARE_EVERY 500
+#define SMALL_DB 16    /* at or below this many keys, compare everything after each op */
+#define PHASE_OPS 20000
+#define KEY_MAX 5
+#define VALUE_MAX 2048 /* past 256 bytes so shrinking hands memory back (moves the entry) */
+#define START_MS 1000000
+
+static uint64_t test_seed = 20240601;
+static unsigned long test_op; /* operation number, printed on failure */
+
+/* Not <assert.h>: a test must still check things when NDEBUG is set. */
+#define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
+
+static _Noreturn void check_failed(const char *file, int line, const char *expr)
+{
+    fprintf(stderr, "%s:%d: CHECK failed: %s\nSEED=%" PRIu64 " (operation %lu)\n", file, line,
+            expr, test_seed, test_op);
+    exit(1);
+}
+
+static void check_db(const struct db *db)
+{
+    const char *why = NULL;
+    if (ks_check(db, &why) < 0) {
+        fprintf(stderr, "ks_check: %s\n", why);
+        CHECK(!"ks_check failed");
+    }
+}
+
+/* splitmix64: tiny, and every seed gives a full-period sequence. */
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static size_t rng_below(size_t n)
+{
+    return n ? (size_t)(rng_next() % n) : 0;
+}
+
+/* Pointer values: each is a heap byte; the count of live ones must match the
+ * model's, and be zero once the keyspace is gone. */
+static long live_ptrs;
+
+static void ptr_free(void *p)
+{
+    CHECK(p != NULL);
+    live_ptrs--;
+    free(p);
+}
+
+static void *ptr_new(void)
+{
+    void *p = malloc(1);
+    CHECK(p != NULL);
+    live_ptrs++;
+    return p;
+}
+
+/* ---- the model ---- */
+
+struct item {
+    char key[KEY_MAX];
+    size_t klen;
+    enum ks_type type;
+    char *val; /* string bytes, malloc'd; NULL when vlen is 0 */
+    size_t vlen;
+    void *ptr; /* the value of a KS_ZSET item */
+    int64_t when;       /* deadline, -1 for none */
+    uint64_t when_seq;  /* when it was set: ties expire in that order */
+};
+
+struct model {
+    struct item *items; /* sorted by ks_keycmp */
+    size_t n, cap;
+    int64_t now;
+    uint64_t seq;
+    unsigned long long expired;
+};
+
+/* Index of the first item >= key (> key when after). */
+static size_t model_bound(const struct model *m, const char *key, size_t klen, int after)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = ks_keycmp(m->items[mid].key, m->items[mid].klen, key, klen);
+        if (c < 0 || (after && c == 0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The item for key, or NULL; *pos is where it is or would go. */
+static struct item *model_find(struct model *m, const char *key, size_t klen, size_t *pos)
+{
+    size_t i = model_bound(m, key, klen, 0);
+    *pos = i;
+    if (i < m->n && ks_keycmp(m->items[i].key, m->items[i].klen, key, klen) == 0)
+        return &m->items[i];
+    return NULL;
+}
+
+static struct item *model_insert(struct model *m, size_t pos, const char *key, size_t klen)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 64;
+        m->items = realloc(m->items, m->cap * sizeof(*m->items));
+        CHECK(m->items != NULL);
+    }
+    memmove(&m->items[pos + 1], &m->items[pos], (m->n - pos) * sizeof(*m->items));
+    m->n++;
+    struct item *it = &m->items[pos];
+    memset(it, 0, sizeof(*it));
+    memcpy(it->key, key, klen);
+    it->klen = klen;
+    it->when = -1;
+    return it;
+}
+
+static void item_set_value(struct item *it, const char *val, size_t vlen)
+{
+    free(it->val);
+    it->val = NULL;
+    if (vlen) {
+        it->val = malloc(vlen);
+        CHECK(it->val != NULL);
+        memcpy(it->val, val, vlen);
+    }
+    it->vlen = vlen;
+    it->type = KS_STRING;
+    it->ptr = NULL;
+}
+
+static void model_remove(struct model *m, size_t i)
+{
+    free(m->items[i].val);
+    memmove(&m->items[i], &m->items[i + 1], (m->n - i - 1) * sizeof(*m->items));
+    m->n--;
+}
+
+static void model_free(struct model *m)
+{
+    while (m->n)
+        model_remove(m, m->n - 1);
+    free(m->items);
+    m->items = NULL;
+    m->cap = 0;
+}
+
+static long model_ptrs(const struct model *m)
+{
+    long n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        n += m->items[i].type != KS_STRING;
+    return n;
+}
+
+/* ---- comparing the two ---- */
+
+static void check_entry(const struct ks_entry *e, const struct item *it)
+{
+    CHECK(e != NULL);
+    CHECK(ks_klen(e) == it->klen);
+    CHECK(memcmp(ks_key(e), it->key, it->klen) == 0);
+    CHECK(e->type == it->type);
+    if (it->type == KS_STRING) {
+        CHECK(ks_slen(e) == it->vlen);
+        CHECK(it->vlen == 0 || memcmp(ks_str((struct ks_entry *)e), it->val, it->vlen) == 0);
+    } else {
+        CHECK(ks_ptr(e) == it->ptr);
+    }
+    CHECK(ks_get_expire(e) == it->when);
+    CHECK(ks_entry_memory(e) >= offsetof(struct ks_entry, data) + it->klen);
+}
+
+static void full_compare(const struct db *db, const struct model *m)
+{
+    size_t i = 0;
+    CHECK(ks_count(db) == m->n);
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e), i++) {
+        CHECK(i < m->n);
+        check_entry(e, &m->items[i]);
+        CHECK(ks_rank(e) == i);
+        CHECK(ks_select(db, i) == e);
+    }
+    CHECK(i == m->n);
+    for (struct ks_entry *e = ks_last(db); e; e = ks_prev(e))
+        check_entry(e, &m->items[--i]);
+    CHECK(i == 0);
+    CHECK(ks_select(db, m->n) == NULL);
+    CHECK(live_ptrs == model_ptrs(m));
+}
+
+/* ---- random operations ---- */
+
+static const char key_bytes[] = {'\0', '\x01', 'a', '\xff'};
+
+static size_t random_key(char *key)
+{
+    size_t len = rng_below(KEY_MAX + 1);
+    for (size_t i = 0; i < len; i++)
+        key[i] = key_bytes[rng_below(sizeof(key_bytes))];
+    return len;
+}
+
+static size_t random_len(void)
+{
+    switch (rng_below(4)) {
+    case 0:
+        return 0;
+    case 1:
+        return rng_below(VALUE_MAX + 1);
+    default:
+        return rng_below(24);
+    }
+}
+
+static void random_bytes(char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (char)rng_next();
+}
+
+/* An existing item, or NULL when the model is empty. */
+static struct item *random_item(struct model *m)
+{
+    return m->n ? &m->items[rng_below(m->n)] : NULL;
+}
+
+static struct ks_entry *entry_for(struct db *db, const struct item *it)
+{
+    struct ks_entry *e = ks_find(db, it->key, it->klen);
+    CHECK(e != NULL);
+    return e;
+}
+
+static void op_set(struct db *db, struct model *m)
+{
+    char key[KEY_MAX], val[VALUE_MAX];
+    size_t klen = random_key(key), vlen = random_len(), pos;
+    int keep_ttl = (int)rng_below(2);
+
+    random_bytes(val, vlen);
+    struct ks_entry *e = ks_set_string(db, key, klen, val, vlen, keep_ttl);
+    struct item *it = model_find(m, key, klen, &pos);
+    if (!it)
+        it = model_insert(m, pos, key, klen);
+    else if (!keep_ttl)
+        it->when = -1;
+    item_set_value(it, val, vlen);
+    check_entry(e, it);
+}
+
+static void op_add_ptr(struct db *db, struct model *m)
+{
+    char key[KEY_MAX];
+    size_t klen = random_key(key), pos;
+
+    if (model_find(m, key, klen, &pos))
+        return; /* ks_add_ptr requires an absent key */
+    struct item *it = model_insert(m, pos, key, klen);
+    it->type = KS_ZSET;
+    it->ptr = ptr_new();
+    check_entry(ks_add_ptr(db, key, klen, KS_ZSET, it->ptr), it);
+}
+
+static void op_delete(struct db *db, struct model *m)
+{
+    struct item *it = random_item(m);
+    if (!it)
+        return;
+    ks_delete(db, entry_for(db, it));
+    model_remove(m, (size_t)(it - m->items));
+}
+
+static void op_resize(struct db *db, struct model *m)
+{
+    struct item *it = random_item(m);
+    if (!it || it->type != KS_STRING)
+        return;
+    size_t len = random_len(), keep = len < it->vlen ? len : it->vlen;
+    char val[VALUE_MAX];
+
+    memcpy(val, it->val, keep);
+    random_bytes(val + keep, len - keep);
+    struct ks_entry *e = ks_string_resize(db, entry_for(db, it), len);
+    CHECK(ks_slen(e) == len);
+    CHECK(keep == 0 || memcmp(ks_str(e), it->val, keep) == 0);
+    memcpy(ks_str(e) + keep, val + keep, len - keep);
+    item_set_value(it, val, len);
+    check_entry(e, it);
+}
+
+static void op_set_expire(struct db *db, struct model *m)
+{
+    struct item *it = random_item(m);
+    if (!it)
+        return;
+    /* Some already due, most due soon: the clock moves up to 30 ms a tick. */
+    it->when = m->now - 50 + (int64_t)rng_below(300);
+    it->when_seq = ++m->seq;
+    check_entry(ks_set_expire(db, entry_for(db, it), it->when), it);
+}
+
+static void op_persist(struct db *db, struct model *m)
+{
+    struct item *it = random_item(m);
+    if (!it)
+        return;
+    struct ks_entry *e = entry_for(db, it);
+    CHECK(ks_persist(db, e) == (it->when != -1));
+    it->when = -1;
+    check_entry(e, it);
+}
+
+/* The model's next due item: earliest deadline, ties in the order set. */
+static struct item *model_next_due(struct model *m)
+{
+    struct item *best = NULL;
+    for (size_t i = 0; i < m->n; i++) {
+        struct item *it = &m->items[i];
+        if (it->when == -1 || it->when > m->now)
+            continue;
+        if (!best || it->when < best->when ||
+            (it->when == best->when && it->when_seq < best->when_seq))
+            best = it;
+    }
+    return best;
+}
+
+static void op_expire_due(struct db *db, struct model *m, size_t max)
+{
+    size_t expect = 0;
+    struct item *it;
+
+    while (expect < max && (it = model_next_due(m))) {
+        model_remove(m, (size_t)(it - m->items));
+        expect++;
+    }
+    CHECK(ks_expire_due(db, m->now, max) == expect);
+    m->expired += expect;
+    CHECK(db->expired == m->expired);
+}
+
+static void op_lookup(struct db *db, struct model *m)
+{
+    char key[KEY_MAX];
+    size_t klen, pos;
+    struct item *it = random_item(m);
+
+    if (it && rng_below(2)) {
+        klen = it->klen;
+        memcpy(key, it->key, klen);
+    } else {
+        klen = random_key(key);
+        it = model_find(m, key, klen, &pos);
+    }
+    struct ks_entry *found = ks_find(db, key, klen);
+    if (it)
+        check_entry(found, it);
+    else
+        CHECK(found == NULL);
+
+    struct ks_entry *e = ks_lookup(db, key, klen, m->now);
+    if (it && it->when != -1 && it->when <= m->now) {
+        CHECK(e == NULL);
+        model_remove(m, (size_t)(it - m->items));
+        m->expired++;
+    } else if (it) {
+        check_entry(e, it);
+    } else {
+        CHECK(e == NULL);
+    }
+    CHECK(db->expired == m->expired);
+}
+
+/* count_before, seek_ge, seek_le around a random key, and rank/select with
+ * a step each way around a random position. */
+static void op_query(const struct db *db, struct model *m)
+{
+    char key[KEY_MAX];
+    size_t klen = random_key(key);
+    int flag = (int)rng_below(2);
+
+    size_t before = model_bound(m, key, klen, flag);
+    CHECK(ks_count_before(db, key, klen, flag) == before);
+
+    size_t ge = model_bound(m, key, klen, flag);
+    struct ks_entry *e = ks_seek_ge(db, key, klen, flag);
+    if (ge < m->n)
+        check_entry(e, &m->items[ge]);
+    else
+        CHECK(e == NULL);
+
+    size_t le = model_bound(m, key, klen, !flag); /* first item past the range */
+    e = ks_seek_le(db, key, klen, flag);
+    if (le > 0)
+        check_entry(e, &m->items[le - 1]);
+    else
+        CHECK(e == NULL);
+
+    size_t k = rng_below(m->n + 1);
+    e = ks_select(db, k);
+    if (k == m->n) {
+        CHECK(e == NULL);
+        return;
+    }
+    check_entry(e, &m->items[k]);
+    CHECK(ks_rank(e) == k);
+    struct ks_entry *next = ks_next(e), *prev = ks_prev(e);
+    if (k + 1 < m->n)
+        check_entry(next, &m->items[k + 1]);
+    else
+        CHECK(next == NULL);
+    if (k > 0)
+        check_entry(prev, &m->items[k - 1]);
+    else
+        CHECK(prev == NULL);
+}
+
+enum op {
+    OP_SET,
+    OP_ADD_PTR,
+    OP_DELETE,
+    OP_RESIZE,
+    OP_SET_EXPIRE,
+    OP_PERSIST,
+    OP_EXPIRE_DUE,
+    OP_EXPIRE_ALL,
+    OP_LOOKUP,
+    OP_TICK,
+    OP_QUERY,
+    OP_COUNT
+};
+
+/* Weights per phase: growing favours creation, shrinking deletion and expiry. */
+static const unsigned grow_weights[OP_COUNT] = {30, 6, 8, 10, 10, 4, 3, 1, 12, 6, 10};
+static const unsigned shrink_weights[OP_COUNT] = {6, 1, 30, 6, 12, 3, 6, 1, 12, 8, 10};
+
+static enum op pick_op(const unsigned *weights)
+{
+    unsigned total = 0;
+    for (int i = 0; i < OP_COUNT; i++)
+        total += weights[i];
+    unsigned r = (unsigned)rng_below(total);
+    int i = 0;
+    while (r >= weights[i])
+        r -= weights[i++];
+    return (enum op)i;
+}
+
+static void test_random(void)
+{
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    struct model m = {.now = START_MS};
+    size_t max_n = 0, empty_seen = 0;
+
+    for (test_op = 0; test_op < RANDOM_OPS; test_op++) {
+        const unsigned *w = (test_op / PHASE_OPS) % 2 ? shrink_weights : grow_weights;
+        enum op op = pick_op(w);
+        switch (op) {
+        case OP_SET: op_set(db, &m); break;
+        case OP_ADD_PTR: op_add_ptr(db, &m); break;
+        case OP_DELETE: op_delete(db, &m); break;
+        case OP_RESIZE: op_resize(db, &m); break;
+        case OP_SET_EXPIRE: op_set_expire(db, &m); break;
+        case OP_PERSIST: op_persist(db, &m); break;
+        case OP_EXPIRE_DUE: op_expire_due(db, &m, rng_below(6)); break;
+        case OP_EXPIRE_ALL: op_expire_due(db, &m, (size_t)-1); break;
+        case OP_LOOKUP: op_lookup(db, &m); break;
+        case OP_TICK: m.now += (int64_t)rng_below(30); break;
+        case OP_QUERY: op_query(db, &m); break;
+        case OP_COUNT: break;
+        }
+        if (op != OP_TICK && op != OP_QUERY)
+            check_db(db);
+        CHECK(ks_count(db) == m.n);
+        if (m.n <= SMALL_DB || test_op % FULL_COMPARE_EVERY == 0)
+            full_compare(db, &m);
+        if (m.n > max_n)
+            max_n = m.n;
+        empty_seen += m.n == 0;
+    }
+    full_compare(db, &m);
+    /* The test is only as good as the states it went through. */
+    CHECK(max_n > 500);
+    CHECK(empty_seen > 0);
+    CHECK(m.expired > 1000);
+
+    ks_free(ks);
+    model_free(&m);
+    CHECK(live_ptrs == 0);
+    CHECK(mem_used() == 0);
+    printf("random: %d operations, up to %zu keys, %llu expired\n", RANDOM_OPS, max_n,
+           m.expired);
+}
+
+/* ---- directed cases ---- */
+
+static void test_empty(void)
+{
+    struct keyspace *ks = ks_new(2);
+    struct db *db = &ks->dbs[1];
+
+    CHECK(db->id == 1);
+    check_db(db);
+    CHECK(ks_count(db) == 0);
+    CHECK(ks_first(db) == NULL && ks_last(db) == NULL);
+    CHECK(ks_select(db, 0) == NULL);
+    CHECK(ks_seek_ge(db, "", 0, 0) == NULL && ks_seek_le(db, "\xff", 1, 0) == NULL);
+    CHECK(ks_count_before(db, "a", 1, 1) == 0);
+    CHECK(ks_lookup(db, "a", 1, START_MS) == NULL && ks_find(db, "", 0) == NULL);
+    CHECK(ks_expire_due(db, START_MS, 10) == 0 && ks_expire_all_due(db, START_MS) == 0);
+    ks_flush(db);
+    check_db(db);
+    ks_free(ks);
+    ks_free(NULL);
+    CHECK(mem_used() == 0);
+}
+
+static void test_one_key(void)
+{
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    struct ks_entry *e = ks_set_string(db, "k", 1, "v", 1, 0);
+
+    check_db(db);
+    CHECK(ks_count(db) == 1 && ks_rank(e) == 0);
+    CHECK(ks_select(db, 0) == e && ks_select(db, 1) == NULL);
+    CHECK(ks_first(db) == e && ks_last(db) == e && !ks_next(e) && !ks_prev(e));
+    CHECK(ks_seek_ge(db, "k", 1, 0) == e && ks_seek_ge(db, "k", 1, 1) == NULL);
+    CHECK(ks_seek_le(db, "k", 1, 0) == e && ks_seek_le(db, "k", 1, 1) == NULL);
+    CHECK(ks_seek_ge(db, "", 0, 0) == e && ks_seek_le(db, "l", 1, 0) == e);
+    CHECK(ks_count_before(db, "k", 1, 0) == 0 && ks_count_before(db, "k", 1, 1) == 1);
+
+    /* The deadline is inclusive: due at exactly `when`. */
+    e = ks_set_expire(db, e, START_MS + 10);
+    check_db(db);
+    CHECK(ks_get_expire(e) == START_MS + 10);
+    CHECK(ks_expire_due(db, START_MS + 9, 10) == 0);
+    CHECK(ks_lookup(db, "k", 1, START_MS + 9) == e);
+    CHECK(ks_lookup(db, "k", 1, START_MS + 10) == NULL);
+    CHECK(db->expired == 1 && ks_count(db) == 0);
+    check_db(db);
+    ks_free(ks);
+    CHECK(mem_used() == 0);
+}
+
+/* Keys that are prefixes of each other, NUL inside keys, the empty key and
+ * 0xFF (which a signed byte compare would put first). */
+static void test_prefixes(void)
+{
+    static const struct {
+        const char *p;
+        size_t len;
+    } sorted[] = {
+        {"", 0}, {"\0", 1}, {"a", 1}, {"a\0", 2}, {"a\0\0", 3}, {"a\x01", 2},
+        {"ab", 2}, {"\xff", 1}, {"\xff\xff", 2},
+    };
+    static const int insert_order[] = {6, 3, 8, 0, 4, 2, 7, 1, 5};
+    const size_t n = sizeof(sorted) / sizeof(sorted[0]);
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+
+    CHECK(ks_keycmp("a", 1, "a\0", 2) < 0 && ks_keycmp("\xff", 1, "a", 1) > 0);
+    CHECK(ks_keycmp("", 0, "", 0) == 0 && ks_keycmp("", 0, "\0", 1) < 0);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)insert_order[i];
+        ks_set_string(db, sorted[k].p, sorted[k].len, sorted[k].p, sorted[k].len, 0);
+        check_db(db);
+    }
+    size_t i = 0;
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e), i++) {
+        CHECK(ks_klen(e) == sorted[i].len && memcmp(ks_key(e), sorted[i].p, sorted[i].len) == 0);
+        CHECK(ks_rank(e) == i && ks_find(db, sorted[i].p, sorted[i].len) == e);
+    }
+    CHECK(i == n);
+
+    CHECK(ks_seek_ge(db, "a", 1, 1) == ks_select(db, 3));      /* "a\0" */
+    CHECK(ks_seek_le(db, "a\0", 2, 1) == ks_select(db, 2));    /* "a" */
+    CHECK(ks_seek_ge(db, "a\0\0\0", 4, 0) == ks_select(db, 5)); /* "a\x01" */
+    CHECK(ks_seek_le(db, "a\0\0\0", 4, 0) == ks_select(db, 4)); /* "a\0\0" */
+    CHECK(ks_seek_ge(db, "", 0, 1) == ks_select(db, 1));
+    CHECK(ks_seek_le(db, "\xff\xff\xff", 3, 0) == ks_last(db));
+    CHECK(ks_count_before(db, "a\0", 2, 1) == 4 && ks_count_before(db, "a\0", 2, 0) == 3);
+    CHECK(ks_count_before(db, "b", 1, 0) == 7);
+    CHECK(ks_find(db, "a\0\0\0", 4) == NULL && ks_find(db, "b", 1) == NULL);
+
+    /* Deleting the middle of a prefix chain leaves its neighbours in order. */
+    ks_delete(db, ks_find(db, "a\0", 2));
+    check_db(db);
+    CHECK(ks_next(ks_find(db, "a", 1)) == ks_find(db, "a\0\0", 3));
+    ks_free(ks);
+    CHECK(mem_used() == 0);
+}
+
+/* Entries move when they grow or gain a deadline; the deadline record must
+ * follow, and a value of another type must be freed exactly once. */
+static void test_moves_and_values(void)
+{
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    char big[VALUE_MAX];
+
+    memset(big, 'x', sizeof(big));
+    struct ks_entry *e = ks_set_string(db, "k\0", 2, "", 0, 0);
+    e = ks_set_expire(db, e, START_MS + 5);
+    for (size_t len = 1; len <= sizeof(big); len = len * 2 + 1) {
+        e = ks_string_resize(db, e, len);
+        memcpy(ks_str(e), big, len);
+        check_db(db);
+        CHECK(ks_get_expire(e) == START_MS + 5 && ks_slen(e) == len);
+    }
+    e = ks_string_resize(db, e, 3); /* under half of a big block: gives memory back */
+    check_db(db);
+    CHECK(ks_slen(e) == 3 && memcmp(ks_str(e), "xxx", 3) == 0);
+    e = ks_set_string(db, "k\0", 2, "new", 3, 1);
+    CHECK(ks_get_expire(e) == START_MS + 5);
+    e = ks_set_string(db, "k\0", 2, "newer", 5, 0);
+    CHECK(ks_get_expire(e) == -1);
+    check_db(db);
+
+    e = ks_add_ptr(db, "z", 1, KS_ZSET, ptr_new());
+    e = ks_set_expire(db, e, START_MS + 1);
+    CHECK(ks_persist(db, e) == 1 && ks_persist(db, e) == 0);
+    ks_set_string(db, "z", 1, "s", 1, 0); /* a string replaces the value: freed */
+    CHECK(live_ptrs == 0);
+    ks_add_ptr(db, "y", 1, KS_ZSET, ptr_new());
+    ks_delete(db, ks_find(db, "y", 1));
+    CHECK(live_ptrs == 0);
+    e = ks_add_ptr(db, "x", 1, KS_ZSET, ptr_new());
+    ks_set_expire(db, e, START_MS);
+    CHECK(ks_expire_all_due(db, START_MS) == 1 && live_ptrs == 0);
+    ks_add_ptr(db, "w", 1, KS_ZSET, ptr_new());
+    ks_flush(db);
+    check_db(db);
+    CHECK(live_ptrs == 0 && ks_count(db) == 0);
+    ks_free(ks);
+    CHECK(mem_used() == 0);
+}
+
+static void test_edge(void)
+{
+    test_empty();
+    test_one_key();
+    test_prefixes();
+    test_moves_and_values();
+    printf("edge: ok\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *seed = getenv("SEED");
+    if (seed && *seed)
+        test_seed = strtoull(seed, NULL, 10);
+    rng_state = test_seed;
+    printf("SEED=%" PRIu64 "\n", test_seed);
+    ks_register_type(KS_ZSET, ptr_free);
+
+    if (argc < 2) {
+        test_edge();
+        test_random();
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "edge")) {
+            test_edge();
+        } else if (!strcmp(argv[i], "random")) {
+            test_random();
+        } else {
+            fprintf(stderr, "usage: test_keyspace [edge|random]...\n");
+            return 2;
+        }
+    }
+    return 0;
+}
