@@ -52,7 +52,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 ensure_built() {
   "$ROOT/scripts/deps.sh" build bench
-  if [ ! -x "$RBKV_BIN" ] || [ -z "${BENCH_NO_BUILD:-}" ]; then
+  if [ -z "${BENCH_NO_BUILD:-}" ]; then
     cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$ROOT/build" -j "$(nproc)" >/dev/null
   fi

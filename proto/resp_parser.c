@@ -11,8 +11,8 @@
  *  - 0 <= pos <= len <= cap. Only bytes [pos, len) are read, and no byte at or
  *    past len is ever looked at (input is not NUL-terminated).
  *  - multibulk_left > 0 exactly while a multibulk request is being assembled;
- *    its bytes [req_start, len) are kept when the buffer is compacted, and its
- *    arguments so far are argv[0, argc).
+ *    its bytes [req_start, len), from its '*' on, are kept when the buffer is
+ *    compacted, and its arguments so far are argv[0, argc).
  *  - big != NULL exactly while a bulk of RESP_BIG_ARG bytes or more is read
  *    into its own buffer; reserve() hands out the rest of that buffer.
  *  - The buffer moves (compaction, growth) only inside reserve(), which first
@@ -187,7 +187,8 @@ static void release_request(struct resp_parser *p)
 {
     if (!p->returned)
         return;
-    free_owned(p);
+    if (p->owned_count > 0)
+        free_owned(p);
     p->argc = 0;
     p->returned = 0;
     if (p->argv_cap > PARSER_ARGV_KEEP) {
@@ -481,7 +482,7 @@ static long long quick_header(const struct resp_parser *p, size_t *k)
 /* The "*<count>" line. A count <= 0 is consumed and starts nothing. */
 static int parse_count(struct resp_parser *p)
 {
-    size_t qk;
+    size_t qk, start = p->pos;
     long long count = quick_header(p, &qk);
     long long k;
 
@@ -500,7 +501,8 @@ static int parse_count(struct resp_parser *p)
     advance(p, (size_t)k + 2);
     if (count > 0) {
         p->multibulk_left = count;
-        p->req_start = p->pos;
+        p->req_start = start; /* the count line counts as buffered too */
+        p->big_copied = 0;
     }
     return STEP_DONE;
 }
@@ -518,6 +520,7 @@ static int start_big(struct resp_parser *p, size_t n)
         have = n;
     memcpy(p->big, p->buf + p->pos, have);
     advance(p, have);
+    p->big_copied += have;
     p->big_len = n;
     p->big_filled = have;
     return STEP_DONE;
@@ -532,7 +535,8 @@ static int parse_bulk_header(struct resp_parser *p)
     long long len = quick_header(p, &qk);
     long long k;
 
-    if (s[0] == '$' && len >= 0 && (unsigned long long)len <= p->limits.max_bulk_len) {
+    /* quick_header() checked that bytes arrived before s[0] is looked at. */
+    if (len >= 0 && s[0] == '$' && (unsigned long long)len <= p->limits.max_bulk_len) {
         k = (long long)qk;
     } else {
         k = find_line(p, '\r', 1);
@@ -640,7 +644,7 @@ size_t resp_parser_buffered(const struct resp_parser *p)
 {
     if (p->multibulk_left == 0)
         return p->len - p->pos;
-    return p->len - p->req_start + p->owned_bytes + (p->big ? p->big_filled : 0);
+    return p->len - p->req_start - p->big_copied + p->owned_bytes + (p->big ? p->big_filled : 0);
 }
 
 size_t resp_parser_memory(const struct resp_parser *p)

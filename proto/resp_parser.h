@@ -72,9 +72,11 @@ struct resp_parser {
     long long bulk_len;
     size_t req_start;
 
-    /* A big bulk being read straight into its own buffer of big_len bytes. */
+    /* A big bulk being read straight into its own buffer of big_len bytes.
+     * big_copied: bytes of the request's big bulks that had already arrived in
+     * buf and were copied out (still inside [req_start, pos), counted once). */
     char *big;
-    size_t big_len, big_filled;
+    size_t big_len, big_filled, big_copied;
 
     /* Arguments of the request being assembled / last returned. While a
      * multibulk is assembled only big bulks have argv[i].ptr set; the others

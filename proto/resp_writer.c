@@ -173,7 +173,8 @@ static void out_framed(struct resp_out *o, const char *head, size_t hl, const vo
 
     if (!o->failed && len < room && hl + 2 <= room - len) {
         memcpy(dst, head, hl);
-        memcpy(dst + hl, body, len);
+        if (len > 0) /* body may be NULL then */
+            memcpy(dst + hl, body, len);
         dst[hl + len] = '\r';
         dst[hl + len + 1] = '\n';
         tail_wrote(o, hl + len + 2);

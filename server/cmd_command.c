@@ -34,16 +34,24 @@
  *   choice := seq ('|' seq)*          two or more seqs make a "oneof"
  *   seq    := item*                   two or more items inside one node make a "block"
  *   item   := '[' choice ['...'] ']'  "optional"; with "...", also "multiple"
- *           | TOKEN word*             an ALL-CAPS word and the lower-case words after it
- *           | word
+ *           | TOKEN operand*          a keyword and what it introduces
+ *           | chain | word
+ *   operand := chain | word
+ *   chain  := word ('|' word)+        all TOKENs or all words, not followed by a word
  *
- * A TOKEN alone is a "pure-token"; with one word it is that word carrying the
- * token ("EX seconds"); with several, a block carrying it ("LIMIT offset
- * count"). "x [x ...]", a bracket that repeats the items just before it, folds
- * into x flagged "multiple" (and "multiple_token" when the repeat includes the
- * token, as in "GET pattern [GET pattern ...]"), which redis-cli prints back as
- * "x [x ...]". Compound names join their parts with '_', as Redis names its
- * blocks ("score_member").
+ * TOKENs are ALL-CAPS keywords; words are lower-case placeholders. '|'
+ * separates whole sequences ("EX seconds|PX milliseconds" is two choices of
+ * two words each), except in a chain of like single words, which binds
+ * tighter, so "AGGREGATE SUM|MIN|MAX" is AGGREGATE taking one of three tokens
+ * and "SKIPME yes|no" SKIPME taking yes or no, as Redis reads them.
+ *
+ * A TOKEN alone is a "pure-token"; with one operand it is that operand
+ * carrying the token ("EX seconds"); with several, a block carrying it
+ * ("LIMIT offset count"). "x [x ...]", a bracket that repeats the items just
+ * before it, folds into x flagged "multiple" (and "multiple_token" when the
+ * repeat includes the token, as in "GET pattern [GET pattern ...]"), which
+ * redis-cli prints back as "x [x ...]". Compound names join their parts with
+ * '_', as Redis names its blocks ("score_member").
  */
 
 /* Enough for the longest syntax string in Redis's own table (nodes dropped by
@@ -105,13 +113,18 @@ struct arg_list {
 
 enum lex_kind { LEX_END, LEX_OPEN, LEX_CLOSE, LEX_BAR, LEX_ELLIPSIS, LEX_WORD };
 
-struct args_parser {
-    const char *cur;           /* first unread byte of the syntax string */
-    enum lex_kind kind;        /* the lookahead lexeme */
-    const char *word;          /* its text when kind is LEX_WORD */
+/* Small enough to copy, which is how the parser looks further ahead. */
+struct lexer {
+    const char *cur;  /* first unread byte of the syntax string */
+    enum lex_kind kind; /* the lookahead lexeme */
+    const char *word; /* its text when kind is LEX_WORD */
     size_t word_len;
-    int failed;                /* sticky: bad syntax or out of nodes or names */
-    int count;                 /* nodes used */
+};
+
+struct args_parser {
+    struct lexer lex;
+    int failed;       /* sticky: bad syntax or out of nodes or names */
+    int count;        /* nodes used */
     size_t names_used;
     struct arg_node nodes[ARGS_MAX_NODES];
     char names[ARGS_NAME_BYTES];
@@ -119,31 +132,31 @@ struct args_parser {
 
 static const struct arg_list empty_list = {-1, -1, 0};
 
-static void lex_advance(struct args_parser *p)
+static void lex_advance(struct lexer *l)
 {
-    while (*p->cur == ' ')
-        p->cur++;
-    p->word = p->cur;
-    switch (*p->cur) {
+    while (*l->cur == ' ')
+        l->cur++;
+    l->word = l->cur;
+    switch (*l->cur) {
     case '\0':
-        p->kind = LEX_END;
+        l->kind = LEX_END;
         return;
     case '[':
-        p->kind = LEX_OPEN;
-        p->cur++;
+        l->kind = LEX_OPEN;
+        l->cur++;
         return;
     case ']':
-        p->kind = LEX_CLOSE;
-        p->cur++;
+        l->kind = LEX_CLOSE;
+        l->cur++;
         return;
     case '|':
-        p->kind = LEX_BAR;
-        p->cur++;
+        l->kind = LEX_BAR;
+        l->cur++;
         return;
     }
-    p->word_len = strcspn(p->cur, " []|");
-    p->cur += p->word_len;
-    p->kind = p->word_len == 3 && memcmp(p->word, "...", 3) == 0 ? LEX_ELLIPSIS : LEX_WORD;
+    l->word_len = strcspn(l->cur, " []|");
+    l->cur += l->word_len;
+    l->kind = l->word_len == 3 && memcmp(l->word, "...", 3) == 0 ? LEX_ELLIPSIS : LEX_WORD;
 }
 
 static int slice_eq(const char *a, size_t alen, const char *b, size_t blen)
@@ -170,6 +183,11 @@ static int is_token(const char *w, size_t len)
         upper |= w[i] >= 'A' && w[i] <= 'Z';
     }
     return upper;
+}
+
+static int lex_is_token(const struct lexer *l)
+{
+    return l->kind == LEX_WORD && is_token(l->word, l->word_len);
 }
 
 /* The docs type of a placeholder, guessed from its name the way Redis's own
@@ -257,6 +275,34 @@ static int node_named_after(struct args_parser *p, enum arg_type type, int head)
     return n;
 }
 
+/* A keyword on its own: named in lower case, as Redis names "nx". */
+static int pure_token_node(struct args_parser *p, const char *token, size_t len)
+{
+    char *name = names_reserve(p, len);
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        name[i] = token[i] >= 'A' && token[i] <= 'Z' ? (char)(token[i] - 'A' + 'a') : token[i];
+    int n = node_new(p, ARG_PURE_TOKEN, name, len);
+    if (n >= 0) {
+        p->nodes[n].token = token;
+        p->nodes[n].token_len = len;
+    }
+    return n;
+}
+
+/* The word at the lookahead as a node of its own (a pure token or a
+ * placeholder); consumes it. */
+static int word_node(struct args_parser *p)
+{
+    const struct lexer *l = &p->lex;
+    int n = is_token(l->word, l->word_len)
+                ? pure_token_node(p, l->word, l->word_len)
+                : node_new(p, word_type(l->word, l->word_len), l->word, l->word_len);
+    lex_advance(&p->lex);
+    return n;
+}
+
 /* One node standing for a whole sequence: its item when alone, else a block. */
 static int seq_node(struct args_parser *p, struct arg_list seq)
 {
@@ -265,6 +311,34 @@ static int seq_node(struct args_parser *p, struct arg_list seq)
         return -1;
     }
     return seq.n == 1 ? seq.head : node_named_after(p, ARG_BLOCK, seq.head);
+}
+
+/* How many words a chain (see the grammar) at the lookahead has, or 0 when
+ * there is none. Consumes nothing. */
+static int chain_length(const struct args_parser *p)
+{
+    struct lexer l = p->lex;
+    if (l.kind != LEX_WORD)
+        return 0;
+    int token = is_token(l.word, l.word_len), n = 1;
+    for (lex_advance(&l); l.kind == LEX_BAR; lex_advance(&l), n++) {
+        lex_advance(&l);
+        if (l.kind != LEX_WORD || is_token(l.word, l.word_len) != token)
+            return 0;
+    }
+    return n >= 2 && l.kind != LEX_WORD && l.kind != LEX_ELLIPSIS ? n : 0;
+}
+
+/* Consumes a chain of n words as one oneof. */
+static int parse_chain(struct args_parser *p, int n)
+{
+    struct arg_list alts = empty_list;
+    for (int i = 0; i < n && !p->failed; i++) {
+        if (i > 0)
+            lex_advance(&p->lex); /* the '|' */
+        list_append(p, &alts, word_node(p));
+    }
+    return p->failed ? -1 : node_named_after(p, ARG_ONEOF, alts.head);
 }
 
 static int node_equal(const struct args_parser *p, int a, int b, int with_token);
@@ -338,40 +412,44 @@ static void parse_bracket(struct args_parser *p, struct arg_list *seq)
     struct arg_list inner = parse_choice(p, &repeat);
     if (p->failed)
         return;
-    if (p->kind != LEX_CLOSE) {
+    if (p->lex.kind != LEX_CLOSE) {
         p->failed = 1;
         return;
     }
-    lex_advance(p);
+    lex_advance(&p->lex);
     if (repeat && fold_repeat(p, seq, inner))
         return;
     int n = seq_node(p, inner);
     if (n < 0)
         return;
-    p->nodes[n].flags |= ARGF_OPTIONAL | (repeat ? ARGF_MULTIPLE : 0);
+    p->nodes[n].flags |= ARGF_OPTIONAL;
+    /* "[x ...]" repeats all of x, its token too: without multiple_token a
+     * repeated pure token would print as "[NX [ ...]]". */
+    if (repeat)
+        p->nodes[n].flags |= ARGF_MULTIPLE | (p->nodes[n].token ? ARGF_MULTIPLE_TOKEN : 0);
     list_append(p, seq, n);
 }
 
-/* At a TOKEN: it and the lower-case words that follow it make one item. */
+/* At a TOKEN: it and the operands that follow it make one item. */
 static int parse_token_item(struct args_parser *p)
 {
-    const char *token = p->word;
-    size_t token_len = p->word_len;
-    struct arg_list words = empty_list;
+    const char *token = p->lex.word;
+    size_t token_len = p->lex.word_len;
+    struct arg_list operands = empty_list;
 
-    for (lex_advance(p); p->kind == LEX_WORD && !is_token(p->word, p->word_len); lex_advance(p))
-        list_append(p, &words, node_new(p, word_type(p->word, p->word_len), p->word, p->word_len));
-    int n;
-    if (words.n == 0) {
-        char *name = names_reserve(p, token_len);
-        if (!name)
-            return -1;
-        for (size_t i = 0; i < token_len; i++)
-            name[i] = token[i] >= 'A' && token[i] <= 'Z' ? (char)(token[i] - 'A' + 'a') : token[i];
-        n = node_new(p, ARG_PURE_TOKEN, name, token_len);
-    } else {
-        n = seq_node(p, words);
+    lex_advance(&p->lex);
+    while (!p->failed) {
+        int chain = chain_length(p);
+        if (chain)
+            list_append(p, &operands, parse_chain(p, chain));
+        else if (p->lex.kind == LEX_WORD && !lex_is_token(&p->lex))
+            list_append(p, &operands, word_node(p));
+        else
+            break;
     }
+    if (operands.n == 0)
+        return pure_token_node(p, token, token_len);
+    int n = seq_node(p, operands);
     if (n >= 0) {
         p->nodes[n].token = token;
         p->nodes[n].token_len = token_len;
@@ -384,29 +462,29 @@ static struct arg_list parse_seq(struct args_parser *p, int *repeat)
 {
     struct arg_list seq = empty_list;
     while (!p->failed) {
-        switch (p->kind) {
+        int chain;
+        switch (p->lex.kind) {
         case LEX_END:
         case LEX_CLOSE:
         case LEX_BAR:
             return seq;
         case LEX_ELLIPSIS:
-            lex_advance(p);
+            lex_advance(&p->lex);
             *repeat = 1;
-            if (p->kind != LEX_CLOSE)
+            if (p->lex.kind != LEX_CLOSE)
                 p->failed = 1; /* "..." must end its bracket, or what repeats is unclear */
             return seq;
         case LEX_OPEN:
-            lex_advance(p);
+            lex_advance(&p->lex);
             parse_bracket(p, &seq);
             break;
         case LEX_WORD:
-            if (is_token(p->word, p->word_len)) {
+            if ((chain = chain_length(p)))
+                list_append(p, &seq, parse_chain(p, chain));
+            else if (lex_is_token(&p->lex))
                 list_append(p, &seq, parse_token_item(p));
-            } else {
-                list_append(p, &seq, node_new(p, word_type(p->word, p->word_len), p->word,
-                                              p->word_len));
-                lex_advance(p);
-            }
+            else
+                list_append(p, &seq, word_node(p));
             break;
         }
     }
@@ -417,17 +495,17 @@ static struct arg_list parse_seq(struct args_parser *p, int *repeat)
 static struct arg_list parse_choice(struct args_parser *p, int *repeat)
 {
     struct arg_list seq = parse_seq(p, repeat);
-    if (p->failed || p->kind != LEX_BAR)
+    if (p->failed || p->lex.kind != LEX_BAR)
         return seq;
 
     struct arg_list alts = empty_list;
     list_append(p, &alts, seq_node(p, seq));
-    while (!p->failed && p->kind == LEX_BAR) {
+    while (!p->failed && p->lex.kind == LEX_BAR) {
         int alt_repeat = 0;
-        lex_advance(p);
+        lex_advance(&p->lex);
         seq = parse_seq(p, &alt_repeat);
         if (alt_repeat)
-            p->failed = 1; /* "[a|b ...]": repeat of one alternative or of all is unclear */
+            p->failed = 1; /* "[a|b c ...]": what repeats is unclear */
         list_append(p, &alts, seq_node(p, seq));
     }
     struct arg_list out = empty_list;
@@ -441,13 +519,13 @@ static struct arg_list parse_choice(struct args_parser *p, int *repeat)
 static struct arg_list args_parse(struct args_parser *p, const char *syntax)
 {
     int repeat = 0;
-    p->cur = syntax;
+    p->lex.cur = syntax;
     p->failed = 0;
     p->count = 0;
     p->names_used = 0;
-    lex_advance(p);
+    lex_advance(&p->lex);
     struct arg_list top = parse_choice(p, &repeat);
-    if (p->kind != LEX_END || repeat)
+    if (p->lex.kind != LEX_END || repeat)
         p->failed = 1;
     return top;
 }
@@ -932,7 +1010,7 @@ static void cmd_command(struct client *c)
 }
 
 struct command command_commands[] = {
-    {"command", cmd_command, -1, CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "2.8.13",
+    {"command", cmd_command, -1, CMD_CONTAINER | CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "2.8.13",
      "Returns detailed information about all commands.",
      "O(N) where N is the total number of Redis commands", "[subcommand [arg ...]]", 0, 0, 0},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0},

@@ -185,18 +185,27 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
     if (!f)
         flags[f++] = 'N';
     flags[f] = '\0';
+    char cmd[64];
+    if (!c->last_cmd)
+        snprintf(cmd, sizeof(cmd), "NULL");
+    else if (c->last_sub[0])
+        snprintf(cmd, sizeof(cmd), "%s|%s", c->last_cmd->name, c->last_sub);
+    else
+        snprintf(cmd, sizeof(cmd), "%s", c->last_cmd->name);
+    uv_os_fd_t fd = -1;
+    uv_fileno(&c->h.handle, &fd);
     snprintf(buf, len,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
              "psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
              "obl=0 oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
              "lib-name=%s lib-ver=%s",
-             (unsigned long long)c->id, c->addr, c->laddr, -1, c->name ? c->name : "",
+             (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000),
              (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
              resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
              resp_out_pending(&c->out),
              sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes,
-             c->last_cmd ? c->last_cmd : "NULL", c->out.proto, c->lib_name ? c->lib_name : "",
+             cmd, c->out.proto, c->lib_name ? c->lib_name : "",
              c->lib_ver ? c->lib_ver : "");
 }
 
@@ -414,7 +423,7 @@ struct command connection_commands[] = {
      "[protover [AUTH username password] [SETNAME clientname]]", 0, 0, 0},
     {"select", cmd_select, 2, CMD_FAST | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection", "1.0.0",
      "Changes the selected database.", "O(1)", "index", 0, 0, 0},
-    {"client", cmd_client, -2, CMD_LOADING | CMD_STALE, 0, 0, 0, "connection", "2.4.0",
+    {"client", cmd_client, -2, CMD_CONTAINER | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection", "2.4.0",
      "A container for client connection commands.", "Depends on subcommand.",
      "subcommand [arg ...]", 0, 0, 0},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0},

@@ -371,7 +371,9 @@ static void ttl_generic(struct client *c, int in_ms, int absolute)
     int64_t t = absolute ? when : when - mstime();
     if (t < 0)
         t = 0;
-    resp_add_int(&c->out, in_ms ? t : (t + 500) / 1000);
+    /* Unsigned, because a deadline near LLONG_MAX must round up without
+     * overflowing (Redis gets 9223372036854776 for PEXPIREAT LLONG_MAX). */
+    resp_add_int(&c->out, in_ms ? t : (long long)(((uint64_t)t + 500) / 1000));
 }
 
 static void cmd_ttl(struct client *c)

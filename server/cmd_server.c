@@ -305,7 +305,7 @@ struct command server_commands[] = {
      "server", "1.0.0", "Synchronously saves the database(s) to disk and shuts down the server.",
      "O(N) when saving, where N is the total number of keys in all databases",
      "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", 0, 0, 0},
-    {"config", cmd_config, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+    {"config", cmd_config, -2, CMD_CONTAINER | CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
      "server", "2.0.0", "A container for server configuration commands.",
      "Depends on subcommand.", "subcommand [arg ...]", 0, 0, 0},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0},

@@ -36,7 +36,7 @@
 #define LONG_DOUBLE_CHARS (5 * 1024)
 
 /* Decimal text of any long long, with its sign. */
-#define LL_CHARS 21
+#define LL_CHARS 20
 
 /* Options of SET and GETEX, parsed by one function as Redis does so that
  * both commands refuse the same combinations with the same error. */

@@ -20,6 +20,8 @@ static struct command *const module_tables[] = {
     connection_commands,
     string_commands,
     keys_commands,
+    ordered_commands,
+    scan_commands,
     server_commands,
     command_commands,
 };
@@ -131,7 +133,15 @@ void command_execute(struct client *c)
         reply_unknown_command(c);
         return;
     }
-    c->last_cmd = cmd->name;
+    c->last_cmd = cmd;
+    if ((cmd->flags & CMD_CONTAINER) && c->argc >= 2) {
+        size_t n = c->argv[1].len < sizeof(c->last_sub) - 1 ? c->argv[1].len : sizeof(c->last_sub) - 1;
+        for (size_t i = 0; i < n; i++)
+            c->last_sub[i] = (char)tolower((unsigned char)c->argv[1].ptr[i]);
+        c->last_sub[n] = '\0';
+    } else {
+        c->last_sub[0] = '\0';
+    }
     if (!arity_ok(cmd, c->argc)) {
         reply_wrong_arity(c);
         return;

@@ -12,6 +12,8 @@
 
 extern struct command string_commands[];
 extern struct command keys_commands[];
+extern struct command ordered_commands[];
+extern struct command scan_commands[];
 extern struct command server_commands[];
 extern struct command connection_commands[];
 extern struct command command_commands[];

@@ -145,20 +145,24 @@ __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, 
     return -1;
 }
 
+/* A formatted string allocated with xmalloc. (Sized by retrying rather than
+ * by a vsnprintf(NULL, 0) probe, which trips gcc 12's -Wformat-truncation
+ * under -O1 -fsanitize=undefined.) */
 __attribute__((format(printf, 1, 2))) static char *textf(const char *fmt, ...)
 {
-    char small[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof(small), fmt, ap);
-    va_end(ap);
-    if ((size_t)n < sizeof(small))
-        return xmemdup(small, (size_t)n);
-    char *s = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
+    size_t cap = 64;
+    char *s = NULL;
+
+    for (;;) {
+        va_list ap;
+        s = xrealloc(s, cap);
+        va_start(ap, fmt);
+        int n = vsnprintf(s, cap, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < cap)
+            return s;
+        cap = n >= 0 ? (size_t)n + 1 : cap * 2;
+    }
 }
 
 /* A growable string for joined values and rewritten files. */

@@ -5,6 +5,10 @@
  * Owns: struct config and every string in it. Knows nothing of connections;
  * the rest of the server reads the fields directly, so a CONFIG SET takes
  * effect at the next place that reads them.
+ *
+ * Adding a setting: a field here and one row in config.c's defs[] table,
+ * which gives it its default, file and flag syntax, CONFIG GET/SET and
+ * CONFIG REWRITE at once.
  */
 #ifndef RBKV_CONFIG_H
 #define RBKV_CONFIG_H
@@ -43,16 +47,22 @@ struct config {
     int protected_mode;
 };
 
-/* Fills cfg with Redis-like defaults. Returns 0, -1 on OOM. */
+/* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a
+ * line on stderr) if a built-in default does not parse, which is a bug:
+ * running out of memory aborts in xmalloc instead. */
 int config_init(struct config *cfg);
-/* Frees the strings cfg owns. */
+/* Frees every string cfg owns and zeroes it. */
 void config_destroy(struct config *cfg);
 
-/* Reads a file of "name value..." lines ('#' comments, "quoted" values).
- * Returns 0; on error -1 with a message naming the file and line in err. */
+/* Reads a file of "name value..." lines as redis-server does: '#' comment
+ * lines, blank lines, "double quoted" values with \n \xHH \" escapes and
+ * 'single quoted' ones. Later lines override earlier ones. Returns 0; on error
+ * -1 with, in err, Redis's three lines: the file and line number, ">>> 'the
+ * line'", and the reason. */
 int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen);
 
-/* Applies "--name value..." flags (argv[0] is the first flag, not the program).
+/* Applies "--name value..." flags (argv[0] is the first flag, not the program
+ * nor the config file); each flag takes the words up to the next "--word".
  * Returns 0; on error -1 with a message naming the flag in err. */
 int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
 

@@ -5,6 +5,8 @@
  * Invariants, checked by ks_check():
  *  - db->keys is a valid red-black tree in strictly increasing ks_keycmp order,
  *    and every node's size is 1 + the sizes of its children;
+ *  - db->index holds exactly the entries of db->keys, at their current
+ *    addresses (entry_move tells it of every move);
  *  - an entry has KS_HAS_EXPIRE exactly when it owns a struct ks_expire, which is
  *    linked in db->expires and points back at the entry;
  *  - db->expires is ordered by deadline and holds db->expires_count records.
@@ -41,8 +43,12 @@ struct keyspace *ks_new(int databases)
     ks->count = databases;
     ks->dbs = xcalloc((size_t)databases, sizeof(*ks->dbs));
     for (int i = 0; i < databases; i++) {
+        /* A secret seed per index: clients cannot pick keys that collide. */
+        uint64_t seed[2];
+        arc4random_buf(seed, sizeof(seed));
         ks->dbs[i].id = i;
         ks->dbs[i].keys = RB_ROOT;
+        kix_init(&ks->dbs[i].index, seed);
         ks->dbs[i].expires = RB_ROOT_CACHED;
     }
     return ks;
@@ -76,39 +82,30 @@ static size_t entry_bytes(size_t expire_bytes, size_t klen, size_t vlen)
     return offsetof(struct ks_entry, data) + expire_bytes + klen + vlen;
 }
 
-/* Where key would be linked: *parent and the link, or the existing entry. */
-static struct ks_entry *find_slot(struct db *db, const char *key, size_t klen,
-                                  struct rb_node **parent_out, struct rb_node ***link_out)
+/* Links e, whose key the index has just reported absent (so no entry of the
+ * tree compares equal), into db->keys and the index; h is its key's hash. */
+static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
 {
     struct rb_node **link = &db->keys.rb_node, *parent = NULL;
     while (*link) {
-        struct ks_entry *e = rb_entry(*link, struct ks_entry, node);
-        int c = ks_keycmp(key, klen, ks_key(e), e->klen);
-        if (c == 0)
-            return e;
         parent = *link;
-        link = c < 0 ? &parent->rb_left : &parent->rb_right;
+        if (ks_keycmp(ks_key(e), e->klen, ks_key(ks_entry_of(parent)), ks_entry_of(parent)->klen) < 0)
+            link = &parent->rb_left;
+        else
+            link = &parent->rb_right;
     }
-    *parent_out = parent;
-    *link_out = link;
-    return NULL;
+    ks_order_insert(&e->node, parent, link, &db->keys);
+    kix_insert(&db->index, e, h);
 }
 
 struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen)
 {
-    const struct rb_node *n = db->keys.rb_node;
-    while (n) {
-        struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = ks_keycmp(key, klen, ks_key(e), e->klen);
-        if (c == 0)
-            return e;
-        n = c < 0 ? n->rb_left : n->rb_right;
-    }
-    return NULL;
+    return kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
 }
 
 struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms)
 {
+    kix_step(&db->index); /* so a resize finishes under a read-only load too */
     struct ks_entry *e = ks_find(db, key, klen);
     if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms) {
         ks_delete(db, e);
@@ -119,14 +116,15 @@ struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t 
 }
 
 /* Moves e into a block of `bytes` (copying what fits) and relinks the copy in
- * e's place. The tree's links and the deadline's back pointer go to the new
- * address; e is freed. */
+ * e's place. The tree's links, the index's slot and the deadline's back
+ * pointer go to the new address; e is freed. */
 static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t bytes)
 {
     size_t used = entry_bytes(ks_key_offset(e), e->klen, e->vlen);
     struct ks_entry *moved = xmalloc(bytes);
     memcpy(moved, e, used < bytes ? used : bytes);
     ks_order_replace(&e->node, &moved->node, &db->keys);
+    kix_replace(&db->index, e, moved);
     if (moved->flags & KS_HAS_EXPIRE)
         entry_expire(moved)->entry = moved;
     xfree(e);
@@ -161,23 +159,24 @@ static void expire_unlink(struct db *db, struct ks_entry *e)
 struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, const char *val,
                                size_t vlen, int keep_ttl)
 {
-    struct rb_node *parent, **link;
-    struct ks_entry *old = find_slot(db, key, klen, &parent, &link);
+    uint64_t h = kix_hash(&db->index, key, klen);
+    struct ks_entry *old = kix_find(&db->index, key, klen, h);
     struct ks_entry *e;
 
+    /* Only a new key descends the tree, to find where it goes. */
     if (!old) {
         e = entry_new(key, klen, KS_STRING, vlen);
         memcpy(ks_str(e), val, vlen);
-        ks_order_insert(&e->node, parent, link, &db->keys);
+        entry_link(db, e, h);
         return e;
     }
+    value_release(old); /* before the key moves: it reads the value's pointer */
     if (!keep_ttl && (old->flags & KS_HAS_EXPIRE)) {
         expire_unlink(db, old);
         /* Drop the deadline slot: the key moves down to the front. */
         memmove(old->data, old->data + sizeof(struct ks_expire *), klen);
         old->flags &= (uint8_t)~KS_HAS_EXPIRE;
     }
-    value_release(old);
     old->type = KS_STRING;
     old->vlen = 0;
     e = ks_string_resize(db, old, vlen);
@@ -188,13 +187,12 @@ struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, cons
 struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
                             void *value)
 {
-    struct rb_node *parent, **link;
-    struct ks_entry *e = find_slot(db, key, klen, &parent, &link);
-    if (e)
+    uint64_t h = kix_hash(&db->index, key, klen);
+    if (kix_find(&db->index, key, klen, h))
         abort(); /* callers check first: two entries for one key would break the tree */
-    e = entry_new(key, klen, type, sizeof(void *));
+    struct ks_entry *e = entry_new(key, klen, type, sizeof(void *));
     memcpy(ks_str(e), &value, sizeof(value));
-    ks_order_insert(&e->node, parent, link, &db->keys);
+    entry_link(db, e, h);
     return e;
 }
 
@@ -221,6 +219,7 @@ struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen
 
 void ks_delete(struct db *db, struct ks_entry *e)
 {
+    kix_remove(&db->index, e);
     ks_order_erase(&e->node, &db->keys);
     if (e->flags & KS_HAS_EXPIRE)
         expire_unlink(db, e);
@@ -310,6 +309,7 @@ void ks_flush(struct db *db)
         xfree(e);
     }
     db->keys = RB_ROOT;
+    kix_clear(&db->index);
     db->expires = RB_ROOT_CACHED;
     db->expires_count = 0;
 }
@@ -432,6 +432,20 @@ int ks_check(const struct db *db, const char **why)
     if (rb_first_cached(&db->expires) != rb_first(&db->expires.rb_root)) {
         *why = "cached leftmost deadline is stale";
         return -1;
+    }
+    /* Same count and every entry of the tree found at its own address: the
+     * index holds exactly the tree's entries. */
+    if (kix_check(&db->index, why) < 0)
+        return -1;
+    if (kix_count(&db->index) != ks_count(db)) {
+        *why = "index and tree hold different numbers of entries";
+        return -1;
+    }
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
+        if (ks_find(db, ks_key(e), e->klen) != e) {
+            *why = "entry not found through the index";
+            return -1;
+        }
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * keyspace.h - the databases: entries in an order-statistics red-black tree
- * keyed by binary-safe keys in memcmp order (a prefix sorts first), and a
+ * keyed by binary-safe keys in memcmp order (a prefix sorts first), a hash
+ * index of the same entries for point lookups (keyindex.h), and a
  * per-database expiry tree ordered by deadline.
  *
  * Owns: every entry and every value. One allocation per entry holds the tree
@@ -14,6 +15,9 @@
  * Entries can MOVE: growing a string or adding a deadline may reallocate the
  * entry. Functions that can move one return the new address; any pointer the
  * caller held to the old one is dead.
+ *
+ * Every entry is linked both in the tree (order, ranks, ranges) and in the
+ * index (lookups by key, which then skip the tree's descent).
  */
 #ifndef RBKV_KEYSPACE_H
 #define RBKV_KEYSPACE_H
@@ -22,6 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "keyindex.h"
 #include "rbtree.h"
 
 enum ks_type { KS_STRING = 0, KS_ZSET = 1, KS_TYPE_COUNT };
@@ -48,6 +53,7 @@ struct ks_entry {
 struct db {
     int id;
     struct rb_root keys;
+    struct kix index;       /* the entries of keys, by hash of key */
     struct rb_root_cached expires;
     size_t expires_count;
     unsigned long long expired; /* keys removed because their deadline passed */
@@ -144,7 +150,8 @@ static inline struct ks_entry *ks_prev(const struct ks_entry *e) { return ks_ent
  * pointed-to value). */
 size_t ks_entry_memory(const struct ks_entry *e);
 
-/* Checks tree structure, key order, subtree sizes and the expiry tree.
+/* Checks tree structure, key order, subtree sizes, the expiry tree, and the
+ * index: its own invariants, the tree's count, every entry found through it.
  * Returns 0, or -1 with *why set. */
 int ks_check(const struct db *db, const char **why);
 

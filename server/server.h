@@ -56,7 +56,8 @@ struct client {
     int64_t ctime_ms;            /* when it connected */
     int64_t last_interaction_ms; /* for `timeout` and CLIENT LIST idle */
     int64_t soft_limit_since_ms; /* when output first passed the soft limit, 0 = not over */
-    const char *last_cmd;
+    const struct command *last_cmd; /* for CLIENT LIST cmd= */
+    char last_sub[24];               /* its subcommand, lower case, for containers */
 
     struct resp_parser parser;
     struct resp_out out;
@@ -79,6 +80,7 @@ struct client {
 #define CMD_STALE (1u << 7)
 #define CMD_NOSCRIPT (1u << 8)
 #define CMD_PUBSUB (1u << 9)
+#define CMD_CONTAINER (1u << 10) /* has subcommands: CLIENT LIST shows "name|sub" */
 
 typedef void cmd_handler(struct client *c);
 

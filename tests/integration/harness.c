@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -36,6 +37,7 @@
 #define CMD_SHOWN 400                     /* bytes of a command shown in a failure */
 #define LOG_TAIL 3000                     /* bytes of server.log printed on a bad exit */
 #define RAW_MAX_DEPTH 64                  /* nesting of RESP3 aggregates we accept */
+#define MAX_BIN_ARGS 64                   /* arguments of one EXPECT_BIN */
 
 static const char *server_bin;
 static int is_reference; /* the binary is Debian's redis-server */
@@ -296,6 +298,36 @@ int h_expect_int(const char *file, int line, redisContext *c, long long want, in
     return h_expect(file, line, c, text, 0, argc, argv, NULL);
 }
 
+/* Splits h_arg lists into hiredis's argv and lengths. */
+static void split_args(int argc, const struct h_arg *args, const char **argv, size_t *lens)
+{
+    for (int i = 0; i < argc; i++) {
+        argv[i] = args[i].p;
+        lens[i] = args[i].len;
+    }
+}
+
+redisReply *h_command_bin(redisContext *c, int argc, const struct h_arg *args)
+{
+    const char *argv[MAX_BIN_ARGS];
+    size_t lens[MAX_BIN_ARGS];
+    if (argc > MAX_BIN_ARGS)
+        return NULL;
+    split_args(argc, args, argv, lens);
+    return h_command(c, argc, argv, lens);
+}
+
+int h_expect_bin(const char *file, int line, redisContext *c, const char *want, int argc,
+                 const struct h_arg *args)
+{
+    const char *argv[MAX_BIN_ARGS];
+    size_t lens[MAX_BIN_ARGS];
+    if (argc > MAX_BIN_ARGS)
+        return h_check(file, line, 0, "EXPECT_BIN: more than %d arguments", MAX_BIN_ARGS);
+    split_args(argc, args, argv, lens);
+    return h_expect(file, line, c, want, 0, argc, argv, lens);
+}
+
 int h_info_field(const char *info, const char *name, char *out, size_t cap)
 {
     size_t n = strlen(name);
@@ -379,11 +411,15 @@ static void kill_all_at_exit(void)
 
 void h_init(int argc, char **argv)
 {
-    server_bin = argc > 1 ? argv[1] : getenv("RBKV_SERVER");
-    if (!server_bin || !*server_bin) {
+    static char path[PATH_MAX];
+    const char *given = argc > 1 ? argv[1] : getenv("RBKV_SERVER");
+    if (!given || !*given) {
         fprintf(stderr, "usage: %s SERVER_BINARY (or set RBKV_SERVER)\n", argv[0]);
         exit(2);
     }
+    /* The server runs in its temp dir, so a relative path must be made absolute;
+     * a bare name ("redis-server") is left for execvp's PATH search. */
+    server_bin = strchr(given, '/') && realpath(given, path) ? path : given;
     const char *base = strrchr(server_bin, '/');
     is_reference = strcmp(base ? base + 1 : server_bin, "redis-server") == 0;
     /* A server that closes on us must fail a check, not kill the test. */
@@ -428,7 +464,7 @@ static pid_t spawn(struct h_server *s, const char *const *flags)
     dup2(fd, STDERR_FILENO);
     close(fd);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    execv(server_bin, (char *const *)args);
+    execvp(server_bin, (char *const *)args);
     fprintf(stderr, "exec %s: %s\n", server_bin, strerror(errno));
     _exit(127);
 }
@@ -736,7 +772,8 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
     sb_escaped(&bw, want, len, '"', REPR_CAP / 4);
     sb_escaped(&bg, r->buf, r->len, '"', REPR_CAP / 4);
     fail_header(file, line);
-    fprintf(stderr, "raw reply\n    expected %s\"%s\"\n    got      \"%s\"%s\n", glob ? "match " : "", w, g,
+    fprintf(stderr, "raw reply\n    expected %s\"%s\"\n    got      \"%s\"%s\n",
+            glob ? "match " : "", w, g,
             ok ? "" : " (incomplete: timeout, EOF or malformed)");
     if (ok)
         h_raw_consume(r, n);

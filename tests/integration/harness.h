@@ -26,6 +26,7 @@
 #include <hiredis/hiredis.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 /* Under AddressSanitizer the server is about three times slower: loops scale
@@ -76,7 +77,8 @@ redisReply *h_command(redisContext *c, int argc, const char *const *argv, const 
 #define H_CALL(c, ...) h_command((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
 /* Queues a command for pipelining; read the replies with h_get_reply. */
 void h_append(redisContext *c, int argc, const char *const *argv, const size_t *lens);
-#define H_APPEND(c, ...) h_append((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
+#define H_APPEND(c, ...)                                                                          \
+    h_append((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
 redisReply *h_get_reply(redisContext *c);
 
 /* The text form of a reply into buf (truncated to cap); returns buf. */
@@ -105,9 +107,24 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
                                            (const char *const[]){__VA_ARGS__})
 int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
                  const char *const *argv);
-/* Binary-safe form: argv with explicit lengths. */
-#define EXPECT_ARGV(c, want, argc, argv, lens) \
-    h_expect(__FILE__, __LINE__, (c), (want), 0, (argc), (argv), (lens))
+
+/* Binary-safe arguments: H_S("lit\0eral") keeps embedded NULs, H_B(p, n) is n
+ * bytes at p. EXPECT_BIN and H_CALL_BIN take a list of them. */
+struct h_arg {
+    const char *p;
+    size_t len;
+};
+#define H_S(lit) ((struct h_arg){(lit), sizeof(lit) - 1})
+#define H_B(ptr, n) ((struct h_arg){(ptr), (n)})
+#define H_NARGS(...) ((int)(sizeof((struct h_arg[]){__VA_ARGS__}) / sizeof(struct h_arg)))
+#define EXPECT_BIN(c, want, ...)                                                                  \
+    h_expect_bin(__FILE__, __LINE__, (c), (want), H_NARGS(__VA_ARGS__),                           \
+                 (const struct h_arg[]){__VA_ARGS__})
+#define H_CALL_BIN(c, ...)                                                                        \
+    h_command_bin((c), H_NARGS(__VA_ARGS__), (const struct h_arg[]){__VA_ARGS__})
+int h_expect_bin(const char *file, int line, redisContext *c, const char *want, int argc,
+                 const struct h_arg *args);
+redisReply *h_command_bin(redisContext *c, int argc, const struct h_arg *args);
 
 /* A plain assertion; the message is printf-style. Returns cond. */
 int h_check(const char *file, int line, int cond, const char *fmt, ...)
@@ -149,7 +166,8 @@ int h_raw_wait_closed(struct h_raw *r, int timeout_ms);
 int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, size_t len,
                  int glob);
 #define RAW_EXPECT(r, lit) h_raw_expect(__FILE__, __LINE__, (r), (lit), sizeof(lit) - 1, 0)
-#define RAW_EXPECT_MATCH(r, pattern) h_raw_expect(__FILE__, __LINE__, (r), (pattern), 0, 1)
+#define RAW_EXPECT_MATCH(r, pattern) \
+    h_raw_expect(__FILE__, __LINE__, (r), (pattern), strlen(pattern), 1)
 #define RAW_SEND(r, lit) h_raw_send((r), (lit), sizeof(lit) - 1)
 /* Expects the server to close the connection with nothing more to say. */
 #define RAW_EXPECT_CLOSED(r)                                                                      \

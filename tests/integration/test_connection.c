@@ -90,9 +90,7 @@ static void test_ping_echo(void)
     EXPECT_BULK(c, "x", "ECHO", "x");
     EXPECT_ERR(c, "ERR wrong number of arguments for 'echo' command", "ECHO");
     EXPECT_ERR(c, "ERR wrong number of arguments for 'echo' command", "ECHO", "a", "b");
-    const char *argv[] = {"ECHO", "a\0b\r\n\xff"};
-    size_t lens[] = {4, 6};
-    EXPECT_ARGV(c, "'a\\x00b\\r\\n\\xff'", 2, argv, lens);
+    EXPECT_BIN(c, "'a\\x00b\\r\\n\\xff'", H_S("ECHO"), H_S("a\0b\r\n\xff"));
     redisFree(c);
 }
 
@@ -627,9 +625,7 @@ static void test_big_value(void)
     char *v = malloc(BIG_VALUE);
     for (size_t i = 0; i < BIG_VALUE; i++)
         v[i] = (char)(i * 31 + (i >> 13));
-    const char *argv[] = {"SET", "big", v};
-    size_t lens[] = {3, 3, BIG_VALUE};
-    EXPECT_ARGV(c, "+OK", 3, argv, lens);
+    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("big"), H_B(v, BIG_VALUE));
     EXPECT_INT(c, BIG_VALUE, "STRLEN", "big");
     redisReply *r = H_CALL(c, "GET", "big");
     CHECK(r && r->type == REDIS_REPLY_STRING && r->len == BIG_VALUE &&
@@ -649,9 +645,7 @@ static void test_output_buffer_limit(void)
     redisContext *c = h_connect(&s);
     char *v = malloc(OUTPUT_VALUE);
     memset(v, 'v', OUTPUT_VALUE);
-    const char *argv[] = {"SET", "v", v};
-    size_t lens[] = {3, 1, OUTPUT_VALUE};
-    EXPECT_ARGV(c, "+OK", 3, argv, lens);
+    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("v"), H_B(v, OUTPUT_VALUE));
     free(v);
 
     /* A client that asks for 500 MB of replies and reads none of them. */

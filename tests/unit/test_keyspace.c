@@ -35,7 +35,8 @@
 #define RANDOM_OPS 250000
 #define FULL_COMPARE_EVERY 500
 #define SMALL_DB 16    /* at or below this many keys, compare everything after each op */
-#define PHASE_OPS 20000
+#define GROW_OPS 20000   /* operations of a growth phase ... */
+#define SHRINK_OPS 5000  /* ... then of a shrink phase, which empties the db */
 #define KEY_MAX 5
 #define VALUE_MAX 2048 /* past 256 bytes so shrinking hands memory back (moves the entry) */
 #define START_MS 1000000
@@ -95,6 +96,15 @@ static void *ptr_new(void)
     CHECK(p != NULL);
     live_ptrs++;
     return p;
+}
+
+/* Every test ends here: with the keyspace gone, no pointer value may be
+ * left and the allocator wrappers must be back to zero bytes. */
+static void free_checking_leaks(struct keyspace *ks)
+{
+    ks_free(ks);
+    CHECK(live_ptrs == 0);
+    CHECK(mem_used() == 0);
 }
 
 /* ---- the model ---- */
@@ -324,7 +334,8 @@ static void op_resize(struct db *db, struct model *m)
     size_t len = random_len(), keep = len < it->vlen ? len : it->vlen;
     char val[VALUE_MAX];
 
-    memcpy(val, it->val, keep);
+    if (keep)
+        memcpy(val, it->val, keep);
     random_bytes(val + keep, len - keep);
     struct ks_entry *e = ks_string_resize(db, entry_for(db, it), len);
     CHECK(ks_slen(e) == len);
@@ -339,8 +350,9 @@ static void op_set_expire(struct db *db, struct model *m)
     struct item *it = random_item(m);
     if (!it)
         return;
-    /* Some already due, most due soon: the clock moves up to 30 ms a tick. */
-    it->when = m->now - 50 + (int64_t)rng_below(300);
+    /* Some already due, the rest within a few hundred ticks (a tick moves the
+     * clock up to 30 ms). */
+    it->when = m->now - 50 + (int64_t)rng_below(5000);
     it->when_seq = ++m->seq;
     check_entry(ks_set_expire(db, entry_for(db, it), it->when), it);
 }
@@ -477,8 +489,8 @@ enum op {
 };
 
 /* Weights per phase: growing favours creation, shrinking deletion and expiry. */
-static const unsigned grow_weights[OP_COUNT] = {30, 6, 8, 10, 10, 4, 3, 1, 12, 6, 10};
-static const unsigned shrink_weights[OP_COUNT] = {6, 1, 30, 6, 12, 3, 6, 1, 12, 8, 10};
+static const unsigned grow_weights[OP_COUNT] = {40, 6, 5, 10, 6, 4, 3, 1, 12, 6, 10};
+static const unsigned shrink_weights[OP_COUNT] = {5, 1, 15, 6, 12, 3, 6, 1, 12, 8, 10};
 
 static enum op pick_op(const unsigned *weights)
 {
@@ -500,7 +512,8 @@ static void test_random(void)
     size_t max_n = 0, empty_seen = 0;
 
     for (test_op = 0; test_op < RANDOM_OPS; test_op++) {
-        const unsigned *w = (test_op / PHASE_OPS) % 2 ? shrink_weights : grow_weights;
+        int shrinking = test_op % (GROW_OPS + SHRINK_OPS) >= GROW_OPS;
+        const unsigned *w = shrinking ? shrink_weights : grow_weights;
         enum op op = pick_op(w);
         switch (op) {
         case OP_SET: op_set(db, &m); break;
@@ -527,14 +540,12 @@ static void test_random(void)
     }
     full_compare(db, &m);
     /* The test is only as good as the states it went through. */
-    CHECK(max_n > 500);
+    CHECK(max_n > 400);
     CHECK(empty_seen > 0);
     CHECK(m.expired > 1000);
 
-    ks_free(ks);
     model_free(&m);
-    CHECK(live_ptrs == 0);
-    CHECK(mem_used() == 0);
+    free_checking_leaks(ks);
     printf("random: %d operations, up to %zu keys, %llu expired\n", RANDOM_OPS, max_n,
            m.expired);
 }
@@ -557,9 +568,8 @@ static void test_empty(void)
     CHECK(ks_expire_due(db, START_MS, 10) == 0 && ks_expire_all_due(db, START_MS) == 0);
     ks_flush(db);
     check_db(db);
-    ks_free(ks);
     ks_free(NULL);
-    CHECK(mem_used() == 0);
+    free_checking_leaks(ks);
 }
 
 static void test_one_key(void)
@@ -586,8 +596,7 @@ static void test_one_key(void)
     CHECK(ks_lookup(db, "k", 1, START_MS + 10) == NULL);
     CHECK(db->expired == 1 && ks_count(db) == 0);
     check_db(db);
-    ks_free(ks);
-    CHECK(mem_used() == 0);
+    free_checking_leaks(ks);
 }
 
 /* Keys that are prefixes of each other, NUL inside keys, the empty key and
@@ -634,8 +643,7 @@ static void test_prefixes(void)
     ks_delete(db, ks_find(db, "a\0", 2));
     check_db(db);
     CHECK(ks_next(ks_find(db, "a", 1)) == ks_find(db, "a\0\0", 3));
-    ks_free(ks);
-    CHECK(mem_used() == 0);
+    free_checking_leaks(ks);
 }
 
 /* Entries move when they grow or gain a deadline; the deadline record must
@@ -669,6 +677,11 @@ static void test_moves_and_values(void)
     CHECK(ks_persist(db, e) == 1 && ks_persist(db, e) == 0);
     ks_set_string(db, "z", 1, "s", 1, 0); /* a string replaces the value: freed */
     CHECK(live_ptrs == 0);
+    e = ks_add_ptr(db, "v", 1, KS_ZSET, ptr_new());
+    ks_set_expire(db, e, START_MS + 1);
+    ks_set_string(db, "v", 1, "s", 1, 0); /* the same, dropping a deadline too */
+    CHECK(live_ptrs == 0);
+    check_db(db);
     ks_add_ptr(db, "y", 1, KS_ZSET, ptr_new());
     ks_delete(db, ks_find(db, "y", 1));
     CHECK(live_ptrs == 0);
@@ -678,9 +691,8 @@ static void test_moves_and_values(void)
     ks_add_ptr(db, "w", 1, KS_ZSET, ptr_new());
     ks_flush(db);
     check_db(db);
-    CHECK(live_ptrs == 0 && ks_count(db) == 0);
-    ks_free(ks);
-    CHECK(mem_used() == 0);
+    CHECK(ks_count(db) == 0);
+    free_checking_leaks(ks);
 }
 
 static void test_edge(void)

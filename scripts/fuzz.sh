@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (fuzz_*) built in BUILD_DIR for SECONDS each, on a temporary copy of
+# its seed corpus tests/fuzz/corpus/<name>/ (new inputs never land in the repository), with the
+# dictionary tests/fuzz/<name>.dict when there is one. Fails if any target crashes, leaks or hangs;
+# the input that did it is kept in BUILD_DIR/fuzz-artifacts/<name>/ and its log in
+# BUILD_DIR/fuzz-logs/<name>.log. Turn such an input into a regression case (copy it into the corpus
+# or a unit test) before fixing the bug.
+# usage: scripts/fuzz.sh BUILD_DIR SECONDS      (make fuzz FUZZ_SECONDS=3600 runs an hour each)
+set -euo pipefail
+build=${1:?usage: scripts/fuzz.sh BUILD_DIR SECONDS}
+seconds=${2:?usage: scripts/fuzz.sh BUILD_DIR SECONDS}
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+mapfile -t targets < <(find "$build" -path '*/CMakeFiles' -prune -o -type f -executable -name 'fuzz_*' -print | sort)
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "fuzz.sh: no fuzz_* executables in $build (configure with CC=clang -DRBKV_FUZZ=ON)" >&2
+  exit 1
+fi
+
+mkdir -p "$build/fuzz-logs"
+failed=()
+for exe in "${targets[@]}"; do
+  name=$(basename "$exe")
+  name=${name#fuzz_}
+  work=$(mktemp -d)
+  artifacts="$build/fuzz-artifacts/$name"
+  log="$build/fuzz-logs/$name.log"
+  mkdir -p "$artifacts"
+  if [ -d "$root/tests/fuzz/corpus/$name" ]; then
+    cp -R "$root/tests/fuzz/corpus/$name/." "$work/"
+  fi
+  args=(-max_total_time="$seconds" -timeout=30 -print_final_stats=1 -artifact_prefix="$artifacts/")
+  if [ -f "$root/tests/fuzz/$name.dict" ]; then
+    args+=(-dict="$root/tests/fuzz/$name.dict")
+  fi
+  echo "fuzz.sh: $name for ${seconds}s (log: $log)"
+  if "$exe" "${args[@]}" "$work" >"$log" 2>&1; then
+    grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$log" | sed "s/^/  $name /" || true
+  else
+    echo "fuzz.sh: $name FAILED; input kept in $artifacts/, last lines of the log:" >&2
+    tail -n 30 "$log" >&2
+    failed+=("$name")
+  fi
+  rm -rf "$work"
+done
+
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "fuzz.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz.sh: ${#targets[@]} target(s) ran ${seconds}s each without a failure"

@@ -1,0 +1,484 @@
+/*
+ * cmd_ordered.c - the ordered keyspace commands: KRANGE, KPREFIX, KCOUNT,
+ * KRANK, KREVRANK, KFIRST, KLAST, KNEXT, KPREV, KDELRANGE and KSPLIT.
+ *
+ * Owns: ordered_commands[] and nothing else; entries belong to the keyspace.
+ * Knows nothing of sockets: handlers read argument slices and write replies
+ * into c->out.
+ *
+ * Rules every handler keeps:
+ *  - keys whose deadline has passed are removed first (ks_expire_all_due),
+ *    so a count, rank or offset never includes one and answers are exact;
+ *  - a range is a span of positions (krange.h), so offsets, ranks and counts
+ *    cost O(log n) through the subtree sizes, never a walk; only listing m
+ *    keys walks them, O(log n + m). The one exception is a TYPE filter, which
+ *    has to look at each key to know whether it counts;
+ *  - syntax borrowed from ZRANGE/ZRANGEBYLEX keeps Redis 7.0's rules and
+ *    error texts (t_zset.c): "[x" "(x" "-" "+" bounds, REV taking max before
+ *    min, LIMIT with a negative offset listing nothing and a negative count
+ *    meaning all, WITHVALUES flat in RESP2 and pairs in RESP3 as WITHSCORES.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "commands.h"
+#include "keyspace.h"
+#include "krange.h"
+#include "lexrange.h"
+#include "server.h"
+
+#define ERR_LIMIT_BYLEX "ERR syntax error, LIMIT is only supported in combination with BYLEX"
+/* Redis's text for a count that must not be negative (LPOP, SPOP, ...). */
+#define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
+
+/* A TYPE filter that keeps every key; an unknown type name is -1, which no
+ * entry has, so it keeps none (as SCAN's TYPE does in Redis 7.0). */
+#define TYPE_ANY (-2)
+
+/* What a reply lists: up to count keys of span, after skipping offset of
+ * them, ascending or (rev) descending, those of one type only, each with its
+ * value or not. Offset and count count listed keys, so with a TYPE filter
+ * they count keys of that type. */
+struct walk {
+    struct kr_span span;
+    int rev;
+    long long offset; /* negative: list nothing, as Redis's LIMIT */
+    size_t count;
+    int withvalues;
+    int type;         /* enum ks_type, or TYPE_ANY */
+};
+
+static void expire_due(struct client *c)
+{
+    ks_expire_all_due(c->db, mstime());
+}
+
+static void add_list_len(struct client *c, size_t n, int withvalues)
+{
+    resp_add_array_len(&c->out, withvalues && c->out.proto == 2 ? 2 * n : n);
+}
+
+/* A key, or with its value: flat in RESP2, a pair in RESP3. A value of
+ * another type than string is nil, its contents being another command's. */
+static void add_entry(struct client *c, struct ks_entry *e, int withvalues)
+{
+    if (withvalues && c->out.proto == 3)
+        resp_add_array_len(&c->out, 2);
+    resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+    if (!withvalues)
+        return;
+    if (e->type == KS_STRING)
+        resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+    else
+        resp_add_null(&c->out);
+}
+
+static struct ks_entry *walk_step(const struct walk *w, struct ks_entry *e)
+{
+    return w->rev ? ks_prev(e) : ks_next(e);
+}
+
+/* The entry offset places from the span's starting end. */
+static struct ks_entry *walk_start(struct client *c, const struct walk *w, size_t offset)
+{
+    return ks_select(c->db, w->rev ? w->span.hi - 1 - offset : w->span.lo + offset);
+}
+
+/* With a TYPE filter the length is not known until the walk is done, and
+ * offset skips keys of that type only, so both cost a walk. */
+static void reply_walk_filtered(struct client *c, const struct walk *w)
+{
+    struct resp_deferred d;
+    size_t len = kr_span_len(&w->span), n = 0;
+    long long skip = w->offset;
+
+    resp_add_deferred(&c->out, &d);
+    if (skip >= 0 && w->count > 0 && len > 0) {
+        struct ks_entry *e = walk_start(c, w, 0);
+        for (size_t i = 0; i < len && n < w->count; i++, e = walk_step(w, e)) {
+            if (e->type != w->type)
+                continue;
+            if (skip > 0) {
+                skip--;
+                continue;
+            }
+            add_entry(c, e, w->withvalues);
+            n++;
+        }
+    }
+    resp_set_deferred_array(&c->out, &d, w->withvalues && c->out.proto == 2 ? 2 * n : n);
+}
+
+static void reply_walk(struct client *c, const struct walk *w)
+{
+    if (w->type != TYPE_ANY) {
+        reply_walk_filtered(c, w);
+        return;
+    }
+    size_t len = kr_span_len(&w->span), n = 0;
+    if (w->offset >= 0 && (unsigned long long)w->offset < len) {
+        n = len - (size_t)w->offset;
+        if (n > w->count)
+            n = w->count;
+    }
+    add_list_len(c, n, w->withvalues);
+    if (n == 0)
+        return;
+    struct ks_entry *e = walk_start(c, w, (size_t)w->offset);
+    for (size_t i = 0; i < n; i++, e = walk_step(w, e))
+        add_entry(c, e, w->withvalues);
+}
+
+#define OPT_BYLEX (1u << 0)
+#define OPT_REV (1u << 1)
+#define OPT_LIMIT (1u << 2)
+#define OPT_WITHVALUES (1u << 3)
+#define OPT_TYPE (1u << 4)
+
+/* The options of KRANGE and KPREFIX from argv[first] on, those in allowed
+ * only. Returns 0 with *opts and w's rev, offset, count, withvalues and type
+ * set, or -1 (replied). */
+static int range_opts_or_reply(struct client *c, int first, unsigned allowed, unsigned *opts,
+                               struct walk *w)
+{
+    long long count = -1;
+
+    *opts = 0;
+    w->offset = 0;
+    w->type = TYPE_ANY;
+    for (int j = first; j < c->argc; j++) {
+        const struct resp_slice *a = &c->argv[j];
+        int left = c->argc - j - 1;
+        if ((allowed & OPT_BYLEX) && arg_is(a, "BYLEX")) {
+            *opts |= OPT_BYLEX;
+        } else if ((allowed & OPT_REV) && arg_is(a, "REV")) {
+            *opts |= OPT_REV;
+        } else if ((allowed & OPT_WITHVALUES) && arg_is(a, "WITHVALUES")) {
+            *opts |= OPT_WITHVALUES;
+        } else if ((allowed & OPT_LIMIT) && arg_is(a, "LIMIT") && left >= 2) {
+            if (arg_ll_or_reply(c, &c->argv[j + 1], &w->offset) < 0 ||
+                arg_ll_or_reply(c, &c->argv[j + 2], &count) < 0)
+                return -1;
+            *opts |= OPT_LIMIT;
+            j += 2;
+        } else if ((allowed & OPT_TYPE) && arg_is(a, "TYPE") && left >= 1) {
+            w->type = kr_type_by_name(c->argv[j + 1].ptr, c->argv[j + 1].len);
+            j++;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return -1;
+        }
+    }
+    w->rev = (*opts & OPT_REV) != 0;
+    w->withvalues = (*opts & OPT_WITHVALUES) != 0;
+    w->count = count < 0 ? SIZE_MAX : (size_t)count;
+    return 0;
+}
+
+/* Parses a min and a max bound. Returns 0, or -1 (replied). */
+static int lex_pair_or_reply(struct client *c, const struct resp_slice *min,
+                             const struct resp_slice *max, struct lex_bound *bmin,
+                             struct lex_bound *bmax)
+{
+    if (lex_bound_parse(min->ptr, min->len, bmin) == 0 &&
+        lex_bound_parse(max->ptr, max->len, bmax) == 0)
+        return 0;
+    resp_add_error(&c->out, ERR_LEX_RANGE);
+    return -1;
+}
+
+/* "min max" or "PREFIX p" at argv[j], argv[j + 1] as a span: "PREFIX" is
+ * never a valid bound, so the two forms cannot be confused. Returns 0, or -1
+ * (replied). */
+static int span_or_reply(struct client *c, int j, struct kr_span *span)
+{
+    const struct resp_slice *a = &c->argv[j], *b = &c->argv[j + 1];
+    struct lex_bound min, max;
+
+    if (arg_is(a, "PREFIX")) {
+        *span = kr_span_prefix(c->db, b->ptr, b->len);
+        return 0;
+    }
+    if (lex_pair_or_reply(c, a, b, &min, &max) < 0)
+        return -1;
+    *span = kr_span_lex(c->db, &min, &max);
+    return 0;
+}
+
+/* ZRANGE's rank rules: negative ranks count from the end, start is clamped
+ * to 0 and stop to the last key; REV counts ranks from the last key. */
+static struct kr_span rank_span(size_t count, long long start, long long stop, int rev)
+{
+    long long n = (long long)count;
+    struct kr_span s = {0, 0};
+
+    if (start < 0)
+        start += n;
+    if (stop < 0)
+        stop += n;
+    if (start < 0)
+        start = 0;
+    if (start > stop || start >= n)
+        return s;
+    if (stop >= n)
+        stop = n - 1;
+    s.lo = (size_t)(rev ? n - 1 - stop : start);
+    s.hi = (size_t)(rev ? n - start : stop + 1);
+    return s;
+}
+
+static void cmd_krange(struct client *c)
+{
+    unsigned opts;
+    struct walk w;
+
+    if (range_opts_or_reply(c, 3, OPT_BYLEX | OPT_REV | OPT_LIMIT | OPT_WITHVALUES | OPT_TYPE,
+                            &opts, &w) < 0)
+        return;
+    if ((opts & OPT_LIMIT) && !(opts & OPT_BYLEX)) {
+        resp_add_error(&c->out, ERR_LIMIT_BYLEX);
+        return;
+    }
+    expire_due(c);
+    if (opts & OPT_BYLEX) {
+        struct lex_bound min, max;
+        if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
+            return;
+        w.span = kr_span_lex(c->db, &min, &max);
+    } else {
+        long long start, stop;
+        if (arg_ll_or_reply(c, &c->argv[1], &start) < 0 ||
+            arg_ll_or_reply(c, &c->argv[2], &stop) < 0)
+            return;
+        w.span = rank_span(ks_count(c->db), start, stop, w.rev);
+    }
+    reply_walk(c, &w);
+}
+
+static void cmd_kprefix(struct client *c)
+{
+    unsigned opts;
+    struct walk w;
+
+    if (range_opts_or_reply(c, 2, OPT_REV | OPT_LIMIT | OPT_WITHVALUES, &opts, &w) < 0)
+        return;
+    expire_due(c);
+    w.span = kr_span_prefix(c->db, c->argv[1].ptr, c->argv[1].len);
+    reply_walk(c, &w);
+}
+
+static void cmd_kcount(struct client *c)
+{
+    struct kr_span span;
+
+    expire_due(c);
+    if (span_or_reply(c, 1, &span) == 0)
+        resp_add_int(&c->out, (long long)kr_span_len(&span));
+}
+
+static void rank_generic(struct client *c, int rev)
+{
+    expire_due(c);
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    if (!e) {
+        resp_add_null(&c->out);
+        return;
+    }
+    size_t rank = ks_rank(e);
+    resp_add_int(&c->out, (long long)(rev ? ks_count(c->db) - 1 - rank : rank));
+}
+
+static void cmd_krank(struct client *c)
+{
+    rank_generic(c, 0);
+}
+
+static void cmd_krevrank(struct client *c)
+{
+    rank_generic(c, 1);
+}
+
+/* An optional count at argv[at], 1 when absent; more arguments are an arity
+ * error, as LPOP's. Returns 0, or -1 (replied). */
+static int count_or_reply(struct client *c, int at, size_t *count)
+{
+    long long n = 1;
+
+    if (c->argc > at + 1) {
+        reply_wrong_arity(c);
+        return -1;
+    }
+    if (c->argc == at + 1) {
+        if (arg_ll_or_reply(c, &c->argv[at], &n) < 0)
+            return -1;
+        if (n < 0) {
+            resp_add_error(&c->out, ERR_NOT_POSITIVE);
+            return -1;
+        }
+    }
+    *count = (size_t)n;
+    return 0;
+}
+
+/* KFIRST/KLAST [count] (has_key 0) and KNEXT/KPREV key [count]: the keys
+ * nearest an end or strictly beyond key, nearest first; key need not exist. */
+static void neighbours_generic(struct client *c, int has_key, int rev)
+{
+    struct walk w = {.type = TYPE_ANY, .rev = rev};
+
+    if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
+        return;
+    expire_due(c);
+    w.span.hi = ks_count(c->db);
+    if (has_key) {
+        const struct resp_slice *key = &c->argv[1];
+        if (rev)
+            w.span.hi = ks_count_before(c->db, key->ptr, key->len, 0);
+        else
+            w.span.lo = ks_count_before(c->db, key->ptr, key->len, 1);
+    }
+    reply_walk(c, &w);
+}
+
+static void cmd_kfirst(struct client *c)
+{
+    neighbours_generic(c, 0, 0);
+}
+
+static void cmd_klast(struct client *c)
+{
+    neighbours_generic(c, 0, 1);
+}
+
+static void cmd_knext(struct client *c)
+{
+    neighbours_generic(c, 1, 0);
+}
+
+static void cmd_kprev(struct client *c)
+{
+    neighbours_generic(c, 1, 1);
+}
+
+/* KDELRANGE min max [LIMIT count] and KDELRANGE PREFIX p [LIMIT count]:
+ * deletes the first count keys of the span (all when count is negative),
+ * ascending. */
+static void cmd_kdelrange(struct client *c)
+{
+    long long limit = -1;
+    struct kr_span span;
+
+    if (c->argc != 3 && !(c->argc == 5 && arg_is(&c->argv[3], "LIMIT"))) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    if (c->argc == 5 && arg_ll_or_reply(c, &c->argv[4], &limit) < 0)
+        return;
+    expire_due(c);
+    if (span_or_reply(c, 1, &span) < 0)
+        return;
+    size_t n = kr_span_len(&span);
+    if (limit >= 0 && (unsigned long long)limit < n)
+        n = (size_t)limit;
+    struct ks_entry *e = n ? ks_select(c->db, span.lo) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        /* Deleting an entry never moves another, so next stays valid. */
+        struct ks_entry *next = ks_next(e);
+        ks_delete(c->db, e);
+        e = next;
+    }
+    server.dirty += n;
+    resp_add_int(&c->out, (long long)n);
+}
+
+/*
+ * KSPLIT n [min max | PREFIX p]: the keys that split the span into n parts
+ * of equal count, for handing the parts to n workers. With c keys in the
+ * span, the split keys are those at span positions floor(i * c / n) for
+ * i = 1 .. n-1; each starts a part, the first part starting at the span's
+ * start. When n <= c these are n-1 distinct keys and no part is empty; when
+ * n > c, positions repeat or fall on 0, and only the distinct ones other
+ * than 0 are listed: the c-1 keys after the first, one key per part.
+ */
+static void cmd_ksplit(struct client *c)
+{
+    long long parts;
+    struct kr_span span;
+
+    if (c->argc != 2 && c->argc != 4) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    if (arg_ll_or_reply(c, &c->argv[1], &parts) < 0)
+        return;
+    if (parts < 1) {
+        resp_add_error(&c->out, ERR_NOT_POSITIVE);
+        return;
+    }
+    expire_due(c);
+    span = (struct kr_span){0, ks_count(c->db)};
+    if (c->argc == 4 && span_or_reply(c, 2, &span) < 0)
+        return;
+
+    uint64_t count = kr_span_len(&span);
+    if ((uint64_t)parts > count) {
+        struct walk w = {.span = {span.lo + (count > 0), span.hi}, .count = SIZE_MAX,
+                         .type = TYPE_ANY};
+        reply_walk(c, &w);
+        return;
+    }
+    resp_add_array_len(&c->out, (size_t)parts - 1);
+    /* parts <= count < 2^32 (subtree sizes are 32-bit), so i * count fits. */
+    for (uint64_t i = 1; i < (uint64_t)parts; i++) {
+        struct ks_entry *e = ks_select(c->db, span.lo + (size_t)(i * count / (uint64_t)parts));
+        resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+    }
+}
+
+#define KEYSPACE_COMMAND(name, proc, arity, flags, first_key, summary, complexity, args)         \
+    {name, proc, arity, flags, first_key, first_key, first_key != 0, "keyspace", "0.1.0", summary, \
+     complexity, args, 0, 0, 0}
+
+#define WALK_COMPLEXITY                                                                          \
+    "O(log(N)+M) with N the number of keys in the database and M the number of keys returned."
+
+/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS.
+ * Only KRANK and KREVRANK name a key: the others take bounds or positions. */
+struct command ordered_commands[] = {
+    KEYSPACE_COMMAND("krange", cmd_krange, -3, CMD_READONLY, 0,
+                     "Return the keys in a range of ranks or, with BYLEX, of key order",
+                     WALK_COMPLEXITY " With TYPE, M is the number of keys visited.",
+                     "start stop [BYLEX] [REV] [LIMIT offset count] [WITHVALUES] [TYPE type]"),
+    KEYSPACE_COMMAND("kprefix", cmd_kprefix, -2, CMD_READONLY, 0,
+                     "Return the keys that start with a prefix", WALK_COMPLEXITY,
+                     "prefix [REV] [LIMIT offset count] [WITHVALUES]"),
+    KEYSPACE_COMMAND("kcount", cmd_kcount, 3, CMD_READONLY | CMD_FAST, 0,
+                     "Count the keys in a range of key order or with a prefix",
+                     "O(log(N)) with N the number of keys in the database.",
+                     "min max|PREFIX prefix"),
+    KEYSPACE_COMMAND("krank", cmd_krank, 2, CMD_READONLY | CMD_FAST, 1,
+                     "Return the position of a key in key order",
+                     "O(log(N)) with N the number of keys in the database.", "key"),
+    KEYSPACE_COMMAND("krevrank", cmd_krevrank, 2, CMD_READONLY | CMD_FAST, 1,
+                     "Return the position of a key in reverse key order",
+                     "O(log(N)) with N the number of keys in the database.", "key"),
+    KEYSPACE_COMMAND("kfirst", cmd_kfirst, -1, CMD_READONLY, 0,
+                     "Return the smallest keys, ascending", WALK_COMPLEXITY, "[count]"),
+    KEYSPACE_COMMAND("klast", cmd_klast, -1, CMD_READONLY, 0,
+                     "Return the largest keys, descending", WALK_COMPLEXITY, "[count]"),
+    KEYSPACE_COMMAND("knext", cmd_knext, -2, CMD_READONLY, 0,
+                     "Return the keys after a key, ascending", WALK_COMPLEXITY, "key [count]"),
+    KEYSPACE_COMMAND("kprev", cmd_kprev, -2, CMD_READONLY, 0,
+                     "Return the keys before a key, descending", WALK_COMPLEXITY, "key [count]"),
+    KEYSPACE_COMMAND("kdelrange", cmd_kdelrange, -3, CMD_WRITE, 0,
+                     "Delete the keys in a range of key order or with a prefix",
+                     "O((1+M)*log(N)) with N the number of keys in the database and M the "
+                     "number of keys deleted.",
+                     "min max [LIMIT count]|PREFIX prefix [LIMIT count]"),
+    KEYSPACE_COMMAND("ksplit", cmd_ksplit, -2, CMD_READONLY, 0,
+                     "Return the keys that split a range into parts of equal count",
+                     "O(P*log(N)) with N the number of keys in the database and P the number "
+                     "of parts.",
+                     "numparts [min max|PREFIX prefix]"),
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0},
+};

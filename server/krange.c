@@ -1,0 +1,114 @@
+/*
+ * krange.c - spans of the key order from lex bounds, prefixes and glob
+ * patterns (see krange.h).
+ */
+#include "krange.h"
+
+#include <strings.h>
+
+#include "mem.h"
+
+/* TYPE's names, as cmd_keys.c's TYPE command replies them; a type added to
+ * enum ks_type without a name here simply matches no TYPE filter. */
+static const char *const type_names[KS_TYPE_COUNT] = {
+    [KS_STRING] = "string",
+    [KS_ZSET] = "zset",
+};
+
+/* Number of keys before the bound taken as a lower bound: the span starts
+ * there. */
+static size_t rank_of_min(const struct db *db, const struct lex_bound *b)
+{
+    switch (b->kind) {
+    case LEX_BOUND_NEG_INF:
+        return 0;
+    case LEX_BOUND_POS_INF:
+        return ks_count(db);
+    case LEX_BOUND_INCL:
+        return ks_count_before(db, b->ptr, b->len, 0);
+    case LEX_BOUND_EXCL:
+        break;
+    }
+    return ks_count_before(db, b->ptr, b->len, 1);
+}
+
+/* Number of keys at or before the bound taken as an upper bound: the span
+ * ends there. */
+static size_t rank_past_max(const struct db *db, const struct lex_bound *b)
+{
+    switch (b->kind) {
+    case LEX_BOUND_NEG_INF:
+        return 0;
+    case LEX_BOUND_POS_INF:
+        return ks_count(db);
+    case LEX_BOUND_INCL:
+        return ks_count_before(db, b->ptr, b->len, 1);
+    case LEX_BOUND_EXCL:
+        break;
+    }
+    return ks_count_before(db, b->ptr, b->len, 0);
+}
+
+struct kr_span kr_span_lex(const struct db *db, const struct lex_bound *min,
+                           const struct lex_bound *max)
+{
+    struct kr_span s = {rank_of_min(db, min), rank_past_max(db, max)};
+    if (s.hi < s.lo)
+        s.hi = s.lo;
+    return s;
+}
+
+/* Keys short enough that their successor fits on the stack. */
+#define PREFIX_STACK_BYTES 256
+
+struct kr_span kr_span_prefix(const struct db *db, const char *p, size_t len)
+{
+    struct kr_span s = {ks_count_before(db, p, len, 0), ks_count(db)};
+
+    /* The keys with prefix p are those from p up to, not including, the
+     * smallest string after all of them: p without its trailing 0xFF bytes,
+     * last byte plus one. When p is only 0xFF bytes (or empty) no such string
+     * exists, and every key from p on has the prefix. */
+    size_t j = len;
+    while (j > 0 && (unsigned char)p[j - 1] == 0xff)
+        j--;
+    if (j == 0)
+        return s;
+    char stack[PREFIX_STACK_BYTES];
+    char *succ = j <= sizeof(stack) ? stack : xmalloc(j);
+    memcpy(succ, p, j);
+    succ[j - 1] = (char)((unsigned char)succ[j - 1] + 1);
+    s.hi = ks_count_before(db, succ, j, 0);
+    if (succ != stack)
+        xfree(succ);
+    return s;
+}
+
+int kr_has_prefix(const struct ks_entry *e, const char *p, size_t len)
+{
+    return ks_klen(e) >= len && memcmp(ks_key(e), p, len) == 0;
+}
+
+size_t kr_glob_prefix(const char *pat, size_t plen, char *out, int *star_rest)
+{
+    size_t i = 0, n = 0;
+    while (i < plen && pat[i] != '*' && pat[i] != '?' && pat[i] != '[') {
+        /* "\x" is the byte x; a lone trailing '\' is itself (glob.h). */
+        if (pat[i] == '\\' && i + 1 < plen)
+            i++;
+        out[n++] = pat[i++];
+    }
+    *star_rest = i < plen;
+    for (size_t k = i; k < plen; k++)
+        *star_rest &= pat[k] == '*';
+    return n;
+}
+
+int kr_type_by_name(const char *name, size_t len)
+{
+    for (int t = 0; t < KS_TYPE_COUNT; t++) {
+        if (type_names[t] && strlen(type_names[t]) == len && strncasecmp(type_names[t], name, len) == 0)
+            return t;
+    }
+    return -1;
+}

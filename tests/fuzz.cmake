@@ -1,0 +1,56 @@
+# Fuzz targets. include()d from tests/CMakeLists.txt, so relative paths start in tests/.
+#
+# Convention: tests/fuzz/fuzz_<name>.c defines LLVMFuzzerTestOneInput, and tests/fuzz/corpus/<name>/
+# holds its seed corpus (and the regression inputs of every crash found); an optional
+# tests/fuzz/<name>.dict is a libFuzzer dictionary. A new target only needs those files and, if it
+# uses project libraries, a line in the table below.
+#
+# RBKV_FUZZ=ON (CC=clang, `make fuzz`): each target is the libFuzzer executable fuzz_<name>, built
+#   with -fsanitize=fuzzer,address,undefined, run by scripts/fuzz.sh; replaying its corpus is a
+#   test labelled `fuzz`. The sources of the libraries it uses are compiled into it with the same
+#   flags, so the fuzzer sees coverage inside them and nothing else in the tree changes.
+# RBKV_FUZZ=OFF (any compiler): each target is linked with fuzz/replay_main.c as replay_<name>, and
+#   replaying its corpus is an ordinary `unit` test, so `make test` and `make test-asan` run it.
+
+# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>.
+set(RBKV_FUZZ_LIBS_resp_parser resp)
+
+set(RBKV_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+if(RBKV_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "RBKV_FUZZ=ON needs clang (configure with CC=clang)")
+endif()
+
+file(GLOB RBKV_FUZZ_TARGETS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_*.c)
+foreach(source ${RBKV_FUZZ_TARGETS})
+  get_filename_component(exe ${source} NAME_WE)
+  string(REGEX REPLACE "^fuzz_" "" name ${exe})
+  set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name})
+  if(RBKV_FUZZ)
+    add_executable(${exe} ${source})
+    foreach(lib ${RBKV_FUZZ_LIBS_${name}})
+      get_target_property(lib_dir ${lib} SOURCE_DIR)
+      get_target_property(lib_sources ${lib} SOURCES)
+      foreach(s ${lib_sources})
+        if(NOT IS_ABSOLUTE ${s})
+          set(s ${lib_dir}/${s})
+        endif()
+        target_sources(${exe} PRIVATE ${s})
+      endforeach()
+      target_include_directories(${exe} PRIVATE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
+      get_target_property(lib_deps ${lib} LINK_LIBRARIES)
+      if(lib_deps)
+        target_link_libraries(${exe} PRIVATE ${lib_deps})
+      endif()
+    endforeach()
+    target_compile_options(${exe} PRIVATE ${RBKV_FUZZ_FLAGS})
+    target_link_options(${exe} PRIVATE ${RBKV_FUZZ_FLAGS})
+    # -runs=0 executes every corpus input once and writes nothing.
+    add_test(NAME fuzz_corpus_${name} COMMAND ${exe} -runs=0 ${corpus})
+    set_tests_properties(fuzz_corpus_${name} PROPERTIES LABELS fuzz TIMEOUT 600)
+  else()
+    add_executable(replay_${name} ${source} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay_main.c)
+    target_link_libraries(replay_${name} PRIVATE ${RBKV_FUZZ_LIBS_${name}})
+    add_test(NAME fuzz_corpus_${name} COMMAND replay_${name} ${corpus})
+    set_tests_properties(fuzz_corpus_${name} PROPERTIES LABELS unit TIMEOUT 600)
+  endif()
+endforeach()

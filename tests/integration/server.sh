@@ -1,0 +1,93 @@
+# Shell counterpart of harness.c for the script tests: start a server on a free loopback port in a
+# temp dir, stop it with SIGTERM and check it exits 0. Sourced, not run:
+#   . tests/integration/server.sh
+#   server_start SERVER_BIN [flags...]   # sets SERVER_PORT, SERVER_PID, SERVER_DIR; 0 or 1
+#   server_stop                          # 0 when the server exited 0 within STOP_SECONDS
+# An EXIT trap kills a server still running and removes its temp dir (kept, with server.log,
+# when the script fails). Passing Debian's redis-server as SERVER_BIN works too: it then gets
+# --save "" --appendonly no, which is how transcripts' expected outputs are made.
+
+START_ATTEMPTS=5
+READY_SECONDS=10
+STOP_SECONDS=10
+SERVER_PID=
+SERVER_PORT=
+SERVER_DIR=
+
+server_cleanup() {
+  local rc=$?
+  if [ -n "$SERVER_PID" ]; then
+    kill -9 "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+  fi
+  if [ -n "$SERVER_DIR" ]; then
+    if [ "$rc" -eq 0 ]; then rm -rf "$SERVER_DIR"; else echo "server log kept in $SERVER_DIR" >&2; fi
+  fi
+  return "$rc"
+}
+trap server_cleanup EXIT
+
+# A port nothing listens on. Another test may still take it before our bind; server_start retries.
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+
+server_start() {
+  local bin=$1 attempt waited reply
+  shift
+  local extra=()
+  [ "$(basename "$bin")" = redis-server ] && extra=(--save "" --appendonly no)
+  SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-it-XXXXXX") || return 1
+  for ((attempt = 0; attempt < START_ATTEMPTS; attempt++)); do
+    SERVER_PORT=$(free_port)
+    (cd "$SERVER_DIR" && exec "$bin" --port "$SERVER_PORT" "${extra[@]}" "$@") \
+      >"$SERVER_DIR/server.log" 2>&1 &
+    SERVER_PID=$!
+    for ((waited = 0; waited < READY_SECONDS * 20; waited++)); do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      reply=$(redis-cli -p "$SERVER_PORT" PING 2>/dev/null)
+      # Our server is the one answering only if it is still alive after the answer.
+      if [ -n "$reply" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        return 0
+      fi
+      sleep 0.05
+    done
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+      echo "server never answered PING on port $SERVER_PORT" >&2
+      return 1
+    fi
+    wait "$SERVER_PID" 2>/dev/null
+    SERVER_PID=
+    grep -q "in use" "$SERVER_DIR/server.log" || break
+  done
+  echo "server $bin did not start:" >&2
+  tail -n 20 "$SERVER_DIR/server.log" >&2
+  return 1
+}
+
+server_stop() {
+  local waited status
+  [ -n "$SERVER_PID" ] || return 1
+  kill -TERM "$SERVER_PID"
+  for ((waited = 0; waited < STOP_SECONDS * 20; waited++)); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "FAIL: server still running $STOP_SECONDS s after SIGTERM; killing it" >&2
+    return 1 # the EXIT trap kills it
+  fi
+  wait "$SERVER_PID"
+  status=$?
+  SERVER_PID=
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL: server exited with status $status after SIGTERM" >&2
+    tail -n 20 "$SERVER_DIR/server.log" >&2
+    return 1
+  fi
+  return 0
+}
