@@ -88,11 +88,10 @@ static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
 {
     struct rb_node **link = &db->keys.rb_node, *parent = NULL;
     while (*link) {
+        const struct ks_entry *at = ks_entry_of(*link);
         parent = *link;
-        if (ks_keycmp(ks_key(e), e->klen, ks_key(ks_entry_of(parent)), ks_entry_of(parent)->klen) < 0)
-            link = &parent->rb_left;
-        else
-            link = &parent->rb_right;
+        link = ks_keycmp(ks_key(e), e->klen, ks_key(at), at->klen) < 0 ? &parent->rb_left
+                                                                        : &parent->rb_right;
     }
     ks_order_insert(&e->node, parent, link, &db->keys);
     kix_insert(&db->index, e, h);

@@ -25,7 +25,7 @@
 struct od_target {
     /* Runs one command; returns its reply (the caller frees it with
      * freeReplyObject), or NULL when the target failed. */
-    redisReply *(*call)(void *ctx, int argc, const char **argv, const size_t *lens);
+    redisReply *(*call)(void *ctx, int argc, const char *const *argv, const size_t *lens);
     /* Makes the deadline of key (which exists) pass. The key may stay
      * stored: commands must not see it from now on. */
     void (*expire)(void *ctx, const char *key, size_t len);
