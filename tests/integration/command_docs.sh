@@ -30,7 +30,9 @@ pong=$(cli PING)
 [ "$pong" = PONG ] || { echo "FAIL: no server on port $port: $pong" >&2; exit 1; }
 
 count=$(cli COMMAND COUNT)
-[[ $count =~ ^[0-9]+$ ]] && [ "$count" -gt 0 ] || fail "COMMAND COUNT: expected a positive integer, got [$count]"
+if ! [[ $count =~ ^[1-9][0-9]*$ ]]; then
+  fail "COMMAND COUNT: expected a positive integer, got [$count]"
+fi
 expect_line "COMMAND LIST" get "$(cli COMMAND LIST)"
 
 info=$(cli COMMAND INFO get)
