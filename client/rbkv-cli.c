@@ -43,8 +43,8 @@ static int parse_int(const char *s, int *out)
 /* Parses flags; returns the index of the first command word, or -1. */
 static int parse_flags(int argc, char **argv, struct options *o)
 {
-    int i;
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i += 2) {
         const char *f = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(f, "--help")) {
@@ -81,7 +81,6 @@ static int parse_flags(int argc, char **argv, struct options *o)
             fprintf(stderr, "rbkv-cli: unknown flag '%s'\n", f);
             return -1;
         }
-        i++;
     }
     return i < argc ? i : -1;
 }

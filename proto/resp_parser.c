@@ -55,6 +55,8 @@ static const struct resp_limits default_limits = {
     RESP_DEFAULT_MAX_BULK_LEN,
     RESP_DEFAULT_MAX_MULTIBULK_LEN,
     RESP_DEFAULT_MAX_INLINE_LEN,
+    0,
+    0,
 };
 
 static int fail(struct resp_parser *p, const char *msg)
@@ -228,6 +230,10 @@ void resp_parser_set_limits(struct resp_parser *p, const struct resp_limits *lim
         p->limits.max_inline_len = SIZE_MAX / 4;
     if (p->limits.max_bulk_len > (size_t)LLONG_MAX / 2)
         p->limits.max_bulk_len = (size_t)LLONG_MAX / 2;
+    if (p->limits.unauth_max_multibulk_len > INT_MAX)
+        p->limits.unauth_max_multibulk_len = INT_MAX;
+    if (p->limits.unauth_max_bulk_len > (size_t)LLONG_MAX / 2)
+        p->limits.unauth_max_bulk_len = (size_t)LLONG_MAX / 2;
 }
 
 /* Makes want free bytes at the end of buf: drops what is parsed (keeping the
@@ -498,6 +504,8 @@ static int parse_count(struct resp_parser *p)
             count > (long long)p->limits.max_multibulk_len)
             return fail(p, "Protocol error: invalid multibulk length");
     }
+    if (p->limits.unauth_max_multibulk_len && count > (long long)p->limits.unauth_max_multibulk_len)
+        return fail(p, "Protocol error: unauthenticated multibulk length");
     advance(p, (size_t)k + 2);
     if (count > 0) {
         p->multibulk_left = count;
@@ -558,6 +566,8 @@ static int parse_bulk_header(struct resp_parser *p)
             (unsigned long long)len > p->limits.max_bulk_len)
             return fail(p, "Protocol error: invalid bulk length");
     }
+    if (p->limits.unauth_max_bulk_len && (unsigned long long)len > p->limits.unauth_max_bulk_len)
+        return fail(p, "Protocol error: unauthenticated bulk length");
     advance(p, (size_t)k + 2);
     p->bulk_len = len;
     if (len >= RESP_BIG_ARG && p->len - p->pos < (size_t)len + 2)

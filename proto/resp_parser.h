@@ -42,10 +42,20 @@ struct resp_slice {
     size_t len;
 };
 
+/* Redis's limits before AUTH, for the unauth_* fields below. */
+#define RESP_UNAUTH_MAX_BULK_LEN ((size_t)16384)
+#define RESP_UNAUTH_MAX_MULTIBULK_LEN ((size_t)10)
+
 struct resp_limits {
     size_t max_bulk_len;      /* longest bulk argument accepted */
     size_t max_multibulk_len; /* most elements in one request */
     size_t max_inline_len;    /* longest inline line (and longest header line) */
+    /* Smaller limits while the client has not authenticated; 0 means none.
+     * Checked after the ones above, as Redis does, and going over them gives
+     * Redis's "Protocol error: unauthenticated bulk length" / "...multibulk
+     * length" instead of "invalid ...". */
+    size_t unauth_max_bulk_len;
+    size_t unauth_max_multibulk_len;
 };
 
 /* A parsed request. argv is owned by the parser (see lifetime above). */

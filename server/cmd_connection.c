@@ -64,6 +64,7 @@ static int authenticate_or_reply(struct client *c, const struct resp_slice *user
         return -1;
     }
     c->flags |= CLIENT_AUTHENTICATED;
+    conn_update_limits(c);
     return 0;
 }
 

@@ -274,14 +274,32 @@ static void name_of(const struct sockaddr_storage *ss, char *out, size_t len)
     snprintf(out, len, "%s:%d", ip, port);
 }
 
+/* The parser's limits from the settings; before AUTH (when a password is
+ * set) Redis's much smaller caps, so an unauthenticated client cannot make
+ * the server allocate large buffers. */
+static void limits_for(const struct client *c, struct resp_limits *lim)
+{
+    int unauth = server.cfg.requirepass && server.cfg.requirepass[0] &&
+                 !(c->flags & CLIENT_AUTHENTICATED);
+    lim->max_bulk_len = server.cfg.proto_max_bulk_len;
+    lim->max_multibulk_len = RESP_DEFAULT_MAX_MULTIBULK_LEN;
+    lim->max_inline_len = RESP_DEFAULT_MAX_INLINE_LEN;
+    lim->unauth_max_bulk_len = unauth ? RESP_UNAUTH_MAX_BULK_LEN : 0;
+    lim->unauth_max_multibulk_len = unauth ? RESP_UNAUTH_MAX_MULTIBULK_LEN : 0;
+}
+
+void conn_update_limits(struct client *c)
+{
+    struct resp_limits lim;
+    limits_for(c, &lim);
+    resp_parser_set_limits(&c->parser, &lim);
+}
+
 static struct client *client_new(void)
 {
     struct client *c = xcalloc(1, sizeof(*c));
-    struct resp_limits lim = {
-        .max_bulk_len = server.cfg.proto_max_bulk_len,
-        .max_multibulk_len = RESP_DEFAULT_MAX_MULTIBULK_LEN,
-        .max_inline_len = RESP_DEFAULT_MAX_INLINE_LEN,
-    };
+    struct resp_limits lim;
+    limits_for(c, &lim);
     if (resp_parser_init(&c->parser, &lim) < 0) {
         xfree(c);
         return NULL;

@@ -16,10 +16,6 @@
 
 _Static_assert(sizeof(uint64_t) >= sizeof(uintptr_t), "a slot must hold an address");
 
-__extension__ typedef unsigned __int128 kix_u128;
-
-#define KIX_PTR_MASK ((UINT64_C(1) << KIX_PTR_BITS) - 1)
-
 /* Loads, as percentages of capacity. An index grows past KIX_LOAD_MAX into
  * a table loaded KIX_LOAD_GROWN: linear probing's probe lengths climb fast
  * past ~85%, while 8-byte slots at 60..85% cost 9.4..13.3 bytes per key. It
@@ -115,20 +111,9 @@ static inline uint64_t slot_of(const struct ks_entry *e, uint64_t h)
     return (uint64_t)(uintptr_t)e | (h << KIX_PTR_BITS);
 }
 
-static inline struct ks_entry *slot_entry(uint64_t s)
-{
-    return (struct ks_entry *)(uintptr_t)(s & KIX_PTR_MASK);
-}
-
 static inline int tag_matches(uint64_t s, uint64_t h)
 {
     return ((s ^ (h << KIX_PTR_BITS)) >> KIX_PTR_BITS) == 0;
-}
-
-/* Multiply-high maps h onto [0, cap) without a division and with any cap. */
-static inline size_t home_of(const struct kix_table *t, uint64_t h)
-{
-    return (size_t)(((kix_u128)h * t->cap) >> 64);
 }
 
 static inline size_t next_slot(const struct kix_table *t, size_t i)
@@ -164,12 +149,12 @@ static struct ks_entry *table_find(const struct kix_table *t, const char *key, s
 {
     if (!t->used)
         return NULL;
-    for (size_t i = home_of(t, h);; i = next_slot(t, i)) {
+    for (size_t i = kix_home(t, h);; i = next_slot(t, i)) {
         uint64_t s = t->slots[i];
         if (!s)
             return NULL;
         if (tag_matches(s, h)) {
-            struct ks_entry *e = slot_entry(s);
+            struct ks_entry *e = kix_slot_entry(s);
             if (ks_klen(e) == klen && memcmp(ks_key(e), key, klen) == 0)
                 return e;
         }
@@ -183,7 +168,7 @@ static size_t table_slot(const struct kix_table *t, const struct ks_entry *e, ui
     uint64_t want = slot_of(e, h);
     if (!t->used)
         return SIZE_MAX;
-    for (size_t i = home_of(t, h); t->slots[i]; i = next_slot(t, i))
+    for (size_t i = kix_home(t, h); t->slots[i]; i = next_slot(t, i))
         if (t->slots[i] == want)
             return i;
     return SIZE_MAX;
@@ -193,7 +178,7 @@ static size_t table_slot(const struct kix_table *t, const struct ks_entry *e, ui
  * caller keeps the load under KIX_LOAD_MAX, so there is one. */
 static void table_put(struct kix_table *t, uint64_t s, uint64_t h)
 {
-    size_t i = home_of(t, h);
+    size_t i = kix_home(t, h);
     while (t->slots[i])
         i = next_slot(t, i);
     t->slots[i] = s;
@@ -209,7 +194,7 @@ static void table_delete_at(const struct kix *ix, struct kix_table *t, size_t ho
         uint64_t s = t->slots[i];
         if (!s)
             break;
-        size_t home = home_of(t, entry_hash(ix, slot_entry(s)));
+        size_t home = kix_home(t, entry_hash(ix, kix_slot_entry(s)));
         if (distance(t, home, i) >= distance(t, hole, i)) {
             t->slots[hole] = s;
             hole = i;
@@ -234,11 +219,11 @@ void kix_rehash_step(struct kix *ix)
             size_t ahead = i + KIX_PREFETCH_AHEAD;
             uint64_t later = old->slots[ahead < old->cap ? ahead : ahead - old->cap];
             if (later) {
-                const struct ks_entry *soon = slot_entry(later);
+                const struct ks_entry *soon = kix_slot_entry(later);
                 __builtin_prefetch(soon);       /* klen and flags */
                 __builtin_prefetch(soon->data); /* the key, or the deadline just before it */
             }
-            table_put(&ix->cur, s, entry_hash(ix, slot_entry(s)));
+            table_put(&ix->cur, s, entry_hash(ix, kix_slot_entry(s)));
             old->slots[i] = 0;
             old->used--;
             moved++;
@@ -355,6 +340,12 @@ void kix_replace(struct kix *ix, const struct ks_entry *gone, struct ks_entry *m
     t->slots[i] = slot_of(moved, h);
 }
 
+int kix_contains(const struct kix *ix, const struct ks_entry *e)
+{
+    uint64_t h = entry_hash(ix, e);
+    return table_slot(&ix->cur, e, h) != SIZE_MAX || table_slot(&ix->old, e, h) != SIZE_MAX;
+}
+
 static int table_check(const struct kix *ix, const struct kix_table *t, const char **why)
 {
     size_t full = 0;
@@ -367,16 +358,16 @@ static int table_check(const struct kix *ix, const struct kix_table *t, const ch
         if (!s)
             continue;
         full++;
-        uint64_t h = entry_hash(ix, slot_entry(s));
+        uint64_t h = entry_hash(ix, kix_slot_entry(s));
         if (!tag_matches(s, h)) {
             *why = "index slot's tag is not its key's hash";
             return -1;
         }
-        for (size_t j = home_of(t, h); j != i; j = next_slot(t, j)) {
-            if (!t->slots[j]) {
-                *why = "index entry cut off from its home slot by an empty slot";
-                return -1;
-            }
+        /* Probing from home reaches this slot: no empty slot, nor an equal
+         * slot that would hide this one, comes first. */
+        if (table_slot(t, kix_slot_entry(s), h) != i) {
+            *why = "index entry not reachable from its home slot";
+            return -1;
         }
     }
     if (full != t->used) {

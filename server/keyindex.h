@@ -42,6 +42,9 @@
 
 struct ks_entry;
 
+/* GCC's and Clang's 128-bit integer, for 64x64->128 multiplies. */
+__extension__ typedef unsigned __int128 kix_u128;
+
 /* Bits of an entry's address a slot keeps: x86-64 and AArch64 user
  * addresses fit in 48 (47 unless a program asks mmap for higher ones). */
 #define KIX_PTR_BITS 48
@@ -58,6 +61,19 @@ struct kix {
     size_t drain;         /* the slot of old where draining goes on */
     uint64_t seed[2];
 };
+
+/* The entry a full slot points at. */
+static inline struct ks_entry *kix_slot_entry(uint64_t slot)
+{
+    return (struct ks_entry *)(uintptr_t)(slot & ((UINT64_C(1) << KIX_PTR_BITS) - 1));
+}
+
+/* The home slot of hash h in t: h * cap / 2^64, which maps h onto [0, cap)
+ * without a division and for any cap. */
+static inline size_t kix_home(const struct kix_table *t, uint64_t h)
+{
+    return (size_t)(((kix_u128)h * t->cap) >> 64);
+}
 
 /* An empty index whose hash is keyed by seed (copied). */
 void kix_init(struct kix *ix, const uint64_t seed[2]);
@@ -95,6 +111,11 @@ static inline void kix_step(struct kix *ix)
 
 static inline size_t kix_count(const struct kix *ix) { return ix->cur.used + ix->old.used; }
 static inline int kix_resizing(const struct kix *ix) { return ix->old.used != 0; }
+
+/* 1 if e itself (not just its key) is in the index, where a lookup of its
+ * key would find it; else 0. For checks: cheaper than kix_find, as it
+ * compares slots, not keys. */
+int kix_contains(const struct kix *ix, const struct ks_entry *e);
 
 /* Checks the invariants above. Returns 0, or -1 with *why set. */
 int kix_check(const struct kix *ix, const char **why);

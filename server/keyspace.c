@@ -432,8 +432,9 @@ int ks_check(const struct db *db, const char **why)
         *why = "cached leftmost deadline is stale";
         return -1;
     }
-    /* Same count and every entry of the tree found at its own address: the
-     * index holds exactly the tree's entries. */
+    /* The same count, and every entry of the tree in the index where its
+     * key leads: the index holds exactly the tree's entries, and as the tree
+     * has no two equal keys, a lookup finds the right one. */
     if (kix_check(&db->index, why) < 0)
         return -1;
     if (kix_count(&db->index) != ks_count(db)) {
@@ -441,8 +442,8 @@ int ks_check(const struct db *db, const char **why)
         return -1;
     }
     for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
-        if (ks_find(db, ks_key(e), e->klen) != e) {
-            *why = "entry not found through the index";
+        if (!kix_contains(&db->index, e)) {
+            *why = "entry missing from the index";
             return -1;
         }
     }

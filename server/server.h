@@ -157,6 +157,8 @@ void conn_close(struct client *c);
 void conn_close_all(void);
 void conn_cron(int64_t now_ms);
 struct client *conn_find(uint64_t id);
+/* Re-reads the parser limits for c (after AUTH, or a limit's CONFIG SET). */
+void conn_update_limits(struct client *c);
 
 /* Error replies used across commands (Redis's exact texts). */
 #define ERR_SYNTAX "ERR syntax error"

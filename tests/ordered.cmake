@@ -12,3 +12,11 @@ foreach(part lexrange spans resp3 cursors random)
   add_test(NAME ordered_${part} COMMAND test_ordered ${part})
   set_tests_properties(ordered_${part} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
+
+# End-to-end against the real server; about 5 s (the random part sleeps 3 ms per expiry), three
+# times that under ASan, where the random part runs a third of the operations.
+add_executable(test_integration_ordered integration/test_ordered.c unit/ordered_diff.c)
+target_include_directories(test_integration_ordered PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+target_link_libraries(test_integration_ordered PRIVATE rbkv_harness)
+add_test(NAME integration_ordered COMMAND test_integration_ordered $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_ordered PROPERTIES LABELS integration TIMEOUT 120)

@@ -2,7 +2,8 @@
  * fuzz_resp_parser.c - libFuzzer target for proto/resp_parser.c, with the
  * writer's resp_add_command() as the way back.
  *
- * Input: byte 0 picks the limits, byte 1 seeds how the stream is cut into
+ * Input: byte 0 picks the limits (bits 0-5 the ordinary ones, bits 6-7 the
+ * pre-AUTH ones), byte 1 seeds how the stream is cut into
  * reads, the rest is the stream. Checked, aborting on any violation:
  *  1. Fed whole, and fed in reads of sizes drawn from byte 1, the stream gives
  *     the same requests and the same outcome.
@@ -85,7 +86,16 @@ static struct resp_limits pick_limits(uint8_t b)
     static const size_t inl[] = { 16, 64, 1024, RESP_DEFAULT_MAX_INLINE_LEN };
     static const size_t bulk[] = { 16, 1000, RESP_BIG_ARG + 4096, 1 << 20 };
     static const size_t multi[] = { 1, 3, 100, 1024 };
-    struct resp_limits l = { bulk[(b >> 2) & 3], multi[(b >> 4) & 3], inl[b & 3] };
+    struct resp_limits l = { bulk[(b >> 2) & 3], multi[(b >> 4) & 3], inl[b & 3], 0, 0 };
+
+    /* The top bits add pre-AUTH limits: tiny ones, or Redis's. */
+    if (b >> 6 == 1) {
+        l.unauth_max_bulk_len = 8;
+        l.unauth_max_multibulk_len = 2;
+    } else if (b >> 6 == 2) {
+        l.unauth_max_bulk_len = RESP_UNAUTH_MAX_BULK_LEN;
+        l.unauth_max_multibulk_len = RESP_UNAUTH_MAX_MULTIBULK_LEN;
+    }
     return l;
 }
 

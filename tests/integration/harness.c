@@ -43,6 +43,9 @@ static const char *server_bin;
 static int is_reference; /* the binary is Debian's redis-server */
 static int passed, failed;
 static const char *current_test = "";
+static int64_t test_started_ms;
+static char **selected; /* test functions named on the command line */
+static int selected_count;
 static struct h_server *running[MAX_SERVERS];
 
 int64_t h_now_ms(void)
@@ -97,11 +100,22 @@ static int harness_failure(const char *fmt, ...)
     return -1;
 }
 
-void h_begin(const char *name)
+int h_begin(const char *name)
 {
+    int wanted = selected_count == 0;
+    for (int i = 0; i < selected_count && !wanted; i++)
+        wanted = strcmp(selected[i], name) == 0;
+    if (!wanted)
+        return 0;
     current_test = name;
+    test_started_ms = h_now_ms();
     printf("== %s\n", name);
-    fflush(stdout);
+    return 1;
+}
+
+void h_end(void)
+{
+    printf("   %s: %lld ms\n", current_test, (long long)(h_now_ms() - test_started_ms));
 }
 
 /* ---- text forms ---------------------------------------------------------- */
@@ -346,7 +360,8 @@ int h_info_field(const char *info, const char *name, char *out, size_t cap)
 
 /* ---- server processes ---------------------------------------------------- */
 
-int h_free_port(void)
+/* A free loopback port (bound with port 0, then released), or -1. */
+static int free_port(void)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(sa);
@@ -414,12 +429,17 @@ void h_init(int argc, char **argv)
     static char path[PATH_MAX];
     const char *given = argc > 1 ? argv[1] : getenv("RBKV_SERVER");
     if (!given || !*given) {
-        fprintf(stderr, "usage: %s SERVER_BINARY (or set RBKV_SERVER)\n", argv[0]);
+        fprintf(stderr, "usage: %s SERVER_BINARY [TEST_FUNCTION...] (or set RBKV_SERVER)\n",
+                argv[0]);
         exit(2);
     }
     /* The server runs in its temp dir, so a relative path must be made absolute;
      * a bare name ("redis-server") is left for execvp's PATH search. */
     server_bin = strchr(given, '/') && realpath(given, path) ? path : given;
+    if (argc > 2) {
+        selected = argv + 2;
+        selected_count = argc - 2;
+    }
     const char *base = strrchr(server_bin, '/');
     is_reference = strcmp(base ? base + 1 : server_bin, "redis-server") == 0;
     /* A server that closes on us must fail a check, not kill the test. */
@@ -535,7 +555,7 @@ int h_start(struct h_server *s, const char *const *flags)
     snprintf(s->log_path, sizeof(s->log_path), "%s/server.log", s->dir);
 
     for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-        s->port = h_free_port();
+        s->port = free_port();
         if (s->port < 0)
             return harness_failure("no free port: %s", strerror(errno));
         s->pid = spawn(s, flags);
@@ -551,7 +571,7 @@ int h_start(struct h_server *s, const char *const *flags)
             kill_and_reap(s);
         print_log_tail(s);
         return harness_failure("server %s on port %d %s", server_bin, s->port,
-                     ready == 0 ? "exited at start" : "never answered PING");
+                               ready == 0 ? "exited at start" : "never answered PING");
     }
     return harness_failure("no free port after %d attempts", START_ATTEMPTS);
 }
@@ -606,6 +626,13 @@ redisContext *h_connect(const struct h_server *s)
     }
     struct timeval rt = {REPLY_TIMEOUT_S, 0};
     redisSetTimeout(c, rt);
+    return c;
+}
+
+redisContext *h_connect_flushed(const struct h_server *s)
+{
+    redisContext *c = h_connect(s);
+    EXPECT_OK(c, "FLUSHALL");
     return c;
 }
 
@@ -760,7 +787,7 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
                  int glob)
 {
     size_t n = 0;
-    int ok = h_raw_read_reply(r, &n, 5000 * H_SLOW) == 0;
+    int ok = h_raw_read_reply(r, &n, H_RAW_TIMEOUT_MS) == 0;
     if (ok && (glob ? h_glob(want, r->buf, n) : n == len && memcmp(r->buf, want, len) == 0)) {
         h_raw_consume(r, n);
         passed++;

@@ -44,8 +44,9 @@ struct h_server {
     char log_path[300];
 };
 
-/* Reads the server binary from argv[1] (or $RBKV_SERVER) and sets up the
- * counters; exits with a usage message when there is none. */
+/* Reads the server binary from argv[1] (or $RBKV_SERVER) and the names of the
+ * test functions to run from argv[2...] (all when none); exits with a usage
+ * message when there is no binary. */
 void h_init(int argc, char **argv);
 
 /* Prints the summary line, kills servers still running. Returns the exit
@@ -68,6 +69,9 @@ int h_wait_exit(struct h_server *s, int timeout_ms);
 /* A hiredis connection with a bounded reply timeout, or NULL after recording
  * a failure. The caller frees it with redisFree. */
 redisContext *h_connect(const struct h_server *s);
+
+/* h_connect, then FLUSHALL (expected to answer +OK): a test's clean start. */
+redisContext *h_connect_flushed(const struct h_server *s);
 
 /* Sends one command and returns its reply (caller frees with
  * freeReplyObject), or NULL when the connection failed. lens NULL means
@@ -102,9 +106,11 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
 #define EXPECT_STATUS(c, status, ...) H_EXPECT_(c, "+" status, 0, __VA_ARGS__)
 #define EXPECT_ERR(c, error, ...) H_EXPECT_(c, "-" error, 0, __VA_ARGS__)
 #define EXPECT_NIL(c, ...) H_EXPECT_(c, "(nil)", 0, __VA_ARGS__)
+/* text: a literal of printable bytes without ' or \ (others: EXPECT_REPLY). */
 #define EXPECT_BULK(c, text, ...) H_EXPECT_(c, "'" text "'", 0, __VA_ARGS__)
-#define EXPECT_INT(c, n, ...) h_expect_int(__FILE__, __LINE__, (c), (n), H_ARGC(__VA_ARGS__), \
-                                           (const char *const[]){__VA_ARGS__})
+#define EXPECT_INT(c, n, ...)                                                                     \
+    h_expect_int(__FILE__, __LINE__, (c), (n), H_ARGC(__VA_ARGS__),                               \
+                 (const char *const[]){__VA_ARGS__})
 int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
                  const char *const *argv);
 
@@ -131,13 +137,17 @@ int h_check(const char *file, int line, int cond, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 #define CHECK(cond, ...) h_check(__FILE__, __LINE__, !!(cond), __VA_ARGS__)
 
-/* Runs one test function, announcing it. */
+/* Runs one test function, announcing it and how long it took; only the
+ * functions named after the server binary on the command line, when any are. */
 #define H_RUN(fn)                                                                                 \
     do {                                                                                          \
-        h_begin(#fn);                                                                             \
-        fn();                                                                                     \
+        if (h_begin(#fn)) {                                                                       \
+            fn();                                                                                 \
+            h_end();                                                                              \
+        }                                                                                         \
     } while (0)
-void h_begin(const char *name);
+int h_begin(const char *name);
+void h_end(void);
 
 /* A raw TCP connection, for what hiredis cannot do: RESP3 replies, protocol
  * errors, unread replies. buf holds bytes read but not yet consumed. */
@@ -169,9 +179,12 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
 #define RAW_EXPECT_MATCH(r, pattern) \
     h_raw_expect(__FILE__, __LINE__, (r), (pattern), strlen(pattern), 1)
 #define RAW_SEND(r, lit) h_raw_send((r), (lit), sizeof(lit) - 1)
+/* How long a raw read waits for a reply or a close. */
+#define H_RAW_TIMEOUT_MS (2000 * H_SLOW)
 /* Expects the server to close the connection with nothing more to say. */
 #define RAW_EXPECT_CLOSED(r)                                                                      \
-    CHECK(h_raw_wait_closed((r), 5000 * H_SLOW) == 1, "expected the server to close the connection")
+    CHECK(h_raw_wait_closed((r), H_RAW_TIMEOUT_MS) == 1,                                          \
+          "expected the server to close the connection")
 
 /* Monotonic milliseconds, and a sleep. */
 int64_t h_now_ms(void);
@@ -180,8 +193,5 @@ void h_sleep_ms(int ms);
 /* Copies the value of "name:value" from an INFO text into out (NUL-terminated).
  * Returns 0, or -1 when the field is absent. */
 int h_info_field(const char *info, const char *name, char *out, size_t cap);
-
-/* A free loopback port (bound with port 0, then released), or -1. */
-int h_free_port(void);
 
 #endif

@@ -16,8 +16,6 @@
 
 #define PIPELINE_REQUESTS 1000
 #define INLINE_MAX (64 * 1024)              /* Redis's PROTO_INLINE_MAX_SIZE */
-#define UNAUTH_MAX_MULTIBULK 10             /* elements allowed before AUTH */
-#define UNAUTH_MAX_BULK 16384               /* bulk bytes allowed before AUTH */
 #define BIG_VALUE (50 * 1024 * 1024)
 #define OUTPUT_VALUE (1024 * 1024)
 #define OUTPUT_GETS 500
@@ -128,8 +126,8 @@ static void test_quit(void)
         return;
     /* The request after QUIT in the same write is never run. */
     RAW_SEND(&r, "QUIT\r\nPING\r\n");
-    RAW_EXPECT(&r, "+OK\r\n");
-    RAW_EXPECT_CLOSED(&r);
+    if (RAW_EXPECT(&r, "+OK\r\n"))
+        RAW_EXPECT_CLOSED(&r);
     h_raw_close(&r);
 
     redisContext *c = h_connect(&srv);
@@ -209,6 +207,33 @@ static void test_hello(void)
     h_raw_close(&r);
 }
 
+struct proto_case {
+    const char *name;
+    const char *bytes;
+    const char *before; /* the reply to a good request ahead of the bad one, or NULL */
+    const char *reply;
+};
+
+/* Sends pc's bytes on a new connection to s and expects its error reply and
+ * the close; then that other, when given, is still served. */
+static void expect_protocol_error(const struct h_server *s, const struct proto_case *pc,
+                                  size_t len, redisContext *other)
+{
+    struct h_raw r;
+    printf("   protocol error: %s\n", pc->name);
+    if (h_raw_open(&r, s) < 0)
+        return;
+    h_raw_send(&r, pc->bytes, len);
+    if (pc->before)
+        h_raw_expect(__FILE__, __LINE__, &r, pc->before, strlen(pc->before), 0);
+    if (h_raw_expect(__FILE__, __LINE__, &r, pc->reply, strlen(pc->reply), 0))
+        RAW_EXPECT_CLOSED(&r);
+    h_raw_close(&r);
+    /* Only that connection is closed. */
+    if (other)
+        EXPECT_STATUS(other, "PONG", "PING");
+}
+
 static void test_auth(void)
 {
     struct h_server s;
@@ -267,8 +292,8 @@ static void test_auth(void)
     }
     if (h_raw_open(&r, &s) == 0) {
         RAW_SEND(&r, "QUIT\r\n");
-        RAW_EXPECT(&r, "+OK\r\n");
-        RAW_EXPECT_CLOSED(&r);
+        if (RAW_EXPECT(&r, "+OK\r\n"))
+            RAW_EXPECT_CLOSED(&r);
         h_raw_close(&r);
     }
     /* Before AUTH a request may not be big: it could be an attacker's. */
@@ -277,18 +302,14 @@ static void test_auth(void)
         CHECK(h_raw_wait_closed(&r, 200) == -1, "10 elements are allowed before AUTH");
         h_raw_close(&r);
     }
-    if (h_raw_open(&r, &s) == 0) {
-        RAW_SEND(&r, "*11\r\n");
-        RAW_EXPECT(&r, "-ERR Protocol error: unauthenticated multibulk length\r\n");
-        RAW_EXPECT_CLOSED(&r);
-        h_raw_close(&r);
-    }
-    if (h_raw_open(&r, &s) == 0) {
-        RAW_SEND(&r, "*1\r\n$16385\r\n");
-        RAW_EXPECT(&r, "-ERR Protocol error: unauthenticated bulk length\r\n");
-        RAW_EXPECT_CLOSED(&r);
-        h_raw_close(&r);
-    }
+    static const struct proto_case unauth[] = {
+        {"11 elements before AUTH", "*11\r\n", NULL,
+         "-ERR Protocol error: unauthenticated multibulk length\r\n"},
+        {"a 16385-byte bulk before AUTH", "*1\r\n$16385\r\n", NULL,
+         "-ERR Protocol error: unauthenticated bulk length\r\n"},
+    };
+    for (size_t i = 0; i < sizeof(unauth) / sizeof(unauth[0]); i++)
+        expect_protocol_error(&s, &unauth[i], strlen(unauth[i].bytes), NULL);
     h_stop(&s);
 
     /* Without a password, AUTH is a configuration mistake. */
@@ -431,7 +452,7 @@ static void test_pipelining(void)
         char want[32];
         size_t n = 0;
         int wl = snprintf(want, sizeof(want), "$%d\r\n%d\r\n", i < 10 ? 1 : i < 100 ? 2 : 3, i);
-        if (h_raw_read_reply(&r, &n, 5000 * H_SLOW) < 0 || n != (size_t)wl ||
+        if (h_raw_read_reply(&r, &n, H_RAW_TIMEOUT_MS) < 0 || n != (size_t)wl ||
             memcmp(r.buf, want, n) != 0)
             break;
         h_raw_consume(&r, n);
@@ -476,8 +497,8 @@ static void test_inline(void)
     RAW_SEND(&r, "ECHO \"\\x41\\n\\t\\\\\"\r\n");
     RAW_EXPECT(&r, "$4\r\nA\n\t\\\r\n");
     RAW_SEND(&r, "ECHO 'it''s'\r\n");
-    RAW_EXPECT(&r, "-ERR Protocol error: unbalanced quotes in request\r\n");
-    RAW_EXPECT_CLOSED(&r);
+    if (RAW_EXPECT(&r, "-ERR Protocol error: unbalanced quotes in request\r\n"))
+        RAW_EXPECT_CLOSED(&r);
     h_raw_close(&r);
 
     if (h_raw_open(&r, &srv) < 0)
@@ -489,29 +510,6 @@ static void test_inline(void)
     RAW_SEND(&r, "FOO bar\r\n");
     RAW_EXPECT(&r, "-ERR unknown command 'FOO', with args beginning with: 'bar' \r\n");
     h_raw_close(&r);
-}
-
-struct proto_case {
-    const char *name;
-    const char *bytes;
-    const char *before; /* the reply to a good request ahead of the bad one, or NULL */
-    const char *reply;
-};
-
-static void expect_protocol_error(const struct proto_case *pc, size_t len, redisContext *other)
-{
-    struct h_raw r;
-    printf("   protocol error: %s\n", pc->name);
-    if (h_raw_open(&r, &srv) < 0)
-        return;
-    h_raw_send(&r, pc->bytes, len);
-    if (pc->before)
-        h_raw_expect(__FILE__, __LINE__, &r, pc->before, strlen(pc->before), 0);
-    h_raw_expect(__FILE__, __LINE__, &r, pc->reply, strlen(pc->reply), 0);
-    RAW_EXPECT_CLOSED(&r);
-    h_raw_close(&r);
-    /* Only that connection is closed. */
-    EXPECT_STATUS(other, "PONG", "PING");
 }
 
 static void test_protocol_errors(void)
@@ -538,7 +536,7 @@ static void test_protocol_errors(void)
     };
     redisContext *other = h_connect(&srv);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        expect_protocol_error(&cases[i], strlen(cases[i].bytes), other);
+        expect_protocol_error(&srv, &cases[i], strlen(cases[i].bytes), other);
 
     /* Lines with no newline past 64 KB: an inline request, a count, a bulk length. */
     size_t n = INLINE_MAX + 1024;
@@ -546,16 +544,16 @@ static void test_protocol_errors(void)
     struct proto_case pc = {"inline line over 64 KB", big, NULL,
                             "-ERR Protocol error: too big inline request\r\n"};
     memset(big, 'A', n);
-    expect_protocol_error(&pc, n, other);
+    expect_protocol_error(&srv, &pc, n, other);
     pc = (struct proto_case){"count line over 64 KB", big, NULL,
                              "-ERR Protocol error: too big mbulk count string\r\n"};
     big[0] = '*';
     memset(big + 1, '1', n - 1);
-    expect_protocol_error(&pc, n, other);
+    expect_protocol_error(&srv, &pc, n, other);
     pc = (struct proto_case){"bulk length line over 64 KB", big, NULL,
                              "-ERR Protocol error: too big bulk count string\r\n"};
     memcpy(big, "*1\r\n$", 5);
-    expect_protocol_error(&pc, n, other);
+    expect_protocol_error(&srv, &pc, n, other);
     free(big);
     redisFree(other);
 }
@@ -572,8 +570,8 @@ static void test_maxclients(void)
     EXPECT_STATUS(b, "PONG", "PING");
     struct h_raw r;
     if (h_raw_open(&r, &s) == 0) {
-        RAW_EXPECT(&r, "-ERR max number of clients reached\r\n");
-        RAW_EXPECT_CLOSED(&r);
+        if (RAW_EXPECT(&r, "-ERR max number of clients reached\r\n"))
+            RAW_EXPECT_CLOSED(&r);
         h_raw_close(&r);
     }
     EXPECT_STATUS(a, "PONG", "PING");
@@ -619,22 +617,36 @@ static void test_idle_timeout(void)
     h_stop(&s);
 }
 
+/* A raw socket, not hiredis: hiredis 0.14 moves its whole output buffer after
+ * every partial write, which makes a 50 MB request take seconds. */
 static void test_big_value(void)
 {
-    redisContext *c = h_connect(&srv);
-    char *v = malloc(BIG_VALUE);
+    struct h_raw r;
+    if (h_raw_open(&r, &srv) < 0)
+        return;
+    char *v = malloc(BIG_VALUE), head[64];
     for (size_t i = 0; i < BIG_VALUE; i++)
         v[i] = (char)(i * 31 + (i >> 13));
-    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("big"), H_B(v, BIG_VALUE));
-    EXPECT_INT(c, BIG_VALUE, "STRLEN", "big");
-    redisReply *r = H_CALL(c, "GET", "big");
-    CHECK(r && r->type == REDIS_REPLY_STRING && r->len == BIG_VALUE &&
-              memcmp(r->str, v, BIG_VALUE) == 0,
+    int n = snprintf(head, sizeof(head), "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$%d\r\n",
+                     BIG_VALUE);
+    h_raw_send(&r, head, (size_t)n);
+    h_raw_send(&r, v, BIG_VALUE);
+    RAW_SEND(&r, "\r\nSTRLEN big\r\nGET big\r\n");
+    RAW_EXPECT(&r, "+OK\r\n");
+    n = snprintf(head, sizeof(head), ":%d\r\n", BIG_VALUE);
+    h_raw_expect(__FILE__, __LINE__, &r, head, (size_t)n, 0);
+    n = snprintf(head, sizeof(head), "$%d\r\n", BIG_VALUE);
+    size_t len = 0;
+    int whole = h_raw_read_reply(&r, &len, H_RAW_TIMEOUT_MS * 5) == 0;
+    CHECK(whole && len == (size_t)n + BIG_VALUE + 2 && !memcmp(r.buf, head, (size_t)n) &&
+              !memcmp(r.buf + n, v, BIG_VALUE) && !memcmp(r.buf + n + BIG_VALUE, "\r\n", 2),
           "GET of a %d-byte value did not return it intact", BIG_VALUE);
-    freeReplyObject(r);
-    EXPECT_INT(c, 1, "DEL", "big");
+    if (whole)
+        h_raw_consume(&r, len);
+    RAW_SEND(&r, "DEL big\r\n");
+    RAW_EXPECT(&r, ":1\r\n");
     free(v);
-    redisFree(c);
+    h_raw_close(&r);
 }
 
 static void test_output_buffer_limit(void)
@@ -662,9 +674,13 @@ static void test_output_buffer_limit(void)
         /* Meanwhile another client is served, and soon the greedy one is gone. */
         int64_t t0 = h_now_ms(), worst = 0;
         int gone = 0;
-        while (!gone && h_now_ms() - t0 < 5000 * H_SLOW) {
+        int pongs = 0, pings = 0;
+        while (!gone && h_now_ms() - t0 < 3000 * H_SLOW) {
             int64_t p0 = h_now_ms();
-            EXPECT_STATUS(c, "PONG", "PING");
+            redisReply *pong = H_CALL(c, "PING");
+            pongs += pong && pong->type == REDIS_REPLY_STATUS && !strcmp(pong->str, "PONG");
+            pings++;
+            freeReplyObject(pong);
             if (h_now_ms() - p0 > worst)
                 worst = h_now_ms() - p0;
             char info[4096];
@@ -678,6 +694,7 @@ static void test_output_buffer_limit(void)
         printf("   greedy client %s after %lld ms; worst PING %lld ms\n",
                gone ? "disconnected" : "still connected", (long long)(h_now_ms() - t0),
                (long long)worst);
+        CHECK(pongs == pings, "the other client: %d PONGs for %d PINGs", pongs, pings);
         CHECK(gone, "a client over the output buffer hard limit was not disconnected");
         /* What it did get is cut short: far less than it asked for. */
         size_t got = 0;

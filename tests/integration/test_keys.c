@@ -20,13 +20,6 @@
 
 static struct h_server srv;
 
-static redisContext *fresh(void)
-{
-    redisContext *c = h_connect(&srv);
-    EXPECT_OK(c, "FLUSHALL");
-    return c;
-}
-
 /* Expects an integer reply within [lo, hi]. */
 #define EXPECT_INT_RANGE(c, lo, hi, ...)                                                          \
     expect_int_range(__FILE__, __LINE__, (c), (lo), (hi), H_CALL(c, __VA_ARGS__))
@@ -59,7 +52,7 @@ static redisReply *info(redisContext *c, const char *section)
 
 static void test_del_exists_type(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_OK(c, "MSET", "a", "1", "b", "2", "c", "3");
     EXPECT_INT(c, 3, "EXISTS", "a", "b", "c");
     EXPECT_INT(c, 2, "EXISTS", "a", "a");
@@ -80,7 +73,7 @@ static void test_del_exists_type(void)
 
 static void test_rename_copy_move(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_ERR(c, "ERR no such key", "RENAME", "nope", "x");
     EXPECT_ERR(c, "ERR no such key", "RENAMENX", "nope", "x");
     EXPECT_OK(c, "SET", "a", "1", "EX", "100");
@@ -141,7 +134,7 @@ static void test_rename_copy_move(void)
 
 static void test_touch_randomkey_dbsize(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_NIL(c, "RANDOMKEY");
     EXPECT_INT(c, 0, "DBSIZE");
     EXPECT_OK(c, "SET", "only", "1");
@@ -176,7 +169,7 @@ static void test_touch_randomkey_dbsize(void)
 
 static void test_flush(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_OK(c, "SET", "a", "1");
     EXPECT_OK(c, "SELECT", "3");
     EXPECT_OK(c, "SET", "b", "2");
@@ -200,7 +193,7 @@ static void test_flush(void)
 
 static void test_expire_family(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     char at[32];
     EXPECT_INT(c, 0, "EXPIRE", "nope", "10");
     EXPECT_INT(c, 0, "PEXPIRE", "nope", "10");
@@ -312,7 +305,7 @@ static void test_time(void)
 
 static void test_info(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     char val[256];
     redisReply *r = info(c, NULL);
     if (r) {
@@ -470,7 +463,7 @@ static void test_config(void)
 
 static void test_select_isolation(void)
 {
-    redisContext *a = fresh(), *b = h_connect(&srv);
+    redisContext *a = h_connect_flushed(&srv), *b = h_connect(&srv);
     EXPECT_OK(a, "SET", "k", "db0");
     EXPECT_OK(b, "SELECT", "1");
     EXPECT_NIL(b, "GET", "k");

@@ -13,17 +13,7 @@
 
 #include "harness.h"
 
-#define PROTO_MAX_BULK_LEN 536870912LL /* Redis's default proto-max-bulk-len */
-
 static struct h_server srv;
-
-/* A connection to a flushed server. */
-static redisContext *fresh(void)
-{
-    redisContext *c = h_connect(&srv);
-    EXPECT_OK(c, "FLUSHALL");
-    return c;
-}
 
 /* Expects PTTL key within [lo, hi] milliseconds. */
 #define EXPECT_PTTL(c, key, lo, hi) expect_pttl(__FILE__, __LINE__, (c), (key), (lo), (hi))
@@ -39,7 +29,7 @@ static void expect_pttl(const char *file, int line, redisContext *c, const char 
 
 static void test_get_set(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_NIL(c, "GET", "k");
     EXPECT_OK(c, "SET", "k", "v");
     EXPECT_BULK(c, "v", "GET", "k");
@@ -57,7 +47,7 @@ static void test_get_set(void)
 
 static void test_set_nx_xx_get(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_NIL(c, "SET", "k", "v", "XX");
     EXPECT_NIL(c, "GET", "k");
     EXPECT_OK(c, "SET", "k", "v", "NX");
@@ -86,7 +76,7 @@ static void test_set_nx_xx_get(void)
 
 static void test_set_expire_options(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     char at[32];
     EXPECT_OK(c, "SET", "k", "v", "EX", "100");
     EXPECT_INT(c, 100, "TTL", "k");
@@ -144,7 +134,7 @@ static void test_set_expire_options(void)
 
 static void test_setnx_setex_psetex(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_INT(c, 1, "SETNX", "k", "v");
     EXPECT_INT(c, 0, "SETNX", "k", "w");
     EXPECT_BULK(c, "v", "GET", "k");
@@ -170,7 +160,7 @@ static void test_setnx_setex_psetex(void)
 
 static void test_getset_getdel_getex(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_NIL(c, "GETSET", "k", "a");
     EXPECT_BULK(c, "a", "GETSET", "k", "b");
     EXPECT_BULK(c, "b", "GET", "k");
@@ -222,7 +212,7 @@ static void test_getset_getdel_getex(void)
 
 static void test_mget_mset_msetnx(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_OK(c, "MSET", "a", "1", "b", "2");
     EXPECT_REPLY(c, "['1', '2', (nil)]", "MGET", "a", "b", "c");
     EXPECT_REPLY(c, "[(nil)]", "MGET", "nope");
@@ -251,7 +241,7 @@ static void test_mget_mset_msetnx(void)
 
 static void test_append_strlen_ranges(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_INT(c, 0, "STRLEN", "k");
     EXPECT_INT(c, 5, "APPEND", "k", "Hello");
     EXPECT_INT(c, 11, "APPEND", "k", " World");
@@ -303,7 +293,7 @@ static void test_append_strlen_ranges(void)
 
 static void test_incr_decr(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_INT(c, 1, "INCR", "n");
     EXPECT_INT(c, 2, "INCR", "n");
     EXPECT_INT(c, 1, "DECR", "n");
@@ -350,7 +340,7 @@ static void test_incr_decr(void)
 
 static void test_incrbyfloat(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_BULK(c, "1.5", "INCRBYFLOAT", "f", "1.5");
     EXPECT_OK(c, "SET", "f", "10.5");
     EXPECT_BULK(c, "10.6", "INCRBYFLOAT", "f", "0.1");
@@ -380,7 +370,7 @@ static void test_incrbyfloat(void)
 
 static void test_binary_safe(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     const struct h_arg key = H_S("k\0a\r\n\xff");
     EXPECT_BIN(c, "+OK", H_S("SET"), key, H_S("v\0\0b\r\n"));
     EXPECT_BIN(c, "'v\\x00\\x00b\\r\\n'", H_S("GET"), key);

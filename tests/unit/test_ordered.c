@@ -38,7 +38,7 @@
 #include "ordered_diff.h"
 #include "server.h"
 
-#define RANDOM_OPS 60000
+#define RANDOM_OPS 250000
 #define SCAN_CURSORS_MAX 10000 /* cmd_scan.c's bound, tested here */
 #define ARGS_MAX 16
 

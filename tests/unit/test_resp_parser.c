@@ -367,7 +367,7 @@ static void test_generated(void)
     static const size_t two_big[] = { RESP_BIG_ARG + 1, 1, RESP_BIG_ARG + 100 };
     static const size_t just_below[] = { RESP_BIG_ARG - 1 };
     struct gcase g;
-    struct resp_limits small = { 64, 8, 16 };
+    struct resp_limits small = { 64, 8, 16, 0, 0 };
 
     gcase_bulks(&g, "one big bulk", one_big, 3);
     check_case(&g.c, NULL);
@@ -406,6 +406,23 @@ static void test_generated(void)
         };
         for (size_t i = 0; i < sizeof(lc) / sizeof(lc[0]); i++)
             check_case(&lc[i], &small);
+    }
+
+    /* Before AUTH: Redis's own texts, checked after the ordinary limits. */
+    {
+        struct resp_limits unauth = { 64, 8, 16, 5, 2 };
+        static const struct pcase uc[] = {
+            C("unauth at limits", "*2\r\n$5\r\nhello\r\n$5\r\nworld\r\n", "M \"hello\" \"world\"\n", NULL),
+            C("unauth count", "*3\r\n", "", "Protocol error: unauthenticated multibulk length"),
+            C("unauth count over max", "*9\r\n", "", "Protocol error: invalid multibulk length"),
+            C("unauth count invalid", "*x\r\n", "", "Protocol error: invalid multibulk length"),
+            C("unauth negative count skipped", "*-1\r\n*1\r\n$1\r\na\r\n", "M \"a\"\n", NULL),
+            C("unauth bulk", "*1\r\n$6\r\n", "", "Protocol error: unauthenticated bulk length"),
+            C("unauth bulk over max", "*1\r\n$65\r\n", "", "Protocol error: invalid bulk length"),
+            C("unauth bulk negative", "*1\r\n$-1\r\n", "", "Protocol error: invalid bulk length"),
+        };
+        for (size_t i = 0; i < sizeof(uc) / sizeof(uc[0]); i++)
+            check_case(&uc[i], &unauth);
     }
 
     /* The default inline limit, 64 KB, once. */
@@ -551,7 +568,7 @@ static void test_set_limits_and_sticky(void)
 {
     struct resp_parser p;
     struct resp_request req;
-    struct resp_limits tight = { 4, 2, 64 };
+    struct resp_limits tight = { 4, 2, 64, 0, 0 };
 
     resp_parser_init(&p, NULL);
     CHECK(FEED(&p, "*1\r\n$5\r\nhello\r\n*1\r\n$5\r\nhello\r\n") == 0);
