@@ -15,7 +15,7 @@
  * unlinks and frees its node. The keys live in one array made before timing,
  * and both trees see the same insert, lookup and erase orders.
  *
- * usage: bench_rbtree [-n keys] [-r rounds] [-s seed]
+ * usage: bench_rbtree [-n keys] [-r rounds] [-s seed] [-f]   (-f: see the heap note in main)
  */
 #include <malloc.h>
 #include <search.h>
@@ -371,12 +371,12 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
     size_t n = 1000000;
-    int rounds = 3, opt;
+    int rounds = 3, opt, scrambled = 0;
     uint64_t seed = 1;
     double rb[PH_COUNT][MAX_ROUNDS], ts[PH_COUNT][MAX_ROUNDS], arena[MAX_ROUNDS], warmup[PH_COUNT];
     struct workload w;
 
-    while ((opt = getopt(argc, argv, "n:r:s:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:r:s:f")) != -1) {
         switch (opt) {
         case 'n':
             n = strtoull(optarg, NULL, 10);
@@ -387,8 +387,11 @@ int main(int argc, char **argv)
         case 's':
             seed = strtoull(optarg, NULL, 10);
             break;
+        case 'f':
+            scrambled = 1;
+            break;
         default:
-            fprintf(stderr, "usage: bench_rbtree [-n keys] [-r rounds 1-%d] [-s seed]\n", MAX_ROUNDS);
+            fprintf(stderr, "usage: bench_rbtree [-n keys] [-r rounds 1-%d] [-s seed] [-f]\n", MAX_ROUNDS);
             return 2;
         }
     }
@@ -397,21 +400,23 @@ int main(int argc, char **argv)
 
     workload_init(&w, n, seed);
     /*
-     * Give both sides the same heap in every round. Keep freed memory in the
-     * process and fault it in with one untimed round, so no timed phase pays
-     * the kernel for fresh pages (the rbtree's larger entries would pay more
-     * of that). Turn fastbins off, so each round's frees coalesce back into
-     * one block: otherwise the next round's mallocs come back in the previous
-     * round's random erase order, which costs whoever runs next.
+     * Keep freed memory in the process and fault it in with one untimed
+     * round, so no timed phase pays the kernel for fresh pages (the rbtree's
+     * larger entries would pay more of that). By default fastbins are off, so
+     * each run's frees coalesce back into one block and every run allocates
+     * in insertion order. With -f they stay on: each run then gets its chunks
+     * back in the previous run's random erase order, as a long-running
+     * server's heap would hand them out.
      */
     mallopt(M_TRIM_THRESHOLD, -1);
-    mallopt(M_MXFAST, 0);
+    if (!scrambled)
+        mallopt(M_MXFAST, 0);
     bench_rbtree(&w, warmup);
+    bench_tsearch(&w, warmup);
     for (int r = 0; r < rounds; r++) {
         double a[PH_COUNT], b[PH_COUNT];
 
-        /* Alternate who goes first, so neither always inherits a warm or a
-         * fragmented heap. */
+        /* Alternate who goes first, so neither always runs in the same spot. */
         if (r % 2) {
             bench_tsearch(&w, b);
             bench_rbtree(&w, a);
@@ -432,17 +437,18 @@ int main(int argc, char **argv)
     printf("allocation is timed on both sides: rbtree insert = malloc(entry of %zu bytes) + key copy +\n"
            "descent + link + rebalance, erase = rb_erase + free; tsearch/tdelete allocate and free their\n"
            "own nodes, and tdelete searches first (rb_erase needs no search: the caller holds the entry).\n"
-           "The heap is faulted in by an untimed round first and never trimmed; with fastbins off,\n"
-           "both sides allocate from one coalesced block, in insertion order, in every round.\n",
-           sizeof(struct bench_entry));
+           "heap: faulted in by an untimed run of each first, never trimmed; %s\n",
+           sizeof(struct bench_entry),
+           scrambled ? "fastbins on (-f): chunks come back\nin the previous run's random erase order"
+                     : "fastbins off: every run allocates\nfrom one coalesced block, in insertion order");
     printf("%-16s %12s %12s %10s\n", "phase", "rbtree", "tsearch", "speed-up");
     for (int p = 0; p < PH_COUNT; p++) {
         double x = median(rb[p], rounds), y = median(ts[p], rounds);
 
         printf("%-16s %12.1f %12.1f %9.2fx\n", phase_names[p], x, y, y / x);
     }
-    printf("%-16s %12.1f %12s %10s   (entries in one array in key order, inserted in random order)\n",
-           "walk, arena", median(arena, rounds), "", "");
+    printf("%-16s %12.1f   (entries in one array in key order, inserted in random order)\n",
+           "walk, arena", median(arena, rounds));
     workload_destroy(&w);
     return 0;
 }

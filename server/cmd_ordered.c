@@ -11,8 +11,11 @@
  *    so a count, rank or offset never includes one and answers are exact;
  *  - a range is a span of positions (krange.h), so offsets, ranks and counts
  *    cost O(log n) through the subtree sizes, never a walk; only listing m
- *    keys walks them, O(log n + m). The one exception is a TYPE filter, which
- *    has to look at each key to know whether it counts;
+ *    keys walks them, O(log n + m). A listing that ends at a bound or a
+ *    prefix starts from one seek and stops at the first key past it, which
+ *    saves the descent that counting would take. The one exception to
+ *    O(log n) offsets is a TYPE filter, which has to look at each key to
+ *    know whether it counts;
  *  - syntax borrowed from ZRANGE/ZRANGEBYLEX keeps Redis 7.0's rules and
  *    error texts (t_zset.c): "[x" "(x" "-" "+" bounds, REV taking max before
  *    min, LIMIT with a negative offset listing nothing and a negative count
@@ -35,27 +38,33 @@
  * entry has, so it keeps none (as SCAN's TYPE does in Redis 7.0). */
 #define TYPE_ANY (-2)
 
-/* What a reply lists: up to count keys of span, after skipping offset of
- * them, ascending or (rev) descending, those of one type only, each with its
- * value or not. Offset and count count listed keys, so with a TYPE filter
- * they count keys of that type. */
+/* Where a listing's candidates end: after a number of positions, past a lex
+ * bound, or at the first key without a prefix. A listing that knows its
+ * positions also knows its length before the walk; the others learn it by
+ * walking, and so are sent with a deferred length. */
+enum walk_end { END_SPAN, END_BOUND, END_PREFIX };
+
+/* What a reply lists: the candidates from start on, ascending or (rev)
+ * descending, those of one type only, skipping offset of them and listing at
+ * most count, each key with its value or not. Offset and count count listed
+ * keys, so with a TYPE filter they count keys of that type. */
 struct walk {
-    struct kr_span span;
+    struct ks_entry *start; /* first candidate; NULL when there is none */
+    enum walk_end end;
+    size_t len;             /* END_SPAN: the number of candidates */
+    struct lex_bound bound; /* END_BOUND: max ascending, min descending */
+    const struct resp_slice *prefix; /* END_PREFIX */
     int rev;
-    long long offset; /* negative: list nothing, as Redis's LIMIT */
+    long long offset;       /* negative: list nothing, as Redis's LIMIT; only
+                             * with END_BOUND and END_PREFIX, as LIMIT is */
     size_t count;
     int withvalues;
-    int type;         /* enum ks_type, or TYPE_ANY */
+    int type;               /* enum ks_type, or TYPE_ANY */
 };
 
 static void expire_due(struct client *c)
 {
     ks_expire_all_due(c->db, mstime());
-}
-
-static void add_list_len(struct client *c, size_t n, int withvalues)
-{
-    resp_add_array_len(&c->out, withvalues && c->out.proto == 2 ? 2 * n : n);
 }
 
 /* A key, or with its value: flat in RESP2, a pair in RESP3. A value of
@@ -73,60 +82,84 @@ static void add_entry(struct client *c, struct ks_entry *e, int withvalues)
         resp_add_null(&c->out);
 }
 
+static size_t list_len(const struct client *c, size_t n, int withvalues)
+{
+    return withvalues && c->out.proto == 2 ? 2 * n : n;
+}
+
 static struct ks_entry *walk_step(const struct walk *w, struct ks_entry *e)
 {
     return w->rev ? ks_prev(e) : ks_next(e);
 }
 
-/* The entry offset places from the span's starting end. */
-static struct ks_entry *walk_start(struct client *c, const struct walk *w, size_t offset)
+/* Whether e, the visited-th candidate from start, is still one. */
+static int walk_inside(const struct walk *w, const struct ks_entry *e, size_t visited)
 {
-    return ks_select(c->db, w->rev ? w->span.hi - 1 - offset : w->span.lo + offset);
+    switch (w->end) {
+    case END_SPAN:
+        return visited < w->len;
+    case END_BOUND:
+        return w->rev ? lex_gte_min(ks_key(e), ks_klen(e), &w->bound)
+                      : lex_lte_max(ks_key(e), ks_klen(e), &w->bound);
+    case END_PREFIX:
+        break;
+    }
+    return kr_has_prefix(e, w->prefix->ptr, w->prefix->len);
 }
 
-/* With a TYPE filter the length is not known until the walk is done, and
- * offset skips keys of that type only, so both cost a walk. */
-static void reply_walk_filtered(struct client *c, const struct walk *w)
+/* The entry skip positions past e in the walk's direction, or NULL: through
+ * the subtree sizes, O(log n) however far. */
+static struct ks_entry *walk_jump(struct client *c, const struct walk *w, struct ks_entry *e,
+                                  size_t skip)
 {
-    struct resp_deferred d;
-    size_t len = kr_span_len(&w->span), n = 0;
-    long long skip = w->offset;
-
-    resp_add_deferred(&c->out, &d);
-    if (skip >= 0 && w->count > 0 && len > 0) {
-        struct ks_entry *e = walk_start(c, w, 0);
-        for (size_t i = 0; i < len && n < w->count; i++, e = walk_step(w, e)) {
-            if (e->type != w->type)
-                continue;
-            if (skip > 0) {
-                skip--;
-                continue;
-            }
-            add_entry(c, e, w->withvalues);
-            n++;
-        }
-    }
-    resp_set_deferred_array(&c->out, &d, w->withvalues && c->out.proto == 2 ? 2 * n : n);
+    size_t rank = ks_rank(e);
+    if (w->rev)
+        return skip <= rank ? ks_select(c->db, rank - skip) : NULL;
+    return skip < ks_count(c->db) - rank ? ks_select(c->db, rank + skip) : NULL;
 }
 
 static void reply_walk(struct client *c, const struct walk *w)
 {
-    if (w->type != TYPE_ANY) {
-        reply_walk_filtered(c, w);
+    struct ks_entry *e = w->offset < 0 ? NULL : w->start;
+    size_t visited = 0, n = 0;
+    size_t skip = w->offset < 0 ? 0 : (size_t)w->offset;
+
+    if (w->end == END_SPAN && w->type == TYPE_ANY) {
+        n = w->len < w->count ? w->len : w->count;
+        resp_add_array_len(&c->out, list_len(c, n, w->withvalues));
+        for (size_t i = 0; i < n; i++, e = walk_step(w, e))
+            add_entry(c, e, w->withvalues);
         return;
     }
-    size_t len = kr_span_len(&w->span), n = 0;
-    if (w->offset >= 0 && (unsigned long long)w->offset < len) {
-        n = len - (size_t)w->offset;
-        if (n > w->count)
-            n = w->count;
+    /* Without a TYPE filter every candidate is listed, so the offset is a
+     * distance in positions. */
+    if (e && skip > 0 && w->type == TYPE_ANY) {
+        e = walk_jump(c, w, e, skip);
+        skip = 0;
     }
-    add_list_len(c, n, w->withvalues);
-    if (n == 0)
-        return;
-    struct ks_entry *e = walk_start(c, w, (size_t)w->offset);
-    for (size_t i = 0; i < n; i++, e = walk_step(w, e))
+    struct resp_deferred d;
+    resp_add_deferred(&c->out, &d);
+    for (; e && n < w->count && walk_inside(w, e, visited); e = walk_step(w, e), visited++) {
+        if (w->type != TYPE_ANY && e->type != w->type)
+            continue;
+        if (skip > 0) {
+            skip--;
+            continue;
+        }
         add_entry(c, e, w->withvalues);
+        n++;
+    }
+    resp_set_deferred_array(&c->out, &d, list_len(c, n, w->withvalues));
+}
+
+/* A walk over the positions of span, from its first (or, rev, its last)
+ * key. */
+static void walk_span(struct client *c, struct walk *w, struct kr_span span)
+{
+    size_t len = kr_span_len(&span);
+    w->start = len ? ks_select(c->db, w->rev ? span.hi - 1 : span.lo) : NULL;
+    w->end = END_SPAN;
+    w->len = len;
 }
 
 #define OPT_BYLEX (1u << 0)
@@ -244,13 +277,16 @@ static void cmd_krange(struct client *c)
         struct lex_bound min, max;
         if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
             return;
-        w.span = kr_span_lex(c->db, &min, &max);
+        /* From the near bound to the far one: one descent, no counting. */
+        w.start = w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min);
+        w.end = END_BOUND;
+        w.bound = w.rev ? min : max;
     } else {
         long long start, stop;
         if (arg_ll_or_reply(c, &c->argv[1], &start) < 0 ||
             arg_ll_or_reply(c, &c->argv[2], &stop) < 0)
             return;
-        w.span = rank_span(ks_count(c->db), start, stop, w.rev);
+        walk_span(c, &w, rank_span(ks_count(c->db), start, stop, w.rev));
     }
     reply_walk(c, &w);
 }
@@ -263,7 +299,9 @@ static void cmd_kprefix(struct client *c)
     if (range_opts_or_reply(c, 2, OPT_REV | OPT_LIMIT | OPT_WITHVALUES, &opts, &w) < 0)
         return;
     expire_due(c);
-    w.span = kr_span_prefix(c->db, c->argv[1].ptr, c->argv[1].len);
+    w.prefix = &c->argv[1];
+    w.start = (w.rev ? kr_prefix_last : kr_prefix_first)(c->db, w.prefix->ptr, w.prefix->len);
+    w.end = END_PREFIX;
     reply_walk(c, &w);
 }
 
@@ -325,18 +363,20 @@ static int count_or_reply(struct client *c, int at, size_t *count)
 static void neighbours_generic(struct client *c, int has_key, int rev)
 {
     struct walk w = {.type = TYPE_ANY, .rev = rev};
+    struct kr_span span = {0, 0};
 
     if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
         return;
     expire_due(c);
-    w.span.hi = ks_count(c->db);
+    span.hi = ks_count(c->db);
     if (has_key) {
         const struct resp_slice *key = &c->argv[1];
         if (rev)
-            w.span.hi = ks_count_before(c->db, key->ptr, key->len, 0);
+            span.hi = ks_count_before(c->db, key->ptr, key->len, 0);
         else
-            w.span.lo = ks_count_before(c->db, key->ptr, key->len, 1);
+            span.lo = ks_count_before(c->db, key->ptr, key->len, 1);
     }
+    walk_span(c, &w, span);
     reply_walk(c, &w);
 }
 
@@ -422,8 +462,8 @@ static void cmd_ksplit(struct client *c)
 
     uint64_t count = kr_span_len(&span);
     if ((uint64_t)parts > count) {
-        struct walk w = {.span = {span.lo + (count > 0), span.hi}, .count = SIZE_MAX,
-                         .type = TYPE_ANY};
+        struct walk w = {.count = SIZE_MAX, .type = TYPE_ANY};
+        walk_span(c, &w, (struct kr_span){span.lo + (count > 0), span.hi});
         reply_walk(c, &w);
         return;
     }

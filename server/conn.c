@@ -137,25 +137,30 @@ static void start_reading(struct client *c)
         conn_close(c);
 }
 
-/* Runs every complete request in the buffer, in order, then sends the replies. */
-static void process_input(struct client *c)
+/* Runs complete requests in order until the buffer has no whole one left,
+ * the client must close, or its unsent output calls for a pause. */
+static void run_requests(struct client *c)
 {
     while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) {
-        if (resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT) {
+        /* With a hard limit configured, the limit bounds the output as in
+         * Redis (over it, the client is closed); without one we bound it
+         * ourselves by reading no more requests until replies drain. */
+        if (!server.cfg.client_output_limit.hard_bytes &&
+            resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT) {
             pause_reading(c);
-            break;
+            return;
         }
         struct resp_request req;
         int r = resp_parser_next(&c->parser, &req);
         if (r == RESP_AGAIN)
-            break;
+            return;
         if (r == RESP_ERR) {
             const char *msg = resp_parser_error(&c->parser);
             log_verbose("Client id=%llu addr=%s protocol error: %s", (unsigned long long)c->id,
                         c->addr, msg);
             resp_add_errorf(&c->out, "ERR %s", msg);
             c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-            break;
+            return;
         }
         c->argc = req.argc;
         c->argv = req.argv;
@@ -168,18 +173,31 @@ static void process_input(struct client *c)
             conn_close(c);
             return;
         }
-        if (check_output_limits(c, uv_now(server.loop)))
+        if (check_output_limits(c, (int64_t)uv_now(server.loop)))
             return;
     }
-    if (c->flags & CLIENT_CLOSING)
-        return;
-    if (resp_parser_buffered(&c->parser) > server.cfg.client_query_buffer_limit) {
-        log_warning("Client id=%llu addr=%s closed for overcoming of input buffer limits.",
-                    (unsigned long long)c->id, c->addr);
-        conn_close(c);
-        return;
+}
+
+/* Runs what the client sent and sends the replies. When a pause's replies all
+ * went out synchronously there will be no write callback to resume it, so
+ * the loop resumes here instead. */
+static void process_input(struct client *c)
+{
+    for (;;) {
+        run_requests(c);
+        if (c->flags & CLIENT_CLOSING)
+            return;
+        if (resp_parser_buffered(&c->parser) > server.cfg.client_query_buffer_limit) {
+            log_warning("Client id=%llu addr=%s closed for overcoming of input buffer limits.",
+                        (unsigned long long)c->id, c->addr);
+            conn_close(c);
+            return;
+        }
+        conn_flush(c);
+        if ((c->flags & (CLIENT_CLOSING | CLIENT_WRITING)) || !(c->flags & CLIENT_READ_PAUSED))
+            return;
+        start_reading(c);
     }
-    conn_flush(c);
 }
 
 static int fill_bufs(struct client *c, uv_buf_t *bufs, size_t *total)

@@ -4,6 +4,7 @@
  */
 #include "krange.h"
 
+#include <string.h>
 #include <strings.h>
 
 #include "mem.h"
@@ -58,35 +59,97 @@ struct kr_span kr_span_lex(const struct db *db, const struct lex_bound *min,
     return s;
 }
 
-/* Keys short enough that their successor fits on the stack. */
+/* Prefixes short enough that their successor fits on the stack. */
 #define PREFIX_STACK_BYTES 256
+
+/* The smallest string after every string with prefix p: p without its
+ * trailing 0xFF bytes, last byte plus one. len is 0 when there is none (p is
+ * only 0xFF bytes, or empty): then every key from p on has the prefix. */
+struct successor {
+    char *p;
+    size_t len;
+    char stack[PREFIX_STACK_BYTES];
+};
+
+static void successor_init(struct successor *s, const char *p, size_t len)
+{
+    while (len > 0 && (unsigned char)p[len - 1] == 0xff)
+        len--;
+    s->len = len;
+    s->p = len <= sizeof(s->stack) ? s->stack : xmalloc(len);
+    if (len == 0)
+        return;
+    memcpy(s->p, p, len);
+    s->p[len - 1] = (char)((unsigned char)s->p[len - 1] + 1);
+}
+
+static void successor_destroy(struct successor *s)
+{
+    if (s->p != s->stack)
+        xfree(s->p);
+}
 
 struct kr_span kr_span_prefix(const struct db *db, const char *p, size_t len)
 {
-    struct kr_span s = {ks_count_before(db, p, len, 0), ks_count(db)};
+    struct kr_span span = {ks_count_before(db, p, len, 0), ks_count(db)};
+    struct successor s;
 
-    /* The keys with prefix p are those from p up to, not including, the
-     * smallest string after all of them: p without its trailing 0xFF bytes,
-     * last byte plus one. When p is only 0xFF bytes (or empty) no such string
-     * exists, and every key from p on has the prefix. */
-    size_t j = len;
-    while (j > 0 && (unsigned char)p[j - 1] == 0xff)
-        j--;
-    if (j == 0)
-        return s;
-    char stack[PREFIX_STACK_BYTES];
-    char *succ = j <= sizeof(stack) ? stack : xmalloc(j);
-    memcpy(succ, p, j);
-    succ[j - 1] = (char)((unsigned char)succ[j - 1] + 1);
-    s.hi = ks_count_before(db, succ, j, 0);
-    if (succ != stack)
-        xfree(succ);
-    return s;
+    successor_init(&s, p, len);
+    if (s.len)
+        span.hi = ks_count_before(db, s.p, s.len, 0);
+    successor_destroy(&s);
+    return span;
 }
 
 int kr_has_prefix(const struct ks_entry *e, const char *p, size_t len)
 {
     return ks_klen(e) >= len && memcmp(ks_key(e), p, len) == 0;
+}
+
+struct ks_entry *kr_seek_min(const struct db *db, const struct lex_bound *min)
+{
+    switch (min->kind) {
+    case LEX_BOUND_NEG_INF:
+        return ks_first(db);
+    case LEX_BOUND_POS_INF:
+        return NULL;
+    case LEX_BOUND_INCL:
+        return ks_seek_ge(db, min->ptr, min->len, 0);
+    case LEX_BOUND_EXCL:
+        break;
+    }
+    return ks_seek_ge(db, min->ptr, min->len, 1);
+}
+
+struct ks_entry *kr_seek_max(const struct db *db, const struct lex_bound *max)
+{
+    switch (max->kind) {
+    case LEX_BOUND_NEG_INF:
+        return NULL;
+    case LEX_BOUND_POS_INF:
+        return ks_last(db);
+    case LEX_BOUND_INCL:
+        return ks_seek_le(db, max->ptr, max->len, 0);
+    case LEX_BOUND_EXCL:
+        break;
+    }
+    return ks_seek_le(db, max->ptr, max->len, 1);
+}
+
+struct ks_entry *kr_prefix_first(const struct db *db, const char *p, size_t len)
+{
+    struct ks_entry *e = ks_seek_ge(db, p, len, 0);
+    return e && kr_has_prefix(e, p, len) ? e : NULL;
+}
+
+struct ks_entry *kr_prefix_last(const struct db *db, const char *p, size_t len)
+{
+    struct successor s;
+
+    successor_init(&s, p, len);
+    struct ks_entry *e = s.len ? ks_seek_le(db, s.p, s.len, 1) : ks_last(db);
+    successor_destroy(&s);
+    return e && kr_has_prefix(e, p, len) ? e : NULL;
 }
 
 size_t kr_glob_prefix(const char *pat, size_t plen, char *out, int *star_rest)

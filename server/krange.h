@@ -6,7 +6,9 @@
  * Every ordered question reduces to a span of consecutive positions (ranks)
  * in one database, found in O(log n) from the subtree sizes: a lex interval,
  * a prefix, the keys a glob pattern can match. Commands then count it
- * (hi - lo), index into it (ks_select) or walk it (ks_next/ks_prev).
+ * (hi - lo), index into it (ks_select) or walk it (ks_next/ks_prev). A
+ * listing that stops at a bound rather than after a count needs only its
+ * first key: the seeks below find it with one descent instead of two.
  *
  * Owns nothing; knows nothing of RESP or clients. A span is valid only until
  * the database next changes.
@@ -36,6 +38,16 @@ struct kr_span kr_span_prefix(const struct db *db, const char *p, size_t len);
 
 /* Whether e's key starts with p[0..len). */
 int kr_has_prefix(const struct ks_entry *e, const char *p, size_t len);
+
+/* The first key at or after min taken as a lower bound, and the last key at
+ * or before max taken as an upper bound; NULL when there is none. Where a
+ * listing starts without knowing where it ends: O(log n), no counting. */
+struct ks_entry *kr_seek_min(const struct db *db, const struct lex_bound *min);
+struct ks_entry *kr_seek_max(const struct db *db, const struct lex_bound *max);
+
+/* The first and the last key with prefix p[0..len), or NULL. O(log n + len). */
+struct ks_entry *kr_prefix_first(const struct db *db, const char *p, size_t len);
+struct ks_entry *kr_prefix_last(const struct db *db, const char *p, size_t len);
 
 /* The literal prefix of a glob pattern (glob.h syntax): the bytes every
  * match must start with, escapes resolved. Writes it to out (room for plen

@@ -31,8 +31,8 @@ struct db;
 #define CLIENT_WRITING (1u << 5)           /* a uv_write is in flight */
 
 /* Unsent output beyond which we stop reading the client's requests until it
- * drains: a pipelining client that does not read cannot make us buffer its
- * replies without bound. */
+ * drains, when no hard output limit is configured: a pipelining client that
+ * does not read cannot make us buffer its replies without bound. */
 #define CLIENT_PAUSE_OUTPUT (1024 * 1024)
 
 struct client {

@@ -21,7 +21,8 @@ add_test(NAME integration_transcript
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcript.sh $<TARGET_FILE:rbkv-server>
                  ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcripts)
 add_test(NAME integration_benchmark_smoke
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/benchmark_smoke.sh $<TARGET_FILE:rbkv-server>)
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/benchmark_smoke.sh
+                 $<TARGET_FILE:rbkv-server>)
 add_test(NAME integration_command_docs
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/command_docs_server.sh
                  $<TARGET_FILE:rbkv-server>)

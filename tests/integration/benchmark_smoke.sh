@@ -21,14 +21,15 @@ failed=0
 out="$SERVER_DIR/benchmark.out"
 redis-benchmark -p "$SERVER_PORT" -t ping,set,get,incr,mset -n 100000 -q >"$out" 2>&1
 rc=$?
-# -q rewrites its progress line with \r; the final figures follow the last \r of each line.
-tr '\r' '\n' <"$out" | grep -v '^ *$' | grep 'requests per second' | sed 's/^ *//'
 if [ "$rc" -ne 0 ]; then
   echo "FAIL: redis-benchmark exited with status $rc" >&2
   failed=1
 fi
+# -q rewrites its progress line with \r; the final figures follow the last \r of each line.
+figures=$(tr '\r' '\n' <"$out")
+grep 'requests per second' <<<"$figures" | sed 's/^ *//'
 for t in "${expected_tests[@]}"; do
-  if ! tr '\r' '\n' <"$out" | grep -qE "^$(sed 's/[()]/\\&/g' <<<"$t"): [0-9.]+ requests per second"; then
+  if ! grep -qE "^ *$(sed 's/[()]/\\&/g' <<<"$t"): [0-9.]+ requests per second" <<<"$figures"; then
     echo "FAIL: no requests-per-second figure for $t" >&2
     failed=1
   fi

@@ -312,6 +312,28 @@ int h_expect_int(const char *file, int line, redisContext *c, long long want, in
     return h_expect(file, line, c, text, 0, argc, argv, NULL);
 }
 
+int h_expect_int_range(const char *file, int line, redisContext *c, long long lo, long long hi,
+                       int argc, const char *const *argv)
+{
+    redisReply *r = h_command(c, argc, argv, NULL);
+    int ok = r && r->type == REDIS_REPLY_INTEGER && r->integer >= lo && r->integer <= hi;
+    if (ok) {
+        passed++;
+    } else {
+        char cmd[CMD_SHOWN], got[REPR_CAP];
+        show_command(cmd, sizeof(cmd), argc, argv, NULL);
+        if (r)
+            h_repr(r, got, sizeof(got));
+        else
+            snprintf(got, sizeof(got), "(connection error: %s)", c ? c->errstr : "no connection");
+        fail_header(file, line);
+        fprintf(stderr, "%s\n    expected an integer in %lld..%lld\n    got      %s\n", cmd, lo,
+                hi, got);
+    }
+    freeReplyObject(r);
+    return ok;
+}
+
 /* Splits h_arg lists into hiredis's argv and lengths. */
 static void split_args(int argc, const struct h_arg *args, const char **argv, size_t *lens)
 {

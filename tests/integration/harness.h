@@ -31,9 +31,14 @@
 
 /* Under AddressSanitizer the server is about three times slower: loops scale
  * down and deadlines scale up by this factor. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) /* gcc */
 #define H_SLOW 3
-#else
+#elif defined(__has_feature) /* clang */
+#if __has_feature(address_sanitizer)
+#define H_SLOW 3
+#endif
+#endif
+#ifndef H_SLOW
 #define H_SLOW 1
 #endif
 
@@ -113,6 +118,12 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
                  (const char *const[]){__VA_ARGS__})
 int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
                  const char *const *argv);
+/* An integer in [lo, hi]: for TTLs, which a stalled machine may see lower. */
+#define EXPECT_INT_RANGE(c, lo, hi, ...)                                                          \
+    h_expect_int_range(__FILE__, __LINE__, (c), (lo), (hi), H_ARGC(__VA_ARGS__),                  \
+                       (const char *const[]){__VA_ARGS__})
+int h_expect_int_range(const char *file, int line, redisContext *c, long long lo, long long hi,
+                       int argc, const char *const *argv);
 
 /* Binary-safe arguments: H_S("lit\0eral") keeps embedded NULs, H_B(p, n) is n
  * bytes at p. EXPECT_BIN and H_CALL_BIN take a list of them. */

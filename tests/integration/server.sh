@@ -21,7 +21,11 @@ server_cleanup() {
     wait "$SERVER_PID" 2>/dev/null
   fi
   if [ -n "$SERVER_DIR" ]; then
-    if [ "$rc" -eq 0 ]; then rm -rf "$SERVER_DIR"; else echo "server log kept in $SERVER_DIR" >&2; fi
+    if [ "$rc" -eq 0 ]; then
+      rm -rf "$SERVER_DIR"
+    else
+      echo "server log kept in $SERVER_DIR" >&2
+    fi
   fi
   return "$rc"
 }

@@ -710,6 +710,58 @@ static void test_output_buffer_limit(void)
     h_stop(&s);
 }
 
+/* With no hard output limit configured, a client that pipelines requests and
+ * reads nothing stops being read once about 1 MB of replies wait for it: the
+ * server's memory for it stays bounded, and when it reads again every reply
+ * arrives, in full and in order. */
+#define PAUSE_GETS 64
+static void test_output_pause(void)
+{
+    struct h_server s;
+    if (h_start(&s, NULL) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    char *v = malloc(OUTPUT_VALUE);
+    memset(v, 'v', OUTPUT_VALUE);
+    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("v"), H_B(v, OUTPUT_VALUE));
+    free(v);
+
+    struct h_raw greedy;
+    if (h_raw_open(&greedy, &s) == 0) {
+        static const char get[] = "*2\r\n$3\r\nGET\r\n$1\r\nv\r\n";
+        for (int i = 0; i < PAUSE_GETS; i++)
+            h_raw_send(&greedy, get, sizeof(get) - 1);
+        h_sleep_ms(300 * H_SLOW);
+
+        /* Its unsent output (omem) stays near the pause threshold, far from 64 MB. */
+        redisReply *list = H_CALL(c, "CLIENT", "LIST");
+        long long worst_omem = 0;
+        for (const char *p = list && list->type == REDIS_REPLY_STRING ? list->str : "";
+             (p = strstr(p, "omem=")); p++) {
+            long long omem = atoll(p + 5);
+            if (omem > worst_omem)
+                worst_omem = omem;
+        }
+        freeReplyObject(list);
+        printf("   largest unsent output while paused: %lld bytes\n", worst_omem);
+        CHECK(worst_omem <= 4 * OUTPUT_VALUE, "unsent output grew to %lld bytes", worst_omem);
+        EXPECT_STATUS(c, "PONG", "PING");
+
+        int whole = 0;
+        for (int i = 0; i < PAUSE_GETS; i++) {
+            size_t len;
+            if (h_raw_read_reply(&greedy, &len, H_RAW_TIMEOUT_MS) < 0)
+                break;
+            whole += len == OUTPUT_VALUE + 12 && greedy.buf[0] == '$';
+            h_raw_consume(&greedy, len);
+        }
+        CHECK(whole == PAUSE_GETS, "%d of %d replies arrived whole", whole, PAUSE_GETS);
+        h_raw_close(&greedy);
+    }
+    redisFree(c);
+    h_stop(&s);
+}
+
 static void test_shutdown(void)
 {
     struct h_server s;
@@ -759,6 +811,7 @@ int main(int argc, char **argv)
     H_RUN(test_maxclients);
     H_RUN(test_idle_timeout);
     H_RUN(test_output_buffer_limit);
+    H_RUN(test_output_pause);
     H_RUN(test_shutdown);
     H_RUN(test_sigterm);
     h_stop(&srv);
