@@ -106,7 +106,7 @@ static uint64_t key_word(const char *p)
  * memcmp's order on two 16-byte keys, as two 64-bit compares. Both trees use
  * it: inline in the rbtree's descent, inside the callback for tsearch. (A
  * memcmp call per level cost the rbtree lookup about a quarter of its time
- * here, apparently by stalling the speculation that overlaps cache misses.)
+ * here.)
  */
 static inline int key_cmp(const char *a, const char *b)
 {

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The ordered keyspace commands against Debian's redis-server, in one run.
+#   bench/ordered_vs_redis.sh [--rounds N] [--max-keys N]
+#
+# Part 1: rbkv holds 1,000,000 keys key:000000000000 .. key:000000999999 (value "v"); redis-server
+# holds the same strings as the members of one sorted set z, all with score 0. redis-benchmark
+# (50 clients, pipelines of 16, __rand_int__ for a random key) runs each pair of tests:
+#   KRANGE [key:R (key:~ BYLEX LIMIT 0 100   vs  ZRANGEBYLEX z [key:R (key:~ LIMIT 0 100
+#   KCOUNT [key:R (key:~                     vs  ZLEXCOUNT z [key:R (key:~
+#   KRANK key:R                              vs  ZRANK z key:R
+# The two servers alternate for --rounds rounds (default 3) so drift on a busy machine hits both;
+# the best throughput of each is kept. The server-side cost per call (INFO commandstats
+# usec_per_call, over all rounds) is shown too: it leaves out the network and the client.
+#
+# Part 2: KEYS hot:*, 100 keys hot:000 .. hot:099 among 10,000, 1,000,000 and 10,000,000 keys
+# (the rest key:...), in both servers as plain keys: rbkv's KEYS and SCAN 0 MATCH hot:* COUNT 100
+# against Redis's KEYS, which has to visit every key. --max-keys 1000000 stops before 10,000,000
+# (loading those takes about a minute per server and 2 GB of memory in all).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ROUNDS=3
+MAX_KEYS=10000000
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --max-keys) MAX_KEYS=$2; shift 2 ;;
+    *) echo "usage: $0 [--rounds N] [--max-keys N]" >&2; exit 2 ;;
+  esac
+done
+ensure_built
+
+KEYS=1000000
+HOT=100
+
+# rps PORT REQUESTS CLIENTS PIPELINE COMMAND...: the throughput redis-benchmark reports.
+rps() {
+  local port=$1 n=$2 clients=$3 pipeline=$4; shift 4
+  redis-benchmark -p "$port" -n "$n" -c "$clients" -P "$pipeline" -r "$KEYS" --csv "$@" 2>/dev/null |
+    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+}
+
+usec_per_call() { # PORT COMMAND
+  redis-cli -p "$1" info commandstats | tr -d '\r' |
+    awk -F'[=,]' -v c="cmdstat_$2:calls" '$1 == c { print $6 }'
+}
+
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
+us() { awk -v r="$1" 'BEGIN { printf "%.1f", 1e6 / r }'; }
+
+# Keys [from, to) as SET commands for redis-cli --pipe.
+gen_set() {
+  awk -v from="$1" -v to="$2" 'BEGIN {
+    for (i = from; i < to; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$1\r\nv\r\n", i }'
+}
+
+# The same strings as members of z, a thousand per ZADD.
+gen_zadd() {
+  awk -v n="$1" 'BEGIN {
+    for (i = 0; i < n; i += 1000) {
+      m = n - i < 1000 ? n - i : 1000
+      printf "*%d\r\n$4\r\nZADD\r\n$1\r\nz\r\n", 2 + 2 * m
+      for (j = i; j < i + m; j++) printf "$1\r\n0\r\n$16\r\nkey:%012d\r\n", j
+    } }'
+}
+
+gen_hot() {
+  awk -v n="$HOT" 'BEGIN { for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$7\r\nhot:%03d\r\n$1\r\nv\r\n", i }'
+}
+
+load() { # PORT GENERATOR ARGS...
+  local port=$1; shift
+  "$@" | redis-cli -p "$port" --pipe | grep -q "errors: 0" || { echo "loading into $port failed" >&2; exit 1; }
+}
+
+echo "== Part 1: $KEYS keys (rbkv) against one sorted set of $KEYS members (redis-server)"
+RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
+REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
+load "$RBKV_PORT" gen_set 0 "$KEYS"
+load "$REDIS_PORT" gen_zadd "$KEYS"
+redis-cli -p "$RBKV_PORT" config resetstat >/dev/null
+redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
+
+TESTS=(
+  "KRANGE|300000|KRANGE [key:__rand_int__ (key:~ BYLEX LIMIT 0 100|ZRANGEBYLEX|ZRANGEBYLEX z [key:__rand_int__ (key:~ LIMIT 0 100"
+  "KCOUNT|1000000|KCOUNT [key:__rand_int__ (key:~|ZLEXCOUNT|ZLEXCOUNT z [key:__rand_int__ (key:~"
+  "KRANK|1000000|KRANK key:__rand_int__|ZRANK|ZRANK z key:__rand_int__"
+)
+printf '%-34s %12s %12s %7s %10s %10s %7s\n' "rbkv vs redis (best of $ROUNDS)" "rbkv ops/s" "redis ops/s" ratio \
+  "rbkv us" "redis us" ratio
+for t in "${TESTS[@]}"; do
+  IFS='|' read -r kname n kcmd zname zcmd <<<"$t"
+  r=0; s=0
+  for _ in $(seq "$ROUNDS"); do
+    # shellcheck disable=SC2086 # the commands are word lists on purpose
+    r=$(best "$r" "$(rps "$RBKV_PORT" "$n" 50 16 $kcmd)")
+    # shellcheck disable=SC2086
+    s=$(best "$s" "$(rps "$REDIS_PORT" "$n" 50 16 $zcmd)")
+  done
+  ru=$(usec_per_call "$RBKV_PORT" "${kname,,}"); su=$(usec_per_call "$REDIS_PORT" "${zname,,}")
+  printf '%-34s %12s %12s %7s %10s %10s %7s\n' "$kname vs $zname" "$r" "$s" "$(ratio "$r" "$s")" \
+    "$ru" "$su" "$(ratio "$su" "$ru")"
+done
+bench_cleanup; BENCH_PIDS=()
+
+echo
+echo "== Part 2: KEYS hot:* ($HOT matching keys) as the keyspace grows"
+RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
+REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
+for port in "$RBKV_PORT" "$REDIS_PORT"; do load "$port" gen_hot; done
+printf '%-12s %16s %16s %18s %10s\n' keys "rbkv KEYS us" "rbkv SCAN us" "redis KEYS us" ratio
+loaded=$HOT
+for size in 10000 1000000 10000000; do
+  [ "$size" -le "$MAX_KEYS" ] || break
+  for port in "$RBKV_PORT" "$REDIS_PORT"; do load "$port" gen_set "$((loaded - HOT))" "$((size - HOT))"; done
+  loaded=$size
+  for port in "$RBKV_PORT" "$REDIS_PORT"; do
+    [ "$(redis-cli -p "$port" dbsize)" = "$size" ] && [ "$(redis-cli -p "$port" keys 'hot:*' | wc -l)" = "$HOT" ] ||
+      { echo "port $port does not hold the expected keys" >&2; exit 1; }
+  done
+  # Redis's KEYS visits every key: fewer calls, one client, as the keyspace grows.
+  calls=$((20000000 / size)); [ "$calls" -ge 3 ] || calls=3
+  k=0; c=0; s=0
+  for _ in $(seq "$ROUNDS"); do
+    k=$(best "$k" "$(rps "$RBKV_PORT" 200000 50 16 KEYS 'hot:*')")
+    c=$(best "$c" "$(rps "$RBKV_PORT" 200000 50 16 SCAN 0 MATCH 'hot:*' COUNT 100)")
+    s=$(best "$s" "$(rps "$REDIS_PORT" "$calls" 1 1 KEYS 'hot:*')")
+  done
+  printf '%-12s %16s %16s %18s %10s\n' "$size" "$(us "$k")" "$(us "$c")" "$(us "$s")" "$(ratio "$k" "$s")"
+done
