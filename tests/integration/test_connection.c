@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "harness.h"
@@ -762,6 +763,31 @@ static void test_output_pause(void)
     h_stop(&s);
 }
 
+/* A unix socket beside TCP: served the same, shown with flag U, created
+ * with the configured permissions. */
+static void test_unix_socket(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS("--unixsocket", "rbkv.sock", "--unixsocketperm", "700")) < 0)
+        return;
+    char path[400];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/rbkv.sock", s.dir);
+    CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0700,
+          "unix socket %s missing or with mode %o", path, (unsigned)(st.st_mode & 0777));
+    redisContext *u = redisConnectUnix(path);
+    if (CHECK(u && !u->err, "connecting to %s failed", path)) {
+        EXPECT_STATUS(u, "PONG", "PING");
+        EXPECT_OK(u, "SET", "via", "unix");
+        EXPECT_MATCH(u, "'id=* flags=U *'", "CLIENT", "INFO");
+    }
+    redisFree(u);
+    redisContext *c = h_connect(&s);
+    EXPECT_BULK(c, "unix", "GET", "via");
+    redisFree(c);
+    h_stop(&s);
+}
+
 static void test_shutdown(void)
 {
     struct h_server s;
@@ -812,6 +838,7 @@ int main(int argc, char **argv)
     H_RUN(test_idle_timeout);
     H_RUN(test_output_buffer_limit);
     H_RUN(test_output_pause);
+    H_RUN(test_unix_socket);
     H_RUN(test_shutdown);
     H_RUN(test_sigterm);
     h_stop(&srv);
