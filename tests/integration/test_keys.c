@@ -467,6 +467,47 @@ static void test_select_isolation(void)
     redisFree(b);
 }
 
+/* used_memory follows the data, and maxmemory (noeviction) refuses writes
+ * that can grow memory while reads and deletes go on working. */
+static long long used_memory(redisContext *c)
+{
+    char field[64] = "";
+    redisReply *r = H_CALL(c, "INFO", "memory");
+    if (r && r->type == REDIS_REPLY_STRING)
+        h_info_field(r->str, "used_memory", field, sizeof(field));
+    freeReplyObject(r);
+    return atoll(field);
+}
+
+static void test_maxmemory(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    long long before = used_memory(c);
+    char value[200];
+    memset(value, 'v', sizeof(value));
+    for (int i = 0; i < 1000; i++) {
+        char key[32];
+        snprintf(key, sizeof(key), "mem:%d", i);
+        redisReply *r = H_CALL_BIN(c, H_S("SET"), H_B(key, strlen(key)), H_B(value, sizeof(value)));
+        freeReplyObject(r);
+    }
+    long long grown = used_memory(c);
+    CHECK(grown - before >= 1000 * 200, "used_memory grew by %lld bytes for 200 KB of values",
+          grown - before);
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "1");
+    EXPECT_ERR(c, "OOM command not allowed when used memory > 'maxmemory'.", "SET", "x", "y");
+    EXPECT_ERR(c, "OOM command not allowed when used memory > 'maxmemory'.", "APPEND", "mem:1",
+               "y");
+    EXPECT_INT(c, 200, "STRLEN", "mem:1");
+    EXPECT_INT(c, 1, "DEL", "mem:1");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0");
+    EXPECT_OK(c, "SET", "x", "y");
+    EXPECT_OK(c, "FLUSHALL");
+    long long after = used_memory(c);
+    CHECK(after < grown - 1000 * 200, "used_memory %lld after FLUSHALL (was %lld)", after, grown);
+    redisFree(c);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -481,6 +522,7 @@ int main(int argc, char **argv)
     H_RUN(test_info);
     H_RUN(test_config);
     H_RUN(test_select_isolation);
+    H_RUN(test_maxmemory);
     h_stop(&srv);
     return h_finish();
 }
