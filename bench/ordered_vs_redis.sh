@@ -9,8 +9,11 @@
 #   KCOUNT [key:R (key:~                     vs  ZLEXCOUNT z [key:R (key:~
 #   KRANK key:R                              vs  ZRANK z key:R
 # The two servers alternate for --rounds rounds (default 3) so drift on a busy machine hits both;
-# the best throughput of each is kept. The server-side cost per call (INFO commandstats
-# usec_per_call, over all rounds) is shown too: it leaves out the network and the client.
+# the best throughput of each is kept. Throughput is bounded by the client as much as by the
+# server (redis-benchmark parses every reply on the same cores), so two server-side costs are
+# shown too, over all rounds: the CPU time the server process used per request (from
+# /proc/PID/stat: parsing, the command, the reply, the socket) and the time inside the command
+# (INFO commandstats usec_per_call).
 #
 # Part 2: KEYS hot:*, 100 keys hot:000 .. hot:099 among 10,000, 1,000,000 and 10,000,000 keys
 # (the rest key:...), in both servers as plain keys: rbkv's KEYS and SCAN 0 MATCH hot:* COUNT 100
@@ -46,6 +49,8 @@ usec_per_call() { # PORT COMMAND
 }
 
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system time of PID
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
 us() { awk -v r="$1" 'BEGIN { printf "%.1f", 1e6 / r }'; }
 
 # Keys [from, to) as SET commands for redis-cli --pipe.
@@ -74,8 +79,8 @@ load() { # PORT GENERATOR ARGS...
 }
 
 echo "== Part 1: $KEYS keys (rbkv) against one sorted set of $KEYS members (redis-server)"
-RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
-REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
+RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"; RBKV_PID=${BENCH_PIDS[-1]}
+REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"; REDIS_PID=${BENCH_PIDS[-1]}
 load "$RBKV_PORT" gen_set 0 "$KEYS"
 load "$REDIS_PORT" gen_zadd "$KEYS"
 redis-cli -p "$RBKV_PORT" config resetstat >/dev/null
@@ -86,20 +91,27 @@ TESTS=(
   "KCOUNT|1000000|KCOUNT [key:__rand_int__ (key:~|ZLEXCOUNT|ZLEXCOUNT z [key:__rand_int__ (key:~"
   "KRANK|1000000|KRANK key:__rand_int__|ZRANK|ZRANK z key:__rand_int__"
 )
-printf '%-34s %12s %12s %7s %10s %10s %7s\n' "rbkv vs redis (best of $ROUNDS)" "rbkv ops/s" "redis ops/s" ratio \
-  "rbkv us" "redis us" ratio
+printf '%-24s | %10s %10s %5s | %8s %8s %5s | %8s %8s %5s\n' "(best of $ROUNDS rounds)" \
+  "rbkv op/s" "redis op/s" ratio "rbkv cpu" "redis" ratio "rbkv cmd" "redis" ratio
+printf '%-24s | %27s | %24s | %24s\n' "" "throughput" "server CPU us/request" "in-command us/call"
 for t in "${TESTS[@]}"; do
   IFS='|' read -r kname n kcmd zname zcmd <<<"$t"
-  r=0; s=0
+  r=0; s=0; rt=0; st=0
   for _ in $(seq "$ROUNDS"); do
+    t0=$(cpu_ticks "$RBKV_PID")
     # shellcheck disable=SC2086 # the commands are word lists on purpose
     r=$(best "$r" "$(rps "$RBKV_PORT" "$n" 50 16 $kcmd)")
+    t1=$(cpu_ticks "$RBKV_PID"); rt=$((rt + t1 - t0))
+    t0=$(cpu_ticks "$REDIS_PID")
     # shellcheck disable=SC2086
     s=$(best "$s" "$(rps "$REDIS_PORT" "$n" 50 16 $zcmd)")
+    t1=$(cpu_ticks "$REDIS_PID"); st=$((st + t1 - t0))
   done
+  rc=$(awk -v t="$rt" -v u="$TICK_US" -v n="$((n * ROUNDS))" 'BEGIN { printf "%.2f", t * u / n }')
+  sc=$(awk -v t="$st" -v u="$TICK_US" -v n="$((n * ROUNDS))" 'BEGIN { printf "%.2f", t * u / n }')
   ru=$(usec_per_call "$RBKV_PORT" "${kname,,}"); su=$(usec_per_call "$REDIS_PORT" "${zname,,}")
-  printf '%-34s %12s %12s %7s %10s %10s %7s\n' "$kname vs $zname" "$r" "$s" "$(ratio "$r" "$s")" \
-    "$ru" "$su" "$(ratio "$su" "$ru")"
+  printf '%-24s | %10.0f %10.0f %5s | %8s %8s %5s | %8s %8s %5s\n' "$kname vs $zname" "$r" "$s" \
+    "$(ratio "$r" "$s")" "$rc" "$sc" "$(ratio "$sc" "$rc")" "$ru" "$su" "$(ratio "$su" "$ru")"
 done
 bench_cleanup; BENCH_PIDS=()
 

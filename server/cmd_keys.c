@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "keyspace.h"
 #include "server.h"
+#include "zset.h"
 
 /* TYPE's answer for each enum ks_type. */
 static const char *const type_names[KS_TYPE_COUNT] = {
@@ -183,16 +184,14 @@ static void cmd_copy(struct client *c)
         resp_add_int(&c->out, 0);
         return;
     }
-    /* Only a string's bytes can be copied here; a sorted set needs a deep
-     * copy, which the zset module will provide as its clone function. */
-    if (e->type != KS_STRING) {
-        resp_add_error(&c->out, "ERR COPY of this type is not supported yet");
-        return;
-    }
     /* Deleting another entry never moves e. */
     if (old)
         ks_delete(to, old);
-    struct ks_entry *copy = ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);
+    /* A string's bytes live in its entry; a sorted set is copied deep. */
+    struct ks_entry *copy =
+        e->type == KS_ZSET
+            ? ks_add_ptr(to, dst->ptr, dst->len, KS_ZSET, zs_clone(ks_ptr(e)))
+            : ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);
     int64_t when = ks_get_expire(e);
     if (when != -1)
         ks_set_expire(to, copy, when);

@@ -277,7 +277,8 @@ static void cmd_krange(struct client *c)
         struct lex_bound min, max;
         if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
             return;
-        /* From the near bound to the far one: one descent, no counting. */
+        /* From the near bound to the far one: a hash probe or one descent to
+         * start, and no counting. */
         w.start = w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min);
         w.end = END_BOUND;
         w.bound = w.rev ? min : max;
@@ -519,6 +520,6 @@ struct command ordered_commands[] = {
                      "Return the keys that split a range into parts of equal count",
                      "O(P*log(N)) with N the number of keys in the database and P the number "
                      "of parts.",
-                     "numparts [min max|PREFIX prefix]"),
+                     "n [min max|PREFIX prefix]"),
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0},
 };

@@ -21,6 +21,7 @@ static struct command *const module_tables[] = {
     string_commands,
     keys_commands,
     ordered_commands,
+    zset_commands,
     scan_commands,
     server_commands,
     command_commands,

@@ -17,5 +17,9 @@ extern struct command scan_commands[];
 extern struct command server_commands[];
 extern struct command connection_commands[];
 extern struct command command_commands[];
+extern struct command zset_commands[];
+
+/* Registers the sorted-set value type with the keyspace; once, at start. */
+void cmd_zset_init(void);
 
 #endif

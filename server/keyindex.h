@@ -15,12 +15,15 @@
  * the low 16 bits of the key's hash above it as a tag, so a probe compares a
  * key only when the tags agree (a false match costs 1 in 65536). The home
  * slot of hash h in a table of cap slots is h * cap / 2^64: any cap works, so
- * the load can stay between KIX_LOAD_GROWN and KIX_LOAD_MAX percent.
+ * the load can stay between KIX_LOAD_GROWN and KIX_LOAD_MAX percent (60 and
+ * 85, in keyindex.c) instead of halving at each doubling.
  * Deletion shifts the rest of the cluster back (no tombstones).
  *
- * Resizing is incremental: a new table `cur` takes every insert, and each
- * call that changes the index (and kix_step) moves a bounded number of
- * entries out of the draining table `old`; lookups try `cur`, then `old`.
+ * Resizing is incremental, so growing a table of millions of keys never
+ * stalls the loop: a new table `cur` takes every insert, and each call that
+ * changes the index (and kix_step, which ks_lookup runs) moves a bounded
+ * number of entries out of the draining table `old`; lookups try `cur`, then
+ * `old`.
  *
  * Invariants, checked by kix_check():
  *  - every entry in a table lies in its home slot or after it, with no empty

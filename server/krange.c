@@ -106,34 +106,41 @@ int kr_has_prefix(const struct ks_entry *e, const char *p, size_t len)
     return ks_klen(e) >= len && memcmp(ks_key(e), p, len) == 0;
 }
 
+/* A bound on a key that exists, which is the usual case when paging with
+ * "(last", is found through the hash index in O(1) instead of a descent;
+ * only an absent one needs the tree, and then "[x" and "(x" agree. */
 struct ks_entry *kr_seek_min(const struct db *db, const struct lex_bound *min)
 {
+    struct ks_entry *e;
     switch (min->kind) {
     case LEX_BOUND_NEG_INF:
         return ks_first(db);
     case LEX_BOUND_POS_INF:
         return NULL;
     case LEX_BOUND_INCL:
-        return ks_seek_ge(db, min->ptr, min->len, 0);
     case LEX_BOUND_EXCL:
         break;
     }
-    return ks_seek_ge(db, min->ptr, min->len, 1);
+    if ((e = ks_find(db, min->ptr, min->len)))
+        return min->kind == LEX_BOUND_INCL ? e : ks_next(e);
+    return ks_seek_ge(db, min->ptr, min->len, 0);
 }
 
 struct ks_entry *kr_seek_max(const struct db *db, const struct lex_bound *max)
 {
+    struct ks_entry *e;
     switch (max->kind) {
     case LEX_BOUND_NEG_INF:
         return NULL;
     case LEX_BOUND_POS_INF:
         return ks_last(db);
     case LEX_BOUND_INCL:
-        return ks_seek_le(db, max->ptr, max->len, 0);
     case LEX_BOUND_EXCL:
         break;
     }
-    return ks_seek_le(db, max->ptr, max->len, 1);
+    if ((e = ks_find(db, max->ptr, max->len)))
+        return max->kind == LEX_BOUND_INCL ? e : ks_prev(e);
+    return ks_seek_le(db, max->ptr, max->len, 0);
 }
 
 struct ks_entry *kr_prefix_first(const struct db *db, const char *p, size_t len)

@@ -41,7 +41,8 @@ int kr_has_prefix(const struct ks_entry *e, const char *p, size_t len);
 
 /* The first key at or after min taken as a lower bound, and the last key at
  * or before max taken as an upper bound; NULL when there is none. Where a
- * listing starts without knowing where it ends: O(log n), no counting. */
+ * listing starts without knowing where it ends: no counting, and O(1) when
+ * the bound names a key that exists, O(log n) otherwise. */
 struct ks_entry *kr_seek_min(const struct db *db, const struct lex_bound *min);
 struct ks_entry *kr_seek_max(const struct db *db, const struct lex_bound *max);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -112,6 +113,7 @@ int server_start(void)
     make_run_id();
     signal(SIGPIPE, SIG_IGN);
     command_table_init();
+    cmd_zset_init();
     server.ks = ks_new(server.cfg.databases);
     if (conn_listen() < 0)
         return -1;

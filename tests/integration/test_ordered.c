@@ -27,13 +27,6 @@
 
 static struct h_server srv;
 
-static redisContext *fresh(void)
-{
-    redisContext *c = h_connect(&srv);
-    EXPECT_OK(c, "FLUSHALL");
-    return c;
-}
-
 static void set_keys(redisContext *c, const char *const *keys, int n)
 {
     for (int i = 0; i < n; i++)
@@ -42,7 +35,7 @@ static void set_keys(redisContext *c, const char *const *keys, int n)
 
 static void test_empty(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_REPLY(c, "[]", "KRANGE", "0", "-1");
     EXPECT_REPLY(c, "[]", "KRANGE", "-", "+", "BYLEX", "LIMIT", "0", "10", "WITHVALUES");
     EXPECT_REPLY(c, "[]", "KRANGE", "+", "-", "BYLEX", "REV");
@@ -65,7 +58,7 @@ static void test_empty(void)
 
 static void test_ranks_and_bounds(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     set_keys(c, (const char *const[]){"e", "c", "a", "d", "b"}, 5);
     EXPECT_REPLY(c, "['a', 'b', 'c', 'd', 'e']", "KRANGE", "0", "-1");
     EXPECT_REPLY(c, "['b', 'c', 'd']", "KRANGE", "1", "3");
@@ -137,7 +130,7 @@ static void test_ranks_and_bounds(void)
 
 static void test_prefix_and_keys(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     set_keys(c, (const char *const[]){"user:1", "user:2", "user:10", "users", "user", "u", "v"}, 7);
     EXPECT_REPLY(c, "['user', 'user:1', 'user:10', 'user:2', 'users']", "KPREFIX", "user");
     EXPECT_REPLY(c, "['user:1', 'user:10', 'user:2']", "KPREFIX", "user:");
@@ -165,7 +158,7 @@ static void test_prefix_and_keys(void)
 
 static void test_errors(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     EXPECT_OK(c, "SET", "a", "1");
     EXPECT_ERR(c, "ERR syntax error, LIMIT is only supported in combination with BYLEX", "KRANGE",
                "0", "1", "LIMIT", "0", "1");
@@ -217,7 +210,7 @@ static void test_errors(void)
 
 static void test_binary_keys(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     static const struct h_arg keys[] = {H_S(""),     H_S("\0"),  H_S("\0\0"),   H_S("a\0b"),
                                         H_S("a"),    H_S("\xff"), H_S("\xff\0"), H_S("\xff\xff"),
                                         H_S("\x7f"), H_S("\x80")};
@@ -257,7 +250,7 @@ static void test_binary_keys(void)
  * removed it yet. */
 static void test_expired_keys(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     set_keys(c, (const char *const[]){"a", "b", "c", "d"}, 4);
     EXPECT_INT(c, 1, "PEXPIRE", "b", "1");
     EXPECT_INT(c, 1, "PEXPIRE", "d", "1");
@@ -276,7 +269,7 @@ static void test_expired_keys(void)
 
 static void test_resp3(void)
 {
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     set_keys(c, (const char *const[]){"a", "b"}, 2);
     redisFree(c);
     struct h_raw r;
@@ -345,7 +338,7 @@ static void scan_while_changing(const char *match, const char *prefix, unsigned 
 {
     static unsigned char present[SCAN_UNIVERSE], touched[SCAN_UNIVERSE], ever[SCAN_UNIVERSE];
     static unsigned char seen[SCAN_UNIVERSE];
-    redisContext *a = fresh(), *b = h_connect(&srv);
+    redisContext *a = h_connect_flushed(&srv), *b = h_connect(&srv);
     char key[16], last[16] = "";
     size_t plen = strlen(prefix);
 
@@ -420,7 +413,7 @@ static void test_scan_while_changing(void)
 /* A cursor belongs to the server, not to the connection that got it. */
 static void test_scan_cursor_shared(void)
 {
-    redisContext *a = fresh(), *b = h_connect(&srv);
+    redisContext *a = h_connect_flushed(&srv), *b = h_connect(&srv);
     set_keys(a, (const char *const[]){"a", "b", "c"}, 3);
     redisReply *r = H_CALL(a, "SCAN", "0", "COUNT", "2");
     if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2, "SCAN: malformed reply")) {
@@ -460,7 +453,7 @@ static void test_redis_cli_scan(void)
         printf("  skipped: redis-cli not found\n");
         return;
     }
-    redisContext *c = fresh();
+    redisContext *c = h_connect_flushed(&srv);
     char key[16], want[4096] = "", cmd[256];
     for (int i = 0; i < 200; i++) {
         snprintf(key, sizeof(key), "%c:%03d", "pq"[i % 2], i / 2);

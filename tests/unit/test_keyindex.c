@@ -575,23 +575,22 @@ int main(int argc, char **argv)
         test_seed = strtoull(seed, NULL, 10);
     printf("SEED=%" PRIu64 "\n", test_seed);
 
-    if (argc < 2) {
-        test_hash();
-        test_index();
-        test_keyspace();
-        return 0;
-    }
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } parts[] = {{"hash", test_hash}, {"index", test_index}, {"keyspace", test_keyspace}};
+    size_t nparts = sizeof(parts) / sizeof(parts[0]);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "hash")) {
-            test_hash();
-        } else if (!strcmp(argv[i], "index")) {
-            test_index();
-        } else if (!strcmp(argv[i], "keyspace")) {
-            test_keyspace();
-        } else {
+        size_t p = 0;
+        while (p < nparts && strcmp(argv[i], parts[p].name))
+            p++;
+        if (p == nparts) {
             fprintf(stderr, "usage: test_keyindex [hash|index|keyspace]...\n");
             return 2;
         }
+        parts[p].run();
     }
+    for (size_t p = 0; argc < 2 && p < nparts; p++)
+        parts[p].run();
     return 0;
 }

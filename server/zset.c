@@ -1,0 +1,408 @@
+/*
+ * zset.c - the sorted-set value (see zset.h): the (score, member) tree with
+ * subtree sizes, and the by-name hash table threaded through the same nodes.
+ *
+ * Every range descent here is a prefix count: the members below a bound (a
+ * score under min, a name before "[x") form a prefix of the order, so one
+ * walk down from the root adds up left subtree sizes to find the prefix's
+ * length. A range is the difference of two such prefixes, so its count and
+ * its first position cost O(log n), never a walk over members.
+ */
+#include "zset.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "rbtree_order.h"
+
+RB_DECLARE_ORDER(zst, struct zs_node, rb, size)
+
+#define ZS_MIN_BUCKETS 4 /* power of two: a new set's table */
+
+static struct zs_node *node_of(const struct rb_node *rb)
+{
+    return rb ? rb_entry(rb, struct zs_node, rb) : NULL;
+}
+
+/* memcmp order, a proper prefix first. */
+static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    return r ? r : (alen > blen) - (alen < blen);
+}
+
+static int node_cmp(double score, const char *m, size_t len, const struct zs_node *n)
+{
+    if (score < n->score)
+        return -1;
+    if (score > n->score)
+        return 1;
+    return bytes_cmp(m, len, n->member, n->len);
+}
+
+/* ---- the member hash ---------------------------------------------------- */
+
+/* The high and low halves of a 128-bit product folded together: a cheap,
+ * well-mixing step (wyhash's), keyed by the set's seed so that names chosen to
+ * collide in one set do not collide in another. */
+static uint64_t mum(uint64_t a, uint64_t b)
+{
+    __extension__ unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static uint64_t member_hash(const struct zset *z, const char *p, size_t len)
+{
+    uint64_t h = z->seed ^ (len * UINT64_C(0xa0761d6478bd642f));
+    uint64_t w;
+
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = mum(h ^ w, UINT64_C(0xe7037ed1a0b428db));
+    }
+    w = 0;
+    memcpy(&w, p, len);
+    return mum(h ^ w ^ UINT64_C(0x8ebc6af09c88c6e3), UINT64_C(0x589965cc75374cc3));
+}
+
+static struct zs_node **bucket_of(const struct zset *z, const char *m, size_t len)
+{
+    return &z->buckets[member_hash(z, m, len) & z->mask];
+}
+
+static void table_resize(struct zset *z, size_t nbuckets)
+{
+    struct zs_node **old = z->buckets;
+    size_t old_n = old ? z->mask + 1 : 0;
+
+    z->buckets = xcalloc(nbuckets, sizeof(*z->buckets));
+    z->mask = nbuckets - 1;
+    for (size_t i = 0; i < old_n; i++) {
+        for (struct zs_node *n = old[i], *next; n; n = next) {
+            struct zs_node **b = bucket_of(z, n->member, n->len);
+            next = n->hnext;
+            n->hnext = *b;
+            *b = n;
+        }
+    }
+    xfree(old);
+}
+
+static void table_unlink(struct zset *z, const struct zs_node *n)
+{
+    struct zs_node **link = bucket_of(z, n->member, n->len);
+    while (*link != n)
+        link = &(*link)->hnext;
+    *link = n->hnext;
+}
+
+/* ---- the set ------------------------------------------------------------ */
+
+struct zset *zs_new(void)
+{
+    struct zset *z = xcalloc(1, sizeof(*z));
+    z->tree = RB_ROOT;
+    z->seed = ((uint64_t)arc4random() << 32) | arc4random();
+    return z;
+}
+
+void zs_free(struct zset *z)
+{
+    struct zs_node *pos, *next;
+
+    if (!z)
+        return;
+    rbtree_postorder_for_each_entry_safe(pos, next, &z->tree, rb)
+        xfree(pos);
+    xfree(z->buckets);
+    xfree(z);
+}
+
+struct zset *zs_clone(const struct zset *z)
+{
+    struct zset *copy = zs_new();
+    for (struct zs_node *n = zs_first(z); n; n = zs_next(n))
+        zs_insert(copy, n->member, n->len, n->score);
+    return copy;
+}
+
+size_t zs_len(const struct zset *z)
+{
+    return zst_count(&z->tree);
+}
+
+struct zs_node *zs_find(const struct zset *z, const char *m, size_t len)
+{
+    if (!z->buckets)
+        return NULL;
+    for (struct zs_node *n = *bucket_of(z, m, len); n; n = n->hnext)
+        if (n->len == len && memcmp(n->member, m, len) == 0)
+            return n;
+    return NULL;
+}
+
+/* Links n into the tree by its (score, member); it must not be there. */
+static void tree_link(struct zset *z, struct zs_node *n)
+{
+    struct rb_node **link = &z->tree.rb_node, *parent = NULL;
+
+    while (*link) {
+        parent = *link;
+        if (node_cmp(n->score, n->member, n->len, node_of(parent)) < 0)
+            link = &parent->rb_left;
+        else
+            link = &parent->rb_right;
+    }
+    zst_insert(&n->rb, parent, link, &z->tree);
+}
+
+struct zs_node *zs_insert(struct zset *z, const char *m, size_t len, double score)
+{
+    struct zs_node *n = xmalloc(sizeof(*n) + len);
+    size_t count = zs_len(z);
+
+    n->len = (uint32_t)len;
+    n->score = score;
+    memcpy(n->member, m, len);
+    if (!z->buckets)
+        table_resize(z, ZS_MIN_BUCKETS);
+    else if (count + 1 > z->mask + 1)
+        table_resize(z, 2 * (z->mask + 1));
+    struct zs_node **b = bucket_of(z, m, len);
+    n->hnext = *b;
+    *b = n;
+    tree_link(z, n);
+    return n;
+}
+
+void zs_update(struct zset *z, struct zs_node *n, double score)
+{
+    struct zs_node *prev = zs_prev(n), *next = zs_next(n);
+
+    /* Most updates leave the order alone (a counter going up a little among
+     * distant neighbours): then the node stays where it is, as Redis's
+     * zslUpdateScore does. */
+    if ((!prev || node_cmp(score, n->member, n->len, prev) > 0) &&
+        (!next || node_cmp(score, n->member, n->len, next) < 0)) {
+        n->score = score;
+        return;
+    }
+    zst_erase(&n->rb, &z->tree);
+    n->score = score;
+    tree_link(z, n);
+}
+
+void zs_delete(struct zset *z, struct zs_node *n)
+{
+    size_t nbuckets = z->mask + 1;
+
+    zst_erase(&n->rb, &z->tree);
+    table_unlink(z, n);
+    xfree(n);
+    if (zs_len(z) == 0) {
+        xfree(z->buckets);
+        z->buckets = NULL;
+        z->mask = 0;
+    } else if (nbuckets > ZS_MIN_BUCKETS && zs_len(z) < nbuckets / 8) {
+        table_resize(z, nbuckets / 2);
+    }
+}
+
+size_t zs_rank(const struct zs_node *n)
+{
+    return zst_rank(&n->rb);
+}
+
+struct zs_node *zs_select(const struct zset *z, size_t k)
+{
+    return node_of(zst_select(&z->tree, k));
+}
+
+struct zs_node *zs_first(const struct zset *z)
+{
+    return node_of(rb_first(&z->tree));
+}
+
+struct zs_node *zs_last(const struct zset *z)
+{
+    return node_of(rb_last(&z->tree));
+}
+
+struct zs_node *zs_next(const struct zs_node *n)
+{
+    return node_of(rb_next(&n->rb));
+}
+
+struct zs_node *zs_prev(const struct zs_node *n)
+{
+    return node_of(rb_prev(&n->rb));
+}
+
+/* ---- ranges ------------------------------------------------------------- */
+
+int zs_gte_min(double score, const struct zs_range *r)
+{
+    return r->minex ? score > r->min : score >= r->min;
+}
+
+int zs_lte_max(double score, const struct zs_range *r)
+{
+    return r->maxex ? score < r->max : score <= r->max;
+}
+
+/* A predicate that holds on a prefix of the order: "below the range's min"
+ * or "not past its max", by score or by name. */
+enum prefix_kind { BELOW_SCORE_MIN, UPTO_SCORE_MAX, BELOW_LEX_MIN, UPTO_LEX_MAX };
+
+struct prefix {
+    enum prefix_kind kind;
+    const struct zs_range *range;
+    const struct lex_bound *bound;
+};
+
+static int prefix_holds(const struct prefix *p, const struct zs_node *n)
+{
+    switch (p->kind) {
+    case BELOW_SCORE_MIN:
+        return !zs_gte_min(n->score, p->range);
+    case UPTO_SCORE_MAX:
+        return zs_lte_max(n->score, p->range);
+    case BELOW_LEX_MIN:
+        return !lex_gte_min(n->member, n->len, p->bound);
+    case UPTO_LEX_MAX:
+        break;
+    }
+    return lex_lte_max(n->member, n->len, p->bound);
+}
+
+/* The length of the prefix where p holds. One descent. */
+static size_t prefix_walk(const struct zset *z, const struct prefix *p)
+{
+    const struct rb_node *rb = z->tree.rb_node;
+    size_t count = 0;
+
+    while (rb) {
+        if (prefix_holds(p, node_of(rb))) {
+            count += zst_size(rb->rb_left) + 1;
+            rb = rb->rb_right;
+        } else {
+            rb = rb->rb_left;
+        }
+    }
+    return count;
+}
+
+static struct zs_span span_of(const struct zset *z, const struct prefix *below,
+                              const struct prefix *upto)
+{
+    struct zs_span s;
+
+    s.lo = prefix_walk(z, below);
+    s.hi = prefix_walk(z, upto);
+    if (s.hi < s.lo)
+        s.hi = s.lo;
+    return s;
+}
+
+#define SCORE_PREFIXES(r)                                                                        \
+    const struct prefix below = {BELOW_SCORE_MIN, (r), NULL};                                    \
+    const struct prefix upto = {UPTO_SCORE_MAX, (r), NULL}
+#define LEX_PREFIXES(min, max)                                                                   \
+    const struct prefix below = {BELOW_LEX_MIN, NULL, (min)};                                    \
+    const struct prefix upto = {UPTO_LEX_MAX, NULL, (max)}
+
+struct zs_span zs_score_span(const struct zset *z, const struct zs_range *r)
+{
+    SCORE_PREFIXES(r);
+    return span_of(z, &below, &upto);
+}
+
+struct zs_span zs_lex_span(const struct zset *z, const struct lex_bound *min,
+                           const struct lex_bound *max)
+{
+    LEX_PREFIXES(min, max);
+    return span_of(z, &below, &upto);
+}
+
+/* ---- scanning ----------------------------------------------------------- */
+
+static uint64_t reverse_bits(uint64_t v)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < 64; i++, v >>= 1)
+        r = (r << 1) | (v & 1);
+    return r;
+}
+
+uint64_t zs_scan(const struct zset *z, uint64_t cursor, zs_scan_cb *fn, void *arg)
+{
+    uint64_t mask = z->mask;
+
+    if (!z->buckets)
+        return 0;
+    for (const struct zs_node *n = z->buckets[cursor & mask]; n; n = n->hnext)
+        fn(arg, n);
+    /* Increment the bits above the mask as if reversed: buckets that split or
+     * merge in a resize share their low bits, so none is skipped. */
+    cursor |= ~mask;
+    cursor = reverse_bits(cursor);
+    cursor++;
+    return reverse_bits(cursor);
+}
+
+/* ---- checking ----------------------------------------------------------- */
+
+int zs_check(const struct zset *z, const char **why)
+{
+    int nodes = rb_check(&z->tree, why);
+    const struct zs_node *prev = NULL;
+    size_t hashed = 0;
+
+    if (nodes < 0)
+        return -1;
+    for (const struct zs_node *n = zs_first(z); n; prev = n, n = zs_next(n)) {
+        if (isnan(n->score)) {
+            *why = "a score is NaN";
+            return -1;
+        }
+        if (prev && node_cmp(n->score, n->member, n->len, prev) <= 0) {
+            *why = "members out of (score, member) order";
+            return -1;
+        }
+        if (n->size != 1 + zst_size(n->rb.rb_left) + zst_size(n->rb.rb_right)) {
+            *why = "a subtree size is wrong";
+            return -1;
+        }
+        if (zs_find(z, n->member, n->len) != n) {
+            *why = "a member is not found by name";
+            return -1;
+        }
+    }
+    if ((size_t)nodes != zs_len(z)) {
+        *why = "the root's size is not the node count";
+        return -1;
+    }
+    if (!z->buckets) {
+        if (nodes) {
+            *why = "members but no hash table";
+            return -1;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i <= z->mask; i++) {
+        for (const struct zs_node *n = z->buckets[i]; n; n = n->hnext) {
+            if ((member_hash(z, n->member, n->len) & z->mask) != i) {
+                *why = "a member is in the wrong bucket";
+                return -1;
+            }
+            hashed++;
+        }
+    }
+    if (hashed != (size_t)nodes) {
+        *why = "the hash table and the tree hold different counts";
+        return -1;
+    }
+    return 0;
+}

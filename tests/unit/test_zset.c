@@ -1,0 +1,398 @@
+/*
+ * test_zset.c - the sorted-set value (server/zset.[ch]) against a model: a
+ * sorted array of (score, member), with zs_check() after every change.
+ *
+ * Owns: one set and its model per run. No server, no RESP: zset.h knows
+ * nothing of them.
+ *
+ * Parts:
+ *   random  RANDOM_OPS random inserts, score updates and deletes over a small
+ *           alphabet of names and scores (ties, -0 and 0, both infinities),
+ *           each followed by zs_check and by comparing lookups, ranks,
+ *           selects and score spans with the model;
+ *   lex     the same with every score equal, for the lex spans;
+ *   scan    a full ZSCAN-style iteration visits every member present
+ *           throughout, while members come and go and the table resizes;
+ *   clone   a clone equals its source and is independent of it.
+ * Every part ends with mem_used() back at zero: a leaked node fails.
+ *
+ * usage: test_zset [part]... (no argument runs all). Prints SEED=<n>;
+ * SEED=<n> in the environment replays a run.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lexrange.h"
+#include "mem.h"
+#include "zset.h"
+
+#define RANDOM_OPS 20000
+#define NAMES 300   /* distinct member names: the set fills and empties */
+#define NAME_MAX 8
+
+/* Not <assert.h>: a test must still check things when NDEBUG is set. */
+#define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
+
+static uint64_t seed, rng_state;
+
+static _Noreturn void check_failed(const char *file, int line, const char *expr)
+{
+    fprintf(stderr, "%s:%d: CHECK failed: %s (SEED=%" PRIu64 ")\n", file, line, expr, seed);
+    exit(1);
+}
+
+/* splitmix64: a replayable stream from the seed. */
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static size_t rnd_below(size_t n)
+{
+    return (size_t)(rnd() % n);
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+struct item {
+    char m[NAME_MAX];
+    size_t len;
+    double score;
+};
+
+static struct item model[NAMES];
+static size_t model_len;
+
+static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    return r ? r : (alen > blen) - (alen < blen);
+}
+
+static int item_cmp(const struct item *a, const struct item *b)
+{
+    if (a->score != b->score)
+        return a->score < b->score ? -1 : 1;
+    return bytes_cmp(a->m, a->len, b->m, b->len);
+}
+
+static long model_find(const char *m, size_t len)
+{
+    for (size_t i = 0; i < model_len; i++)
+        if (model[i].len == len && memcmp(model[i].m, m, len) == 0)
+            return (long)i;
+    return -1;
+}
+
+static void model_remove(size_t i)
+{
+    memmove(&model[i], &model[i + 1], (model_len - i - 1) * sizeof(model[0]));
+    model_len--;
+}
+
+static void model_insert(const char *m, size_t len, double score)
+{
+    struct item it = {{0}, len, score};
+    size_t i = 0;
+
+    memcpy(it.m, m, len);
+    while (i < model_len && item_cmp(&model[i], &it) < 0)
+        i++;
+    memmove(&model[i + 1], &model[i], (model_len - i) * sizeof(model[0]));
+    model[i] = it;
+    model_len++;
+}
+
+/* Name number k % NAMES, in bijective base 4 over "abcd": distinct numbers
+ * give distinct names of 0 to 4 bytes, so prefixes and the empty name come
+ * up. */
+static size_t random_name(char *buf, size_t k)
+{
+    size_t len = 0;
+    for (k %= NAMES; k > 0; k = (k - 1) / 4)
+        buf[len++] = (char)('a' + (k - 1) % 4);
+    return len;
+}
+
+static double random_score(void)
+{
+    static const double scores[] = {-INFINITY, -2.5, -1, -0.0, 0, 1, 1.5, 2, 3, 1e300, INFINITY};
+    return scores[rnd_below(sizeof(scores) / sizeof(scores[0]))];
+}
+
+/* ---- comparing ---------------------------------------------------------- */
+
+static void check_set(const struct zset *z)
+{
+    const char *why = NULL;
+    if (zs_check(z, &why) != 0) {
+        fprintf(stderr, "zs_check: %s\n", why);
+        CHECK(0);
+    }
+    CHECK(zs_len(z) == model_len);
+    size_t i = 0;
+    for (const struct zs_node *n = zs_first(z); n; n = zs_next(n), i++) {
+        CHECK(i < model_len);
+        CHECK(n->len == model[i].len && memcmp(n->member, model[i].m, n->len) == 0);
+        CHECK(n->score == model[i].score && signbit(n->score) == signbit(model[i].score));
+    }
+    CHECK(i == model_len);
+}
+
+static void check_point(const struct zset *z)
+{
+    char m[NAME_MAX];
+    size_t len = random_name(m, rnd());
+    const struct zs_node *n = zs_find(z, m, len);
+    long i = model_find(m, len);
+
+    CHECK((n != NULL) == (i >= 0));
+    if (n) {
+        CHECK(zs_rank(n) == (size_t)i);
+        CHECK(n->score == model[i].score);
+    }
+    size_t k = rnd_below(model_len + 2);
+    n = zs_select(z, k);
+    CHECK((n != NULL) == (k < model_len));
+    if (n)
+        CHECK(n->len == model[k].len && memcmp(n->member, model[k].m, n->len) == 0);
+}
+
+/* The model's positions [lo, hi) of the items in range (by score or lex). */
+static void model_span(int (*in)(const struct item *, const void *), const void *arg, size_t *lo,
+                       size_t *hi)
+{
+    *lo = *hi = 0;
+    size_t i = 0;
+    while (i < model_len && !in(&model[i], arg))
+        i++;
+    *lo = *hi = i;
+    while (i < model_len && in(&model[i], arg))
+        i++;
+    *hi = i;
+    for (; i < model_len; i++)
+        CHECK(!in(&model[i], arg)); /* a range is contiguous in the order */
+}
+
+static int in_score(const struct item *it, const void *arg)
+{
+    const struct zs_range *r = arg;
+    /* Written out rather than through zs_gte_min/zs_lte_max: the model must
+     * not share the code it checks. */
+    int above_min = r->minex ? it->score > r->min : it->score >= r->min;
+    int below_max = r->maxex ? it->score < r->max : it->score <= r->max;
+    return above_min && below_max;
+}
+
+static void check_score_range(const struct zset *z)
+{
+    struct zs_range r = {random_score(), random_score(), (int)rnd_below(2), (int)rnd_below(2)};
+    size_t lo, hi;
+
+    model_span(in_score, &r, &lo, &hi);
+    struct zs_span s = zs_score_span(z, &r);
+    CHECK(s.hi - s.lo == hi - lo);
+    if (hi > lo)
+        CHECK(s.lo == lo);
+}
+
+struct lex_pair {
+    struct lex_bound min, max;
+};
+
+static int in_lex(const struct item *it, const void *arg)
+{
+    const struct lex_pair *p = arg;
+    return lex_gte_min(it->m, it->len, &p->min) && lex_lte_max(it->m, it->len, &p->max);
+}
+
+static void random_bound(struct lex_bound *b, char *buf)
+{
+    static const char kinds[] = "-+[(";
+    size_t len = random_name(buf + 1, rnd());
+    buf[0] = kinds[rnd_below(4)];
+    if (buf[0] == '-' || buf[0] == '+')
+        len = 0;
+    CHECK(lex_bound_parse(buf, len + 1, b) == 0);
+}
+
+static void check_lex_range(const struct zset *z)
+{
+    char a[NAME_MAX + 1], b[NAME_MAX + 1];
+    struct lex_pair p;
+    size_t lo, hi;
+
+    random_bound(&p.min, a);
+    random_bound(&p.max, b);
+    model_span(in_lex, &p, &lo, &hi);
+    struct zs_span s = zs_lex_span(z, &p.min, &p.max);
+    CHECK(s.hi - s.lo == hi - lo);
+    if (hi > lo)
+        CHECK(s.lo == lo);
+}
+
+/* One random change to both; fixed_score (not NaN) keeps every score equal. */
+static void random_change(struct zset *z, double fixed_score)
+{
+    char m[NAME_MAX];
+    size_t len = random_name(m, rnd());
+    struct zs_node *n = zs_find(z, m, len);
+    long i = model_find(m, len);
+    double score = isnan(fixed_score) ? random_score() : fixed_score;
+
+    CHECK((n != NULL) == (i >= 0));
+    /* Lean towards inserting while small and deleting while large, so the
+     * set keeps passing through empty and through its table's resizes. */
+    if (!n && rnd_below(NAMES) >= model_len / 2) {
+        zs_insert(z, m, len, score);
+        model_insert(m, len, score);
+    } else if (n && rnd_below(3) == 0) {
+        zs_update(z, n, score);
+        model_remove((size_t)i);
+        model_insert(m, len, score);
+    } else if (n) {
+        zs_delete(z, n);
+        model_remove((size_t)i);
+    }
+}
+
+static void run_random(double fixed_score)
+{
+    struct zset *z = zs_new();
+
+    model_len = 0;
+    for (int op = 0; op < RANDOM_OPS; op++) {
+        random_change(z, fixed_score);
+        check_set(z);
+        check_point(z);
+        if (isnan(fixed_score))
+            check_score_range(z);
+        else
+            check_lex_range(z);
+    }
+    zs_free(z);
+}
+
+static void part_random(void)
+{
+    run_random(NAN);
+}
+
+static void part_lex(void)
+{
+    run_random(0);
+}
+
+/* ---- scan and clone ----------------------------------------------------- */
+
+struct seen {
+    unsigned char hits[NAMES];
+};
+
+static void seen_cb(void *arg, const struct zs_node *n)
+{
+    struct seen *s = arg;
+    char m[NAME_MAX];
+    /* Names are random_name(k) for k < NAMES: find k back. */
+    for (size_t k = 0; k < NAMES; k++) {
+        if (random_name(m, k) == n->len && memcmp(m, n->member, n->len) == 0) {
+            s->hits[k] = 1;
+            return;
+        }
+    }
+    CHECK(0);
+}
+
+static void part_scan(void)
+{
+    for (int round = 0; round < 50; round++) {
+        struct zset *z = zs_new();
+        struct seen seen = {{0}};
+        char m[NAME_MAX];
+        /* Names 0..99 stay throughout; 100..NAMES-1 come and go, growing and
+         * shrinking the table between calls. */
+        for (size_t k = 0; k < 100; k++)
+            zs_insert(z, m, random_name(m, k), 1);
+        uint64_t cursor = 0;
+        do {
+            cursor = zs_scan(z, cursor, seen_cb, &seen);
+            for (int j = 0; j < 20; j++) {
+                size_t k = 100 + rnd_below(NAMES - 100), len = random_name(m, k);
+                struct zs_node *n = zs_find(z, m, len);
+                if (n)
+                    zs_delete(z, n);
+                else if (rnd_below(2))
+                    zs_insert(z, m, len, (double)rnd_below(5));
+            }
+            if (rnd_below(8) == 0) /* a burst: the table doubles or halves */
+                for (size_t k = 100; k < NAMES; k++) {
+                    size_t len = random_name(m, k);
+                    struct zs_node *n = zs_find(z, m, len);
+                    if (round % 2 && !n)
+                        zs_insert(z, m, len, 0);
+                    else if (!(round % 2) && n)
+                        zs_delete(z, n);
+                }
+            const char *why;
+            CHECK(zs_check(z, &why) == 0);
+        } while (cursor);
+        for (size_t k = 0; k < 100; k++)
+            CHECK(seen.hits[k]);
+        zs_free(z);
+    }
+}
+
+static void part_clone(void)
+{
+    struct zset *z = zs_new();
+    char m[NAME_MAX];
+
+    for (size_t k = 0; k < NAMES; k++)
+        zs_insert(z, m, random_name(m, k), random_score());
+    struct zset *copy = zs_clone(z);
+    const char *why;
+    CHECK(zs_check(copy, &why) == 0);
+    CHECK(zs_len(copy) == zs_len(z));
+    for (const struct zs_node *a = zs_first(z), *b = zs_first(copy); a;
+         a = zs_next(a), b = zs_next(b)) {
+        CHECK(b && a != b && a->len == b->len && memcmp(a->member, b->member, a->len) == 0);
+        CHECK(a->score == b->score);
+    }
+    zs_delete(z, zs_first(z));
+    CHECK(zs_len(copy) == NAMES);
+    zs_free(z);
+    zs_free(copy);
+    zs_free(NULL);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } parts[] = {{"random", part_random}, {"lex", part_lex}, {"scan", part_scan},
+                 {"clone", part_clone}};
+    const char *env = getenv("SEED");
+
+    seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    printf("SEED=%" PRIu64 "\n", seed);
+    for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+        int run = argc < 2;
+        for (int a = 1; a < argc; a++)
+            run |= strcmp(argv[a], parts[p].name) == 0;
+        if (!run)
+            continue;
+        rng_state = seed;
+        parts[p].fn();
+        CHECK(mem_used() == 0);
+        printf("%s: ok\n", parts[p].name);
+    }
+    return 0;
+}

@@ -1,0 +1,19 @@
+# Tests of the sorted sets (server/zset.[ch], server/cmd_zset.c). include()d from
+# tests/CMakeLists.txt after integration.cmake (fragments are included in name order), so
+# relative paths start in tests/ and rbkv_harness exists.
+
+# The value against a sorted-array model, zs_check() after every change; SEED=<n> replays.
+# About 1 s at -O2, a few seconds under ASan.
+add_executable(test_zset unit/test_zset.c)
+target_link_libraries(test_zset PRIVATE rbkv_server_core)
+foreach(part random lex scan clone)
+  add_test(NAME zset_${part} COMMAND test_zset ${part})
+  set_tests_properties(zset_${part} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
+
+# End-to-end against the real server with hiredis: every command, its errors, RESP3 shapes and
+# a random differential part against real Redis's rules kept in a model.
+add_executable(test_integration_zset integration/test_zset.c)
+target_link_libraries(test_integration_zset PRIVATE rbkv_harness)
+add_test(NAME integration_zset COMMAND test_integration_zset $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_zset PROPERTIES LABELS integration TIMEOUT 120)
