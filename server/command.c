@@ -155,8 +155,8 @@ void command_execute(struct client *c)
         resp_add_error(&c->out, ERR_OOM);
         return;
     }
-    int64_t start = ustime();
+    server.cmd_start_us = ustime();
     cmd->proc(c);
     cmd->calls++;
-    cmd->usec += (unsigned long long)(ustime() - start);
+    cmd->usec += (unsigned long long)(ustime() - server.cmd_start_us);
 }

@@ -128,6 +128,7 @@ struct server {
     unsigned long long client_count;
     uint64_t next_client_id;
 
+    int64_t cmd_start_us;        /* when the running command started (wall clock) */
     unsigned long long dirty;    /* changes since the last save: every write command adds its count */
     int shutting_down;
     int64_t start_ms;
