@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "multi.h"
 #include "server.h"
 
 #define RBKV_REDIS_COMPAT_VERSION "7.0.0"
@@ -183,6 +184,8 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
         flags[f++] = 'c';
     if (c->flags & CLIENT_UNIX)
         flags[f++] = 'U';
+    if (c->multi)
+        flags[f++] = 'x';
     if (!f)
         flags[f++] = 'N';
     flags[f] = '\0';
@@ -197,13 +200,13 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
     uv_fileno(&c->h.handle, &fd);
     snprintf(buf, len,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
-             "psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
+             "psub=0 ssub=0 multi=%ld qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
              "obl=0 oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
              "lib-name=%s lib-ver=%s",
              (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000),
              (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
-             resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
+             multi_queued(c), resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
              resp_out_pending(&c->out),
              sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes,
              cmd, c->out.proto, c->lib_name ? c->lib_name : "",

@@ -29,6 +29,7 @@
 #include "krange.h"
 #include "lexrange.h"
 #include "server.h"
+#include "watch.h"
 
 #define ERR_LIMIT_BYLEX "ERR syntax error, LIMIT is only supported in combination with BYLEX"
 /* Redis's text for a count that must not be negative (LPOP, SPOP, ...). */
@@ -62,9 +63,10 @@ struct walk {
     int type;               /* enum ks_type, or TYPE_ANY */
 };
 
+/* At the command's start time, the clock the lookups use too. */
 static void expire_due(struct client *c)
 {
-    ks_expire_all_due(c->db, mstime());
+    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
 }
 
 /* A key, or with its value: flat in RESP2, a pair in RESP3. A value of
@@ -425,6 +427,7 @@ static void cmd_kdelrange(struct client *c)
     for (size_t i = 0; i < n; i++) {
         /* Deleting an entry never moves another, so next stays valid. */
         struct ks_entry *next = ks_next(e);
+        watch_touch(c->db, ks_key(e), ks_klen(e));
         ks_delete(c->db, e);
         e = next;
     }

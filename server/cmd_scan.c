@@ -151,65 +151,76 @@ static int cursor_arg_or_reply(struct client *c, const struct resp_slice *a, uin
     return 0;
 }
 
-/* What a pattern lets us skip: keys outside its literal prefix never match,
- * and when the rest is only '*' every key inside does. */
-struct pattern {
+/* Which visited keys KEYS and SCAN list: those matching a pattern and, for
+ * SCAN's TYPE, of one type. The pattern also says what need not be
+ * visited: keys outside its literal prefix never match, and when the rest is
+ * only '*' every key inside does. */
+struct filter {
     const char *pat; /* NULL: no MATCH */
     size_t plen;
-    char *prefix;    /* owned; freed by pattern_destroy */
+    char *prefix;    /* owned; freed by filter_destroy */
     size_t prefix_len;
     int prefix_only; /* every key with the prefix matches */
+    int typed, type; /* type: enum ks_type, or -1 for a name no type has */
 };
 
-static void pattern_init(struct pattern *p, const struct resp_slice *match)
+static void filter_init(struct filter *f, const struct resp_slice *match, int typed, int type)
 {
-    p->pat = match ? match->ptr : NULL;
-    p->plen = match ? match->len : 0;
-    p->prefix = xmalloc(p->plen + 1);
-    p->prefix_len = match ? kr_glob_prefix(match->ptr, match->len, p->prefix, &p->prefix_only) : 0;
+    f->pat = match ? match->ptr : NULL;
+    f->plen = match ? match->len : 0;
+    f->prefix = xmalloc(f->plen + 1);
+    f->prefix_len = match ? kr_glob_prefix(match->ptr, match->len, f->prefix, &f->prefix_only) : 0;
     if (!match)
-        p->prefix_only = 1;
+        f->prefix_only = 1;
+    f->typed = typed;
+    f->type = type;
 }
 
-static void pattern_destroy(struct pattern *p)
+static void filter_destroy(struct filter *f)
 {
-    xfree(p->prefix);
+    xfree(f->prefix);
 }
 
-static int pattern_match(const struct pattern *p, const struct ks_entry *e)
+static int filter_keeps(const struct filter *f, const struct ks_entry *e)
 {
-    return p->prefix_only || glob_match(p->pat, p->plen, ks_key(e), ks_klen(e), 0);
+    return (!f->typed || e->type == f->type) &&
+           (f->prefix_only || glob_match(f->pat, f->plen, ks_key(e), ks_klen(e), 0));
+}
+
+/* Lists the keys that f keeps among the len from position first on. */
+static void reply_keys(struct client *c, size_t first, size_t len, const struct filter *f)
+{
+    struct ks_entry *e = len ? ks_select(c->db, first) : NULL;
+
+    if (!f->typed && f->prefix_only) {
+        resp_add_array_len(&c->out, len);
+        for (size_t i = 0; i < len; i++, e = ks_next(e))
+            resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+        return;
+    }
+    struct resp_deferred d;
+    size_t n = 0;
+    resp_add_deferred(&c->out, &d);
+    for (size_t i = 0; i < len; i++, e = ks_next(e)) {
+        if (filter_keeps(f, e)) {
+            resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+            n++;
+        }
+    }
+    resp_set_deferred_array(&c->out, &d, n);
 }
 
 /* KEYS pattern: every matching key, ascending; only the keys with the
  * pattern's literal prefix are visited. */
 static void cmd_keys(struct client *c)
 {
-    struct pattern p;
+    struct filter f;
 
-    ks_expire_all_due(c->db, mstime());
-    pattern_init(&p, &c->argv[1]);
-    struct kr_span span = kr_span_prefix(c->db, p.prefix, p.prefix_len);
-    size_t len = kr_span_len(&span);
-    struct ks_entry *e = len ? ks_select(c->db, span.lo) : NULL;
-
-    if (p.prefix_only) {
-        resp_add_array_len(&c->out, len);
-        for (size_t i = 0; i < len; i++, e = ks_next(e))
-            resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
-    } else {
-        struct resp_deferred d;
-        size_t n = 0;
-        resp_add_deferred(&c->out, &d);
-        for (size_t i = 0; i < len; i++, e = ks_next(e)) {
-            if (pattern_match(&p, e)) {
-                resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
-                n++;
-            }
-        }
-        resp_set_deferred_array(&c->out, &d, n);
-    }
-    pattern_destroy(&p);
+    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
+    filter_init(&f, &c->argv[1], 0, 0);
+    struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
+    reply_keys(c, span.lo, kr_span_len(&span), &f);
+    filter_destroy(&f);
 }
 
 /* SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: visits at most
@@ -255,10 +266,10 @@ static void cmd_scan(struct client *c)
         return;
     }
 
-    struct pattern p;
-    ks_expire_all_due(c->db, mstime());
-    pattern_init(&p, match);
-    struct kr_span span = kr_span_prefix(c->db, p.prefix, p.prefix_len);
+    struct filter f;
+    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
+    filter_init(&f, match, typed, type);
+    struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
     if (from) {
         size_t after = ks_count_before(c->db, from->key, from->klen, 1);
         if (after > span.lo)
@@ -270,31 +281,13 @@ static void cmd_scan(struct client *c)
     size_t len = kr_span_len(&span);
     if ((unsigned long long)count < len)
         len = (size_t)count;
-    struct ks_entry *e = len ? ks_select(c->db, span.lo) : NULL;
-    int filtered = typed || !p.prefix_only;
-
     resp_add_array_len(&c->out, 2);
     if (span.lo + len < span.hi)
         resp_add_bulk_ll(&c->out, (long long)cursor_issue(ks_select(c->db, span.lo + len - 1)));
     else
         resp_add_bulk(&c->out, "0", 1);
-    if (!filtered) {
-        resp_add_array_len(&c->out, len);
-        for (size_t i = 0; i < len; i++, e = ks_next(e))
-            resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
-    } else {
-        struct resp_deferred d;
-        size_t n = 0;
-        resp_add_deferred(&c->out, &d);
-        for (size_t i = 0; i < len; i++, e = ks_next(e)) {
-            if ((!typed || e->type == type) && pattern_match(&p, e)) {
-                resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
-                n++;
-            }
-        }
-        resp_set_deferred_array(&c->out, &d, n);
-    }
-    pattern_destroy(&p);
+    reply_keys(c, span.lo, len, &f);
+    filter_destroy(&f);
 }
 
 /* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and

@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "server.h"
 #include "server_lifecycle.h"
+#include "watch.h"
 
 struct text {
     char *buf;
@@ -102,10 +103,14 @@ static void info_memory(struct text *t)
 
 static void info_persistence(struct text *t)
 {
+    struct persist_status st;
+    persist_get_status(&st);
     text_printf(t,
                 "# Persistence\r\nloading:0\r\nrdb_changes_since_last_save:%llu\r\n"
-                "rdb_bgsave_in_progress:0\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
-                server.dirty);
+                "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
+                "rdb_last_bgsave_status:%s\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
+                server.dirty, st.bgsave_in_progress, st.last_save_time,
+                st.last_bgsave_ok ? "ok" : "err");
 }
 
 static unsigned long long expired_keys(void)
@@ -248,6 +253,7 @@ static void cmd_flushdb(struct client *c)
     if (flush_mode_ok_or_reply(c) < 0)
         return;
     server.dirty += ks_count(c->db);
+    watch_touch_db(c->db);
     ks_flush(c->db);
     reply_ok(c);
 }
@@ -258,6 +264,7 @@ static void cmd_flushall(struct client *c)
         return;
     for (int i = 0; i < server.ks->count; i++) {
         server.dirty += ks_count(&server.ks->dbs[i]);
+        watch_touch_db(&server.ks->dbs[i]);
         ks_flush(&server.ks->dbs[i]);
     }
     reply_ok(c);
@@ -271,10 +278,13 @@ static void cmd_time(struct client *c)
     resp_add_bulk_ll(&c->out, us % 1000000);
 }
 
-/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: no persistence yet, so the
- * save options only have to be valid. */
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: saves when asked, or when
+ * `save` rules are set; a failed save keeps the server up unless FORCE. NOW
+ * has nothing to skip: there are no replicas to wait for. */
 static void cmd_shutdown(struct client *c)
 {
+    enum persist_shutdown_mode mode = PERSIST_DEFAULT;
+    int force = 0;
     for (int i = 1; i < c->argc; i++) {
         const struct resp_slice *a = &c->argv[i];
         if (!arg_is(a, "NOSAVE") && !arg_is(a, "SAVE") && !arg_is(a, "NOW") &&
@@ -285,6 +295,16 @@ static void cmd_shutdown(struct client *c)
                 resp_add_error(&c->out, ERR_SYNTAX);
             return;
         }
+        if (arg_is(a, "NOSAVE"))
+            mode = PERSIST_NOSAVE;
+        else if (arg_is(a, "SAVE"))
+            mode = PERSIST_SAVE;
+        else if (arg_is(a, "FORCE"))
+            force = 1;
+    }
+    if (persist_shutdown(mode) < 0 && !force) {
+        resp_add_error(&c->out, "ERR Errors trying to SHUTDOWN. Check logs.");
+        return;
     }
     server_shutdown();
 }

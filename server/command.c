@@ -3,8 +3,8 @@
  *
  * Commands are data (struct command in each cmd_*.c module); this file
  * indexes them by name and runs one request: lookup, arity, authentication,
- * memory limit, then the handler, in that order, with Redis's error texts for
- * each refusal. Handlers never see a request that failed these checks.
+ * memory limit, a failed background save (MISCONF), then the handler, in
+ * that order, with Redis's error texts for each refusal. Handlers never see a request that failed these checks.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -13,7 +13,9 @@
 
 #include "commands.h"
 #include "mem.h"
+#include "multi.h"
 #include "server.h"
+#include "watch.h"
 
 /* Every module's table, in the order COMMAND lists them. */
 static struct command *const module_tables[] = {
@@ -24,7 +26,9 @@ static struct command *const module_tables[] = {
     zset_commands,
     scan_commands,
     server_commands,
+    persist_commands,
     command_commands,
+    multi_commands,
 };
 
 #define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
@@ -132,6 +136,7 @@ void command_execute(struct client *c)
      * authentication. */
     if (!cmd) {
         reply_unknown_command(c);
+        multi_refused(c);
         return;
     }
     c->last_cmd = cmd;
@@ -145,18 +150,42 @@ void command_execute(struct client *c)
     }
     if (!arity_ok(cmd, c->argc)) {
         reply_wrong_arity(c);
+        multi_refused(c);
         return;
     }
     if (needs_auth(c) && !(cmd->flags & CMD_NOAUTH)) {
         resp_add_error(&c->out, ERR_NOAUTH);
+        multi_refused(c);
         return;
     }
     if (server.cfg.maxmemory && (cmd->flags & CMD_DENYOOM) && mem_used() > server.cfg.maxmemory) {
         resp_add_error(&c->out, ERR_OOM);
+        multi_refused(c);
         return;
     }
-    server.cmd_start_us = ustime();
+    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused()) {
+        resp_add_error(&c->out, ERR_MISCONF);
+        multi_refused(c);
+        return;
+    }
+    if (c->multi && multi_queue(c, cmd))
+        return;
+    command_call(c, cmd);
+}
+
+void command_call(struct client *c, const struct command *found)
+{
+    struct command *cmd = (struct command *)found;
+    unsigned long long dirty = server.dirty;
+    /* Our own clock: EXEC's commands reset the shared one. */
+    int64_t start = ustime();
+
+    server.cmd_start_us = start;
     cmd->proc(c);
     cmd->calls++;
-    cmd->usec += (unsigned long long)(ustime() - server.cmd_start_us);
+    cmd->usec += (unsigned long long)(ustime() - start);
+    /* Only a write that changed something invalidates WATCH: a failed SETNX
+     * or a DEL of missing keys does not, as in Redis. */
+    if ((cmd->flags & CMD_WRITE) && server.dirty != dirty)
+        watch_touch_command(c, cmd);
 }

@@ -86,6 +86,8 @@ struct config_def {
 
 static config_setter set_bind, set_hz, set_maxmemory_policy, set_output_limit, set_daemonize;
 static config_getter get_bind, get_output_limit, get_daemonize;
+static config_setter set_dir, set_dbfilename, set_save;
+static config_getter get_dir, get_save;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -127,6 +129,15 @@ static const struct config_def defs[] = {
     {.name = "protected-mode", .type = CONFIG_BOOL, FIELD(protected_mode), .default_value = "yes"},
     {.name = "daemonize", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE, .default_value = "no",
      .set = set_daemonize, .get = get_daemonize},
+    /* Snapshots (snapshot.h). `save` is off by default: rbkv is in memory
+     * unless asked to persist (issue #4). */
+    {.name = "dir", .type = CONFIG_SPECIAL, .default_value = "./", .set = set_dir, .get = get_dir},
+    {.name = "dbfilename", .type = CONFIG_STRING, FIELD(dbfilename), .default_value = "dump.rbkv",
+     .set = set_dbfilename},
+    {.name = "save", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG, .default_value = "",
+     .set = set_save, .get = get_save},
+    {.name = "stop-writes-on-bgsave-error", .type = CONFIG_BOOL,
+     FIELD(stop_writes_on_bgsave_error), .default_value = "yes"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -733,6 +744,72 @@ static char *get_daemonize(const struct config *cfg, const struct config_def *de
 {
     (void)cfg, (void)def;
     return xstrdup("no");
+}
+
+/* dir: the working directory, where snapshots are written. As in Redis,
+ * setting it changes directory at once, so a relative path is relative to
+ * the current one. */
+static int set_dir(struct config *cfg, const struct config_def *def, int argc,
+                   const char *const *argv, char *err, size_t errlen)
+{
+    (void)cfg, (void)def, (void)argc;
+    if (chdir(argv[0]) < 0)
+        return fail(err, errlen, "%s", strerror(errno));
+    return 0;
+}
+
+static char *get_dir(const struct config *cfg, const struct config_def *def)
+{
+    char path[PATH_MAX];
+    (void)cfg, (void)def;
+    return xstrdup(getcwd(path, sizeof(path)) ? path : "");
+}
+
+static int set_dbfilename(struct config *cfg, const struct config_def *def, int argc,
+                          const char *const *argv, char *err, size_t errlen)
+{
+    (void)argc;
+    if (strchr(argv[0], '/'))
+        return fail(err, errlen, "dbfilename can't be a path, just a filename");
+    if (!argv[0][0])
+        return fail(err, errlen, "dbfilename can't be empty");
+    store_string(cfg, def, argv[0]);
+    return 0;
+}
+
+/* save <seconds> <changes> [...], or "" for none: Redis's syntax and texts. */
+static int set_save(struct config *cfg, const struct config_def *def, int argc,
+                    const char *const *argv, char *err, size_t errlen)
+{
+    struct save_param p[CONFIG_MAX_SAVE];
+    (void)def;
+    if (argc % 2)
+        return fail(err, errlen, "Invalid save parameters");
+    if (argc / 2 > CONFIG_MAX_SAVE)
+        return fail(err, errlen, "Too many save parameters (at most %d)", CONFIG_MAX_SAVE);
+    for (int i = 0; i < argc; i += 2) {
+        if (parse_ll(argv[i], strlen(argv[i]), &p[i / 2].seconds) < 0 ||
+            parse_ll(argv[i + 1], strlen(argv[i + 1]), &p[i / 2].changes) < 0 ||
+            p[i / 2].seconds < 1 || p[i / 2].changes < 0)
+            return fail(err, errlen, "Invalid save parameters");
+    }
+    memcpy(cfg->save_params, p, sizeof(p[0]) * (size_t)(argc / 2));
+    cfg->save_count = argc / 2;
+    return 0;
+}
+
+static char *get_save(const struct config *cfg, const struct config_def *def)
+{
+    struct text t = {0};
+    (void)def;
+    text_add(&t, "", 0);
+    for (int i = 0; i < cfg->save_count; i++) {
+        char *s = textf("%s%lld %lld", i ? " " : "", cfg->save_params[i].seconds,
+                        cfg->save_params[i].changes);
+        text_adds(&t, s);
+        xfree(s);
+    }
+    return t.p;
 }
 
 /* ---- the public interface ---- */

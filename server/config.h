@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #define CONFIG_MAX_BIND 16
+#define CONFIG_MAX_SAVE 16 /* "save" rules */
 
 enum log_level { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
 
@@ -23,6 +24,13 @@ struct output_limit {
     unsigned long long hard_bytes; /* 0 = none */
     unsigned long long soft_bytes; /* 0 = none */
     long long soft_seconds;        /* over soft for this long closes the client */
+};
+
+/* A "save <seconds> <changes>" rule: snapshot when at least `changes` writes
+ * happened and `seconds` passed since the last save. */
+struct save_param {
+    long long seconds;
+    long long changes;
 };
 
 struct config {
@@ -45,6 +53,10 @@ struct config {
     char *logfile;            /* "" = standard output */
     int hz;                   /* active expiry cycles per second */
     int protected_mode;
+    char *dbfilename;         /* snapshot file, in the working directory (`dir`) */
+    struct save_param save_params[CONFIG_MAX_SAVE];
+    int save_count;           /* 0 = no automatic snapshots */
+    int stop_writes_on_bgsave_error;
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "multi.h"
 #include "server.h"
 
 #define LISTEN_BACKLOG 511
@@ -40,6 +41,7 @@ static void close_cb(uv_handle_t *h)
     if (c->next)
         c->next->prev = c->prev;
     server.client_count--;
+    multi_discard(c);
     resp_parser_destroy(&c->parser);
     resp_out_destroy(&c->out);
     xfree(c->name);

@@ -195,6 +195,27 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
     return e;
 }
 
+struct ks_entry *ks_append_sorted(struct db *db, const char *key, size_t klen, enum ks_type type,
+                                  const void *value, size_t vlen)
+{
+    struct ks_entry *e;
+    if (type == KS_STRING) {
+        e = entry_new(key, klen, KS_STRING, vlen);
+        memcpy(ks_str(e), value, vlen);
+    } else {
+        e = entry_new(key, klen, type, sizeof(value));
+        memcpy(ks_str(e), &value, sizeof(value));
+    }
+    struct rb_node **link = &db->keys.rb_node, *parent = NULL;
+    while (*link) {
+        parent = *link;
+        link = &parent->rb_right;
+    }
+    ks_order_insert(&e->node, parent, link, &db->keys);
+    kix_insert(&db->index, e, kix_hash(&db->index, key, klen));
+    return e;
+}
+
 struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen)
 {
     size_t need = entry_bytes(ks_key_offset(e), e->klen, vlen);

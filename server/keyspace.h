@@ -108,6 +108,13 @@ struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, cons
 /* Creates key (which must be absent) holding a value of another type. */
 struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
                             void *value);
+/* Appends key, which must sort after every key of db (the caller checks: a
+ * snapshot's loader compares it with the last key it appended), linking it at
+ * the tree's right edge without comparing keys, so loading n sorted keys is a
+ * descent of the right spine each. type KS_STRING copies vlen bytes at value;
+ * another type stores the pointer value (vlen unused). Returns the entry. */
+struct ks_entry *ks_append_sorted(struct db *db, const char *key, size_t klen, enum ks_type type,
+                                  const void *value, size_t vlen);
 /* Changes a string's length to vlen keeping the first min(old, new) bytes;
  * new bytes are uninitialised. May move the entry; returns it. Grows with
  * slack so repeated APPENDs are amortised O(1). */

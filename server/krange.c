@@ -16,9 +16,9 @@ static const char *const type_names[KS_TYPE_COUNT] = {
     [KS_ZSET] = "zset",
 };
 
-/* Number of keys before the bound taken as a lower bound: the span starts
- * there. */
-static size_t rank_of_min(const struct db *db, const struct lex_bound *b)
+/* The number of keys before the bound, taken as a lower bound (upper 0:
+ * where a span starts) or as an upper bound (upper 1: where it ends). */
+static size_t rank_of_bound(const struct db *db, const struct lex_bound *b, int upper)
 {
     switch (b->kind) {
     case LEX_BOUND_NEG_INF:
@@ -26,34 +26,17 @@ static size_t rank_of_min(const struct db *db, const struct lex_bound *b)
     case LEX_BOUND_POS_INF:
         return ks_count(db);
     case LEX_BOUND_INCL:
-        return ks_count_before(db, b->ptr, b->len, 0);
+        return ks_count_before(db, b->ptr, b->len, upper);
     case LEX_BOUND_EXCL:
         break;
     }
-    return ks_count_before(db, b->ptr, b->len, 1);
-}
-
-/* Number of keys at or before the bound taken as an upper bound: the span
- * ends there. */
-static size_t rank_past_max(const struct db *db, const struct lex_bound *b)
-{
-    switch (b->kind) {
-    case LEX_BOUND_NEG_INF:
-        return 0;
-    case LEX_BOUND_POS_INF:
-        return ks_count(db);
-    case LEX_BOUND_INCL:
-        return ks_count_before(db, b->ptr, b->len, 1);
-    case LEX_BOUND_EXCL:
-        break;
-    }
-    return ks_count_before(db, b->ptr, b->len, 0);
+    return ks_count_before(db, b->ptr, b->len, !upper);
 }
 
 struct kr_span kr_span_lex(const struct db *db, const struct lex_bound *min,
                            const struct lex_bound *max)
 {
-    struct kr_span s = {rank_of_min(db, min), rank_past_max(db, max)};
+    struct kr_span s = {rank_of_bound(db, min, 0), rank_of_bound(db, max, 1)};
     if (s.hi < s.lo)
         s.hi = s.lo;
     return s;

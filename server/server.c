@@ -1,6 +1,6 @@
 /*
  * server.c - the server's lifetime: start-up, the cron timer (active expiry,
- * client timeouts), signals and shutdown.
+ * client timeouts, snapshot rules), signals and shutdown.
  *
  * Active expiry runs in slices of at most EXPIRE_SLICE_US so that a burst of
  * keys expiring together never holds the loop for long: when a slice runs out
@@ -58,11 +58,14 @@ static void cron_cb(uv_timer_t *t)
     if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
         uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
     conn_cron((int64_t)uv_now(server.loop));
+    persist_cron();
 }
 
 static void close_handle(uv_handle_t *h)
 {
-    if (!uv_is_closing(h))
+    /* A start that failed early (a bad snapshot, a taken port) leaves some
+     * handles never initialised: zeroed, of no type, not ours to close. */
+    if (h->type != UV_UNKNOWN_HANDLE && !uv_is_closing(h))
         uv_close(h, NULL);
 }
 
@@ -85,6 +88,11 @@ static void signal_cb(uv_signal_t *s, int signum)
 {
     (void)s;
     log_warning("Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (persist_shutdown(PERSIST_DEFAULT) < 0) {
+        log_warning("%s received but errors trying to shut down the server, check the logs for "
+                    "more information", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        return;
+    }
     server_shutdown();
 }
 
@@ -115,6 +123,8 @@ int server_start(void)
     command_table_init();
     cmd_zset_init();
     server.ks = ks_new(server.cfg.databases);
+    if (persist_load() < 0)
+        return -1;
     if (conn_listen() < 0)
         return -1;
     uv_signal_init(server.loop, &server.sigterm);

@@ -29,6 +29,7 @@ struct db;
 #define CLIENT_READ_PAUSED (1u << 3)       /* output over the pause threshold */
 #define CLIENT_UNIX (1u << 4)
 #define CLIENT_WRITING (1u << 5)           /* a uv_write is in flight */
+#define CLIENT_DIRTY_CAS (1u << 6)         /* a WATCHed key changed: EXEC answers nil */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
@@ -65,6 +66,9 @@ struct client {
     /* The request being executed. */
     int argc;
     struct resp_slice *argv;
+
+    struct multi_state *multi;   /* multi.c: the queue, NULL when not in MULTI */
+    struct watcher *watching;    /* watch.c: this client's WATCHed keys */
 
     struct client *prev, *next;  /* server.clients list */
 };
@@ -123,6 +127,7 @@ struct server {
     uv_timer_t cron;             /* hz timer: active expiry, client timeouts */
 
     struct keyspace *ks;
+    struct watch_table *watch;   /* watch.c: WATCHed keys, NULL while none */
 
     struct client *clients;      /* list head */
     unsigned long long client_count;
@@ -146,6 +151,9 @@ int64_t ustime(void);
 /* command.c */
 const struct command *command_lookup(const char *name, size_t len);
 void command_execute(struct client *c);
+/* Runs an accepted request: the handler, its stats, and reporting the keys a
+ * write changed to WATCH (EXEC runs its queue through this). */
+void command_call(struct client *c, const struct command *cmd);
 void command_table_init(void);
 size_t command_count(void);
 void command_reset_stats(void); /* CONFIG RESETSTAT */

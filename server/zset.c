@@ -294,36 +294,38 @@ static size_t prefix_walk(const struct zset *z, const struct prefix *p)
     return count;
 }
 
-static struct zs_span span_of(const struct zset *z, const struct prefix *below,
-                              const struct prefix *upto)
+/* The span between two prefixes, empty when the second is the shorter.
+ * An open end ("-inf", "-", "+inf", "+") needs no descent: ZCOUNT over a
+ * whole set costs O(1). */
+static struct zs_span span_of(const struct zset *z, const struct prefix *below, int below_none,
+                              const struct prefix *upto, int upto_all)
 {
     struct zs_span s;
 
-    s.lo = prefix_walk(z, below);
-    s.hi = prefix_walk(z, upto);
+    s.lo = below_none ? 0 : prefix_walk(z, below);
+    s.hi = upto_all ? zs_len(z) : prefix_walk(z, upto);
     if (s.hi < s.lo)
         s.hi = s.lo;
     return s;
 }
 
-#define SCORE_PREFIXES(r)                                                                        \
-    const struct prefix below = {BELOW_SCORE_MIN, (r), NULL};                                    \
-    const struct prefix upto = {UPTO_SCORE_MAX, (r), NULL}
-#define LEX_PREFIXES(min, max)                                                                   \
-    const struct prefix below = {BELOW_LEX_MIN, NULL, (min)};                                    \
-    const struct prefix upto = {UPTO_LEX_MAX, NULL, (max)}
-
 struct zs_span zs_score_span(const struct zset *z, const struct zs_range *r)
 {
-    SCORE_PREFIXES(r);
-    return span_of(z, &below, &upto);
+    const struct prefix below = {BELOW_SCORE_MIN, r, NULL};
+    const struct prefix upto = {UPTO_SCORE_MAX, r, NULL};
+
+    return span_of(z, &below, r->min == -INFINITY && !r->minex, &upto,
+                   r->max == INFINITY && !r->maxex);
 }
 
 struct zs_span zs_lex_span(const struct zset *z, const struct lex_bound *min,
                            const struct lex_bound *max)
 {
-    LEX_PREFIXES(min, max);
-    return span_of(z, &below, &upto);
+    const struct prefix below = {BELOW_LEX_MIN, NULL, min};
+    const struct prefix upto = {UPTO_LEX_MAX, NULL, max};
+
+    return span_of(z, &below, min->kind == LEX_BOUND_NEG_INF, &upto,
+                   max->kind == LEX_BOUND_POS_INF);
 }
 
 /* ---- scanning ----------------------------------------------------------- */

@@ -575,7 +575,11 @@ int h_start(struct h_server *s, const char *const *flags)
     if (!mkdtemp(s->dir))
         return harness_failure("mkdtemp %s: %s", s->dir, strerror(errno));
     snprintf(s->log_path, sizeof(s->log_path), "%s/server.log", s->dir);
+    return h_restart(s, flags);
+}
 
+int h_restart(struct h_server *s, const char *const *flags)
+{
     for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
         s->port = free_port();
         if (s->port < 0)

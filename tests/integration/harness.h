@@ -62,6 +62,10 @@ int h_finish(void);
  * until it answers (any reply to PING, so --requirepass works too). Returns 0,
  * or -1 after recording a failure. */
 int h_start(struct h_server *s, const char *const *flags);
+/* Starts the server again in s's dir, after it stopped (h_stop, SHUTDOWN,
+ * SIGKILL and h_wait_exit): files it left there, such as a snapshot, are
+ * still there. A new port; otherwise as h_start. */
+int h_restart(struct h_server *s, const char *const *flags);
 #define H_FLAGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* SIGTERM, then expects exit status 0 within a few seconds; kills it with

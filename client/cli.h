@@ -1,0 +1,120 @@
+/*
+ * cli.h - the parts of rbkv-cli and what each file owns:
+ *   main.c    flags, usage and dispatch to a mode;
+ *   conn.c    connecting, AUTH and SELECT;
+ *   print.c   plain-mode replies (redis-cli's non-terminal form) and the
+ *             entry formats of range, prefix and dump;
+ *   escape.c  the tsv and json escaping of binary strings, and its reverse;
+ *   range.c   range, prefix, count and dump: paging through KRANGE;
+ *   load.c    load: tsv or RESP input, pipelined.
+ * The client uses hiredis only and never links server code.
+ *
+ * Exit codes, returned by every mode: CLI_OK, CLI_ERR_REPLY when the server
+ * answered with an error, CLI_ERR_USAGE for bad usage, bad input or a
+ * connection error. Errors go to stderr.
+ */
+#ifndef RBKV_CLI_H
+#define RBKV_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <hiredis/hiredis.h>
+
+enum { CLI_OK = 0, CLI_ERR_REPLY = 1, CLI_ERR_USAGE = 2 };
+
+/* conn.c */
+
+struct cli_conn_opts {
+    const char *host;
+    int port;
+    const char *socket;   /* a unix socket path: then host and port are unused */
+    const char *password; /* NULL or "": no AUTH */
+    int db;
+    double timeout_s;
+};
+
+/* Connects, authenticates and selects the database. Returns CLI_OK with
+ * *out set (the caller frees it with redisFree), or an exit code after
+ * printing why. */
+int cli_connect(const struct cli_conn_opts *o, redisContext **out);
+
+/* Reports a failed redisCommand/redisGetReply (ctx->err set) and returns
+ * CLI_ERR_USAGE, the code of a lost connection. */
+int cli_conn_error(const redisContext *ctx);
+
+/* print.c */
+
+enum cli_format { FMT_PLAIN, FMT_TSV, FMT_JSON, FMT_RESP };
+
+/* Parses "plain", "tsv", "json" or "resp". Returns 0, or -1. */
+int cli_format_parse(const char *name, enum cli_format *out);
+
+/* Prints a reply to stdout as redis-cli does when stdout is not a terminal. */
+void cli_print_reply(const redisReply *r);
+
+/* Writes a stream of entries to stdout: begin, any number of entries, end.
+ * as_set (RESP only) writes each entry as a SET command, for dump; other
+ * formats ignore it. */
+struct cli_writer {
+    enum cli_format format;
+    int values;  /* entries carry a value */
+    int as_set;
+    size_t count;
+};
+void cli_writer_begin(struct cli_writer *w);
+/* val is NULL for a key whose value is not a string (WITHVALUES's nil). */
+void cli_writer_entry(struct cli_writer *w, const char *key, size_t klen, const char *val,
+                      size_t vlen);
+void cli_writer_end(struct cli_writer *w);
+
+/* escape.c */
+
+/* Writes s as tsv text: \t \n \r \\ as those two-character escapes, other
+ * bytes below 0x20 or from 0x7f up as \xHH, the rest as they are. */
+void cli_tsv_escape(FILE *out, const char *s, size_t len);
+
+/* Reverses cli_tsv_escape in place (the result is never longer). Returns the
+ * new length, or -1 for a bad escape or a raw TAB or newline. */
+long cli_tsv_unescape(char *s, size_t len);
+
+/* Writes s as the inside of a JSON string, one code point per byte: " and \
+ * escaped, bytes below 0x20 or from 0x7f up as \u00XX, so every byte string
+ * round-trips (reading each code point back as one byte). */
+void cli_json_escape(FILE *out, const char *s, size_t len);
+
+/* range.c */
+
+struct cli_range_opts {
+    const char *min, *max; /* KRANGE BYLEX bounds: "[x", "(x", "-" or "+" */
+    int rev;
+    long long limit; /* at most this many entries; negative: all */
+    int values;
+    long long page;  /* keys per KRANGE */
+    int dump;        /* skip keys whose value is not a string, and say how many */
+};
+
+/* Checks a bound's syntax, so a bad one is a usage error. Returns 0 or -1. */
+int cli_bound_check(const char *b);
+
+/* Streams the keys between o->min and o->max through w, page by page, each
+ * page resuming after the last key of the one before. Returns an exit code. */
+int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w);
+
+/* Sets o's bounds to those of the keys starting with prefix; buf must hold
+ * plen + 1 bytes for each of the two bounds (2 * plen + 2). */
+void cli_prefix_bounds(const char *prefix, size_t plen, char *buf, struct cli_range_opts *o);
+
+/* load.c */
+
+struct cli_load_opts {
+    const char *path; /* "-" for stdin */
+    int resp;         /* 1 RESP, 0 tsv, -1 guess from the first byte */
+    int skip_bad;
+    long long batch;  /* commands in flight */
+};
+
+/* Loads the file. Returns an exit code. */
+int cli_load(redisContext *ctx, const struct cli_load_opts *o);
+
+#endif

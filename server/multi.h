@@ -1,0 +1,31 @@
+/*
+ * multi.h - transactions: MULTI's queue of commands and EXEC, DISCARD,
+ * WATCH, UNWATCH (the table multi_commands[] in commands.h).
+ *
+ * Owns: each client's queue (c->multi), including private copies of the
+ * queued arguments, since the parser's slices die when the handler returns.
+ * The queue lives from MULTI to EXEC, DISCARD or the client's disconnect
+ * (multi_discard).
+ */
+#ifndef RBKV_MULTI_H
+#define RBKV_MULTI_H
+
+struct client;
+struct command;
+
+/* The dispatcher, for a client in MULTI whose request passed every check:
+ * queues it and replies +QUEUED, returning 1; returns 0 for the commands that
+ * run at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH, QUIT). */
+int multi_queue(struct client *c, const struct command *cmd);
+
+/* The dispatcher refused a request (unknown, arity, NOAUTH, OOM): inside
+ * MULTI this dooms the transaction, whose EXEC then answers EXECABORT. */
+void multi_refused(struct client *c);
+
+/* Drops c's queue (if any) and its watched keys: DISCARD, and disconnect. */
+void multi_discard(struct client *c);
+
+/* The number of queued commands, or -1 when c is not in MULTI (CLIENT LIST). */
+long multi_queued(const struct client *c);
+
+#endif

@@ -1,0 +1,600 @@
+/*
+ * snapshot.c - the snapshot format's writer and reader, and the atomic save
+ * (see snapshot.h for the format).
+ *
+ * The writer buffers into a fixed block and checksums each block as it goes
+ * out; a failed write is sticky, so the encoders do not check every call and
+ * the first errno is what is reported. The reader is the mirror: a fixed block
+ * refilled with read(), the absolute offset of each field kept for error
+ * messages, every length checked against the bytes the file still holds
+ * before anything is allocated for it, so a corrupt length can neither crash
+ * nor allocate more than the file's size.
+ *
+ * Knows the keyspace and the sorted set only through their public APIs; knows
+ * nothing of clients, the loop or the server struct.
+ */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "zset.h"
+
+#define SNAP_MAGIC "RBKV"
+#define SNAP_MAGIC_LEN 4
+#define SNAP_HEADER_LEN (SNAP_MAGIC_LEN + 2 + 2 + 8)
+#define OP_STRING 0x00
+#define OP_ZSET 0x01
+#define OP_SELECT 0xFE
+#define OP_END 0xFF
+#define FLAG_DEADLINE 0x01
+#define VARINT_MAX 10
+#define IO_BLOCK (256 * 1024) /* big enough that a syscall's cost is lost in the copy */
+#define PROGRESS_KEYS 1000000 /* keys between two progress lines while loading */
+
+/* ---- CRC-64/Jones, reflected, as Redis's crc64.c: bytewise table ---- */
+
+#define CRC64_POLY_REFLECTED 0x95ac9329ac4bc9b5ULL
+
+static uint64_t crc_table[256];
+
+static void crc_init(void)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        uint64_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? (c >> 1) ^ CRC64_POLY_REFLECTED : c >> 1;
+        crc_table[i] = c;
+    }
+}
+
+uint64_t snap_crc64(uint64_t crc, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    if (!crc_table[1])
+        crc_init();
+    for (size_t i = 0; i < n; i++)
+        crc = crc_table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+    return crc;
+}
+
+/* ---- writer ---- */
+
+struct writer {
+    int fd;
+    int err;          /* first errno, sticky */
+    uint64_t crc;     /* of every byte handed to write() so far */
+    size_t len;
+    unsigned char buf[IO_BLOCK];
+};
+
+static void w_raw(struct writer *w, const unsigned char *p, size_t n)
+{
+    if (w->err)
+        return;
+    w->crc = snap_crc64(w->crc, p, n);
+    while (n) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            w->err = k < 0 ? errno : ENOSPC;
+            return;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static void w_flush(struct writer *w)
+{
+    w_raw(w, w->buf, w->len);
+    w->len = 0;
+}
+
+static void w_bytes(struct writer *w, const void *p, size_t n)
+{
+    if (w->len + n > sizeof(w->buf)) {
+        w_flush(w);
+        if (n > sizeof(w->buf)) { /* a big value goes out without a copy */
+            w_raw(w, p, n);
+            return;
+        }
+    }
+    memcpy(w->buf + w->len, p, n);
+    w->len += n;
+}
+
+static void w_u8(struct writer *w, unsigned v)
+{
+    unsigned char b = (unsigned char)v;
+    w_bytes(w, &b, 1);
+}
+
+static void w_u64(struct writer *w, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    w_bytes(w, b, 8);
+}
+
+static void w_varint(struct writer *w, uint64_t v)
+{
+    unsigned char b[VARINT_MAX];
+    size_t n = 0;
+    do {
+        b[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            b[n] |= 0x80;
+        n++;
+    } while (v);
+    w_bytes(w, b, n);
+}
+
+static void w_blob(struct writer *w, const char *p, size_t n)
+{
+    w_varint(w, n);
+    w_bytes(w, p, n);
+}
+
+static void w_zset(struct writer *w, const struct zset *z)
+{
+    w_varint(w, zs_len(z));
+    for (const struct zs_node *n = zs_first(z); n; n = zs_next(n)) {
+        uint64_t bits;
+        memcpy(&bits, &n->score, sizeof(bits));
+        w_blob(w, n->member, n->len);
+        w_u64(w, bits);
+    }
+}
+
+int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen)
+{
+    struct writer *w = xmalloc(sizeof(*w));
+    w->fd = fd;
+    w->err = 0;
+    w->crc = 0;
+    w->len = 0;
+
+    w_bytes(w, SNAP_MAGIC, SNAP_MAGIC_LEN);
+    w_u8(w, SNAP_VERSION & 0xff);
+    w_u8(w, SNAP_VERSION >> 8);
+    w_u8(w, 0);
+    w_u8(w, 0);
+    w_u64(w, (uint64_t)now_ms);
+    for (int i = 0; i < ks->count && !w->err; i++) {
+        const struct db *db = &ks->dbs[i];
+        int selected = 0;
+        for (struct ks_entry *e = ks_first(db); e && !w->err; e = ks_next(e)) {
+            int64_t when = ks_get_expire(e);
+            if (when >= 0 && when <= now_ms)
+                continue;
+            if (!selected) {
+                w_u8(w, OP_SELECT);
+                w_varint(w, (uint64_t)i);
+                selected = 1;
+            }
+            w_u8(w, e->type == KS_STRING ? OP_STRING : OP_ZSET);
+            w_u8(w, when >= 0 ? FLAG_DEADLINE : 0);
+            if (when >= 0)
+                w_u64(w, (uint64_t)when);
+            w_blob(w, ks_key(e), ks_klen(e));
+            if (e->type == KS_STRING)
+                w_blob(w, ks_str(e), ks_slen(e));
+            else
+                w_zset(w, ks_ptr(e));
+        }
+    }
+    w_u8(w, OP_END);
+    w_flush(w);
+    /* The checksum covers everything before it, so it goes out by itself. */
+    unsigned char sum[8];
+    for (int i = 0; i < 8; i++)
+        sum[i] = (unsigned char)(w->crc >> (8 * i));
+    w_raw(w, sum, sizeof(sum));
+    if (!w->err && fsync(fd) < 0)
+        w->err = errno;
+    int e = w->err;
+    xfree(w);
+    if (e) {
+        snprintf(err, errlen, "%s", strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+void snap_temp_name(char *buf, size_t cap, const char *path, long pid)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    snprintf(buf, cap, "%.*stemp-%ld.rbkv", dirlen, path, pid);
+}
+
+/* fsyncs the directory holding path, so a rename into it survives a crash. */
+static int fsync_dir_of(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    else
+        snprintf(dir, sizeof(dir), ".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int snap_save(const struct keyspace *ks, const char *path, int64_t now_ms, char *err,
+              size_t errlen)
+{
+    char tmp[4096], why[256];
+    snap_temp_name(tmp, sizeof(tmp), path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "Failed opening the temp snapshot file %s for saving: %s", tmp,
+                 strerror(errno));
+        return -1;
+    }
+    int rc = snap_write_fd(fd, ks, now_ms, why, sizeof(why));
+    if (close(fd) < 0 && rc == 0) {
+        snprintf(why, sizeof(why), "%s", strerror(errno));
+        rc = -1;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "Write error saving the snapshot to %s: %s", tmp, why);
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        snprintf(err, errlen, "Error moving the temp snapshot %s onto %s: %s", tmp, path,
+                 strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (fsync_dir_of(path) < 0) {
+        snprintf(err, errlen, "Failed to fsync the directory of %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- reader ---- */
+
+struct reader {
+    int fd;
+    const char *name;
+    uint64_t size;      /* of the file */
+    uint64_t base;      /* file offset of buf[0] */
+    size_t pos, len;    /* next byte, bytes held */
+    size_t crc_from;    /* bytes of buf before this are in crc */
+    uint64_t crc;
+    char *err;
+    size_t errlen;
+    int failed;
+    unsigned char buf[IO_BLOCK];
+};
+
+static uint64_t r_offset(const struct reader *r)
+{
+    return r->base + r->pos;
+}
+
+__attribute__((format(printf, 3, 4))) static int r_fail(struct reader *r, uint64_t at,
+                                                         const char *fmt, ...)
+{
+    if (r->failed)
+        return -1;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    snprintf(r->err, r->errlen, "Bad snapshot file %s at offset %llu: %s", r->name,
+             (unsigned long long)at, why);
+    r->failed = 1;
+    return -1;
+}
+
+/* Brings at least one unread byte into buf. Returns 0, or -1 at the end of
+ * the file or on a read error (reported). */
+static int r_fill(struct reader *r)
+{
+    r->crc = snap_crc64(r->crc, r->buf + r->crc_from, r->pos - r->crc_from);
+    memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+    r->base += r->pos;
+    r->len -= r->pos;
+    r->pos = r->crc_from = 0;
+    while (r->len < sizeof(r->buf)) {
+        ssize_t k = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return r_fail(r, r_offset(r), "read error: %s", strerror(errno));
+        if (k == 0)
+            break;
+        r->len += (size_t)k;
+    }
+    if (r->len == 0)
+        return r_fail(r, r_offset(r), "unexpected end of file");
+    return 0;
+}
+
+/* n bytes into out. */
+static int r_bytes(struct reader *r, void *out, size_t n)
+{
+    unsigned char *o = out;
+    while (n) {
+        if (r->pos == r->len && r_fill(r) < 0)
+            return -1;
+        size_t k = r->len - r->pos < n ? r->len - r->pos : n;
+        memcpy(o, r->buf + r->pos, k);
+        r->pos += k;
+        o += k;
+        n -= k;
+    }
+    return 0;
+}
+
+static int r_u8(struct reader *r, unsigned *v)
+{
+    unsigned char b;
+    if (r_bytes(r, &b, 1) < 0)
+        return -1;
+    *v = b;
+    return 0;
+}
+
+static int r_u64(struct reader *r, uint64_t *v)
+{
+    unsigned char b[8];
+    if (r_bytes(r, b, 8) < 0)
+        return -1;
+    *v = 0;
+    for (int i = 0; i < 8; i++)
+        *v |= (uint64_t)b[i] << (8 * i);
+    return 0;
+}
+
+static int r_varint(struct reader *r, uint64_t *v)
+{
+    uint64_t at = r_offset(r);
+    *v = 0;
+    for (int i = 0; i < VARINT_MAX; i++) {
+        unsigned b;
+        if (r_u8(r, &b) < 0)
+            return -1;
+        if (i == VARINT_MAX - 1 && b > 1)
+            return r_fail(r, at, "varint overflows 64 bits");
+        *v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80))
+            return 0;
+    }
+    return r_fail(r, at, "varint longer than %d bytes", VARINT_MAX);
+}
+
+/* A length-prefixed blob into *buf (grown as needed, owned by the caller):
+ * the length is checked against what the file still holds and against the
+ * keyspace's 32-bit lengths before anything is allocated. */
+static int r_blob(struct reader *r, char **buf, size_t *cap, size_t *len)
+{
+    uint64_t at = r_offset(r), n;
+    if (r_varint(r, &n) < 0)
+        return -1;
+    if (n > r->size - r_offset(r))
+        return r_fail(r, at, "length %llu runs past the end of the file",
+                      (unsigned long long)n);
+    if (n > UINT32_MAX)
+        return r_fail(r, at, "length %llu is over 4 GB", (unsigned long long)n);
+    if (n > *cap || !*buf) {
+        *cap = n > 64 ? n : 64;
+        *buf = xrealloc(*buf, *cap);
+    }
+    *len = n;
+    return r_bytes(r, *buf, n);
+}
+
+struct load {
+    struct reader *r;
+    struct keyspace *ks;
+    struct db *db;
+    struct ks_entry *last; /* in db, for the order check */
+    int64_t now_ms;
+    char *key, *val;
+    size_t key_cap, val_cap;
+    long long keys;
+};
+
+static int load_zset(struct load *l, struct zset **out)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), n;
+    size_t mlen;
+    if (r_varint(r, &n) < 0)
+        return -1;
+    /* Each member takes at least a length byte and a score. */
+    if (n == 0 || n > (r->size - r_offset(r)) / 9)
+        return r_fail(r, at, "bad sorted set size %llu", (unsigned long long)n);
+    struct zset *z = zs_new();
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t bits;
+        double score;
+        if (r_blob(r, &l->val, &l->val_cap, &mlen) < 0 || r_u64(r, &bits) < 0)
+            break;
+        memcpy(&score, &bits, sizeof(score));
+        if (isnan(score)) {
+            r_fail(r, r_offset(r) - 8, "sorted set score is NaN");
+            break;
+        }
+        if (zs_find(z, l->val, mlen)) {
+            r_fail(r, r_offset(r) - 8 - mlen, "duplicate sorted set member");
+            break;
+        }
+        zs_insert(z, l->val, mlen, score);
+    }
+    if (r->failed) {
+        zs_free(z);
+        return -1;
+    }
+    *out = z;
+    return 0;
+}
+
+static int load_entry(struct load *l, unsigned op)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), when = 0;
+    unsigned flags;
+    size_t klen, vlen = 0;
+    struct zset *z = NULL;
+
+    if (!l->db)
+        return r_fail(r, at - 1, "key before any database");
+    if (r_u8(r, &flags) < 0)
+        return -1;
+    if (flags & ~(unsigned)FLAG_DEADLINE)
+        return r_fail(r, at, "unknown entry flags 0x%02x", flags);
+    if ((flags & FLAG_DEADLINE) && r_u64(r, &when) < 0)
+        return -1;
+    if ((flags & FLAG_DEADLINE) && (int64_t)when < 0)
+        return r_fail(r, at + 1, "negative deadline");
+    uint64_t key_at = r_offset(r);
+    if (r_blob(r, &l->key, &l->key_cap, &klen) < 0)
+        return -1;
+    if (l->last && ks_keycmp(ks_key(l->last), ks_klen(l->last), l->key, klen) >= 0)
+        return r_fail(r, key_at, "key out of order");
+    if (op == OP_STRING ? r_blob(r, &l->val, &l->val_cap, &vlen) < 0 : load_zset(l, &z) < 0)
+        return -1;
+    if ((flags & FLAG_DEADLINE) && (int64_t)when <= l->now_ms) {
+        zs_free(z); /* expired while the server was down */
+        return 0;
+    }
+    struct ks_entry *e = z ? ks_append_sorted(l->db, l->key, klen, KS_ZSET, z, 0)
+                           : ks_append_sorted(l->db, l->key, klen, KS_STRING, l->val, vlen);
+    if (flags & FLAG_DEADLINE)
+        e = ks_set_expire(l->db, e, (int64_t)when);
+    l->last = e;
+    if (++l->keys % PROGRESS_KEYS == 0)
+        log_notice("Loading %s: %lld keys, %llu of %llu bytes", r->name, l->keys,
+                   (unsigned long long)r_offset(r), (unsigned long long)r->size);
+    return 0;
+}
+
+static int load_header(struct reader *r)
+{
+    unsigned char h[SNAP_HEADER_LEN];
+    if (r_bytes(r, h, sizeof(h)) < 0)
+        return -1;
+    if (memcmp(h, SNAP_MAGIC, SNAP_MAGIC_LEN))
+        return r_fail(r, 0, "not an rbkv snapshot (no RBKV magic)");
+    unsigned version = h[4] | (unsigned)h[5] << 8;
+    if (version != SNAP_VERSION)
+        return r_fail(r, 4, "unsupported version %u (this build reads %d)", version, SNAP_VERSION);
+    if (h[6] || h[7])
+        return r_fail(r, 6, "unknown header flags");
+    return 0;
+}
+
+static int load_records(struct load *l)
+{
+    struct reader *r = l->r;
+    int last_db = -1;
+    for (;;) {
+        uint64_t at = r_offset(r), n;
+        unsigned op;
+        if (r_u8(r, &op) < 0)
+            return -1;
+        switch (op) {
+        case OP_SELECT:
+            if (r_varint(r, &n) < 0)
+                return -1;
+            if (n >= (uint64_t)l->ks->count)
+                return r_fail(r, at, "database %llu out of range (databases is %d)",
+                              (unsigned long long)n, l->ks->count);
+            if ((int)n <= last_db)
+                return r_fail(r, at, "database %llu out of order", (unsigned long long)n);
+            last_db = (int)n;
+            l->db = &l->ks->dbs[n];
+            l->last = NULL;
+            break;
+        case OP_STRING:
+        case OP_ZSET:
+            if (load_entry(l, op) < 0)
+                return -1;
+            break;
+        case OP_END:
+            return 0;
+        default:
+            return r_fail(r, at, "unknown record type 0x%02x", op);
+        }
+    }
+}
+
+static int load_checksum(struct reader *r)
+{
+    uint64_t at = r_offset(r), stored;
+    uint64_t crc = snap_crc64(r->crc, r->buf + r->crc_from, r->pos - r->crc_from);
+    if (r_u64(r, &stored) < 0)
+        return -1;
+    if (stored != crc)
+        return r_fail(r, at, "checksum mismatch (stored %016llx, computed %016llx)",
+                      (unsigned long long)stored, (unsigned long long)crc);
+    if (r_offset(r) != r->size)
+        return r_fail(r, r_offset(r), "%llu bytes after the checksum",
+                      (unsigned long long)(r->size - r_offset(r)));
+    return 0;
+}
+
+long long snap_load(struct keyspace *ks, const char *path, int *absent, char *err,
+                    size_t errlen)
+{
+    struct stat st;
+    *absent = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        *absent = 1;
+        return 0;
+    }
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "Can't open the snapshot file %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    struct reader *r = xmalloc(sizeof(*r));
+    memset(r, 0, offsetof(struct reader, buf));
+    r->fd = fd;
+    r->name = path;
+    r->size = (uint64_t)st.st_size;
+    r->err = err;
+    r->errlen = errlen;
+    struct load l = {.r = r, .ks = ks, .now_ms = 0};
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    l.now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+
+    int rc = load_header(r);
+    if (rc == 0)
+        rc = load_records(&l);
+    if (rc == 0)
+        rc = load_checksum(r);
+    xfree(l.key);
+    xfree(l.val);
+    xfree(r);
+    close(fd);
+    return rc < 0 ? -1 : l.keys;
+}

@@ -1,0 +1,70 @@
+/*
+ * snapshot.h - the snapshot file: writing a keyspace to disk and reading it
+ * back (prefix snap_).
+ *
+ * Owns: the file format, its checksum, and the write-to-temp, fsync, rename,
+ * fsync-directory sequence that makes a save all or nothing. Knows nothing of
+ * clients, commands, the loop or fork(): cmd_persist.c decides when to save
+ * and in which process.
+ *
+ * Format, version 1. Integers are little-endian; "varint" is LEB128 (7 bits a
+ * byte, low first, at most 10 bytes); every length is a varint.
+ *
+ *   header   "RBKV" | u16 version (1) | u16 flags (0) | i64 unix ms of the save
+ *   records, each starting with an opcode byte:
+ *     0xFE SELECT  varint db            databases in increasing order, only
+ *                                       non-empty ones
+ *     0x00 STRING  flags | [i64 deadline] | key | value
+ *     0x01 ZSET    flags | [i64 deadline] | key | varint n | n * (member | f64 score)
+ *                  members in (score, member) order, n >= 1
+ *     0xFF END     u64 checksum
+ *   key, value and member are a varint length then that many bytes; flags bit
+ *   0 says a deadline follows (absolute unix ms); other bits must be 0.
+ *
+ * The checksum is CRC-64/Jones (reflected, polynomial 0xad93d23594c935a9,
+ * Redis's) over every byte before it; nothing may follow it.
+ *
+ * Within a database the keys are in the keyspace's order (memcmp, shorter
+ * prefix first), strictly increasing, so the loader appends each entry at the
+ * tree's right edge (ks_append_sorted) without searching; a key out of order
+ * is corruption. Keys already expired at save time are not written; those
+ * expired by load time are skipped.
+ */
+#ifndef RBKV_SNAPSHOT_H
+#define RBKV_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct keyspace;
+
+#define SNAP_VERSION 1
+
+/* The CRC-64/Jones of n bytes at p, continuing from crc (0 to start). */
+uint64_t snap_crc64(uint64_t crc, const void *p, size_t n);
+
+/* Writes every database of ks to the open file fd, skipping keys whose
+ * deadline is <= now_ms, then fsyncs it. Returns 0, or -1 with the reason in
+ * err. Does not close fd. */
+int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen);
+
+/* Saves ks to path: writes "temp-<pid>.rbkv" in path's directory, fsyncs it,
+ * renames it onto path and fsyncs the directory, so path holds either the old
+ * snapshot or the whole new one. On failure the temp file is removed and path
+ * is untouched. Returns 0, or -1 with the reason in err. */
+int snap_save(const struct keyspace *ks, const char *path, int64_t now_ms, char *err,
+              size_t errlen);
+
+/* The temp file name snap_save uses in process pid, into buf. */
+void snap_temp_name(char *buf, size_t cap, const char *path, long pid);
+
+/* Loads the snapshot at path into ks, whose databases must be empty.
+ * Returns the number of keys loaded, 0 with *absent set when there is no
+ * file, or -1 with err naming the file, the byte offset and the fault
+ * ("Bad snapshot file dump.rbkv at offset 123: checksum mismatch"); ks then
+ * holds what was read before the fault, which the caller discards. Logs
+ * progress every few million keys. The file is only read. */
+long long snap_load(struct keyspace *ks, const char *path, int *absent, char *err,
+                    size_t errlen);
+
+#endif

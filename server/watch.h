@@ -1,0 +1,48 @@
+/*
+ * watch.h - WATCH's optimistic locks: which clients watch which keys, and
+ * which of them a change has made "dirty" (their next EXEC answers nil).
+ *
+ * Owns: the table of watched keys (server.watch) and each client's list of
+ * watchers (c->watching). A client's watchers live until UNWATCH, EXEC,
+ * DISCARD or its disconnect (watch_unwatch_all). The keyspace knows nothing
+ * of this module: the dispatcher reports what write commands changed, and
+ * the few deletions that do not name their keys (FLUSHDB, FLUSHALL,
+ * KDELRANGE) report themselves.
+ *
+ * Expiry is the change nobody reports: as Redis 7 does, WATCH records whether
+ * the key was live, and EXEC asks watch_expired() whether such a key has
+ * since passed its deadline or gone.
+ */
+#ifndef RBKV_WATCH_H
+#define RBKV_WATCH_H
+
+#include <stddef.h>
+
+struct client;
+struct command;
+struct db;
+
+/* WATCH: c watches key in db (again is a no-op). An expired entry found is
+ * deleted, so a key watched while already expired counts as absent. */
+void watch_key(struct client *c, struct db *db, const char *key, size_t klen);
+
+/* Forgets every key c watches and clears CLIENT_DIRTY_CAS. */
+void watch_unwatch_all(struct client *c);
+
+/* Marks dirty every client watching key in db. */
+void watch_touch(struct db *db, const char *key, size_t klen);
+
+/* Before db is emptied: marks dirty the watchers of every key it holds (a
+ * watched key that does not exist is not changed by a flush, as in Redis 7). */
+void watch_touch_db(struct db *db);
+
+/* After cmd, a write command, changed something: marks dirty the watchers of
+ * the keys its key spec names in c->db (and, for MOVE and COPY, of the key
+ * they write in another database). */
+void watch_touch_command(struct client *c, const struct command *cmd);
+
+/* 1 when a key c watched while it was live has since expired (gone, or past
+ * its deadline), else 0. */
+int watch_expired(const struct client *c);
+
+#endif

@@ -1,0 +1,11 @@
+# rbkv-cli end to end (tests/integration/test_cli.sh): one server per test, so they run in
+# parallel. include()d from tests/CMakeLists.txt, so relative paths start in tests/.
+set(RBKV_CLI_TESTS paging 120 binary 60 exit_codes 60 plain 60 formats 60 load_million 300)
+while(RBKV_CLI_TESTS)
+  list(POP_FRONT RBKV_CLI_TESTS name timeout)
+  add_test(NAME cli_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cli.sh $<TARGET_FILE:rbkv-server>
+                   $<TARGET_FILE:rbkv-cli> ${name})
+  set_tests_properties(cli_${name} PROPERTIES LABELS integration TIMEOUT ${timeout}
+                       SKIP_RETURN_CODE 77)
+endwhile()

@@ -1,0 +1,19 @@
+# Tests of snapshots (server/snapshot.[ch], server/cmd_persist.c). include()d from
+# tests/CMakeLists.txt after integration.cmake (fragments are included in name order), so
+# relative paths start in tests/ and rbkv_harness exists.
+
+# The format: round trips, every byte of a small file flipped, every truncation. Under a second
+# at -O2, a few seconds under ASan.
+add_executable(test_snapshot unit/test_snapshot.c)
+target_link_libraries(test_snapshot PRIVATE rbkv_server_core)
+foreach(part crc roundtrip corrupt save)
+  add_test(NAME snapshot_${part} COMMAND test_snapshot ${part})
+  set_tests_properties(snapshot_${part} PROPERTIES LABELS unit TIMEOUT 60)
+endforeach()
+
+# End-to-end: restarts on the same dir, BGSAVE under writes, kill -9 during BGSAVE, MISCONF.
+add_executable(test_integration_persistence integration/test_persistence.c)
+target_link_libraries(test_integration_persistence PRIVATE rbkv_harness)
+add_test(NAME integration_persistence
+         COMMAND test_integration_persistence $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_persistence PROPERTIES LABELS integration TIMEOUT 120)
