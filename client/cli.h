@@ -102,7 +102,9 @@ int cli_bound_check(const char *b);
 int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w);
 
 /* Sets o's bounds to those of the keys starting with prefix; buf must hold
- * plen + 1 bytes for each of the two bounds (2 * plen + 2). */
+ * CLI_PREFIX_BOUNDS_SIZE(plen) bytes: "[" or "(", the prefix and a NUL for
+ * each of the two bounds. */
+#define CLI_PREFIX_BOUNDS_SIZE(plen) (2 * ((plen) + 2))
 void cli_prefix_bounds(const char *prefix, size_t plen, char *buf, struct cli_range_opts *o);
 
 /* load.c */

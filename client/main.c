@@ -244,7 +244,7 @@ int main(int argc, char **argv)
                 return rc;
         } else {
             size_t plen = strlen(a.pos[0]);
-            bounds = malloc(2 * plen + 2);
+            bounds = malloc(CLI_PREFIX_BOUNDS_SIZE(plen));
             if (!bounds)
                 return usage_error("out of memory");
             cli_prefix_bounds(a.pos[0], plen, bounds, &a.range);

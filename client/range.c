@@ -19,7 +19,7 @@ int cli_bound_check(const char *b)
 
 void cli_prefix_bounds(const char *prefix, size_t plen, char *buf, struct cli_range_opts *o)
 {
-    char *min = buf, *max = buf + plen + 1;
+    char *min = buf, *max = buf + plen + 2;
     size_t n = plen;
 
     if (!plen) {
@@ -65,6 +65,37 @@ static int set_resume(char **buf, size_t *cap, size_t *len, const char *key, siz
     return 0;
 }
 
+/* One page: KRANGE's reply checked to be an array of keys, each followed by
+ * its value when step is 2. Returns the reply (the caller frees it), or NULL
+ * with *rc set, having printed why. */
+static redisReply *fetch_page(redisContext *ctx, int argc, const char **argv,
+                              const size_t *argvlen, size_t step, int *rc)
+{
+    redisReply *r = redisCommandArgv(ctx, argc, argv, argvlen);
+    const char *why = NULL;
+
+    if (!r) {
+        *rc = cli_conn_error(ctx);
+        return NULL;
+    }
+    if (r->type == REDIS_REPLY_ERROR) {
+        fprintf(stderr, "rbkv-cli: (error) %.*s\n", (int)r->len, r->str);
+    } else if (r->type != REDIS_REPLY_ARRAY || r->elements % step) {
+        why = "not an array of keys";
+    } else {
+        for (size_t i = 0; i < r->elements && !why; i += step)
+            if (r->element[i]->type != REDIS_REPLY_STRING)
+                why = "a key that is not a string";
+        if (!why)
+            return r;
+    }
+    if (why)
+        fprintf(stderr, "rbkv-cli: unexpected reply to KRANGE: %s\n", why);
+    freeReplyObject(r);
+    *rc = CLI_ERR_REPLY;
+    return NULL;
+}
+
 int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w)
 {
     const char *lo = o->min, *hi = o->max;
@@ -103,23 +134,9 @@ int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writ
         if (o->values)
             ARG("WITHVALUES", 10);
 #undef ARG
-        redisReply *r = redisCommandArgv(ctx, argc, argv, argvlen);
-        if (!r) {
-            rc = cli_conn_error(ctx);
+        redisReply *r = fetch_page(ctx, argc, argv, argvlen, step, &rc);
+        if (!r)
             break;
-        }
-        if (r->type == REDIS_REPLY_ERROR) {
-            fprintf(stderr, "rbkv-cli: (error) %.*s\n", (int)r->len, r->str);
-            freeReplyObject(r);
-            rc = CLI_ERR_REPLY;
-            break;
-        }
-        if (r->type != REDIS_REPLY_ARRAY || r->elements % step) {
-            fputs("rbkv-cli: unexpected reply to KRANGE\n", stderr);
-            freeReplyObject(r);
-            rc = CLI_ERR_REPLY;
-            break;
-        }
         for (size_t i = 0; i < r->elements; i += step) {
             const redisReply *k = r->element[i];
             const redisReply *v = o->values ? r->element[i + 1] : NULL;
@@ -132,6 +149,7 @@ int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writ
         size_t got = r->elements / step;
         if (left > 0)
             left -= (long long)got;
+        /* A short page is the last; a full one may be followed by more. */
         done = got < (size_t)want;
         if (!done) {
             const redisReply *last = r->element[r->elements - step];

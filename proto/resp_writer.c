@@ -103,25 +103,48 @@ static void tail_wrote(struct resp_out *o, size_t n)
     o->pending += n;
 }
 
+/* The largest chunk kept as the spare: the size small replies and deferred
+ * aggregates ask for. */
+#define SPARE_CAP (RESP_DEFERRED_ROOM + RESP_OUT_CHUNK)
+
+/* A pipelined stream of replies that each need a chunk (every deferred
+ * aggregate does) would otherwise pay a malloc and a free per reply. */
 static struct resp_chunk *chunk_new(struct resp_out *o, size_t cap, size_t start)
 {
-    struct resp_chunk *c = RESP_MALLOC(sizeof(*c) + cap);
+    struct resp_chunk *c;
 
-    if (c == NULL) {
-        o->failed = 1;
-        return NULL;
+    if (o->spare != NULL && cap <= o->spare->cap) {
+        c = o->spare;
+        o->spare = NULL;
+    } else {
+        c = RESP_MALLOC(sizeof(*c) + cap);
+        if (c == NULL) {
+            o->failed = 1;
+            return NULL;
+        }
+        c->cap = cap;
+        o->chunk_bytes += cap;
     }
     c->next = NULL;
     c->start = c->used = start;
-    c->cap = cap;
     c->unfilled = 0;
     if (o->tail != NULL)
         o->tail->next = c;
     else
         o->head = c;
     o->tail = c;
-    o->chunk_bytes += cap;
     return c;
+}
+
+/* Frees an emptied chunk, or keeps it as the spare. */
+static void chunk_release(struct resp_out *o, struct resp_chunk *c)
+{
+    if (o->spare == NULL && c->cap <= SPARE_CAP) {
+        o->spare = c;
+        return;
+    }
+    o->chunk_bytes -= c->cap;
+    RESP_FREE(c);
 }
 
 /*
@@ -192,6 +215,7 @@ void resp_out_init(struct resp_out *o)
     o->head = o->tail = NULL;
     o->pending = 0;
     o->chunk_bytes = 0;
+    o->spare = NULL;
     o->failed = 0;
 }
 
@@ -204,6 +228,8 @@ void resp_out_destroy(struct resp_out *o)
         RESP_FREE(c);
         c = next;
     }
+    RESP_FREE(o->spare);
+    o->spare = NULL;
     o->head = o->tail = NULL;
     o->chunk_bytes = 0;
 }
@@ -259,8 +285,7 @@ void resp_out_consume(struct resp_out *o, size_t n)
         o->head = c->next;
         if (o->head == NULL)
             o->tail = NULL;
-        o->chunk_bytes -= c->cap;
-        RESP_FREE(c);
+        chunk_release(o, c);
     }
     if (o->head == NULL && o->inline_start == o->inline_used)
         o->inline_start = o->inline_used = 0;

@@ -44,7 +44,8 @@ struct resp_out {
     size_t inline_start, inline_used; /* unconsumed bytes: [inline_start, inline_used) */
     struct resp_chunk *head, *tail;  /* new bytes go to tail once it exists */
     size_t pending;                  /* total unconsumed bytes, visible or not */
-    size_t chunk_bytes;              /* heap bytes held by chunks (for memory accounting) */
+    size_t chunk_bytes;              /* heap bytes held by chunks, spare included (accounting) */
+    struct resp_chunk *spare;        /* one emptied small chunk kept for the next reply */
     int failed;                      /* set when an allocation failed: the reply stream is broken */
 };
 
