@@ -650,16 +650,23 @@ static void test_big_value(void)
     h_raw_close(&r);
 }
 
+/* A client connected to s, after it stored OUTPUT_VALUE bytes under "v". */
+static redisContext *connect_with_big_value(const struct h_server *s)
+{
+    redisContext *c = h_connect(s);
+    char *v = malloc(OUTPUT_VALUE);
+    memset(v, 'v', OUTPUT_VALUE);
+    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("v"), H_B(v, OUTPUT_VALUE));
+    free(v);
+    return c;
+}
+
 static void test_output_buffer_limit(void)
 {
     struct h_server s;
     if (h_start(&s, H_FLAGS("--client-output-buffer-limit", "normal 8mb 4mb 10")) < 0)
         return;
-    redisContext *c = h_connect(&s);
-    char *v = malloc(OUTPUT_VALUE);
-    memset(v, 'v', OUTPUT_VALUE);
-    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("v"), H_B(v, OUTPUT_VALUE));
-    free(v);
+    redisContext *c = connect_with_big_value(&s);
 
     /* A client that asks for 500 MB of replies and reads none of them. */
     struct h_raw greedy;
@@ -721,11 +728,7 @@ static void test_output_pause(void)
     struct h_server s;
     if (h_start(&s, NULL) < 0)
         return;
-    redisContext *c = h_connect(&s);
-    char *v = malloc(OUTPUT_VALUE);
-    memset(v, 'v', OUTPUT_VALUE);
-    EXPECT_BIN(c, "+OK", H_S("SET"), H_S("v"), H_B(v, OUTPUT_VALUE));
-    free(v);
+    redisContext *c = connect_with_big_value(&s);
 
     struct h_raw greedy;
     if (h_raw_open(&greedy, &s) == 0) {
