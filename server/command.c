@@ -3,8 +3,10 @@
  *
  * Commands are data (struct command in each cmd_*.c module); this file
  * indexes them by name and runs one request: lookup, arity, authentication,
- * memory limit, a failed background save (MISCONF), then the handler, in
- * that order, with Redis's error texts for each refusal. Handlers never see a request that failed these checks.
+ * memory limit, a failed background save (MISCONF), then the handler (or,
+ * inside MULTI, the transaction's queue: multi.h), in that order, with
+ * Redis's error texts for each refusal. Handlers never see a request that
+ * failed these checks.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -158,7 +160,8 @@ void command_execute(struct client *c)
         multi_refused(c);
         return;
     }
-    if (server.cfg.maxmemory && (cmd->flags & CMD_DENYOOM) && mem_used() > server.cfg.maxmemory) {
+    if (server.cfg.maxmemory && ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd)) &&
+        mem_used() > server.cfg.maxmemory) {
         resp_add_error(&c->out, ERR_OOM);
         multi_refused(c);
         return;

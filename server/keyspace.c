@@ -195,27 +195,6 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
     return e;
 }
 
-struct ks_entry *ks_append_sorted(struct db *db, const char *key, size_t klen, enum ks_type type,
-                                  const void *value, size_t vlen)
-{
-    struct ks_entry *e;
-    if (type == KS_STRING) {
-        e = entry_new(key, klen, KS_STRING, vlen);
-        memcpy(ks_str(e), value, vlen);
-    } else {
-        e = entry_new(key, klen, type, sizeof(value));
-        memcpy(ks_str(e), &value, sizeof(value));
-    }
-    struct rb_node **link = &db->keys.rb_node, *parent = NULL;
-    while (*link) {
-        parent = *link;
-        link = &parent->rb_right;
-    }
-    ks_order_insert(&e->node, parent, link, &db->keys);
-    kix_insert(&db->index, e, kix_hash(&db->index, key, klen));
-    return e;
-}
-
 struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen)
 {
     size_t need = entry_bytes(ks_key_offset(e), e->klen, vlen);
@@ -262,6 +241,77 @@ static void expire_link(struct db *db, struct ks_expire *x)
     }
     rb_link_node(&x->node, parent, link);
     rb_insert_color_cached(&x->node, &db->expires, leftmost);
+}
+
+void ks_bulk_begin(struct ks_bulk *b, struct db *db)
+{
+    b->db = db;
+    b->v = NULL;
+    b->n = b->cap = 0;
+}
+
+struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
+                             const void *value, size_t vlen, int64_t when_ms)
+{
+    size_t expire_bytes = when_ms >= 0 ? sizeof(struct ks_expire *) : 0;
+    size_t value_bytes = type == KS_STRING ? vlen : sizeof(value);
+    /* Built with its deadline slot at once: ks_set_expire could move it. */
+    struct ks_entry *e = xmalloc(entry_bytes(expire_bytes, klen, value_bytes));
+    e->klen = (uint32_t)klen;
+    e->vlen = (uint32_t)value_bytes;
+    e->type = (uint8_t)type;
+    e->flags = 0;
+    if (when_ms >= 0) {
+        struct ks_expire *x = xmalloc(sizeof(*x));
+        x->entry = e;
+        x->when = when_ms;
+        memcpy(e->data, &x, sizeof(x));
+        e->flags = KS_HAS_EXPIRE;
+        expire_link(b->db, x);
+        b->db->expires_count++;
+    }
+    memcpy(e->data + expire_bytes, key, klen);
+    if (type == KS_STRING)
+        memcpy(ks_str(e), value, vlen);
+    else
+        memcpy(ks_str(e), &value, sizeof(value));
+    kix_insert(&b->db->index, e, kix_hash(&b->db->index, key, klen));
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 1024;
+        b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+    }
+    b->v[b->n++] = e;
+    return e;
+}
+
+/* Links v[lo, hi) as a subtree under parent: the middle entry at the top, so
+ * subtree sizes differ by at most one and every level but the deepest is
+ * full. All black but the deepest level, red, so every path has the same
+ * black count (the deepest level is never the root's, so the root is
+ * black). */
+static struct rb_node *bulk_link(struct ks_entry **v, size_t lo, size_t hi, struct rb_node *parent,
+                                 unsigned depth, unsigned deepest)
+{
+    if (lo >= hi)
+        return NULL;
+    size_t mid = lo + (hi - lo) / 2;
+    struct ks_entry *e = v[mid];
+    rb_set_parent_color(&e->node, parent, depth == deepest && depth ? RB_RED : RB_BLACK);
+    e->node.rb_left = bulk_link(v, lo, mid, &e->node, depth + 1, deepest);
+    e->node.rb_right = bulk_link(v, mid + 1, hi, &e->node, depth + 1, deepest);
+    e->size = (uint32_t)(hi - lo);
+    return &e->node;
+}
+
+void ks_bulk_finish(struct ks_bulk *b)
+{
+    unsigned deepest = 0;
+    while (((size_t)2 << deepest) - 1 < b->n) /* a full tree of depth d holds 2^(d+1)-1 */
+        deepest++;
+    b->db->keys.rb_node = bulk_link(b->v, 0, b->n, NULL, 0, deepest);
+    xfree(b->v);
+    b->v = NULL;
+    b->n = b->cap = 0;
 }
 
 struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms)

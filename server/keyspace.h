@@ -108,13 +108,25 @@ struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, cons
 /* Creates key (which must be absent) holding a value of another type. */
 struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
                             void *value);
-/* Appends key, which must sort after every key of db (the caller checks: a
- * snapshot's loader compares it with the last key it appended), linking it at
- * the tree's right edge without comparing keys, so loading n sorted keys is a
- * descent of the right spine each. type KS_STRING copies vlen bytes at value;
- * another type stores the pointer value (vlen unused). Returns the entry. */
-struct ks_entry *ks_append_sorted(struct db *db, const char *key, size_t klen, enum ks_type type,
-                                  const void *value, size_t vlen);
+/* Bulk loading into an empty db in O(n) without comparing keys (a snapshot
+ * is written in key order): ks_bulk_add takes keys in strictly increasing
+ * order (the caller checks; it may compare with the entry it got last) and
+ * puts each in the index and, with a deadline, the expiry tree;
+ * ks_bulk_finish links them all into db->keys as one balanced tree. Until
+ * then the entries are in no tree and must not be deleted; finish must be
+ * called, also after an error, before db is used or freed. */
+struct ks_bulk {
+    struct db *db;
+    struct ks_entry **v; /* added, in order; owned */
+    size_t n, cap;
+};
+void ks_bulk_begin(struct ks_bulk *b, struct db *db);
+/* type KS_STRING copies vlen bytes at value; another type stores the
+ * pointer value (vlen unused). when_ms is an absolute deadline, or -1.
+ * Returns the entry, which never moves before finish. */
+struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
+                             const void *value, size_t vlen, int64_t when_ms);
+void ks_bulk_finish(struct ks_bulk *b);
 /* Changes a string's length to vlen keeping the first min(old, new) bytes;
  * new bytes are uninitialised. May move the entry; returns it. Grows with
  * slack so repeated APPENDs are amortised O(1). */

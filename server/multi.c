@@ -8,10 +8,11 @@
  * Knows nothing of sockets; watched keys belong to watch.c.
  *
  * Redis 7.0's rules (multi.c, server.c processCommand): a request the
- * dispatcher refuses inside MULTI (unknown, arity, NOAUTH, OOM) gets its
- * error now and makes EXEC answer EXECABORT; MULTI, EXEC, DISCARD, WATCH and
- * QUIT run at once instead of queueing, and nested MULTI or WATCH errors do
- * not doom the transaction. EXEC runs each queued command through
+ * dispatcher refuses inside MULTI (unknown, arity, NOAUTH, OOM, MISCONF)
+ * gets its error now and makes EXEC answer EXECABORT; MULTI, EXEC, DISCARD,
+ * WATCH and QUIT run at once instead of queueing, and nested MULTI or WATCH
+ * errors do not doom the transaction. EXEC itself re-checks OOM and MISCONF
+ * for the queue as a whole. EXEC runs each queued command through
  * command_call (stats and key-change reports as usual) inside one array;
  * errors at run time are just that command's reply, nothing rolls back.
  */
@@ -33,6 +34,7 @@ struct multi_cmd {
 struct multi_state {
     struct multi_cmd *head, **tail;
     long count;
+    unsigned cmd_flags;          /* the union of the queued commands' flags */
     int refused;                 /* a request was refused while queueing: EXECABORT */
 };
 
@@ -41,10 +43,21 @@ static void cmd_exec(struct client *c);
 static void cmd_discard(struct client *c);
 static void cmd_watch(struct client *c);
 
+/* QUIT's handler is private to cmd_connection.c: its name is the handle. */
+static int is_quit(const struct command *cmd)
+{
+    return strcmp(cmd->name, "quit") == 0;
+}
+
 static int runs_now(const struct command *cmd)
 {
     return cmd->proc == cmd_multi || cmd->proc == cmd_exec || cmd->proc == cmd_discard ||
-           cmd->proc == cmd_watch || strcmp(cmd->name, "quit") == 0;
+           cmd->proc == cmd_watch || is_quit(cmd);
+}
+
+int multi_queue_grows(const struct client *c, const struct command *cmd)
+{
+    return c->multi && cmd->proc != cmd_exec && cmd->proc != cmd_discard && !is_quit(cmd);
 }
 
 int multi_queue(struct client *c, const struct command *cmd)
@@ -68,6 +81,7 @@ int multi_queue(struct client *c, const struct command *cmd)
     *c->multi->tail = q;
     c->multi->tail = &q->next;
     c->multi->count++;
+    c->multi->cmd_flags |= cmd->flags;
     resp_add_simple(&c->out, "QUEUED");
     return 1;
 }
@@ -117,6 +131,18 @@ static void cmd_exec(struct client *c)
     struct multi_state *m = c->multi;
     if (!m) {
         resp_add_error(&c->out, "ERR EXEC without MULTI");
+        return;
+    }
+    /* Refusals the dispatcher would give the queued commands now, for the
+     * transaction as a whole, as Redis checks EXEC. */
+    const char *refusal = NULL;
+    if (server.cfg.maxmemory && (m->cmd_flags & CMD_DENYOOM) && mem_used() > server.cfg.maxmemory)
+        refusal = ERR_OOM;
+    else if ((m->cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
+        refusal = ERR_MISCONF;
+    if (refusal) {
+        resp_add_errorf(&c->out, "EXECABORT Transaction discarded because of: %s", refusal);
+        multi_discard(c);
         return;
     }
     if (m->refused) {

@@ -18,6 +18,11 @@ struct command;
  * run at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH, QUIT). */
 int multi_queue(struct client *c, const struct command *cmd);
 
+/* Whether running cmd now would grow c's queue (or its MULTI state): then
+ * the dispatcher refuses it over maxmemory whatever its flags, as Redis
+ * does, since a queue could otherwise grow without bound. */
+int multi_queue_grows(const struct client *c, const struct command *cmd);
+
 /* The dispatcher refused a request (unknown, arity, NOAUTH, OOM): inside
  * MULTI this dooms the transaction, whose EXEC then answers EXECABORT. */
 void multi_refused(struct client *c);

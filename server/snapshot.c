@@ -411,7 +411,8 @@ static int r_blob(struct reader *r, char **buf, size_t *cap, size_t *len)
 struct load {
     struct reader *r;
     struct keyspace *ks;
-    struct db *db;
+    struct db *db;         /* NULL before the first SELECT */
+    struct ks_bulk bulk;   /* db's entries, linked into its tree at the next SELECT or the end */
     struct ks_entry *last; /* in db, for the order check */
     int64_t now_ms;
     char *key, *val;
@@ -483,11 +484,9 @@ static int load_entry(struct load *l, unsigned op)
         zs_free(z); /* expired while the server was down */
         return 0;
     }
-    struct ks_entry *e = z ? ks_append_sorted(l->db, l->key, klen, KS_ZSET, z, 0)
-                           : ks_append_sorted(l->db, l->key, klen, KS_STRING, l->val, vlen);
-    if (flags & FLAG_DEADLINE)
-        e = ks_set_expire(l->db, e, (int64_t)when);
-    l->last = e;
+    int64_t deadline = (flags & FLAG_DEADLINE) ? (int64_t)when : -1;
+    l->last = z ? ks_bulk_add(&l->bulk, l->key, klen, KS_ZSET, z, 0, deadline)
+                : ks_bulk_add(&l->bulk, l->key, klen, KS_STRING, l->val, vlen, deadline);
     if (++l->keys % PROGRESS_KEYS == 0)
         log_notice("Loading %s: %lld keys, %llu of %llu bytes", r->name, l->keys,
                    (unsigned long long)r_offset(r), (unsigned long long)r->size);
@@ -528,7 +527,10 @@ static int load_records(struct load *l)
             if ((int)n <= last_db)
                 return r_fail(r, at, "database %llu out of order", (unsigned long long)n);
             last_db = (int)n;
+            if (l->db)
+                ks_bulk_finish(&l->bulk);
             l->db = &l->ks->dbs[n];
+            ks_bulk_begin(&l->bulk, l->db);
             l->last = NULL;
             break;
         case OP_STRING:
@@ -582,14 +584,15 @@ long long snap_load(struct keyspace *ks, const char *path, int *absent, char *er
     r->size = (uint64_t)st.st_size;
     r->err = err;
     r->errlen = errlen;
-    struct load l = {.r = r, .ks = ks, .now_ms = 0};
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    l.now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    struct load l = {.r = r, .ks = ks, .now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000};
 
     int rc = load_header(r);
     if (rc == 0)
         rc = load_records(&l);
+    if (l.db) /* after an error too: the caller frees a keyspace of whole trees */
+        ks_bulk_finish(&l.bulk);
     if (rc == 0)
         rc = load_checksum(r);
     xfree(l.key);

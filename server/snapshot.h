@@ -25,9 +25,9 @@
  * Redis's) over every byte before it; nothing may follow it.
  *
  * Within a database the keys are in the keyspace's order (memcmp, shorter
- * prefix first), strictly increasing, so the loader appends each entry at the
- * tree's right edge (ks_append_sorted) without searching; a key out of order
- * is corruption. Keys already expired at save time are not written; those
+ * prefix first), strictly increasing, so the loader builds each tree in O(n)
+ * without comparing keys (ks_bulk_add, ks_bulk_finish), checking only that
+ * each key sorts after the previous one: a key out of order is corruption. Keys already expired at save time are not written; those
  * expired by load time are skipped.
  */
 #ifndef RBKV_SNAPSHOT_H

@@ -2,11 +2,11 @@
 # tests/CMakeLists.txt after integration.cmake (fragments are included in name order), so
 # relative paths start in tests/ and rbkv_harness exists.
 
-# The format: round trips, every byte of a small file flipped, every truncation. Under a second
-# at -O2, a few seconds under ASan.
+# The format: round trips, every byte of a small file flipped, every truncation; and the
+# keyspace's bulk build at every size up to 520 keys. Under a second at -O2, a few under ASan.
 add_executable(test_snapshot unit/test_snapshot.c)
 target_link_libraries(test_snapshot PRIVATE rbkv_server_core)
-foreach(part crc roundtrip corrupt save)
+foreach(part crc bulk roundtrip corrupt save)
   add_test(NAME snapshot_${part} COMMAND test_snapshot ${part})
   set_tests_properties(snapshot_${part} PROPERTIES LABELS unit TIMEOUT 60)
 endforeach()

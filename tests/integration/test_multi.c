@@ -4,7 +4,7 @@
  *
  * Every test but test_ordered_in_multi runs unchanged against Debian's
  * redis-server 7.0, which is how their expectations were checked:
- *   test_integration_multi /usr/bin/redis-server test_errors test_watch ...
+ *   test_integration_multi redis-server test_errors test_exec_oom test_watch ...
  * Two connections play "us" and "them": WATCH is about changes by anyone.
  */
 #include <stdio.h>
@@ -14,8 +14,8 @@
 
 static struct h_server srv;
 
-/* WATCH key on c, then a change by `them`, then an empty transaction whose
- * EXEC shows whether the change counted. */
+/* A one-PING transaction on c, whose EXEC shows whether a watched key
+ * changed since the WATCH. */
 #define EXPECT_EXEC(c, want)                                                                      \
     do {                                                                                          \
         EXPECT_OK(c, "MULTI");                                                                    \
@@ -84,6 +84,42 @@ static void test_errors(void)
     EXPECT_OK(c, "SELECT", "0");
     EXPECT_BULK(c, "4", "GET", "k");
     redisFree(c);
+}
+
+/* Over maxmemory, as in Redis: inside MULTI every command but EXEC, DISCARD
+ * and QUIT is refused (a queue could grow without bound), and by EXEC time
+ * a transaction holding a DENYOOM command is refused as a whole. */
+static void test_exec_oom(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *them = h_connect(&srv);
+    if (!c || !them)
+        goto out;
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "SET", "a", "1");
+    EXPECT_OK(them, "CONFIG", "SET", "maxmemory", "1");
+    EXPECT_ERR(c,
+               "EXECABORT Transaction discarded because of: OOM command not allowed when used "
+               "memory > 'maxmemory'.",
+               "EXEC");
+    EXPECT_ERR(c, "ERR EXEC without MULTI", "EXEC");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_ERR(c, "OOM command not allowed when used memory > 'maxmemory'.", "DEL", "a");
+    EXPECT_ERR(c, "OOM command not allowed when used memory > 'maxmemory'.", "MULTI");
+    EXPECT_ERR(c, "EXECABORT Transaction discarded because of previous errors.", "EXEC");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_OK(c, "DISCARD");
+    EXPECT_OK(them, "CONFIG", "SET", "maxmemory", "0");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "DEL", "a");
+    EXPECT_OK(them, "CONFIG", "SET", "maxmemory", "1");
+    EXPECT_REPLY(c, "[:0]", "EXEC");
+    EXPECT_OK(them, "CONFIG", "SET", "maxmemory", "0");
+    EXPECT_NIL(c, "GET", "a");
+out:
+    if (c)
+        redisFree(c);
+    if (them)
+        redisFree(them);
 }
 
 static void test_watch(void)
@@ -181,6 +217,35 @@ static void test_watch(void)
     EXPECT_INT(them, 1, "COPY", "k", "cp", "DB", "1");
     EXPECT_EXEC(c, EXEC_ABORTED);
     EXPECT_OK(c, "SELECT", "0");
+
+    /* Many keys at once (the table grows past its first size), and many
+     * watchers of one key. */
+    enum { MANY = 100 };
+    char names[MANY][8];
+    const char *argv[MANY + 1] = {"WATCH"};
+    for (int i = 0; i < MANY; i++) {
+        snprintf(names[i], sizeof(names[i]), "w%d", i);
+        argv[i + 1] = names[i];
+    }
+    for (int round = 0; round < 2; round++) {
+        redisReply *r = h_command(c, MANY + 1, argv, NULL);
+        CHECK(r && r->type == REDIS_REPLY_STATUS, "WATCH of %d keys", MANY);
+        if (r)
+            freeReplyObject(r);
+        r = h_command(them, MANY + 1, argv, NULL);
+        CHECK(r && r->type == REDIS_REPLY_STATUS, "their WATCH of %d keys", MANY);
+        if (r)
+            freeReplyObject(r);
+        if (round == 0) {
+            EXPECT_OK(c, "SET", "w99x", "1");
+            EXPECT_EXEC(c, EXEC_RAN);
+            EXPECT_EXEC(them, EXEC_RAN);
+        } else {
+            EXPECT_OK(c, "SET", "w73", "1");
+            EXPECT_EXEC(them, EXEC_ABORTED);
+            EXPECT_EXEC(c, EXEC_ABORTED);
+        }
+    }
 
     /* Writes inside our own EXEC do not dirty the next transaction. */
     EXPECT_OK(c, "WATCH", "k");
@@ -382,6 +447,7 @@ int main(int argc, char **argv)
     if (h_start(&srv, NULL) < 0)
         return h_finish();
     H_RUN(test_errors);
+    H_RUN(test_exec_oom);
     H_RUN(test_watch);
     H_RUN(test_watch_expiry);
     H_RUN(test_watch_flush);

@@ -9,7 +9,11 @@
  * its keyspaces freed and mem_used() back where it started, so a leak in the
  * loader's error paths fails the test.
  *
- * usage: test_snapshot [crc|roundtrip|corrupt|save]... (none: all).
+ * Also the keyspace's bulk build the loader uses (ks_bulk_*): every size up
+ * to BULK_MAX_KEYS gives a valid red-black tree (ks_check) with the right
+ * ranks, whatever the shape of its last level.
+ *
+ * usage: test_snapshot [crc|bulk|roundtrip|corrupt|save]... (none: all).
  */
 #include <errno.h>
 #include <math.h>
@@ -28,6 +32,7 @@
 #define DBS 16
 #define FAR_FUTURE_MS 4102444800000LL /* 2100-01-01 */
 #define BIG_VALUE (600 * 1024)        /* over the snapshot's I/O block */
+#define BULK_MAX_KEYS 520             /* past several full trees (255, 511) */
 
 static int failures;
 static char dir[256];
@@ -120,6 +125,35 @@ static void test_crc(void)
     CHECK(snap_crc64(0, "123456789", 9) == 0xe9c6d914c4b8d9caULL, "crc64 check value");
     CHECK(snap_crc64(snap_crc64(0, "1234", 4), "56789", 5) == 0xe9c6d914c4b8d9caULL,
           "crc64 continued");
+}
+
+static void test_bulk(void)
+{
+    size_t mem0 = mem_used();
+    for (size_t n = 0; n <= BULK_MAX_KEYS; n++) {
+        struct keyspace *ks = ks_new(1);
+        struct db *db = &ks->dbs[0];
+        struct ks_bulk b;
+        const char *why;
+        char k[16];
+        ks_bulk_begin(&b, db);
+        for (size_t i = 0; i < n; i++) {
+            int len = snprintf(k, sizeof(k), "%08zu", i);
+            ks_bulk_add(&b, k, (size_t)len, KS_STRING, k, (size_t)len,
+                        i % 4 ? -1 : FAR_FUTURE_MS - (int64_t)i);
+        }
+        ks_bulk_finish(&b);
+        CHECK(ks_check(db, &why) == 0, "%zu keys: %s", n, why);
+        CHECK(ks_count(db) == n, "%zu keys: count %zu", n, ks_count(db));
+        for (size_t i = 0; i < n; i++) {
+            struct ks_entry *e = ks_select(db, i);
+            int len = snprintf(k, sizeof(k), "%08zu", i);
+            CHECK(e && ks_rank(e) == i && ks_find(db, k, (size_t)len) == e, "%zu keys: rank %zu",
+                  n, i);
+        }
+        ks_free(ks);
+    }
+    CHECK(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
 }
 
 static void test_roundtrip(void)
@@ -292,6 +326,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } parts[] = {{"crc", test_crc},
+                 {"bulk", test_bulk},
                  {"roundtrip", test_roundtrip},
                  {"corrupt", test_corrupt},
                  {"save", test_save_errors}};
