@@ -60,7 +60,7 @@ struct cli_writer {
     enum cli_format format;
     int values;  /* entries carry a value */
     int as_set;
-    size_t count;
+    size_t count; /* entries written so far: json puts commas between them */
 };
 void cli_writer_begin(struct cli_writer *w);
 /* val is NULL for a key whose value is not a string (WITHVALUES's nil). */

@@ -7,7 +7,9 @@
  * Commands are appended to hiredis's output buffer; once two batches are in
  * flight, the older batch's replies are read, which first sends the newer
  * one, so the server always has a batch to work on while the client reads.
- * Memory stays bounded by two batches whatever the input's size. A progress line goes to stderr only when it is a terminal.
+ * Memory stays bounded by two batches whatever the input's size. A
+ * progress line goes to stderr only when it is a terminal, so logs and
+ * scripts never see the carriage returns.
  */
 #include <errno.h>
 #include <stdlib.h>

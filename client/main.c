@@ -62,9 +62,9 @@ static int parse_ll(const char *s, long long min, long long max, long long *out)
     return 0;
 }
 
-/* Parses the connection flags. Returns the index of the mode word, or -1
- * (reported). */
-static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o)
+/* Parses the connection flags, setting *first to the index of the mode
+ * word. Returns CLI_OK, or an exit code (reported). */
+static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o, int *first)
 {
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i += 2) {
@@ -75,15 +75,13 @@ static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o)
             usage(stdout);
             exit(CLI_OK);
         }
-        if (!v) {
-            usage_error("%s needs a value", f);
-            return -1;
-        }
+        if (!v)
+            return usage_error("%s needs a value", f);
         if (!strcmp(f, "-h")) {
             o->host = v;
         } else if (!strcmp(f, "-p")) {
             if (parse_ll(v, 0, 65535, &n) < 0)
-                return usage_error("bad port '%s'", v), -1;
+                return usage_error("bad port '%s'", v);
             o->port = (int)n;
         } else if (!strcmp(f, "-s")) {
             o->socket = v;
@@ -91,20 +89,21 @@ static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o)
             o->password = v;
         } else if (!strcmp(f, "-n")) {
             if (parse_ll(v, 0, 65535, &n) < 0)
-                return usage_error("bad database '%s'", v), -1;
+                return usage_error("bad database '%s'", v);
             o->db = (int)n;
         } else if (!strcmp(f, "--timeout")) {
             char *end;
             o->timeout_s = strtod(v, &end);
             if (*end || !(o->timeout_s > 0))
-                return usage_error("bad timeout '%s'", v), -1;
+                return usage_error("bad timeout '%s'", v);
         } else {
-            return usage_error("unknown flag '%s'", f), -1;
+            return usage_error("unknown flag '%s'", f);
         }
     }
     if (i == argc)
-        return usage_error("no command"), -1;
-    return i;
+        return usage_error("no command");
+    *first = i;
+    return CLI_OK;
 }
 
 /* The flags of range, prefix, dump and load, and their other words. */
@@ -156,7 +155,7 @@ static int parse_mode_args(int argc, char **argv, int first, const char *allowed
             } else if (!strcmp(f, "--page")) {
                 if (parse_ll(v, 1, LLONG_MAX, &a->range.page) < 0)
                     return usage_error("bad page size '%s'", v);
-            } else if (parse_ll(v, 1, 1 << 20, &a->load.batch) < 0) { /* --batch */
+            } else if (parse_ll(v, 1, 1 << 20, &a->load.batch) < 0) { /* --batch, the one left */
                 return usage_error("bad batch size '%s'", v);
             }
         }
@@ -173,7 +172,8 @@ static int check_bounds(const char *min, const char *max)
     return CLI_OK;
 }
 
-/* Runs one mode on the connection; a needs no more checks. */
+/* Runs range, prefix, count, dump or load on the connection, with a as
+ * main() checked it. Returns an exit code. */
 static int run_mode(redisContext *ctx, const char *mode, struct mode_args *a)
 {
     if (!strcmp(mode, "load"))
@@ -224,10 +224,10 @@ int main(int argc, char **argv)
     };
     char *bounds = NULL; /* prefix's bounds */
     redisContext *ctx;
-    int first = parse_conn_flags(argc, argv, &conn), rc;
+    int first = 0, rc = parse_conn_flags(argc, argv, &conn, &first);
 
-    if (first < 0)
-        return CLI_ERR_USAGE;
+    if (rc != CLI_OK)
+        return rc;
     const char *mode = argv[first];
     if (!strcmp(mode, "range") || !strcmp(mode, "prefix")) {
         int is_range = mode[0] == 'r';

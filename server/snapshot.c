@@ -42,11 +42,14 @@
 #define IO_BLOCK (256 * 1024) /* big enough that a syscall's cost is lost in the copy */
 #define PROGRESS_KEYS 1000000 /* keys between two progress lines while loading */
 
-/* ---- CRC-64/Jones, reflected, as Redis's crc64.c: bytewise table ---- */
+/* ---- CRC-64/Jones, reflected, as Redis's crc64.c ----
+ * Slicing-by-8: eight tables let one step fold eight bytes, several times
+ * faster than a byte at a time, which matters as every byte of a load is
+ * checksummed. */
 
 #define CRC64_POLY_REFLECTED 0x95ac9329ac4bc9b5ULL
 
-static uint64_t crc_table[256];
+static uint64_t crc_table[8][256];
 
 static void crc_init(void)
 {
@@ -54,17 +57,29 @@ static void crc_init(void)
         uint64_t c = i;
         for (int k = 0; k < 8; k++)
             c = (c & 1) ? (c >> 1) ^ CRC64_POLY_REFLECTED : c >> 1;
-        crc_table[i] = c;
+        crc_table[0][i] = c;
     }
+    for (unsigned i = 0; i < 256; i++)
+        for (int t = 1; t < 8; t++)
+            crc_table[t][i] = crc_table[0][crc_table[t - 1][i] & 0xff] ^ (crc_table[t - 1][i] >> 8);
 }
 
 uint64_t snap_crc64(uint64_t crc, const void *p, size_t n)
 {
     const unsigned char *b = p;
-    if (!crc_table[1])
+    if (!crc_table[0][1])
         crc_init();
-    for (size_t i = 0; i < n; i++)
-        crc = crc_table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+    for (; n >= 8; n -= 8, b += 8) {
+        uint64_t w = crc;
+        for (int i = 0; i < 8; i++)
+            w ^= (uint64_t)b[i] << (8 * i); /* little-endian load, any host */
+        crc = crc_table[7][w & 0xff] ^ crc_table[6][(w >> 8) & 0xff] ^
+              crc_table[5][(w >> 16) & 0xff] ^ crc_table[4][(w >> 24) & 0xff] ^
+              crc_table[3][(w >> 32) & 0xff] ^ crc_table[2][(w >> 40) & 0xff] ^
+              crc_table[1][(w >> 48) & 0xff] ^ crc_table[0][w >> 56];
+    }
+    for (; n; n--, b++)
+        crc = crc_table[0][(crc ^ *b) & 0xff] ^ (crc >> 8);
     return crc;
 }
 

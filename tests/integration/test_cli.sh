@@ -73,7 +73,8 @@ test_paging() {
     sort -c -u "$SERVER_DIR/got.$dir" || fail "range $dir: not strictly in order"
     grep -v ':x$' "$SERVER_DIR/got.$dir" | cmp -s - "$SERVER_DIR/want" ||
       fail "range $dir: stable keys missing or repeated"
-    grep -q ':x$' "$SERVER_DIR/got.$dir" || fail "range $dir: saw no churn key; churn not concurrent?"
+    # Churn always leaves about half its keys present, so a listing without one missed them.
+    grep -q ':x$' "$SERVER_DIR/got.$dir" || fail "range $dir: saw no churn key"
   done
   touch "$SERVER_DIR/stop"
   wait "$churn_pid" || fail "churn load failed"
@@ -201,8 +202,10 @@ LIST
 
 # Each format's exact text for a known set of keys, the json checked against a literal.
 test_formats() {
-  printf '*3\r\n$3\r\nSET\r\n$2\r\na"\r\n$2\r\n\\\001\r\n*3\r\n$3\r\nSET\r\n$2\r\nb\377\r\n$1\r\n\n\r\n' |
-    cli load - || fail "load"
+  {
+    printf '*3\r\n$3\r\nSET\r\n$2\r\na"\r\n$2\r\n\\\001\r\n'
+    printf '*3\r\n$3\r\nSET\r\n$2\r\nb\377\r\n$1\r\n\n\r\n'
+  } | cli load - || fail "load"
   cli zadd c 1 m >/dev/null
   cli range - + --format json --values >"$SERVER_DIR/got"
   printf '%s\n' '[' '{"key":"a\"","value":"\\\u0001"},' '{"key":"b\u00ff","value":"\u000a"},' \

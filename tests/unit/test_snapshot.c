@@ -125,6 +125,15 @@ static void test_crc(void)
     CHECK(snap_crc64(0, "123456789", 9) == 0xe9c6d914c4b8d9caULL, "crc64 check value");
     CHECK(snap_crc64(snap_crc64(0, "1234", 4), "56789", 5) == 0xe9c6d914c4b8d9caULL,
           "crc64 continued");
+    /* Every split of a longer text: the eight-byte steps and the tail agree. */
+    static const char text[] = "The quick brown fox jumps over the lazy dog, twice and thrice.";
+    uint64_t whole = snap_crc64(0, text, sizeof(text) - 1), bytewise = 0;
+    for (size_t i = 0; i < sizeof(text) - 1; i++)
+        bytewise = snap_crc64(bytewise, text + i, 1);
+    CHECK(whole == bytewise, "crc64 by 8s and by bytes differ");
+    for (size_t cut = 0; cut < sizeof(text); cut++)
+        CHECK(snap_crc64(snap_crc64(0, text, cut), text + cut, sizeof(text) - 1 - cut) == whole,
+              "crc64 split at %zu", cut);
 }
 
 static void test_bulk(void)
