@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "commands.h"
 #include "keyspace.h"
 #include "mem.h"
@@ -186,6 +187,8 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
         flags[f++] = 'U';
     if (c->multi)
         flags[f++] = 'x';
+    if (c->blocked)
+        flags[f++] = 'b';
     if (!f)
         flags[f++] = 'N';
     flags[f] = '\0';
@@ -314,6 +317,26 @@ static void client_kill(struct client *c)
     }
 }
 
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when the client was blocked. */
+static void client_unblock(struct client *c)
+{
+    long long id;
+    int error = 0;
+
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "ERROR")) {
+            error = 1;
+        } else if (!arg_is(&c->argv[3], "TIMEOUT")) {
+            resp_add_error(&c->out, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    if (arg_ll_or_reply(c, &c->argv[2], &id) < 0)
+        return;
+    struct client *target = id > 0 ? conn_find((uint64_t)id) : NULL;
+    resp_add_int(&c->out, target && block_unblock(target, error));
+}
+
 static int valid_client_name(const struct resp_slice *s)
 {
     for (size_t k = 0; k < s->len; k++) {
@@ -389,6 +412,10 @@ static void cmd_client(struct client *c)
         if (c->argc < 3)
             return client_subcommand_arity(c, "kill");
         client_kill(c);
+    } else if (arg_is(sub, "UNBLOCK")) {
+        if (c->argc != 3 && c->argc != 4)
+            return client_subcommand_arity(c, "unblock");
+        client_unblock(c);
     } else if (arg_is(sub, "HELP")) {
         static const char *help[] = {
             "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -401,6 +428,8 @@ static void cmd_client(struct client *c)
             "LIST", "    Return information about client connections.",
             "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
             "SETNAME <name>", "    Assign the name <name> to the current connection.",
+            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+            "    Unblock the specified blocked client.",
             "HELP", "    Print this help.",
         };
         resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));

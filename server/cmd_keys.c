@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "commands.h"
 #include "keyspace.h"
 #include "server.h"
@@ -75,6 +76,7 @@ static void entry_move(struct db *from, struct ks_entry *e, struct db *to, const
     if (when != -1)
         ks_set_expire(to, moved, when);
     ks_delete(from, e);
+    block_signal_key(to, key, klen);
 }
 
 /* DEL and UNLINK: memory is freed at once either way. */
@@ -195,6 +197,7 @@ static void cmd_copy(struct client *c)
     int64_t when = ks_get_expire(e);
     if (when != -1)
         ks_set_expire(to, copy, when);
+    block_signal_key(to, dst->ptr, dst->len);
     server.dirty++;
     resp_add_int(&c->out, 1);
 }

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "blocking.h"
 #include "cmd_config.h"
 #include "commands.h"
 #include "keyspace.h"
@@ -78,8 +79,8 @@ static void info_clients(struct text *t)
 {
     text_printf(t,
                 "# Clients\r\nconnected_clients:%llu\r\nmaxclients:%lld\r\n"
-                "blocked_clients:0\r\ntracking_clients:0\r\n",
-                server.client_count, server.cfg.maxclients);
+                "blocked_clients:%lu\r\ntracking_clients:0\r\n",
+                server.client_count, server.cfg.maxclients, block_count());
 }
 
 static void info_memory(struct text *t)

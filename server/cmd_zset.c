@@ -315,10 +315,12 @@ static void zadd_generic(struct client *c, unsigned flags)
         resp_add_null(&c->out);
     server.dirty += (unsigned long long)(added + updated);
     if (created) {
-        if (zs_len(z))
+        if (zs_len(z)) {
             ks_add_ptr(c->db, c->argv[1].ptr, c->argv[1].len, KS_ZSET, z);
-        else
+            block_signal_key(c->db, c->argv[1].ptr, c->argv[1].len);
+        } else {
             zs_free(z);
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "blocking.h"
 #include "commands.h"
 #include "mem.h"
 #include "multi.h"
@@ -174,6 +175,9 @@ void command_execute(struct client *c)
     if (c->multi && multi_queue(c, cmd))
         return;
     command_call(c, cmd);
+    /* Here, not in command_call: EXEC's commands run through that, and the
+     * clients its writes can serve must wait for the whole transaction. */
+    block_serve_ready();
 }
 
 void command_call(struct client *c, const struct command *found)

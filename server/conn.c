@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blocking.h"
 #include "log.h"
 #include "keyspace.h"
 #include "mem.h"
@@ -55,6 +56,7 @@ void conn_close(struct client *c)
     if (c->flags & CLIENT_CLOSING)
         return;
     c->flags |= CLIENT_CLOSING;
+    block_client_gone(c);
     uv_close(&c->h.handle, close_cb);
 }
 
@@ -129,6 +131,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     server.stats.net_input_bytes += (unsigned long long)nread;
     c->last_interaction_ms = uv_now(server.loop);
     process_input(c);
+    conn_run_unblocked();
 }
 
 static void start_reading(struct client *c)
@@ -140,10 +143,11 @@ static void start_reading(struct client *c)
 }
 
 /* Runs complete requests in order until the buffer has no whole one left,
- * the client must close, or its unsent output calls for a pause. */
+ * the client must close or has blocked (the rest waits for its wake-up:
+ * conn_run_unblocked), or its unsent output calls for a pause. */
 static void run_requests(struct client *c)
 {
-    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) {
+    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY)) && !c->blocked) {
         /* With a hard limit configured, the limit bounds the output as in
          * Redis (over it, the client is closed); without one we bound it
          * ourselves by reading no more requests until replies drain. */
@@ -178,6 +182,13 @@ static void run_requests(struct client *c)
         if (check_output_limits(c, (int64_t)uv_now(server.loop)))
             return;
     }
+}
+
+void conn_run_unblocked(void)
+{
+    struct client *c;
+    while ((c = block_next_unblocked()))
+        process_input(c);
 }
 
 /* Runs what the client sent and sends the replies. When a pause's replies all
@@ -235,6 +246,7 @@ static void write_cb(uv_write_t *req, int status)
     if ((c->flags & CLIENT_READ_PAUSED) && resp_out_pending(&c->out) <= CLIENT_PAUSE_OUTPUT / 2) {
         start_reading(c);
         process_input(c); /* requests that arrived before the pause */
+        conn_run_unblocked();
         return;
     }
     conn_flush(c);
@@ -527,7 +539,8 @@ void conn_cron(int64_t now_ms)
         next = c->next;
         if (c->flags & CLIENT_CLOSING)
             continue;
-        if (server.cfg.timeout > 0 && !(c->flags & CLIENT_WRITING) &&
+        /* A blocked client is idle by design, as Redis exempts it. */
+        if (server.cfg.timeout > 0 && !(c->flags & CLIENT_WRITING) && !c->blocked &&
             now_ms - c->last_interaction_ms > server.cfg.timeout * 1000) {
             log_verbose("Closing idle client id=%llu addr=%s", (unsigned long long)c->id,
                         c->addr);

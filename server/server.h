@@ -30,6 +30,7 @@ struct db;
 #define CLIENT_UNIX (1u << 4)
 #define CLIENT_WRITING (1u << 5)           /* a uv_write is in flight */
 #define CLIENT_DIRTY_CAS (1u << 6)         /* a WATCHed key changed: EXEC answers nil */
+#define CLIENT_UNBLOCKED (1u << 7)         /* its wait ended; its pipelined requests are due */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
@@ -69,6 +70,8 @@ struct client {
 
     struct multi_state *multi;   /* multi.c: the queue, NULL when not in MULTI */
     struct watcher *watching;    /* watch.c: this client's WATCHed keys */
+    struct block_wait *blocked;  /* blocking.c: what it waits for, NULL when not blocked */
+    struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */
 
     struct client *prev, *next;  /* server.clients list */
 };
@@ -128,6 +131,7 @@ struct server {
 
     struct keyspace *ks;
     struct watch_table *watch;   /* watch.c: WATCHed keys, NULL while none */
+    struct block_table *blocking; /* blocking.c: waited keys, NULL until a client blocks */
 
     struct client *clients;      /* list head */
     unsigned long long client_count;
@@ -168,6 +172,11 @@ void conn_cron(int64_t now_ms);
 struct client *conn_find(uint64_t id);
 /* Re-reads the parser limits for c (after AUTH, or a limit's CONFIG SET). */
 void conn_update_limits(struct client *c);
+/* Runs, oldest first, the requests pipelined behind a blocking one by the
+ * clients whose wait ended (blocking.h), and sends their replies. Only from
+ * the loop's own callbacks, so one client's requests never run nested in
+ * another's. */
+void conn_run_unblocked(void);
 
 /* Error replies used across commands (Redis's exact texts). */
 #define ERR_SYNTAX "ERR syntax error"

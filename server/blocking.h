@@ -1,0 +1,65 @@
+/*
+ * blocking.h - clients blocked on keys (BZPOPMIN, BZPOPMAX, BZMPOP): who
+ * waits on which key, in what order, until when, and waking them.
+ *
+ * Owns: server.blocking (the waited keys and the ready list) and each blocked
+ * client's wait (c->blocked): private copies of the keys it waits on, its
+ * timer, and the bytes describing how to serve it. A wait lives from
+ * block_client until the client is served, times out, is unblocked by CLIENT
+ * UNBLOCK, or disconnects (block_client_gone). Knows nothing of sorted sets:
+ * the command that blocked says how to serve the client (block_serve_fn).
+ *
+ * Redis 7.0's rules (blocked.c): waiters on one key are served first come,
+ * first served; a key that gains a value is only marked ready, and ready keys
+ * are served after the whole command that filled them (after EXEC for a
+ * transaction), never in the middle of it. A served client's reply is
+ * written at once; the requests it pipelined behind the blocking one run
+ * later, from the loop (block_next_unblocked), never nested in another
+ * client's command.
+ */
+#ifndef RBKV_BLOCKING_H
+#define RBKV_BLOCKING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct client;
+struct db;
+struct resp_slice;
+
+/* Tries to serve c, blocked on key in c->db: returns 1 after writing c's
+ * reply (the wait then ends), or 0 when the key has nothing for it (absent,
+ * empty, or of another type) and c goes on waiting. how is the copy that
+ * block_client took. */
+typedef int block_serve_fn(struct client *c, const struct resp_slice *key, const void *how);
+
+/* Blocks c on keys[0..nkeys) of c->db until one can serve it through serve,
+ * or timeout_ms passes (0: forever), when it gets a nil array. The keys and
+ * how_len bytes of how are copied. c must not be blocked already. */
+void block_client(struct client *c, const struct resp_slice *keys, int nkeys, int64_t timeout_ms,
+                  block_serve_fn *serve, const void *how, size_t how_len);
+
+/* Key in db may now serve clients waiting on it: marks it ready for
+ * block_serve_ready. One comparison when nobody waits on anything. */
+void block_signal_key(struct db *db, const char *key, size_t klen);
+
+/* Serves, in FIFO order per key, the clients waiting on keys marked ready.
+ * The dispatcher calls it after each top-level command. */
+void block_serve_ready(void);
+
+/* The next client whose wait ended (served, timed out, unblocked) and whose
+ * pipelined requests are still to run, oldest first; NULL when none. */
+struct client *block_next_unblocked(void);
+
+/* c is closing: ends its wait without a reply and forgets it everywhere.
+ * Does nothing for a client that is not blocked or queued. */
+void block_client_gone(struct client *c);
+
+/* CLIENT UNBLOCK: ends c's wait with a nil array, or (error) Redis's
+ * -UNBLOCKED error. Returns 1, or 0 when c is not blocked. */
+int block_unblock(struct client *c, int error);
+
+/* Clients blocked now (INFO blocked_clients). */
+unsigned long block_count(void);
+
+#endif
