@@ -1,8 +1,11 @@
 /*
  * cmd_zset.c - the sorted-set commands: ZADD, ZINCRBY, ZREM, ZCARD, ZSCORE,
  * ZMSCORE, ZCOUNT, ZLEXCOUNT, ZRANK, ZREVRANK, the ZRANGE family and
- * ZRANGESTORE, ZREMRANGEBY*, ZPOPMIN/ZPOPMAX, ZRANDMEMBER, ZSCAN and the set
- * algebra (ZUNION/ZINTER/ZDIFF[STORE], ZINTERCARD).
+ * ZRANGESTORE, ZREMRANGEBY*, ZPOPMIN/ZPOPMAX, ZMPOP and the blocking pops
+ * (BZPOPMIN/BZPOPMAX/BZMPOP, waiting through blocking.h), ZRANDMEMBER, ZSCAN
+ * and the set algebra (ZUNION/ZINTER/ZDIFF[STORE], ZINTERCARD). Every key
+ * these commands create is signalled to blocking.h, which serves the clients
+ * waiting on it.
  *
  * Owns: zset_commands[] and the registration of the sorted-set value type
  * with the keyspace (cmd_zset_init). The values themselves are zset.h's; the
@@ -29,12 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "commands.h"
 #include "glob.h"
 #include "keyspace.h"
 #include "lexrange.h"
 #include "mem.h"
 #include "server.h"
+#include "watch.h"
 #include "zset.h"
 
 #define ERR_SCORE_RANGE "ERR min or max is not a float"
@@ -100,6 +105,7 @@ static void store_result(struct client *c, const struct resp_slice *dst, struct 
     }
     if (n) {
         ks_add_ptr(c->db, dst->ptr, dst->len, KS_ZSET, z);
+        block_signal_key(c->db, dst->ptr, dst->len);
         server.dirty++;
     } else {
         zs_free(z);
@@ -780,6 +786,181 @@ static void cmd_zpopmax(struct client *c)
     zpop_generic(c, 1);
 }
 
+/* ---- ZMPOP, BZPOPMIN, BZPOPMAX, BZMPOP ---------------------------------- */
+
+/* What a pop takes and how it replies; a blocked client's copy lives in
+ * blocking.h's wait. */
+struct pop_how {
+    int max;
+    long long count; /* -1: BZPOPMIN/BZPOPMAX's flat [key, member, score] */
+};
+
+/* Pops from z, the non-empty set at key, and replies as Redis's
+ * genericZpopCommand with the key: [key, member, score], or with a count
+ * [key, [[member, score], ...]]. */
+static void pop_reply(struct client *c, const struct resp_slice *key, struct ks_entry *e,
+                      struct zset *z, const struct pop_how *how)
+{
+    size_t n = 1;
+    if (how->count >= 0)
+        n = (unsigned long long)how->count < zs_len(z) ? (size_t)how->count : zs_len(z);
+    resp_add_array_len(&c->out, how->count < 0 ? 3 : 2);
+    resp_add_bulk(&c->out, key->ptr, key->len);
+    if (how->count >= 0)
+        resp_add_array_len(&c->out, n);
+    for (size_t i = 0; i < n; i++) {
+        struct zs_node *node = how->max ? zs_last(z) : zs_first(z);
+        if (how->count >= 0)
+            resp_add_array_len(&c->out, 2);
+        resp_add_bulk(&c->out, node->member, node->len);
+        resp_add_double(&c->out, node->score);
+        zs_delete(z, node);
+    }
+    server.dirty += n;
+    /* Here, not through the key specs: ZMPOP's keys move with numkeys, and a
+     * served client's pop runs outside any command. */
+    watch_touch(c->db, key->ptr, key->len);
+    delete_if_empty(c, e, z);
+}
+
+/* block_serve_fn: serves a client blocked by pop_first_or_block. */
+static int pop_serve(struct client *c, const struct resp_slice *key, const void *how)
+{
+    struct ks_entry *e = lookup_write(c, key);
+    if (!e || e->type != KS_ZSET)
+        return 0;
+    pop_reply(c, key, e, ks_ptr(e), how);
+    return 1;
+}
+
+/* Redis's blockingGenericZpopCommand: pops from the first of keys that holds
+ * a set (WRONGTYPE for a key of another type before it). With none, a nil
+ * array, or when block the client waits; inside a transaction nothing may
+ * block, so it gets the nil a timeout would give, at once. */
+static void pop_first_or_block(struct client *c, const struct resp_slice *keys, int nkeys,
+                               const struct pop_how *how, int block, int64_t timeout_ms)
+{
+    for (int i = 0; i < nkeys; i++) {
+        struct ks_entry *e;
+        struct zset *z;
+        if (zset_lookup_or_reply(c, &keys[i], 1, &e, &z) < 0)
+            return;
+        if (z) {
+            pop_reply(c, &keys[i], e, z, how);
+            return;
+        }
+    }
+    if (!block || c->multi) {
+        resp_add_null_array(&c->out);
+        return;
+    }
+    block_client(c, keys, nkeys, timeout_ms, pop_serve, how, sizeof(*how));
+}
+
+/* Redis's getTimeoutFromObjectOrReply in seconds: a float, truncated to
+ * milliseconds (so -0.0001 is 0, forever, as there). */
+static int timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
+{
+    double t;
+    if (parse_double(a->ptr, a->len, &t) < 0) {
+        resp_add_error(&c->out, "ERR timeout is not a float or out of range");
+        return -1;
+    }
+    t *= 1000;
+    if (t <= -1) {
+        resp_add_error(&c->out, "ERR timeout is negative");
+        return -1;
+    }
+    /* Redis's bound: the deadline, now plus this, must fit a long long. */
+    if (t >= (double)(LLONG_MAX / 2)) {
+        resp_add_error(&c->out, "ERR timeout is out of range");
+        return -1;
+    }
+    *ms = (int64_t)t;
+    return 0;
+}
+
+static void bzpop_generic(struct client *c, int max)
+{
+    int64_t ms;
+    if (timeout_or_reply(c, &c->argv[c->argc - 1], &ms) < 0)
+        return;
+    struct pop_how how = {max, -1};
+    pop_first_or_block(c, &c->argv[1], c->argc - 2, &how, 1, ms);
+}
+
+static void cmd_bzpopmin(struct client *c)
+{
+    bzpop_generic(c, 0);
+}
+
+static void cmd_bzpopmax(struct client *c)
+{
+    bzpop_generic(c, 1);
+}
+
+/* Redis's getRangeLongFromObjectOrReply with a message: one error for "not
+ * a number" and "below 1" alike. */
+static int positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
+                             long long *out)
+{
+    if (parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
+        resp_add_error(&c->out, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Redis's zmpopGenericCommand: numkeys at argv[numkeys_idx], the keys, MIN
+ * or MAX, then [COUNT count]. */
+static void zmpop_generic(struct client *c, int numkeys_idx, int block, int64_t timeout_ms)
+{
+    long long numkeys, count = -1;
+    struct pop_how how;
+
+    if (positive_or_reply(c, &c->argv[numkeys_idx], "ERR numkeys should be greater than 0",
+                          &numkeys) < 0)
+        return;
+    if (numkeys >= c->argc - numkeys_idx - 1) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    int where = numkeys_idx + (int)numkeys + 1;
+    if (arg_is(&c->argv[where], "MIN")) {
+        how.max = 0;
+    } else if (arg_is(&c->argv[where], "MAX")) {
+        how.max = 1;
+    } else {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    for (int j = where + 1; j < c->argc; j++) {
+        if (count == -1 && j + 1 < c->argc && arg_is(&c->argv[j], "COUNT")) {
+            if (positive_or_reply(c, &c->argv[++j], "ERR count should be greater than 0",
+                                  &count) < 0)
+                return;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    }
+    how.count = count == -1 ? 1 : count;
+    pop_first_or_block(c, &c->argv[numkeys_idx + 1], (int)numkeys, &how, block, timeout_ms);
+}
+
+static void cmd_zmpop(struct client *c)
+{
+    zmpop_generic(c, 1, 0, 0);
+}
+
+static void cmd_bzmpop(struct client *c)
+{
+    int64_t ms;
+    if (timeout_or_reply(c, &c->argv[1], &ms) < 0)
+        return;
+    zmpop_generic(c, 2, 1, ms);
+}
+
 /* ---- ZRANDMEMBER -------------------------------------------------------- */
 
 static int over_hard_limit(const struct client *c)
@@ -1253,6 +1434,10 @@ static void cmd_zintercard(struct client *c)
 #define LOG_N_M_REMOVED                                                                          \
     "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "    \
     "elements removed by the operation."
+#define LOG_N_ONE "O(log(N)) with N being the number of elements in the sorted set."
+#define MPOP_COMPLEXITY                                                                          \
+    "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "          \
+    "elements in the sorted set, and M being the number of elements popped."
 #define SCORE_LIMIT_ARGS "key min max [WITHSCORES] [LIMIT offset count]"
 #define LEX_LIMIT_ARGS "key min max [LIMIT offset count]"
 
@@ -1340,6 +1525,23 @@ struct command zset_commands[] = {
                  "O(log(N)*M) with N being the number of elements in the sorted set, and M being "
                  "the number of elements popped.",
                  "key [count]"),
+    ZSET_COMMAND("zmpop", cmd_zmpop, -4, CMD_WRITE, 0, 0, "7.0.0",
+                 "Remove and return members with scores in a sorted set", MPOP_COMPLEXITY,
+                 "numkeys key [key ...] MIN|MAX [COUNT count]"),
+    {"bzpopmin", cmd_bzpopmin, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_FAST, 1, -2, 1, "sorted-set",
+     "5.0.0",
+     "Remove and return the member with the lowest score from one or more sorted sets, or "
+     "block until one is available",
+     LOG_N_ONE, "key [key ...] timeout", 0, 0, 0},
+    {"bzpopmax", cmd_bzpopmax, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_FAST, 1, -2, 1, "sorted-set",
+     "5.0.0",
+     "Remove and return the member with the highest score from one or more sorted sets, or "
+     "block until one is available",
+     LOG_N_ONE, "key [key ...] timeout", 0, 0, 0},
+    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5, CMD_WRITE, 0, 0, "7.0.0",
+                 "Remove and return members with scores in a sorted set or block until one is "
+                 "available",
+                 MPOP_COMPLEXITY, "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
     ZSET_COMMAND("zrandmember", cmd_zrandmember, -2, CMD_READONLY, 1, 1, "6.2.0",
                  "Get one or multiple random elements from a sorted set",
                  "O(N) where N is the number of elements returned", "key [count [WITHSCORES]]"),

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "aof.h"
 #include "blocking.h"
 #include "commands.h"
 #include "mem.h"
@@ -172,6 +173,12 @@ void command_execute(struct client *c)
         multi_refused(c);
         return;
     }
+    const char *aof_why;
+    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && aof_writes_refused(&aof_why)) {
+        resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
+        multi_refused(c);
+        return;
+    }
     if (c->multi && multi_queue(c, cmd))
         return;
     command_call(c, cmd);
@@ -193,6 +200,8 @@ void command_call(struct client *c, const struct command *found)
     cmd->usec += (unsigned long long)(ustime() - start);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
      * or a DEL of missing keys does not, as in Redis. */
-    if ((cmd->flags & CMD_WRITE) && server.dirty != dirty)
+    if ((cmd->flags & CMD_WRITE) && server.dirty != dirty) {
         watch_touch_command(c, cmd);
+        aof_feed(c, cmd);
+    }
 }

@@ -91,6 +91,8 @@ static config_getter get_dir, get_save;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
+/* Same order as enum appendfsync. */
+static const char *const appendfsync_names[] = {"always", "everysec", "no", NULL};
 
 static const struct config_def defs[] = {
     {.name = "bind", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
@@ -138,6 +140,16 @@ static const struct config_def defs[] = {
      .set = set_save, .get = get_save},
     {.name = "stop-writes-on-bgsave-error", .type = CONFIG_BOOL,
      FIELD(stop_writes_on_bgsave_error), .default_value = "yes"},
+    /* The append-only log (aof.h). Switching it on at run time would need a
+     * rewrite of the dataset first, which is not done yet: immutable. */
+    {.name = "appendonly", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE, FIELD(appendonly),
+     .default_value = "no"},
+    {.name = "appendfsync", .type = CONFIG_ENUM, FIELD(appendfsync),
+     .enum_names = appendfsync_names, .default_value = "everysec"},
+    {.name = "appendfilename", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE,
+     FIELD(appendfilename), .default_value = "appendonly.aof"},
+    {.name = "aof-load-truncated", .type = CONFIG_BOOL, FIELD(aof_load_truncated),
+     .default_value = "yes"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

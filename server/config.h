@@ -19,6 +19,8 @@
 #define CONFIG_MAX_SAVE 16 /* "save" rules */
 
 enum log_level { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
+/* When the append-only log is fdatasync'ed (aof.h). */
+enum appendfsync { APPENDFSYNC_ALWAYS, APPENDFSYNC_EVERYSEC, APPENDFSYNC_NO };
 
 struct output_limit {
     unsigned long long hard_bytes; /* 0 = none */
@@ -57,6 +59,10 @@ struct config {
     struct save_param save_params[CONFIG_MAX_SAVE];
     int save_count;           /* 0 = no automatic snapshots */
     int stop_writes_on_bgsave_error;
+    int appendonly;           /* the append-only log (aof.h) */
+    enum appendfsync appendfsync;
+    char *appendfilename;     /* in the working directory */
+    int aof_load_truncated;   /* load a log cut mid-command up to its last whole one */
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "blocking.h"
 #include "log.h"
 #include "keyspace.h"
@@ -197,9 +198,18 @@ void conn_run_unblocked(void)
 static void process_input(struct client *c)
 {
     for (;;) {
+        unsigned long long fed = aof_fed_count();
         run_requests(c);
         if (c->flags & CLIENT_CLOSING)
             return;
+        /* Under appendfsync always the log is synced before any reply of
+         * the batch is sent; when that failed, acknowledging its writes would
+         * be a lie, so the client is closed with its replies unsent. */
+        if (aof_flush_before_reply() < 0 && aof_fed_count() != fed) {
+            resp_out_reset(&c->out);
+            conn_close(c);
+            return;
+        }
         if (resp_parser_buffered(&c->parser) > server.cfg.client_query_buffer_limit) {
             log_warning("Client id=%llu addr=%s closed for overcoming of input buffer limits.",
                         (unsigned long long)c->id, c->addr);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aof.h"
 #include "config.h"
 #include "log.h"
 #include "mem.h"
@@ -17,6 +18,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: rbkv-server [/path/to/rbkv.conf] [--name value ...]\n"
+            "       rbkv-server --check-aof <file.aof> [--fix]\n"
             "       rbkv-server -v | --version\n"
             "       rbkv-server -h | --help\n\n"
             "Examples:\n"
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
         printf("rbkv-server v=%s\n", RBKV_VERSION);
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "--check-aof"))
+        return aof_check_main(argc - 2, argv + 2);
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
         return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "commands.h"
 #include "keyspace.h"
 #include "log.h"
@@ -81,6 +82,7 @@ void server_shutdown(void)
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
     close_handle((uv_handle_t *)&server.sigint);
+    aof_close();
     log_warning("rbkv is now ready to exit, bye bye...");
 }
 
@@ -120,11 +122,19 @@ int server_start(void)
     server.start_ms = mstime();
     make_run_id();
     signal(SIGPIPE, SIG_IGN);
+    /* Over a file size limit a write fails with EFBIG instead of killing us,
+     * so the append-only log reports it like a full disk. */
+    signal(SIGXFSZ, SIG_IGN);
     command_table_init();
     cmd_zset_init();
     server.ks = ks_new(server.cfg.databases);
-    if (persist_load() < 0)
+    if (server.cfg.appendonly) {
+        int rc = aof_load();
+        if (rc < 0 || (rc == 1 && persist_load() < 0) || aof_open() < 0)
+            return -1;
+    } else if (persist_load() < 0) {
         return -1;
+    }
     if (conn_listen() < 0)
         return -1;
     uv_signal_init(server.loop, &server.sigterm);

@@ -1,0 +1,70 @@
+/*
+ * aof.h - the append-only log (prefix aof_): every write command that
+ * changed data, in RESP, appended after it runs; replayed at start.
+ *
+ * Owns: the log's file descriptor, the bytes not yet written, the fsync
+ * timer, and the write-error state that refuses writes (MISCONF). Knows the
+ * dispatcher only through command_call, the keyspace only to read deadlines
+ * and to write a whole dataset as commands.
+ *
+ * Durability: appended bytes reach the file before the replies of the same
+ * loop turn go out (aof_flush_before_reply); with `appendfsync always` they
+ * are also fdatasync'ed then, once for all of that turn's writes (group
+ * commit). `everysec` fdatasyncs from a 1 s timer, `no` leaves it to the OS.
+ *
+ * Deadlines are logged as absolute times: after a write, every key it names
+ * that has a deadline is followed in the log by PEXPIREAT key <unix ms>, so a
+ * relative EXPIRE or SET EX replayed later ends at the original deadline, and
+ * a key whose deadline has passed by the replay is deleted by it.
+ */
+#ifndef RBKV_AOF_H
+#define RBKV_AOF_H
+
+#include <stddef.h>
+
+struct client;
+struct command;
+
+/* Redis's text after a failed write of the log; the errno's text follows. */
+#define AOF_ERR_MISCONF "MISCONF Errors writing to the AOF file: "
+
+/* At start, when appendonly is yes: replays `appendfilename` into the empty
+ * keyspace. Returns 1 when there is no log (the caller loads the snapshot,
+ * then calls aof_open), 0 when it was loaded, -1 after logging the file, the
+ * offset and the fault (the server must not start; the file is untouched). A
+ * log cut in the middle of a command is loaded up to the last whole one and
+ * trimmed there, with a warning, when aof-load-truncated is yes. */
+int aof_load(void);
+/* Opens the log for appending and starts the fsync timer. When the log did
+ * not exist, first writes the keyspace's current contents into it (what a
+ * snapshot loaded), so the log alone restores the dataset. Returns 0 or -1
+ * (logged). */
+int aof_open(void);
+/* Writes and syncs what is pending, stops the timer, closes the file. */
+void aof_close(void);
+
+/* From command_call: c just ran cmd, which changed data. Appends its argv
+ * (with SELECT first when c's database differs from the log's) and the
+ * deadlines of the keys it names. */
+void aof_feed(const struct client *c, const struct command *cmd);
+/* How many commands were fed so far: a connection compares it around a batch
+ * of requests to know whether the batch wrote. */
+unsigned long long aof_fed_count(void);
+/* Before replies go out: writes the pending bytes, and fdatasyncs them under
+ * `always`. Returns 0, or -1 when under `always` they could not be made
+ * durable: replies acknowledging those writes must not be sent. */
+int aof_flush_before_reply(void);
+/* Whether write commands are refused: the last write of the log failed.
+ * When so, *why is the errno's text. */
+int aof_writes_refused(const char **why);
+
+/* INFO persistence fields. */
+int aof_enabled(void);
+int aof_last_write_ok(void);
+
+/* rbkv-server --check-aof FILE [--fix]: verifies the log's format; with
+ * --fix, truncates a log cut mid-command to its last whole command. Returns
+ * the process's exit status (0 valid or fixed, 1 otherwise). */
+int aof_check_main(int argc, char **argv);
+
+#endif

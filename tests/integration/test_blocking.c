@@ -1,0 +1,406 @@
+/*
+ * test_blocking.c - end-to-end tests of the blocking pops: BZPOPMIN,
+ * BZPOPMAX, BZMPOP, and ZMPOP (server/blocking.c, server/cmd_zset.c).
+ *
+ * Every test runs unchanged against Debian's redis-server 7.0, which is how
+ * their expectations were checked:
+ *   test_integration_blocking redis-server
+ * A blocking command is sent on one connection without reading its reply;
+ * another connection waits until INFO shows the client blocked, does the
+ * write that should wake it, and then the first reads its reply.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static struct h_server srv;
+
+/* How long a client may take to show up as blocked in INFO. */
+#define BLOCK_WAIT_MS (2000 * H_SLOW)
+
+/* Sends a command on c without waiting for its reply. */
+#define SEND(c, ...)                                                                              \
+    do {                                                                                          \
+        H_APPEND(c, __VA_ARGS__);                                                                 \
+        int done_ = 0;                                                                            \
+        while (!done_ && redisBufferWrite(c, &done_) == REDIS_OK) {                               \
+        }                                                                                         \
+    } while (0)
+
+/* Expects the next reply on c, of a command sent earlier, to read want. */
+#define EXPECT_NEXT(c, want) expect_next(__FILE__, __LINE__, (c), (want))
+
+static int expect_next(const char *file, int line, redisContext *c, const char *want)
+{
+    char got[512];
+    redisReply *r = h_get_reply(c);
+    if (r)
+        h_repr(r, got, sizeof(got));
+    else
+        snprintf(got, sizeof(got), "(connection error: %s)", c->errstr);
+    freeReplyObject(r);
+    return h_check(file, line, strcmp(got, want) == 0, "next reply: expected %s, got %s", want,
+                   got);
+}
+
+static long blocked_clients(redisContext *c)
+{
+    char v[32];
+    redisReply *r = H_CALL(c, "INFO", "clients");
+    long n = -1;
+    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, "blocked_clients", v, sizeof(v)) == 0)
+        n = strtol(v, NULL, 10);
+    freeReplyObject(r);
+    return n;
+}
+
+/* Waits until INFO (through c) shows n blocked clients. */
+static int wait_blocked(redisContext *c, long n)
+{
+    int64_t until = h_now_ms() + BLOCK_WAIT_MS;
+    long got;
+    while ((got = blocked_clients(c)) != n && h_now_ms() < until)
+        h_sleep_ms(5);
+    return CHECK(got == n, "expected blocked_clients:%ld, got %ld", n, got);
+}
+
+static void test_immediate(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_INT(c, 4, "ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d");
+    EXPECT_REPLY(c, "['z', 'a', '1']", "BZPOPMIN", "nokey", "z", "0");
+    EXPECT_REPLY(c, "['z', 'd', '4']", "BZPOPMAX", "z", "nokey", "1");
+    EXPECT_REPLY(c, "['z', [['b', '2'], ['c', '3']]]", "ZMPOP", "2", "nokey", "z", "MIN",
+                 "COUNT", "10");
+    EXPECT_INT(c, 0, "EXISTS", "z");
+    EXPECT_NIL(c, "ZMPOP", "1", "z", "MIN");
+    EXPECT_INT(c, 2, "ZADD", "y", "1", "a", "2", "b");
+    EXPECT_REPLY(c, "['y', [['b', '2']]]", "BZMPOP", "0", "1", "y", "MAX");
+    EXPECT_REPLY(c, "['y', [['a', '1']]]", "ZMPOP", "1", "y", "max", "count", "1");
+    redisFree(c);
+}
+
+static void test_errors(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_ERR(c, "ERR timeout is not a float or out of range", "BZPOPMIN", "k", "abc");
+    EXPECT_ERR(c, "ERR timeout is negative", "BZPOPMIN", "k", "-1");
+    EXPECT_ERR(c, "ERR timeout is negative", "BZMPOP", "-0.5", "1", "k", "MIN");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'bzpopmin' command", "BZPOPMIN", "k");
+    EXPECT_ERR(c, "ERR numkeys should be greater than 0", "ZMPOP", "0", "k", "MIN");
+    EXPECT_ERR(c, "ERR numkeys should be greater than 0", "ZMPOP", "x", "k", "MIN");
+    EXPECT_ERR(c, "ERR syntax error", "ZMPOP", "2", "k", "MIN");
+    EXPECT_ERR(c, "ERR syntax error", "ZMPOP", "1", "k", "MIDDLE");
+    EXPECT_ERR(c, "ERR count should be greater than 0", "ZMPOP", "1", "k", "MIN", "COUNT", "0");
+    EXPECT_ERR(c, "ERR syntax error", "ZMPOP", "1", "k", "MIN", "COUNT");
+    EXPECT_ERR(c, "ERR syntax error", "ZMPOP", "1", "k", "MIN", "COUNT", "1", "COUNT", "2");
+    EXPECT_ERR(c, "ERR count should be greater than 0", "BZMPOP", "0", "1", "k", "MAX", "COUNT",
+               "-1");
+    EXPECT_OK(c, "SET", "s", "1");
+    EXPECT_ERR(c, "WRONGTYPE Operation against a key holding the wrong kind of value", "BZPOPMIN",
+               "nokey", "s", "0");
+    EXPECT_ERR(c, "WRONGTYPE Operation against a key holding the wrong kind of value", "ZMPOP",
+               "1", "s", "MIN");
+    EXPECT_ERR(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR", "CLIENT", "UNBLOCK",
+               "1", "SOON");
+    EXPECT_INT(c, 0, "CLIENT", "UNBLOCK", "999999");
+    redisFree(c);
+}
+
+static void test_wake_by_zadd(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    SEND(c, "BZPOPMIN", "k", "0");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 2, "ZADD", "k", "1", "a", "2", "b");
+    EXPECT_NEXT(c, "['k', 'a', '1']");
+    EXPECT_REPLY(w, "['b']", "ZRANGE", "k", "0", "-1");
+    wait_blocked(w, 0);
+
+    SEND(c, "BZPOPMAX", "k2", "0");
+    wait_blocked(w, 1);
+    EXPECT_REPLY(w, "'2.5'", "ZINCRBY", "k2", "2.5", "m");
+    EXPECT_NEXT(c, "['k2', 'm', '2.5']");
+
+    /* A key created by a STORE or a RENAME wakes its waiters too. */
+    SEND(c, "BZPOPMIN", "dst", "0");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZUNIONSTORE", "dst", "1", "k");
+    EXPECT_NEXT(c, "['dst', 'b', '2']");
+    SEND(c, "BZPOPMIN", "renamed", "0");
+    wait_blocked(w, 1);
+    EXPECT_OK(w, "RENAME", "k", "renamed");
+    EXPECT_NEXT(c, "['renamed', 'b', '2']");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
+static void test_fifo(void)
+{
+    redisContext *c[3] = {h_connect_flushed(&srv), h_connect(&srv), h_connect(&srv)};
+    redisContext *w = h_connect(&srv);
+    if (!c[0] || !c[1] || !c[2] || !w)
+        goto out;
+    for (int i = 0; i < 3; i++) {
+        SEND(c[i], "BZPOPMIN", "q", "0");
+        wait_blocked(w, i + 1);
+    }
+    EXPECT_INT(w, 3, "ZADD", "q", "1", "a", "2", "b", "3", "c");
+    EXPECT_NEXT(c[0], "['q', 'a', '1']");
+    EXPECT_NEXT(c[1], "['q', 'b', '2']");
+    EXPECT_NEXT(c[2], "['q', 'c', '3']");
+    EXPECT_INT(w, 0, "EXISTS", "q");
+
+    /* One member for two waiters: the first gets it, the second waits on. */
+    SEND(c[0], "BZPOPMIN", "q", "0");
+    wait_blocked(w, 1);
+    SEND(c[1], "BZPOPMIN", "q", "0");
+    wait_blocked(w, 2);
+    EXPECT_INT(w, 1, "ZADD", "q", "1", "x");
+    EXPECT_NEXT(c[0], "['q', 'x', '1']");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZADD", "q", "2", "y");
+    EXPECT_NEXT(c[1], "['q', 'y', '2']");
+out:
+    for (int i = 0; i < 3; i++)
+        redisFree(c[i]);
+    redisFree(w);
+}
+
+static void test_several_keys(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    EXPECT_INT(w, 1, "ZADD", "k1", "1", "a");
+    EXPECT_INT(w, 1, "ZADD", "k2", "2", "b");
+    EXPECT_REPLY(c, "['k2', 'b', '2']", "BZPOPMIN", "k3", "k2", "k1", "0");
+    EXPECT_REPLY(c, "['k1', 'a', '1']", "BZPOPMIN", "k3", "k2", "k1", "0");
+
+    SEND(c, "BZPOPMIN", "k1", "k2", "0");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZADD", "k2", "5", "z");
+    EXPECT_NEXT(c, "['k2', 'z', '5']");
+    wait_blocked(w, 0);
+
+    /* BZMPOP with COUNT, woken on its second key. */
+    SEND(c, "BZMPOP", "0", "2", "m1", "m2", "MAX", "COUNT", "2");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 3, "ZADD", "m2", "1", "x", "2", "y", "3", "z");
+    EXPECT_NEXT(c, "['m2', [['z', '3'], ['y', '2']]]");
+    EXPECT_REPLY(w, "['x']", "ZRANGE", "m2", "0", "-1");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
+static void test_timeout(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    int64_t t0 = h_now_ms();
+    EXPECT_NIL(c, "BZPOPMIN", "k", "0.1");
+    int64_t took = h_now_ms() - t0;
+    CHECK(took >= 90 && took < 1000 * H_SLOW, "a 0.1 s timeout took %lld ms", (long long)took);
+    EXPECT_NIL(c, "BZMPOP", "0.05", "1", "k", "MIN");
+    EXPECT_INT(w, 0, "EXISTS", "k");
+
+    /* 0 is forever: still blocked well after, until woken. */
+    SEND(c, "BZPOPMAX", "k", "0");
+    wait_blocked(w, 1);
+    h_sleep_ms(300);
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZADD", "k", "7", "late");
+    EXPECT_NEXT(c, "['k', 'late', '7']");
+
+    /* A timed wait that is served does not time out later. */
+    SEND(c, "BZPOPMIN", "k", "0.2");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZADD", "k", "1", "on-time");
+    EXPECT_NEXT(c, "['k', 'on-time', '1']");
+    h_sleep_ms(300);
+    EXPECT_REPLY(c, "+PONG", "PING");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
+static void test_transactions(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    /* Inside MULTI nothing blocks: the nil of a timeout, at once. */
+    EXPECT_OK(w, "MULTI");
+    EXPECT_STATUS(w, "QUEUED", "BZPOPMIN", "empty", "0");
+    EXPECT_STATUS(w, "QUEUED", "BZMPOP", "0", "1", "empty", "MIN");
+    EXPECT_REPLY(w, "[(nil), (nil)]", "EXEC");
+
+    /* Served after EXEC, from what the whole transaction left. */
+    SEND(c, "BZPOPMIN", "k", "0");
+    wait_blocked(w, 1);
+    EXPECT_OK(w, "MULTI");
+    EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "1", "a");
+    EXPECT_STATUS(w, "QUEUED", "ZPOPMIN", "k");
+    EXPECT_REPLY(w, "[:1, ['a', '1']]", "EXEC");
+    wait_blocked(w, 1);
+    EXPECT_OK(w, "MULTI");
+    EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "1", "a");
+    EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "2", "b");
+    EXPECT_REPLY(w, "[:1, :1]", "EXEC");
+    EXPECT_NEXT(c, "['k', 'a', '1']");
+    EXPECT_REPLY(w, "['b']", "ZRANGE", "k", "0", "-1");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
+static void test_disconnect(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *d = h_connect(&srv), *w = h_connect(&srv);
+    if (!c || !d || !w)
+        goto out;
+    SEND(d, "BZPOPMIN", "k", "0");
+    wait_blocked(w, 1);
+    SEND(c, "BZPOPMIN", "k", "0");
+    wait_blocked(w, 2);
+    redisFree(d);
+    d = NULL;
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
+    EXPECT_NEXT(c, "['k', 'a', '1']");
+    /* A gone client with a deadline leaves no timer behind. */
+    d = h_connect(&srv);
+    if (!d)
+        goto out;
+    SEND(d, "BZPOPMIN", "k", "0.2");
+    wait_blocked(w, 1);
+    redisFree(d);
+    d = NULL;
+    wait_blocked(w, 0);
+    h_sleep_ms(300);
+    EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
+    EXPECT_INT(w, 1, "ZCARD", "k");
+out:
+    redisFree(c);
+    redisFree(d);
+    redisFree(w);
+}
+
+static void test_introspection(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    redisReply *r = H_CALL(c, "CLIENT", "ID");
+    char id[32] = "0";
+    if (CHECK(r && r->type == REDIS_REPLY_INTEGER, "CLIENT ID"))
+        snprintf(id, sizeof(id), "%lld", r->integer);
+    freeReplyObject(r);
+
+    SEND(c, "BZPOPMIN", "k", "0");
+    wait_blocked(w, 1);
+    char pattern[96];
+    snprintf(pattern, sizeof(pattern), "*id=%s *flags=b *cmd=bzpopmin *", id);
+    EXPECT_MATCH(w, pattern, "CLIENT", "LIST");
+    EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", id);
+    EXPECT_NEXT(c, "(nil)");
+    wait_blocked(w, 0);
+    EXPECT_INT(w, 0, "CLIENT", "UNBLOCK", id);
+    EXPECT_MATCH(w, "*flags=N *", "CLIENT", "INFO");
+
+    SEND(c, "BZMPOP", "0", "1", "k", "MIN");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", id, "ERROR");
+    EXPECT_NEXT(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    EXPECT_REPLY(c, "+PONG", "PING");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
+static void test_pipelined(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    /* The requests behind a blocking one wait for it, then run in order. */
+    H_APPEND(c, "BZPOPMIN", "k", "0");
+    H_APPEND(c, "SET", "after", "1");
+    H_APPEND(c, "INCR", "after");
+    SEND(c, "GET", "after");
+    wait_blocked(w, 1);
+    EXPECT_NIL(w, "GET", "after");
+    EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
+    EXPECT_NEXT(c, "['k', 'a', '1']");
+    EXPECT_NEXT(c, "+OK");
+    EXPECT_NEXT(c, ":2");
+    EXPECT_NEXT(c, "'2'");
+
+    /* Two blocking requests in one pipeline: the second blocks in turn. */
+    H_APPEND(c, "BZPOPMIN", "k", "0");
+    SEND(c, "BZPOPMAX", "k", "0.1");
+    wait_blocked(w, 1);
+    EXPECT_INT(w, 1, "ZADD", "k", "1", "b");
+    EXPECT_NEXT(c, "['k', 'b', '1']");
+    EXPECT_NEXT(c, "(nil)");
+    EXPECT_REPLY(c, "+PONG", "PING");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
+/* RESP3: scores as doubles, and _ for the nil of a timeout or an empty ZMPOP. */
+static void test_resp3(void)
+{
+    redisContext *w = h_connect_flushed(&srv);
+    struct h_raw r;
+    if (!w || h_raw_open(&r, &srv) < 0) {
+        redisFree(w);
+        return;
+    }
+    RAW_SEND(&r, "HELLO 3\r\n");
+    RAW_EXPECT_MATCH(&r, "%*");
+    RAW_SEND(&r, "ZADD k 1.5 a 2 b\r\n");
+    RAW_EXPECT(&r, ":2\r\n");
+    RAW_SEND(&r, "BZPOPMIN k 0\r\n");
+    RAW_EXPECT(&r, "*3\r\n$1\r\nk\r\n$1\r\na\r\n,1.5\r\n");
+    RAW_SEND(&r, "ZMPOP 1 k MIN COUNT 2\r\n");
+    RAW_EXPECT(&r, "*2\r\n$1\r\nk\r\n*1\r\n*2\r\n$1\r\nb\r\n,2\r\n");
+    RAW_SEND(&r, "BZPOPMIN k 0.01\r\n");
+    RAW_EXPECT(&r, "_\r\n");
+    RAW_SEND(&r, "ZMPOP 1 k MIN\r\n");
+    RAW_EXPECT(&r, "_\r\n");
+    h_raw_close(&r);
+    redisFree(w);
+}
+
+int main(int argc, char **argv)
+{
+    h_init(argc, argv);
+    if (h_start(&srv, NULL) < 0)
+        return h_finish();
+    H_RUN(test_immediate);
+    H_RUN(test_errors);
+    H_RUN(test_wake_by_zadd);
+    H_RUN(test_fifo);
+    H_RUN(test_several_keys);
+    H_RUN(test_timeout);
+    H_RUN(test_transactions);
+    H_RUN(test_disconnect);
+    H_RUN(test_introspection);
+    H_RUN(test_pipelined);
+    H_RUN(test_resp3);
+    h_stop(&srv);
+    return h_finish();
+}
