@@ -6,7 +6,10 @@ want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev)
 for what in "$@"; do
   case "$what" in
     build) ;;
-    test) want+=(redis-tools valgrind) ;;
+    # nodejs npm: tests/clients. Only when npm is missing: NodeSource's nodejs ships npm itself and
+    # conflicts with Debian's npm package, which apt would then resolve by removing nodejs.
+    test) want+=(redis-tools valgrind tmux)
+          command -v npm >/dev/null || want+=(nodejs npm) ;;
     bench) want+=(redis-tools redis-server gnuplot-nox) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
     *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;

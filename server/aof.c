@@ -5,9 +5,9 @@
  * Owns the state below. Pending bytes live in a struct resp_out, whose bytes
  * never move until consumed, so a write that stops part way resumes where it
  * stopped. A failed write is sticky until a later one succeeds: the bytes
- * stay pending (a partial write is cut back off the file, so the log never
- * holds half a command followed by whole ones), write commands get MISCONF,
- * and the timer retries every second.
+ * not written stay pending (the file holds a prefix of the stream, which the
+ * next write continues exactly), write commands get MISCONF, and the timer
+ * retries every second.
  *
  * The reader is a bounded RESP multibulk parser over the whole file in
  * memory: every length is checked against the bytes left before it is used,
@@ -20,11 +20,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "blocking.h"
@@ -38,58 +40,75 @@
 #define AOF_SYNC_INTERVAL_MS 1000
 #define ZADD_BATCH 64       /* members per ZADD when writing a whole set */
 #define ARGC_MAX (1 << 20)  /* a larger multibulk count in the log is corruption */
+/* A longer bulk in the log is corruption. Shorter ones that run past the end
+ * of the file are a cut: nothing is allocated from a length, so no tighter
+ * bound is needed. */
+#define BULK_MAX (1LL << 40)
+#define WRITE_CHUNK (1024 * 1024) /* bytes buffered while writing a whole dataset */
+
+/* Commands on their way to a file, and the database they run in there. */
+struct sink {
+    struct resp_out buf;
+    int db;                      /* of the last SELECT written into it, -1 none */
+};
 
 static struct {
     int fd;                      /* -1 while the log is closed */
-    struct resp_out buf;         /* fed, not yet written */
-    int db;                      /* database of the log's last SELECT, -1 none */
+    struct sink main;            /* fed, not yet written to fd */
+    struct sink rewrite;         /* fed since the rewrite child forked */
+    pid_t child;                 /* the BGREWRITEAOF child, 0 when none */
+    off_t base_size;             /* of the log after the last rewrite, for auto-rewrite */
     int write_err;               /* errno of the last failed write or sync, 0 ok */
     int need_sync;               /* written since the last fdatasync */
     unsigned long long fed;
     off_t size;                  /* bytes in the file */
     uv_timer_t timer;
     int timer_on;
-} aof = {.fd = -1, .db = -1};
+    uv_work_t sync_req;          /* everysec's fdatasync on a libuv worker */
+    int sync_busy;               /* sync_req is in flight */
+    int sync_fd;                 /* its own dup of fd, closed when it is done */
+    int sync_err;                /* its errno, written by the worker */
+} aof = {.fd = -1, .main.db = -1};
+
+static void rewrite_cron(void);
+static void rewrite_kill(void);
 
 /* ---- feeding ---- */
 
-static void add_argv(int argc, const char *const *words, const size_t *lens)
+static void add_argv(struct sink *k, int argc, const char *const *words, const size_t *lens)
 {
     struct resp_slice argv[4];
     for (int i = 0; i < argc; i++) {
         argv[i].ptr = words[i];
         argv[i].len = lens[i];
     }
-    resp_add_command(&aof.buf, argc, argv);
+    resp_add_command(&k->buf, argc, argv);
 }
 
-static void add_select(int db)
+static void add_select(struct sink *k, int db)
 {
     char num[24];
     int n = snprintf(num, sizeof(num), "%d", db);
     const char *w[] = {"SELECT", num};
     size_t l[] = {6, (size_t)n};
-    add_argv(2, w, l);
-    aof.db = db;
+    add_argv(k, 2, w, l);
+    k->db = db;
 }
 
-static void add_pexpireat(const char *key, size_t klen, int64_t when)
+static void add_pexpireat(struct sink *k, const char *key, size_t klen, int64_t when)
 {
     char num[24];
     int n = snprintf(num, sizeof(num), "%" PRId64, when);
     const char *w[] = {"PEXPIREAT", key, num};
     size_t l[] = {9, klen, (size_t)n};
-    add_argv(3, w, l);
+    add_argv(k, 3, w, l);
 }
 
-void aof_feed(const struct client *c, const struct command *cmd)
+static void feed_into(struct sink *k, const struct client *c, const struct command *cmd)
 {
-    if (aof.fd < 0)
-        return;
-    if (c->db_index != aof.db)
-        add_select(c->db_index);
-    resp_add_command(&aof.buf, c->argc, c->argv);
-    aof.fed++;
+    if (c->db_index != k->db)
+        add_select(k, c->db_index);
+    resp_add_command(&k->buf, c->argc, c->argv);
     if (cmd->first_key <= 0 || cmd->key_step <= 0)
         return;
     int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
@@ -97,8 +116,18 @@ void aof_feed(const struct client *c, const struct command *cmd)
         const struct ks_entry *e = ks_find(c->db, c->argv[i].ptr, c->argv[i].len);
         int64_t when = e ? ks_get_expire(e) : -1;
         if (when >= 0)
-            add_pexpireat(c->argv[i].ptr, c->argv[i].len, when);
+            add_pexpireat(k, c->argv[i].ptr, c->argv[i].len, when);
     }
+}
+
+void aof_feed(const struct client *c, const struct command *cmd)
+{
+    if (aof.fd < 0)
+        return;
+    feed_into(&aof.main, c, cmd);
+    if (aof.child)
+        feed_into(&aof.rewrite, c, cmd);
+    aof.fed++;
 }
 
 unsigned long long aof_fed_count(void)
@@ -116,6 +145,29 @@ static void write_failed(int err)
     aof.write_err = err;
 }
 
+/* Writes b's bytes to fd, consuming them and adding to *size. Returns 0, or
+ * the errno that stopped it. */
+static int write_out(int fd, struct resp_out *b, off_t *size)
+{
+    while (resp_out_pending(b)) {
+        struct resp_iov iov[AOF_IOVS];
+        struct iovec v[AOF_IOVS];
+        int n = resp_out_peek(b, iov, AOF_IOVS);
+        for (int i = 0; i < n; i++) {
+            v[i].iov_base = (void *)iov[i].base;
+            v[i].iov_len = iov[i].len;
+        }
+        ssize_t w = writev(fd, v, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        resp_out_consume(b, (size_t)w);
+        *size += w;
+    }
+    return 0;
+}
+
 /* Writes every pending byte. Returns 0, or -1 (state set, unwritten bytes
  * kept). Bytes go out in order and are consumed only once written, so after
  * a failure the file holds a prefix of the stream and the next attempt
@@ -123,24 +175,13 @@ static void write_failed(int err)
  * loader trims. */
 static int write_pending(void)
 {
-    while (resp_out_pending(&aof.buf)) {
-        struct resp_iov iov[AOF_IOVS];
-        struct iovec v[AOF_IOVS];
-        int n = resp_out_peek(&aof.buf, iov, AOF_IOVS);
-        for (int i = 0; i < n; i++) {
-            v[i].iov_base = (void *)iov[i].base;
-            v[i].iov_len = iov[i].len;
-        }
-        ssize_t w = writev(aof.fd, v, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            write_failed(w < 0 ? errno : ENOSPC);
-            return -1;
-        }
-        resp_out_consume(&aof.buf, (size_t)w);
-        aof.size += w;
+    off_t before = aof.size;
+    int err = write_out(aof.fd, &aof.main.buf, &aof.size);
+    if (aof.size != before)
         aof.need_sync = 1;
+    if (err) {
+        write_failed(err);
+        return -1;
     }
     return 0;
 }
@@ -169,7 +210,7 @@ int aof_flush_before_reply(void)
     if (aof.fd < 0)
         return 0;
     int always = server.cfg.appendfsync == APPENDFSYNC_ALWAYS;
-    if (!resp_out_pending(&aof.buf) && !(always && aof.need_sync))
+    if (!resp_out_pending(&aof.main.buf) && !(always && aof.need_sync))
         return aof.write_err && always ? -1 : 0;
     if (write_pending() < 0)
         return always ? -1 : 0;
@@ -179,15 +220,58 @@ int aof_flush_before_reply(void)
     return 0;
 }
 
-/* Every second: retries a failed write, and syncs under everysec. The
- * fdatasync runs on the loop thread, so a slow disk stalls clients for its
- * duration (Redis does it in a background thread). */
+/* everysec's fdatasync runs on a libuv worker, so the loop never waits for
+ * the disk. It syncs a dup of the log's fd: closing or switching the log
+ * while it runs is then safe. The loop touches sync_fd and sync_err only
+ * while no sync is in flight; uv_queue_work orders the accesses. */
+static void sync_work_cb(uv_work_t *req)
+{
+    (void)req;
+    aof.sync_err = fdatasync(aof.sync_fd) < 0 ? errno : 0;
+}
+
+static void sync_done_cb(uv_work_t *req, int status)
+{
+    (void)req;
+    close(aof.sync_fd);
+    aof.sync_busy = 0;
+    if (status == 0 && aof.sync_err) {
+        write_failed(aof.sync_err);
+        aof.need_sync = 1;
+    }
+}
+
+/* Starts a background fdatasync, or syncs here when that is impossible. */
+static void sync_in_background(void)
+{
+    if (aof.sync_busy || !aof.need_sync)
+        return;
+    aof.sync_fd = fcntl(aof.fd, F_DUPFD_CLOEXEC, 0);
+    if (aof.sync_fd < 0) {
+        sync_file();
+        return;
+    }
+    aof.need_sync = 0;
+    aof.sync_busy = 1;
+    if (uv_queue_work(server.loop, &aof.sync_req, sync_work_cb, sync_done_cb) < 0) {
+        close(aof.sync_fd);
+        aof.sync_busy = 0;
+        aof.need_sync = 1;
+        sync_file();
+    }
+}
+
+/* Every second: reaps or starts a rewrite, retries a failed write, syncs
+ * under everysec (and under always after a failed sync). */
 static void timer_cb(uv_timer_t *t)
 {
     (void)t;
+    rewrite_cron();
     if (write_pending() < 0)
         return;
-    if (server.cfg.appendfsync != APPENDFSYNC_NO && sync_file() < 0)
+    if (server.cfg.appendfsync == APPENDFSYNC_EVERYSEC)
+        sync_in_background();
+    else if (server.cfg.appendfsync == APPENDFSYNC_ALWAYS && sync_file() < 0)
         return;
     recovered();
 }
@@ -212,16 +296,17 @@ int aof_last_write_ok(void)
 
 /* ---- a whole dataset as commands ---- */
 
-static void add_string(const char *key, size_t klen, const char *val, size_t vlen)
+static void add_string(struct sink *k, const char *key, size_t klen, const char *val,
+                       size_t vlen)
 {
     const char *w[] = {"SET", key, val};
     size_t l[] = {3, klen, vlen};
-    add_argv(3, w, l);
+    add_argv(k, 3, w, l);
 }
 
 /* ZADD key score member ..., ZADD_BATCH members per command. Scores as
  * %.17g, which reads back as the same double ("inf" and "-inf" included). */
-static void add_zset(const char *key, size_t klen, const struct zset *z)
+static void add_zset(struct sink *k, const char *key, size_t klen, const struct zset *z)
 {
     struct resp_slice argv[2 + 2 * ZADD_BATCH];
     char scores[ZADD_BATCH][32];
@@ -235,12 +320,13 @@ static void add_zset(const char *key, size_t klen, const struct zset *z)
             argv[argc++] = (struct resp_slice){scores[i], (size_t)len};
             argv[argc++] = (struct resp_slice){n->member, n->len};
         }
-        resp_add_command(&aof.buf, argc, argv);
+        resp_add_command(&k->buf, argc, argv);
     }
 }
 
-/* Appends every live key of the keyspace as SELECT/SET/ZADD/PEXPIREAT. */
-static void add_dataset(int64_t now_ms)
+/* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/
+ * PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
+static int write_dataset(int64_t now_ms)
 {
     for (int i = 0; i < server.ks->count; i++) {
         struct db *db = &server.ks->dbs[i];
@@ -248,16 +334,19 @@ static void add_dataset(int64_t now_ms)
             int64_t when = ks_get_expire(e);
             if (when >= 0 && when <= now_ms)
                 continue;
-            if (aof.db != i)
-                add_select(i);
+            if (aof.main.db != i)
+                add_select(&aof.main, i);
             if (e->type == KS_STRING)
-                add_string(ks_key(e), ks_klen(e), ks_str(e), ks_slen(e));
+                add_string(&aof.main, ks_key(e), ks_klen(e), ks_str(e), ks_slen(e));
             else
-                add_zset(ks_key(e), ks_klen(e), ks_ptr(e));
+                add_zset(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             if (when >= 0)
-                add_pexpireat(ks_key(e), ks_klen(e), when);
+                add_pexpireat(&aof.main, ks_key(e), ks_klen(e), when);
+            if (resp_out_pending(&aof.main.buf) >= WRITE_CHUNK && write_pending() < 0)
+                return -1;
         }
     }
+    return write_pending() < 0 || sync_file() < 0 ? -1 : 0;
 }
 
 int aof_open(void)
@@ -270,11 +359,10 @@ int aof_open(void)
         log_warning("Can't open the append-only file %s: %s", path, strerror(errno));
         return -1;
     }
-    resp_out_init(&aof.buf);
+    resp_out_init(&aof.main.buf);
     aof.size = lseek(aof.fd, 0, SEEK_END);
     if (!existed) {
-        add_dataset(mstime());
-        if (write_pending() < 0 || sync_file() < 0) {
+        if (write_dataset(mstime()) < 0) {
             log_warning("Can't write the initial append-only file %s", path);
             aof_close();
             unlink(path);
@@ -284,6 +372,7 @@ int aof_open(void)
     uv_timer_init(server.loop, &aof.timer);
     uv_timer_start(&aof.timer, timer_cb, AOF_SYNC_INTERVAL_MS, AOF_SYNC_INTERVAL_MS);
     aof.timer_on = 1;
+    aof.base_size = aof.size;
     return 0;
 }
 
@@ -291,6 +380,7 @@ void aof_close(void)
 {
     if (aof.fd < 0)
         return;
+    rewrite_kill();
     if (write_pending() < 0 || sync_file() < 0)
         log_warning("Writes not in the append-only file at exit: %s", strerror(aof.write_err));
     if (aof.timer_on) {
@@ -299,7 +389,162 @@ void aof_close(void)
     }
     close(aof.fd);
     aof.fd = -1;
-    resp_out_destroy(&aof.buf);
+    resp_out_destroy(&aof.main.buf);
+}
+
+/* ---- BGREWRITEAOF ----
+ * The child writes the dataset it inherited (copy-on-write) into a temp
+ * file while the parent keeps appending to the old log and also collects
+ * what it feeds into aof.rewrite. When the child succeeded, the parent
+ * appends that to the temp file, syncs it and renames it onto the log: the
+ * log is the old one or the whole new one at every moment, so a kill -9 at
+ * any point leaves a valid log. Bytes still pending for the old log are all
+ * in aof.rewrite too (or, from before the fork, in the child's dataset), so
+ * they are dropped. The parent learns how the child went from the 1 s timer
+ * (waitpid WNOHANG), as cmd_persist.c does for BGSAVE. */
+
+static void rewrite_temp_name(char *buf, size_t cap, long pid)
+{
+    snprintf(buf, cap, "temp-rewriteaof-%ld.aof", pid);
+}
+
+static void rewrite_child(void)
+{
+    char tmp[64];
+    uv_os_fd_t lfd;
+    /* So a killed parent frees its ports at once. */
+    for (int i = 0; i < server.listener_count; i++)
+        if (uv_fileno((uv_handle_t *)&server.listeners[i], &lfd) == 0)
+            close(lfd);
+    rewrite_temp_name(tmp, sizeof(tmp), (long)getpid());
+    aof.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (aof.fd < 0)
+        _exit(1);
+    /* The parent's pending bytes are part of the dataset written here. */
+    resp_out_init(&aof.main.buf);
+    aof.main.db = -1;
+    aof.size = 0;
+    _exit(write_dataset(mstime()) < 0 ? 1 : 0);
+}
+
+/* Starts the rewrite child. Returns 0, or -1 after logging why. */
+static int rewrite_start(void)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        log_warning("Can't rewrite append only file in background: fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0)
+        rewrite_child();
+    aof.child = pid;
+    resp_out_init(&aof.rewrite.buf);
+    aof.rewrite.db = -1;
+    log_notice("Background append only file rewriting started by pid %ld", (long)pid);
+    return 0;
+}
+
+/* fsyncs the working directory, so the rename into it survives a crash. */
+static int sync_dir(void)
+{
+    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = fd < 0 || fsync(fd) < 0 ? -1 : 0;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* Appends aof.rewrite to the child's file and switches the log to it.
+ * Returns 0, or -1 (logged) with the old log still in use. */
+static int rewrite_switch(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+    off_t size = fd < 0 ? 0 : lseek(fd, 0, SEEK_END);
+    int err = fd < 0 ? errno : write_out(fd, &aof.rewrite.buf, &size);
+    if (!err && fdatasync(fd) < 0)
+        err = errno;
+    if (!err && rename(tmp, server.cfg.appendfilename) < 0)
+        err = errno;
+    if (err) {
+        log_warning("Background AOF rewrite could not switch to %s: %s", tmp, strerror(err));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (sync_dir() < 0)
+        log_warning("Failed to fsync the directory of %s: %s", server.cfg.appendfilename,
+                    strerror(errno));
+    close(aof.fd);
+    aof.fd = fd;
+    aof.size = aof.base_size = size;
+    aof.need_sync = 0;
+    resp_out_reset(&aof.main.buf);
+    aof.main.db = aof.rewrite.db;
+    recovered();
+    log_notice("Background AOF rewrite finished successfully: %lld bytes", (long long)size);
+    return 0;
+}
+
+static void rewrite_done(int status)
+{
+    char tmp[64];
+    rewrite_temp_name(tmp, sizeof(tmp), (long)aof.child);
+    aof.child = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || rewrite_switch(tmp) < 0) {
+        log_warning("Background AOF rewrite failed; the log is the previous one");
+        unlink(tmp);
+    }
+    resp_out_destroy(&aof.rewrite.buf);
+}
+
+/* Reaps the child; starts one when the log has grown by
+ * auto-aof-rewrite-percentage since the last rewrite (or start). */
+static void rewrite_cron(void)
+{
+    int status;
+    if (aof.child) {
+        if (waitpid(aof.child, &status, WNOHANG) == aof.child)
+            rewrite_done(status);
+        return;
+    }
+    long long pct = server.cfg.auto_aof_rewrite_percentage;
+    if (pct && (unsigned long long)aof.size >= server.cfg.auto_aof_rewrite_min_size &&
+        aof.size >= aof.base_size + aof.base_size * pct / 100) {
+        log_notice("Starting automatic rewriting of AOF on %lld%% growth", pct);
+        rewrite_start();
+    }
+}
+
+static void rewrite_kill(void)
+{
+    char tmp[64];
+    if (!aof.child)
+        return;
+    log_warning("There is a child rewriting the AOF. Killing it!");
+    kill(aof.child, SIGKILL);
+    waitpid(aof.child, NULL, 0);
+    rewrite_temp_name(tmp, sizeof(tmp), (long)aof.child);
+    unlink(tmp);
+    aof.child = 0;
+    resp_out_destroy(&aof.rewrite.buf);
+}
+
+int aof_rewrite_in_progress(void)
+{
+    return aof.child != 0;
+}
+
+void cmd_bgrewriteaof(struct client *c)
+{
+    if (aof.fd < 0)
+        resp_add_error(&c->out, "ERR the append-only log is off (appendonly no)");
+    else if (aof.child)
+        resp_add_error(&c->out, "ERR Background append only file rewriting already in progress");
+    else if (rewrite_start() < 0)
+        resp_add_error(&c->out, "ERR Can't execute an AOF background rewriting. Please check "
+                                "the server logs for more information.");
+    else
+        resp_add_simple(&c->out, "Background append only file rewriting started");
 }
 
 /* ---- reading ---- */
@@ -375,7 +620,7 @@ static int read_command(struct aof_reader *r)
         r->argv = xrealloc(r->argv, sizeof(*r->argv) * (size_t)argc);
     }
     for (int i = 0; i < argc; i++) {
-        rc = read_len(r, &at, '$', (long long)(r->len - at), &n);
+        rc = read_len(r, &at, '$', BULK_MAX, &n);
         if (rc <= 0)
             return rc == 0 ? PARSE_CUT : PARSE_BAD;
         if (at + (size_t)n + 2 > r->len)
@@ -529,7 +774,7 @@ int aof_load(void)
     xfree(buf);
     /* The log's last SELECT is unknown to what we append next; what it
      * replayed is saved already. */
-    aof.db = -1;
+    aof.main.db = -1;
     server.dirty = 0;
     return result;
 }

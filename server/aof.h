@@ -10,7 +10,8 @@
  * Durability: appended bytes reach the file before the replies of the same
  * loop turn go out (aof_flush_before_reply); with `appendfsync always` they
  * are also fdatasync'ed then, once for all of that turn's writes (group
- * commit). `everysec` fdatasyncs from a 1 s timer, `no` leaves it to the OS.
+ * commit). `everysec` fdatasyncs every second on a libuv worker thread, `no`
+ * leaves it to the OS.
  *
  * Deadlines are logged as absolute times: after a write, every key it names
  * that has a deadline is followed in the log by PEXPIREAT key <unix ms>, so a
@@ -61,6 +62,15 @@ int aof_writes_refused(const char **why);
 /* INFO persistence fields. */
 int aof_enabled(void);
 int aof_last_write_ok(void);
+int aof_rewrite_in_progress(void);
+
+/* BGREWRITEAOF: forks a child that writes the dataset as a compact log
+ * (SET, ZADD, PEXPIREAT per key) into temp-rewriteaof-<pid>.aof, while new
+ * writes are also kept aside; when it is done the kept writes are appended
+ * and the file is renamed onto the log. Automatic when the log has grown by
+ * auto-aof-rewrite-percentage since the last rewrite and is at least
+ * auto-aof-rewrite-min-size. Its row is in cmd_persist.c's table. */
+void cmd_bgrewriteaof(struct client *c);
 
 /* rbkv-server --check-aof FILE [--fix]: verifies the log's format; with
  * --fix, truncates a log cut mid-command to its last whole command. Returns

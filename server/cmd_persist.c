@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "commands.h"
 #include "keyspace.h"
 #include "log.h"
@@ -265,6 +266,8 @@ struct command persist_commands[] = {
      "O(N) where N is the total number of keys in all databases", "", 0, 0, 0},
     {"bgsave", cmd_bgsave, -1, CMD_ADMIN | CMD_NOSCRIPT, 0, 0, 0, "server", "1.0.0",
      "Asynchronously saves the database(s) to disk.", "O(1)", "[SCHEDULE]", 0, 0, 0},
+    {"bgrewriteaof", cmd_bgrewriteaof, 1, CMD_ADMIN | CMD_NOSCRIPT, 0, 0, 0, "server", "1.0.0",
+     "Asynchronously rewrites the append-only file to disk.", "O(1)", "", 0, 0, 0},
     {"lastsave", cmd_lastsave, 1, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "server", "1.0.0",
      "Returns the Unix timestamp of the last successful save to disk.", "O(1)", "", 0, 0, 0},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0},

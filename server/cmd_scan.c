@@ -13,8 +13,9 @@
  * meanwhile. That is because a cursor stands for the last key returned, not
  * for a position: the next call resumes at the first key after it.
  *
- * Cursor table invariants: a cursor is a random nonzero 63-bit number, so a
- * client cannot guess another's; each is valid for one call (using it
+ * Cursor table invariants: a cursor is a random nonzero 53-bit number, so a
+ * client cannot guess another's, and JavaScript clients (node-redis keeps the
+ * cursor as a Number, exact only up to 2^53) send it back unchanged; each is valid for one call (using it
  * retires it and the reply carries its successor), so one iteration holds one
  * entry; at most SCAN_CURSORS_MAX are kept, and the least recently issued is
  * dropped first. A cursor that is unknown, already used or dropped gets an
@@ -101,12 +102,14 @@ static int cursor_exists(uint64_t id)
     return 0;
 }
 
+#define CURSOR_MASK ((UINT64_C(1) << 53) - 1)
+
 /* Issues a cursor standing for key e; returns its number. */
 static uint64_t cursor_issue(const struct ks_entry *e)
 {
     uint64_t id;
     do {
-        id = ((uint64_t)arc4random() << 32 | arc4random()) & INT64_MAX;
+        id = ((uint64_t)arc4random() << 32 | arc4random()) & CURSOR_MASK;
     } while (id == 0 || cursor_exists(id));
 
     if (cursors.count == SCAN_CURSORS_MAX) {

@@ -110,10 +110,11 @@ static void info_persistence(struct text *t)
     text_printf(t,
                 "# Persistence\r\nloading:0\r\nrdb_changes_since_last_save:%llu\r\n"
                 "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
-                "rdb_last_bgsave_status:%s\r\naof_enabled:%d\r\naof_rewrite_in_progress:0\r\n"
+                "rdb_last_bgsave_status:%s\r\naof_enabled:%d\r\naof_rewrite_in_progress:%d\r\n"
                 "aof_last_write_status:%s\r\n",
                 server.dirty, st.bgsave_in_progress, st.last_save_time,
-                st.last_bgsave_ok ? "ok" : "err", aof_enabled(), aof_last_write_ok() ? "ok" : "err");
+                st.last_bgsave_ok ? "ok" : "err", aof_enabled(), aof_rewrite_in_progress(),
+                aof_last_write_ok() ? "ok" : "err");
 }
 
 static unsigned long long expired_keys(void)

@@ -150,6 +150,10 @@ static const struct config_def defs[] = {
      FIELD(appendfilename), .default_value = "appendonly.aof"},
     {.name = "aof-load-truncated", .type = CONFIG_BOOL, FIELD(aof_load_truncated),
      .default_value = "yes"},
+    {.name = "auto-aof-rewrite-percentage", .type = CONFIG_INT,
+     FIELD(auto_aof_rewrite_percentage), .max = INT_MAX, .default_value = "100"},
+    {.name = "auto-aof-rewrite-min-size", .type = CONFIG_MEMORY, FIELD(auto_aof_rewrite_min_size),
+     .max = LLONG_MAX, .default_value = "64mb"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

@@ -63,6 +63,8 @@ struct config {
     enum appendfsync appendfsync;
     char *appendfilename;     /* in the working directory */
     int aof_load_truncated;   /* load a log cut mid-command up to its last whole one */
+    long long auto_aof_rewrite_percentage; /* growth that starts a rewrite, 0 = never */
+    unsigned long long auto_aof_rewrite_min_size;
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a

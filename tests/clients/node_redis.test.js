@@ -123,17 +123,9 @@ test('sorted sets: zAdd, zRange, zRangeWithScores, zRangeByLex, zRank, zScore', 
   assert.deepEqual(await client.zPopMin('z'), { value: 'b', score: 2 });
 });
 
-// Known failure: node-redis v4 turns SCAN's cursor into a JS Number (commands/SCAN.js,
-// transformReply: `cursor: Number(cursor)`) and sends that Number back. rbkv's cursors are random
-// 63-bit integers, above Number.MAX_SAFE_INTEGER (2^53 - 1), so the cursor sent back is rounded
-// (8796208730241212055 comes back as 8796208730241212000) and rbkv answers "ERR invalid cursor:
-// unknown, already used or expired". Redis's cursors stay small, so node-redis never hits this
-// there. Cursors of at most 53 bits would fix it; the test after this one checks the same
-// promise through raw SCAN calls, which keep the cursor a string.
-const SCAN_CURSOR_TODO =
-  'rbkv SCAN cursors exceed 2^53; node-redis v4 rounds them through Number() and rbkv then answers ERR invalid cursor';
-
-test('scanIterator returns every key once, in ascending order', { todo: SCAN_CURSOR_TODO }, async () => {
+// node-redis v4 turns SCAN's cursor into a JS Number (commands/SCAN.js, transformReply:
+// `cursor: Number(cursor)`) and sends that Number back, so rbkv keeps its cursors within 53 bits.
+test('scanIterator returns every key once, in ascending order', async () => {
   const keys = makeKeys('scan:', 2500);
   await client.mSet(keys.flatMap((k) => [k, 'v']));
   const seen = [];

@@ -147,6 +147,12 @@ static void test_defaults(void)
         {"dbfilename", "dump.rbkv"},
         {"save", ""},
         {"stop-writes-on-bgsave-error", "yes"},
+        {"appendonly", "no"},
+        {"appendfsync", "everysec"},
+        {"appendfilename", "appendonly.aof"},
+        {"aof-load-truncated", "yes"},
+        {"auto-aof-rewrite-percentage", "100"},
+        {"auto-aof-rewrite-min-size", "67108864"},
     };
     /* One more: "dir", whose default is wherever the server was started. */
     CHECK(config_count() == sizeof(want) / sizeof(want[0]) + 1);

@@ -1,0 +1,21 @@
+# Real clients against rbkv (issue #11): hiredis's async API on its libuv adapter, redis-cli's
+# bulk, scan, stat, latency, RESP3 and interactive modes, and the Node.js clients node-redis and
+# ioredis pinned by tests/clients/package-lock.json. include()d from tests/CMakeLists.txt, so
+# relative paths start in tests/. The scripts skip (exit 77) when a tool they need is missing;
+# scripts/deps.sh test installs them.
+add_executable(test_integration_hiredis_async integration/test_hiredis_async.c)
+target_link_libraries(test_integration_hiredis_async PRIVATE rbkv_harness PkgConfig::LIBUV)
+add_test(NAME integration_hiredis_async
+         COMMAND test_integration_hiredis_async $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_hiredis_async PROPERTIES LABELS integration TIMEOUT 120)
+
+add_test(NAME integration_redis_cli
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/redis_cli.sh $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_redis_cli PROPERTIES LABELS integration TIMEOUT 180
+                     SKIP_RETURN_CODE 77)
+
+# npm ci on a first run downloads the pinned packages: the TIMEOUT leaves room for that.
+add_test(NAME integration_clients_node
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/clients/run.sh $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_clients_node PROPERTIES LABELS "integration;clients" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)

@@ -1,0 +1,735 @@
+/*
+ * test_aof.c - end-to-end tests of the append-only log (server/aof.h):
+ * restarts in the same dir bring back strings, sorted sets, deadlines (as
+ * absolute times) and databases; kill -9 under appendfsync always loses no
+ * acknowledged write; a log cut mid-command loads and is trimmed; a corrupt
+ * one refuses to start and is left untouched; --check-aof and --fix; a
+ * failed write of the log (a file size limit, which works without root)
+ * turns writes into MISCONF errors until it can be written again;
+ * BGREWRITEAOF with writes during it, kill -9 during it leaving a loadable
+ * log, and the automatic rewrite.
+ *
+ * Owns: its servers and the files they leave in their dirs, removed at the
+ * end of each test (the harness removes only its log).
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h> /* prlimit: the build defines _GNU_SOURCE */
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define AOF "appendonly.aof"
+#define ALWAYS "--appendonly", "yes", "--appendfsync", "always"
+#define KEYS 100
+#define CUTS 150                     /* cut points tried at the log's end */
+#define BIG_VALUES 20                /* of BIG_VALUE bytes: a rewrite that takes a while */
+#define BIG_VALUE (1024 * 1024)
+#define WRITER_MS (600 * H_SLOW)     /* how long the writer runs before kill -9 */
+#define EXIT_MS (10000 * H_SLOW)
+#define RETRY_MS (3000 * H_SLOW)     /* the log's write is retried every second */
+
+static const char *server_path;
+
+static void path_in(const struct h_server *s, const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", s->dir, name);
+}
+
+/* Removes what the server left in its dir, then the dir. */
+static void clean_dir(const struct h_server *s)
+{
+    DIR *d = opendir(s->dir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", s->dir, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(s->dir);
+}
+
+static long long int_reply(redisContext *c, int argc, const char *const *argv)
+{
+    redisReply *r = h_command(c, argc, argv, NULL);
+    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -999;
+    freeReplyObject(r);
+    return v;
+}
+#define INT_REPLY(c, ...) int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+
+static void fill(redisContext *c, const char *prefix, int n)
+{
+    char k[64];
+    for (int i = 0; i < n; i++) {
+        snprintf(k, sizeof(k), "%s:%d", prefix, i);
+        H_APPEND(c, "SET", k, k);
+    }
+    for (int i = 0; i < n; i++)
+        freeReplyObject(h_get_reply(c));
+}
+
+/* The whole file in a malloc'ed buffer (NULL when unreadable). */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+static long long file_size(const struct h_server *s)
+{
+    char p[512];
+    struct stat st;
+    path_in(s, AOF, p, sizeof(p));
+    return stat(p, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int log_has(const struct h_server *s, const char *log, const char *text)
+{
+    char p[512];
+    size_t len;
+    path_in(s, log, p, sizeof(p));
+    char *buf = slurp(p, &len);
+    if (!buf)
+        return 0;
+    buf[len] = '\0';
+    int found = strstr(buf, text) != NULL;
+    free(buf);
+    return found;
+}
+
+/* Runs the binary with args (NULL-terminated) in s's dir, its output into
+ * out.log there. Returns its exit status, -1 when it did not exit in time. */
+static int run_in(const struct h_server *s, const char *const *args)
+{
+    char log[600];
+    const char *argv[16] = {server_path};
+    int n = 1;
+    for (; args[n - 1] && n < 15; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    snprintf(log, sizeof(log), "%s/out.log", s->dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(log, "w", stdout) || chdir(s->dir) < 0)
+            _exit(127);
+        dup2(STDOUT_FILENO, STDERR_FILENO);
+        execv(server_path, (char *const *)argv);
+        _exit(127);
+    }
+    int status = -1;
+    int64_t deadline = h_now_ms() + EXIT_MS;
+    while (waitpid(pid, &status, WNOHANG) == 0 && h_now_ms() < deadline)
+        h_sleep_ms(10);
+    if (h_now_ms() >= deadline) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+#define RUN_IN(s, ...) run_in((s), (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_round_trip(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    fill(c, "k", KEYS);
+    EXPECT_INT(c, 1, "DEL", "k:0");
+    EXPECT_OK(c, "SET", "bin", "a\r\nb");
+    EXPECT_INT(c, 3, "ZADD", "z", "1.5", "a", "-inf", "b", "0.1", "c");
+    EXPECT_BULK(c, "2.6", "ZINCRBY", "z", "1.1", "a");
+    EXPECT_OK(c, "SET", "long", "v", "EX", "1000");
+    EXPECT_OK(c, "SET", "e", "v");
+    EXPECT_INT(c, 1, "EXPIRE", "e", "500");
+    EXPECT_OK(c, "SET", "short", "v", "PX", "800");
+    /* A write that keeps a deadline must not make the key outlive it. */
+    EXPECT_OK(c, "SET", "cnt", "5", "PX", "800");
+    EXPECT_INT(c, 6, "INCR", "cnt");
+    EXPECT_OK(c, "SELECT", "3");
+    EXPECT_OK(c, "SET", "in3", "three");
+    EXPECT_OK(c, "SELECT", "0");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "INCR", "n");
+    EXPECT_STATUS(c, "QUEUED", "INCR", "n");
+    EXPECT_REPLY(c, "[:1, :2]", "EXEC");
+    redisFree(c);
+    h_stop(&s);
+    h_sleep_ms(1000); /* past the 800 ms deadlines */
+
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_NIL(c, "GET", "k:0");
+    EXPECT_BULK(c, "k:99", "GET", "k:99");
+    EXPECT_REPLY(c, "'a\\r\\nb'", "GET", "bin");
+    EXPECT_REPLY(c, "['b', '-inf', 'c', '0.1', 'a', '2.6']", "ZRANGE", "z", "0", "-1",
+                 "WITHSCORES");
+    EXPECT_INT_RANGE(c, 990, 1000, "TTL", "long");
+    EXPECT_INT_RANGE(c, 490, 500, "TTL", "e");
+    EXPECT_INT(c, 0, "EXISTS", "short");
+    EXPECT_INT(c, 0, "EXISTS", "cnt");
+    EXPECT_BULK(c, "2", "GET", "n");
+    EXPECT_OK(c, "SELECT", "3");
+    EXPECT_BULK(c, "three", "GET", "in3");
+    EXPECT_MATCH(c, "*aof_enabled:1*aof_last_write_status:ok*", "INFO", "persistence");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+/* A snapshot taken without the log is what a new log starts from, so the
+ * next start, which reads only the log, still has those keys. */
+static void test_from_snapshot(void)
+{
+    struct h_server s;
+    if (h_start(&s, NULL) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    fill(c, "snap", KEYS);
+    EXPECT_INT(c, 1, "ZADD", "z", "2", "m");
+    EXPECT_OK(c, "SAVE");
+    redisFree(c);
+    h_stop(&s);
+    for (int round = 0; round < 2; round++) {
+        if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+            return;
+        c = h_connect(&s);
+        if (!c)
+            return;
+        EXPECT_INT(c, KEYS + 1 + round, "DBSIZE");
+        EXPECT_OK(c, "SET", round ? "more2" : "more1", "x");
+        redisFree(c);
+        h_stop(&s);
+    }
+    clean_dir(&s);
+}
+
+/* The writer, in a child process: SETs w:i = i until the server dies, then
+ * reports the last i that was acknowledged. */
+static void writer(const struct h_server *s, int fd)
+{
+    redisContext *c = redisConnect("127.0.0.1", s->port);
+    long long last = -1;
+    char k[32], v[32];
+    for (long long i = 0; c && !c->err; i++) {
+        snprintf(k, sizeof(k), "w:%lld", i);
+        snprintf(v, sizeof(v), "%lld", i);
+        redisReply *r = redisCommand(c, "SET %s %s", k, v);
+        if (!r)
+            break;
+        if (r->type == REDIS_REPLY_STATUS)
+            last = i;
+        freeReplyObject(r);
+    }
+    if (write(fd, &last, sizeof(last)) != sizeof(last))
+        _exit(1);
+    _exit(0);
+}
+
+static void test_kill9_always(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    int fds[2];
+    if (pipe(fds) < 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        writer(&s, fds[1]);
+    }
+    close(fds[1]);
+    h_sleep_ms(WRITER_MS);
+    kill(s.pid, SIGKILL);
+    h_wait_exit(&s, EXIT_MS);
+    long long last = -1;
+    CHECK(read(fds[0], &last, sizeof(last)) == sizeof(last), "the writer's report");
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    CHECK(last > 0, "the writer got no reply before kill -9");
+
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    long long missing = 0;
+    char k[32], v[32];
+    for (long long i = 0; i <= last; i++) {
+        snprintf(k, sizeof(k), "w:%lld", i);
+        H_APPEND(c, "GET", k);
+    }
+    for (long long i = 0; i <= last; i++) {
+        redisReply *r = h_get_reply(c);
+        snprintf(v, sizeof(v), "%lld", i);
+        if (!r || r->type != REDIS_REPLY_STRING || strcmp(r->str, v))
+            missing++;
+        freeReplyObject(r);
+    }
+    CHECK(missing == 0, "%lld of %lld acknowledged writes lost", missing, last + 1);
+    long long n = INT_REPLY(c, "DBSIZE");
+    /* The write in flight at the kill may or may not have made it. */
+    CHECK(n == last + 1 || n == last + 2, "DBSIZE %lld after %lld acknowledged", n, last + 1);
+    if (missing == 0)
+        printf("  kill -9 under appendfsync always: %lld acknowledged writes, all there\n",
+               last + 1);
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+/* everysec: the sync runs on a worker; acknowledged writes a second old are
+ * in the log after kill -9 (the page cache would keep them anyway: this
+ * checks the path runs cleanly, not the disk). */
+static void test_everysec(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS("--appendonly", "yes", "--appendfsync", "everysec")) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    for (int round = 0; round < 3; round++) {
+        fill(c, round ? "more" : "k", KEYS);
+        h_sleep_ms(600);
+    }
+    EXPECT_MATCH(c, "*aof_last_write_status:ok*", "INFO", "persistence");
+    kill(s.pid, SIGKILL);
+    h_wait_exit(&s, EXIT_MS);
+    redisFree(c);
+    if (h_restart(&s, H_FLAGS("--appendonly", "yes")) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_INT(c, 2 * KEYS, "DBSIZE");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+/* A server with KEYS keys in its log, stopped. Returns 0 when ready. */
+static int prepare(struct h_server *s)
+{
+    if (h_start(s, H_FLAGS(ALWAYS)) < 0)
+        return -1;
+    redisContext *c = h_connect(s);
+    if (!c)
+        return -1;
+    fill(c, "k", KEYS);
+    redisFree(c);
+    return h_stop(s);
+}
+
+static void append_bytes(const struct h_server *s, const char *bytes)
+{
+    char p[512];
+    path_in(s, AOF, p, sizeof(p));
+    FILE *f = fopen(p, "ab");
+    CHECK(f && fputs(bytes, f) >= 0, "appending to %s", p);
+    if (f)
+        fclose(f);
+}
+
+static void test_truncated(void)
+{
+    struct h_server s;
+    if (prepare(&s) < 0)
+        return;
+    long long whole = file_size(&s);
+    append_bytes(&s, "*3\r\n$3\r\nSET\r\n$4\r\ncut");
+    /* With aof-load-truncated no it refuses, and leaves the file. */
+    CHECK(RUN_IN(&s, "--port", "0", "--appendonly", "yes", "--aof-load-truncated", "no") == 1,
+          "a cut log with aof-load-truncated no should stop the start");
+    CHECK(log_has(&s, "out.log", "is truncated at offset"), "the refusal names the offset");
+    CHECK(file_size(&s) > whole, "the refused log was trimmed");
+
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    CHECK(log_has(&s, "server.log", "short read while loading the AOF"), "no warning logged");
+    CHECK(file_size(&s) == whole, "log not trimmed: %lld bytes, %lld whole", file_size(&s),
+          whole);
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_INT(c, KEYS, "DBSIZE");
+    EXPECT_OK(c, "SET", "after", "trim");
+    redisFree(c);
+    h_stop(&s);
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_BULK(c, "trim", "GET", "after");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+static void test_corrupt(void)
+{
+    struct h_server s;
+    if (prepare(&s) < 0)
+        return;
+    char p[512];
+    size_t len, len2;
+    path_in(&s, AOF, p, sizeof(p));
+    char *before = slurp(p, &len);
+    if (!before)
+        return;
+    /* A '$' in the middle of the file becomes '%'. */
+    char *at = strstr(before + len / 2, "\r\n$");
+    CHECK(at != NULL, "no '$' in the second half of the log");
+    if (!at) {
+        free(before);
+        return;
+    }
+    at[2] = '%';
+    FILE *f = fopen(p, "wb");
+    CHECK(f && fwrite(before, 1, len, f) == len, "rewriting %s", p);
+    if (f)
+        fclose(f);
+    char want[128];
+    snprintf(want, sizeof(want),
+             "Bad file format reading the append only file " AOF " at offset %ld: expected '$'",
+             (long)(at + 2 - before));
+    CHECK(RUN_IN(&s, "--port", "0", "--appendonly", "yes") == 1,
+          "a corrupt log should stop the start");
+    CHECK(log_has(&s, "out.log", want), "the log should say: %s", want);
+    char *after = slurp(p, &len2);
+    CHECK(after && len2 == len && !memcmp(before, after, len), "the corrupt log was changed");
+    free(after);
+
+    /* --check-aof: corrupt is not fixable, and --fix leaves it as it is. */
+    CHECK(RUN_IN(&s, "--check-aof", AOF) == 1, "--check-aof on a corrupt log");
+    CHECK(log_has(&s, "out.log", "is not valid: expected '$' at offset"), "check verdict");
+    CHECK(RUN_IN(&s, "--check-aof", AOF, "--fix") == 1, "--fix on a corrupt log");
+    after = slurp(p, &len2);
+    CHECK(after && len2 == len && !memcmp(before, after, len), "--fix changed a corrupt log");
+    free(after);
+    free(before);
+    clean_dir(&s);
+}
+
+static void test_check_aof(void)
+{
+    struct h_server s;
+    if (prepare(&s) < 0)
+        return;
+    long long whole = file_size(&s);
+    CHECK(RUN_IN(&s, "--check-aof", AOF) == 0, "--check-aof on a good log");
+    CHECK(log_has(&s, "out.log", "is valid"), "check verdict");
+    append_bytes(&s, "*2\r\n$3\r\nDEL\r\n$2\r");
+    CHECK(RUN_IN(&s, "--check-aof", AOF) == 1, "--check-aof on a cut log");
+    CHECK(log_has(&s, "out.log", "is truncated at offset"), "check verdict");
+    CHECK(file_size(&s) > whole, "--check-aof without --fix changed the log");
+    CHECK(RUN_IN(&s, "--check-aof", AOF, "--fix") == 0, "--check-aof --fix on a cut log");
+    CHECK(file_size(&s) == whole, "--fix left %lld bytes, want %lld", file_size(&s), whole);
+    CHECK(RUN_IN(&s, "--check-aof", AOF) == 0, "--check-aof after --fix");
+    CHECK(RUN_IN(&s, "--check-aof", "missing.aof") == 1, "--check-aof on a missing file");
+    clean_dir(&s);
+}
+
+/* Every cut of a good log in its last commands is either at a command's end
+ * (valid) or inside one (truncated, fixable), never "not valid". */
+static void test_every_cut(void)
+{
+    struct h_server s;
+    if (prepare(&s) < 0)
+        return;
+    char p[512], cut[600];
+    size_t len;
+    path_in(&s, AOF, p, sizeof(p));
+    snprintf(cut, sizeof(cut), "%s/cut.aof", s.dir);
+    char *log = slurp(p, &len);
+    if (!log)
+        return;
+    int valid = 0, bad = 0;
+    for (size_t n = len > CUTS ? len - CUTS : 0; n <= len; n++) {
+        FILE *f = fopen(cut, "wb");
+        if (!f || fwrite(log, 1, n, f) != n) {
+            CHECK(0, "writing %s", cut);
+            if (f)
+                fclose(f);
+            break;
+        }
+        fclose(f);
+        int rc = RUN_IN(&s, "--check-aof", "cut.aof");
+        if (rc == 0)
+            valid++;
+        else if (!log_has(&s, "out.log", "is truncated at offset"))
+            bad++;
+    }
+    /* Commands here are 30-40 bytes: a few end inside the last CUTS bytes. */
+    CHECK(bad == 0, "%d cuts of a good log called not valid", bad);
+    CHECK(valid >= CUTS / 40, "only %d cuts at a command's end", valid);
+    free(log);
+    clean_dir(&s);
+}
+
+static void test_misconf(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_OK(c, "SET", "before", "limit");
+    /* Only the soft limit: lowering the hard one cannot be undone without
+     * privilege. */
+    struct rlimit old;
+    if (prlimit(s.pid, RLIMIT_FSIZE, NULL, &old) < 0) {
+        CHECK(0, "prlimit: cannot read the server's limits");
+        redisFree(c);
+        h_stop(&s);
+        clean_dir(&s);
+        return;
+    }
+    struct rlimit lim = {(rlim_t)file_size(&s), old.rlim_max};
+    CHECK(prlimit(s.pid, RLIMIT_FSIZE, &lim, NULL) == 0, "prlimit");
+    /* The write that cannot be logged is not acknowledged: the client is
+     * closed with its reply unsent. */
+    redisReply *r = H_CALL(c, "SET", "during", "limit");
+    CHECK(r == NULL, "a write whose log failed was acknowledged");
+    freeReplyObject(r);
+    redisFree(c);
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_ERR(c, "MISCONF Errors writing to the AOF file: File too large", "SET", "x", "y");
+    EXPECT_MATCH(c, "*aof_last_write_status:err*", "INFO", "persistence");
+    EXPECT_BULK(c, "limit", "GET", "before");
+    CHECK(prlimit(s.pid, RLIMIT_FSIZE, &old, NULL) == 0, "prlimit back");
+    int64_t deadline = h_now_ms() + RETRY_MS;
+    redisReply *ok = NULL;
+    while (h_now_ms() < deadline) {
+        ok = H_CALL(c, "SET", "x", "y");
+        if (ok && ok->type == REDIS_REPLY_STATUS)
+            break;
+        freeReplyObject(ok);
+        ok = NULL;
+        h_sleep_ms(100);
+    }
+    CHECK(ok != NULL, "writes still refused %d ms after the limit was lifted", RETRY_MS);
+    freeReplyObject(ok);
+    redisFree(c);
+    h_stop(&s);
+
+    /* The unacknowledged write was kept and logged once the limit was gone. */
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_BULK(c, "limit", "GET", "before");
+    EXPECT_BULK(c, "limit", "GET", "during");
+    EXPECT_BULK(c, "y", "GET", "x");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+static long child_of(pid_t pid)
+{
+    char p[64];
+    long child = -1;
+    snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(p, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &child) != 1)
+            child = -1;
+        fclose(f);
+    }
+    return child;
+}
+
+/* Waits for the rewrite to be over (the child is reaped within a second). */
+static int wait_rewrite(redisContext *c)
+{
+    int64_t deadline = h_now_ms() + RETRY_MS;
+    while (h_now_ms() < deadline) {
+        redisReply *r = H_CALL(c, "INFO", "persistence");
+        char v[16];
+        int done = r && r->type == REDIS_REPLY_STRING &&
+                   h_info_field(r->str, "aof_rewrite_in_progress", v, sizeof(v)) == 0 &&
+                   !strcmp(v, "0");
+        freeReplyObject(r);
+        if (done)
+            return 1;
+        h_sleep_ms(50);
+    }
+    CHECK(0, "the AOF rewrite did not end within %d ms", RETRY_MS);
+    return 0;
+}
+
+static void overwrite(redisContext *c, const char *key, int n)
+{
+    char v[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(v, sizeof(v), "value-%d", i);
+        H_APPEND(c, "SET", key, v);
+    }
+    for (int i = 0; i < n; i++)
+        freeReplyObject(h_get_reply(c));
+}
+
+static void test_rewrite(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    fill(c, "k", KEYS);
+    overwrite(c, "hot", 2000);
+    EXPECT_INT(c, 3, "ZADD", "z", "0.1", "a", "-inf", "b", "1e300", "c");
+    EXPECT_OK(c, "SET", "ttl", "v", "EX", "1000");
+    EXPECT_OK(c, "SELECT", "5");
+    EXPECT_OK(c, "SET", "in5", "five");
+    long long before = file_size(&s);
+    EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    /* Written while the child runs: kept aside and appended at the switch. */
+    EXPECT_OK(c, "SET", "during", "rewrite");
+    EXPECT_OK(c, "SELECT", "0");
+    EXPECT_INT(c, 1, "DEL", "k:1");
+    if (wait_rewrite(c)) {
+        long long after = file_size(&s);
+        CHECK(after > 0 && after < before / 4, "rewrite: %lld bytes, before %lld", after, before);
+    }
+    EXPECT_OK(c, "SET", "after", "rewrite");
+    redisFree(c);
+    h_stop(&s);
+
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_INT(c, KEYS - 1 + 4, "DBSIZE");
+    EXPECT_BULK(c, "value-1999", "GET", "hot");
+    EXPECT_REPLY(c, "['b', '-inf', 'a', '0.1', 'c', '1e+300']", "ZRANGE", "z", "0", "-1",
+                 "WITHSCORES");
+    EXPECT_INT_RANGE(c, 990, 1000, "TTL", "ttl");
+    EXPECT_NIL(c, "GET", "k:1");
+    EXPECT_BULK(c, "rewrite", "GET", "after");
+    EXPECT_OK(c, "SELECT", "5");
+    EXPECT_BULK(c, "five", "GET", "in5");
+    EXPECT_BULK(c, "rewrite", "GET", "during");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+static void test_kill9_during_rewrite(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    fill(c, "k", KEYS);
+    char *big = malloc(BIG_VALUE);
+    memset(big, 'x', BIG_VALUE);
+    for (int i = 0; i < BIG_VALUES; i++) {
+        char k[32];
+        int n = snprintf(k, sizeof(k), "big:%d", i);
+        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)n), H_B(big, BIG_VALUE)));
+    }
+    free(big);
+    EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    long child = child_of(s.pid);
+    kill(s.pid, SIGKILL);
+    if (child > 0)
+        kill((pid_t)child, SIGKILL);
+    h_wait_exit(&s, EXIT_MS);
+    redisFree(c);
+
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_INT(c, KEYS + BIG_VALUES, "DBSIZE");
+    EXPECT_INT(c, BIG_VALUE, "STRLEN", "big:0");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+static void test_auto_rewrite(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS, "--auto-aof-rewrite-min-size", "16kb")) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    overwrite(c, "hot", 1000); /* about 40 kB of log for one key */
+    int64_t deadline = h_now_ms() + RETRY_MS;
+    while (h_now_ms() < deadline && file_size(&s) >= 16 * 1024)
+        h_sleep_ms(50);
+    CHECK(file_size(&s) < 16 * 1024, "no automatic rewrite: %lld bytes", file_size(&s));
+    wait_rewrite(c);
+    redisFree(c);
+    h_stop(&s);
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_BULK(c, "value-999", "GET", "hot");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
+int main(int argc, char **argv)
+{
+    static char path[4096];
+    h_init(argc, argv);
+    server_path = argc > 1 && realpath(argv[1], path) ? path : getenv("RBKV_SERVER");
+    H_RUN(test_round_trip);
+    H_RUN(test_from_snapshot);
+    H_RUN(test_kill9_always);
+    H_RUN(test_everysec);
+    H_RUN(test_truncated);
+    H_RUN(test_corrupt);
+    H_RUN(test_check_aof);
+    H_RUN(test_every_cut);
+    H_RUN(test_misconf);
+    H_RUN(test_rewrite);
+    H_RUN(test_kill9_during_rewrite);
+    H_RUN(test_auto_rewrite);
+    return h_finish();
+}
