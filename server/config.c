@@ -670,7 +670,7 @@ static char *get_bind(const struct config *cfg, const struct config_def *def)
 static int set_hz(struct config *cfg, const struct config_def *def, int argc,
                   const char *const *argv, char *err, size_t errlen)
 {
-    unsigned long long n;
+    unsigned long long n = 0;
     (void)argc;
     if (parse_number(def, argv[0], &n, err, errlen) < 0)
         return -1;
@@ -724,7 +724,7 @@ static int set_output_limit(struct config *cfg, const struct config_def *def, in
         }
     }
     for (int i = 0; i < argc; i += 4) {
-        unsigned long long seconds;
+        unsigned long long seconds = 0;
         if (strcasecmp(argv[i], "normal"))
             continue;
         config_parse_memory(argv[i + 1], &cfg->client_output_limit.hard_bytes);

@@ -443,7 +443,7 @@ static void test_file(void)
         {"port\n", "1", "'port'\nwrong number of arguments"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        char want[128];
+        char want[512];
         path = write_temp("bad.conf", bad[i][0]);
         config_init(&cfg);
         err[0] = '\0';
