@@ -324,6 +324,39 @@ static void add_zset(struct sink *k, const char *key, size_t klen, const struct 
     }
 }
 
+/* Logs key's whole state in c's database as DEL, then SET or ZADD and its
+ * deadline, into every active sink. */
+static void feed_state(struct sink *k, const struct client *c, const struct resp_slice *key)
+{
+    const char *w[] = {"DEL", key->ptr};
+    size_t l[] = {3, key->len};
+    if (c->db_index != k->db)
+        add_select(k, c->db_index);
+    add_argv(k, 2, w, l);
+    struct ks_entry *e = ks_find(c->db, key->ptr, key->len);
+    if (!e)
+        return;
+    if (e->type == KS_STRING)
+        add_string(k, key->ptr, key->len, ks_str(e), ks_slen(e));
+    else
+        add_zset(k, key->ptr, key->len, ks_ptr(e));
+    if (ks_get_expire(e) >= 0)
+        add_pexpireat(k, key->ptr, key->len, ks_get_expire(e));
+}
+
+void aof_feed_keys_state(const struct client *c, const struct command *cmd)
+{
+    if (aof.fd < 0 || cmd->first_key <= 0 || cmd->key_step <= 0)
+        return;
+    int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
+    for (int i = cmd->first_key; i <= last && i < c->argc; i += cmd->key_step) {
+        feed_state(&aof.main, c, &c->argv[i]);
+        if (aof.child)
+            feed_state(&aof.rewrite, c, &c->argv[i]);
+    }
+    aof.fed++;
+}
+
 /* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/
  * PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
 static int write_dataset(int64_t now_ms)

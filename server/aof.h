@@ -48,6 +48,11 @@ void aof_close(void);
  * (with SELECT first when c's database differs from the log's) and the
  * deadlines of the keys it names. */
 void aof_feed(const struct client *c, const struct command *cmd);
+/* From command_execute, when clients that waited on cmd's keys were served
+ * (blocking.h) and so changed them: logs the whole state of each key cmd
+ * names (DEL, then SET or ZADD and PEXPIREAT), as the pops themselves are
+ * not seen here. O(members) per key. */
+void aof_feed_keys_state(const struct client *c, const struct command *cmd);
 /* How many commands were fed so far: a connection compares it around a batch
  * of requests to know whether the batch wrote. */
 unsigned long long aof_fed_count(void);

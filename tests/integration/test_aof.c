@@ -201,6 +201,54 @@ static void test_round_trip(void)
     clean_dir(&s);
 }
 
+/* A pop served to a client that waited changes the set outside any logged
+ * command: the log records the set's state after it. */
+static void test_blocked_pop(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    redisContext *waiter = h_connect(&s);
+    redisContext *c = h_connect(&s);
+    if (!waiter || !c)
+        return;
+    int done = 0;
+    redisAppendCommand(waiter, "BZPOPMIN z 5");
+    while (!done && redisBufferWrite(waiter, &done) == REDIS_OK)
+        ;
+    /* The BZPOPMIN must be waiting before the ZADD. */
+    int64_t deadline = h_now_ms() + RETRY_MS;
+    while (h_now_ms() < deadline) {
+        redisReply *r = H_CALL(c, "INFO", "clients");
+        char v[16];
+        int blocked = r && r->type == REDIS_REPLY_STRING &&
+                      h_info_field(r->str, "blocked_clients", v, sizeof(v)) == 0 && strcmp(v, "0");
+        freeReplyObject(r);
+        if (blocked)
+            break;
+        h_sleep_ms(10);
+    }
+    EXPECT_INT(c, 2, "ZADD", "z", "1", "a", "2", "b");
+    redisReply *r = NULL;
+    CHECK(redisGetReply(waiter, (void **)&r) == REDIS_OK && r && r->type == REDIS_REPLY_ARRAY &&
+              r->elements == 3 && !strcmp(r->element[1]->str, "a"),
+          "BZPOPMIN should pop a");
+    freeReplyObject(r);
+    redisFree(waiter);
+    redisFree(c);
+    h_stop(&s);
+
+    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_REPLY(c, "['b', '2']", "ZRANGE", "z", "0", "-1", "WITHSCORES");
+    redisFree(c);
+    h_stop(&s);
+    clean_dir(&s);
+}
+
 /* A snapshot taken without the log is what a new log starts from, so the
  * next start, which reads only the log, still has those keys. */
 static void test_from_snapshot(void)
@@ -721,6 +769,7 @@ int main(int argc, char **argv)
     server_path = argc > 1 && realpath(argv[1], path) ? path : getenv("RBKV_SERVER");
     H_RUN(test_round_trip);
     H_RUN(test_from_snapshot);
+    H_RUN(test_blocked_pop);
     H_RUN(test_kill9_always);
     H_RUN(test_everysec);
     H_RUN(test_truncated);
