@@ -32,6 +32,7 @@
 
 static void conn_flush(struct client *c);
 static void process_input(struct client *c);
+static void sync_check_cb(uv_check_t *h);
 
 static void close_cb(uv_handle_t *h)
 {
@@ -192,6 +193,57 @@ void conn_run_unblocked(void)
         process_input(c);
 }
 
+/* Group commit under appendfsync always: a client whose batch wrote to the
+ * log keeps its replies until the end of the loop turn, when one write and
+ * fsync covers the batches of every client (as Redis does before it sleeps).
+ * The idle handle keeps the loop from blocking in poll while replies wait. */
+static uv_check_t sync_check;
+static uv_idle_t sync_idle;
+static int sync_handles;
+
+static void sync_idle_cb(uv_idle_t *h)
+{
+    (void)h;
+}
+
+static void await_sync(struct client *c)
+{
+    c->flags |= CLIENT_AWAIT_SYNC;
+    uv_check_start(&sync_check, sync_check_cb);
+    uv_idle_start(&sync_idle, sync_idle_cb);
+}
+
+/* Syncs the log once for every waiting client, then sends their replies; when
+ * the sync failed, acknowledging their writes would be a lie, so those clients
+ * are closed with their replies unsent. resume: go on with their requests. */
+static void release_synced(int resume)
+{
+    int failed = aof_flush_before_reply() < 0;
+    struct client *next;
+    for (struct client *c = server.clients; c; c = next) {
+        next = c->next; /* a closed client stays listed until its close callback */
+        if (!(c->flags & CLIENT_AWAIT_SYNC))
+            continue;
+        c->flags &= ~CLIENT_AWAIT_SYNC;
+        if (c->flags & CLIENT_CLOSING)
+            continue;
+        if (failed) {
+            resp_out_reset(&c->out);
+            conn_close(c);
+        } else if (resume) {
+            process_input(c);
+        }
+    }
+}
+
+static void sync_check_cb(uv_check_t *h)
+{
+    (void)h;
+    uv_check_stop(&sync_check);
+    uv_idle_stop(&sync_idle);
+    release_synced(1);
+}
+
 /* Runs what the client sent and sends the replies. When a pause's replies all
  * went out synchronously there will be no write callback to resume it, so
  * the loop resumes here instead. */
@@ -202,17 +254,19 @@ static void process_input(struct client *c)
         run_requests(c);
         if (c->flags & CLIENT_CLOSING)
             return;
-        /* Under appendfsync always the log is synced before any reply of
-         * the batch is sent; when that failed, acknowledging its writes would
-         * be a lie, so the client is closed with its replies unsent. */
-        if (aof_flush_before_reply() < 0 && aof_fed_count() != fed) {
-            resp_out_reset(&c->out);
-            conn_close(c);
-            return;
-        }
         if (resp_parser_buffered(&c->parser) > server.cfg.client_query_buffer_limit) {
             log_warning("Client id=%llu addr=%s closed for overcoming of input buffer limits.",
                         (unsigned long long)c->id, c->addr);
+            conn_close(c);
+            return;
+        }
+        if (aof_fed_count() != fed && aof_enabled() &&
+            server.cfg.appendfsync == APPENDFSYNC_ALWAYS) {
+            await_sync(c);
+            return;
+        }
+        if (aof_flush_before_reply() < 0 && aof_fed_count() != fed) {
+            resp_out_reset(&c->out);
             conn_close(c);
             return;
         }
@@ -489,6 +543,9 @@ static int listen_unix(void)
 
 int conn_listen(void)
 {
+    uv_check_init(server.loop, &sync_check);
+    uv_idle_init(server.loop, &sync_idle);
+    sync_handles = 1;
     if (server.cfg.port) {
         for (int i = 0; i < server.cfg.bind_count; i++) {
             if (listen_tcp(server.cfg.bind[i]) < 0)
@@ -510,6 +567,11 @@ int conn_listen(void)
 
 void conn_close_listeners(void)
 {
+    if (sync_handles) {
+        uv_close((uv_handle_t *)&sync_check, NULL);
+        uv_close((uv_handle_t *)&sync_idle, NULL);
+        sync_handles = 0;
+    }
     for (int i = 0; i < server.listener_count; i++)
         uv_close((uv_handle_t *)&server.listeners[i], NULL);
     server.listener_count = 0;
@@ -524,6 +586,7 @@ void conn_close_listeners(void)
  * owed, then close it. */
 void conn_close_all(void)
 {
+    release_synced(0); /* replies that wait for the log go out only once it is synced */
     for (struct client *c = server.clients; c; c = c->next) {
         if (c->flags & CLIENT_CLOSING)
             continue;

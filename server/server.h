@@ -31,6 +31,7 @@ struct db;
 #define CLIENT_WRITING (1u << 5)           /* a uv_write is in flight */
 #define CLIENT_DIRTY_CAS (1u << 6)         /* a WATCHed key changed: EXEC answers nil */
 #define CLIENT_UNBLOCKED (1u << 7)         /* its wait ended; its pipelined requests are due */
+#define CLIENT_AWAIT_SYNC (1u << 8)        /* replies held until the log's fsync (appendfsync always) */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
