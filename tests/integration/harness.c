@@ -8,6 +8,7 @@
  */
 #include "harness.h"
 
+#include <dirent.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -831,4 +832,59 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
     if (ok)
         h_raw_consume(r, n);
     return 0;
+}
+
+void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", s->dir, name);
+}
+
+void h_clean_dir(const struct h_server *s)
+{
+    DIR *d = opendir(s->dir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", s->dir, e->d_name);
+        if (unlink(p) < 0)
+            rmdir(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(s->dir);
+}
+
+long long h_int_reply(redisContext *c, int argc, const char *const *argv)
+{
+    redisReply *r = h_command(c, argc, argv, NULL);
+    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -999;
+    freeReplyObject(r);
+    return v;
+}
+
+void h_fill(redisContext *c, const char *prefix, int n)
+{
+    char k[64];
+    for (int i = 0; i < n; i++) {
+        snprintf(k, sizeof(k), "%s:%d", prefix, i);
+        H_APPEND(c, "SET", k, k);
+    }
+    for (int i = 0; i < n; i++)
+        freeReplyObject(h_get_reply(c));
+}
+
+long h_child_of(pid_t pid)
+{
+    char p[64];
+    long child = -1;
+    snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(p, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &child) != 1)
+            child = -1;
+        fclose(f);
+    }
+    return child;
 }

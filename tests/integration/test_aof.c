@@ -12,7 +12,6 @@
  * Owns: its servers and the files they leave in their dirs, removed at the
  * end of each test (the harness removes only its log).
  */
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,47 +35,6 @@
 
 static const char *server_path;
 
-static void path_in(const struct h_server *s, const char *name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s/%s", s->dir, name);
-}
-
-/* Removes what the server left in its dir, then the dir. */
-static void clean_dir(const struct h_server *s)
-{
-    DIR *d = opendir(s->dir);
-    struct dirent *e;
-    char p[600];
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", s->dir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(s->dir);
-}
-
-static long long int_reply(redisContext *c, int argc, const char *const *argv)
-{
-    redisReply *r = h_command(c, argc, argv, NULL);
-    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -999;
-    freeReplyObject(r);
-    return v;
-}
-#define INT_REPLY(c, ...) int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
-
-static void fill(redisContext *c, const char *prefix, int n)
-{
-    char k[64];
-    for (int i = 0; i < n; i++) {
-        snprintf(k, sizeof(k), "%s:%d", prefix, i);
-        H_APPEND(c, "SET", k, k);
-    }
-    for (int i = 0; i < n; i++)
-        freeReplyObject(h_get_reply(c));
-}
 
 /* The whole file in a malloc'ed buffer (NULL when unreadable). */
 static char *slurp(const char *path, size_t *len)
@@ -97,7 +55,7 @@ static long long file_size(const struct h_server *s)
 {
     char p[512];
     struct stat st;
-    path_in(s, AOF, p, sizeof(p));
+    h_path_in(s, AOF, p, sizeof(p));
     return stat(p, &st) == 0 ? (long long)st.st_size : -1;
 }
 
@@ -105,7 +63,7 @@ static int log_has(const struct h_server *s, const char *log, const char *text)
 {
     char p[512];
     size_t len;
-    path_in(s, log, p, sizeof(p));
+    h_path_in(s, log, p, sizeof(p));
     char *buf = slurp(p, &len);
     if (!buf)
         return 0;
@@ -155,7 +113,7 @@ static void test_round_trip(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    fill(c, "k", KEYS);
+    h_fill(c, "k", KEYS);
     EXPECT_INT(c, 1, "DEL", "k:0");
     EXPECT_OK(c, "SET", "bin", "a\r\nb");
     EXPECT_INT(c, 3, "ZADD", "z", "1.5", "a", "-inf", "b", "0.1", "c");
@@ -198,7 +156,7 @@ static void test_round_trip(void)
     EXPECT_MATCH(c, "*aof_enabled:1*aof_last_write_status:ok*", "INFO", "persistence");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* A pop served to a client that waited changes the set outside any logged
@@ -246,7 +204,7 @@ static void test_blocked_pop(void)
     EXPECT_REPLY(c, "['b', '2']", "ZRANGE", "z", "0", "-1", "WITHSCORES");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* A snapshot taken without the log is what a new log starts from, so the
@@ -259,7 +217,7 @@ static void test_from_snapshot(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    fill(c, "snap", KEYS);
+    h_fill(c, "snap", KEYS);
     EXPECT_INT(c, 1, "ZADD", "z", "2", "m");
     EXPECT_OK(c, "SAVE");
     redisFree(c);
@@ -275,7 +233,7 @@ static void test_from_snapshot(void)
         redisFree(c);
         h_stop(&s);
     }
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* The writer, in a child process: SETs w:i = i until the server dies, then
@@ -342,7 +300,7 @@ static void test_kill9_always(void)
         freeReplyObject(r);
     }
     CHECK(missing == 0, "%lld of %lld acknowledged writes lost", missing, last + 1);
-    long long n = INT_REPLY(c, "DBSIZE");
+    long long n = H_INT_REPLY(c, "DBSIZE");
     /* The write in flight at the kill may or may not have made it. */
     CHECK(n == last + 1 || n == last + 2, "DBSIZE %lld after %lld acknowledged", n, last + 1);
     if (missing == 0)
@@ -350,7 +308,7 @@ static void test_kill9_always(void)
                last + 1);
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* everysec: the sync runs on a worker; acknowledged writes a second old are
@@ -365,7 +323,7 @@ static void test_everysec(void)
     if (!c)
         return;
     for (int round = 0; round < 3; round++) {
-        fill(c, round ? "more" : "k", KEYS);
+        h_fill(c, round ? "more" : "k", KEYS);
         h_sleep_ms(600);
     }
     EXPECT_MATCH(c, "*aof_last_write_status:ok*", "INFO", "persistence");
@@ -380,7 +338,7 @@ static void test_everysec(void)
     EXPECT_INT(c, 2 * KEYS, "DBSIZE");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* A server with KEYS keys in its log, stopped. Returns 0 when ready. */
@@ -391,7 +349,7 @@ static int prepare(struct h_server *s)
     redisContext *c = h_connect(s);
     if (!c)
         return -1;
-    fill(c, "k", KEYS);
+    h_fill(c, "k", KEYS);
     redisFree(c);
     return h_stop(s);
 }
@@ -399,7 +357,7 @@ static int prepare(struct h_server *s)
 static void append_bytes(const struct h_server *s, const char *bytes)
 {
     char p[512];
-    path_in(s, AOF, p, sizeof(p));
+    h_path_in(s, AOF, p, sizeof(p));
     FILE *f = fopen(p, "ab");
     CHECK(f && fputs(bytes, f) >= 0, "appending to %s", p);
     if (f)
@@ -439,7 +397,7 @@ static void test_truncated(void)
     EXPECT_BULK(c, "trim", "GET", "after");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_corrupt(void)
@@ -449,7 +407,7 @@ static void test_corrupt(void)
         return;
     char p[512];
     size_t len, len2;
-    path_in(&s, AOF, p, sizeof(p));
+    h_path_in(&s, AOF, p, sizeof(p));
     char *before = slurp(p, &len);
     if (!before)
         return;
@@ -484,7 +442,7 @@ static void test_corrupt(void)
     CHECK(after && len2 == len && !memcmp(before, after, len), "--fix changed a corrupt log");
     free(after);
     free(before);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_check_aof(void)
@@ -503,7 +461,7 @@ static void test_check_aof(void)
     CHECK(file_size(&s) == whole, "--fix left %lld bytes, want %lld", file_size(&s), whole);
     CHECK(RUN_IN(&s, "--check-aof", AOF) == 0, "--check-aof after --fix");
     CHECK(RUN_IN(&s, "--check-aof", "missing.aof") == 1, "--check-aof on a missing file");
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* Every cut of a good log in its last commands is either at a command's end
@@ -515,7 +473,7 @@ static void test_every_cut(void)
         return;
     char p[512], cut[600];
     size_t len;
-    path_in(&s, AOF, p, sizeof(p));
+    h_path_in(&s, AOF, p, sizeof(p));
     snprintf(cut, sizeof(cut), "%s/cut.aof", s.dir);
     char *log = slurp(p, &len);
     if (!log)
@@ -540,7 +498,7 @@ static void test_every_cut(void)
     CHECK(bad == 0, "%d cuts of a good log called not valid", bad);
     CHECK(valid >= CUTS / 40, "only %d cuts at a command's end", valid);
     free(log);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_misconf(void)
@@ -559,7 +517,7 @@ static void test_misconf(void)
         CHECK(0, "prlimit: cannot read the server's limits");
         redisFree(c);
         h_stop(&s);
-        clean_dir(&s);
+        h_clean_dir(&s);
         return;
     }
     struct rlimit lim = {(rlim_t)file_size(&s), old.rlim_max};
@@ -603,21 +561,7 @@ static void test_misconf(void)
     EXPECT_BULK(c, "y", "GET", "x");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
-}
-
-static long child_of(pid_t pid)
-{
-    char p[64];
-    long child = -1;
-    snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-    FILE *f = fopen(p, "r");
-    if (f) {
-        if (fscanf(f, "%ld", &child) != 1)
-            child = -1;
-        fclose(f);
-    }
-    return child;
+    h_clean_dir(&s);
 }
 
 /* Waits for the rewrite to be over (the child is reaped within a second). */
@@ -658,7 +602,7 @@ static void test_rewrite(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    fill(c, "k", KEYS);
+    h_fill(c, "k", KEYS);
     overwrite(c, "hot", 2000);
     EXPECT_INT(c, 3, "ZADD", "z", "0.1", "a", "-inf", "b", "1e300", "c");
     EXPECT_OK(c, "SET", "ttl", "v", "EX", "1000");
@@ -695,7 +639,7 @@ static void test_rewrite(void)
     EXPECT_BULK(c, "rewrite", "GET", "during");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_kill9_during_rewrite(void)
@@ -706,7 +650,7 @@ static void test_kill9_during_rewrite(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    fill(c, "k", KEYS);
+    h_fill(c, "k", KEYS);
     char *big = malloc(BIG_VALUE);
     memset(big, 'x', BIG_VALUE);
     for (int i = 0; i < BIG_VALUES; i++) {
@@ -716,7 +660,7 @@ static void test_kill9_during_rewrite(void)
     }
     free(big);
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
-    long child = child_of(s.pid);
+    long child = h_child_of(s.pid);
     kill(s.pid, SIGKILL);
     if (child > 0)
         kill((pid_t)child, SIGKILL);
@@ -732,7 +676,7 @@ static void test_kill9_during_rewrite(void)
     EXPECT_INT(c, BIG_VALUE, "STRLEN", "big:0");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_auto_rewrite(void)
@@ -759,7 +703,7 @@ static void test_auto_rewrite(void)
     EXPECT_BULK(c, "value-999", "GET", "hot");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 int main(int argc, char **argv)

@@ -9,7 +9,6 @@
  * Owns: its servers and the files they leave in their dirs, removed at the
  * end of each test (the harness removes only its log).
  */
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,45 +30,14 @@
 
 static const char *server_path;
 
-static void path_in(const struct h_server *s, const char *name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s/%s", s->dir, name);
-}
-
 static int file_exists(const struct h_server *s, const char *name)
 {
     char p[512];
     struct stat st;
-    path_in(s, name, p, sizeof(p));
+    h_path_in(s, name, p, sizeof(p));
     return stat(p, &st) == 0;
 }
 
-/* Removes what the server left in its dir, then the dir. */
-static void clean_dir(const struct h_server *s)
-{
-    DIR *d = opendir(s->dir);
-    struct dirent *e;
-    char p[600];
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", s->dir, e->d_name);
-        if (unlink(p) < 0)
-            rmdir(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(s->dir);
-}
-
-static long long int_reply(redisContext *c, int argc, const char *const *argv)
-{
-    redisReply *r = h_command(c, argc, argv, NULL);
-    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -999;
-    freeReplyObject(r);
-    return v;
-}
-#define INT_REPLY(c, ...) int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 
 static int info_field(redisContext *c, const char *name, char *out, size_t cap)
 {
@@ -93,17 +61,6 @@ static const char *wait_bgsave(redisContext *c)
     }
     CHECK(0, "BGSAVE did not finish within %d ms", BGSAVE_WAIT_MS);
     return "timeout";
-}
-
-static void fill(redisContext *c, const char *prefix, int n)
-{
-    char k[64];
-    for (int i = 0; i < n; i++) {
-        snprintf(k, sizeof(k), "%s:%d", prefix, i);
-        H_APPEND(c, "SET", k, k);
-    }
-    for (int i = 0; i < n; i++)
-        freeReplyObject(h_get_reply(c));
 }
 
 static void test_save_restart(void)
@@ -138,7 +95,7 @@ static void test_save_restart(void)
     EXPECT_BULK(c, "x", "GET", "in15");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_lastsave(void)
@@ -149,18 +106,18 @@ static void test_lastsave(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    long long before = INT_REPLY(c, "LASTSAVE");
+    long long before = H_INT_REPLY(c, "LASTSAVE");
     CHECK(before > 1600000000, "LASTSAVE at start: %lld", before);
     h_sleep_ms(1100);
     EXPECT_OK(c, "SAVE");
-    long long after = INT_REPLY(c, "LASTSAVE");
+    long long after = H_INT_REPLY(c, "LASTSAVE");
     CHECK(after > before, "LASTSAVE did not move: %lld then %lld", before, after);
     EXPECT_ERR(c, "ERR syntax error", "BGSAVE", "NOW");
     EXPECT_STATUS(c, "Background saving started", "BGSAVE", "SCHEDULE");
     CHECK(!strcmp(wait_bgsave(c), "ok"), "BGSAVE SCHEDULE status");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* The loop serves writes while the child saves; the snapshot holds the keys
@@ -173,7 +130,7 @@ static void test_bgsave_while_writing(void)
     redisContext *c = h_connect(&s), *w = h_connect(&s);
     if (!c || !w)
         return;
-    fill(c, "k", BG_KEYS);
+    h_fill(c, "k", BG_KEYS);
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
     int ok = 0;
     for (int i = 0; i < BG_WRITES; i++) {
@@ -194,27 +151,12 @@ static void test_bgsave_while_writing(void)
     c = h_connect(&s);
     if (!c)
         return;
-    long long n = INT_REPLY(c, "DBSIZE");
+    long long n = H_INT_REPLY(c, "DBSIZE");
     CHECK(n >= BG_KEYS && n <= BG_KEYS + BG_WRITES, "DBSIZE after restart: %lld", n);
     EXPECT_BULK(c, "k:0", "GET", "k:0");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
-}
-
-/* The child's pid, from the kernel's list of the server's children. */
-static long child_of(pid_t pid)
-{
-    char p[64];
-    long child = -1;
-    snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-    FILE *f = fopen(p, "r");
-    if (f) {
-        if (fscanf(f, "%ld", &child) != 1)
-            child = -1;
-        fclose(f);
-    }
-    return child;
+    h_clean_dir(&s);
 }
 
 static void test_kill9_during_bgsave(void)
@@ -225,7 +167,7 @@ static void test_kill9_during_bgsave(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    fill(c, "old", OLD_KEYS);
+    h_fill(c, "old", OLD_KEYS);
     EXPECT_OK(c, "SAVE");
     char *big = malloc(BIG_VALUE);
     memset(big, 'x', BIG_VALUE);
@@ -236,7 +178,7 @@ static void test_kill9_during_bgsave(void)
     }
     free(big);
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
-    long child = child_of(s.pid);
+    long child = h_child_of(s.pid);
     kill(s.pid, SIGKILL);
     if (child > 0)
         kill((pid_t)child, SIGKILL);
@@ -248,13 +190,13 @@ static void test_kill9_during_bgsave(void)
     c = h_connect(&s);
     if (!c)
         return;
-    long long n = INT_REPLY(c, "DBSIZE");
+    long long n = H_INT_REPLY(c, "DBSIZE");
     CHECK(n == OLD_KEYS || n == OLD_KEYS + BIG_VALUES, "DBSIZE after kill -9: %lld", n);
     printf("  kill -9 during BGSAVE: restarted with %s snapshot\n",
            n == OLD_KEYS ? "the previous" : "the new (the child had finished)");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* The snapshot's target is a non-empty directory, so every save fails (even
@@ -262,7 +204,7 @@ static void test_kill9_during_bgsave(void)
 static void block_saves(const struct h_server *s, int block)
 {
     char p[512], inner[600];
-    path_in(s, DUMP, p, sizeof(p));
+    h_path_in(s, DUMP, p, sizeof(p));
     snprintf(inner, sizeof(inner), "%s/keep", p);
     if (block) {
         mkdir(p, 0755);
@@ -314,7 +256,7 @@ static void test_misconf(void)
     EXPECT_BULK(c, "x", "GET", "k");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 static void test_shutdown(void)
@@ -350,7 +292,7 @@ static void test_shutdown(void)
     EXPECT_BULK(c, "saved by shutdown", "GET", "k");
     redisFree(c);
     h_stop(&s);
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 /* Runs the server in s's dir and expects it to exit non-zero at start. */
@@ -392,13 +334,13 @@ static void test_corrupt_refuses_start(void)
     redisContext *c = h_connect(&s);
     if (!c)
         return;
-    fill(c, "k", 100);
+    h_fill(c, "k", 100);
     EXPECT_OK(c, "SAVE");
     redisFree(c);
     h_stop(&s);
 
     char p[512];
-    path_in(&s, DUMP, p, sizeof(p));
+    h_path_in(&s, DUMP, p, sizeof(p));
     FILE *f = fopen(p, "r+b");
     struct stat before, after;
     CHECK(f && fseek(f, 200, SEEK_SET) == 0 && fputc('#', f) != EOF, "corrupting %s", p);
@@ -410,7 +352,7 @@ static void test_corrupt_refuses_start(void)
     CHECK(before.st_mtime == after.st_mtime && before.st_size == after.st_size &&
               before.st_ino == after.st_ino,
           "the refused snapshot was touched");
-    clean_dir(&s);
+    h_clean_dir(&s);
 }
 
 int main(int argc, char **argv)
