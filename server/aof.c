@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -50,6 +51,7 @@
 struct sink {
     struct resp_out buf;
     int db;                      /* of the last SELECT written into it, -1 none */
+    int in_multi;                /* a MULTI written, its EXEC not yet */
 };
 
 static struct {
@@ -68,6 +70,7 @@ static struct {
     int sync_busy;               /* sync_req is in flight */
     int sync_fd;                 /* its own dup of fd, closed when it is done */
     int sync_err;                /* its errno, written by the worker */
+    int in_exec;                 /* between aof_exec_begin and aof_exec_end */
 } aof = {.fd = -1, .main.db = -1};
 
 static void rewrite_cron(void);
@@ -104,10 +107,23 @@ static void add_pexpireat(struct sink *k, const char *key, size_t klen, int64_t 
     add_argv(k, 3, w, l);
 }
 
+/* Before anything is fed into k for database db: opens the transaction's
+ * MULTI at the first write of an EXEC, and SELECTs db. */
+static void begin_entry(struct sink *k, int db)
+{
+    if (aof.in_exec && !k->in_multi) {
+        const char *w[] = {"MULTI"};
+        size_t l[] = {5};
+        add_argv(k, 1, w, l);
+        k->in_multi = 1;
+    }
+    if (db != k->db)
+        add_select(k, db);
+}
+
 static void feed_into(struct sink *k, const struct client *c, const struct command *cmd)
 {
-    if (c->db_index != k->db)
-        add_select(k, c->db_index);
+    begin_entry(k, c->db_index);
     resp_add_command(&k->buf, c->argc, c->argv);
     if (cmd->first_key <= 0 || cmd->key_step <= 0)
         return;
@@ -128,6 +144,48 @@ void aof_feed(const struct client *c, const struct command *cmd)
     if (aof.child)
         feed_into(&aof.rewrite, c, cmd);
     aof.fed++;
+}
+
+void aof_feed_argv(int db, int argc, const struct resp_slice *argv)
+{
+    if (aof.fd < 0)
+        return;
+    begin_entry(&aof.main, db);
+    resp_add_command(&aof.main.buf, argc, argv);
+    if (aof.child) {
+        begin_entry(&aof.rewrite, db);
+        resp_add_command(&aof.rewrite.buf, argc, argv);
+    }
+    aof.fed++;
+}
+
+/* ks_expired_fn: a key removed for its deadline is logged as DEL key. */
+static void feed_expired(struct db *db, const char *key, size_t klen)
+{
+    struct resp_slice argv[2] = {{"DEL", 3}, {key, klen}};
+    aof_feed_argv(db->id, 2, argv);
+}
+
+void aof_exec_begin(void)
+{
+    aof.in_exec = 1;
+}
+
+static void end_multi(struct sink *k)
+{
+    if (!k->in_multi)
+        return;
+    const char *w[] = {"EXEC"};
+    size_t l[] = {4};
+    add_argv(k, 1, w, l);
+    k->in_multi = 0;
+}
+
+void aof_exec_end(void)
+{
+    aof.in_exec = 0;
+    end_multi(&aof.main);
+    end_multi(&aof.rewrite);
 }
 
 unsigned long long aof_fed_count(void)
@@ -324,39 +382,6 @@ static void add_zset(struct sink *k, const char *key, size_t klen, const struct 
     }
 }
 
-/* Logs key's whole state in c's database as DEL, then SET or ZADD and its
- * deadline, into every active sink. */
-static void feed_state(struct sink *k, const struct client *c, const struct resp_slice *key)
-{
-    const char *w[] = {"DEL", key->ptr};
-    size_t l[] = {3, key->len};
-    if (c->db_index != k->db)
-        add_select(k, c->db_index);
-    add_argv(k, 2, w, l);
-    struct ks_entry *e = ks_find(c->db, key->ptr, key->len);
-    if (!e)
-        return;
-    if (e->type == KS_STRING)
-        add_string(k, key->ptr, key->len, ks_str(e), ks_slen(e));
-    else
-        add_zset(k, key->ptr, key->len, ks_ptr(e));
-    if (ks_get_expire(e) >= 0)
-        add_pexpireat(k, key->ptr, key->len, ks_get_expire(e));
-}
-
-void aof_feed_keys_state(const struct client *c, const struct command *cmd)
-{
-    if (aof.fd < 0 || cmd->first_key <= 0 || cmd->key_step <= 0)
-        return;
-    int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
-    for (int i = cmd->first_key; i <= last && i < c->argc; i += cmd->key_step) {
-        feed_state(&aof.main, c, &c->argv[i]);
-        if (aof.child)
-            feed_state(&aof.rewrite, c, &c->argv[i]);
-    }
-    aof.fed++;
-}
-
 /* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/
  * PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
 static int write_dataset(int64_t now_ms)
@@ -406,6 +431,7 @@ int aof_open(void)
     uv_timer_start(&aof.timer, timer_cb, AOF_SYNC_INTERVAL_MS, AOF_SYNC_INTERVAL_MS);
     aof.timer_on = 1;
     aof.base_size = aof.size;
+    ks_on_expired(feed_expired);
     return 0;
 }
 
@@ -413,6 +439,7 @@ void aof_close(void)
 {
     if (aof.fd < 0)
         return;
+    ks_on_expired(NULL);
     rewrite_kill();
     if (write_pending() < 0 || sync_file() < 0)
         log_warning("Writes not in the append-only file at exit: %s", strerror(aof.write_err));
@@ -473,6 +500,7 @@ static int rewrite_start(void)
     aof.child = pid;
     resp_out_init(&aof.rewrite.buf);
     aof.rewrite.db = -1;
+    aof.rewrite.in_multi = 0; /* an EXEC that started it opens its own MULTI there */
     log_notice("Background append only file rewriting started by pid %ld", (long)pid);
     return 0;
 }
@@ -588,6 +616,7 @@ struct aof_reader {
     const char *p;
     size_t len;
     size_t off;               /* start of the next command */
+    size_t cmd_at;            /* start of the command read last */
     size_t bad_at;            /* PARSE_BAD: offset of the fault */
     const char *why;
     struct resp_slice *argv;  /* owned, grown as needed */
@@ -638,7 +667,7 @@ static int read_command(struct aof_reader *r)
     }
     if (r->off == r->len)
         return PARSE_END;
-    size_t at = r->off;
+    size_t at = r->cmd_at = r->off;
     long long argc, n;
     int rc = read_len(r, &at, '*', ARGC_MAX, &argc);
     if (rc <= 0)
@@ -669,6 +698,55 @@ static int read_command(struct aof_reader *r)
     r->argc = (int)argc;
     r->off = at;
     return PARSE_CMD;
+}
+
+static int is_word(const struct aof_reader *r, const char *word)
+{
+    return r->argc == 1 && r->argv[0].len == strlen(word) &&
+           !strncasecmp(r->argv[0].ptr, word, r->argv[0].len);
+}
+
+/* Past a MULTI read at multi_at: PARSE_CMD when its EXEC is in the file (the
+ * reader is left right after the MULTI), PARSE_CUT with r->off at the MULTI
+ * when the file ends first (a crash in the middle of writing the
+ * transaction, which is then dropped whole), or PARSE_BAD. */
+static int find_exec(struct aof_reader *r, size_t multi_at)
+{
+    size_t after = r->off;
+    int rc;
+    while ((rc = read_command(r)) == PARSE_CMD) {
+        if (is_word(r, "exec")) {
+            r->off = after;
+            return PARSE_CMD;
+        }
+        if (is_word(r, "multi")) {
+            r->bad_at = r->cmd_at;
+            r->why = "MULTI inside MULTI";
+            return PARSE_BAD;
+        }
+    }
+    if (rc == PARSE_BAD)
+        return rc;
+    r->off = multi_at;
+    return PARSE_CUT;
+}
+
+/* The next command to run. MULTI and EXEC are markers, not commands: a
+ * transaction's commands run one after the other once its EXEC is known to
+ * be in the file. */
+static int next_command(struct aof_reader *r)
+{
+    for (;;) {
+        int rc = read_command(r);
+        if (rc != PARSE_CMD)
+            return rc;
+        if (is_word(r, "exec"))
+            continue;
+        if (!is_word(r, "multi"))
+            return PARSE_CMD;
+        if ((rc = find_exec(r, r->cmd_at)) != PARSE_CMD)
+            return rc;
+    }
 }
 
 /* Reads the whole file at path. Returns its bytes (owned, NULL for an empty
@@ -765,17 +843,18 @@ int aof_load(void)
     struct client *c = fake_client();
     long long count = 0;
     int rc;
-    for (;;) {
-        size_t cmd_at = r.off;
-        if ((rc = read_command(&r)) != PARSE_CMD)
-            break;
+    /* Deadlines that passed since the log was written remove nothing here:
+     * the log's DELs say when each key went. */
+    ks_pause_expiry(1);
+    while ((rc = next_command(&r)) == PARSE_CMD) {
         if (replay(c, &r) < 0) {
             rc = PARSE_BAD;
-            r.bad_at = cmd_at;
+            r.bad_at = r.cmd_at;
             break;
         }
         count++;
     }
+    ks_pause_expiry(0);
     int result = 0;
     if (rc == PARSE_BAD) {
         log_warning("Bad file format reading the append only file %s at offset %zu: %s. "
@@ -829,7 +908,7 @@ int aof_check_main(int argc, char **argv)
     struct aof_reader r = {.p = buf, .len = len};
     long long count = 0;
     int rc;
-    while ((rc = read_command(&r)) == PARSE_CMD)
+    while ((rc = next_command(&r)) == PARSE_CMD)
         count++;
     int status = 0;
     if (rc == PARSE_END) {

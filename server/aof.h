@@ -25,6 +25,7 @@
 
 struct client;
 struct command;
+struct resp_slice;
 
 /* Redis's text after a failed write of the log; the errno's text follows. */
 #define AOF_ERR_MISCONF "MISCONF Errors writing to the AOF file: "
@@ -48,11 +49,15 @@ void aof_close(void);
  * (with SELECT first when c's database differs from the log's) and the
  * deadlines of the keys it names. */
 void aof_feed(const struct client *c, const struct command *cmd);
-/* From command_execute, when clients that waited on cmd's keys were served
- * (blocking.h) and so changed them: logs the whole state of each key cmd
- * names (DEL, then SET or ZADD and PEXPIREAT), as the pops themselves are
- * not seen here. O(members) per key. */
-void aof_feed_keys_state(const struct client *c, const struct command *cmd);
+/* Appends argv as one command run in database db: a blocked client's pop,
+ * logged as the ZPOPMIN/ZPOPMAX it amounted to. */
+void aof_feed_argv(int db, int argc, const struct resp_slice *argv);
+/* Around the commands EXEC runs: what they feed is wrapped in MULTI ... EXEC
+ * (written only when one of them wrote), so a crash in the middle of writing
+ * a transaction never replays half of it: the loader drops a MULTI whose
+ * EXEC is missing, as a cut tail. */
+void aof_exec_begin(void);
+void aof_exec_end(void);
 /* How many commands were fed so far: a connection compares it around a batch
  * of requests to know whether the batch wrote. */
 unsigned long long aof_fed_count(void);

@@ -325,8 +325,8 @@ static void expire_generic(struct client *c, int64_t base, int seconds, const ch
         resp_add_int(&c->out, 0);
         return;
     }
-    if (when <= mstime())
-        ks_delete(c->db, e);
+    if (when <= mstime() && !ks_expiry_paused())
+        ks_expire_entry(c->db, e);
     else
         ks_set_expire(c->db, e, when);
     server.dirty++;

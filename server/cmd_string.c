@@ -289,8 +289,8 @@ static void cmd_getex(struct client *c)
         return;
     /* The reply copies the value, so the key may go right after. */
     resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
-    if ((opt.flags & (OPT_EXAT | OPT_PXAT)) && when <= mstime()) {
-        ks_delete(c->db, e);
+    if ((opt.flags & (OPT_EXAT | OPT_PXAT)) && when <= mstime() && !ks_expiry_paused()) {
+        ks_expire_entry(c->db, e);
         server.dirty++;
     } else if (opt.expire) {
         ks_set_expire(c->db, e, when);

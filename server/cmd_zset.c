@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aof.h"
 #include "blocking.h"
 #include "commands.h"
 #include "glob.h"
@@ -830,6 +831,14 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     if (!e || e->type != KS_ZSET)
         return 0;
     pop_reply(c, key, e, ks_ptr(e), how);
+    /* The log sees no command here: it gets the pop this amounted to, which
+     * replays exactly as it takes the same end of the same set. */
+    const struct pop_how *h = how;
+    char count[24];
+    struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
+    if (h->count >= 0)
+        argv[2].len = (size_t)snprintf(count, sizeof(count), "%lld", h->count);
+    aof_feed_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
     return 1;
 }
 

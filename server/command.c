@@ -184,12 +184,7 @@ void command_execute(struct client *c)
     command_call(c, cmd);
     /* Here, not in command_call: EXEC's commands run through that, and the
      * clients its writes can serve must wait for the whole transaction. */
-    unsigned long long dirty = server.dirty;
     block_serve_ready();
-    /* The pops served are not commands the log sees: it records the keys'
-     * resulting state instead. */
-    if (server.dirty != dirty)
-        aof_feed_keys_state(c, cmd);
 }
 
 void command_call(struct client *c, const struct command *found)

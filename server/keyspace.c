@@ -23,10 +23,34 @@
 RB_DECLARE_ORDER(ks_order, struct ks_entry, node, size)
 
 static ks_value_free_fn *value_free[KS_TYPE_COUNT];
+static ks_expired_fn *expired_hook;
+static int expiry_paused;
 
 void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
 {
     value_free[type] = free_fn;
+}
+
+void ks_on_expired(ks_expired_fn *fn)
+{
+    expired_hook = fn;
+}
+
+void ks_pause_expiry(int paused)
+{
+    expiry_paused = paused;
+}
+
+int ks_expiry_paused(void)
+{
+    return expiry_paused;
+}
+
+void ks_expire_entry(struct db *db, struct ks_entry *e)
+{
+    if (expired_hook)
+        expired_hook(db, ks_key(e), e->klen);
+    ks_delete(db, e);
 }
 
 int ks_keycmp(const char *a, size_t alen, const char *b, size_t blen)
@@ -106,8 +130,8 @@ struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t 
 {
     kix_step(&db->index); /* so a resize finishes under a read-only load too */
     struct ks_entry *e = ks_find(db, key, klen);
-    if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms) {
-        ks_delete(db, e);
+    if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms && !expiry_paused) {
+        ks_expire_entry(db, e);
         db->expired++;
         return NULL;
     }
@@ -350,14 +374,14 @@ int ks_persist(struct db *db, struct ks_entry *e)
 size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
 {
     size_t n = 0;
-    while (n < max) {
+    while (n < max && !expiry_paused) {
         struct rb_node *first = rb_first_cached(&db->expires);
         if (!first)
             break;
         struct ks_expire *x = rb_entry(first, struct ks_expire, node);
         if (x->when > now_ms)
             break;
-        ks_delete(db, x->entry);
+        ks_expire_entry(db, x->entry);
         db->expired++;
         n++;
     }

@@ -95,7 +95,8 @@ static inline struct ks_entry *ks_entry_of(const struct rb_node *n)
 int ks_keycmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /* The live entry for key, or NULL. An expired entry found on the way is
- * deleted (lazy expiry) and counted in db->expired. */
+ * deleted (lazy expiry, through ks_expire_entry). While expiry is paused an
+ * entry past its deadline is still returned. */
 struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms);
 
 /* The entry for key whether expired or not (for internal use such as tests). */
@@ -142,8 +143,25 @@ int ks_persist(struct db *db, struct ks_entry *e);
 /* Absolute deadline in ms, or -1 when none. */
 int64_t ks_get_expire(const struct ks_entry *e);
 
-/* Deletes up to max entries whose deadline is <= now_ms, earliest first.
- * Returns how many it deleted. */
+/* Told of each key removed because its deadline passed, just before it goes:
+ * the append-only log records the removal as a DEL, so a replay never depends
+ * on the clock it runs at. One hook for the process, set at start. */
+typedef void ks_expired_fn(struct db *db, const char *key, size_t klen);
+void ks_on_expired(ks_expired_fn *fn);
+/* Removes e because its deadline passed: tells the hook, deletes it. Lazy
+ * and active expiry count it in db->expired; a command removing a key for a
+ * deadline already given in the past does not, as in Redis. */
+void ks_expire_entry(struct db *db, struct ks_entry *e);
+/* While paused (replaying the log), no deadline removes anything: lookups
+ * return entries past their deadline and ks_expire_due does nothing, so each
+ * replayed command sees the keys its original saw; the log's own DELs do the
+ * removing. Commands that remove a key for a deadline already past check
+ * ks_expiry_paused() and set the deadline instead. */
+void ks_pause_expiry(int paused);
+int ks_expiry_paused(void);
+
+/* Deletes up to max entries whose deadline is <= now_ms, earliest first
+ * (none while expiry is paused). Returns how many it deleted. */
 size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max);
 /* Deletes every due entry (before exact counts and ranks). */
 size_t ks_expire_all_due(struct db *db, int64_t now_ms);

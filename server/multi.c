@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "aof.h"
 #include "commands.h"
 #include "mem.h"
 #include "multi.h"
@@ -162,12 +163,14 @@ static void cmd_exec(struct client *c)
     int argc = c->argc;
     struct resp_slice *argv = c->argv;
     resp_add_array_len(&c->out, (size_t)m->count);
+    aof_exec_begin();
     for (struct multi_cmd *q = m->head; q; q = q->next) {
         c->argc = q->argc;
         c->argv = q->argv;
         server.stats.total_commands++; /* Redis counts a queued command again when it runs */
         command_call(c, q->cmd);
     }
+    aof_exec_end();
     c->argc = argc;
     c->argv = argv;
     c->multi = NULL;

@@ -839,6 +839,51 @@ void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap
     snprintf(buf, cap, "%s/%s", s->dir, name);
 }
 
+int h_wait_blocked(redisContext *c, long n, int timeout_ms)
+{
+    int64_t until = h_now_ms() + timeout_ms;
+    long got;
+    for (;;) {
+        char v[32];
+        redisReply *r = H_CALL(c, "INFO", "clients");
+        got = -1;
+        if (r && r->type == REDIS_REPLY_STRING &&
+            h_info_field(r->str, "blocked_clients", v, sizeof(v)) == 0)
+            got = strtol(v, NULL, 10);
+        freeReplyObject(r);
+        if (got == n || h_now_ms() >= until)
+            break;
+        h_sleep_ms(5);
+    }
+    return CHECK(got == n, "expected blocked_clients:%ld, got %ld", n, got) ? 0 : -1;
+}
+
+char *h_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+        *len = fread(buf, 1, (size_t)n, f);
+        buf[*len] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+int h_file_has(const struct h_server *s, const char *name, const char *text)
+{
+    char p[512];
+    size_t len;
+    h_path_in(s, name, p, sizeof(p));
+    char *buf = h_read_file(p, &len);
+    int found = buf && strstr(buf, text) != NULL;
+    free(buf);
+    return found;
+}
+
 void h_clean_dir(const struct h_server *s)
 {
     DIR *d = opendir(s->dir);

@@ -212,6 +212,11 @@ int h_info_field(const char *info, const char *name, char *out, size_t cap);
 /* Helpers for tests that restart servers on their files. */
 /* "<s->dir>/<name>" into buf. */
 void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap);
+/* The whole file at path, malloc'ed with a NUL after its *len bytes; NULL
+ * when it cannot be read. */
+char *h_read_file(const char *path, size_t *len);
+/* Whether the file name in s's dir contains text. */
+int h_file_has(const struct h_server *s, const char *name, const char *text);
 /* Removes what the server left in its dir (files and empty dirs), then the dir. */
 void h_clean_dir(const struct h_server *s);
 /* An integer reply's value, or -999 for anything else. */
@@ -219,6 +224,9 @@ long long h_int_reply(redisContext *c, int argc, const char *const *argv);
 #define H_INT_REPLY(c, ...) h_int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 /* SETs prefix:i = prefix:i for i < n, pipelined. */
 void h_fill(redisContext *c, const char *prefix, int n);
+/* Waits up to timeout_ms for INFO's blocked_clients to be n. Returns 0, or
+ * -1 after a failed CHECK. */
+int h_wait_blocked(redisContext *c, long n, int timeout_ms);
 /* The pid of pid's first child (a BGSAVE or rewrite child), from /proc, or -1. */
 long h_child_of(pid_t pid);
 
