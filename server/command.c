@@ -7,9 +7,15 @@
  * inside MULTI, the transaction's queue: multi.h), in that order, with
  * Redis's error texts for each refusal. Handlers never see a request that
  * failed these checks.
+ *
+ * rename-command (config.h) changes only the names clients call commands by:
+ * a struct command keeps its own name, which COMMAND, INFO commandstats,
+ * CLIENT LIST and error texts show, as Redis does (so a secret new name is
+ * never listed), and by which internal code finds it (command_lookup_builtin).
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -37,9 +43,22 @@ static struct command *const module_tables[] = {
 
 #define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
 
-static struct command *index_slots[INDEX_SLOTS];
+/* A name clients may call a command by: its own, or a rename-command's. */
+struct command_name {
+    const char *name; /* the command's own, or borrowed from server.cfg.renames */
+    size_t len;
+    struct command *cmd; /* NULL: an empty index slot */
+};
+
+/* Open addressing by name; lookups compare the stored length first, so a
+ * probe costs no strlen. */
+static struct command_name index_slots[INDEX_SLOTS];
+/* The callable commands (disabled ones left out), in module order: what
+ * COMMAND, COMMAND COUNT and INFO commandstats show. */
 static struct command *all_commands[INDEX_SLOTS];
 static size_t total_commands;
+/* Every command under its own name, renames or not (command_lookup_builtin). */
+static struct command_name builtin_slots[INDEX_SLOTS];
 
 static uint32_t name_hash(const char *name, size_t len)
 {
@@ -49,29 +68,123 @@ static uint32_t name_hash(const char *name, size_t len)
     return h;
 }
 
+static void index_add(struct command_name *slots, const struct command_name *n)
+{
+    uint32_t slot = name_hash(n->name, n->len) & (INDEX_SLOTS - 1);
+    while (slots[slot].cmd)
+        slot = (slot + 1) & (INDEX_SLOTS - 1);
+    slots[slot] = *n;
+}
+
+static struct command *index_find(const struct command_name *slots, const char *name, size_t len)
+{
+    for (uint32_t slot = name_hash(name, len) & (INDEX_SLOTS - 1); slots[slot].cmd;
+         slot = (slot + 1) & (INDEX_SLOTS - 1)) {
+        const struct command_name *e = &slots[slot];
+        if (e->len == len && strncasecmp(e->name, name, len) == 0)
+            return e->cmd;
+    }
+    return NULL;
+}
+
+/* Fills names (room for INDEX_SLOTS) with every command under its own name,
+ * in module order; returns how many. */
+static size_t builtin_names(struct command_name *names)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < sizeof(module_tables) / sizeof(module_tables[0]); t++) {
+        for (struct command *cmd = module_tables[t]; cmd->name; cmd++)
+            names[n++] = (struct command_name){cmd->name, strlen(cmd->name), cmd};
+    }
+    return n;
+}
+
+static size_t name_find(const struct command_name *names, size_t n, const char *name)
+{
+    size_t len = strlen(name), i;
+    for (i = 0; i < n; i++) {
+        if (names[i].len == len && strncasecmp(names[i].name, name, len) == 0)
+            break;
+    }
+    return i;
+}
+
+/*
+ * Applies rename-command pairs to names[0..*n) in order, as Redis's config
+ * loader does to its command table: the old name must be callable at that
+ * point, it is removed first (so renaming a command to itself works), and the
+ * new one, unless "", must not be taken. Returns 0, or -1 with Redis's reason
+ * in err. Runs at start only, so linear searches are fine.
+ */
+static int apply_renames(struct command_name *names, size_t *n, char *const *renames, int count,
+                         char *err, size_t errlen)
+{
+    for (int r = 0; r < count; r++) {
+        const char *from = renames[2 * r], *to = renames[2 * r + 1];
+        size_t k = name_find(names, *n, from);
+        if (k == *n) {
+            snprintf(err, errlen, "No such command in rename-command");
+            return -1;
+        }
+        struct command *cmd = names[k].cmd;
+        memmove(&names[k], &names[k + 1], (*n - k - 1) * sizeof(names[0]));
+        (*n)--;
+        if (!to[0])
+            continue;
+        if (name_find(names, *n, to) < *n) {
+            snprintf(err, errlen, "Target command name already exists");
+            return -1;
+        }
+        /* The command keeps its place in COMMAND's order. */
+        memmove(&names[k + 1], &names[k], (*n - k) * sizeof(names[0]));
+        names[k] = (struct command_name){to, strlen(to), cmd};
+        (*n)++;
+    }
+    return 0;
+}
+
+int command_check_renames(char *const *renames, int count, char *err, size_t errlen)
+{
+    struct command_name *names = xmalloc(INDEX_SLOTS * sizeof(*names));
+    size_t n = builtin_names(names);
+    int rc = apply_renames(names, &n, renames, count, err, errlen);
+    xfree(names);
+    return rc;
+}
+
 void command_table_init(void)
 {
-    total_commands = 0;
-    memset(index_slots, 0, sizeof(index_slots));
-    for (size_t t = 0; t < sizeof(module_tables) / sizeof(module_tables[0]); t++) {
-        for (struct command *cmd = module_tables[t]; cmd->name; cmd++) {
-            uint32_t slot = name_hash(cmd->name, strlen(cmd->name)) & (INDEX_SLOTS - 1);
-            while (index_slots[slot])
-                slot = (slot + 1) & (INDEX_SLOTS - 1);
-            index_slots[slot] = cmd;
-            all_commands[total_commands++] = cmd;
-        }
+    static struct command_name names[INDEX_SLOTS];
+    char err[128];
+    size_t n = builtin_names(names);
+
+    memset(builtin_slots, 0, sizeof(builtin_slots));
+    for (size_t i = 0; i < n; i++)
+        index_add(builtin_slots, &names[i]);
+    /* config_set checked this very list with command_check_renames, from the
+     * same built-in names, so it cannot fail here; serving with a command
+     * the operator disabled would be worse than stopping. */
+    if (apply_renames(names, &n, server.cfg.renames, server.cfg.rename_count, err,
+                      sizeof(err)) < 0) {
+        fprintf(stderr, "rbkv: rename-command: %s\n", err);
+        abort();
     }
+    memset(index_slots, 0, sizeof(index_slots));
+    for (size_t i = 0; i < n; i++) {
+        index_add(index_slots, &names[i]);
+        all_commands[i] = names[i].cmd;
+    }
+    total_commands = n;
 }
 
 const struct command *command_lookup(const char *name, size_t len)
 {
-    uint32_t slot = name_hash(name, len) & (INDEX_SLOTS - 1);
-    for (struct command *cmd; (cmd = index_slots[slot]); slot = (slot + 1) & (INDEX_SLOTS - 1)) {
-        if (strlen(cmd->name) == len && strncasecmp(cmd->name, name, len) == 0)
-            return cmd;
-    }
-    return NULL;
+    return index_find(index_slots, name, len);
+}
+
+const struct command *command_lookup_builtin(const char *name, size_t len)
+{
+    return index_find(builtin_slots, name, len);
 }
 
 size_t command_count(void)

@@ -18,6 +18,10 @@
  *    several-word settings never hold blanks, as they come from a split):
  *    config_set_many rolls back that way, and the unit test checks it.
  *
+ * rename-command lines are no setting (CONFIG GET/SET/REWRITE skip them, as
+ * in Redis): config_set keeps them in order in struct config, checked
+ * against the command names (command.c), which apply them at start.
+ *
  * Knows nothing of clients or RESP; cmd_config.c turns CONFIG into calls here.
  */
 #include "config.h"
@@ -876,13 +880,42 @@ void config_destroy(struct config *cfg)
         if (defs[i].type == CONFIG_STRING)
             xfree(*(char **)field_of(cfg, &defs[i]));
     }
+    for (int i = 0; i < 2 * cfg->rename_count; i++)
+        xfree(cfg->renames[i]);
+    xfree(cfg->renames);
     memset(cfg, 0, sizeof(*cfg));
+}
+
+/*
+ * rename-command OLD NEW: checked against the command names now, as Redis
+ * does while reading the file, so a typo stops the start with its line
+ * number instead of leaving a dangerous command enabled. A wrong word count
+ * gets the generic text, as in Redis, whose loader only knows this line with
+ * exactly two words.
+ */
+static int add_rename(struct config *cfg, int argc, const char **argv, char *err, size_t errlen)
+{
+    int n = cfg->rename_count;
+    if (argc != 2)
+        return fail(err, errlen, "Bad directive or wrong number of arguments");
+    cfg->renames = xrealloc(cfg->renames, sizeof(*cfg->renames) * (size_t)(2 * n + 2));
+    cfg->renames[2 * n] = xstrdup(argv[0]);
+    cfg->renames[2 * n + 1] = xstrdup(argv[1]);
+    if (command_check_renames(cfg->renames, n + 1, err, errlen) < 0) {
+        xfree(cfg->renames[2 * n]);
+        xfree(cfg->renames[2 * n + 1]);
+        return -1;
+    }
+    cfg->rename_count = n + 1;
+    return 0;
 }
 
 int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
                size_t errlen)
 {
     int i = config_find(name, strlen(name));
+    if (i < 0 && !strcasecmp(name, "rename-command"))
+        return add_rename(cfg, argc, argv, err, errlen);
     if (i < 0)
         return fail(err, errlen, "Bad directive or wrong number of arguments");
     return apply(cfg, &defs[i], argc, argv, err, errlen);

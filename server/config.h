@@ -18,6 +18,8 @@
 #define CONFIG_MAX_BIND 16
 #define CONFIG_MAX_SAVE 16 /* "save" rules */
 
+struct command;
+
 enum log_level { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
 /* When the append-only log is fdatasync'ed (aof.h). */
 enum appendfsync { APPENDFSYNC_ALWAYS, APPENDFSYNC_EVERYSEC, APPENDFSYNC_NO };
@@ -65,6 +67,12 @@ struct config {
     int aof_load_truncated;   /* load a log cut mid-command up to its last whole one */
     long long auto_aof_rewrite_percentage; /* growth that starts a rewrite, 0 = never */
     unsigned long long auto_aof_rewrite_min_size;
+    /* rename-command lines (file and flags only, never CONFIG SET, as in
+     * Redis), in order: renames[2*i] becomes renames[2*i+1], "" disables it.
+     * command_table_init applies them at start and borrows the strings, so
+     * they stay unchanged until config_destroy at exit. */
+    char **renames;
+    int rename_count;
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a
@@ -91,7 +99,12 @@ int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_
  * takes several words (bind, client-output-buffer-limit) splits a single word
  * at spaces, so "normal 0 0 0" and normal,0,0,0 are the same. Returns 0, or -1
  * with the reason in err ("argument must be a memory value", "Bad directive or
- * wrong number of arguments", ...); on error cfg keeps the old value. */
+ * wrong number of arguments", ...); on error cfg keeps the old value.
+ * "rename-command OLD NEW" is read here too, though it is no setting (CONFIG
+ * GET, SET and REWRITE know nothing of it, as in Redis): OLD must still be
+ * callable after the earlier renames and NEW (unless "") must be free, else
+ * Redis's "No such command in rename-command" or "Target command name
+ * already exists". */
 int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
                size_t errlen);
 
@@ -119,6 +132,15 @@ char *config_get(const struct config *cfg, size_t i);
  * The new file replaces the old one by rename, so a crash leaves one or the
  * other. Returns 0, or -1 with strerror's text in err. */
 int config_rewrite(const struct config *cfg, const char *path, char *err, size_t errlen);
+
+/* The command table's side of rename-command, in command.c, which owns the
+ * names. command_check_renames: whether count pairs (as in struct config)
+ * apply in order to the built-in names; 0, or -1 with the reason in err.
+ * command_lookup_builtin: a command by its own name whatever the renames
+ * (for internal callers such as replaying the append-only log); NULL when
+ * there is none. */
+int command_check_renames(char *const *renames, int count, char *err, size_t errlen);
+const struct command *command_lookup_builtin(const char *name, size_t len);
 
 /* Parses "1gb", "64mb", "100k", "12345" as Redis does (k=1000, kb=1024, ...).
  * Returns 0, or -1 when s is not a valid memory amount. */

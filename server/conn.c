@@ -13,6 +13,7 @@
  * pending (resp_writer.h), so replies added while that write is in flight are
  * simply appended.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -378,7 +379,9 @@ static void limits_for(const struct client *c, struct resp_limits *lim)
     int unauth = server.cfg.requirepass && server.cfg.requirepass[0] &&
                  !(c->flags & CLIENT_AUTHENTICATED);
     lim->max_bulk_len = server.cfg.proto_max_bulk_len;
-    lim->max_multibulk_len = RESP_DEFAULT_MAX_MULTIBULK_LEN;
+    /* Redis 7 caps a request's element count only at INT_MAX (argv grows as
+     * elements arrive, and the query buffer limit bounds the bytes). */
+    lim->max_multibulk_len = INT_MAX;
     lim->max_inline_len = RESP_DEFAULT_MAX_INLINE_LEN;
     lim->unauth_max_bulk_len = unauth ? RESP_UNAUTH_MAX_BULK_LEN : 0;
     lim->unauth_max_multibulk_len = unauth ? RESP_UNAUTH_MAX_MULTIBULK_LEN : 0;
@@ -407,6 +410,79 @@ static struct client *client_new(void)
     c->ctime_ms = c->last_interaction_ms = uv_now(server.loop);
     c->h.handle.data = c;
     return c;
+}
+
+/* ---- protected mode (Redis's): without a password, only local clients ---- */
+
+/* Redis 7's text with our name, sent as a reply before closing: clients show
+ * it to the user, who needs the ways out it lists. */
+#define ERR_DENIED                                                                                \
+    "DENIED rbkv is running in protected mode because protected mode is enabled and no "         \
+    "password is set for the default user. In this mode connections are only accepted from "     \
+    "the loopback interface. If you want to connect from external computers to rbkv you may "    \
+    "adopt one of the following solutions: 1) Just disable protected mode sending the command "  \
+    "'CONFIG SET protected-mode no' from the loopback interface by connecting to rbkv from the "  \
+    "same host the server is running, however MAKE SURE rbkv is not publicly accessible from "    \
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "  \
+    "you can just disable the protected mode by editing the rbkv configuration file, and "        \
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "      \
+    "started the server manually just for testing, restart it with the '--protected-mode no' "    \
+    "option. 4) Set up an authentication password for the default user (requirepass). NOTE: "   \
+    "You only need to do one of the above things in order for the server to start accepting "    \
+    "connections from the outside."
+
+static int no_password(void)
+{
+    return !server.cfg.requirepass || !server.cfg.requirepass[0];
+}
+
+/* Whether the IP ip[0..len) is on the loopback interface: 127.0.0.0/8 (as
+ * Redis 7.2), ::1, and IPv4 loopback mapped into IPv6, which is how a
+ * dual-stack listener sees 127.0.0.1. */
+static int is_loopback(const char *ip, size_t len)
+{
+    return (len > 4 && !strncmp(ip, "127.", 4)) || (len > 11 && !strncmp(ip, "::ffff:127.", 11)) ||
+           (len == 3 && !strncmp(ip, "::1", 3));
+}
+
+/* As Redis 7: the bind addresses play no part, only the peer's. A peer whose
+ * address is unknown (c->addr "") counts as remote, as in Redis. */
+static int protected_mode_refuses(const struct client *c)
+{
+    const char *port = strrchr(c->addr, ':');
+    return server.cfg.protected_mode && no_password() && !(c->flags & CLIENT_UNIX) &&
+           !(port && is_loopback(c->addr, (size_t)(port - c->addr)));
+}
+
+/* At start: a password-less server listening beyond loopback is either
+ * refusing the clients it was probably opened for, or open to anyone. */
+static void warn_if_exposed(void)
+{
+    char exposed[256] = "";
+    size_t used = 0;
+
+    if (!no_password() || !server.cfg.port)
+        return;
+    for (int i = 0; i < server.cfg.bind_count && used < sizeof(exposed); i++) {
+        const char *a = server.cfg.bind[i] + (server.cfg.bind[i][0] == '-');
+        if (!is_loopback(a, strlen(a))) {
+            int n = snprintf(exposed + used, sizeof(exposed) - used, "%s%s", used ? " " : "", a);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (!exposed[0])
+        return;
+    if (server.cfg.protected_mode)
+        log_warning("WARNING: listening on %s with no requirepass. Protected mode is on, so "
+                    "only loopback and unix socket clients are served; others are refused with "
+                    "a DENIED error. Set requirepass to serve them.",
+                    exposed);
+    else
+        log_warning("WARNING: listening on %s with no requirepass and protected-mode no: this "
+                    "server is exposed. Anyone who can reach port %d can read or delete every "
+                    "key (FLUSHALL) and reconfigure the server (CONFIG SET). Set requirepass, or "
+                    "bind 127.0.0.1 only.",
+                    exposed, server.cfg.port);
 }
 
 static void accept_client(uv_stream_t *listener, int is_unix)
@@ -453,6 +529,13 @@ static void accept_client(uv_stream_t *listener, int is_unix)
     if (server.client_count > (unsigned long long)server.cfg.maxclients) {
         server.stats.rejected_connections++;
         resp_add_error(&c->out, "ERR max number of clients reached");
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        conn_flush(c);
+        return;
+    }
+    if (protected_mode_refuses(c)) {
+        server.stats.rejected_connections++;
+        resp_add_error(&c->out, ERR_DENIED);
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         conn_flush(c);
         return;
@@ -562,6 +645,7 @@ int conn_listen(void)
         log_warning("Configured to not listen anywhere (port 0 and no unixsocket)");
         return -1;
     }
+    warn_if_exposed();
     return 0;
 }
 

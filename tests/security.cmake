@@ -1,0 +1,18 @@
+# Security defaults (issue #10): protected mode, the start-up warning, rename-command.
+# include()d from tests/CMakeLists.txt (after config.cmake and integration.cmake, in name order).
+
+# rename-command's parsing and its effect on the command table: a part of test_config.
+add_test(NAME config_rename COMMAND test_config rename)
+set_tests_properties(config_rename PROPERTIES LABELS unit TIMEOUT 60)
+
+# End-to-end. The remote part needs a non-loopback address of this machine to connect from;
+# without one it exits 77, which CTest reports as skipped rather than passed.
+add_executable(test_integration_security integration/test_security.c)
+target_link_libraries(test_integration_security PRIVATE rbkv_harness)
+add_test(NAME integration_security COMMAND test_integration_security $<TARGET_FILE:rbkv-server>)
+add_test(NAME integration_security_remote
+         COMMAND test_integration_security $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_security PROPERTIES LABELS integration TIMEOUT 120
+                     ENVIRONMENT RBKV_SECURITY_PART=local)
+set_tests_properties(integration_security_remote PROPERTIES LABELS integration TIMEOUT 120
+                     ENVIRONMENT RBKV_SECURITY_PART=remote SKIP_RETURN_CODE 77)
