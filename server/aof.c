@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "blocking.h"
+#include "config.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -124,7 +125,12 @@ static void begin_entry(struct sink *k, int db)
 static void feed_into(struct sink *k, const struct client *c, const struct command *cmd)
 {
     begin_entry(k, c->db_index);
-    resp_add_command(&k->buf, c->argc, c->argv);
+    /* Under the command's own name, not the one the client called it by, so
+     * the log replays whatever rename-command says at the next start. */
+    resp_add_array_len(&k->buf, (size_t)c->argc);
+    resp_add_bulk(&k->buf, cmd->name, strlen(cmd->name));
+    for (int i = 1; i < c->argc; i++)
+        resp_add_bulk(&k->buf, c->argv[i].ptr, c->argv[i].len);
     if (cmd->first_key <= 0 || cmd->key_step <= 0)
         return;
     int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
@@ -807,7 +813,9 @@ static struct client *fake_client(void)
  * client did; the reply is dropped. SELECT only moves the fake client. */
 static int replay(struct client *c, struct aof_reader *r)
 {
-    const struct command *cmd = command_lookup(r->argv[0].ptr, r->argv[0].len);
+    /* The log names commands by their own names (and SELECT, DEL, ... are
+     * written by the log itself): renames do not apply here. */
+    const struct command *cmd = command_lookup_builtin(r->argv[0].ptr, r->argv[0].len);
     if (!cmd) {
         r->why = "unknown command";
         return -1;

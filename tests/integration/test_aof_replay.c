@@ -4,7 +4,8 @@
  * EXEC and a log cut in the middle of one drops it whole; a pop served to a
  * waiting client because of a write inside EXEC is logged; a key removed for
  * its deadline is logged as DEL, and the replay removes nothing by the clock,
- * so a command that read a key before it expired reads it again on replay.
+ * so a command that read a key before it expired reads it again on replay;
+ * commands are logged under their own names, whatever rename-command says.
  *
  * Owns: its servers and the files they leave in their dirs.
  */
@@ -106,7 +107,7 @@ static void test_cut_transaction(void)
     EXPECT_REPLY(c, "[+OK, +OK]", "EXEC");
     redisFree(c);
     h_stop(&s);
-    if (cut_before(&s, "*3\r\n$3\r\nSET\r\n$2\r\nt2\r\n") < 0)
+    if (cut_before(&s, "*3\r\n$3\r\nset\r\n$2\r\nt2\r\n") < 0)
         return;
 
     if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
@@ -197,6 +198,38 @@ static void test_expired_while_down(void)
     h_clean_dir(&s);
 }
 
+/* The log names commands by their own names: a log written while SET was
+ * renamed and FLUSHALL disabled loads with those renames and without them. */
+static void test_renamed_commands(void)
+{
+    struct h_server s;
+    const char *const *renamed =
+        H_FLAGS(ALWAYS, "--rename-command", "SET", "MYSET", "--rename-command", "SELECT", "");
+    if (h_start(&s, renamed) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return;
+    EXPECT_OK(c, "MYSET", "k", "v", "PX", "100000");
+    EXPECT_INT(c, 1, "ZADD", "z", "1", "m");
+    redisFree(c);
+    h_stop(&s);
+    CHECK(h_file_has(&s, AOF, "$3\r\nset\r\n$1\r\nk\r\n"), "SET not logged under its name");
+    for (int round = 0; round < 2; round++) {
+        if (h_restart(&s, round ? H_FLAGS(ALWAYS) : renamed) < 0)
+            return;
+        c = h_connect(&s);
+        if (!c)
+            return;
+        EXPECT_BULK(c, "v", "GET", "k");
+        EXPECT_INT_RANGE(c, 90, 100, "TTL", "k");
+        EXPECT_INT(c, 1, "ZCARD", "z");
+        redisFree(c);
+        h_stop(&s);
+    }
+    h_clean_dir(&s);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -204,5 +237,6 @@ int main(int argc, char **argv)
     H_RUN(test_cut_transaction);
     H_RUN(test_expiry_in_log);
     H_RUN(test_expired_while_down);
+    H_RUN(test_renamed_commands);
     return h_finish();
 }
