@@ -1,0 +1,37 @@
+#!/bin/sh
+# The image's entrypoint: turns `docker run rbkv [config.conf] [--name value ...]` into one rbkv-server
+# command line, then execs it, so the server is PID 1 and receives `docker stop`'s SIGTERM itself.
+#
+# As with the redis image: a first argument that starts with `-` or ends in `.conf` is for the server;
+# `rbkv-server ...` runs the server too; anything else (`rbkv-cli -h db ping`, `sh`) runs as given.
+# Container defaults come first, so the config file and the flags override them (the server applies
+# the file first, then the flags in order, the last one winning):
+#   --bind 0.0.0.0        the published port reaches the server only through the container's interface;
+#   --protected-mode no   clients arrive through Docker's NAT, never from loopback, so protected mode
+#                         would refuse them all: set a password instead (README, "Run in a container").
+# Each default is left out when the config file sets that name, so a file can set its own.
+# RBKV_PASSWORD, when set, becomes --requirepass; rbkv-cli (and so the healthcheck) reads the same variable.
+set -eu
+
+case "${1:-}" in
+  rbkv-server) shift ;;
+  -*|*.conf|'') ;;
+  *) exec "$@" ;;
+esac
+
+conf=
+case "${1:-}" in
+  -*|'') ;;
+  *) conf=$1; shift
+     [ -r "$conf" ] || { echo "rbkv: cannot read config file $conf (mounted? readable by uid $(id -u)?)" >&2; exit 1; } ;;
+esac
+
+# file_sets NAME: the config file has a NAME line (names are case-insensitive, as the server reads them).
+file_sets() { [ -n "$conf" ] && grep -qiE "^[[:space:]]*$1([[:space:]]|\$)" "$conf"; }
+
+# Prepended in reverse, so the final order is: [conf] --bind --protected-mode [--requirepass] "$@".
+if [ -n "${RBKV_PASSWORD:-}" ]; then set -- --requirepass "$RBKV_PASSWORD" "$@"; fi
+file_sets protected-mode || set -- --protected-mode no "$@"
+file_sets bind || set -- --bind 0.0.0.0 "$@"
+if [ -n "$conf" ]; then set -- "$conf" "$@"; fi
+exec rbkv-server "$@"

@@ -1,0 +1,12 @@
+#!/bin/sh
+# The image's HEALTHCHECK: healthy when the server on port 6379 answers PING.
+# rbkv-cli authenticates with RBKV_PASSWORD when it is set. When the password was given another way
+# (--requirepass, a config file, CONFIG SET) and the check does not know it, the server's
+# "-NOAUTH Authentication required." is also a healthy answer: it parsed a command and replied.
+# rbkv-cli's own timeout (2 s) ends before the HEALTHCHECK's (5 s), so the check never leaves an
+# orphan behind for PID 1 (the server, which reaps only its own children) to inherit.
+out=$(rbkv-cli -p 6379 --timeout 2 ping 2>&1)
+case "$out" in
+  PONG|*NOAUTH*) exit 0 ;;
+  *) echo "$out"; exit 1 ;;
+esac
