@@ -34,8 +34,11 @@ _Static_assert(sizeof(uint64_t) >= sizeof(uintptr_t), "a slot must hold an addre
  * slots visited per insert. Every insert runs a step, which does more. */
 #define KIX_STEP_MOVES 16
 #define KIX_STEP_VISITS 128
-/* How many slots ahead a step prefetches the entry whose key it will hash. */
-#define KIX_PREFETCH_AHEAD 4
+/* Entries a step moves as one batch: it starts loading all their keys, then
+ * hashes them and starts loading their slots in the new table, then stores
+ * them. Each move costs two cache misses (the entry's key, the new slot);
+ * in a batch they overlap instead of coming one after another. */
+#define KIX_MOVE_BATCH 16
 
 /* Odd constants with no structure (fractional digits of the golden ratio and
  * of pi), to spread the key length and to finish the hash. */
@@ -191,7 +194,8 @@ static void table_put(struct kix_table *t, uint64_t s, uint64_t h)
 static void table_delete_at(const struct kix *ix, struct kix_table *t, size_t hole)
 {
     for (size_t i = next_slot(t, hole);; i = next_slot(t, i)) {
-        uint64_t s = t->slots[i];
+        /* hole was found in t, so t->slots is allocated. */
+        uint64_t s = t->slots[i]; // NOLINT(clang-analyzer-core.NullDereference)
         if (!s)
             break;
         size_t home = kix_home(t, entry_hash(ix, kix_slot_entry(s)));
@@ -206,33 +210,51 @@ static void table_delete_at(const struct kix *ix, struct kix_table *t, size_t ho
 
 /* ---- resizing ---- */
 
+/* Moves the n full slots of old at positions at[] into cur (see
+ * KIX_MOVE_BATCH), in that order. */
+static void move_batch(struct kix *ix, const size_t *at, size_t n)
+{
+    struct kix_table *old = &ix->old, *cur = &ix->cur;
+    uint64_t h[KIX_MOVE_BATCH];
+
+    for (size_t k = 0; k < n; k++) {
+        const struct ks_entry *e = kix_slot_entry(old->slots[at[k]]);
+        __builtin_prefetch(e);       /* klen and flags */
+        __builtin_prefetch(e->data); /* the key, or the deadline just before it */
+    }
+    for (size_t k = 0; k < n; k++) {
+        h[k] = entry_hash(ix, kix_slot_entry(old->slots[at[k]]));
+        __builtin_prefetch(&cur->slots[kix_home(cur, h[k])], 1);
+    }
+    for (size_t k = 0; k < n; k++) {
+        table_put(cur, old->slots[at[k]], h[k]);
+        old->slots[at[k]] = 0;
+    }
+    old->used -= n;
+}
+
 void kix_rehash_step(struct kix *ix)
 {
     struct kix_table *old = &ix->old;
-    size_t moved = 0, visited = 0, i = ix->drain;
+    size_t at[KIX_MOVE_BATCH];
+    size_t n = 0, moved = 0, visited = 0, i = ix->drain;
 
-    while (old->used) {
-        uint64_t s = old->slots[i];
-        if (s) {
-            /* Hashing an entry's key is a cache miss; start the one a few
-             * slots on now, so the misses overlap. */
-            size_t ahead = i + KIX_PREFETCH_AHEAD;
-            uint64_t later = old->slots[ahead < old->cap ? ahead : ahead - old->cap];
-            if (later) {
-                const struct ks_entry *soon = kix_slot_entry(later);
-                __builtin_prefetch(soon);       /* klen and flags */
-                __builtin_prefetch(soon->data); /* the key, or the deadline just before it */
+    /* old->used - n: the entries of old not yet in a batch. */
+    while (old->used > n) {
+        if (old->slots[i]) {
+            at[n++] = i;
+            if (n == KIX_MOVE_BATCH) {
+                move_batch(ix, at, n);
+                moved += n;
+                n = 0;
             }
-            table_put(&ix->cur, s, entry_hash(ix, kix_slot_entry(s)));
-            old->slots[i] = 0;
-            old->used--;
-            moved++;
-        } else if (moved >= KIX_STEP_MOVES || visited >= KIX_STEP_VISITS) {
+        } else if (moved + n >= KIX_STEP_MOVES || visited >= KIX_STEP_VISITS) {
             break; /* at an empty slot: no cluster of old is left cut in two */
         }
         i = next_slot(old, i);
         visited++;
     }
+    move_batch(ix, at, n);
     ix->drain = i;
     if (!old->used)
         table_free(old);

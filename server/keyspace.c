@@ -53,12 +53,66 @@ void ks_expire_entry(struct db *db, struct ks_entry *e)
     ks_delete(db, e);
 }
 
+/* n (1..8) bytes at p as a number that orders as the bytes do: n >= 4 reads
+ * the first and the last 4 (they overlap unless n is 8), n < 4 the first,
+ * middle and last byte (all of them). Two runs of n bytes give numbers in
+ * their memcmp order: up to the first difference both read the same bytes. */
+static inline uint64_t key_word(const unsigned char *p, size_t n)
+{
+    uint32_t hi, lo;
+    if (n < 4)
+        return (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
+    memcpy(&hi, p, sizeof(hi));
+    memcpy(&lo, p + n - 4, sizeof(lo));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    hi = __builtin_bswap32(hi);
+    lo = __builtin_bswap32(lo);
+#endif
+    return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t key_word8(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* ks_keycmp inline, for the descents: a tree search compares ~20 keys, and
+ * memcmp's call and length dispatch cost more than comparing short keys
+ * (the common case) a word at a time. Whole 8-byte words first; then the
+ * last up to 8 bytes, as one word that may overlap the previous one (the
+ * bytes it repeats compared equal). */
+static inline int keycmp_inline(const char *a, size_t alen, const char *b, size_t blen)
+{
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    size_t n = alen < blen ? alen : blen;
+    uint64_t u = 0, v = 0;
+    if (n > 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            u = key_word8(x + i);
+            v = key_word8(y + i);
+            if (u != v)
+                return u < v ? -1 : 1;
+        }
+        u = key_word8(x + n - 8);
+        v = key_word8(y + n - 8);
+    } else if (n > 0) {
+        u = key_word(x, n);
+        v = key_word(y, n);
+    }
+    if (u != v)
+        return u < v ? -1 : 1;
+    return (alen > blen) - (alen < blen);
+}
+
 int ks_keycmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-    int r = memcmp(a, b, alen < blen ? alen : blen);
-    if (r)
-        return r;
-    return (alen > blen) - (alen < blen);
+    return keycmp_inline(a, alen, b, blen);
 }
 
 struct keyspace *ks_new(int databases)
@@ -106,6 +160,20 @@ static size_t entry_bytes(size_t expire_bytes, size_t klen, size_t vlen)
     return offsetof(struct ks_entry, data) + expire_bytes + klen + vlen;
 }
 
+/* Starts loading the bytes of n a descent compares: its links and lengths
+ * at the start of the entry, and the end of its key when that is about klen
+ * long (the usual case: keys alike in shape) and there is no deadline slot.
+ * A prefetch never faults, so guesses wrong on either count cost nothing
+ * but the load. */
+static inline void prefetch_node(const struct rb_node *n, size_t klen)
+{
+    if (!n)
+        return;
+    const char *p = (const char *)ks_entry_of(n);
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + offsetof(struct ks_entry, data) + klen);
+}
+
 /* Links e, whose key the index has just reported absent (so no entry of the
  * tree compares equal), into db->keys and the index; h is its key's hash. */
 static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
@@ -114,7 +182,13 @@ static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
     while (*link) {
         const struct ks_entry *at = ks_entry_of(*link);
         parent = *link;
-        link = ks_keycmp(ks_key(e), e->klen, ks_key(at), at->klen) < 0 ? &parent->rb_left
+        /* Each level below the cached top of a big tree is a cache miss,
+         * and the next one cannot start until this key is compared; start
+         * loading both children now so their misses overlap the compare
+         * (whose key may be a second line of this entry). */
+        prefetch_node(parent->rb_left, e->klen);
+        prefetch_node(parent->rb_right, e->klen);
+        link = keycmp_inline(ks_key(e), e->klen, ks_key(at), at->klen) < 0 ? &parent->rb_left
                                                                         : &parent->rb_right;
     }
     ks_order_insert(&e->node, parent, link, &db->keys);
@@ -126,16 +200,27 @@ struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen)
     return kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
 }
 
-struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms)
+struct ks_entry *ks_lookup_probe(struct db *db, const char *key, size_t klen, int64_t now_ms,
+                                 struct ks_probe *p)
 {
     kix_step(&db->index); /* so a resize finishes under a read-only load too */
-    struct ks_entry *e = ks_find(db, key, klen);
+    p->key = key;
+    p->klen = klen;
+    p->hash = kix_hash(&db->index, key, klen);
+    struct ks_entry *e = kix_find(&db->index, key, klen, p->hash);
     if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms && !expiry_paused) {
         ks_expire_entry(db, e);
         db->expired++;
-        return NULL;
+        e = NULL;
     }
+    p->entry = e;
     return e;
+}
+
+struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms)
+{
+    struct ks_probe p;
+    return ks_lookup_probe(db, key, klen, now_ms, &p);
 }
 
 /* Moves e into a block of `bytes` (copying what fits) and relinks the copy in
@@ -182,15 +267,23 @@ static void expire_unlink(struct db *db, struct ks_entry *e)
 struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, const char *val,
                                size_t vlen, int keep_ttl)
 {
-    uint64_t h = kix_hash(&db->index, key, klen);
-    struct ks_entry *old = kix_find(&db->index, key, klen, h);
+    struct ks_probe p = {key, klen, kix_hash(&db->index, key, klen), NULL};
+    p.entry = kix_find(&db->index, key, klen, p.hash);
+    return ks_set_string_probed(db, &p, val, vlen, keep_ttl);
+}
+
+struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, const char *val,
+                                      size_t vlen, int keep_ttl)
+{
+    struct ks_entry *old = p->entry;
+    size_t klen = p->klen;
     struct ks_entry *e;
 
     /* Only a new key descends the tree, to find where it goes. */
     if (!old) {
-        e = entry_new(key, klen, KS_STRING, vlen);
+        e = entry_new(p->key, klen, KS_STRING, vlen);
         memcpy(ks_str(e), val, vlen);
-        entry_link(db, e, h);
+        entry_link(db, e, p->hash);
         return e;
     }
     value_release(old); /* before the key moves: it reads the value's pointer */
@@ -429,7 +522,7 @@ size_t ks_count_before(const struct db *db, const char *key, size_t klen, int in
     size_t before = 0;
     while (n) {
         const struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = ks_keycmp(key, klen, ks_key(e), e->klen);
+        int c = keycmp_inline(key, klen, ks_key(e), e->klen);
         if (c < 0 || (c == 0 && !inclusive)) {
             n = n->rb_left;
         } else {
@@ -446,7 +539,7 @@ struct ks_entry *ks_seek_ge(const struct db *db, const char *key, size_t klen, i
     struct ks_entry *best = NULL;
     while (n) {
         struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = ks_keycmp(ks_key(e), e->klen, key, klen);
+        int c = keycmp_inline(ks_key(e), e->klen, key, klen);
         if (c > 0 || (c == 0 && !exclusive)) {
             best = e;
             n = n->rb_left;
@@ -463,7 +556,7 @@ struct ks_entry *ks_seek_le(const struct db *db, const char *key, size_t klen, i
     struct ks_entry *best = NULL;
     while (n) {
         struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = ks_keycmp(ks_key(e), e->klen, key, klen);
+        int c = keycmp_inline(ks_key(e), e->klen, key, klen);
         if (c < 0 || (c == 0 && !exclusive)) {
             best = e;
             n = n->rb_right;

@@ -91,13 +91,27 @@ static inline struct ks_entry *ks_entry_of(const struct rb_node *n)
     return n ? rb_entry(n, struct ks_entry, node) : NULL;
 }
 
-/* memcmp order; a proper prefix sorts first. */
+/* memcmp order; a proper prefix sorts first. Negative, 0 or positive. */
 int ks_keycmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /* The live entry for key, or NULL. An expired entry found on the way is
  * deleted (lazy expiry, through ks_expire_entry). While expiry is paused an
  * entry past its deadline is still returned. */
 struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t now_ms);
+
+/* A lookup kept for a write of the same key that follows it (SET looks the
+ * key up for NX/XX, then writes it): the write reuses the key's hash and the
+ * lookup's answer instead of hashing and probing the index again. It borrows
+ * key (the caller's bytes) and is valid only until the db next changes. */
+struct ks_probe {
+    const char *key;
+    size_t klen;
+    uint64_t hash;          /* kix_hash of key */
+    struct ks_entry *entry; /* the live entry, or NULL */
+};
+/* ks_lookup that also fills *p; returns p->entry. */
+struct ks_entry *ks_lookup_probe(struct db *db, const char *key, size_t klen, int64_t now_ms,
+                                 struct ks_probe *p);
 
 /* The entry for key whether expired or not (for internal use such as tests). */
 struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen);
@@ -106,6 +120,10 @@ struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen);
  * deadline unless keep_ttl. Returns the new entry. */
 struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, const char *val,
                                size_t vlen, int keep_ttl);
+/* ks_set_string of p's key, which p found (or found absent) with no change
+ * to db since. */
+struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, const char *val,
+                                      size_t vlen, int keep_ttl);
 /* Creates key (which must be absent) holding a value of another type. */
 struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
                             void *value);

@@ -158,7 +158,7 @@ const struct command *command_lookup(const char *name, size_t len);
 void command_execute(struct client *c);
 /* Runs an accepted request: the handler, its stats, and reporting the keys a
  * write changed to WATCH (EXEC runs its queue through this). */
-void command_call(struct client *c, const struct command *cmd);
+void command_call(struct client *c, const struct command *found);
 void command_table_init(void);
 size_t command_count(void);
 void command_reset_stats(void); /* CONFIG RESETSTAT */
@@ -197,6 +197,11 @@ void reply_wrong_arity(struct client *c);
 struct ks_entry;
 struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key);
 struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key);
+/* lookup_write that keeps the probe for a write of the key right after
+ * (ks_set_string_probed), so the key is hashed and looked up once. */
+struct ks_probe;
+struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *key,
+                                    struct ks_probe *p);
 void reply_ok(struct client *c);
 
 /* Argument helpers: bounded parsing of slices. Each returns 0 on success;
