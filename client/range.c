@@ -50,7 +50,7 @@ void cli_prefix_bounds(const char *prefix, size_t plen, char *buf, struct cli_ra
 /* The exclusive bound "(" + key, in *buf (grown as needed). Returns 0 or -1. */
 static int set_resume(char **buf, size_t *cap, size_t *len, const char *key, size_t klen)
 {
-    if (klen + 1 > *cap) {
+    if (!*buf || klen + 1 > *cap) {
         char *nb = realloc(*buf, klen + 1);
         if (!nb) {
             fputs("rbkv-cli: out of memory\n", stderr);

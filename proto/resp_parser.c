@@ -315,7 +315,8 @@ int resp_parser_feed(struct resp_parser *p, const char *data, size_t len)
             return -1;
         if (room > len)
             room = len;
-        memcpy(dst, data, room);
+        /* resp_parser_reserve sets dst whenever it succeeds. */
+        memcpy(dst, data, room); // NOLINT(clang-analyzer-core.NonNullParamChecker)
         resp_parser_commit(p, room);
         data += room;
         len -= room;

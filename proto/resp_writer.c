@@ -17,7 +17,8 @@
  *    after it; consume frees chunks it empties, never an unfilled one.
  *  - No allocation for a reply that fits the free space of the inline buffer or
  *    the tail chunk; a big payload is copied once, into a chunk sized to fit.
- *  - After an allocation failure (failed set) nothing more is written.
+ *  - After an allocation failure (failed set) nothing more is written; the
+ *    same when a new chunk would pass the owner's limit (over_limit set too).
  */
 #include "resp_writer.h"
 
@@ -113,6 +114,11 @@ static struct resp_chunk *chunk_new(struct resp_out *o, size_t cap, size_t start
 {
     struct resp_chunk *c;
 
+    if (o->limit != 0 && o->pending + cap > o->limit) {
+        o->over_limit = 1;
+        o->failed = 1;
+        return NULL;
+    }
     if (o->spare != NULL && cap <= o->spare->cap) {
         c = o->spare;
         o->spare = NULL;
@@ -217,6 +223,8 @@ void resp_out_init(struct resp_out *o)
     o->chunk_bytes = 0;
     o->spare = NULL;
     o->failed = 0;
+    o->limit = 0;
+    o->over_limit = 0;
 }
 
 void resp_out_destroy(struct resp_out *o)
@@ -237,10 +245,12 @@ void resp_out_destroy(struct resp_out *o)
 void resp_out_reset(struct resp_out *o)
 {
     int proto = o->proto;
+    size_t limit = o->limit;
 
     resp_out_destroy(o);
     resp_out_init(o);
     o->proto = proto;
+    o->limit = limit;
 }
 
 int resp_out_peek(const struct resp_out *o, struct resp_iov *iov, int max)
@@ -516,6 +526,8 @@ int resp_format_double(char *buf, double d)
         return signbit(d) ? 2 : 1;
     }
     /* Redis prints integral values in this range with its integer code. */
+    /* The bounds are integers, divided exactly as intended, then converted. */
+    // NOLINTNEXTLINE(bugprone-integer-division)
     if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && (double)(long long)d == d) {
         len = (int)format_ll(buf, (long long)d);
         buf[len] = '\0';

@@ -47,6 +47,12 @@ struct resp_out {
     size_t chunk_bytes;              /* heap bytes held by chunks, spare included (accounting) */
     struct resp_chunk *spare;        /* one emptied small chunk kept for the next reply */
     int failed;                      /* set when an allocation failed: the reply stream is broken */
+    /* When nonzero, a new chunk that would take pending past limit is not
+     * made: over_limit and failed are set instead, so one huge reply stops
+     * growing at the limit (the owner then drops the client). Checked only
+     * when a chunk is allocated, so small replies pay nothing for it. */
+    size_t limit;
+    int over_limit;
 };
 
 /* A view of pending bytes; same layout idea as struct iovec. */
@@ -64,7 +70,8 @@ struct resp_deferred {
 void resp_out_init(struct resp_out *o);
 /* Frees every chunk. */
 void resp_out_destroy(struct resp_out *o);
-/* Drops all pending bytes (e.g. on CLIENT KILL) and clears failed; deferred
+/* Drops all pending bytes (e.g. on CLIENT KILL) and clears failed and
+ * over_limit (limit stays); deferred
  * lengths not set yet are abandoned and must not be set afterwards. */
 void resp_out_reset(struct resp_out *o);
 

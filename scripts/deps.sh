@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that building, testing or benchmarking rbkv needs, when they are missing.
-# usage: scripts/deps.sh [build|test|bench|fuzz]...   (build is always included)
+# usage: scripts/deps.sh [build|test|bench|fuzz|lint]...   (build is always included)
 set -euo pipefail
 want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev)
 for what in "$@"; do
@@ -12,6 +12,7 @@ for what in "$@"; do
           command -v npm >/dev/null || want+=(nodejs npm) ;;
     bench) want+=(redis-tools redis-server gnuplot-nox) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
+    lint) want+=(cppcheck clang-tidy) ;;
     *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;
   esac
 done

@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target (fuzz_*) built in BUILD_DIR for SECONDS each, on a temporary copy of
+# Runs every libFuzzer target (fuzz_*) built in BUILD_DIR, or only the NAMEs given (fuzz_NAME), for
+# SECONDS each, one after another, on a temporary copy of
 # its seed corpus tests/fuzz/corpus/<name>/ (new inputs never land in the repository), with the
 # dictionary tests/fuzz/<name>.dict when there is one. Fails if any target crashes, leaks or hangs;
 # the input that did it is kept in BUILD_DIR/fuzz-artifacts/<name>/ and its log in
 # BUILD_DIR/fuzz-logs/<name>.log. Turn such an input into a regression case (copy it into the corpus
 # or a unit test) before fixing the bug.
-# usage: scripts/fuzz.sh BUILD_DIR SECONDS      (make fuzz FUZZ_SECONDS=3600 runs an hour each)
+# FUZZ_ARGS adds libFuzzer flags (e.g. FUZZ_ARGS="-jobs=2 -workers=2").
+# usage: scripts/fuzz.sh BUILD_DIR SECONDS [NAME ...]
+#   make fuzz FUZZ_SECONDS=3600 runs an hour each; scripts/fuzz.sh build-fuzz 3600 commands one only.
 set -euo pipefail
-build=${1:?usage: scripts/fuzz.sh BUILD_DIR SECONDS}
-seconds=${2:?usage: scripts/fuzz.sh BUILD_DIR SECONDS}
+usage="usage: scripts/fuzz.sh BUILD_DIR SECONDS [NAME ...]"
+build=${1:?$usage}
+seconds=${2:?$usage}
+shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 mapfile -t targets < <(find "$build" -path '*/CMakeFiles' -prune -o -type f -executable -name 'fuzz_*' -print | sort)
 if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz.sh: no fuzz_* executables in $build (configure with CC=clang -DRBKV_FUZZ=ON)" >&2
   exit 1
+fi
+if [ $# -gt 0 ]; then
+  chosen=()
+  for want in "$@"; do
+    found=
+    for exe in "${targets[@]}"; do
+      if [ "$(basename "$exe")" = "fuzz_${want#fuzz_}" ]; then
+        chosen+=("$exe")
+        found=1
+      fi
+    done
+    if [ -z "$found" ]; then
+      echo "fuzz.sh: no target fuzz_${want#fuzz_} in $build" >&2
+      exit 1
+    fi
+  done
+  targets=("${chosen[@]}")
 fi
 
 mkdir -p "$build/fuzz-logs"
@@ -30,6 +52,8 @@ for exe in "${targets[@]}"; do
     cp -R "$root/tests/fuzz/corpus/$name/." "$work/"
   fi
   args=(-max_total_time="$seconds" -timeout=30 -print_final_stats=1 -artifact_prefix="$artifacts/")
+  # shellcheck disable=SC2206 # FUZZ_ARGS is a list of flags
+  args+=(${FUZZ_ARGS:-})
   if [ -f "$root/tests/fuzz/$name.dict" ]; then
     args+=(-dict="$root/tests/fuzz/$name.dict")
   fi

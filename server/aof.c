@@ -820,6 +820,17 @@ static int replay(struct client *c, struct aof_reader *r)
         r->why = "unknown command";
         return -1;
     }
+    /* What the dispatcher would check, and what the log can hold: writes and
+     * SELECT. Anything else (WATCH, CONFIG, SHUTDOWN, ...) is corruption,
+     * and would leave state on the fake client or act on the server. */
+    if (cmd->arity >= 0 ? r->argc != cmd->arity : r->argc < -cmd->arity) {
+        r->why = "wrong number of arguments";
+        return -1;
+    }
+    if (!(cmd->flags & CMD_WRITE) && cmd != command_lookup_builtin("select", 6)) {
+        r->why = "not a write command";
+        return -1;
+    }
     c->argc = r->argc;
     c->argv = r->argv;
     command_call(c, cmd);

@@ -920,7 +920,8 @@ static void command_getkeys_generic(struct client *c, int with_flags)
         resp_add_error(&c->out, "ERR Invalid arguments specified for command");
         return;
     }
-    resp_add_array_len(&c->out, (size_t)((last - cmd->first_key) / step + 1));
+    int keys = (last - cmd->first_key) / step + 1;
+    resp_add_array_len(&c->out, (size_t)keys);
     for (int i = cmd->first_key; i <= last; i += step) {
         if (with_flags)
             resp_add_array_len(&c->out, 2);

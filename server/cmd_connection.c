@@ -61,7 +61,7 @@ static int password_configured(void)
 static int authenticate_or_reply(struct client *c, const struct resp_slice *user,
                                  const struct resp_slice *pass)
 {
-    if ((user && !arg_is(user, "default")) || !password_matches(pass)) {
+    if ((user && !arg_is(user, "default")) || !pass || !password_matches(pass)) {
         resp_add_error(&c->out, ERR_WRONGPASS);
         return -1;
     }
@@ -230,7 +230,8 @@ static void client_list(struct client *c)
             cap = (used + n + 2) * 2;
             text = xrealloc(text, cap);
         }
-        memcpy(text + used, line, n);
+        /* text is a length-counted reply, NUL-free by design. */
+        memcpy(text + used, line, n); // NOLINT(bugprone-not-null-terminated-result)
         used += n;
         text[used++] = '\n';
     }

@@ -129,7 +129,9 @@ static void reply_walk(struct client *c, const struct walk *w)
     if (w->end == END_SPAN && w->type == TYPE_ANY) {
         n = w->len < w->count ? w->len : w->count;
         resp_add_array_len(&c->out, list_len(c, n, w->withvalues));
-        for (size_t i = 0; i < n; i++, e = walk_step(w, e))
+        /* Once the reply failed (over the client's hard output limit) the
+         * client will be dropped: walking on would only hold the loop. */
+        for (size_t i = 0; i < n && !c->out.failed; i++, e = walk_step(w, e))
             add_entry(c, e, w->withvalues);
         return;
     }
@@ -141,7 +143,8 @@ static void reply_walk(struct client *c, const struct walk *w)
     }
     struct resp_deferred d;
     resp_add_deferred(&c->out, &d);
-    for (; e && n < w->count && walk_inside(w, e, visited); e = walk_step(w, e), visited++) {
+    for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
+         e = walk_step(w, e), visited++) {
         if (w->type != TYPE_ANY && e->type != w->type)
             continue;
         if (skip > 0) {
@@ -480,8 +483,8 @@ static void cmd_ksplit(struct client *c)
 }
 
 #define KEYSPACE_COMMAND(name, proc, arity, flags, first_key, summary, complexity, args)         \
-    {name, proc, arity, flags, first_key, first_key, first_key != 0, "keyspace", "0.1.0", summary, \
-     complexity, args, 0, 0, 0}
+    {name, proc, arity, flags, first_key, first_key, (first_key) != 0, "keyspace", "0.1.0",      \
+     summary, complexity, args, 0, 0, 0}
 
 #define WALK_COMPLEXITY                                                                          \
     "O(log(N)+M) with N the number of keys in the database and M the number of keys returned."

@@ -197,14 +197,16 @@ static void reply_keys(struct client *c, size_t first, size_t len, const struct 
 
     if (!f->typed && f->prefix_only) {
         resp_add_array_len(&c->out, len);
-        for (size_t i = 0; i < len; i++, e = ks_next(e))
+        /* Once the reply failed (over the client's hard output limit) the
+         * client will be dropped: walking on would only hold the loop. */
+        for (size_t i = 0; i < len && !c->out.failed; i++, e = ks_next(e))
             resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
         return;
     }
     struct resp_deferred d;
     size_t n = 0;
     resp_add_deferred(&c->out, &d);
-    for (size_t i = 0; i < len; i++, e = ks_next(e)) {
+    for (size_t i = 0; i < len && !c->out.failed; i++, e = ks_next(e)) {
         if (filter_keeps(f, e)) {
             resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
             n++;

@@ -746,9 +746,9 @@ static void zpop_generic(struct client *c, int max)
         return;
     }
     if (c->argc == 3) {
-        if (arg_ll_or_reply(c, &c->argv[2], &count) < 0)
-            return;
-        if (count < 0) {
+        /* Redis gives the one message for a count that is negative or not
+         * an integer at all. */
+        if (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
             resp_add_error(&c->out, ERR_NOT_POSITIVE);
             return;
         }
@@ -975,7 +975,7 @@ static void cmd_bzmpop(struct client *c)
 static int over_hard_limit(const struct client *c)
 {
     size_t hard = server.cfg.client_output_limit.hard_bytes;
-    return hard && resp_out_pending(&c->out) >= hard;
+    return c->out.over_limit || (hard && resp_out_pending(&c->out) >= hard);
 }
 
 static struct zs_node *random_node(const struct zset *z)
@@ -1064,11 +1064,17 @@ static void cmd_zrandmember(struct client *c)
     if (c->argc >= 3) {
         if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
             return;
+        /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
+        if (l == LLONG_MIN) {
+            resp_add_error(&c->out, "ERR value is out of range, value must between "
+                                    "-9223372036854775807 and 9223372036854775807");
+            return;
+        }
         if (c->argc > 4 || (c->argc == 4 && !arg_is(&c->argv[3], "withscores"))) {
             resp_add_error(&c->out, ERR_SYNTAX);
             return;
         }
-        if (c->argc == 4 && (l < LLONG_MIN / 2 || l > LLONG_MAX / 2)) {
+        if (c->argc == 4 && (l < -LLONG_MAX / 2 || l > LLONG_MAX / 2)) {
             resp_add_error(&c->out, "ERR value is out of range");
             return;
         }
@@ -1354,9 +1360,8 @@ static void setop_generic(struct client *c, const struct resp_slice *dst, int nu
             withscores = 1;
             j++;
         } else if (card_only && left >= 2 && arg_is(a, "limit")) {
-            if (arg_ll_or_reply(c, &c->argv[j + 1], &limit) < 0)
-                goto out;
-            if (limit < 0) {
+            /* Redis's one message for a limit negative or not an integer. */
+            if (parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, &limit) < 0 || limit < 0) {
                 resp_add_error(&c->out, "ERR LIMIT can't be negative");
                 goto out;
             }

@@ -561,8 +561,8 @@ static int set_by_type(struct config *cfg, const struct config_def *def, const c
                        size_t errlen)
 {
     void *field = field_of(cfg, def);
-    unsigned long long n;
-    int b;
+    unsigned long long n = 0;
+    int b = 0;
 
     switch (def->type) {
     case CONFIG_BOOL:

@@ -35,9 +35,8 @@ static void conn_flush(struct client *c);
 static void process_input(struct client *c);
 static void sync_check_cb(uv_check_t *h);
 
-static void close_cb(uv_handle_t *h)
+void conn_client_free(struct client *c)
 {
-    struct client *c = h->data;
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -52,6 +51,11 @@ static void close_cb(uv_handle_t *h)
     xfree(c->lib_name);
     xfree(c->lib_ver);
     xfree(c);
+}
+
+static void close_cb(uv_handle_t *h)
+{
+    conn_client_free(h->data);
 }
 
 void conn_close(struct client *c)
@@ -78,7 +82,8 @@ static int check_output_limits(struct client *c, int64_t now_ms)
 {
     const struct output_limit *lim = &server.cfg.client_output_limit;
     size_t pending = resp_out_pending(&c->out);
-    int over_hard = lim->hard_bytes && pending >= lim->hard_bytes;
+    /* over_limit: a reply stopped growing at the hard limit (resp_writer.h). */
+    int over_hard = (lim->hard_bytes && pending >= lim->hard_bytes) || c->out.over_limit;
     int over_soft = lim->soft_bytes && pending >= lim->soft_bytes;
 
     if (over_soft && !c->soft_limit_since_ms)
@@ -173,17 +178,21 @@ static void run_requests(struct client *c)
         }
         c->argc = req.argc;
         c->argv = req.argv;
+        /* The writer stops a reply at the hard limit while it is being built,
+         * so one command over a million keys cannot buffer more than that
+         * (Redis checks after every addReply). Refreshed here for CONFIG SET. */
+        c->out.limit = server.cfg.client_output_limit.hard_bytes;
         command_execute(c);
         c->argc = 0;
         c->argv = NULL;
+        if (check_output_limits(c, (int64_t)uv_now(server.loop)))
+            return;
         if (c->out.failed) {
             log_warning("Client id=%llu addr=%s: out of memory for its replies; closing it",
                         (unsigned long long)c->id, c->addr);
             conn_close(c);
             return;
         }
-        if (check_output_limits(c, (int64_t)uv_now(server.loop)))
-            return;
     }
 }
 
@@ -405,6 +414,7 @@ static struct client *client_new(void)
     }
     resp_out_init(&c->out);
     c->out.proto = 2;
+    c->out.limit = server.cfg.client_output_limit.hard_bytes;
     c->id = ++server.next_client_id;
     c->db = &server.ks->dbs[0];
     c->ctime_ms = c->last_interaction_ms = uv_now(server.loop);

@@ -60,6 +60,7 @@
         return PREFIX##_size(root->rb_node);                                                       \
     }                                                                                              \
                                                                                                    \
+    /* NOLINTNEXTLINE(bugprone-macro-parentheses): RBSTRUCT is a type */                           \
     static inline bool PREFIX##_compute_size(RBSTRUCT *entry, bool exit)                           \
     {                                                                                              \
         size_t size = 1 + PREFIX##_size(entry->RBFIELD.rb_left) +                                  \

@@ -9,9 +9,11 @@
  */
 #include "server_lifecycle.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "aof.h"
@@ -116,6 +118,69 @@ static void make_run_id(void)
     server.run_id[40] = '\0';
 }
 
+/* File descriptors kept for listeners, the log, snapshots and the like, as
+ * Redis's CONFIG_MIN_RESERVED_FDS. */
+#define RESERVED_FDS 32
+
+/* As Redis's adjustOpenFilesLimit(): raise RLIMIT_NOFILE to maxclients plus
+ * the reserve; when the system refuses, take the most it allows and lower
+ * maxclients to fit, with a log line, so that a client over the real limit
+ * gets "max number of clients reached" rather than a failed accept. */
+static void adjust_open_files_limit(void)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)server.cfg.maxclients + RESERVED_FDS;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+        log_warning("Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting "
+                    "the max clients configuration accordingly.", strerror(errno));
+        server.cfg.maxclients = 1024 - RESERVED_FDS;
+        return;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return;
+    rlim_t old = rl.rlim_cur;
+    rlim_t best = want;
+    int err = 0;
+    /* Try the wanted limit, then less and less, as Redis does. */
+    while (best > old) {
+        rl.rlim_cur = best;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < best)
+            rl.rlim_max = best; /* only a privileged process may raise it */
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+            break;
+        err = errno;
+        getrlimit(RLIMIT_NOFILE, &rl);
+        if (rl.rlim_max != RLIM_INFINITY && best > rl.rlim_max) {
+            best = rl.rlim_max; /* the hard limit, if it is above what we had */
+            continue;
+        }
+        best = best > 16 ? best - 16 : old;
+    }
+    if (best <= old)
+        best = old;
+    if (best < want) {
+        long long reduced = (long long)best - RESERVED_FDS;
+        log_warning("You requested maxclients of %lld requiring at least %llu max file "
+                    "descriptors.", server.cfg.maxclients, (unsigned long long)want);
+        log_warning("Server can't set maximum open files to %llu because of OS error: %s.",
+                    (unsigned long long)want, strerror(err ? err : EPERM));
+        if (reduced < 1) {
+            log_warning("Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                        "Please increase your open file limit to at least %llu. Exiting.",
+                        (unsigned long long)old, (unsigned long long)want);
+            exit(1);
+        }
+        server.cfg.maxclients = reduced;
+        log_warning("Current maximum open files is %llu. maxclients has been reduced to %lld to "
+                    "compensate for low ulimit. If you need higher maxclients increase "
+                    "'ulimit -n'.", (unsigned long long)best, reduced);
+    } else {
+        log_notice("Increased maximum number of open files to %llu (it was originally set to "
+                   "%llu).", (unsigned long long)want, (unsigned long long)old);
+    }
+}
+
 int server_start(void)
 {
     server.loop = uv_default_loop();
@@ -125,6 +190,7 @@ int server_start(void)
     /* Over a file size limit a write fails with EFBIG instead of killing us,
      * so the append-only log reports it like a full disk. */
     signal(SIGXFSZ, SIG_IGN);
+    adjust_open_files_limit();
     command_table_init();
     cmd_zset_init();
     server.ks = ks_new(server.cfg.databases);

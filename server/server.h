@@ -168,6 +168,10 @@ const struct command *command_at(size_t i);
 int conn_listen(void);
 void conn_close_listeners(void);
 void conn_close(struct client *c);
+/* Unlists c and frees it with what it owns (its transaction and WATCHes
+ * too), once its handle is closed or for a client that never had one (the
+ * fuzz harness's). Its wait must be gone already (conn_close ends it). */
+void conn_client_free(struct client *c);
 void conn_close_all(void);
 void conn_cron(int64_t now_ms);
 struct client *conn_find(uint64_t id);

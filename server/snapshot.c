@@ -439,7 +439,7 @@ static int load_zset(struct load *l, struct zset **out)
 {
     struct reader *r = l->r;
     uint64_t at = r_offset(r), n;
-    size_t mlen;
+    size_t mlen = 0;
     if (r_varint(r, &n) < 0)
         return -1;
     /* Each member takes at least a length byte and a score. */

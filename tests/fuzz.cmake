@@ -12,8 +12,14 @@
 # RBKV_FUZZ=OFF (any compiler): each target is linked with fuzz/replay_main.c as replay_<name>, and
 #   replaying its corpus is an ordinary `unit` test, so `make test` and `make test-asan` run it.
 
-# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>.
+# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>, and extra sources of tests/fuzz/
+# it is built with, as RBKV_FUZZ_SOURCES_<name>. The server targets run the real server in-process
+# through fuzz/harness.c (what it sets up and which commands it refuses: fuzz/harness.h).
 set(RBKV_FUZZ_LIBS_resp_parser resp)
+foreach(name commands snapshot aof)
+  set(RBKV_FUZZ_LIBS_${name} rbkv_server_core rbtree resp)
+  set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
+endforeach()
 
 set(RBKV_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 if(RBKV_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -26,7 +32,7 @@ foreach(source ${RBKV_FUZZ_TARGETS})
   string(REGEX REPLACE "^fuzz_" "" name ${exe})
   set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name})
   if(RBKV_FUZZ)
-    add_executable(${exe} ${source})
+    add_executable(${exe} ${source} ${RBKV_FUZZ_SOURCES_${name}})
     foreach(lib ${RBKV_FUZZ_LIBS_${name}})
       get_target_property(lib_dir ${lib} SOURCE_DIR)
       get_target_property(lib_sources ${lib} SOURCES)
@@ -48,7 +54,8 @@ foreach(source ${RBKV_FUZZ_TARGETS})
     add_test(NAME fuzz_corpus_${name} COMMAND ${exe} -runs=0 ${corpus})
     set_tests_properties(fuzz_corpus_${name} PROPERTIES LABELS fuzz TIMEOUT 600)
   else()
-    add_executable(replay_${name} ${source} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay_main.c)
+    add_executable(replay_${name} ${source} ${RBKV_FUZZ_SOURCES_${name}}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay_main.c)
     target_link_libraries(replay_${name} PRIVATE ${RBKV_FUZZ_LIBS_${name}})
     add_test(NAME fuzz_corpus_${name} COMMAND replay_${name} ${corpus})
     set_tests_properties(fuzz_corpus_${name} PROPERTIES LABELS unit TIMEOUT 600)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #define LOG_TAIL 3000                     /* bytes of server.log printed on a bad exit */
 #define RAW_MAX_DEPTH 64                  /* nesting of RESP3 aggregates we accept */
 #define MAX_BIN_ARGS 64                   /* arguments of one EXPECT_BIN */
+#define MAX_WRAPPER_WORDS 32              /* words of $RBKV_SERVER_WRAPPER */
 
 static const char *server_bin;
 static int is_reference; /* the binary is Debian's redis-server */
@@ -48,6 +50,31 @@ static int64_t test_started_ms;
 static char **selected; /* test functions named on the command line */
 static int selected_count;
 static struct h_server *running[MAX_SERVERS];
+static char *wrapper[MAX_WRAPPER_WORDS + 1]; /* $RBKV_SERVER_WRAPPER split, NULL-terminated */
+static int wrapper_words;
+
+int h_slow(void)
+{
+    static int factor;
+    if (!factor) {
+        const char *env = getenv("RBKV_TEST_SLOW");
+        long f = env && *env ? strtol(env, NULL, 10) : 1;
+        factor = H_SLOW_BUILD * (int)(f >= 1 && f <= 1000 ? f : 1);
+    }
+    return factor;
+}
+
+/* Splits $RBKV_SERVER_WRAPPER at spaces into wrapper[] (the strings live until exit). */
+static void read_wrapper(void)
+{
+    const char *env = getenv("RBKV_SERVER_WRAPPER");
+    char *copy = env && *env ? strdup(env) : NULL;
+    char *save = NULL;
+    char *w = copy ? strtok_r(copy, " \t", &save) : NULL;
+    for (; w && wrapper_words < MAX_WRAPPER_WORDS; w = strtok_r(NULL, " \t", &save))
+        wrapper[wrapper_words++] = w;
+    wrapper[wrapper_words] = NULL;
+}
 
 int64_t h_now_ms(void)
 {
@@ -101,6 +128,21 @@ static int harness_failure(const char *fmt, ...)
     return -1;
 }
 
+/* Whether name is one of the words of $RBKV_TEST_SKIP (separated by spaces or
+ * commas): test functions a build cannot run, such as long double arithmetic
+ * under valgrind, which computes it in double precision. */
+static int skipped_by_env(const char *name)
+{
+    const char *skip = getenv("RBKV_TEST_SKIP");
+    size_t n = strlen(name);
+    for (const char *p = skip; p && *p; p += strcspn(p, " ,")) {
+        p += strspn(p, " ,");
+        if (strncmp(p, name, n) == 0 && (p[n] == '\0' || p[n] == ' ' || p[n] == ','))
+            return 1;
+    }
+    return 0;
+}
+
 int h_begin(const char *name)
 {
     int wanted = selected_count == 0;
@@ -108,6 +150,10 @@ int h_begin(const char *name)
         wanted = strcmp(selected[i], name) == 0;
     if (!wanted)
         return 0;
+    if (skipped_by_env(name)) {
+        printf("== %s: skipped ($RBKV_TEST_SKIP)\n", name);
+        return 0;
+    }
     current_test = name;
     test_started_ms = h_now_ms();
     printf("== %s\n", name);
@@ -465,6 +511,7 @@ void h_init(int argc, char **argv)
     }
     const char *base = strrchr(server_bin, '/');
     is_reference = strcmp(base ? base + 1 : server_bin, "redis-server") == 0;
+    read_wrapper();
     /* A server that closes on us must fail a check, not kill the test. */
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -480,10 +527,12 @@ int h_finish(void)
 
 static pid_t spawn(struct h_server *s, const char *const *flags)
 {
-    const char *args[MAX_FLAGS + 8];
+    const char *args[MAX_WRAPPER_WORDS + MAX_FLAGS + 8];
     char port[16];
     int n = 0;
     snprintf(port, sizeof(port), "%d", s->port);
+    for (int i = 0; i < wrapper_words; i++)
+        args[n++] = wrapper[i];
     args[n++] = server_bin;
     args[n++] = "--port";
     args[n++] = port;
@@ -493,7 +542,7 @@ static pid_t spawn(struct h_server *s, const char *const *flags)
         args[n++] = "--appendonly";
         args[n++] = "no";
     }
-    for (int i = 0; flags && flags[i] && n < MAX_FLAGS + 7; i++)
+    for (int i = 0; flags && flags[i] && n < wrapper_words + MAX_FLAGS + 7; i++)
         args[n++] = flags[i];
     args[n] = NULL;
 
@@ -507,8 +556,8 @@ static pid_t spawn(struct h_server *s, const char *const *flags)
     dup2(fd, STDERR_FILENO);
     close(fd);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    execvp(server_bin, (char *const *)args);
-    fprintf(stderr, "exec %s: %s\n", server_bin, strerror(errno));
+    execvp(args[0], (char *const *)args);
+    fprintf(stderr, "exec %s: %s\n", args[0], strerror(errno));
     _exit(127);
 }
 
@@ -603,20 +652,70 @@ int h_restart(struct h_server *s, const char *const *flags)
     return harness_failure("no free port after %d attempts", START_ATTEMPTS);
 }
 
+/* Under `make test-valgrind` the wrapper writes valgrind.<pid>.log into the
+ * server's dir (a fork child's log is its own file, and its leaks by design:
+ * it leaves with _exit). Memory errors fail through the exit status
+ * (--error-exitcode); leaks are not counted as errors there, since a child
+ * would then fail its BGSAVE, so the main process's leak summary is read here.
+ * Records a failure, printing the log, when it reports lost bytes. */
+static void check_valgrind_log(const struct h_server *s, pid_t pid)
+{
+    char path[600], buf[16384];
+    snprintf(path, sizeof(path), "%s/valgrind.%d.log", s->dir, (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    int lost = 0;
+    static const char *const kinds[] = {"definitely lost: ", "indirectly lost: ",
+                                        "possibly lost: "};
+    /* The summary is near the end: read the last part when the log is long. */
+    if (n == sizeof(buf) - 1 && fseek(f, -(long)(sizeof(buf) / 2), SEEK_END) == 0) {
+        size_t m = fread(buf + sizeof(buf) / 2, 1, sizeof(buf) / 2 - 1, f);
+        buf[sizeof(buf) / 2 + m] = '\0';
+    }
+    fclose(f);
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        const char *p = strstr(buf, kinds[k]);
+        lost |= p && p[strlen(kinds[k])] != '0';
+    }
+    if (!lost)
+        return;
+    buf[sizeof(buf) / 2] = '\0';
+    fprintf(stderr, "---- %s (first %zu bytes) ----\n%s\n---- end ----\n", path, strlen(buf), buf);
+    harness_failure("valgrind reports lost memory in server pid %d: see %s", (int)pid, path);
+}
+
 static void remove_dir(struct h_server *s)
 {
-    /* The log is the only file we let the server write; keep it when failing. */
+    /* The log is the only file we let the server write, besides a wrapper's
+     * valgrind.<pid>.log files; keep them when failing. */
     if (failed)
         return;
+    DIR *d = opendir(s->dir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "valgrind.", 9) != 0)
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", s->dir, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
     unlink(s->log_path);
     rmdir(s->dir);
 }
 
 int h_wait_exit(struct h_server *s, int timeout_ms)
 {
+    pid_t pid = s->pid;
     int status = s->pid > 0 ? reap(s, timeout_ms) : -1;
-    if (status != -1)
+    if (status != -1) {
+        check_valgrind_log(s, pid);
         remove_dir(s);
+    }
     return status;
 }
 
@@ -624,6 +723,7 @@ int h_stop(struct h_server *s)
 {
     if (s->pid <= 0)
         return -1;
+    pid_t pid = s->pid;
     kill(s->pid, SIGTERM);
     int status = reap(s, STOP_TIMEOUT_MS);
     if (status == -1) {
@@ -638,6 +738,7 @@ int h_stop(struct h_server *s)
     CHECK(clean, "server exit after SIGTERM: %s %d (expected exit 0)",
           WIFEXITED(status) ? "exit" : "signal",
           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    check_valgrind_log(s, pid);
     remove_dir(s);
     return clean ? 0 : -1;
 }
@@ -932,4 +1033,63 @@ long h_child_of(pid_t pid)
         fclose(f);
     }
     return child;
+}
+
+int h_is_reference(void)
+{
+    return is_reference;
+}
+
+long h_rss_kb(pid_t pid)
+{
+    char p[64], line[256];
+    long kb = -1;
+    snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(p, "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "VmRSS:", 6) == 0) {
+            kb = strtol(line + 6, NULL, 10);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+long long h_info_ll(redisContext *c, const char *section, const char *field)
+{
+    char val[64];
+    redisReply *r = H_CALL(c, "INFO", section);
+    long long v = -1;
+    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, field, val, sizeof(val)) == 0)
+        v = strtoll(val, NULL, 10);
+    freeReplyObject(r);
+    return v;
+}
+
+int h_wait_clients(redisContext *c, long n, int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        if (h_info_ll(c, "clients", "connected_clients") == n)
+            return 1;
+        if (h_now_ms() >= deadline || !c || c->err)
+            return 0;
+        h_sleep_ms(10);
+    }
+}
+
+long h_raise_nofile(long n)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -1;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)n) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)n ? (rlim_t)n
+                                                                               : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
 }

@@ -32,15 +32,20 @@
 /* Under AddressSanitizer the server is about three times slower: loops scale
  * down and deadlines scale up by this factor. */
 #if defined(__SANITIZE_ADDRESS__) /* gcc */
-#define H_SLOW 3
+#define H_SLOW_BUILD 3
 #elif defined(__has_feature) /* clang */
 #if __has_feature(address_sanitizer)
-#define H_SLOW 3
+#define H_SLOW_BUILD 3
 #endif
 #endif
-#ifndef H_SLOW
-#define H_SLOW 1
+#ifndef H_SLOW_BUILD
+#define H_SLOW_BUILD 1
 #endif
+/* H_SLOW_BUILD times $RBKV_TEST_SLOW (a positive integer, default 1): `make
+ * test-valgrind` sets it, as memcheck slows everything ten times or more. A
+ * function call, so it cannot size arrays or appear in #if. */
+int h_slow(void);
+#define H_SLOW (h_slow())
 
 struct h_server {
     pid_t pid;          /* 0 once reaped */
@@ -51,7 +56,12 @@ struct h_server {
 
 /* Reads the server binary from argv[1] (or $RBKV_SERVER) and the names of the
  * test functions to run from argv[2...] (all when none); exits with a usage
- * message when there is no binary. */
+ * message when there is no binary. $RBKV_SERVER_WRAPPER, when set, is a
+ * command line (words split at spaces, no quoting) that every server started
+ * by h_start/h_restart runs under, e.g. "valgrind --error-exitcode=99 -q":
+ * h_stop's check of exit status 0 then also fails on the wrapper's errors,
+ * and h_stop and h_wait_exit fail the test when the server's dir holds a
+ * valgrind.<pid>.log (--log-file=valgrind.%p.log) reporting lost memory. */
 void h_init(int argc, char **argv);
 
 /* Prints the summary line, kills servers still running. Returns the exit
@@ -153,7 +163,8 @@ int h_check(const char *file, int line, int cond, const char *fmt, ...)
 #define CHECK(cond, ...) h_check(__FILE__, __LINE__, !!(cond), __VA_ARGS__)
 
 /* Runs one test function, announcing it and how long it took; only the
- * functions named after the server binary on the command line, when any are. */
+ * functions named after the server binary on the command line, when any are,
+ * and none named in $RBKV_TEST_SKIP (names separated by spaces or commas). */
 #define H_RUN(fn)                                                                                 \
     do {                                                                                          \
         if (h_begin(#fn)) {                                                                       \
@@ -229,5 +240,22 @@ void h_fill(redisContext *c, const char *prefix, int n);
 int h_wait_blocked(redisContext *c, long n, int timeout_ms);
 /* The pid of pid's first child (a BGSAVE or rewrite child), from /proc, or -1. */
 long h_child_of(pid_t pid);
+
+/* Helpers for the hostile-client tests (tests/integration/test_hostile_*.c). */
+/* Whether the binary under test is Debian's redis-server (the reference). */
+int h_is_reference(void);
+/* VmRSS of process pid in KB, from /proc/<pid>/status, or -1. */
+long h_rss_kb(pid_t pid);
+/* A numeric field of INFO section (e.g. "memory", "used_memory"), or -1 when
+ * the reply or the field is missing. */
+long long h_info_ll(redisContext *c, const char *section, const char *field);
+/* Polls INFO clients until connected_clients is n, for up to timeout_ms: the
+ * server learns of a close asynchronously. Returns 1 when it got there, 0
+ * (not a recorded failure: callers CHECK) otherwise. */
+int h_wait_clients(redisContext *c, long n, int timeout_ms);
+/* Raises this process's RLIMIT_NOFILE soft limit to at least n, as far as the
+ * hard limit allows (a server started later inherits it). Returns the soft
+ * limit now in force. */
+long h_raise_nofile(long n);
 
 #endif

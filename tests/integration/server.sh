@@ -6,10 +6,12 @@
 # An EXIT trap kills a server still running and removes its temp dir (kept, with server.log,
 # when the script fails). Passing Debian's redis-server as SERVER_BIN works too: it then gets
 # --save "" --appendonly no, which is how transcripts' expected outputs are made.
+# As in harness.c, $RBKV_SERVER_WRAPPER (words split at spaces) is a command the server runs under,
+# e.g. valgrind, whose errors then fail server_stop; $RBKV_TEST_SLOW multiplies the waits.
 
 START_ATTEMPTS=5
-READY_SECONDS=10
-STOP_SECONDS=10
+READY_SECONDS=$((10 * ${RBKV_TEST_SLOW:-1}))
+STOP_SECONDS=$((10 * ${RBKV_TEST_SLOW:-1}))
 SERVER_PID=
 SERVER_PORT=
 SERVER_DIR=
@@ -43,12 +45,13 @@ free_port() {
 server_start() {
   local bin=$1 attempt waited reply
   shift
-  local extra=()
+  local extra=() wrapper=()
+  read -r -a wrapper <<<"${RBKV_SERVER_WRAPPER:-}"
   [ "$(basename "$bin")" = redis-server ] && extra=(--save "" --appendonly no)
   SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-it-XXXXXX") || return 1
   for ((attempt = 0; attempt < START_ATTEMPTS; attempt++)); do
     SERVER_PORT=$(free_port)
-    (cd "$SERVER_DIR" && exec "$bin" --port "$SERVER_PORT" "${extra[@]}" "$@") \
+    (cd "$SERVER_DIR" && exec "${wrapper[@]}" "$bin" --port "$SERVER_PORT" "${extra[@]}" "$@") \
       >"$SERVER_DIR/server.log" 2>&1 &
     SERVER_PID=$!
     for ((waited = 0; waited < READY_SECONDS * 20; waited++)); do
@@ -87,10 +90,19 @@ server_stop() {
   fi
   wait "$SERVER_PID"
   status=$?
+  local vglog="$SERVER_DIR/valgrind.$SERVER_PID.log"
   SERVER_PID=
   if [ "$status" -ne 0 ]; then
     echo "FAIL: server exited with status $status after SIGTERM" >&2
     tail -n 20 "$SERVER_DIR/server.log" >&2
+    [ -f "$vglog" ] && head -c 8000 "$vglog" >&2
+    return 1
+  fi
+  # A wrapper's valgrind --log-file=valgrind.%p.log: leaks do not change the exit status (see
+  # harness.c), so the summary is read here.
+  if [ -f "$vglog" ] && grep -Eq '(definitely|indirectly|possibly) lost: [1-9]' "$vglog"; then
+    echo "FAIL: valgrind reports lost memory in the server ($vglog):" >&2
+    head -c 8000 "$vglog" >&2
     return 1
   fi
   return 0

@@ -406,6 +406,32 @@ static void test_corrupt(void)
     h_clean_dir(&s);
 }
 
+/* Well-formed RESP that no log holds: a command that is not a write, or a
+ * write with the wrong number of arguments, refuses the start, naming the
+ * command's offset. */
+static void test_not_a_logged_command(void)
+{
+    static const char *const bad[][2] = {
+        {"*2\r\n$5\r\nWATCH\r\n$1\r\nk\r\n", "not a write command"},
+        {"*1\r\n$8\r\nSHUTDOWN\r\n", "not a write command"},
+        {"*2\r\n$3\r\nSET\r\n$1\r\nk\r\n", "wrong number of arguments"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct h_server s;
+        if (prepare(&s) < 0)
+            return;
+        long long whole = file_size(&s);
+        append_bytes(&s, bad[i][0]);
+        char want[160];
+        snprintf(want, sizeof(want), "append only file " AOF " at offset %lld: %s", whole,
+                 bad[i][1]);
+        CHECK(RUN_IN(&s, "--port", "0", "--appendonly", "yes") == 1, "%s should stop the start",
+              bad[i][1]);
+        CHECK(h_file_has(&s, "out.log", want), "the log should say: %s", want);
+        h_clean_dir(&s);
+    }
+}
+
 static void test_check_aof(void)
 {
     struct h_server s;
@@ -679,6 +705,7 @@ int main(int argc, char **argv)
     H_RUN(test_everysec);
     H_RUN(test_truncated);
     H_RUN(test_corrupt);
+    H_RUN(test_not_a_logged_command);
     H_RUN(test_check_aof);
     H_RUN(test_every_cut);
     H_RUN(test_misconf);

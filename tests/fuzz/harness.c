@@ -1,0 +1,197 @@
+/*
+ * harness.c - the server set up for in-process fuzzing (see harness.h).
+ *
+ * The loop is uv_default_loop(), never run except to reap handles already
+ * closed, so no timer fires: a blocked client's deadline never passes, and
+ * nothing reaches a socket. Commands are data, so the few that must not run
+ * in a fuzzer (they fork, write files, stop the process, change the shared
+ * config, or close a connection the fake clients do not have) get their
+ * handler replaced by one that answers an error; that holds for every way a
+ * command runs: the dispatcher, EXEC's queue and the log's replay. MULTI,
+ * EXEC, DISCARD and WATCH keep their handlers here, as multi.c recognises
+ * them by address.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "blocking.h"
+#include "commands.h"
+#include "config.h"
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "server.h"
+#include "zset.h"
+
+#define REFUSED "ERR refused by the fuzz harness"
+
+static int ready;
+static cmd_handler *config_proc, *client_proc;
+
+static void fail(const char *what, const char *why)
+{
+    fprintf(stderr, "fuzz harness: %s: %s\n", what, why ? why : "(no reason)");
+    abort();
+}
+
+static void refused(struct client *c)
+{
+    resp_add_error(&c->out, REFUSED);
+}
+
+/* CONFIG GET, HELP and RESETSTAT run; SET and REWRITE would change what the
+ * next input runs with, or write a file. */
+static void config_guard(struct client *c)
+{
+    if (c->argc >= 2 && (arg_is(&c->argv[1], "SET") || arg_is(&c->argv[1], "REWRITE")))
+        refused(c);
+    else
+        config_proc(c);
+}
+
+/* CLIENT KILL closes other clients' handles, which fake clients have not. */
+static void client_guard(struct client *c)
+{
+    if (c->argc >= 2 && arg_is(&c->argv[1], "KILL"))
+        refused(c);
+    else
+        client_proc(c);
+}
+
+static struct command *find(const char *name)
+{
+    struct command *cmd = (struct command *)command_lookup(name, strlen(name));
+    if (!cmd)
+        fail("no such command", name);
+    return cmd;
+}
+
+static void guard_commands(void)
+{
+    static const char *const refused_names[] = {"shutdown", "save", "bgsave", "bgrewriteaof"};
+    for (size_t i = 0; i < sizeof(refused_names) / sizeof(refused_names[0]); i++)
+        find(refused_names[i])->proc = refused;
+    struct command *cmd = find("config");
+    config_proc = cmd->proc;
+    cmd->proc = config_guard;
+    cmd = find("client");
+    client_proc = cmd->proc;
+    cmd->proc = client_guard;
+}
+
+void harness_init(void)
+{
+    if (ready)
+        return;
+    if (config_init(&server.cfg) < 0)
+        fail("config_init", NULL);
+    server.cfg.databases = HARNESS_DATABASES;
+    server.cfg.save_count = 0;
+    if (!getenv("RBKV_FUZZ_LOG") && log_open("/dev/null") < 0)
+        fail("log_open", "/dev/null");
+    server.loop = uv_default_loop();
+    server.start_ms = mstime();
+    memset(server.run_id, '0', sizeof(server.run_id) - 1);
+    command_table_init();
+    cmd_zset_init();
+    guard_commands();
+    server.ks = ks_new(server.cfg.databases);
+    ready = 1;
+}
+
+struct client *harness_client_new(void)
+{
+    struct client *c = xcalloc(1, sizeof(*c));
+    if (resp_parser_init(&c->parser, NULL) < 0)
+        fail("resp_parser_init", NULL);
+    resp_out_init(&c->out);
+    c->out.proto = 2;
+    c->id = ++server.next_client_id;
+    c->db = &server.ks->dbs[0];
+    c->ctime_ms = c->last_interaction_ms = (int64_t)uv_now(server.loop);
+    c->h.handle.data = c;
+    snprintf(c->addr, sizeof(c->addr), "127.0.0.1:%llu", (unsigned long long)c->id);
+    snprintf(c->laddr, sizeof(c->laddr), "127.0.0.1:6379");
+    c->next = server.clients;
+    if (server.clients)
+        server.clients->prev = c;
+    server.clients = c;
+    server.client_count++;
+    return c;
+}
+
+void harness_client_free(struct client *c)
+{
+    if (!c)
+        return;
+    /* conn_close and its close_cb, without the handle. */
+    block_client_gone(c);
+    conn_client_free(c);
+}
+
+void harness_reset(void)
+{
+    for (int i = 0; i < server.ks->count; i++)
+        ks_flush(&server.ks->dbs[i]);
+    server.dirty = 0;
+    /* Only handles closed already are left: this reaps them, fires nothing. */
+    uv_run(server.loop, UV_RUN_NOWAIT);
+}
+
+void harness_check_keyspace(const struct keyspace *ks)
+{
+    const char *why = NULL;
+    for (int i = 0; i < ks->count; i++) {
+        const struct db *db = &ks->dbs[i];
+        if (ks_check(db, &why) < 0)
+            fail("ks_check", why);
+        size_t n = 0;
+        for (struct ks_entry *e = ks_first(db); e; e = ks_next(e), n++) {
+            if (e->type == KS_ZSET && zs_check(ks_ptr(e), &why) < 0)
+                fail("zs_check", why);
+            if (e->type == KS_ZSET && zs_len(ks_ptr(e)) == 0)
+                fail("zs_check", "an empty sorted set is stored");
+            if (e->type >= KS_TYPE_COUNT)
+                fail("ks_check", "entry of unknown type");
+        }
+        if (n != ks_count(db))
+            fail("ks_check", "walk and count disagree");
+    }
+}
+
+int harness_file(int slot, const char **path)
+{
+    static int fds[2] = {-1, -1};
+    static char paths[2][64];
+    if (slot < 0 || slot > 1)
+        fail("harness_file", "slot");
+    if (fds[slot] < 0) {
+        fds[slot] = memfd_create(slot ? "rbkv-fuzz-1" : "rbkv-fuzz-0", 0);
+        if (fds[slot] < 0)
+            fail("memfd_create", NULL);
+        snprintf(paths[slot], sizeof(paths[slot]), "/proc/self/fd/%d", fds[slot]);
+    }
+    *path = paths[slot];
+    return fds[slot];
+}
+
+void harness_file_fill(int fd, const uint8_t *data, size_t size)
+{
+    size_t done = 0;
+    if (ftruncate(fd, 0) < 0)
+        fail("ftruncate", NULL);
+    while (done < size) {
+        ssize_t w = pwrite(fd, data + done, size - done, (off_t)done);
+        if (w <= 0)
+            fail("pwrite", NULL);
+        done += (size_t)w;
+    }
+    /* For a writer using the fd's own offset. */
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        fail("lseek", NULL);
+}
