@@ -601,6 +601,11 @@ int aof_rewrite_in_progress(void)
     return aof.child != 0;
 }
 
+pid_t aof_child_pid(void)
+{
+    return aof.child;
+}
+
 void cmd_bgrewriteaof(struct client *c)
 {
     if (aof.fd < 0)

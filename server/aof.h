@@ -22,6 +22,7 @@
 #define RBKV_AOF_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct client;
 struct command;
@@ -73,6 +74,8 @@ int aof_writes_refused(const char **why);
 int aof_enabled(void);
 int aof_last_write_ok(void);
 int aof_rewrite_in_progress(void);
+/* The running rewrite child, 0 when none: only the log's timer may reap it. */
+pid_t aof_child_pid(void);
 
 /* BGREWRITEAOF: forks a child that writes the dataset as a compact log
  * (SET, ZADD, PEXPIREAT per key) into temp-rewriteaof-<pid>.aof, while new

@@ -213,6 +213,11 @@ int persist_shutdown(enum persist_shutdown_mode mode)
     return 0;
 }
 
+pid_t persist_child_pid(void)
+{
+    return persist.child;
+}
+
 int persist_writes_refused(void)
 {
     return server.cfg.stop_writes_on_bgsave_error && server.cfg.save_count &&

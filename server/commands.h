@@ -8,6 +8,8 @@
 #ifndef RBKV_COMMANDS_H
 #define RBKV_COMMANDS_H
 
+#include <sys/types.h>
+
 #include "server.h"
 
 extern struct command string_commands[];
@@ -57,6 +59,8 @@ void persist_cron(void);
  * saves as mode says. Returns 0, or -1 when the save failed (logged) and the
  * server should stay up. */
 int persist_shutdown(enum persist_shutdown_mode mode);
+/* The running BGSAVE child, 0 when none: only persist_cron may reap it. */
+pid_t persist_child_pid(void);
 /* Whether write commands get ERR_MISCONF: the last background save failed,
  * `save` rules are set and stop-writes-on-bgsave-error is yes (Redis's rule). */
 int persist_writes_refused(void);

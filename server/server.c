@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "aof.h"
@@ -54,6 +55,27 @@ static void expire_timer_cb(uv_timer_t *t)
         uv_timer_start(t, expire_timer_cb, 1, 0);
 }
 
+/* As PID 1 in a container the server is the parent of every orphan there
+ * (a `docker exec` that left a process behind), and a zombie nobody reaps
+ * stays forever. Exited children that are not ours are reaped here; ours
+ * (BGSAVE, BGREWRITEAOF) are left to their owners, which need their status:
+ * peeking (WNOWAIT) tells whose the next one is. Once one of ours is first,
+ * the rest wait for the next tick, after its owner reaped it. */
+static void reap_orphans(void)
+{
+    if (getpid() != 1)
+        return;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+            return;
+        if (si.si_pid == persist_child_pid() || si.si_pid == aof_child_pid())
+            return;
+        waitpid(si.si_pid, NULL, WNOHANG);
+    }
+}
+
 static void cron_cb(uv_timer_t *t)
 {
     (void)t;
@@ -62,6 +84,7 @@ static void cron_cb(uv_timer_t *t)
         uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
     conn_cron((int64_t)uv_now(server.loop));
     persist_cron();
+    reap_orphans();
 }
 
 static void close_handle(uv_handle_t *h)
