@@ -5,8 +5,8 @@
 add_test(NAME config_rename COMMAND test_config rename)
 set_tests_properties(config_rename PROPERTIES LABELS unit TIMEOUT 60)
 
-# End-to-end. The remote part needs a non-loopback address of this machine to connect from;
-# without one it exits 77, which CTest reports as skipped rather than passed.
+# End-to-end. The remote part connects from non-loopback addresses it puts in a network namespace
+# of its own (needs root); without one it exits 77, which CTest reports as skipped, not passed.
 add_executable(test_integration_security integration/test_security.c)
 target_link_libraries(test_integration_security PRIVATE rbkv_harness)
 add_test(NAME integration_security COMMAND test_integration_security $<TARGET_FILE:rbkv-server>)
