@@ -61,9 +61,6 @@ static const struct arg_case cases[] = {
     {"INCR s", E_NOT_INT},
     {"SET s -0", "+OK"},
     {"INCR s", E_NOT_INT},
-    {"INCRBYFLOAT f inf", "-ERR increment would produce NaN or Infinity"},
-    {"INCRBYFLOAT f nan", E_NOT_FLOAT},
-    {"INCRBYFLOAT f abc", E_NOT_FLOAT},
     /* Sizes and offsets: nothing of the asked size is allocated. */
     {"SETRANGE big 536870912 x", "-ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
     {"SETRANGE big " LL_MAX " x", "-ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
@@ -219,6 +216,17 @@ static const struct arg_case cases[] = {
     {"RENAME nokey x", "-ERR no such key"},
 };
 
+/* Floats that are not finite numbers. Apart from the cases above because
+ * valgrind computes long double in double precision, where the server's
+ * check for an infinite result cannot see "inf" (VALGRIND_SKIP). */
+static const struct arg_case float_cases[] = {
+    {"INCRBYFLOAT f inf", "-ERR increment would produce NaN or Infinity"},
+    {"INCRBYFLOAT f -inf", "-ERR increment would produce NaN or Infinity"},
+    {"INCRBYFLOAT f nan", E_NOT_FLOAT},
+    {"INCRBYFLOAT f abc", E_NOT_FLOAT},
+    {"EXISTS f", ":0"},
+};
+
 /* rbkv's own commands: their counts, offsets and limits. */
 static const struct arg_case rbkv_cases[] = {
     {"MSET k1 a k2 b k3 c", "+OK"},
@@ -281,6 +289,13 @@ static void test_bad_arguments(void)
     redisFree(c);
 }
 
+static void test_bad_floats(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    run_cases(c, float_cases, sizeof(float_cases) / sizeof(float_cases[0]));
+    redisFree(c);
+}
+
 static void test_rbkv_bad_arguments(void)
 {
     if (h_is_reference())
@@ -327,6 +342,7 @@ int main(int argc, char **argv)
     if (h_start(&srv, NULL) < 0)
         return h_finish();
     H_RUN(test_bad_arguments);
+    H_RUN(test_bad_floats);
     H_RUN(test_rbkv_bad_arguments);
     H_RUN(test_endless_count);
     h_stop(&srv);
