@@ -161,17 +161,11 @@ static void cmd_hello(struct client *c)
 
 static void cmd_select(struct client *c)
 {
-    long long id;
-    if (parse_ll(c->argv[1].ptr, c->argv[1].len, &id) < 0) {
-        resp_add_error(&c->out, "ERR value is not an integer or out of range");
+    struct db *db;
+    if (arg_db_or_reply(c, &c->argv[1], &db) < 0)
         return;
-    }
-    if (id < 0 || id >= server.ks->count) {
-        resp_add_error(&c->out, ERR_DB_INDEX);
-        return;
-    }
-    c->db_index = (int)id;
-    c->db = &server.ks->dbs[id];
+    c->db_index = (int)(db - server.ks->dbs);
+    c->db = db;
     reply_ok(c);
 }
 

@@ -36,26 +36,6 @@ static int same_bytes(const struct resp_slice *a, const struct resp_slice *b)
     return a->len == b->len && memcmp(a->ptr, b->ptr, a->len) == 0;
 }
 
-/* Parses a database number as Redis's getIntFromObjectOrReply + selectDb do,
- * with their two errors. Returns 0 with *db set, or -1 (replied). */
-static int db_or_reply(struct client *c, const struct resp_slice *a, struct db **db)
-{
-    long long id;
-    if (arg_ll_or_reply(c, a, &id) < 0)
-        return -1;
-    if (id < INT_MIN || id > INT_MAX) {
-        resp_add_errorf(&c->out, "ERR value is out of range, value must between %d and %d",
-                        INT_MIN, INT_MAX);
-        return -1;
-    }
-    if (id < 0 || id >= server.ks->count) {
-        resp_add_error(&c->out, ERR_DB_INDEX);
-        return -1;
-    }
-    *db = &server.ks->dbs[id];
-    return 0;
-}
-
 /* Gives e's value and deadline to a new entry named key in db `to`, where
  * key must be absent, then deletes e from `from`. A string's bytes are
  * copied (they live inside the entry); a pointer value changes owner. */
@@ -165,7 +145,7 @@ static void cmd_copy(struct client *c)
         if (arg_is(&c->argv[j], "REPLACE")) {
             replace = 1;
         } else if (arg_is(&c->argv[j], "DB") && j + 1 < c->argc) {
-            if (db_or_reply(c, &c->argv[++j], &to) < 0)
+            if (arg_db_or_reply(c, &c->argv[++j], &to) < 0)
                 return;
         } else {
             resp_add_error(&c->out, ERR_SYNTAX);
@@ -207,7 +187,7 @@ static void cmd_move(struct client *c)
     const struct resp_slice *key = &c->argv[1];
     struct db *to;
 
-    if (db_or_reply(c, &c->argv[2], &to) < 0)
+    if (arg_db_or_reply(c, &c->argv[2], &to) < 0)
         return;
     if (to == c->db) {
         resp_add_error(&c->out, "ERR source and destination objects are the same");

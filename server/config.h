@@ -133,15 +133,6 @@ char *config_get(const struct config *cfg, size_t i);
  * other. Returns 0, or -1 with strerror's text in err. */
 int config_rewrite(const struct config *cfg, const char *path, char *err, size_t errlen);
 
-/* The command table's side of rename-command, in command.c, which owns the
- * names. command_check_renames: whether count pairs (as in struct config)
- * apply in order to the built-in names; 0, or -1 with the reason in err.
- * command_lookup_builtin: a command by its own name whatever the renames
- * (for internal callers such as replaying the append-only log); NULL when
- * there is none. */
-int command_check_renames(char *const *renames, int count, char *err, size_t errlen);
-const struct command *command_lookup_builtin(const char *name, size_t len);
-
 /* Parses "1gb", "64mb", "100k", "12345" as Redis does (k=1000, kb=1024, ...).
  * Returns 0, or -1 when s is not a valid memory amount. */
 int config_parse_memory(const char *s, unsigned long long *out);

@@ -163,6 +163,14 @@ void command_table_init(void);
 size_t command_count(void);
 void command_reset_stats(void); /* CONFIG RESETSTAT */
 const struct command *command_at(size_t i);
+/* rename-command's side, in the table that owns the names.
+ * command_check_renames: whether count pairs (as in struct config) apply in
+ * order to the built-in names; 0, or -1 with the reason in err.
+ * command_lookup_builtin: a command by its own name whatever the renames
+ * (for internal callers such as replaying the append-only log); NULL when
+ * there is none. */
+int command_check_renames(char *const *renames, int count, char *err, size_t errlen);
+const struct command *command_lookup_builtin(const char *name, size_t len);
 
 /* conn.c */
 int conn_listen(void);
@@ -215,6 +223,9 @@ int parse_ll(const char *p, size_t len, long long *out);
 int parse_double(const char *p, size_t len, double *out);
 int arg_ll_or_reply(struct client *c, const struct resp_slice *a, long long *out);
 int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *out);
+/* A database number as SELECT, MOVE and COPY take it, with Redis's two
+ * errors (not an int; no such database). */
+int arg_db_or_reply(struct client *c, const struct resp_slice *a, struct db **db);
 /* A copy of a slice as a NUL-terminated heap string; caller frees. */
 char *arg_strdup(const struct resp_slice *a);
 

@@ -102,6 +102,25 @@ int arg_ll_or_reply(struct client *c, const struct resp_slice *a, long long *out
     return -1;
 }
 
+int arg_db_or_reply(struct client *c, const struct resp_slice *a, struct db **db)
+{
+    long long id;
+    if (arg_ll_or_reply(c, a, &id) < 0)
+        return -1;
+    /* getIntFromObjectOrReply's range check comes before selectDb's. */
+    if (id < INT_MIN || id > INT_MAX) {
+        resp_add_errorf(&c->out, "ERR value is out of range, value must between %d and %d",
+                        INT_MIN, INT_MAX);
+        return -1;
+    }
+    if (id < 0 || id >= server.ks->count) {
+        resp_add_error(&c->out, ERR_DB_INDEX);
+        return -1;
+    }
+    *db = &server.ks->dbs[id];
+    return 0;
+}
+
 int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *out)
 {
     if (parse_double(a->ptr, a->len, out) == 0)

@@ -213,6 +213,10 @@ static const struct arg_case cases[] = {
     {"MOVE n -1", "-ERR DB index is out of range"},
     {"COPY n n2 DB 99", "-ERR DB index is out of range"},
     {"COPY n n2 DB abc", E_NOT_INT},
+    {"SELECT " LL_MAX, "-ERR value is out of range, value must between -2147483648 and 2147483647"},
+    {"SELECT 16", "-ERR DB index is out of range"},
+    {"SELECT -1", "-ERR DB index is out of range"},
+    {"SELECT x", E_NOT_INT},
     {"RENAME nokey x", "-ERR no such key"},
 };
 
