@@ -29,7 +29,7 @@ test-asan:
 	@scripts/deps.sh build test
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRBKV_WERROR=ON -DRBKV_SANITIZE=ON -DRBKV_BENCH=OFF $(CMAKE_ARGS) >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE 'container|fuzz|slow'
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE 'container|fuzz'
 
 # The whole suite again under valgrind's memcheck, on a Debug build without sanitizers: every test
 # program runs under $(VALGRIND) (CMake's CROSSCOMPILING_EMULATOR prefixes each add_test of a built
