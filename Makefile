@@ -45,7 +45,7 @@ test-asan:
 #   test_incrbyfloat  valgrind computes long double in double precision, so INCRBYFLOAT's digits
 #   test_bad_floats   differ and "inf" is not seen as infinite (transcript.sh's INCRBYFLOAT lines
 #                     likewise: VALGRIND_SKIP_TESTS).
-# About 17 minutes with -j 2 on the 2-core machine, so not part of .ci/run.
+# About 7 minutes with -j 2 on the 2-core machine; not part of .ci/run, which stays well under 20.
 VALGRIND_COMMON = valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--num-callers=30 --suppressions=$(CURDIR)/scripts/valgrind.supp
 VALGRIND ?= $(VALGRIND_COMMON) --errors-for-leak-kinds=definite,indirect,possible -q
