@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mem.h"
 #include "server.h"
+#include "server_lifecycle.h"
 
 /* Redis prints at most this much of an unknown subcommand. */
 #define SUBCOMMAND_ECHO_MAX 128
@@ -96,10 +97,32 @@ static void config_set_command(struct client *c)
     pairs = xmalloc(sizeof(*pairs) * (size_t)(c->argc - 2));
     for (int i = 2; i < c->argc; i++)
         pairs[i - 2] = arg_strdup(&c->argv[i]);
-    if (config_set_many(&server.cfg, npairs, pairs, err, sizeof(err)) < 0)
+    /* The values before, to set back when the system cannot take them. */
+    const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));
+    for (int i = 0; i < npairs; i++) {
+        int idx = config_find(pairs[2 * i], strlen(pairs[2 * i]));
+        before[2 * i] = pairs[2 * i];
+        before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
+    }
+    long long maxclients = server.cfg.maxclients;
+    if (config_set_many(&server.cfg, npairs, pairs, err, sizeof(err)) < 0) {
         resp_add_error(&c->out, err);
-    else
+    } else if (server.cfg.maxclients > maxclients && server_adjust_open_files_limit() < 0) {
+        /* Redis's updateMaxclients: the new maxclients needs the fds, and
+         * the whole CONFIG SET fails when it cannot have them. */
+        long long fits = server.cfg.maxclients;
+        config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+        resp_add_errorf(&c->out,
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The "
+                        "operating system is not able to handle the specified number of clients, "
+                        "try with %lld",
+                        fits);
+    } else {
         reply_ok(c);
+    }
+    for (int i = 0; i < npairs; i++)
+        xfree((char *)before[2 * i + 1]);
+    xfree(before);
     for (int i = 0; i < c->argc - 2; i++)
         xfree((char *)pairs[i]);
     xfree(pairs);

@@ -145,11 +145,7 @@ static void make_run_id(void)
  * Redis's CONFIG_MIN_RESERVED_FDS. */
 #define RESERVED_FDS 32
 
-/* As Redis's adjustOpenFilesLimit(): raise RLIMIT_NOFILE to maxclients plus
- * the reserve; when the system refuses, take the most it allows and lower
- * maxclients to fit, with a log line, so that a client over the real limit
- * gets "max number of clients reached" rather than a failed accept. */
-static void adjust_open_files_limit(void)
+int server_adjust_open_files_limit(void)
 {
     struct rlimit rl;
     rlim_t want = (rlim_t)server.cfg.maxclients + RESERVED_FDS;
@@ -158,10 +154,10 @@ static void adjust_open_files_limit(void)
         log_warning("Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting "
                     "the max clients configuration accordingly.", strerror(errno));
         server.cfg.maxclients = 1024 - RESERVED_FDS;
-        return;
+        return -1;
     }
     if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
-        return;
+        return 0;
     rlim_t old = rl.rlim_cur;
     rlim_t best = want;
     int err = 0;
@@ -198,10 +194,11 @@ static void adjust_open_files_limit(void)
         log_warning("Current maximum open files is %llu. maxclients has been reduced to %lld to "
                     "compensate for low ulimit. If you need higher maxclients increase "
                     "'ulimit -n'.", (unsigned long long)best, reduced);
-    } else {
-        log_notice("Increased maximum number of open files to %llu (it was originally set to "
-                   "%llu).", (unsigned long long)want, (unsigned long long)old);
+        return -1;
     }
+    log_notice("Increased maximum number of open files to %llu (it was originally set to %llu).",
+               (unsigned long long)want, (unsigned long long)old);
+    return 0;
 }
 
 int server_start(void)
@@ -213,7 +210,7 @@ int server_start(void)
     /* Over a file size limit a write fails with EFBIG instead of killing us,
      * so the append-only log reports it like a full disk. */
     signal(SIGXFSZ, SIG_IGN);
-    adjust_open_files_limit();
+    server_adjust_open_files_limit();
     command_table_init();
     cmd_zset_init();
     server.ks = ks_new(server.cfg.databases);

@@ -14,5 +14,11 @@ void server_run(void);
 void server_shutdown(void);
 /* Frees what server_start made. */
 void server_cleanup(void);
+/* As Redis's adjustOpenFilesLimit(), at start and when CONFIG SET raises
+ * maxclients: raises RLIMIT_NOFILE to maxclients plus a reserve. When the
+ * system refuses, takes the most it allows and lowers maxclients to fit, with
+ * log lines, so that a client over the real limit gets "max number of clients
+ * reached" rather than a failed accept; then returns -1, else 0. */
+int server_adjust_open_files_limit(void);
 
 #endif

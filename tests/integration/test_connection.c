@@ -1,8 +1,8 @@
 /*
  * test_connection.c - end-to-end tests of the connection layer: PING, ECHO,
  * QUIT, SELECT, HELLO, AUTH, CLIENT, command dispatch errors, pipelining,
- * inline commands, protocol errors, maxclients, idle timeout, big values,
- * output buffer limits, SHUTDOWN and SIGTERM.
+ * inline commands, protocol errors, maxclients (and the fd limit it needs),
+ * idle timeout, big values, output buffer limits, SHUTDOWN and SIGTERM.
  *
  * Every expected reply is Redis 7's, byte for byte. Most tests share one
  * server; a test that needs its own flags starts its own.
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -587,6 +588,69 @@ static void test_maxclients(void)
     h_stop(&s);
 }
 
+/* The soft fd limit of process pid, from /proc; -1 when unreadable. */
+static long soft_nofile(pid_t pid)
+{
+    char path[64], line[256];
+    long soft = -1;
+    snprintf(path, sizeof(path), "/proc/%ld/limits", (long)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "Max open files", 14) == 0)
+            soft = strtol(line + 14, NULL, 10);
+    if (f)
+        fclose(f);
+    return soft;
+}
+
+/* CONFIG SET maxclients raises the fd limit as the start does; when the
+ * system cannot give the fds, the whole CONFIG SET fails and changes
+ * nothing, as Redis's updateMaxclients. */
+static void test_maxclients_fd_limit(void)
+{
+    const char *wrapper = getenv("RBKV_SERVER_WRAPPER");
+    struct rlimit rl, low;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    if ((wrapper && *wrapper) || (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 2048)) {
+        printf("   skipped: under a wrapper (valgrind refuses setrlimit) or a hard fd limit "
+               "under 2048\n");
+        return;
+    }
+    low = rl;
+    low.rlim_cur = 256;
+    setrlimit(RLIMIT_NOFILE, &low);
+    struct h_server s;
+    int started = h_start(&s, H_FLAGS("--maxclients", "100")) == 0;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (!started)
+        return;
+    redisContext *c = h_connect(&s);
+    CHECK(soft_nofile(s.pid) == 256, "the server started with %ld fds, not 256", soft_nofile(s.pid));
+    EXPECT_OK(c, "CONFIG", "SET", "maxclients", "1000");
+    CHECK(soft_nofile(s.pid) >= 1032, "maxclients 1000 left the server %ld fds",
+          soft_nofile(s.pid));
+    /* More than fs.nr_open, which no process may have. */
+    long nr_open = 1048576;
+    FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &nr_open) != 1)
+            nr_open = 1048576;
+        fclose(f);
+    }
+    char too_many[32];
+    snprintf(too_many, sizeof(too_many), "%ld", nr_open + 1);
+    EXPECT_MATCH(c,
+                 "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - The "
+                 "operating system is not able to handle the specified number of clients, try "
+                 "with *",
+                 "CONFIG", "SET", "maxmemory", "5mb", "maxclients", too_many);
+    EXPECT_REPLY(c, "['maxclients', '1000']", "CONFIG", "GET", "maxclients");
+    EXPECT_REPLY(c, "['maxmemory', '0']", "CONFIG", "GET", "maxmemory");
+    EXPECT_STATUS(c, "PONG", "PING");
+    redisFree(c);
+    h_stop(&s);
+}
+
 static void test_idle_timeout(void)
 {
     struct h_server s;
@@ -838,6 +902,7 @@ int main(int argc, char **argv)
     H_RUN(test_protocol_errors);
     H_RUN(test_big_value);
     H_RUN(test_maxclients);
+    H_RUN(test_maxclients_fd_limit);
     H_RUN(test_idle_timeout);
     H_RUN(test_output_buffer_limit);
     H_RUN(test_output_pause);
