@@ -10,6 +10,7 @@
 #define RBKV_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
@@ -26,5 +27,8 @@ size_t mem_used(void);
 size_t mem_rss(void);
 /* Highest mem_used() seen since start. */
 size_t mem_peak(void);
+/* From the cron (now_ms: the loop's clock): returns freed heap to the
+ * system once used memory fell well below its recent high (malloc_trim). */
+void mem_trim_cron(int64_t now_ms);
 
 #endif

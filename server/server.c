@@ -85,6 +85,7 @@ static void cron_cb(uv_timer_t *t)
     conn_cron((int64_t)uv_now(server.loop));
     persist_cron();
     reap_orphans();
+    mem_trim_cron((int64_t)uv_now(server.loop));
 }
 
 static void close_handle(uv_handle_t *h)
