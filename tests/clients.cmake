@@ -3,11 +3,8 @@
 # ioredis pinned by tests/clients/package-lock.json. include()d from tests/CMakeLists.txt, so
 # relative paths start in tests/. The scripts skip (exit 77) when a tool they need is missing;
 # scripts/deps.sh test installs them.
-add_executable(test_integration_hiredis_async integration/test_hiredis_async.c)
-target_link_libraries(test_integration_hiredis_async PRIVATE rbkv_harness PkgConfig::LIBUV)
-add_test(NAME integration_hiredis_async
-         COMMAND test_integration_hiredis_async $<TARGET_FILE:rbkv-server>)
-set_tests_properties(integration_hiredis_async PROPERTIES LABELS integration TIMEOUT 120)
+rbkv_server_test(integration_hiredis_async integration/test_hiredis_async.c 120 integration)
+target_link_libraries(test_integration_hiredis_async PRIVATE PkgConfig::LIBUV)
 
 add_test(NAME integration_redis_cli
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/redis_cli.sh $<TARGET_FILE:rbkv-server>)

@@ -11,10 +11,7 @@ target_link_libraries(rbkv_harness PUBLIC PkgConfig::HIREDIS)
 set(RBKV_INTEGRATION_PROGRAMS connection 120 strings 60 keys 60 expiry 90)
 while(RBKV_INTEGRATION_PROGRAMS)
   list(POP_FRONT RBKV_INTEGRATION_PROGRAMS name timeout)
-  add_executable(test_integration_${name} integration/test_${name}.c)
-  target_link_libraries(test_integration_${name} PRIVATE rbkv_harness)
-  add_test(NAME integration_${name} COMMAND test_integration_${name} $<TARGET_FILE:rbkv-server>)
-  set_tests_properties(integration_${name} PROPERTIES LABELS integration TIMEOUT ${timeout})
+  rbkv_server_test(integration_${name} integration/test_${name}.c ${timeout} integration)
 endwhile()
 
 add_test(NAME integration_transcript

@@ -15,8 +15,6 @@ endforeach()
 
 # End-to-end against the real server: about 3 s, most of it the random part's 3 ms sleeps after
 # each expiry; under ASan the random part runs a third of the operations, and the whole about 2 s.
-add_executable(test_integration_ordered integration/test_ordered.c unit/ordered_diff.c)
+rbkv_server_test(integration_ordered integration/test_ordered.c 120 integration)
+target_sources(test_integration_ordered PRIVATE unit/ordered_diff.c)
 target_include_directories(test_integration_ordered PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
-target_link_libraries(test_integration_ordered PRIVATE rbkv_harness)
-add_test(NAME integration_ordered COMMAND test_integration_ordered $<TARGET_FILE:rbkv-server>)
-set_tests_properties(integration_ordered PROPERTIES LABELS integration TIMEOUT 120)

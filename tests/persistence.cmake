@@ -12,17 +12,10 @@ foreach(part crc bulk roundtrip corrupt save)
 endforeach()
 
 # End-to-end: restarts on the same dir, BGSAVE under writes, kill -9 during BGSAVE, MISCONF.
-add_executable(test_integration_persistence integration/test_persistence.c)
-target_link_libraries(test_integration_persistence PRIVATE rbkv_harness)
-add_test(NAME integration_persistence
-         COMMAND test_integration_persistence $<TARGET_FILE:rbkv-server>)
-set_tests_properties(integration_persistence PROPERTIES LABELS integration TIMEOUT 120)
+rbkv_server_test(integration_persistence integration/test_persistence.c 120 integration)
 
 # A really full disk (a 4 MB tmpfs as the server's dir): MISCONF, nothing acknowledged that is not
 # in the log, the saved snapshot untouched, recovery once space is freed. Needs root to mount;
 # reports SKIP (77) otherwise.
-add_executable(test_integration_disk_full integration/test_disk_full.c)
-target_link_libraries(test_integration_disk_full PRIVATE rbkv_harness)
-add_test(NAME integration_disk_full COMMAND test_integration_disk_full $<TARGET_FILE:rbkv-server>)
-set_tests_properties(integration_disk_full PROPERTIES LABELS integration TIMEOUT 120
-                     SKIP_RETURN_CODE 77)
+rbkv_server_test(integration_disk_full integration/test_disk_full.c 120 integration)
+set_tests_properties(integration_disk_full PROPERTIES SKIP_RETURN_CODE 77)

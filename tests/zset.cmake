@@ -13,7 +13,4 @@ endforeach()
 
 # End-to-end against the real server with hiredis: every command, its errors, RESP3 shapes and
 # a random differential part against real Redis's rules kept in a model.
-add_executable(test_integration_zset integration/test_zset.c)
-target_link_libraries(test_integration_zset PRIVATE rbkv_harness)
-add_test(NAME integration_zset COMMAND test_integration_zset $<TARGET_FILE:rbkv-server>)
-set_tests_properties(integration_zset PROPERTIES LABELS integration TIMEOUT 120)
+rbkv_server_test(integration_zset integration/test_zset.c 120 integration)
