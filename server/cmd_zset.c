@@ -508,6 +508,13 @@ static void out_add(struct range_out *o, const struct zs_node *n)
         add_member(o->c, n, o->withscores);
 }
 
+/* Whether the client's reply broke (over its hard output limit): it is
+ * dropped after this command, so walking on would only hold the loop. */
+static int out_failed(const struct range_out *o)
+{
+    return !o->store && o->c->out.failed;
+}
+
 static void out_end(struct range_out *o, const struct resp_slice *dst)
 {
     if (o->store)
@@ -530,7 +537,7 @@ static void range_by_rank(struct range_out *o, const struct zset *z, long long s
     }
     out_begin(o, hi - lo + 1);
     struct zs_node *n = zs_select(z, rev ? len - 1 - lo : lo);
-    for (size_t i = lo; i <= hi; i++, n = step(n, rev))
+    for (size_t i = lo; i <= hi && !out_failed(o); i++, n = step(n, rev))
         out_add(o, n);
 }
 
@@ -554,7 +561,7 @@ static void range_by_bound(struct range_out *o, const struct zset *z, const stru
         n = (size_t)limit;
     out_begin(o, n);
     struct zs_node *node = zs_select(z, rev ? s.hi - 1 - (size_t)offset : s.lo + (size_t)offset);
-    for (size_t i = 0; i < n; i++, node = step(node, rev))
+    for (size_t i = 0; i < n && !out_failed(o); i++, node = step(node, rev))
         out_add(o, node);
 }
 
@@ -972,12 +979,6 @@ static void cmd_bzmpop(struct client *c)
 
 /* ---- ZRANDMEMBER -------------------------------------------------------- */
 
-static int over_hard_limit(const struct client *c)
-{
-    size_t hard = server.cfg.client_output_limit.hard_bytes;
-    return c->out.over_limit || (hard && resp_out_pending(&c->out) >= hard);
-}
-
 static struct zs_node *random_node(const struct zset *z)
 {
     /* Sizes are 32-bit, so the count fits arc4random's range. */
@@ -1011,7 +1012,7 @@ static void random_distinct(struct client *c, const struct zset *z, size_t count
         cap *= 2;
     struct rank_set s = {xcalloc(cap, sizeof(size_t)), cap - 1};
 
-    for (size_t j = size - count; j < size; j++) {
+    for (size_t j = size - count; j < size && !c->out.failed; j++) {
         size_t t = arc4random_uniform((uint32_t)j + 1);
         if (!rank_set_add(&s, t)) {
             rank_set_add(&s, j);
@@ -1040,14 +1041,15 @@ static void randmember_count(struct client *c, long long l, int withscores)
     if (l < 0 || count == 1) {
         resp_add_array_len(&c->out, list_len(c, count, withscores));
         /* A client asking for more than it lets us buffer is closed after
-         * this command (conn.c), as Redis does: stop producing for it. */
-        for (unsigned long long i = 0; i < count && !over_hard_limit(c); i++)
+         * this command (conn.c), as Redis does: stop producing for it once
+         * its reply broke at the hard limit. */
+        for (unsigned long long i = 0; i < count && !c->out.failed; i++)
             add_member(c, random_node(z), withscores);
         return;
     }
     if (count >= size) {
         resp_add_array_len(&c->out, list_len(c, size, withscores));
-        for (struct zs_node *n = zs_first(z); n; n = zs_next(n))
+        for (struct zs_node *n = zs_first(z); n && !c->out.failed; n = zs_next(n))
             add_member(c, n, withscores);
         return;
     }

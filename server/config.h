@@ -18,8 +18,6 @@
 #define CONFIG_MAX_BIND 16
 #define CONFIG_MAX_SAVE 16 /* "save" rules */
 
-struct command;
-
 enum log_level { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
 /* When the append-only log is fdatasync'ed (aof.h). */
 enum appendfsync { APPENDFSYNC_ALWAYS, APPENDFSYNC_EVERYSEC, APPENDFSYNC_NO };
