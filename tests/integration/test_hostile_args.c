@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "harness.h"
 
@@ -340,6 +341,62 @@ static void test_endless_count(void)
     h_stop(&s);
 }
 
+/* A sorted-set reply over the hard limit, never read: the client is dropped
+ * and counted, and the set is untouched. 300,000 members make a ZRANGE ...
+ * WITHSCORES reply of about 9 MB, more than the 1 MB limit and what the
+ * socket buffers of a loopback connection take (4 MB sending by default). */
+#define BIG_ZSET 300000
+#define ZADD_BATCH 1000
+static void test_big_zset_reply(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS("--client-output-buffer-limit", "normal 1mb 0 0")) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    static char names[ZADD_BATCH][2][24];
+    const char *args[2 + 2 * ZADD_BATCH] = {"ZADD", "z"};
+    for (int base = 0; base < BIG_ZSET; base += ZADD_BATCH) {
+        for (int i = 0; i < ZADD_BATCH; i++) {
+            snprintf(names[i][0], sizeof(names[i][0]), "%d", base + i);
+            snprintf(names[i][1], sizeof(names[i][1]), "member:%06d", base + i);
+            args[2 + 2 * i] = names[i][0];
+            args[3 + 2 * i] = names[i][1];
+        }
+        freeReplyObject(h_command(c, 2 + 2 * ZADD_BATCH, args, NULL));
+    }
+    EXPECT_INT(c, BIG_ZSET, "ZCARD", "z");
+    static const char *const queries[] = {"ZRANGE z 0 -1 WITHSCORES\r\n",
+                                          "ZRANGEBYSCORE z -inf +inf WITHSCORES\r\n",
+                                          "ZRANDMEMBER z 300000 WITHSCORES\r\n"};
+    for (size_t q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
+        long long drops = h_info_ll(c, "stats", "client_output_buffer_limit_disconnections");
+        struct h_raw g;
+        if (h_raw_open(&g, &s) < 0)
+            break;
+        int small = 4096; /* so the kernel does not swallow the reply */
+        setsockopt(g.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+        CHECK(h_wait_clients(c, 2, 5000 * H_SLOW), "the greedy client never showed up");
+        h_raw_send(&g, queries[q], strlen(queries[q]));
+        /* Never read: wait for the server to drop it. */
+        int64_t t0 = h_now_ms();
+        int gone = 0;
+        while (!gone && h_now_ms() - t0 < 5000 * H_SLOW) {
+            h_sleep_ms(5);
+            gone = h_info_ll(c, "clients", "connected_clients") == 1;
+        }
+        CHECK(gone, "the client of %.*s was not dropped", (int)strcspn(queries[q], "\r"),
+              queries[q]);
+        if (!h_is_reference()) /* Redis 7.0 has no such counter */
+            CHECK(h_info_ll(c, "stats", "client_output_buffer_limit_disconnections") == drops + 1,
+                  "the drop for %.*s was not counted", (int)strcspn(queries[q], "\r"), queries[q]);
+        h_raw_close(&g);
+    }
+    EXPECT_STATUS(c, "PONG", "PING");
+    EXPECT_INT(c, BIG_ZSET, "ZCARD", "z");
+    redisFree(c);
+    h_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -349,6 +406,7 @@ int main(int argc, char **argv)
     H_RUN(test_bad_floats);
     H_RUN(test_rbkv_bad_arguments);
     H_RUN(test_endless_count);
+    H_RUN(test_big_zset_reply);
     h_stop(&srv);
     return h_finish();
 }
