@@ -1,6 +1,7 @@
 /*
  * main.c - rbkv-server's command line: [config-file] [--name value ...],
- * --version, --help.
+ * --version, --help; and the start-up wiring of the layers: the command
+ * tables and value types (commands_register) and the log's level.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -8,11 +9,11 @@
 #include <string.h>
 
 #include "aof.h"
+#include "commands.h"
 #include "config.h"
 #include "log.h"
 #include "mem.h"
 #include "server.h"
-#include "server_lifecycle.h"
 
 static void usage(FILE *out)
 {
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    commands_register();
+    log_set_level_source(&server.cfg.loglevel);
     if (config_init(&server.cfg) < 0)
         return 1;
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) {

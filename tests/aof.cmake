@@ -1,4 +1,4 @@
-# Tests of the append-only log (server/aof.[ch]). include()d from tests/CMakeLists.txt before
+# Tests of the append-only log (server/persist/aof.[ch]). include()d from tests/CMakeLists.txt before
 # integration.cmake ("aof" sorts first), so the harness target is referenced by name only, which
 # CMake resolves at generate time.
 

@@ -1,4 +1,4 @@
-# Blocking pops (server/blocking.c, BZPOPMIN/BZPOPMAX/BZMPOP/ZMPOP in server/cmd_zset.c), end to
+# Blocking pops (server/core/blocking.c, BZPOPMIN/BZPOPMAX/BZMPOP/ZMPOP in server/commands/cmd_zset.c), end to
 # end. include()d from tests/CMakeLists.txt, so relative paths start in tests/; rbkv_harness comes
 # from integration.cmake (a target may be linked before it is defined). About 2 s: the timeout
 # tests sleep.

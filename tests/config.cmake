@@ -1,5 +1,5 @@
-# Unit tests of the settings module (server/config.c: defaults, config files, --flags,
-# CONFIG SET/GET texts, CONFIG REWRITE) and the glob matcher (server/glob.c).
+# Unit tests of the settings module (server/core/config.c: defaults, config files, --flags,
+# CONFIG SET/GET texts, CONFIG REWRITE) and the glob matcher (server/base/glob.c).
 # include()d from tests/CMakeLists.txt, so relative paths start in tests/.
 
 add_executable(test_config unit/test_config.c)

@@ -1,4 +1,4 @@
-# Tests of the hash index beside the keyspace's tree (server/keyindex.[ch]): the hash's reads and
+# Tests of the hash index beside the keyspace's tree (server/data/keyindex.[ch]): the hash's reads and
 # mixing, a randomized differential test of the index through many resizes, and keyspace operations
 # that move and delete entries. include()d from tests/CMakeLists.txt, so relative paths start in
 # tests/. SEED=<n> in the environment replays a run.

@@ -1,4 +1,4 @@
-# Tests of the keyspace (server/keyspace.[ch]): directed edge cases and a randomized differential
+# Tests of the keyspace (server/data/keyspace.[ch]): directed edge cases and a randomized differential
 # test against a sorted-array model. include()d from tests/CMakeLists.txt, so relative paths start
 # in tests/. SEED=<n> in the environment replays a run of the random part.
 add_executable(test_keyspace unit/test_keyspace.c)

@@ -1,4 +1,4 @@
-# Tests of the ordered keyspace commands (server/cmd_ordered.c, cmd_scan.c, krange.[ch],
+# Tests of the ordered keyspace commands (server/commands/cmd_ordered.c, cmd_scan.c, krange.[ch],
 # lexrange.[ch]). include()d from tests/CMakeLists.txt after integration.cmake (fragments are
 # included in name order), so relative paths start in tests/ and rbkv_harness exists.
 # Both executables run the differential test of unit/ordered_diff.[ch]; SEED=<n> in the

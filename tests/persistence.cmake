@@ -1,4 +1,4 @@
-# Tests of snapshots (server/snapshot.[ch], server/cmd_persist.c). include()d from
+# Tests of snapshots (server/persist/snapshot.[ch], server/commands/cmd_persist.c). include()d from
 # tests/CMakeLists.txt after integration.cmake (fragments are included in name order), so
 # relative paths start in tests/ and rbkv_harness exists.
 

@@ -1,4 +1,4 @@
-# Tests of the red-black tree (server/rbtree.[ch], rbtree_augmented.h, rbtree_order.h).
+# Tests of the red-black tree (server/rbtree/rbtree.[ch], rbtree_augmented.h, rbtree_order.h).
 # include()d from tests/CMakeLists.txt, so relative paths start in tests/.
 #
 # Run as a script (cmake -DHEADER=... -DEXAMPLE=... -P rbtree.cmake), this file is instead the
@@ -44,7 +44,7 @@ add_executable(test_rbtree_example unit/test_rbtree_example.c)
 target_link_libraries(test_rbtree_example PRIVATE rbtree)
 add_test(NAME rbtree_example COMMAND test_rbtree_example)
 add_test(NAME rbtree_example_sync
-         COMMAND ${CMAKE_COMMAND} -DHEADER=$<TARGET_PROPERTY:rbtree,SOURCE_DIR>/rbtree.h
+         COMMAND ${CMAKE_COMMAND} -DHEADER=$<TARGET_PROPERTY:rbtree,SOURCE_DIR>/rbtree/rbtree.h
                  -DEXAMPLE=${CMAKE_CURRENT_SOURCE_DIR}/unit/test_rbtree_example.c
                  -P ${CMAKE_CURRENT_LIST_FILE})
 set_tests_properties(rbtree_example rbtree_example_sync PROPERTIES LABELS unit TIMEOUT 60)

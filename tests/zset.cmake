@@ -1,4 +1,4 @@
-# Tests of the sorted sets (server/zset.[ch], server/cmd_zset.c). include()d from
+# Tests of the sorted sets (server/data/zset.[ch], server/commands/cmd_zset.c). include()d from
 # tests/CMakeLists.txt after integration.cmake (fragments are included in name order), so
 # relative paths start in tests/ and rbkv_harness exists.
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_aof.c - libFuzzer target for the append-only log's loader (aof_load
- * in server/aof.c): its RESP reader and the replay of each command through
+ * in server/persist/aof.c): its RESP reader and the replay of each command through
  * the real command layer into server.ks (harness.h).
  *
  * Input: the bytes of the log file. `appendfilename` points at an in-memory
@@ -25,7 +25,17 @@
 #include "blocking.h"
 #include "harness.h"
 #include "mem.h"
+#include "replay.h"
 #include "server.h"
+
+/* aof_load as the server calls it, replaying through the dispatcher. */
+static int load(void)
+{
+    struct replay *r = replay_new();
+    int rc = aof_load(replay_command, r);
+    replay_free(r);
+    return rc;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         server.cfg.aof_load_truncated = 1;
     }
     harness_file_fill(fd, data, size);
-    int rc = aof_load();
+    int rc = load();
     if (rc == 1 || fstat(fd, &st) < 0 || (size_t)st.st_size > size)
         abort();
     harness_check_keyspace(server.ks);
@@ -52,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0 && (size_t)st.st_size < size) {
         /* Trimmed: what is left is a whole log. */
         harness_reset();
-        if (aof_load() != 0 || fstat(fd, &st) < 0 || (size_t)st.st_size > size)
+        if (load() != 0 || fstat(fd, &st) < 0 || (size_t)st.st_size > size)
             abort();
         harness_check_keyspace(server.ks);
     }

@@ -35,9 +35,13 @@
 #include <string.h>
 
 #include "blocking.h"
+#include "client.h"
+#include "clock.h"
+#include "command.h"
 #include "harness.h"
 #include "keyspace.h"
 #include "resp_parser.h"
+#include "resp_writer.h"
 #include "server.h"
 
 #define CLIENTS 3
@@ -74,7 +78,7 @@ static void run(struct client **clients, int who, const struct resp_request *req
         return;
     c->argc = req->argc;
     c->argv = req->argv;
-    command_execute(c);
+    harness_execute(c);
     c->argc = 0;
     c->argv = NULL;
     /* Clients whose wait ended have their reply; their next requests come

@@ -1,6 +1,6 @@
 /*
  * fuzz_snapshot.c - libFuzzer target for the snapshot loader (snap_load in
- * server/snapshot.c) and, for what it accepts, the writer.
+ * server/persist/snapshot.c) and, for what it accepts, the writer.
  *
  * Input: the bytes of a snapshot file, loaded from an in-memory file
  * (harness_file) into a new keyspace of HARNESS_DATABASES databases, as
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "harness.h"
 #include "keyspace.h"
 #include "server.h"

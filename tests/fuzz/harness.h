@@ -22,10 +22,14 @@ struct keyspace;
 
 /* Once per process, idempotent: config defaults, logging to /dev/null
  * (RBKV_FUZZ_LOG=1 keeps it on stdout), the default loop (never run but
- * to reap closed handles), the command table with the commands that would
- * fork, write files, change the config or close real connections replaced
- * by an error reply, and server.ks with HARNESS_DATABASES empty databases. */
+ * to reap closed handles), the command tables, and server.ks with
+ * HARNESS_DATABASES empty databases. */
 void harness_init(void);
+
+/* Runs c's request through the dispatcher, except the commands that would
+ * fork, write files, change the config or close real connections: those get
+ * an error reply. */
+void harness_execute(struct client *c);
 
 /* A client as conn.c makes one, without a handle: listed in server.clients
  * (so CLIENT LIST and UNBLOCK see it), RESP2, database 0. */

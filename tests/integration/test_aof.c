@@ -1,5 +1,5 @@
 /*
- * test_aof.c - end-to-end tests of the append-only log (server/aof.h):
+ * test_aof.c - end-to-end tests of the append-only log (server/persist/aof.h):
  * restarts in the same dir bring back strings, sorted sets, deadlines (as
  * absolute times) and databases; kill -9 under appendfsync always loses no
  * acknowledged write; a log cut mid-command loads and is trimmed; a corrupt

@@ -1,6 +1,6 @@
 /*
  * test_aof_replay.c - end-to-end tests of what the append-only log must
- * make a replay see (server/aof.h): a transaction is logged inside MULTI ...
+ * make a replay see (server/persist/aof.h): a transaction is logged inside MULTI ...
  * EXEC and a log cut in the middle of one drops it whole; a pop served to a
  * waiting client because of a write inside EXEC is logged; a key removed for
  * its deadline is logged as DEL, and the replay removes nothing by the clock,

@@ -1,6 +1,6 @@
 /*
  * test_blocking.c - end-to-end tests of the blocking pops: BZPOPMIN,
- * BZPOPMAX, BZMPOP, and ZMPOP (server/blocking.c, server/cmd_zset.c).
+ * BZPOPMAX, BZMPOP, and ZMPOP (server/core/blocking.c, server/commands/cmd_zset.c).
  *
  * Every test runs unchanged against Debian's redis-server 7.0, which is how
  * their expectations were checked:

@@ -1,6 +1,6 @@
 /*
  * test_multi.c - end-to-end tests of transactions: MULTI, EXEC, DISCARD,
- * WATCH, UNWATCH (server/multi.c, server/watch.c).
+ * WATCH, UNWATCH (server/core/multi.c, server/core/watch.c).
  *
  * Every test but test_ordered_in_multi runs unchanged against Debian's
  * redis-server 7.0, which is how their expectations were checked:

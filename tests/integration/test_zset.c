@@ -1,5 +1,5 @@
 /*
- * test_zset.c - end-to-end tests of the sorted-set commands (server/cmd_zset.c)
+ * test_zset.c - end-to-end tests of the sorted-set commands (server/commands/cmd_zset.c)
  * through hiredis and, for RESP3 shapes, raw sockets: ZADD (NX XX GT LT CH
  * INCR) ZINCRBY ZREM ZCARD ZSCORE ZMSCORE ZCOUNT ZLEXCOUNT ZRANK ZREVRANK
  * (WITHSCORE) ZRANGE (BYSCORE BYLEX REV LIMIT WITHSCORES) ZRANGEBYSCORE

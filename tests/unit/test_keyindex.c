@@ -1,6 +1,6 @@
 /*
  * test_keyindex.c - tests of the hash index beside the keyspace's tree
- * (server/keyindex.h), alone and through the keyspace.
+ * (server/data/keyindex.h), alone and through the keyspace.
  *
  * Parts:
  *  - hash: reads only the key's bytes (keys placed against inaccessible

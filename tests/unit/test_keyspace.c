@@ -1,6 +1,6 @@
 /*
  * test_keyspace.c - directed and randomized differential tests of the
- * keyspace (server/keyspace.h): entries, binary key order, deadlines, lazy
+ * keyspace (server/data/keyspace.h): entries, binary key order, deadlines, lazy
  * and active expiry, and the order statistics.
  *
  * Owns: a reference model, a sorted array of (key, value, deadline) that is

@@ -1,7 +1,7 @@
 /*
  * test_ordered.c - in-process tests of the ordered keyspace commands
- * (server/cmd_ordered.c, cmd_scan.c) and the layers under them
- * (server/lexrange.[ch], krange.[ch]).
+ * (server/commands/cmd_ordered.c, cmd_scan.c) and the layers under them
+ * (server/data/lexrange.[ch], krange.[ch]).
  *
  * Owns: one fake client on a one-database keyspace, driven through the real
  * dispatcher (command_execute), its replies read back with hiredis's reader.
@@ -30,12 +30,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "client.h"
+#include "clock.h"
 #include "commands.h"
 #include "keyspace.h"
 #include "krange.h"
 #include "lexrange.h"
 #include "mem.h"
 #include "ordered_diff.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
 #include "server.h"
 
 #define RANDOM_OPS 250000
@@ -381,6 +385,7 @@ int main(int argc, char **argv)
 {
     const char *env = getenv("SEED");
     seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    commands_register();
     command_table_init();
     for (int j = 1; j < argc; j++) {
         size_t i = 0;

@@ -1,5 +1,5 @@
 /*
- * test_rbtree.c - unit and randomized differential tests of server/rbtree.c
+ * test_rbtree.c - unit and randomized differential tests of server/rbtree/rbtree.c
  * and its order-statistics (rbtree_order.h) and augmented
  * (rbtree_augmented.h) layers.
  *

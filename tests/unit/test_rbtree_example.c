@@ -1,6 +1,6 @@
 /*
  * test_rbtree_example.c - compiles and runs the two usage examples from the
- * top comment of server/rbtree.h, so the documented pattern is known to work.
+ * top comment of server/rbtree/rbtree.h, so the documented pattern is known to work.
  *
  * Owns: nothing beyond its own items. The code between each BEGIN EXAMPLE and
  * END EXAMPLE line must equal the header's block of the same name; the CTest

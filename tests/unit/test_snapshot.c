@@ -1,5 +1,5 @@
 /*
- * test_snapshot.c - the snapshot format (server/snapshot.h): round trips of
+ * test_snapshot.c - the snapshot format (server/persist/snapshot.h): round trips of
  * every value type, binary keys and values, deadlines, 16 databases and the
  * empty keyspace; and refusal of damaged files: every byte flipped, every
  * truncation, trailing bytes, each reported with the file and an offset,

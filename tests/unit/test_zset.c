@@ -1,5 +1,5 @@
 /*
- * test_zset.c - the sorted-set value (server/zset.[ch]) against a model: a
+ * test_zset.c - the sorted-set value (server/data/zset.[ch]) against a model: a
  * sorted array of (score, member), with zs_check() after every change.
  *
  * Owns: one set and its model per run. No server, no RESP: zset.h knows

@@ -1,0 +1,19 @@
+/*
+ * numparse.h - numbers from length-bounded bytes, as Redis parses them.
+ *
+ * The bytes are slices from the wire or a file: never NUL-terminated, so
+ * every parser here is bounded by the length and rejects what Redis rejects.
+ */
+#ifndef RBKV_NUMPARSE_H
+#define RBKV_NUMPARSE_H
+
+#include <stddef.h>
+
+/* Redis's string2ll: optional '-', digits, no leading zeros, no spaces, no
+ * '+'. Returns 0 with *out set, or -1. */
+int parse_ll(const char *p, size_t len, long long *out);
+/* As Redis's strtod use: the whole slice must be a number, no leading space,
+ * NaN refused; "inf", "+inf", "-inf" accepted. Returns 0 with *out set, or -1. */
+int parse_double(const char *p, size_t len, double *out);
+
+#endif

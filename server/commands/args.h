@@ -1,0 +1,40 @@
+/*
+ * args.h - what every command module shares: bounded parsing of argument
+ * slices, key lookups with lazy expiry and hit counting, and the common
+ * replies (args.c).
+ *
+ * The _or_reply helpers send Redis's error on failure and return -1, so a
+ * handler just returns; 0 means *out is set.
+ */
+#ifndef RBKV_ARGS_H
+#define RBKV_ARGS_H
+
+#include "client.h"
+
+struct db;
+struct ks_entry;
+struct ks_probe;
+
+/* Case-insensitive equality of an argument with a word. */
+int arg_is(const struct resp_slice *a, const char *word);
+int arg_ll_or_reply(struct client *c, const struct resp_slice *a, long long *out);
+int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *out);
+/* A database number as SELECT, MOVE and COPY take it, with Redis's two
+ * errors (not an int; no such database). */
+int arg_db_or_reply(struct client *c, const struct resp_slice *a, struct db **db);
+/* A copy of a slice as a NUL-terminated heap string; caller frees. */
+char *arg_strdup(const struct resp_slice *a);
+
+/* Key lookups in c's database at the command's start time, with lazy
+ * expiry. lookup_read counts keyspace hits and misses for INFO; lookup_write
+ * does not. */
+struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key);
+struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key);
+/* lookup_write that keeps the probe for a write of the key right after
+ * (ks_set_string_probed), so the key is hashed and looked up once. */
+struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *key,
+                                    struct ks_probe *p);
+
+void reply_ok(struct client *c);
+
+#endif

@@ -1,0 +1,1025 @@
+/*
+ * cmd_command.c - COMMAND: introspection of the command table (COUNT, LIST,
+ * INFO, DOCS, GETKEYS, GETKEYSANDFLAGS, HELP), in Redis 7's reply shapes.
+ *
+ * Owns no state and keeps nothing between calls. Everything it reports is
+ * derived on each request from the struct command entries of every module
+ * (command_count/command_at); it must not know any command's internals:
+ *   - COMMAND INFO flags, ACL categories and the one key spec come from the
+ *     flags, group and first_key/last_key/key_step fields, the way Redis 7
+ *     adds its implicit categories;
+ *   - COMMAND DOCS "arguments" come from parsing each entry's `args` syntax
+ *     string into a small tree on the stack (grammar below).
+ *
+ * Invariant clients rely on: every argument map has a name and a type, the
+ * types are only those redis-cli 7 knows, flags are simple strings, nested
+ * arguments are arrays, and every docs map has summary, since, group and
+ * complexity. redis-cli asserts on these shapes when it builds its hints from
+ * COMMAND DOCS at start, so a malformed reply would abort the user's client
+ * instead of just looking wrong. A syntax string the parser rejects is sent
+ * as one plain string argument (and logged), so the hint still shows it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "glob.h"
+#include "log.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+
+/* ---- Argument syntax -> COMMAND DOCS "arguments" ----
+ *
+ *   args   := choice END
+ *   choice := seq ('|' seq)*          two or more seqs make a "oneof"
+ *   seq    := item*                   two or more items inside one node make a "block"
+ *   item   := '[' choice ['...'] ']'  "optional"; with "...", also "multiple"
+ *           | TOKEN operand*          a keyword and what it introduces
+ *           | chain | word
+ *   operand := chain | word
+ *   chain  := word ('|' word)+        all TOKENs or all words, not followed by a word
+ *
+ * TOKENs are ALL-CAPS keywords; words are lower-case placeholders. '|'
+ * separates whole sequences ("EX seconds|PX milliseconds" is two choices of
+ * two words each), except in a chain of like single words, which binds
+ * tighter, so "AGGREGATE SUM|MIN|MAX" is AGGREGATE taking one of three tokens
+ * and "SKIPME yes|no" SKIPME taking yes or no, as Redis reads them.
+ *
+ * A TOKEN alone is a "pure-token"; with one operand it is that operand
+ * carrying the token ("EX seconds"); with several, a block carrying it
+ * ("LIMIT offset count"). "x [x ...]", a bracket that repeats the items just
+ * before it, folds into x flagged "multiple" (and "multiple_token" when the
+ * repeat includes the token, as in "GET pattern [GET pattern ...]"), which
+ * redis-cli prints back as "x [x ...]". Compound names join their parts with
+ * '_', as Redis names its blocks ("score_member").
+ */
+
+/* Enough for the longest syntax string in Redis's own table (nodes dropped by
+ * folding still count); a longer one fails to parse and falls back. */
+#define ARGS_MAX_NODES 128
+#define ARGS_NAME_BYTES 1024
+
+enum arg_type {
+    ARG_KEY,
+    ARG_STRING,
+    ARG_INTEGER,
+    ARG_DOUBLE,
+    ARG_PATTERN,
+    ARG_UNIX_TIME,
+    ARG_PURE_TOKEN,
+    ARG_ONEOF,
+    ARG_BLOCK,
+};
+
+static const char *const arg_type_names[] = {
+    [ARG_KEY] = "key",
+    [ARG_STRING] = "string",
+    [ARG_INTEGER] = "integer",
+    [ARG_DOUBLE] = "double",
+    [ARG_PATTERN] = "pattern",
+    [ARG_UNIX_TIME] = "unix-time",
+    [ARG_PURE_TOKEN] = "pure-token",
+    [ARG_ONEOF] = "oneof",
+    [ARG_BLOCK] = "block",
+};
+
+#define ARGF_OPTIONAL (1u << 0)
+#define ARGF_MULTIPLE (1u << 1)
+#define ARGF_MULTIPLE_TOKEN (1u << 2)
+
+static const struct {
+    unsigned flag;
+    const char *name;
+} arg_flag_names[] = {
+    {ARGF_OPTIONAL, "optional"},
+    {ARGF_MULTIPLE, "multiple"},
+    {ARGF_MULTIPLE_TOKEN, "multiple_token"},
+};
+
+/* Names and tokens point into the syntax string or into the parser's names
+ * buffer, so the tree lives exactly as long as both. */
+struct arg_node {
+    const char *name, *token; /* token NULL when none */
+    size_t name_len, token_len;
+    enum arg_type type;
+    unsigned flags;
+    int child, next; /* node indices; -1 for none */
+};
+
+/* A sibling chain of nodes. */
+struct arg_list {
+    int head, tail, n;
+};
+
+enum lex_kind { LEX_END, LEX_OPEN, LEX_CLOSE, LEX_BAR, LEX_ELLIPSIS, LEX_WORD };
+
+/* Small enough to copy, which is how the parser looks further ahead. */
+struct lexer {
+    const char *cur;  /* first unread byte of the syntax string */
+    enum lex_kind kind; /* the lookahead lexeme */
+    const char *word; /* its text when kind is LEX_WORD */
+    size_t word_len;
+};
+
+struct args_parser {
+    struct lexer lex;
+    int failed;       /* sticky: bad syntax or out of nodes or names */
+    int count;        /* nodes used */
+    size_t names_used;
+    struct arg_node nodes[ARGS_MAX_NODES];
+    char names[ARGS_NAME_BYTES];
+};
+
+static const struct arg_list empty_list = {-1, -1, 0};
+
+static void lex_advance(struct lexer *l)
+{
+    while (*l->cur == ' ')
+        l->cur++;
+    l->word = l->cur;
+    switch (*l->cur) {
+    case '\0':
+        l->kind = LEX_END;
+        return;
+    case '[':
+        l->kind = LEX_OPEN;
+        l->cur++;
+        return;
+    case ']':
+        l->kind = LEX_CLOSE;
+        l->cur++;
+        return;
+    case '|':
+        l->kind = LEX_BAR;
+        l->cur++;
+        return;
+    }
+    l->word_len = strcspn(l->cur, " []|");
+    l->cur += l->word_len;
+    l->kind = l->word_len == 3 && memcmp(l->word, "...", 3) == 0 ? LEX_ELLIPSIS : LEX_WORD;
+}
+
+static int slice_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+static int slice_in(const char *w, size_t len, const char *const *words, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (slice_eq(w, len, words[i], strlen(words[i])))
+            return 1;
+    }
+    return 0;
+}
+
+/* Tokens are literal keywords, written in capitals: "NX", "AUTH2", "WITHSCORES". */
+static int is_token(const char *w, size_t len)
+{
+    int upper = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (w[i] >= 'a' && w[i] <= 'z')
+            return 0;
+        upper |= w[i] >= 'A' && w[i] <= 'Z';
+    }
+    return upper;
+}
+
+static int lex_is_token(const struct lexer *l)
+{
+    return l->kind == LEX_WORD && is_token(l->word, l->word_len);
+}
+
+/* The docs type of a placeholder, guessed from its name the way Redis's own
+ * command files name them. */
+static enum arg_type word_type(const char *w, size_t len)
+{
+    static const char *const keys[] = {"key", "source", "destination", "newkey"};
+    static const char *const integers[] = {
+        "seconds", "milliseconds", "count", "offset", "index", "timeout", "numkeys", "db",
+        "destination-db", "start", "end", "stop", "cursor", "protover", "ttl", "port", "rank",
+    };
+    static const char *const doubles[] = {"score"};
+    static const char unix_time[] = "unix-time";
+
+    if (slice_in(w, len, keys, sizeof(keys) / sizeof(keys[0])))
+        return ARG_KEY;
+    if (slice_in(w, len, integers, sizeof(integers) / sizeof(integers[0])))
+        return ARG_INTEGER;
+    if (slice_in(w, len, doubles, sizeof(doubles) / sizeof(doubles[0])))
+        return ARG_DOUBLE;
+    if (slice_eq(w, len, "pattern", strlen("pattern")))
+        return ARG_PATTERN;
+    if (len >= sizeof(unix_time) - 1 && memcmp(w, unix_time, sizeof(unix_time) - 1) == 0)
+        return ARG_UNIX_TIME;
+    return ARG_STRING;
+}
+
+/* Returns the new node's index, or -1 (and marks p failed) when out of nodes. */
+static int node_new(struct args_parser *p, enum arg_type type, const char *name, size_t len)
+{
+    if (p->count == ARGS_MAX_NODES) {
+        p->failed = 1;
+        return -1;
+    }
+    p->nodes[p->count] = (struct arg_node){
+        .name = name, .name_len = len, .type = type, .child = -1, .next = -1};
+    return p->count++;
+}
+
+/* Appends node i, whose next must be -1; a failed node (-1) is dropped, the
+ * parser already being marked failed. */
+static void list_append(struct args_parser *p, struct arg_list *l, int i)
+{
+    if (i < 0)
+        return;
+    if (l->tail >= 0)
+        p->nodes[l->tail].next = i;
+    else
+        l->head = i;
+    l->tail = i;
+    l->n++;
+}
+
+/* Room for len bytes in the names buffer, or NULL (and p failed). */
+static char *names_reserve(struct args_parser *p, size_t len)
+{
+    if (len > sizeof(p->names) - p->names_used) {
+        p->failed = 1;
+        return NULL;
+    }
+    char *at = p->names + p->names_used;
+    p->names_used += len;
+    return at;
+}
+
+/* A node named after its children: "score" and "member" make "score_member". */
+static int node_named_after(struct args_parser *p, enum arg_type type, int head)
+{
+    size_t len = 0;
+    for (int i = head; i >= 0; i = p->nodes[i].next)
+        len += p->nodes[i].name_len + (i != head);
+    char *name = names_reserve(p, len);
+    if (!name)
+        return -1;
+    size_t at = 0;
+    for (int i = head; i >= 0; i = p->nodes[i].next) {
+        if (i != head)
+            name[at++] = '_';
+        memcpy(name + at, p->nodes[i].name, p->nodes[i].name_len);
+        at += p->nodes[i].name_len;
+    }
+    int n = node_new(p, type, name, len);
+    if (n >= 0)
+        p->nodes[n].child = head;
+    return n;
+}
+
+/* A keyword on its own: named in lower case, as Redis names "nx". */
+static int pure_token_node(struct args_parser *p, const char *token, size_t len)
+{
+    char *name = names_reserve(p, len);
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        name[i] = token[i] >= 'A' && token[i] <= 'Z' ? (char)(token[i] - 'A' + 'a') : token[i];
+    int n = node_new(p, ARG_PURE_TOKEN, name, len);
+    if (n >= 0) {
+        p->nodes[n].token = token;
+        p->nodes[n].token_len = len;
+    }
+    return n;
+}
+
+/* The word at the lookahead as a node of its own (a pure token or a
+ * placeholder); consumes it. */
+static int word_node(struct args_parser *p)
+{
+    const struct lexer *l = &p->lex;
+    int n = is_token(l->word, l->word_len)
+                ? pure_token_node(p, l->word, l->word_len)
+                : node_new(p, word_type(l->word, l->word_len), l->word, l->word_len);
+    lex_advance(&p->lex);
+    return n;
+}
+
+/* One node standing for a whole sequence: its item when alone, else a block. */
+static int seq_node(struct args_parser *p, struct arg_list seq)
+{
+    if (seq.n == 0) {
+        p->failed = 1; /* "[]" or "a||b" */
+        return -1;
+    }
+    return seq.n == 1 ? seq.head : node_named_after(p, ARG_BLOCK, seq.head);
+}
+
+/* How many words a chain (see the grammar) at the lookahead has, or 0 when
+ * there is none. Consumes nothing. */
+static int chain_length(const struct args_parser *p)
+{
+    struct lexer l = p->lex;
+    if (l.kind != LEX_WORD)
+        return 0;
+    int token = is_token(l.word, l.word_len), n = 1;
+    for (lex_advance(&l); l.kind == LEX_BAR; lex_advance(&l), n++) {
+        lex_advance(&l);
+        if (l.kind != LEX_WORD || is_token(l.word, l.word_len) != token)
+            return 0;
+    }
+    return n >= 2 && l.kind != LEX_WORD && l.kind != LEX_ELLIPSIS ? n : 0;
+}
+
+/* Consumes a chain of n words as one oneof. */
+static int parse_chain(struct args_parser *p, int n)
+{
+    struct arg_list alts = empty_list;
+    for (int i = 0; i < n && !p->failed; i++) {
+        if (i > 0)
+            lex_advance(&p->lex); /* the '|' */
+        list_append(p, &alts, word_node(p));
+    }
+    return p->failed ? -1 : node_named_after(p, ARG_ONEOF, alts.head);
+}
+
+static int node_equal(const struct args_parser *p, int a, int b, int with_token);
+
+static int lists_equal(const struct args_parser *p, int a, int b)
+{
+    for (; a >= 0 && b >= 0; a = p->nodes[a].next, b = p->nodes[b].next) {
+        if (!node_equal(p, a, b, 1))
+            return 0;
+    }
+    return a < 0 && b < 0;
+}
+
+static int node_equal(const struct args_parser *p, int a, int b, int with_token)
+{
+    const struct arg_node *x = &p->nodes[a], *y = &p->nodes[b];
+    return x->type == y->type && x->flags == y->flags &&
+           slice_eq(x->name, x->name_len, y->name, y->name_len) &&
+           (!with_token || slice_eq(x->token, x->token_len, y->token, y->token_len)) &&
+           lists_equal(p, x->child, y->child);
+}
+
+/*
+ * "x y [x y ...]": when the items of a repeating bracket equal the last items
+ * of seq, those become one item flagged multiple. A single item may carry a
+ * token the repeat leaves out ("WEIGHTS weight [weight ...]"); when the repeat
+ * has it too, the token repeats ("GET pattern [GET pattern ...]"). Returns 1
+ * when folded, 0 when the bracket is not such a repeat.
+ */
+static int fold_repeat(struct args_parser *p, struct arg_list *seq, struct arg_list inner)
+{
+    if (inner.n == 0 || inner.n > seq->n)
+        return 0;
+    int before = -1, start = seq->head;
+    for (int i = 0; i < seq->n - inner.n; i++) {
+        before = start;
+        start = p->nodes[start].next;
+    }
+    if (inner.n == 1) {
+        struct arg_node *x = &p->nodes[start];
+        const struct arg_node *y = &p->nodes[inner.head];
+        if (!node_equal(p, start, inner.head, 0) ||
+            (y->token && !slice_eq(x->token, x->token_len, y->token, y->token_len)))
+            return 0;
+        x->flags |= ARGF_MULTIPLE | (y->token ? ARGF_MULTIPLE_TOKEN : 0);
+        return 1;
+    }
+    if (!lists_equal(p, start, inner.head))
+        return 0;
+    int block = node_named_after(p, ARG_BLOCK, start);
+    if (block < 0)
+        return 1; /* p failed; nothing more is read */
+    p->nodes[block].flags |= ARGF_MULTIPLE;
+    if (before >= 0)
+        p->nodes[before].next = -1;
+    else
+        seq->head = -1;
+    seq->tail = before;
+    seq->n -= inner.n;
+    list_append(p, seq, block);
+    return 1;
+}
+
+static struct arg_list parse_choice(struct args_parser *p, int *repeat);
+
+/* After '[': the bracket becomes one optional item of seq, or folds into the
+ * items before it (fold_repeat). */
+static void parse_bracket(struct args_parser *p, struct arg_list *seq)
+{
+    int repeat = 0;
+    struct arg_list inner = parse_choice(p, &repeat);
+    if (p->failed)
+        return;
+    if (p->lex.kind != LEX_CLOSE) {
+        p->failed = 1;
+        return;
+    }
+    lex_advance(&p->lex);
+    if (repeat && fold_repeat(p, seq, inner))
+        return;
+    int n = seq_node(p, inner);
+    if (n < 0)
+        return;
+    p->nodes[n].flags |= ARGF_OPTIONAL;
+    /* "[x ...]" repeats all of x, its token too: without multiple_token a
+     * repeated pure token would print as "[NX [ ...]]". */
+    if (repeat)
+        p->nodes[n].flags |= ARGF_MULTIPLE | (p->nodes[n].token ? ARGF_MULTIPLE_TOKEN : 0);
+    list_append(p, seq, n);
+}
+
+/* At a TOKEN: it and the operands that follow it make one item. */
+static int parse_token_item(struct args_parser *p)
+{
+    const char *token = p->lex.word;
+    size_t token_len = p->lex.word_len;
+    struct arg_list operands = empty_list;
+
+    lex_advance(&p->lex);
+    while (!p->failed) {
+        int chain = chain_length(p);
+        if (chain)
+            list_append(p, &operands, parse_chain(p, chain));
+        else if (p->lex.kind == LEX_WORD && !lex_is_token(&p->lex))
+            list_append(p, &operands, word_node(p));
+        else
+            break;
+    }
+    if (operands.n == 0)
+        return pure_token_node(p, token, token_len);
+    int n = seq_node(p, operands);
+    if (n >= 0) {
+        p->nodes[n].token = token;
+        p->nodes[n].token_len = token_len;
+    }
+    return n;
+}
+
+/* Items up to ']', '|' or the end. Sets *repeat at a "..." that ends a bracket. */
+static struct arg_list parse_seq(struct args_parser *p, int *repeat)
+{
+    struct arg_list seq = empty_list;
+    while (!p->failed) {
+        int chain;
+        switch (p->lex.kind) {
+        case LEX_END:
+        case LEX_CLOSE:
+        case LEX_BAR:
+            return seq;
+        case LEX_ELLIPSIS:
+            lex_advance(&p->lex);
+            *repeat = 1;
+            if (p->lex.kind != LEX_CLOSE)
+                p->failed = 1; /* "..." must end its bracket, or what repeats is unclear */
+            return seq;
+        case LEX_OPEN:
+            lex_advance(&p->lex);
+            parse_bracket(p, &seq);
+            break;
+        case LEX_WORD:
+            if ((chain = chain_length(p)))
+                list_append(p, &seq, parse_chain(p, chain));
+            else if (lex_is_token(&p->lex))
+                list_append(p, &seq, parse_token_item(p));
+            else
+                list_append(p, &seq, word_node(p));
+            break;
+        }
+    }
+    return seq;
+}
+
+/* One sequence as is, or several '|'-separated ones as a list of one oneof. */
+static struct arg_list parse_choice(struct args_parser *p, int *repeat)
+{
+    struct arg_list seq = parse_seq(p, repeat);
+    if (p->failed || p->lex.kind != LEX_BAR)
+        return seq;
+
+    struct arg_list alts = empty_list;
+    list_append(p, &alts, seq_node(p, seq));
+    while (!p->failed && p->lex.kind == LEX_BAR) {
+        int alt_repeat = 0;
+        lex_advance(&p->lex);
+        seq = parse_seq(p, &alt_repeat);
+        if (alt_repeat)
+            p->failed = 1; /* "[a|b c ...]": what repeats is unclear */
+        list_append(p, &alts, seq_node(p, seq));
+    }
+    struct arg_list out = empty_list;
+    if (!p->failed)
+        list_append(p, &out, node_named_after(p, ARG_ONEOF, alts.head));
+    return out;
+}
+
+/* Parses a syntax string (NUL-terminated, borrowed while the tree is used).
+ * Returns the top-level arguments; p->failed says whether they are valid. */
+static struct arg_list args_parse(struct args_parser *p, const char *syntax)
+{
+    int repeat = 0;
+    p->lex.cur = syntax;
+    p->failed = 0;
+    p->count = 0;
+    p->names_used = 0;
+    lex_advance(&p->lex);
+    struct arg_list top = parse_choice(p, &repeat);
+    if (p->lex.kind != LEX_END || repeat)
+        p->failed = 1;
+    return top;
+}
+
+static void add_arg_list(struct resp_out *o, const struct args_parser *p, int head, int has_keys);
+
+/* One argument map, in Redis's field order. key_spec_index is 0 because a
+ * command here has at most one key spec. */
+static void add_arg(struct resp_out *o, const struct args_parser *p, int i, int has_keys)
+{
+    const struct arg_node *n = &p->nodes[i];
+    size_t nflags = 0;
+    for (size_t f = 0; f < sizeof(arg_flag_names) / sizeof(arg_flag_names[0]); f++)
+        nflags += (n->flags & arg_flag_names[f].flag) != 0;
+    int key_spec = n->type == ARG_KEY && has_keys;
+
+    resp_add_map_len(o, 2 + (size_t)key_spec + (n->token != NULL) + (nflags > 0) + (n->child >= 0));
+    resp_add_bulk_cstr(o, "name");
+    resp_add_bulk(o, n->name, n->name_len);
+    resp_add_bulk_cstr(o, "type");
+    resp_add_bulk_cstr(o, arg_type_names[n->type]);
+    if (key_spec) {
+        resp_add_bulk_cstr(o, "key_spec_index");
+        resp_add_int(o, 0);
+    }
+    if (n->token) {
+        resp_add_bulk_cstr(o, "token");
+        resp_add_bulk(o, n->token, n->token_len);
+    }
+    if (nflags) {
+        resp_add_bulk_cstr(o, "flags");
+        resp_add_set_len(o, nflags);
+        for (size_t f = 0; f < sizeof(arg_flag_names) / sizeof(arg_flag_names[0]); f++) {
+            if (n->flags & arg_flag_names[f].flag)
+                resp_add_simple(o, arg_flag_names[f].name);
+        }
+    }
+    if (n->child >= 0) {
+        resp_add_bulk_cstr(o, "arguments");
+        add_arg_list(o, p, n->child, has_keys);
+    }
+}
+
+static void add_arg_list(struct resp_out *o, const struct args_parser *p, int head, int has_keys)
+{
+    size_t n = 0;
+    for (int i = head; i >= 0; i = p->nodes[i].next)
+        n++;
+    resp_add_array_len(o, n);
+    for (int i = head; i >= 0; i = p->nodes[i].next)
+        add_arg(o, p, i, has_keys);
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* name, then its docs map. p is scratch space, reused across commands. */
+static void add_command_docs(struct resp_out *o, const struct command *cmd, struct args_parser *p)
+{
+    const char *syntax = or_empty(cmd->args);
+    struct arg_list top = args_parse(p, syntax);
+    if (p->failed)
+        log_warning("COMMAND DOCS: cannot parse the argument syntax of '%s': %s", cmd->name,
+                    syntax);
+
+    resp_add_bulk_cstr(o, cmd->name);
+    resp_add_map_len(o, 4 + (size_t)(p->failed || top.n > 0));
+    resp_add_bulk_cstr(o, "summary");
+    resp_add_bulk_cstr(o, or_empty(cmd->summary));
+    resp_add_bulk_cstr(o, "since");
+    resp_add_bulk_cstr(o, or_empty(cmd->since));
+    resp_add_bulk_cstr(o, "group");
+    resp_add_bulk_cstr(o, or_empty(cmd->group));
+    resp_add_bulk_cstr(o, "complexity");
+    resp_add_bulk_cstr(o, or_empty(cmd->complexity));
+    if (p->failed) {
+        resp_add_bulk_cstr(o, "arguments");
+        resp_add_array_len(o, 1);
+        resp_add_map_len(o, 2);
+        resp_add_bulk_cstr(o, "name");
+        resp_add_bulk_cstr(o, syntax);
+        resp_add_bulk_cstr(o, "type");
+        resp_add_bulk_cstr(o, arg_type_names[ARG_STRING]);
+    } else if (top.n > 0) {
+        resp_add_bulk_cstr(o, "arguments");
+        add_arg_list(o, p, top.head, cmd->first_key > 0);
+    }
+}
+
+/* ---- COMMAND INFO: flags, ACL categories, key specs ---- */
+
+/* In Redis's order and spelling. */
+static const struct {
+    unsigned flag;
+    const char *name;
+} command_flag_names[] = {
+    {CMD_WRITE, "write"},     {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},     {CMD_PUBSUB, "pubsub"},     {CMD_NOSCRIPT, "noscript"},
+    {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},       {CMD_FAST, "fast"},
+    {CMD_NOAUTH, "no_auth"},
+};
+
+/* Redis's ACL categories, in the order it lists them. */
+enum acl_category {
+    ACL_KEYSPACE,
+    ACL_READ,
+    ACL_WRITE,
+    ACL_SET,
+    ACL_SORTEDSET,
+    ACL_LIST,
+    ACL_HASH,
+    ACL_STRING,
+    ACL_BITMAP,
+    ACL_HYPERLOGLOG,
+    ACL_GEO,
+    ACL_STREAM,
+    ACL_PUBSUB,
+    ACL_ADMIN,
+    ACL_FAST,
+    ACL_SLOW,
+    ACL_BLOCKING,
+    ACL_DANGEROUS,
+    ACL_CONNECTION,
+    ACL_TRANSACTION,
+    ACL_SCRIPTING,
+    ACL_CATEGORY_COUNT,
+};
+
+static const char *const acl_category_names[ACL_CATEGORY_COUNT] = {
+    "@keyspace", "@read",  "@write",     "@set",        "@sortedset",  "@list",   "@hash",
+    "@string",   "@bitmap", "@hyperloglog", "@geo",     "@stream",     "@pubsub", "@admin",
+    "@fast",     "@slow",  "@blocking",  "@dangerous",  "@connection", "@transaction",
+    "@scripting",
+};
+
+/* The category a docs group implies; Redis's "server" group implies none. */
+static const struct {
+    const char *group;
+    enum acl_category category;
+} group_categories[] = {
+    {"generic", ACL_KEYSPACE},   {"keyspace", ACL_KEYSPACE},     {"string", ACL_STRING},
+    {"list", ACL_LIST},          {"set", ACL_SET},               {"sorted-set", ACL_SORTEDSET},
+    {"hash", ACL_HASH},          {"bitmap", ACL_BITMAP},         {"hyperloglog", ACL_HYPERLOGLOG},
+    {"geo", ACL_GEO},            {"stream", ACL_STREAM},         {"pubsub", ACL_PUBSUB},
+    {"connection", ACL_CONNECTION}, {"transactions", ACL_TRANSACTION},
+    {"scripting", ACL_SCRIPTING},
+};
+
+/* A bit per enum acl_category: the group's category plus the ones Redis
+ * implies from the flags (setImplicitACLCategories), "slow" being "not fast". */
+static unsigned acl_categories(const struct command *cmd)
+{
+    unsigned cats = 0;
+    for (size_t i = 0; i < sizeof(group_categories) / sizeof(group_categories[0]); i++) {
+        if (cmd->group && strcmp(cmd->group, group_categories[i].group) == 0)
+            cats |= 1u << group_categories[i].category;
+    }
+    if (cmd->flags & CMD_WRITE)
+        cats |= 1u << ACL_WRITE;
+    if (cmd->flags & CMD_READONLY)
+        cats |= 1u << ACL_READ;
+    if (cmd->flags & CMD_ADMIN)
+        cats |= 1u << ACL_ADMIN | 1u << ACL_DANGEROUS;
+    if (cmd->flags & CMD_PUBSUB)
+        cats |= 1u << ACL_PUBSUB;
+    cats |= 1u << (cmd->flags & CMD_FAST ? ACL_FAST : ACL_SLOW);
+    return cats;
+}
+
+static void add_command_flags(struct resp_out *o, const struct command *cmd)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(command_flag_names) / sizeof(command_flag_names[0]); i++)
+        n += (cmd->flags & command_flag_names[i].flag) != 0;
+    resp_add_set_len(o, n);
+    for (size_t i = 0; i < sizeof(command_flag_names) / sizeof(command_flag_names[0]); i++) {
+        if (cmd->flags & command_flag_names[i].flag)
+            resp_add_simple(o, command_flag_names[i].name);
+    }
+}
+
+static void add_acl_categories(struct resp_out *o, unsigned cats)
+{
+    resp_add_set_len(o, (size_t)__builtin_popcount(cats));
+    for (int i = 0; i < ACL_CATEGORY_COUNT; i++) {
+        if (cats & 1u << i)
+            resp_add_simple(o, acl_category_names[i]);
+    }
+}
+
+/* Without per-key data, "RW update" is the claim that holds for any key a
+ * write command touches; Redis's finer OW/RM and insert/delete need knowledge
+ * of each command this table does not have. */
+static void add_key_flags(struct resp_out *o, const struct command *cmd)
+{
+    int writes = (cmd->flags & CMD_WRITE) != 0;
+    resp_add_set_len(o, 2);
+    resp_add_simple(o, writes ? "RW" : "RO");
+    resp_add_simple(o, writes ? "update" : "access");
+}
+
+/* The one key spec first/last/step describe; lastkey is relative to the
+ * first key when not negative, as in Redis's "range" spec. */
+static void add_key_specs(struct resp_out *o, const struct command *cmd)
+{
+    if (cmd->first_key <= 0) {
+        resp_add_set_len(o, 0);
+        return;
+    }
+    resp_add_set_len(o, 1);
+    resp_add_map_len(o, 3);
+    resp_add_bulk_cstr(o, "flags");
+    add_key_flags(o, cmd);
+    resp_add_bulk_cstr(o, "begin_search");
+    resp_add_map_len(o, 2);
+    resp_add_bulk_cstr(o, "type");
+    resp_add_bulk_cstr(o, "index");
+    resp_add_bulk_cstr(o, "spec");
+    resp_add_map_len(o, 1);
+    resp_add_bulk_cstr(o, "index");
+    resp_add_int(o, cmd->first_key);
+    resp_add_bulk_cstr(o, "find_keys");
+    resp_add_map_len(o, 2);
+    resp_add_bulk_cstr(o, "type");
+    resp_add_bulk_cstr(o, "range");
+    resp_add_bulk_cstr(o, "spec");
+    resp_add_map_len(o, 3);
+    resp_add_bulk_cstr(o, "lastkey");
+    resp_add_int(o, cmd->last_key >= 0 ? cmd->last_key - cmd->first_key : cmd->last_key);
+    resp_add_bulk_cstr(o, "keystep");
+    resp_add_int(o, cmd->key_step);
+    resp_add_bulk_cstr(o, "limit");
+    resp_add_int(o, 0);
+}
+
+/* Redis 7's ten-element entry. Tips and subcommands are empty: container
+ * commands here parse their own subcommands. */
+static void add_command_info(struct resp_out *o, const struct command *cmd)
+{
+    resp_add_array_len(o, 10);
+    resp_add_bulk_cstr(o, cmd->name);
+    resp_add_int(o, cmd->arity);
+    add_command_flags(o, cmd);
+    resp_add_int(o, cmd->first_key);
+    resp_add_int(o, cmd->last_key);
+    resp_add_int(o, cmd->key_step);
+    add_acl_categories(o, acl_categories(cmd));
+    resp_add_set_len(o, 0);
+    add_key_specs(o, cmd);
+    resp_add_set_len(o, 0);
+}
+
+/* ---- Subcommands ---- */
+
+static void command_all_info(struct client *c)
+{
+    resp_add_array_len(&c->out, command_count());
+    for (size_t i = 0; i < command_count(); i++)
+        add_command_info(&c->out, command_at(i));
+}
+
+static void command_count_proc(struct client *c)
+{
+    resp_add_int(&c->out, (long long)command_count());
+}
+
+/* COMMAND INFO [name ...]: nil for a name that is not a command. */
+static void command_info(struct client *c)
+{
+    if (c->argc == 2) {
+        command_all_info(c);
+        return;
+    }
+    resp_add_array_len(&c->out, (size_t)(c->argc - 2));
+    for (int i = 2; i < c->argc; i++) {
+        const struct command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
+        if (cmd)
+            add_command_info(&c->out, cmd);
+        else
+            resp_add_null(&c->out);
+    }
+}
+
+/* COMMAND DOCS [name ...]: a map that leaves unknown names out. */
+static void command_docs(struct client *c)
+{
+    struct args_parser parser;
+
+    if (c->argc == 2) {
+        resp_add_map_len(&c->out, command_count());
+        for (size_t i = 0; i < command_count(); i++)
+            add_command_docs(&c->out, command_at(i), &parser);
+        return;
+    }
+    size_t found = 0;
+    for (int i = 2; i < c->argc; i++)
+        found += command_lookup(c->argv[i].ptr, c->argv[i].len) != NULL;
+    resp_add_map_len(&c->out, found);
+    for (int i = 2; i < c->argc; i++) {
+        const struct command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
+        if (cmd)
+            add_command_docs(&c->out, cmd, &parser);
+    }
+}
+
+/* The category named by a (case-insensitive, no '@') slice, or -1. */
+static int acl_category_lookup(const struct resp_slice *name)
+{
+    for (int i = 0; i < ACL_CATEGORY_COUNT; i++) {
+        if (arg_is(name, acl_category_names[i] + 1))
+            return i;
+    }
+    return -1;
+}
+
+/* COMMAND LIST [FILTERBY MODULE m|ACLCAT c|PATTERN p]. No modules exist, so
+ * MODULE matches nothing; PATTERN is a case-insensitive glob, as in Redis. */
+static void command_list(struct client *c)
+{
+    const struct resp_slice *kind = NULL, *arg = NULL;
+    int category = -1;
+
+    if (c->argc == 5 && arg_is(&c->argv[2], "FILTERBY")) {
+        kind = &c->argv[3];
+        arg = &c->argv[4];
+        if (!arg_is(kind, "MODULE") && !arg_is(kind, "ACLCAT") && !arg_is(kind, "PATTERN")) {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+        category = acl_category_lookup(arg);
+    } else if (c->argc != 2) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+
+    struct resp_deferred len;
+    size_t n = 0;
+    resp_add_deferred(&c->out, &len);
+    for (size_t i = 0; i < command_count(); i++) {
+        const struct command *cmd = command_at(i);
+        int match;
+        if (!kind)
+            match = 1;
+        else if (arg_is(kind, "PATTERN"))
+            match = glob_match(arg->ptr, arg->len, cmd->name, strlen(cmd->name), 1);
+        else if (arg_is(kind, "ACLCAT"))
+            match = category >= 0 && (acl_categories(cmd) & 1u << category);
+        else
+            match = 0;
+        if (match) {
+            resp_add_bulk_cstr(&c->out, cmd->name);
+            n++;
+        }
+    }
+    resp_set_deferred_array(&c->out, &len, n);
+}
+
+/*
+ * COMMAND GETKEYS|GETKEYSANDFLAGS cmd arg...: the keys the table's
+ * first/last/step select from that request, with Redis's errors and in its
+ * order: unknown command, no keys, wrong argument count.
+ */
+static void command_getkeys_generic(struct client *c, int with_flags)
+{
+    const struct resp_slice *argv = c->argv + 2;
+    int argc = c->argc - 2;
+    const struct command *cmd = command_lookup(argv[0].ptr, argv[0].len);
+
+    if (!cmd) {
+        resp_add_error(&c->out, "ERR Invalid command specified");
+        return;
+    }
+    if (cmd->first_key <= 0) {
+        resp_add_error(&c->out, "ERR The command has no key arguments");
+        return;
+    }
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        resp_add_error(&c->out, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
+    /* A zero step in a table entry would loop forever; one key per step is
+     * the only reading that still makes sense. */
+    int step = cmd->key_step > 0 ? cmd->key_step : 1;
+    /* A variadic command may get fewer arguments than its key range: Redis
+     * skips positions past the end and leaves the error to the command. */
+    if (last >= argc)
+        last = argc - 1;
+    if (last < cmd->first_key) {
+        resp_add_error(&c->out, "ERR Invalid arguments specified for command");
+        return;
+    }
+    int keys = (last - cmd->first_key) / step + 1;
+    resp_add_array_len(&c->out, (size_t)keys);
+    for (int i = cmd->first_key; i <= last; i += step) {
+        if (with_flags)
+            resp_add_array_len(&c->out, 2);
+        resp_add_bulk(&c->out, argv[i].ptr, argv[i].len);
+        if (with_flags)
+            add_key_flags(&c->out, cmd);
+    }
+}
+
+static void command_getkeys(struct client *c)
+{
+    command_getkeys_generic(c, 0);
+}
+
+static void command_getkeysandflags(struct client *c)
+{
+    command_getkeys_generic(c, 1);
+}
+
+static void command_help(struct client *c)
+{
+    static const char *const help[] = {
+        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "(no subcommand)",
+        "    Return details about all Redis commands.",
+        "COUNT",
+        "    Return the total number of commands in this Redis server.",
+        "LIST",
+        "    Return a list of all commands in this Redis server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "GETKEYS <full-command>",
+        "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
+        "HELP",
+        "    Prints this help.",
+    };
+    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
+    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
+        resp_add_simple(&c->out, help[i]);
+}
+
+/* Subcommands are data too: Redis checks each one's arity ("command|docs")
+ * before running it. */
+static const struct {
+    const char *name; /* lower case, as the arity error shows it */
+    int arity;        /* of the whole request; -N means at least N */
+    cmd_handler *proc;
+} command_subcommands[] = {
+    {"count", 2, command_count_proc},
+    {"list", -2, command_list},
+    {"info", -2, command_info},
+    {"docs", -2, command_docs},
+    {"getkeys", -4, command_getkeys},
+    {"getkeysandflags", -4, command_getkeysandflags},
+    {"help", 2, command_help},
+};
+
+static void cmd_command(struct client *c)
+{
+    if (c->argc == 1) {
+        command_all_info(c);
+        return;
+    }
+    const struct resp_slice *sub = &c->argv[1];
+    for (size_t i = 0; i < sizeof(command_subcommands) / sizeof(command_subcommands[0]); i++) {
+        if (!arg_is(sub, command_subcommands[i].name))
+            continue;
+        int arity = command_subcommands[i].arity;
+        if (arity >= 0 ? c->argc != arity : c->argc < -arity) {
+            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'command|%s' command",
+                            command_subcommands[i].name);
+            return;
+        }
+        command_subcommands[i].proc(c);
+        return;
+    }
+    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try COMMAND HELP.",
+                    (int)(sub->len < 128 ? sub->len : 128), sub->ptr);
+}
+
+const struct command command_commands[] = {
+    {.name = "command", .proc = cmd_command, .arity = -1,
+     .flags = CMD_CONTAINER | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Returns detailed information about all commands.",
+     .complexity = "O(N) where N is the total number of Redis commands",
+     .args = "[subcommand [arg ...]]"},
+    {0},
+};

@@ -1,0 +1,219 @@
+/*
+ * cmd_config.c - the CONFIG command: GET, SET, RESETSTAT, REWRITE, HELP.
+ *
+ * Owns no state: it turns argument slices into calls on config.c (which owns
+ * server.cfg's table and texts) and writes Redis 7's replies and errors. Knows
+ * nothing of how a setting is stored.
+ */
+#include "commands.h"
+
+#include <string.h>
+
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "glob.h"
+#include "log.h"
+#include "mem.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+
+/* Redis prints at most this much of an unknown subcommand. */
+#define SUBCOMMAND_ECHO_MAX 128
+
+/* CONFIG GET pattern [pattern ...]: a map of each matching setting once, in
+ * the order first matched. A pattern without glob characters is a plain
+ * lookup, and Redis 7 echoes the name as the client spelled it. */
+static void config_get_command(struct client *c)
+{
+    size_t n = config_count(), count = 0;
+    size_t *order = xmalloc(sizeof(*order) * n);
+    const struct resp_slice **spelled = xcalloc(n, sizeof(*spelled));
+    unsigned char *seen = xcalloc(n, 1);
+
+    for (int i = 2; i < c->argc; i++) {
+        const struct resp_slice *pat = &c->argv[i];
+        int globbing = memchr(pat->ptr, '*', pat->len) || memchr(pat->ptr, '?', pat->len) ||
+                       memchr(pat->ptr, '[', pat->len);
+        if (!globbing) {
+            int k = config_find(pat->ptr, pat->len);
+            if (k >= 0 && !seen[k]) {
+                seen[k] = 1;
+                spelled[k] = pat;
+                order[count++] = (size_t)k;
+            }
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) {
+            const char *name = config_name(k);
+            if (!seen[k] && glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
+                seen[k] = 1;
+                order[count++] = k;
+            }
+        }
+    }
+    resp_add_map_len(&c->out, count);
+    for (size_t i = 0; i < count; i++) {
+        size_t k = order[i];
+        char *value = config_get(&server.cfg, k);
+        if (spelled[k])
+            resp_add_bulk(&c->out, spelled[k]->ptr, spelled[k]->len);
+        else
+            resp_add_bulk_cstr(&c->out, config_name(k));
+        resp_add_bulk_cstr(&c->out, value);
+        xfree(value);
+    }
+    xfree(seen);
+    xfree(spelled);
+    xfree(order);
+}
+
+/* CONFIG SET name value [name value ...]: all or nothing (config_set_many). */
+static void config_set_command(struct client *c)
+{
+    int npairs = (c->argc - 2) / 2;
+    const char **pairs;
+    char err[512];
+
+    if (c->argc % 2) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    /* Our settings are C strings: a NUL inside would silently cut a name or
+     * a value short, so refuse it with the text that name or value earns. */
+    for (int i = 2; i < c->argc; i++) {
+        const struct resp_slice *a = &c->argv[i];
+        if (!memchr(a->ptr, '\0', a->len))
+            continue;
+        const struct resp_slice *name = &c->argv[i - (i % 2)];
+        if (i % 2 == 0)
+            resp_add_errorf(&c->out, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'",
+                            (int)name->len, name->ptr);
+        else
+            resp_add_errorf(&c->out,
+                            "ERR CONFIG SET failed (possibly related to argument '%.*s') - argument "
+                            "must not contain NUL bytes",
+                            (int)name->len, name->ptr);
+        return;
+    }
+    pairs = xmalloc(sizeof(*pairs) * (size_t)(c->argc - 2));
+    for (int i = 2; i < c->argc; i++)
+        pairs[i - 2] = arg_strdup(&c->argv[i]);
+    /* The values before, to set back when the system cannot take them. */
+    const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));
+    for (int i = 0; i < npairs; i++) {
+        int idx = config_find(pairs[2 * i], strlen(pairs[2 * i]));
+        before[2 * i] = pairs[2 * i];
+        before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
+    }
+    long long maxclients = server.cfg.maxclients;
+    if (config_set_many(&server.cfg, npairs, pairs, err, sizeof(err)) < 0) {
+        resp_add_error(&c->out, err);
+    } else if (server.cfg.maxclients > maxclients && server_adjust_open_files_limit() < 0) {
+        /* Redis's updateMaxclients: the new maxclients needs the fds, and
+         * the whole CONFIG SET fails when it cannot have them. */
+        long long fits = server.cfg.maxclients;
+        config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+        resp_add_errorf(&c->out,
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The "
+                        "operating system is not able to handle the specified number of clients, "
+                        "try with %lld",
+                        fits);
+    } else {
+        reply_ok(c);
+    }
+    for (int i = 0; i < npairs; i++)
+        xfree((char *)before[2 * i + 1]);
+    xfree(before);
+    for (int i = 0; i < c->argc - 2; i++)
+        xfree((char *)pairs[i]);
+    xfree(pairs);
+}
+
+static void config_resetstat_command(struct client *c)
+{
+    memset(&server.stats, 0, sizeof(server.stats));
+    command_reset_stats();
+    reply_ok(c);
+}
+
+static void config_rewrite_command(struct client *c)
+{
+    char err[256];
+
+    if (!server.config_file) {
+        resp_add_error(&c->out, "ERR The server is running without a config file");
+        return;
+    }
+    if (config_rewrite(&server.cfg, server.config_file, err, sizeof(err)) < 0) {
+        log_warning("CONFIG-REWRITE failed: %s", err);
+        resp_add_errorf(&c->out, "ERR Rewriting config file: %s", err);
+        return;
+    }
+    log_notice("CONFIG REWRITE executed with success.");
+    reply_ok(c);
+}
+
+static void config_help_command(struct client *c)
+{
+    static const char *const help[] = {
+        "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+        "HELP",
+        "    Prints this help.",
+    };
+    size_t n = sizeof(help) / sizeof(help[0]);
+
+    resp_add_array_len(&c->out, n);
+    for (size_t i = 0; i < n; i++)
+        resp_add_simple(&c->out, help[i]);
+}
+
+static const struct {
+    const char *name;
+    int arity; /* counting CONFIG and the subcommand; -N means at least N */
+    void (*proc)(struct client *c);
+} subcommands[] = {
+    {"get", -3, config_get_command},
+    {"set", -4, config_set_command},
+    {"resetstat", 2, config_resetstat_command},
+    {"rewrite", 2, config_rewrite_command},
+    {"help", 2, config_help_command},
+};
+
+static void cmd_config(struct client *c)
+{
+    const struct resp_slice *sub = &c->argv[1];
+
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+        int arity = subcommands[i].arity;
+        if (!arg_is(sub, subcommands[i].name))
+            continue;
+        if (arity > 0 ? c->argc != arity : c->argc < -arity)
+            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'config|%s' command",
+                            subcommands[i].name);
+        else
+            subcommands[i].proc(c);
+        return;
+    }
+    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try CONFIG HELP.",
+                    (int)(sub->len < SUBCOMMAND_ECHO_MAX ? sub->len : SUBCOMMAND_ECHO_MAX), sub->ptr);
+}
+
+const struct command config_commands[] = {
+    {.name = "config", .proc = cmd_config, .arity = -2,
+     .flags = CMD_CONTAINER | CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.0.0",
+     .summary = "A container for server configuration commands.",
+     .complexity = "Depends on subcommand.",
+     .args = "subcommand [arg ...]"},
+    {0},
+};

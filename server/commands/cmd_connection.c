@@ -1,0 +1,486 @@
+/*
+ * cmd_connection.c - commands about the connection itself: PING, ECHO, QUIT,
+ * HELLO, AUTH, SELECT and CLIENT.
+ *
+ * Owns no state: everything lives in struct client. Authentication compares
+ * in constant time so the reply's timing says nothing about the password.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "blocking.h"
+#include "client.h"
+#include "commands.h"
+#include "conn.h"
+#include "keyspace.h"
+#include "mem.h"
+#include "multi.h"
+#include "numparse.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+
+#define RBKV_REDIS_COMPAT_VERSION "7.0.0"
+
+static void cmd_ping(struct client *c)
+{
+    if (c->argc > 2) {
+        reply_wrong_arity(c);
+        return;
+    }
+    if (c->argc == 2)
+        resp_add_bulk(&c->out, c->argv[1].ptr, c->argv[1].len);
+    else
+        resp_add_simple(&c->out, "PONG");
+}
+
+static void cmd_echo(struct client *c)
+{
+    resp_add_bulk(&c->out, c->argv[1].ptr, c->argv[1].len);
+}
+
+static void cmd_quit(struct client *c)
+{
+    reply_ok(c);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+/* Constant-time comparison of a slice with the configured password. */
+static int password_matches(const struct resp_slice *given)
+{
+    const char *pass = server.cfg.requirepass;
+    size_t plen = strlen(pass);
+    unsigned diff = (unsigned)(given->len ^ plen);
+    for (size_t i = 0; i < given->len; i++)
+        diff |= (unsigned char)given->ptr[i] ^ (unsigned char)pass[plen ? i % plen : 0];
+    return diff == 0;
+}
+
+static int password_configured(void)
+{
+    return server.cfg.requirepass && server.cfg.requirepass[0];
+}
+
+/* Checks user (must be "default") and password; replies on failure.
+ * Returns 0 when c is now authenticated. */
+static int authenticate_or_reply(struct client *c, const struct resp_slice *user,
+                                 const struct resp_slice *pass)
+{
+    if ((user && !arg_is(user, "default")) || !pass || !password_matches(pass)) {
+        resp_add_error(&c->out, ERR_WRONGPASS);
+        return -1;
+    }
+    c->flags |= CLIENT_AUTHENTICATED;
+    conn_update_limits(c);
+    return 0;
+}
+
+static void cmd_auth(struct client *c)
+{
+    if (c->argc > 3) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    if (!password_configured()) {
+        resp_add_error(&c->out, "ERR AUTH <password> called without any password configured for "
+                                "the default user. Are you sure your configuration is correct?");
+        return;
+    }
+    if (authenticate_or_reply(c, c->argc == 3 ? &c->argv[1] : NULL, &c->argv[c->argc - 1]) == 0)
+        reply_ok(c);
+}
+
+static void reply_hello(struct client *c)
+{
+    resp_add_map_len(&c->out, 7);
+    resp_add_bulk_cstr(&c->out, "server");
+    resp_add_bulk_cstr(&c->out, "redis");
+    resp_add_bulk_cstr(&c->out, "version");
+    resp_add_bulk_cstr(&c->out, RBKV_REDIS_COMPAT_VERSION);
+    resp_add_bulk_cstr(&c->out, "proto");
+    resp_add_int(&c->out, c->out.proto);
+    resp_add_bulk_cstr(&c->out, "id");
+    resp_add_int(&c->out, (long long)c->id);
+    resp_add_bulk_cstr(&c->out, "mode");
+    resp_add_bulk_cstr(&c->out, "standalone");
+    resp_add_bulk_cstr(&c->out, "role");
+    resp_add_bulk_cstr(&c->out, "master");
+    resp_add_bulk_cstr(&c->out, "modules");
+    resp_add_array_len(&c->out, 0);
+}
+
+/* HELLO [protover [AUTH username password] [SETNAME clientname]] */
+static void cmd_hello(struct client *c)
+{
+    long long ver = 0;
+    const struct resp_slice *setname = NULL;
+    int i = 1;
+
+    if (c->argc >= 2) {
+        if (parse_ll(c->argv[1].ptr, c->argv[1].len, &ver) < 0) {
+            resp_add_error(&c->out, "ERR Protocol version is not an integer or out of range");
+            return;
+        }
+        if (ver < 2 || ver > 3) {
+            resp_add_error(&c->out, "NOPROTO unsupported protocol version");
+            return;
+        }
+        i = 2;
+    }
+    for (; i < c->argc; i++) {
+        int more = c->argc - i - 1;
+        if (arg_is(&c->argv[i], "AUTH") && more >= 2) {
+            if (authenticate_or_reply(c, &c->argv[i + 1], &c->argv[i + 2]) < 0)
+                return;
+            i += 2;
+        } else if (arg_is(&c->argv[i], "SETNAME") && more >= 1) {
+            setname = &c->argv[++i];
+        } else {
+            resp_add_errorf(&c->out, "ERR Syntax error in HELLO option '%.*s'",
+                            (int)c->argv[i].len, c->argv[i].ptr);
+            return;
+        }
+    }
+    if (password_configured() && !(c->flags & CLIENT_AUTHENTICATED)) {
+        resp_add_error(&c->out, "NOAUTH HELLO must be called with the client already "
+                                "authenticated, otherwise the HELLO <proto> AUTH <user> <pass> "
+                                "option can be used to authenticate the client and select the "
+                                "RESP protocol version at the same time");
+        return;
+    }
+    if (setname) {
+        for (size_t k = 0; k < setname->len; k++) {
+            if (setname->ptr[k] <= ' ' || setname->ptr[k] > '~') {
+                resp_add_error(&c->out, "ERR Client names cannot contain spaces, newlines or "
+                                        "special characters.");
+                return;
+            }
+        }
+        xfree(c->name);
+        c->name = setname->len ? arg_strdup(setname) : NULL;
+    }
+    if (ver)
+        c->out.proto = (int)ver;
+    reply_hello(c);
+}
+
+static void cmd_select(struct client *c)
+{
+    struct db *db;
+    if (arg_db_or_reply(c, &c->argv[1], &db) < 0)
+        return;
+    c->db_index = (int)(db - server.ks->dbs);
+    c->db = db;
+    reply_ok(c);
+}
+
+/* One CLIENT LIST / CLIENT INFO line, in Redis 7's field order. */
+static void client_info_line(const struct client *c, char *buf, size_t len)
+{
+    int64_t now = (int64_t)uv_now(server.loop);
+    char flags[8];
+    size_t f = 0;
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
+        flags[f++] = 'c';
+    if (c->flags & CLIENT_UNIX)
+        flags[f++] = 'U';
+    if (c->multi)
+        flags[f++] = 'x';
+    if (c->blocked)
+        flags[f++] = 'b';
+    if (!f)
+        flags[f++] = 'N';
+    flags[f] = '\0';
+    char cmd[64];
+    if (!c->last_cmd)
+        snprintf(cmd, sizeof(cmd), "NULL");
+    else if (c->last_sub[0])
+        snprintf(cmd, sizeof(cmd), "%s|%s", c->last_cmd->name, c->last_sub);
+    else
+        snprintf(cmd, sizeof(cmd), "%s", c->last_cmd->name);
+    uv_os_fd_t fd = -1;
+    uv_fileno(&c->h.handle, &fd);
+    snprintf(buf, len,
+             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
+             "psub=0 ssub=0 multi=%ld qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
+             "obl=0 oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
+             "lib-name=%s lib-ver=%s",
+             (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
+             (long long)((now - c->ctime_ms) / 1000),
+             (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
+             multi_queued(c), resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
+             resp_out_pending(&c->out),
+             sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes,
+             cmd, c->out.proto, c->lib_name ? c->lib_name : "",
+             c->lib_ver ? c->lib_ver : "");
+}
+
+static void client_list(struct client *c)
+{
+    size_t cap = 4096, used = 0;
+    char *text = xmalloc(cap);
+    char line[1024];
+    for (struct client *o = server.clients; o; o = o->next) {
+        if (o->flags & CLIENT_CLOSING)
+            continue;
+        client_info_line(o, line, sizeof(line));
+        size_t n = strlen(line);
+        if (used + n + 2 > cap) {
+            cap = (used + n + 2) * 2;
+            text = xrealloc(text, cap);
+        }
+        /* text is a length-counted reply, NUL-free by design. */
+        memcpy(text + used, line, n); // NOLINT(bugprone-not-null-terminated-result)
+        used += n;
+        text[used++] = '\n';
+    }
+    resp_add_verbatim(&c->out, "txt", text, used);
+    xfree(text);
+}
+
+/* CLIENT KILL addr:port | CLIENT KILL [ID id] [ADDR a] [LADDR a] [SKIPME yes|no] ... */
+static void client_kill(struct client *c)
+{
+    const struct resp_slice *addr = NULL, *laddr = NULL;
+    long long id = 0;
+    int skipme = 1, killed = 0;
+    int old_form = c->argc == 3;
+
+    if (old_form) {
+        addr = &c->argv[2];
+    } else {
+        if ((c->argc - 2) % 2 != 0) {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+        for (int i = 2; i < c->argc; i += 2) {
+            const struct resp_slice *v = &c->argv[i + 1];
+            if (arg_is(&c->argv[i], "ID")) {
+                if (parse_ll(v->ptr, v->len, &id) < 0 || id <= 0) {
+                    resp_add_error(&c->out, "ERR client-id should be greater than 0");
+                    return;
+                }
+            } else if (arg_is(&c->argv[i], "ADDR")) {
+                addr = v;
+            } else if (arg_is(&c->argv[i], "LADDR")) {
+                laddr = v;
+            } else if (arg_is(&c->argv[i], "SKIPME")) {
+                if (arg_is(v, "yes"))
+                    skipme = 1;
+                else if (arg_is(v, "no"))
+                    skipme = 0;
+                else {
+                    resp_add_error(&c->out, ERR_SYNTAX);
+                    return;
+                }
+            } else if (arg_is(&c->argv[i], "TYPE")) {
+                if (!arg_is(v, "normal")) {
+                    resp_add_errorf(&c->out, "ERR Unknown client type '%.*s'", (int)v->len,
+                                    v->ptr);
+                    return;
+                }
+            } else if (arg_is(&c->argv[i], "USER")) {
+                if (!arg_is(v, "default")) {
+                    resp_add_errorf(&c->out, "ERR No such user '%.*s'", (int)v->len, v->ptr);
+                    return;
+                }
+            } else {
+                resp_add_error(&c->out, ERR_SYNTAX);
+                return;
+            }
+        }
+    }
+    for (struct client *o = server.clients; o; o = o->next) {
+        if (o->flags & CLIENT_CLOSING)
+            continue;
+        if (id && o->id != (uint64_t)id)
+            continue;
+        if (addr && (strlen(o->addr) != addr->len || memcmp(o->addr, addr->ptr, addr->len)))
+            continue;
+        if (laddr && (strlen(o->laddr) != laddr->len || memcmp(o->laddr, laddr->ptr, laddr->len)))
+            continue;
+        if (o == c && (skipme && !old_form))
+            continue;
+        killed++;
+        if (o == c)
+            c->flags |= CLIENT_CLOSE_AFTER_REPLY; /* our own reply still goes out */
+        else
+            conn_close(o);
+    }
+    if (old_form) {
+        if (killed)
+            reply_ok(c);
+        else
+            resp_add_error(&c->out, "ERR No such client");
+    } else {
+        resp_add_int(&c->out, killed);
+    }
+}
+
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when the client was blocked. */
+static void client_unblock(struct client *c)
+{
+    long long id;
+    int error = 0;
+
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "ERROR")) {
+            error = 1;
+        } else if (!arg_is(&c->argv[3], "TIMEOUT")) {
+            resp_add_error(&c->out, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    if (arg_ll_or_reply(c, &c->argv[2], &id) < 0)
+        return;
+    struct client *target = id > 0 ? conn_find((uint64_t)id) : NULL;
+    resp_add_int(&c->out, target && block_unblock(target, error));
+}
+
+static int valid_client_name(const struct resp_slice *s)
+{
+    for (size_t k = 0; k < s->len; k++) {
+        if (s->ptr[k] <= ' ' || s->ptr[k] > '~')
+            return 0;
+    }
+    return 1;
+}
+
+static void client_subcommand_arity(struct client *c, const char *sub)
+{
+    resp_add_errorf(&c->out, "ERR wrong number of arguments for 'client|%s' command", sub);
+}
+
+static void cmd_client(struct client *c)
+{
+    const struct resp_slice *sub = &c->argv[1];
+    char line[1024];
+
+    if (arg_is(sub, "ID")) {
+        if (c->argc != 2)
+            return client_subcommand_arity(c, "id");
+        resp_add_int(&c->out, (long long)c->id);
+    } else if (arg_is(sub, "GETNAME")) {
+        if (c->argc != 2)
+            return client_subcommand_arity(c, "getname");
+        if (c->name)
+            resp_add_bulk_cstr(&c->out, c->name);
+        else
+            resp_add_null(&c->out);
+    } else if (arg_is(sub, "SETNAME")) {
+        if (c->argc != 3)
+            return client_subcommand_arity(c, "setname");
+        if (!valid_client_name(&c->argv[2])) {
+            resp_add_error(&c->out,
+                           "ERR Client names cannot contain spaces, newlines or special characters.");
+            return;
+        }
+        xfree(c->name);
+        c->name = c->argv[2].len ? arg_strdup(&c->argv[2]) : NULL;
+        reply_ok(c);
+    } else if (arg_is(sub, "SETINFO")) {
+        if (c->argc != 4)
+            return client_subcommand_arity(c, "setinfo");
+        char **field;
+        if (arg_is(&c->argv[2], "LIB-NAME"))
+            field = &c->lib_name;
+        else if (arg_is(&c->argv[2], "LIB-VER"))
+            field = &c->lib_ver;
+        else {
+            resp_add_errorf(&c->out, "ERR Unrecognized option '%.*s'", (int)c->argv[2].len,
+                            c->argv[2].ptr);
+            return;
+        }
+        if (!valid_client_name(&c->argv[3])) {
+            resp_add_errorf(&c->out, "ERR %.*s cannot contain spaces, newlines or special "
+                            "characters.", (int)c->argv[2].len, c->argv[2].ptr);
+            return;
+        }
+        xfree(*field);
+        *field = arg_strdup(&c->argv[3]);
+        reply_ok(c);
+    } else if (arg_is(sub, "LIST")) {
+        client_list(c);
+    } else if (arg_is(sub, "INFO")) {
+        if (c->argc != 2)
+            return client_subcommand_arity(c, "info");
+        client_info_line(c, line, sizeof(line));
+        size_t n = strlen(line);
+        line[n++] = '\n';
+        resp_add_verbatim(&c->out, "txt", line, n);
+    } else if (arg_is(sub, "KILL")) {
+        if (c->argc < 3)
+            return client_subcommand_arity(c, "kill");
+        client_kill(c);
+    } else if (arg_is(sub, "UNBLOCK")) {
+        if (c->argc != 3 && c->argc != 4)
+            return client_subcommand_arity(c, "unblock");
+        client_unblock(c);
+    } else if (arg_is(sub, "HELP")) {
+        static const char *help[] = {
+            "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "GETNAME", "    Return the name of the current connection.",
+            "ID", "    Return the ID of the current connection.",
+            "INFO", "    Return information about the current client connection.",
+            "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+            "KILL <option> <value> [<option> <value> [...]]",
+            "    Kill connections. Options are: ID, ADDR, LADDR, SKIPME, TYPE normal, USER default.",
+            "LIST", "    Return information about client connections.",
+            "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
+            "SETNAME <name>", "    Assign the name <name> to the current connection.",
+            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+            "    Unblock the specified blocked client.",
+            "HELP", "    Print this help.",
+        };
+        resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
+        for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
+            resp_add_simple(&c->out, help[i]);
+    } else {
+        resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try CLIENT HELP.",
+                        (int)sub->len, sub->ptr);
+    }
+}
+
+const struct command connection_commands[] = {
+    {.name = "ping", .proc = cmd_ping, .arity = -1, .flags = CMD_FAST,
+     .group = "connection", .since = "1.0.0",
+     .summary = "Returns the server's liveliness response.",
+     .complexity = "O(1)",
+     .args = "[message]"},
+    {.name = "echo", .proc = cmd_echo, .arity = 2, .flags = CMD_FAST,
+     .group = "connection", .since = "1.0.0",
+     .summary = "Returns the given string.",
+     .complexity = "O(1)",
+     .args = "message"},
+    {.name = "quit", .proc = cmd_quit, .arity = -1,
+     .flags = CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_TX_NOW | CMD_TX_END,
+     .group = "connection", .since = "1.0.0",
+     .summary = "Closes the connection.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "auth", .proc = cmd_auth, .arity = -2,
+     .flags = CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "1.0.0",
+     .summary = "Authenticates the connection.",
+     .complexity = "O(N) where N is the number of passwords",
+     .args = "[username] password"},
+    {.name = "hello", .proc = cmd_hello, .arity = -1,
+     .flags = CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "6.0.0",
+     .summary = "Handshakes with the server.",
+     .complexity = "O(1)",
+     .args = "[protover [AUTH username password] [SETNAME clientname]]"},
+    {.name = "select", .proc = cmd_select, .arity = 2, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "1.0.0",
+     .summary = "Changes the selected database.",
+     .complexity = "O(1)",
+     .args = "index"},
+    {.name = "client", .proc = cmd_client, .arity = -2,
+     .flags = CMD_CONTAINER | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "2.4.0",
+     .summary = "A container for client connection commands.",
+     .complexity = "Depends on subcommand.",
+     .args = "subcommand [arg ...]"},
+    {0},
+};

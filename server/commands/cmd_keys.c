@@ -1,0 +1,530 @@
+/*
+ * cmd_keys.c - the generic key commands: DEL/UNLINK, EXISTS, TYPE, RENAME,
+ * COPY, MOVE, TOUCH, RANDOMKEY, DBSIZE and the deadline commands (EXPIRE
+ * family, TTL family, PERSIST, EXPIRETIME).
+ *
+ * Owns: keys_commands[] and nothing else; entries and values belong to the
+ * keyspace. Knows nothing of sockets: handlers read argument slices and
+ * write replies into c->out.
+ *
+ * Rules kept from Redis 7.0 (db.c, expire.c): every check that can fail runs
+ * before the first change; a key past its deadline is gone for every command
+ * (the lookups delete it); server.dirty grows by one per key changed.
+ *
+ * Entries can move when written (see keyspace.h): after any ks_ call that
+ * returns an entry, only the returned pointer is used.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "blocking.h"
+#include "client.h"
+#include "clock.h"
+#include "commands.h"
+#include "keyspace.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+#include "watch.h"
+#include "zset.h"
+
+/* TYPE's answer for each enum ks_type. */
+static const char *const type_names[KS_TYPE_COUNT] = {
+    [KS_STRING] = "string",
+    [KS_ZSET] = "zset",
+};
+
+static int same_bytes(const struct resp_slice *a, const struct resp_slice *b)
+{
+    return a->len == b->len && memcmp(a->ptr, b->ptr, a->len) == 0;
+}
+
+/* Gives e's value and deadline to a new entry named key in db `to`, where
+ * key must be absent, then deletes e from `from`. A string's bytes are
+ * copied (they live inside the entry); a pointer value changes owner. */
+static void entry_move(struct db *from, struct ks_entry *e, struct db *to, const char *key,
+                       size_t klen)
+{
+    int64_t when = ks_get_expire(e);
+    struct ks_entry *moved;
+
+    if (e->type == KS_STRING) {
+        moved = ks_set_string(to, key, klen, ks_str(e), ks_slen(e), 0);
+    } else {
+        moved = ks_add_ptr(to, key, klen, (enum ks_type)e->type, ks_ptr(e));
+        /* The value belongs to `moved` now. As a string, e's payload is just
+         * the pointer's bytes inside the entry, so deleting e frees only e. */
+        e->type = KS_STRING;
+    }
+    if (when != -1)
+        ks_set_expire(to, moved, when);
+    ks_delete(from, e);
+    block_signal_key(to, key, klen);
+}
+
+/* DEL and UNLINK: memory is freed at once either way. */
+static void cmd_del(struct client *c)
+{
+    long long deleted = 0;
+    for (int j = 1; j < c->argc; j++) {
+        struct ks_entry *e = lookup_write(c, &c->argv[j]);
+        if (e) {
+            ks_delete(c->db, e);
+            server.dirty++;
+            deleted++;
+        }
+    }
+    resp_add_int(&c->out, deleted);
+}
+
+/* EXISTS and TOUCH: how many of the arguments name a live key; a key named
+ * twice counts twice. There is no access time to touch. */
+static void cmd_exists(struct client *c)
+{
+    long long found = 0;
+    for (int j = 1; j < c->argc; j++)
+        if (lookup_read(c, &c->argv[j]))
+            found++;
+    resp_add_int(&c->out, found);
+}
+
+static void cmd_type(struct client *c)
+{
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    resp_add_simple(&c->out, e ? type_names[e->type] : "none");
+}
+
+/* RENAME (nx = 0) and RENAMENX (nx = 1). The deadline goes with the value. */
+static void rename_generic(struct client *c, int nx)
+{
+    const struct resp_slice *src = &c->argv[1], *dst = &c->argv[2];
+    struct ks_entry *e = lookup_write(c, src);
+
+    if (!e) {
+        resp_add_error(&c->out, ERR_NO_SUCH_KEY);
+        return;
+    }
+    if (same_bytes(src, dst)) {
+        if (nx)
+            resp_add_int(&c->out, 0);
+        else
+            reply_ok(c);
+        return;
+    }
+    /* Deleting another entry never moves e. */
+    struct ks_entry *old = lookup_write(c, dst);
+    if (old) {
+        if (nx) {
+            resp_add_int(&c->out, 0);
+            return;
+        }
+        ks_delete(c->db, old);
+    }
+    entry_move(c->db, e, c->db, dst->ptr, dst->len);
+    server.dirty++;
+    if (nx)
+        resp_add_int(&c->out, 1);
+    else
+        reply_ok(c);
+}
+
+static void cmd_rename(struct client *c)
+{
+    rename_generic(c, 0);
+}
+
+static void cmd_renamenx(struct client *c)
+{
+    rename_generic(c, 1);
+}
+
+static void cmd_copy(struct client *c)
+{
+    const struct resp_slice *src = &c->argv[1], *dst = &c->argv[2];
+    struct db *to = c->db;
+    int replace = 0;
+
+    for (int j = 3; j < c->argc; j++) {
+        if (arg_is(&c->argv[j], "REPLACE")) {
+            replace = 1;
+        } else if (arg_is(&c->argv[j], "DB") && j + 1 < c->argc) {
+            if (arg_db_or_reply(c, &c->argv[++j], &to) < 0)
+                return;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (to == c->db && same_bytes(src, dst)) {
+        resp_add_error(&c->out, "ERR source and destination objects are the same");
+        return;
+    }
+    struct ks_entry *e = lookup_read(c, src);
+    if (!e) {
+        resp_add_int(&c->out, 0);
+        return;
+    }
+    struct ks_entry *old = ks_lookup(to, dst->ptr, dst->len, mstime());
+    if (old && !replace) {
+        resp_add_int(&c->out, 0);
+        return;
+    }
+    /* Deleting another entry never moves e. */
+    if (old)
+        ks_delete(to, old);
+    /* A string's bytes live in its entry; a sorted set is copied deep. */
+    struct ks_entry *copy =
+        e->type == KS_ZSET
+            ? ks_add_ptr(to, dst->ptr, dst->len, KS_ZSET, zs_clone(ks_ptr(e)))
+            : ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);
+    int64_t when = ks_get_expire(e);
+    if (when != -1)
+        ks_set_expire(to, copy, when);
+    block_signal_key(to, dst->ptr, dst->len);
+    /* The key spec names keys, not databases: the dispatcher touches the
+     * keys in c->db, the other database is ours to report. */
+    watch_touch(to, dst->ptr, dst->len);
+    server.dirty++;
+    resp_add_int(&c->out, 1);
+}
+
+static void cmd_move(struct client *c)
+{
+    const struct resp_slice *key = &c->argv[1];
+    struct db *to;
+
+    if (arg_db_or_reply(c, &c->argv[2], &to) < 0)
+        return;
+    if (to == c->db) {
+        resp_add_error(&c->out, "ERR source and destination objects are the same");
+        return;
+    }
+    struct ks_entry *e = lookup_write(c, key);
+    if (!e || ks_lookup(to, key->ptr, key->len, mstime())) {
+        resp_add_int(&c->out, 0);
+        return;
+    }
+    entry_move(c->db, e, to, key->ptr, key->len);
+    watch_touch(to, key->ptr, key->len);
+    server.dirty++;
+    resp_add_int(&c->out, 1);
+}
+
+/* Every key is equally likely: draw a rank, not a tree path. A key past its
+ * deadline is deleted as a lookup would, and the draw repeats. */
+static void cmd_randomkey(struct client *c)
+{
+    int64_t now = mstime();
+    size_t count;
+
+    while ((count = ks_count(c->db)) > 0) {
+        /* An entry's subtree size is 32 bits, so count fits arc4random's range. */
+        struct ks_entry *e = ks_select(c->db, arc4random_uniform((uint32_t)count));
+        int64_t when = ks_get_expire(e);
+        if (when == -1 || when > now) {
+            resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+            return;
+        }
+        ks_delete(c->db, e);
+        c->db->expired++;
+    }
+    resp_add_null(&c->out);
+}
+
+static void cmd_dbsize(struct client *c)
+{
+    resp_add_int(&c->out, (long long)ks_count(c->db));
+}
+
+#define EXPIRE_NX (1u << 0)
+#define EXPIRE_XX (1u << 1)
+#define EXPIRE_GT (1u << 2)
+#define EXPIRE_LT (1u << 3)
+
+/* Parses EXPIRE's NX|XX|GT|LT from argv[3] on. Returns 0 with *flags set,
+ * or -1 (replied). */
+static int expire_flags_or_reply(struct client *c, unsigned *flags)
+{
+    static const struct {
+        const char *word;
+        unsigned flag;
+    } words[] = {{"NX", EXPIRE_NX}, {"XX", EXPIRE_XX}, {"GT", EXPIRE_GT}, {"LT", EXPIRE_LT}};
+
+    *flags = 0;
+    for (int j = 3; j < c->argc; j++) {
+        size_t i = 0;
+        while (i < sizeof(words) / sizeof(words[0]) && !arg_is(&c->argv[j], words[i].word))
+            i++;
+        if (i == sizeof(words) / sizeof(words[0])) {
+            resp_add_errorf(&c->out, "ERR Unsupported option %.*s", (int)c->argv[j].len,
+                            c->argv[j].ptr);
+            return -1;
+        }
+        *flags |= words[i].flag;
+    }
+    if ((*flags & EXPIRE_NX) && (*flags & (EXPIRE_XX | EXPIRE_GT | EXPIRE_LT))) {
+        resp_add_error(&c->out, "ERR NX and XX, GT or LT options at the same time are not compatible");
+        return -1;
+    }
+    if ((*flags & EXPIRE_GT) && (*flags & EXPIRE_LT)) {
+        resp_add_error(&c->out, "ERR GT and LT options at the same time are not compatible");
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the conditions in flags allow replacing the deadline `current`
+ * (-1: none, which GT and LT treat as infinite) by `when`. */
+static int expire_allowed(unsigned flags, int64_t current, int64_t when)
+{
+    if ((flags & EXPIRE_NX) && current != -1)
+        return 0;
+    if ((flags & EXPIRE_XX) && current == -1)
+        return 0;
+    if ((flags & EXPIRE_GT) && (current == -1 || when <= current))
+        return 0;
+    if ((flags & EXPIRE_LT) && current != -1 && when >= current)
+        return 0;
+    return 1;
+}
+
+/* EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: argv[2] in seconds or ms, relative
+ * to base (now, or 0 for the AT forms). A deadline already past deletes the
+ * key. Negative times are allowed; only overflow is refused. */
+static void expire_generic(struct client *c, int64_t base, int seconds, const char *name)
+{
+    unsigned flags;
+    long long when;
+
+    if (expire_flags_or_reply(c, &flags) < 0 || arg_ll_or_reply(c, &c->argv[2], &when) < 0)
+        return;
+    if (seconds) {
+        if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000)
+            goto invalid;
+        when *= 1000;
+    }
+    if (when > LLONG_MAX - base)
+        goto invalid;
+    when += base;
+
+    struct ks_entry *e = lookup_write(c, &c->argv[1]);
+    if (!e || !expire_allowed(flags, ks_get_expire(e), when)) {
+        resp_add_int(&c->out, 0);
+        return;
+    }
+    if (when <= mstime() && !ks_expiry_paused())
+        ks_expire_entry(c->db, e);
+    else
+        ks_set_expire(c->db, e, when);
+    server.dirty++;
+    resp_add_int(&c->out, 1);
+    return;
+invalid:
+    resp_add_errorf(&c->out, "ERR invalid expire time in '%s' command", name);
+}
+
+static void cmd_expire(struct client *c)
+{
+    expire_generic(c, mstime(), 1, "expire");
+}
+
+static void cmd_pexpire(struct client *c)
+{
+    expire_generic(c, mstime(), 0, "pexpire");
+}
+
+static void cmd_expireat(struct client *c)
+{
+    expire_generic(c, 0, 1, "expireat");
+}
+
+static void cmd_pexpireat(struct client *c)
+{
+    expire_generic(c, 0, 0, "pexpireat");
+}
+
+/* TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 for a missing key, -1 without a
+ * deadline; seconds are rounded to the nearest, as Redis does. */
+static void ttl_generic(struct client *c, int in_ms, int absolute)
+{
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    if (!e) {
+        resp_add_int(&c->out, -2);
+        return;
+    }
+    int64_t when = ks_get_expire(e);
+    if (when == -1) {
+        resp_add_int(&c->out, -1);
+        return;
+    }
+    int64_t t = absolute ? when : when - mstime();
+    if (t < 0)
+        t = 0;
+    /* Unsigned, because a deadline near LLONG_MAX must round up without
+     * overflowing (Redis gets 9223372036854776 for PEXPIREAT LLONG_MAX). */
+    resp_add_int(&c->out, in_ms ? t : (long long)(((uint64_t)t + 500) / 1000));
+}
+
+static void cmd_ttl(struct client *c)
+{
+    ttl_generic(c, 0, 0);
+}
+
+static void cmd_pttl(struct client *c)
+{
+    ttl_generic(c, 1, 0);
+}
+
+static void cmd_expiretime(struct client *c)
+{
+    ttl_generic(c, 0, 1);
+}
+
+static void cmd_pexpiretime(struct client *c)
+{
+    ttl_generic(c, 1, 1);
+}
+
+static void cmd_persist(struct client *c)
+{
+    struct ks_entry *e = lookup_write(c, &c->argv[1]);
+    int removed = e && ks_persist(c->db, e);
+    if (removed)
+        server.dirty++;
+    resp_add_int(&c->out, removed);
+}
+
+/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
+ * COMMAND DOCS show them. */
+const struct command keys_commands[] = {
+    {.name = "del", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Delete a key",
+     .complexity = "O(N) where N is the number of keys that will be removed. When a key to remove "
+                  "holds a value other than a string, the individual complexity for this key is "
+                  "O(M) where M is the number of elements in the list, set, sorted set or hash. "
+                  "Removing a single key that holds a string value is O(1).",
+     .args = "key [key ...]"},
+    {.name = "unlink", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "generic", .since = "4.0.0",
+     .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but "
+               "non blocking.",
+     .complexity = "O(1) for each key removed regardless of its size. Then the command does O(N) "
+                  "work in a different thread in order to reclaim memory, where N is the number "
+                  "of allocations the deleted objects where composed of.",
+     .args = "key [key ...]"},
+    {.name = "exists", .proc = cmd_exists, .arity = -2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Determine if a key exists",
+     .complexity = "O(N) where N is the number of keys to check.",
+     .args = "key [key ...]"},
+    {.name = "type", .proc = cmd_type, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Determine the type stored at key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "rename", .proc = cmd_rename, .arity = 3, .flags = CMD_WRITE,
+     .first_key = 1, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Rename a key",
+     .complexity = "O(1)",
+     .args = "key newkey"},
+    {.name = "renamenx", .proc = cmd_renamenx, .arity = 3, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Rename a key, only if the new key does not exist",
+     .complexity = "O(1)",
+     .args = "key newkey"},
+    {.name = "copy", .proc = cmd_copy, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "6.2.0",
+     .summary = "Copy a key",
+     .complexity = "O(N) worst case for collections, where N is the number of nested items. O(1) "
+                  "for string values.",
+     .args = "source destination [DB destination-db] [REPLACE]"},
+    {.name = "move", .proc = cmd_move, .arity = 3, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Move a key to another database",
+     .complexity = "O(1)",
+     .args = "key db"},
+    {.name = "touch", .proc = cmd_exists, .arity = -2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "generic", .since = "3.2.1",
+     .summary = "Alters the last access time of a key(s). Returns the number of existing keys "
+               "specified.",
+     .complexity = "O(N) where N is the number of keys that will be touched.",
+     .args = "key [key ...]"},
+    {.name = "randomkey", .proc = cmd_randomkey, .arity = 1, .flags = CMD_READONLY,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Return a random key from the keyspace",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "dbsize", .proc = cmd_dbsize, .arity = 1, .flags = CMD_READONLY | CMD_FAST,
+     .group = "server", .since = "1.0.0",
+     .summary = "Return the number of keys in the selected database",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "expire", .proc = cmd_expire, .arity = -3, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Set a key's time to live in seconds",
+     .complexity = "O(1)",
+     .args = "key seconds [NX|XX|GT|LT]"},
+    {.name = "pexpire", .proc = cmd_pexpire, .arity = -3, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "2.6.0",
+     .summary = "Set a key's time to live in milliseconds",
+     .complexity = "O(1)",
+     .args = "key milliseconds [NX|XX|GT|LT]"},
+    {.name = "expireat", .proc = cmd_expireat, .arity = -3, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "1.2.0",
+     .summary = "Set the expiration for a key as a UNIX timestamp",
+     .complexity = "O(1)",
+     .args = "key unix-time-seconds [NX|XX|GT|LT]"},
+    {.name = "pexpireat", .proc = cmd_pexpireat, .arity = -3, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "2.6.0",
+     .summary = "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+     .complexity = "O(1)",
+     .args = "key unix-time-milliseconds [NX|XX|GT|LT]"},
+    {.name = "ttl", .proc = cmd_ttl, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Get the time to live for a key in seconds",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "pttl", .proc = cmd_pttl, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "2.6.0",
+     .summary = "Get the time to live for a key in milliseconds",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "expiretime", .proc = cmd_expiretime, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "7.0.0",
+     .summary = "Get the expiration Unix timestamp for a key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "pexpiretime", .proc = cmd_pexpiretime, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "7.0.0",
+     .summary = "Get the expiration Unix timestamp for a key in milliseconds",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "persist", .proc = cmd_persist, .arity = 2, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "generic", .since = "2.2.0",
+     .summary = "Remove the expiration from a key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {0},
+};

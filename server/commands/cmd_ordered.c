@@ -1,0 +1,536 @@
+/*
+ * cmd_ordered.c - the ordered keyspace commands: KRANGE, KPREFIX, KCOUNT,
+ * KRANK, KREVRANK, KFIRST, KLAST, KNEXT, KPREV, KDELRANGE and KSPLIT.
+ *
+ * Owns: ordered_commands[] and nothing else; entries belong to the keyspace.
+ * Knows nothing of sockets: handlers read argument slices and write replies
+ * into c->out.
+ *
+ * Rules every handler keeps:
+ *  - keys whose deadline has passed are removed first (ks_expire_all_due),
+ *    so a count, rank or offset never includes one and answers are exact;
+ *  - a range is a span of positions (krange.h), so offsets, ranks and counts
+ *    cost O(log n) through the subtree sizes, never a walk; only listing m
+ *    keys walks them, O(log n + m). A listing that ends at a bound or a
+ *    prefix starts from one seek and stops at the first key past it, which
+ *    saves the descent that counting would take. The one exception to
+ *    O(log n) offsets is a TYPE filter, which has to look at each key to
+ *    know whether it counts;
+ *  - syntax borrowed from ZRANGE/ZRANGEBYLEX keeps Redis 7.0's rules and
+ *    error texts (t_zset.c): "[x" "(x" "-" "+" bounds, REV taking max before
+ *    min, LIMIT with a negative offset listing nothing and a negative count
+ *    meaning all, WITHVALUES flat in RESP2 and pairs in RESP3 as WITHSCORES.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "keyspace.h"
+#include "krange.h"
+#include "lexrange.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+#include "watch.h"
+
+#define ERR_LIMIT_BYLEX "ERR syntax error, LIMIT is only supported in combination with BYLEX"
+/* Redis's text for a count that must not be negative (LPOP, SPOP, ...). */
+#define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
+
+/* A TYPE filter that keeps every key; an unknown type name is -1, which no
+ * entry has, so it keeps none (as SCAN's TYPE does in Redis 7.0). */
+#define TYPE_ANY (-2)
+
+/* Where a listing's candidates end: after a number of positions, past a lex
+ * bound, or at the first key without a prefix. A listing that knows its
+ * positions also knows its length before the walk; the others learn it by
+ * walking, and so are sent with a deferred length. */
+enum walk_end { END_SPAN, END_BOUND, END_PREFIX };
+
+/* What a reply lists: the candidates from start on, ascending or (rev)
+ * descending, those of one type only, skipping offset of them and listing at
+ * most count, each key with its value or not. Offset and count count listed
+ * keys, so with a TYPE filter they count keys of that type. */
+struct walk {
+    struct ks_entry *start; /* first candidate; NULL when there is none */
+    enum walk_end end;
+    size_t len;             /* END_SPAN: the number of candidates */
+    struct lex_bound bound; /* END_BOUND: max ascending, min descending */
+    const struct resp_slice *prefix; /* END_PREFIX */
+    int rev;
+    long long offset;       /* negative: list nothing, as Redis's LIMIT; only
+                             * with END_BOUND and END_PREFIX, as LIMIT is */
+    size_t count;
+    int withvalues;
+    int type;               /* enum ks_type, or TYPE_ANY */
+};
+
+/* At the command's start time, the clock the lookups use too. */
+static void expire_due(struct client *c)
+{
+    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
+}
+
+/* A key, or with its value: flat in RESP2, a pair in RESP3. A value of
+ * another type than string is nil, its contents being another command's. */
+static void add_entry(struct client *c, struct ks_entry *e, int withvalues)
+{
+    if (withvalues && c->out.proto == 3)
+        resp_add_array_len(&c->out, 2);
+    resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+    if (!withvalues)
+        return;
+    if (e->type == KS_STRING)
+        resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+    else
+        resp_add_null(&c->out);
+}
+
+static size_t list_len(const struct client *c, size_t n, int withvalues)
+{
+    return withvalues && c->out.proto == 2 ? 2 * n : n;
+}
+
+static struct ks_entry *walk_step(const struct walk *w, struct ks_entry *e)
+{
+    return w->rev ? ks_prev(e) : ks_next(e);
+}
+
+/* Whether e, the visited-th candidate from start, is still one. */
+static int walk_inside(const struct walk *w, const struct ks_entry *e, size_t visited)
+{
+    switch (w->end) {
+    case END_SPAN:
+        return visited < w->len;
+    case END_BOUND:
+        return w->rev ? lex_gte_min(ks_key(e), ks_klen(e), &w->bound)
+                      : lex_lte_max(ks_key(e), ks_klen(e), &w->bound);
+    case END_PREFIX:
+        break;
+    }
+    return kr_has_prefix(e, w->prefix->ptr, w->prefix->len);
+}
+
+/* The entry skip positions past e in the walk's direction, or NULL: through
+ * the subtree sizes, O(log n) however far. */
+static struct ks_entry *walk_jump(struct client *c, const struct walk *w, struct ks_entry *e,
+                                  size_t skip)
+{
+    size_t rank = ks_rank(e);
+    if (w->rev)
+        return skip <= rank ? ks_select(c->db, rank - skip) : NULL;
+    return skip < ks_count(c->db) - rank ? ks_select(c->db, rank + skip) : NULL;
+}
+
+static void reply_walk(struct client *c, const struct walk *w)
+{
+    struct ks_entry *e = w->offset < 0 ? NULL : w->start;
+    size_t visited = 0, n = 0;
+    size_t skip = w->offset < 0 ? 0 : (size_t)w->offset;
+
+    if (w->end == END_SPAN && w->type == TYPE_ANY) {
+        n = w->len < w->count ? w->len : w->count;
+        resp_add_array_len(&c->out, list_len(c, n, w->withvalues));
+        /* Once the reply failed (over the client's hard output limit) the
+         * client will be dropped: walking on would only hold the loop. */
+        for (size_t i = 0; i < n && !c->out.failed; i++, e = walk_step(w, e))
+            add_entry(c, e, w->withvalues);
+        return;
+    }
+    /* Without a TYPE filter every candidate is listed, so the offset is a
+     * distance in positions. */
+    if (e && skip > 0 && w->type == TYPE_ANY) {
+        e = walk_jump(c, w, e, skip);
+        skip = 0;
+    }
+    struct resp_deferred d;
+    resp_add_deferred(&c->out, &d);
+    for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
+         e = walk_step(w, e), visited++) {
+        if (w->type != TYPE_ANY && e->type != w->type)
+            continue;
+        if (skip > 0) {
+            skip--;
+            continue;
+        }
+        add_entry(c, e, w->withvalues);
+        n++;
+    }
+    resp_set_deferred_array(&c->out, &d, list_len(c, n, w->withvalues));
+}
+
+/* A walk over the positions of span, from its first (or, rev, its last)
+ * key. */
+static void walk_span(struct client *c, struct walk *w, struct kr_span span)
+{
+    size_t len = kr_span_len(&span);
+    w->start = len ? ks_select(c->db, w->rev ? span.hi - 1 : span.lo) : NULL;
+    w->end = END_SPAN;
+    w->len = len;
+}
+
+#define OPT_BYLEX (1u << 0)
+#define OPT_REV (1u << 1)
+#define OPT_LIMIT (1u << 2)
+#define OPT_WITHVALUES (1u << 3)
+#define OPT_TYPE (1u << 4)
+
+/* The options of KRANGE and KPREFIX from argv[first] on, those in allowed
+ * only. Returns 0 with *opts and w's rev, offset, count, withvalues and type
+ * set, or -1 (replied). */
+static int range_opts_or_reply(struct client *c, int first, unsigned allowed, unsigned *opts,
+                               struct walk *w)
+{
+    long long count = -1;
+
+    *opts = 0;
+    w->offset = 0;
+    w->type = TYPE_ANY;
+    for (int j = first; j < c->argc; j++) {
+        const struct resp_slice *a = &c->argv[j];
+        int left = c->argc - j - 1;
+        if ((allowed & OPT_BYLEX) && arg_is(a, "BYLEX")) {
+            *opts |= OPT_BYLEX;
+        } else if ((allowed & OPT_REV) && arg_is(a, "REV")) {
+            *opts |= OPT_REV;
+        } else if ((allowed & OPT_WITHVALUES) && arg_is(a, "WITHVALUES")) {
+            *opts |= OPT_WITHVALUES;
+        } else if ((allowed & OPT_LIMIT) && arg_is(a, "LIMIT") && left >= 2) {
+            if (arg_ll_or_reply(c, &c->argv[j + 1], &w->offset) < 0 ||
+                arg_ll_or_reply(c, &c->argv[j + 2], &count) < 0)
+                return -1;
+            *opts |= OPT_LIMIT;
+            j += 2;
+        } else if ((allowed & OPT_TYPE) && arg_is(a, "TYPE") && left >= 1) {
+            w->type = kr_type_by_name(c->argv[j + 1].ptr, c->argv[j + 1].len);
+            j++;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return -1;
+        }
+    }
+    w->rev = (*opts & OPT_REV) != 0;
+    w->withvalues = (*opts & OPT_WITHVALUES) != 0;
+    w->count = count < 0 ? SIZE_MAX : (size_t)count;
+    return 0;
+}
+
+/* Parses a min and a max bound. Returns 0, or -1 (replied). */
+static int lex_pair_or_reply(struct client *c, const struct resp_slice *min,
+                             const struct resp_slice *max, struct lex_bound *bmin,
+                             struct lex_bound *bmax)
+{
+    if (lex_bound_parse(min->ptr, min->len, bmin) == 0 &&
+        lex_bound_parse(max->ptr, max->len, bmax) == 0)
+        return 0;
+    resp_add_error(&c->out, ERR_LEX_RANGE);
+    return -1;
+}
+
+/* "min max" or "PREFIX p" at argv[j], argv[j + 1] as a span: "PREFIX" is
+ * never a valid bound, so the two forms cannot be confused. Returns 0, or -1
+ * (replied). */
+static int span_or_reply(struct client *c, int j, struct kr_span *span)
+{
+    const struct resp_slice *a = &c->argv[j], *b = &c->argv[j + 1];
+    struct lex_bound min, max;
+
+    if (arg_is(a, "PREFIX")) {
+        *span = kr_span_prefix(c->db, b->ptr, b->len);
+        return 0;
+    }
+    if (lex_pair_or_reply(c, a, b, &min, &max) < 0)
+        return -1;
+    *span = kr_span_lex(c->db, &min, &max);
+    return 0;
+}
+
+/* ZRANGE's rank rules: negative ranks count from the end, start is clamped
+ * to 0 and stop to the last key; REV counts ranks from the last key. */
+static struct kr_span rank_span(size_t count, long long start, long long stop, int rev)
+{
+    long long n = (long long)count;
+    struct kr_span s = {0, 0};
+
+    if (start < 0)
+        start += n;
+    if (stop < 0)
+        stop += n;
+    if (start < 0)
+        start = 0;
+    if (start > stop || start >= n)
+        return s;
+    if (stop >= n)
+        stop = n - 1;
+    s.lo = (size_t)(rev ? n - 1 - stop : start);
+    s.hi = (size_t)(rev ? n - start : stop + 1);
+    return s;
+}
+
+static void cmd_krange(struct client *c)
+{
+    unsigned opts;
+    struct walk w;
+
+    if (range_opts_or_reply(c, 3, OPT_BYLEX | OPT_REV | OPT_LIMIT | OPT_WITHVALUES | OPT_TYPE,
+                            &opts, &w) < 0)
+        return;
+    if ((opts & OPT_LIMIT) && !(opts & OPT_BYLEX)) {
+        resp_add_error(&c->out, ERR_LIMIT_BYLEX);
+        return;
+    }
+    expire_due(c);
+    if (opts & OPT_BYLEX) {
+        struct lex_bound min, max;
+        if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
+            return;
+        /* From the near bound to the far one: a hash probe or one descent to
+         * start, and no counting. */
+        w.start = w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min);
+        w.end = END_BOUND;
+        w.bound = w.rev ? min : max;
+    } else {
+        long long start, stop;
+        if (arg_ll_or_reply(c, &c->argv[1], &start) < 0 ||
+            arg_ll_or_reply(c, &c->argv[2], &stop) < 0)
+            return;
+        walk_span(c, &w, rank_span(ks_count(c->db), start, stop, w.rev));
+    }
+    reply_walk(c, &w);
+}
+
+static void cmd_kprefix(struct client *c)
+{
+    unsigned opts;
+    struct walk w;
+
+    if (range_opts_or_reply(c, 2, OPT_REV | OPT_LIMIT | OPT_WITHVALUES, &opts, &w) < 0)
+        return;
+    expire_due(c);
+    w.prefix = &c->argv[1];
+    w.start = (w.rev ? kr_prefix_last : kr_prefix_first)(c->db, w.prefix->ptr, w.prefix->len);
+    w.end = END_PREFIX;
+    reply_walk(c, &w);
+}
+
+static void cmd_kcount(struct client *c)
+{
+    struct kr_span span;
+
+    expire_due(c);
+    if (span_or_reply(c, 1, &span) == 0)
+        resp_add_int(&c->out, (long long)kr_span_len(&span));
+}
+
+static void rank_generic(struct client *c, int rev)
+{
+    expire_due(c);
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    if (!e) {
+        resp_add_null(&c->out);
+        return;
+    }
+    size_t rank = ks_rank(e);
+    resp_add_int(&c->out, (long long)(rev ? ks_count(c->db) - 1 - rank : rank));
+}
+
+static void cmd_krank(struct client *c)
+{
+    rank_generic(c, 0);
+}
+
+static void cmd_krevrank(struct client *c)
+{
+    rank_generic(c, 1);
+}
+
+/* An optional count at argv[at], 1 when absent; more arguments are an arity
+ * error, as LPOP's. Returns 0, or -1 (replied). */
+static int count_or_reply(struct client *c, int at, size_t *count)
+{
+    long long n = 1;
+
+    if (c->argc > at + 1) {
+        reply_wrong_arity(c);
+        return -1;
+    }
+    if (c->argc == at + 1) {
+        if (arg_ll_or_reply(c, &c->argv[at], &n) < 0)
+            return -1;
+        if (n < 0) {
+            resp_add_error(&c->out, ERR_NOT_POSITIVE);
+            return -1;
+        }
+    }
+    *count = (size_t)n;
+    return 0;
+}
+
+/* KFIRST/KLAST [count] (has_key 0) and KNEXT/KPREV key [count]: the keys
+ * nearest an end or strictly beyond key, nearest first; key need not exist. */
+static void neighbours_generic(struct client *c, int has_key, int rev)
+{
+    struct walk w = {.type = TYPE_ANY, .rev = rev};
+    struct kr_span span = {0, 0};
+
+    if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
+        return;
+    expire_due(c);
+    span.hi = ks_count(c->db);
+    if (has_key) {
+        const struct resp_slice *key = &c->argv[1];
+        if (rev)
+            span.hi = ks_count_before(c->db, key->ptr, key->len, 0);
+        else
+            span.lo = ks_count_before(c->db, key->ptr, key->len, 1);
+    }
+    walk_span(c, &w, span);
+    reply_walk(c, &w);
+}
+
+static void cmd_kfirst(struct client *c)
+{
+    neighbours_generic(c, 0, 0);
+}
+
+static void cmd_klast(struct client *c)
+{
+    neighbours_generic(c, 0, 1);
+}
+
+static void cmd_knext(struct client *c)
+{
+    neighbours_generic(c, 1, 0);
+}
+
+static void cmd_kprev(struct client *c)
+{
+    neighbours_generic(c, 1, 1);
+}
+
+/* KDELRANGE min max [LIMIT count] and KDELRANGE PREFIX p [LIMIT count]:
+ * deletes the first count keys of the span (all when count is negative),
+ * ascending. */
+static void cmd_kdelrange(struct client *c)
+{
+    long long limit = -1;
+    struct kr_span span;
+
+    if (c->argc != 3 && !(c->argc == 5 && arg_is(&c->argv[3], "LIMIT"))) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    if (c->argc == 5 && arg_ll_or_reply(c, &c->argv[4], &limit) < 0)
+        return;
+    expire_due(c);
+    if (span_or_reply(c, 1, &span) < 0)
+        return;
+    size_t n = kr_span_len(&span);
+    if (limit >= 0 && (unsigned long long)limit < n)
+        n = (size_t)limit;
+    struct ks_entry *e = n ? ks_select(c->db, span.lo) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        /* Deleting an entry never moves another, so next stays valid. */
+        struct ks_entry *next = ks_next(e);
+        watch_touch(c->db, ks_key(e), ks_klen(e));
+        ks_delete(c->db, e);
+        e = next;
+    }
+    server.dirty += n;
+    resp_add_int(&c->out, (long long)n);
+}
+
+/*
+ * KSPLIT n [min max | PREFIX p]: the keys that split the span into n parts
+ * of equal count, for handing the parts to n workers. With c keys in the
+ * span, the split keys are those at span positions floor(i * c / n) for
+ * i = 1 .. n-1; each starts a part, the first part starting at the span's
+ * start. When n <= c these are n-1 distinct keys and no part is empty; when
+ * n > c, positions repeat or fall on 0, and only the distinct ones other
+ * than 0 are listed: the c-1 keys after the first, one key per part.
+ */
+static void cmd_ksplit(struct client *c)
+{
+    long long parts;
+    struct kr_span span;
+
+    if (c->argc != 2 && c->argc != 4) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    if (arg_ll_or_reply(c, &c->argv[1], &parts) < 0)
+        return;
+    if (parts < 1) {
+        resp_add_error(&c->out, ERR_NOT_POSITIVE);
+        return;
+    }
+    expire_due(c);
+    span = (struct kr_span){0, ks_count(c->db)};
+    if (c->argc == 4 && span_or_reply(c, 2, &span) < 0)
+        return;
+
+    uint64_t count = kr_span_len(&span);
+    if ((uint64_t)parts > count) {
+        struct walk w = {.count = SIZE_MAX, .type = TYPE_ANY};
+        walk_span(c, &w, (struct kr_span){span.lo + (count > 0), span.hi});
+        reply_walk(c, &w);
+        return;
+    }
+    resp_add_array_len(&c->out, (size_t)parts - 1);
+    /* parts <= count < 2^32 (subtree sizes are 32-bit), so i * count fits. */
+    for (uint64_t i = 1; i < (uint64_t)parts; i++) {
+        struct ks_entry *e = ks_select(c->db, span.lo + (size_t)(i * count / (uint64_t)parts));
+        resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+    }
+}
+
+#define KEYSPACE_COMMAND(name_, proc_, arity_, flags_, key, summary_, complexity_, args_)        \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = (key),  \
+     .last_key = (key), .key_step = (key) != 0, .group = "keyspace", .since = "0.1.0",            \
+     .summary = (summary_), .complexity = (complexity_), .args = (args_)}
+
+#define WALK_COMPLEXITY                                                                          \
+    "O(log(N)+M) with N the number of keys in the database and M the number of keys returned."
+
+/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS.
+ * Only KRANK and KREVRANK name a key: the others take bounds or positions. */
+const struct command ordered_commands[] = {
+    KEYSPACE_COMMAND("krange", cmd_krange, -3, CMD_READONLY, 0,
+                     "Return the keys in a range of ranks or, with BYLEX, of key order",
+                     WALK_COMPLEXITY " With TYPE, M is the number of keys visited.",
+                     "start stop [BYLEX] [REV] [LIMIT offset count] [WITHVALUES] [TYPE type]"),
+    KEYSPACE_COMMAND("kprefix", cmd_kprefix, -2, CMD_READONLY, 0,
+                     "Return the keys that start with a prefix", WALK_COMPLEXITY,
+                     "prefix [REV] [LIMIT offset count] [WITHVALUES]"),
+    KEYSPACE_COMMAND("kcount", cmd_kcount, 3, CMD_READONLY | CMD_FAST, 0,
+                     "Count the keys in a range of key order or with a prefix",
+                     "O(log(N)) with N the number of keys in the database.",
+                     "min max|PREFIX prefix"),
+    KEYSPACE_COMMAND("krank", cmd_krank, 2, CMD_READONLY | CMD_FAST, 1,
+                     "Return the position of a key in key order",
+                     "O(log(N)) with N the number of keys in the database.", "key"),
+    KEYSPACE_COMMAND("krevrank", cmd_krevrank, 2, CMD_READONLY | CMD_FAST, 1,
+                     "Return the position of a key in reverse key order",
+                     "O(log(N)) with N the number of keys in the database.", "key"),
+    KEYSPACE_COMMAND("kfirst", cmd_kfirst, -1, CMD_READONLY, 0,
+                     "Return the smallest keys, ascending", WALK_COMPLEXITY, "[count]"),
+    KEYSPACE_COMMAND("klast", cmd_klast, -1, CMD_READONLY, 0,
+                     "Return the largest keys, descending", WALK_COMPLEXITY, "[count]"),
+    KEYSPACE_COMMAND("knext", cmd_knext, -2, CMD_READONLY, 0,
+                     "Return the keys after a key, ascending", WALK_COMPLEXITY, "key [count]"),
+    KEYSPACE_COMMAND("kprev", cmd_kprev, -2, CMD_READONLY, 0,
+                     "Return the keys before a key, descending", WALK_COMPLEXITY, "key [count]"),
+    KEYSPACE_COMMAND("kdelrange", cmd_kdelrange, -3, CMD_WRITE, 0,
+                     "Delete the keys in a range of key order or with a prefix",
+                     "O((1+M)*log(N)) with N the number of keys in the database and M the "
+                     "number of keys deleted.",
+                     "min max [LIMIT count]|PREFIX prefix [LIMIT count]"),
+    KEYSPACE_COMMAND("ksplit", cmd_ksplit, -2, CMD_READONLY, 0,
+                     "Return the keys that split a range into parts of equal count",
+                     "O(P*log(N)) with N the number of keys in the database and P the number "
+                     "of parts.",
+                     "n [min max|PREFIX prefix]"),
+    {0},
+};

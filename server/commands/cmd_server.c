@@ -1,0 +1,348 @@
+/*
+ * cmd_server.c - server-wide commands: INFO, FLUSHDB, FLUSHALL, TIME,
+ * SHUTDOWN (CONFIG is cmd_config.c's).
+ *
+ * INFO follows Redis's text format ("# Section" headers, "name:value" lines,
+ * CRLF line ends) so dashboards, exporters and redis-cli --stat read it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "aof.h"
+#include "args.h"
+#include "bgsave.h"
+#include "blocking.h"
+#include "client.h"
+#include "clock.h"
+#include "commands.h"
+#include "keyspace.h"
+#include "mem.h"
+#include "resp_writer.h"
+#include "server.h"
+#include "watch.h"
+
+struct text {
+    char *buf;
+    size_t len, cap;
+};
+
+static void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_printf(struct text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = t->cap * 2 + (n > 0 ? (size_t)n : 0);
+        t->buf = xrealloc(t->buf, t->cap);
+    }
+}
+
+static void human_bytes(char *out, size_t len, double n)
+{
+    static const char units[] = "BKMGTP";
+    int u = 0;
+    while (n >= 1024 && u < 5) {
+        n /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, len, "%.0fB", n);
+    else
+        snprintf(out, len, "%.2f%c", n, units[u]);
+}
+
+static void info_server(struct text *t)
+{
+    struct utsname un;
+    int64_t uptime = (mstime() - server.start_ms) / 1000;
+    uname(&un);
+    text_printf(t,
+                "# Server\r\nredis_version:7.0.0\r\nrbkv_version:%s\r\nredis_mode:standalone\r\n"
+                "os:%s %s %s\r\narch_bits:%d\r\nmultiplexing_api:libuv %s\r\n"
+                "process_id:%d\r\nrun_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
+                "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\nhz:%d\r\n"
+                "executable:rbkv-server\r\nconfig_file:%s\r\n",
+                RBKV_VERSION, un.sysname, un.release, un.machine, (int)(sizeof(long) * 8),
+                uv_version_string(), (int)getpid(), server.run_id, server.cfg.port,
+                (long long)ustime(), (long long)uptime, (long long)(uptime / 86400),
+                server.cfg.hz, server.config_file ? server.config_file : "");
+}
+
+static void info_clients(struct text *t)
+{
+    text_printf(t,
+                "# Clients\r\nconnected_clients:%llu\r\nmaxclients:%lld\r\n"
+                "blocked_clients:%lu\r\ntracking_clients:0\r\n",
+                server.client_count, server.cfg.maxclients, block_count());
+}
+
+static void info_memory(struct text *t)
+{
+    char used[32], rss[32], peak[32], maxmem[32];
+    size_t u = mem_used(), r = mem_rss();
+    human_bytes(used, sizeof(used), (double)u);
+    human_bytes(rss, sizeof(rss), (double)r);
+    human_bytes(peak, sizeof(peak), (double)mem_peak());
+    human_bytes(maxmem, sizeof(maxmem), (double)server.cfg.maxmemory);
+    text_printf(t,
+                "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n"
+                "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n"
+                "used_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
+                "maxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
+                "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
+                u, used, r, rss, mem_peak(), peak, server.cfg.maxmemory, maxmem,
+                server.cfg.maxmemory_policy ? server.cfg.maxmemory_policy : "noeviction",
+                u ? (double)r / (double)u : 0.0);
+}
+
+static void info_persistence(struct text *t)
+{
+    struct persist_status st;
+    persist_get_status(&st);
+    text_printf(t,
+                "# Persistence\r\nloading:0\r\nrdb_changes_since_last_save:%llu\r\n"
+                "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
+                "rdb_last_bgsave_status:%s\r\naof_enabled:%d\r\naof_rewrite_in_progress:%d\r\n"
+                "aof_last_write_status:%s\r\n",
+                server.dirty, st.bgsave_in_progress, st.last_save_time,
+                st.last_bgsave_ok ? "ok" : "err", aof_enabled(), aof_rewrite_in_progress(),
+                aof_last_write_ok() ? "ok" : "err");
+}
+
+static unsigned long long expired_keys(void)
+{
+    unsigned long long n = 0;
+    for (int i = 0; i < server.ks->count; i++)
+        n += server.ks->dbs[i].expired;
+    return n;
+}
+
+static void info_stats(struct text *t)
+{
+    const struct server_stats *s = &server.stats;
+    text_printf(t,
+                "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
+                "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
+                "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+                "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
+                "client_output_buffer_limit_disconnections:%llu\r\n",
+                s->total_connections, s->total_commands, s->net_input_bytes, s->net_output_bytes,
+                s->rejected_connections, expired_keys(), s->evicted_keys, s->keyspace_hits,
+                s->keyspace_misses, s->output_limit_disconnects);
+}
+
+static void info_replication(struct text *t)
+{
+    text_printf(t, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
+}
+
+static void info_cpu(struct text *t)
+{
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    text_printf(t, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n",
+                (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec,
+                (long)self.ru_utime.tv_sec, (long)self.ru_utime.tv_usec);
+}
+
+static void info_commandstats(struct text *t)
+{
+    text_printf(t, "# Commandstats\r\n");
+    for (size_t i = 0; i < command_count(); i++) {
+        const struct command *cmd = command_at(i);
+        const struct command_stats *st = command_stats(cmd);
+        if (!st->calls)
+            continue;
+        text_printf(t,
+                    "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=0,"
+                    "failed_calls=%llu\r\n",
+                    cmd->name, st->calls, st->usec, (double)st->usec / (double)st->calls,
+                    st->failed_calls);
+    }
+}
+
+static void info_cluster(struct text *t)
+{
+    text_printf(t, "# Cluster\r\ncluster_enabled:0\r\n");
+}
+
+static void info_keyspace(struct text *t)
+{
+    int64_t now = mstime();
+    text_printf(t, "# Keyspace\r\n");
+    for (int i = 0; i < server.ks->count; i++) {
+        const struct db *db = &server.ks->dbs[i];
+        size_t keys = ks_count(db);
+        if (!keys)
+            continue;
+        /* avg_ttl over a sample of the earliest deadlines, as Redis estimates it. */
+        long long ttl_sum = 0, sampled = 0;
+        for (struct rb_node *n = rb_first_cached(&db->expires); n && sampled < 16;
+             n = rb_next(n), sampled++) {
+            int64_t left = rb_entry(n, struct ks_expire, node)->when - now;
+            ttl_sum += left > 0 ? left : 0;
+        }
+        text_printf(t, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys, db->expires_count,
+                    sampled ? ttl_sum / sampled : 0);
+    }
+}
+
+struct info_section {
+    const char *name;
+    void (*fill)(struct text *t);
+    int by_default;
+};
+
+static const struct info_section sections[] = {
+    {"server", info_server, 1},           {"clients", info_clients, 1},
+    {"memory", info_memory, 1},           {"persistence", info_persistence, 1},
+    {"stats", info_stats, 1},             {"replication", info_replication, 1},
+    {"cpu", info_cpu, 1},                 {"commandstats", info_commandstats, 0},
+    {"cluster", info_cluster, 1},         {"keyspace", info_keyspace, 1},
+};
+
+#define SECTION_COUNT (sizeof(sections) / sizeof(sections[0]))
+
+static void cmd_info(struct client *c)
+{
+    int want[SECTION_COUNT] = {0};
+    int any = 0;
+
+    if (c->argc == 1) {
+        for (size_t s = 0; s < SECTION_COUNT; s++)
+            want[s] = sections[s].by_default;
+    }
+    for (int i = 1; i < c->argc; i++) {
+        const struct resp_slice *a = &c->argv[i];
+        int all = arg_is(a, "all") || arg_is(a, "everything");
+        for (size_t s = 0; s < SECTION_COUNT; s++) {
+            if (all || arg_is(a, sections[s].name) ||
+                (arg_is(a, "default") && sections[s].by_default))
+                want[s] = 1;
+        }
+    }
+    struct text t = {xmalloc(1024), 0, 1024};
+    t.buf[0] = '\0';
+    for (size_t s = 0; s < SECTION_COUNT; s++) {
+        if (!want[s])
+            continue;
+        if (any)
+            text_printf(&t, "\r\n");
+        sections[s].fill(&t);
+        any = 1;
+    }
+    resp_add_verbatim(&c->out, "txt", t.buf, t.len);
+    xfree(t.buf);
+}
+
+/* FLUSHDB/FLUSHALL [ASYNC|SYNC]: both run synchronously here. */
+static int flush_mode_ok_or_reply(struct client *c)
+{
+    if (c->argc == 1 || (c->argc == 2 && (arg_is(&c->argv[1], "ASYNC") ||
+                                          arg_is(&c->argv[1], "SYNC"))))
+        return 0;
+    resp_add_error(&c->out, ERR_SYNTAX);
+    return -1;
+}
+
+static void cmd_flushdb(struct client *c)
+{
+    if (flush_mode_ok_or_reply(c) < 0)
+        return;
+    server.dirty += ks_count(c->db);
+    watch_touch_db(c->db);
+    ks_flush(c->db);
+    reply_ok(c);
+}
+
+static void cmd_flushall(struct client *c)
+{
+    if (flush_mode_ok_or_reply(c) < 0)
+        return;
+    for (int i = 0; i < server.ks->count; i++) {
+        server.dirty += ks_count(&server.ks->dbs[i]);
+        watch_touch_db(&server.ks->dbs[i]);
+        ks_flush(&server.ks->dbs[i]);
+    }
+    reply_ok(c);
+}
+
+static void cmd_time(struct client *c)
+{
+    int64_t us = ustime();
+    resp_add_array_len(&c->out, 2);
+    resp_add_bulk_ll(&c->out, us / 1000000);
+    resp_add_bulk_ll(&c->out, us % 1000000);
+}
+
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: saves when asked, or when
+ * `save` rules are set; a failed save keeps the server up unless FORCE. NOW
+ * has nothing to skip: there are no replicas to wait for. */
+static void cmd_shutdown(struct client *c)
+{
+    enum persist_shutdown_mode mode = PERSIST_DEFAULT;
+    int force = 0;
+    for (int i = 1; i < c->argc; i++) {
+        const struct resp_slice *a = &c->argv[i];
+        if (!arg_is(a, "NOSAVE") && !arg_is(a, "SAVE") && !arg_is(a, "NOW") &&
+            !arg_is(a, "FORCE")) {
+            if (arg_is(a, "ABORT"))
+                resp_add_error(&c->out, "ERR No shutdown in progress.");
+            else
+                resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+        if (arg_is(a, "NOSAVE"))
+            mode = PERSIST_NOSAVE;
+        else if (arg_is(a, "SAVE"))
+            mode = PERSIST_SAVE;
+        else if (arg_is(a, "FORCE"))
+            force = 1;
+    }
+    if (persist_shutdown(mode) < 0 && !force) {
+        resp_add_error(&c->out, "ERR Errors trying to SHUTDOWN. Check logs.");
+        return;
+    }
+    server_shutdown();
+}
+
+const struct command server_commands[] = {
+    {.name = "info", .proc = cmd_info, .arity = -1, .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "1.0.0",
+     .summary = "Returns information and statistics about the server.",
+     .complexity = "O(1)",
+     .args = "[section [section ...]]"},
+    {.name = "flushdb", .proc = cmd_flushdb, .arity = -1, .flags = CMD_WRITE,
+     .group = "server", .since = "1.0.0",
+     .summary = "Removes all keys from the current database.",
+     .complexity = "O(N) where N is the number of keys",
+     .args = "[ASYNC|SYNC]"},
+    {.name = "flushall", .proc = cmd_flushall, .arity = -1, .flags = CMD_WRITE,
+     .group = "server", .since = "1.0.0",
+     .summary = "Removes all keys from all databases.",
+     .complexity = "O(N) where N is the total number of keys",
+     .args = "[ASYNC|SYNC]"},
+    {.name = "time", .proc = cmd_time, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
+     .group = "server", .since = "2.6.0",
+     .summary = "Returns the server time.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "shutdown", .proc = cmd_shutdown, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "1.0.0",
+     .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases",
+     .args = "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]"},
+    {0},
+};

@@ -1,0 +1,736 @@
+/*
+ * cmd_string.c - the string commands: GET/SET and their variants, MGET/MSET,
+ * APPEND, STRLEN, GETRANGE/SETRANGE and the INCR/DECR/INCRBYFLOAT counters.
+ *
+ * Owns: string_commands[] and nothing else; every byte of every value lives in
+ * the keyspace. Knows nothing of sockets: handlers read argument slices and
+ * write replies into c->out.
+ *
+ * Rules kept from Redis 7.0 (t_string.c), because clients depend on them:
+ *  - every check that can fail runs before the first change, so a refused
+ *    command writes nothing;
+ *  - a counter is stored as its decimal text, and only text that Redis's
+ *    string2ll accepts ("-12", not " 12", "012" or "+12") is a number;
+ *  - INCR/INCRBYFLOAT/SETRANGE/APPEND keep the key's deadline; SET, GETSET
+ *    and MSET drop it (SET ... KEEPTTL keeps it);
+ *  - server.dirty grows by one per key changed.
+ *
+ * Entries can move when written (see keyspace.h): after any ks_ call that
+ * returns an entry, only the returned pointer is used.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "client.h"
+#include "clock.h"
+#include "commands.h"
+#include "keyspace.h"
+#include "numparse.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+
+/* Redis's MAX_LONG_DOUBLE_CHARS: the longest INCRBYFLOAT operand it parses,
+ * and room for any finite long double printed with "%.17Lf". */
+#define LONG_DOUBLE_CHARS (5 * 1024)
+
+/* Decimal text of any long long, with its sign. */
+#define LL_CHARS 20
+
+/* Options of SET and GETEX, parsed by one function as Redis does so that
+ * both commands refuse the same combinations with the same error. */
+#define OPT_NX (1u << 0)
+#define OPT_XX (1u << 1)
+#define OPT_GET (1u << 2)
+#define OPT_KEEPTTL (1u << 3)
+#define OPT_PERSIST (1u << 4)
+#define OPT_EX (1u << 5)
+#define OPT_PX (1u << 6)
+#define OPT_EXAT (1u << 7)
+#define OPT_PXAT (1u << 8)
+#define OPT_DEADLINE (OPT_EX | OPT_PX | OPT_EXAT | OPT_PXAT)
+
+/* Which command is parsing: a bit per command, so a word can allow several. */
+#define OPTS_SET 1u
+#define OPTS_GETEX 2u
+
+struct opt_word {
+    const char *word;
+    unsigned flag;
+    unsigned conflicts; /* options already given that make this one a syntax error */
+    unsigned commands;  /* OPTS_ bits of the commands that accept it */
+};
+
+/* A deadline option conflicts with every other way of setting the deadline,
+ * but repeating itself is allowed (the last value wins), as in Redis. */
+#define DEADLINE_CONFLICTS(self) (OPT_KEEPTTL | OPT_PERSIST | (OPT_DEADLINE & ~(self)))
+static const struct opt_word opt_words[] = {
+    {"NX", OPT_NX, OPT_XX, OPTS_SET},
+    {"XX", OPT_XX, OPT_NX, OPTS_SET},
+    {"GET", OPT_GET, 0, OPTS_SET},
+    {"KEEPTTL", OPT_KEEPTTL, OPT_PERSIST | OPT_DEADLINE, OPTS_SET},
+    {"PERSIST", OPT_PERSIST, OPT_KEEPTTL | OPT_DEADLINE, OPTS_GETEX},
+    {"EX", OPT_EX, DEADLINE_CONFLICTS(OPT_EX), OPTS_SET | OPTS_GETEX},
+    {"PX", OPT_PX, DEADLINE_CONFLICTS(OPT_PX), OPTS_SET | OPTS_GETEX},
+    {"EXAT", OPT_EXAT, DEADLINE_CONFLICTS(OPT_EXAT), OPTS_SET | OPTS_GETEX},
+    {"PXAT", OPT_PXAT, DEADLINE_CONFLICTS(OPT_PXAT), OPTS_SET | OPTS_GETEX},
+};
+
+struct string_opts {
+    unsigned flags;
+    const struct resp_slice *expire; /* the deadline option's argument, or NULL */
+};
+
+/* Parses the options from argv[first] on. Returns 0, or replies
+ * "ERR syntax error" and returns -1. */
+static int string_opts_or_reply(struct client *c, int first, unsigned cmd,
+                                struct string_opts *o)
+{
+    o->flags = 0;
+    o->expire = NULL;
+    for (int j = first; j < c->argc; j++) {
+        const struct opt_word *w = NULL;
+        for (size_t i = 0; i < sizeof(opt_words) / sizeof(opt_words[0]); i++) {
+            if (arg_is(&c->argv[j], opt_words[i].word)) {
+                w = &opt_words[i];
+                break;
+            }
+        }
+        if (!w || (o->flags & w->conflicts) || !(w->commands & cmd)) {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return -1;
+        }
+        if (w->flag & OPT_DEADLINE) {
+            if (j + 1 == c->argc) {
+                resp_add_error(&c->out, ERR_SYNTAX);
+                return -1;
+            }
+            o->expire = &c->argv[++j];
+        }
+        o->flags |= w->flag;
+    }
+    return 0;
+}
+
+/* Turns a deadline option's argument into an absolute time in ms. Zero,
+ * negative and overflowing times are refused with
+ * "ERR invalid expire time in '<name>' command". Returns 0 or -1 (replied). */
+static int deadline_or_reply(struct client *c, const struct resp_slice *arg, unsigned flags,
+                             const char *name, int64_t *when)
+{
+    long long v;
+    int seconds = (flags & (OPT_EX | OPT_EXAT)) != 0;
+
+    if (arg_ll_or_reply(c, arg, &v) < 0)
+        return -1;
+    if (v <= 0 || (seconds && v > LLONG_MAX / 1000))
+        goto invalid;
+    if (seconds)
+        v *= 1000;
+    if (flags & (OPT_EX | OPT_PX)) {
+        int64_t now = mstime();
+        if (v > LLONG_MAX - now)
+            goto invalid;
+        v += now;
+    }
+    *when = v;
+    return 0;
+invalid:
+    resp_add_errorf(&c->out, "ERR invalid expire time in '%s' command", name);
+    return -1;
+}
+
+/* Returns 0 when e is a string; otherwise replies WRONGTYPE and returns -1. */
+static int string_or_reply(struct client *c, const struct ks_entry *e)
+{
+    if (e->type == KS_STRING)
+        return 0;
+    resp_add_error(&c->out, ERR_WRONGTYPE);
+    return -1;
+}
+
+/* The longest string a command may build: Redis's proto-max-bulk-len, and
+ * never more than an entry's 32-bit length field holds. Returns 0 when
+ * size + append fits, or replies and returns -1. */
+static int length_ok_or_reply(struct client *c, unsigned long long size, unsigned long long append)
+{
+    unsigned long long max = server.cfg.proto_max_bulk_len;
+    if (max > UINT32_MAX)
+        max = UINT32_MAX;
+    if (size > max || append > max - size) {
+        resp_add_error(&c->out, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Replies with argv[1]'s value (null when missing) and sets *found to its
+ * entry or NULL. On a non-string replies WRONGTYPE and returns -1. */
+static int get_generic(struct client *c, struct ks_entry **found)
+{
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    *found = e;
+    if (!e) {
+        resp_add_null(&c->out);
+        return 0;
+    }
+    if (string_or_reply(c, e) < 0)
+        return -1;
+    resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+    return 0;
+}
+
+static void cmd_get(struct client *c)
+{
+    struct ks_entry *e;
+    get_generic(c, &e);
+}
+
+/* How SET-like commands answer: SET says OK or null, SETNX 1 or 0. */
+enum set_reply { SET_REPLY_OK, SET_REPLY_INT };
+
+/* The body of SET, SETNX, SETEX and PSETEX: argv[1] = val under opt's
+ * conditions and deadline. name is the command for the expire error. */
+static void set_generic(struct client *c, const struct string_opts *opt,
+                        const struct resp_slice *val, const char *name, enum set_reply how)
+{
+    const struct resp_slice *key = &c->argv[1];
+    int64_t when = 0;
+    struct ks_entry *e;
+    struct ks_probe probe;
+
+    if (opt->expire && deadline_or_reply(c, opt->expire, opt->flags, name, &when) < 0)
+        return;
+    /* GET answers first: on a non-string it refuses the whole command. */
+    if ((opt->flags & OPT_GET) && get_generic(c, &e) < 0)
+        return;
+    /* Nothing changes the db between this lookup and the write, so the write
+     * reuses it: one hash and one index probe per SET. */
+    e = lookup_write_probe(c, key, &probe);
+    if (((opt->flags & OPT_NX) && e) || ((opt->flags & OPT_XX) && !e)) {
+        if (opt->flags & OPT_GET)
+            return;
+        if (how == SET_REPLY_INT)
+            resp_add_int(&c->out, 0);
+        else
+            resp_add_null(&c->out);
+        return;
+    }
+    /* val is an argument slice of c: never NULL. */
+    // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
+    e = ks_set_string_probed(c->db, &probe, val->ptr, val->len, (opt->flags & OPT_KEEPTTL) != 0);
+    if (opt->expire)
+        ks_set_expire(c->db, e, when);
+    server.dirty++;
+    if (opt->flags & OPT_GET)
+        return;
+    if (how == SET_REPLY_INT)
+        resp_add_int(&c->out, 1);
+    else
+        reply_ok(c);
+}
+
+static void cmd_set(struct client *c)
+{
+    struct string_opts opt;
+    if (string_opts_or_reply(c, 3, OPTS_SET, &opt) < 0)
+        return;
+    set_generic(c, &opt, &c->argv[2], "set", SET_REPLY_OK);
+}
+
+static void cmd_setnx(struct client *c)
+{
+    struct string_opts opt = {OPT_NX, NULL};
+    set_generic(c, &opt, &c->argv[2], "setnx", SET_REPLY_INT);
+}
+
+static void cmd_setex(struct client *c)
+{
+    struct string_opts opt = {OPT_EX, &c->argv[2]};
+    set_generic(c, &opt, &c->argv[3], "setex", SET_REPLY_OK);
+}
+
+static void cmd_psetex(struct client *c)
+{
+    struct string_opts opt = {OPT_PX, &c->argv[2]};
+    set_generic(c, &opt, &c->argv[3], "psetex", SET_REPLY_OK);
+}
+
+static void cmd_getset(struct client *c)
+{
+    struct ks_entry *e;
+    if (get_generic(c, &e) < 0)
+        return;
+    ks_set_string(c->db, c->argv[1].ptr, c->argv[1].len, c->argv[2].ptr, c->argv[2].len, 0);
+    server.dirty++;
+}
+
+static void cmd_getdel(struct client *c)
+{
+    struct ks_entry *e;
+    if (get_generic(c, &e) < 0 || !e)
+        return;
+    ks_delete(c->db, e);
+    server.dirty++;
+}
+
+static void cmd_getex(struct client *c)
+{
+    struct string_opts opt;
+    int64_t when = 0;
+
+    if (string_opts_or_reply(c, 2, OPTS_GETEX, &opt) < 0)
+        return;
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    if (!e) {
+        resp_add_null(&c->out);
+        return;
+    }
+    if (string_or_reply(c, e) < 0)
+        return;
+    if (opt.expire && deadline_or_reply(c, opt.expire, opt.flags, "getex", &when) < 0)
+        return;
+    /* The reply copies the value, so the key may go right after. */
+    resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+    if ((opt.flags & (OPT_EXAT | OPT_PXAT)) && when <= mstime() && !ks_expiry_paused()) {
+        ks_expire_entry(c->db, e);
+        server.dirty++;
+    } else if (opt.expire) {
+        ks_set_expire(c->db, e, when);
+        server.dirty++;
+    } else if ((opt.flags & OPT_PERSIST) && ks_persist(c->db, e)) {
+        server.dirty++;
+    }
+}
+
+static void cmd_mget(struct client *c)
+{
+    resp_add_array_len(&c->out, (size_t)c->argc - 1);
+    for (int j = 1; j < c->argc; j++) {
+        struct ks_entry *e = lookup_read(c, &c->argv[j]);
+        if (e && e->type == KS_STRING)
+            resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+        else
+            resp_add_null(&c->out);
+    }
+}
+
+/* MSET and MSETNX. MSETNX sets nothing, and answers 0, if any key exists. */
+static void mset_generic(struct client *c, int nx)
+{
+    if (c->argc % 2 == 0) {
+        reply_wrong_arity(c);
+        return;
+    }
+    if (nx) {
+        for (int j = 1; j < c->argc; j += 2) {
+            if (lookup_write(c, &c->argv[j])) {
+                resp_add_int(&c->out, 0);
+                return;
+            }
+        }
+    }
+    for (int j = 1; j < c->argc; j += 2)
+        ks_set_string(c->db, c->argv[j].ptr, c->argv[j].len, c->argv[j + 1].ptr,
+                      c->argv[j + 1].len, 0);
+    server.dirty += (unsigned long long)(c->argc - 1) / 2;
+    if (nx)
+        resp_add_int(&c->out, 1);
+    else
+        reply_ok(c);
+}
+
+static void cmd_mset(struct client *c)
+{
+    mset_generic(c, 0);
+}
+
+static void cmd_msetnx(struct client *c)
+{
+    mset_generic(c, 1);
+}
+
+static void cmd_append(struct client *c)
+{
+    const struct resp_slice *key = &c->argv[1], *val = &c->argv[2];
+    struct ks_entry *e = lookup_write(c, key);
+
+    if (!e) {
+        e = ks_set_string(c->db, key->ptr, key->len, val->ptr, val->len, 0);
+    } else {
+        size_t old = ks_slen(e);
+        if (string_or_reply(c, e) < 0 || length_ok_or_reply(c, old, val->len) < 0)
+            return;
+        e = ks_string_resize(c->db, e, old + val->len);
+        memcpy(ks_str(e) + old, val->ptr, val->len);
+    }
+    server.dirty++;
+    resp_add_int(&c->out, (long long)ks_slen(e));
+}
+
+static void cmd_strlen(struct client *c)
+{
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    if (!e) {
+        resp_add_int(&c->out, 0);
+        return;
+    }
+    if (string_or_reply(c, e) < 0)
+        return;
+    resp_add_int(&c->out, (long long)ks_slen(e));
+}
+
+/* GETRANGE and SUBSTR: bytes start..end inclusive, negative counting from
+ * the end, clamped to the string; an empty bulk when nothing is left. */
+static void cmd_getrange(struct client *c)
+{
+    long long start, end;
+
+    if (arg_ll_or_reply(c, &c->argv[2], &start) < 0 || arg_ll_or_reply(c, &c->argv[3], &end) < 0)
+        return;
+    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    if (!e) {
+        resp_add_bulk(&c->out, "", 0);
+        return;
+    }
+    if (string_or_reply(c, e) < 0)
+        return;
+    long long len = (long long)ks_slen(e);
+    /* Both from the end with start after end: empty even when clamping
+     * would make them overlap (Redis's rule). */
+    if (start < 0 && end < 0 && start > end) {
+        resp_add_bulk(&c->out, "", 0);
+        return;
+    }
+    if (start < 0)
+        start += len;
+    if (end < 0)
+        end += len;
+    if (start < 0)
+        start = 0;
+    if (end < 0)
+        end = 0;
+    if (end >= len)
+        end = len - 1;
+    if (len == 0 || start > end)
+        resp_add_bulk(&c->out, "", 0);
+    else
+        resp_add_bulk(&c->out, ks_str(e) + start, (size_t)(end - start + 1));
+}
+
+static void cmd_setrange(struct client *c)
+{
+    const struct resp_slice *key = &c->argv[1], *val = &c->argv[3];
+    long long offset;
+
+    if (arg_ll_or_reply(c, &c->argv[2], &offset) < 0)
+        return;
+    if (offset < 0) {
+        resp_add_error(&c->out, "ERR offset is out of range");
+        return;
+    }
+    struct ks_entry *e = lookup_write(c, key);
+    size_t old = 0;
+    if (e) {
+        if (string_or_reply(c, e) < 0)
+            return;
+        old = ks_slen(e);
+    }
+    /* Writing nothing changes nothing, and creates no key. */
+    if (val->len == 0) {
+        resp_add_int(&c->out, (long long)old);
+        return;
+    }
+    if (length_ok_or_reply(c, (unsigned long long)offset, val->len) < 0)
+        return;
+    size_t end = (size_t)offset + val->len;
+    if (!e)
+        e = ks_set_string(c->db, key->ptr, key->len, "", 0, 0);
+    if (end > old) {
+        e = ks_string_resize(c->db, e, end);
+        /* A gap between the old end and offset reads as zero bytes. */
+        if ((size_t)offset > old)
+            memset(ks_str(e) + old, 0, (size_t)offset - old);
+    }
+    memcpy(ks_str(e) + offset, val->ptr, val->len);
+    server.dirty++;
+    resp_add_int(&c->out, (long long)ks_slen(e));
+}
+
+/* Adds incr to the counter at argv[1] (0 when missing), keeping its
+ * deadline, and replies with the new value. */
+static void incr_generic(struct client *c, long long incr)
+{
+    const struct resp_slice *key = &c->argv[1];
+    struct ks_entry *e = lookup_write(c, key);
+    long long value = 0;
+
+    if (e) {
+        if (string_or_reply(c, e) < 0)
+            return;
+        if (parse_ll(ks_str(e), ks_slen(e), &value) < 0) {
+            resp_add_error(&c->out, ERR_NOT_INT);
+            return;
+        }
+    }
+    if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) ||
+        (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
+        resp_add_error(&c->out, ERR_OVERFLOW);
+        return;
+    }
+    value += incr;
+    char buf[LL_CHARS + 1];
+    int n = snprintf(buf, sizeof(buf), "%lld", value);
+    ks_set_string(c->db, key->ptr, key->len, buf, (size_t)n, 1);
+    server.dirty++;
+    resp_add_int(&c->out, value);
+}
+
+static void cmd_incr(struct client *c)
+{
+    incr_generic(c, 1);
+}
+
+static void cmd_decr(struct client *c)
+{
+    incr_generic(c, -1);
+}
+
+static void cmd_incrby(struct client *c)
+{
+    long long incr;
+    if (arg_ll_or_reply(c, &c->argv[2], &incr) == 0)
+        incr_generic(c, incr);
+}
+
+static void cmd_decrby(struct client *c)
+{
+    long long decr;
+    if (arg_ll_or_reply(c, &c->argv[2], &decr) < 0)
+        return;
+    /* -LLONG_MIN does not exist. */
+    if (decr == LLONG_MIN) {
+        resp_add_error(&c->out, "ERR decrement would overflow");
+        return;
+    }
+    incr_generic(c, -decr);
+}
+
+/* Redis's string2ld: strtold over the whole text (so hex and "inf" pass),
+ * no leading space, no NaN, no overflow or underflow to zero. */
+static int parse_long_double(const char *p, size_t len, long double *out)
+{
+    char buf[LONG_DOUBLE_CHARS];
+    char *end;
+
+    if (len == 0 || len >= sizeof(buf) || isspace((unsigned char)p[0]))
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    errno = 0;
+    long double v = strtold(buf, &end);
+    if (end != buf + len || isnan(v) || errno == EINVAL)
+        return -1;
+    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Redis's ld2string in its "human" mode: "%.17Lf" with trailing zeros and
+ * a trailing point removed, and "-0" written "0". v must be finite; buf
+ * holds LONG_DOUBLE_CHARS. Returns the length. */
+static size_t format_long_double(char *buf, long double v)
+{
+    int n = snprintf(buf, LONG_DOUBLE_CHARS, "%.17Lf", v);
+    size_t len = n > 0 && n < LONG_DOUBLE_CHARS ? (size_t)n : 0;
+
+    if (memchr(buf, '.', len)) {
+        while (buf[len - 1] == '0')
+            len--;
+        if (buf[len - 1] == '.')
+            len--;
+    }
+    if (len == 2 && buf[0] == '-' && buf[1] == '0') {
+        buf[0] = '0';
+        len = 1;
+    }
+    return len;
+}
+
+static void cmd_incrbyfloat(struct client *c)
+{
+    const struct resp_slice *key = &c->argv[1];
+    struct ks_entry *e = lookup_write(c, key);
+    long double value = 0, incr;
+
+    if (e && string_or_reply(c, e) < 0)
+        return;
+    if ((e && parse_long_double(ks_str(e), ks_slen(e), &value) < 0) ||
+        parse_long_double(c->argv[2].ptr, c->argv[2].len, &incr) < 0) {
+        resp_add_error(&c->out, ERR_NOT_FLOAT);
+        return;
+    }
+    value += incr;
+    if (isnan(value) || isinf(value)) {
+        resp_add_error(&c->out, "ERR increment would produce NaN or Infinity");
+        return;
+    }
+    char buf[LONG_DOUBLE_CHARS];
+    size_t len = format_long_double(buf, value);
+    ks_set_string(c->db, key->ptr, key->len, buf, len, 1);
+    server.dirty++;
+    resp_add_bulk(&c->out, buf, len);
+}
+
+#define GETRANGE_COMPLEXITY                                                                      \
+    "O(N) where N is the length of the returned string. The complexity is ultimately "         \
+    "determined by the returned length, but because creating a substring from an existing "   \
+    "string is very cheap, it can be considered O(1) for small strings."
+
+/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
+ * COMMAND DOCS show them. */
+const struct command string_commands[] = {
+    {.name = "get", .proc = cmd_get, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Get the value of a key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "set", .proc = cmd_set, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Set the string value of a key",
+     .complexity = "O(1)",
+     .args = "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT "
+            "unix-time-milliseconds|KEEPTTL]"},
+    {.name = "setnx", .proc = cmd_setnx, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Set the value of a key, only if the key does not exist",
+     .complexity = "O(1)",
+     .args = "key value"},
+    {.name = "setex", .proc = cmd_setex, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.0.0",
+     .summary = "Set the value and expiration of a key",
+     .complexity = "O(1)",
+     .args = "key seconds value"},
+    {.name = "psetex", .proc = cmd_psetex, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.6.0",
+     .summary = "Set the value and expiration in milliseconds of a key",
+     .complexity = "O(1)",
+     .args = "key milliseconds value"},
+    {.name = "getset", .proc = cmd_getset, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Set the string value of a key and return its old value",
+     .complexity = "O(1)",
+     .args = "key value"},
+    {.name = "getdel", .proc = cmd_getdel, .arity = 2, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "6.2.0",
+     .summary = "Get the value of a key and delete the key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "getex", .proc = cmd_getex, .arity = -2, .flags = CMD_WRITE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "6.2.0",
+     .summary = "Get the value of a key and optionally set its expiration",
+     .complexity = "O(1)",
+     .args = "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT "
+            "unix-time-milliseconds|PERSIST]"},
+    {.name = "mget", .proc = cmd_mget, .arity = -2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Get the values of all the given keys",
+     .complexity = "O(N) where N is the number of keys to retrieve.",
+     .args = "key [key ...]"},
+    {.name = "mset", .proc = cmd_mset, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = -1, .key_step = 2,
+     .group = "string", .since = "1.0.1",
+     .summary = "Set multiple keys to multiple values",
+     .complexity = "O(N) where N is the number of keys to set.",
+     .args = "key value [key value ...]"},
+    {.name = "msetnx", .proc = cmd_msetnx, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = -1, .key_step = 2,
+     .group = "string", .since = "1.0.1",
+     .summary = "Set multiple keys to multiple values, only if none of the keys exist",
+     .complexity = "O(N) where N is the number of keys to set.",
+     .args = "key value [key value ...]"},
+    {.name = "append", .proc = cmd_append, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.0.0",
+     .summary = "Append a value to a key",
+     .complexity = "O(1). The amortized time complexity is O(1) assuming the appended value is "
+                  "small and the already present value is of any size, since the dynamic string "
+                  "library used by Redis will double the free space available on every "
+                  "reallocation.",
+     .args = "key value"},
+    {.name = "strlen", .proc = cmd_strlen, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.2.0",
+     .summary = "Get the length of the value stored in a key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "getrange", .proc = cmd_getrange, .arity = 4, .flags = CMD_READONLY,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.4.0",
+     .summary = "Get a substring of the string stored at a key",
+     .complexity = GETRANGE_COMPLEXITY,
+     .args = "key start end"},
+    {.name = "substr", .proc = cmd_getrange, .arity = 4, .flags = CMD_READONLY,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Get a substring of the string stored at a key",
+     .complexity = GETRANGE_COMPLEXITY,
+     .args = "key start end"},
+    {.name = "setrange", .proc = cmd_setrange, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.2.0",
+     .summary = "Overwrite part of a string at key starting at the specified offset",
+     .complexity = "O(1), not counting the time taken to copy the new string in place. Usually, "
+                  "this string is very small so the amortized complexity is O(1). Otherwise, "
+                  "complexity is O(M) with M being the length of the value argument.",
+     .args = "key offset value"},
+    {.name = "incr", .proc = cmd_incr, .arity = 2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Increment the integer value of a key by one",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "decr", .proc = cmd_decr, .arity = 2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Decrement the integer value of a key by one",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "incrby", .proc = cmd_incrby, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Increment the integer value of a key by the given amount",
+     .complexity = "O(1)",
+     .args = "key increment"},
+    {.name = "decrby", .proc = cmd_decrby, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "1.0.0",
+     .summary = "Decrement the integer value of a key by the given number",
+     .complexity = "O(1)",
+     .args = "key decrement"},
+    {.name = "incrbyfloat", .proc = cmd_incrbyfloat, .arity = 3,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "string", .since = "2.6.0",
+     .summary = "Increment the float value of a key by the given amount",
+     .complexity = "O(1)",
+     .args = "key increment"},
+    {0},
+};

@@ -1,0 +1,17 @@
+/*
+ * commands.c - registers the command layer with the dispatcher
+ * (commands.h).
+ */
+#include "commands.h"
+
+void commands_register(void)
+{
+    static const struct command *const tables[] = {
+        connection_commands, string_commands, keys_commands,    ordered_commands,
+        zset_commands,       scan_commands,   server_commands,  config_commands,
+        persist_commands,    command_commands, multi_commands,
+    };
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+        command_register(tables[i]);
+    cmd_zset_init();
+}

@@ -1,0 +1,293 @@
+/*
+ * blocking.c - clients blocked on keys (see blocking.h for what it owns and
+ * Redis's rules it keeps).
+ *
+ * Layout: one struct waited_key per (db, key) that at least one client waits
+ * on, in a red-black tree ordered by (db number, key bytes), holding the FIFO
+ * of its waiters. A blocked client's struct block_wait holds one waiter per
+ * key it named, so ending a wait unlinks each in O(1) after the wait is found
+ * through c->blocked. A waited key leaves the tree with its last waiter,
+ * unless it is in the ready list, which pins it until it has been served.
+ * The table is made by the first block, so a server where nobody ever blocks
+ * pays one NULL test per signalled key.
+ *
+ * Timeouts: each wait with a deadline owns a uv_timer_t (libuv keeps them in
+ * a heap, O(log n)); the wait is freed in the timer's close callback, as
+ * libuv requires, and without a timer at once.
+ */
+#include <string.h>
+
+#include "blocking.h"
+#include "client.h"
+#include "conn.h"
+#include "keyspace.h"
+#include "mem.h"
+#include "rbtree.h"
+#include "server.h"
+
+struct waited_key {
+    struct rb_node rb;           /* in block_table.keys */
+    struct waiter *head, *tail;  /* first come, first served */
+    struct waited_key *ready_next;
+    int ready;                   /* in the ready list, or being served */
+    struct db *db;
+    size_t klen;
+    char key[];
+};
+
+struct waiter {
+    struct waiter *prev, *next;  /* in wk's FIFO */
+    struct waited_key *wk;
+    struct block_wait *wait;
+};
+
+struct block_wait {
+    struct client *client;
+    block_serve_fn *serve;
+    uv_timer_t timer;            /* only when timed */
+    int timed;
+    int nkeys;
+    void *how;                   /* the bytes after waiters[] */
+    struct waiter waiters[];
+};
+
+struct block_table {
+    struct rb_root keys;
+    struct waited_key *ready_head, **ready_tail;
+    struct client *resume_head, **resume_tail; /* linked by unblocked_next */
+    unsigned long blocked;
+};
+
+static struct block_table *table(void)
+{
+    if (!server.blocking) {
+        struct block_table *t = xcalloc(1, sizeof(*t));
+        t->keys = RB_ROOT;
+        t->ready_tail = &t->ready_head;
+        t->resume_tail = &t->resume_head;
+        server.blocking = t;
+    }
+    return server.blocking;
+}
+
+static int key_cmp(const struct db *db, const char *key, size_t klen, const struct waited_key *wk)
+{
+    if (db->id != wk->db->id)
+        return db->id < wk->db->id ? -1 : 1;
+    size_t n = klen < wk->klen ? klen : wk->klen;
+    int r = memcmp(key, wk->key, n);
+    if (r)
+        return r;
+    return klen < wk->klen ? -1 : klen > wk->klen;
+}
+
+/* The waited key (db, key), or with add a new one in its place; NULL when
+ * absent and not added. */
+static struct waited_key *find_key(struct block_table *t, struct db *db, const char *key,
+                                   size_t klen, int add)
+{
+    struct rb_node **link = &t->keys.rb_node, *parent = NULL;
+    while (*link) {
+        struct waited_key *cur = rb_entry(*link, struct waited_key, rb);
+        int r = key_cmp(db, key, klen, cur);
+        if (!r)
+            return cur;
+        parent = *link;
+        link = r < 0 ? &(*link)->rb_left : &(*link)->rb_right;
+    }
+    if (!add)
+        return NULL;
+    struct waited_key *wk = xcalloc(1, sizeof(*wk) + klen);
+    wk->db = db;
+    wk->klen = klen;
+    memcpy(wk->key, key, klen);
+    rb_link_node(&wk->rb, parent, link);
+    rb_insert_color(&wk->rb, &t->keys);
+    return wk;
+}
+
+static void drop_key_if_unused(struct block_table *t, struct waited_key *wk)
+{
+    if (wk->head || wk->ready)
+        return;
+    rb_erase(&wk->rb, &t->keys);
+    xfree(wk);
+}
+
+static void wait_free_cb(uv_handle_t *h)
+{
+    xfree(h->data);
+}
+
+/* Ends c's wait (its reply, if any, is the caller's) and frees it. */
+static void end_wait(struct client *c)
+{
+    struct block_table *t = server.blocking;
+    struct block_wait *w = c->blocked;
+
+    for (int i = 0; i < w->nkeys; i++) {
+        struct waiter *wt = &w->waiters[i];
+        struct waited_key *wk = wt->wk;
+        if (wt->prev)
+            wt->prev->next = wt->next;
+        else
+            wk->head = wt->next;
+        if (wt->next)
+            wt->next->prev = wt->prev;
+        else
+            wk->tail = wt->prev;
+        drop_key_if_unused(t, wk);
+    }
+    c->blocked = NULL;
+    t->blocked--;
+    if (w->timed) {
+        uv_timer_stop(&w->timer);
+        uv_close((uv_handle_t *)&w->timer, wait_free_cb);
+    } else {
+        xfree(w);
+    }
+}
+
+/* c's wait ended with a reply: the requests it pipelined may run now. */
+static void queue_resume(struct client *c)
+{
+    struct block_table *t = server.blocking;
+    c->unblocked_next = NULL;
+    c->flags |= CLIENT_UNBLOCKED;
+    *t->resume_tail = c;
+    t->resume_tail = &c->unblocked_next;
+}
+
+static void timeout_cb(uv_timer_t *timer)
+{
+    struct block_wait *w = timer->data;
+    struct client *c = w->client;
+    resp_add_null_array(&c->out);
+    end_wait(c);
+    queue_resume(c);
+    conn_run_unblocked();
+}
+
+void block_client(struct client *c, const struct resp_slice *keys, int nkeys, int64_t timeout_ms,
+                  block_serve_fn *serve, const void *how, size_t how_len)
+{
+    struct block_table *t = table();
+    struct block_wait *w =
+        xmalloc(sizeof(*w) + (size_t)nkeys * sizeof(w->waiters[0]) + how_len);
+
+    w->client = c;
+    w->serve = serve;
+    w->nkeys = nkeys;
+    w->how = w->waiters + nkeys;
+    memcpy(w->how, how, how_len);
+    for (int i = 0; i < nkeys; i++) {
+        struct waited_key *wk = find_key(t, c->db, keys[i].ptr, keys[i].len, 1);
+        struct waiter *wt = &w->waiters[i];
+        wt->wk = wk;
+        wt->wait = w;
+        wt->next = NULL;
+        wt->prev = wk->tail;
+        if (wk->tail)
+            wk->tail->next = wt;
+        else
+            wk->head = wt;
+        wk->tail = wt;
+    }
+    w->timed = timeout_ms > 0;
+    if (w->timed) {
+        uv_timer_init(server.loop, &w->timer);
+        w->timer.data = w;
+        /* The loop's clock is as old as this iteration: a deadline counted
+         * from it would come early by the time spent since. */
+        uv_update_time(server.loop);
+        uv_timer_start(&w->timer, timeout_cb, (uint64_t)timeout_ms, 0);
+    }
+    c->blocked = w;
+    t->blocked++;
+}
+
+void block_signal_key(struct db *db, const char *key, size_t klen)
+{
+    struct block_table *t = server.blocking;
+    if (!t || !t->keys.rb_node)
+        return;
+    struct waited_key *wk = find_key(t, db, key, klen, 0);
+    if (!wk || wk->ready)
+        return;
+    wk->ready = 1;
+    wk->ready_next = NULL;
+    *t->ready_tail = wk;
+    t->ready_tail = &wk->ready_next;
+}
+
+void block_serve_ready(void)
+{
+    struct block_table *t = server.blocking;
+    if (!t)
+        return;
+    while (t->ready_head) {
+        struct waited_key *wk = t->ready_head;
+        t->ready_head = wk->ready_next;
+        if (!t->ready_head)
+            t->ready_tail = &t->ready_head;
+        struct resp_slice key = {wk->key, wk->klen};
+        /* wk stays pinned (ready) while its waiters leave. When the first
+         * cannot be served the key has nothing for the others either. */
+        while (wk->head) {
+            struct client *c = wk->head->wait->client;
+            if (!c->blocked->serve(c, &key, c->blocked->how))
+                break;
+            end_wait(c);
+            queue_resume(c);
+        }
+        wk->ready = 0;
+        drop_key_if_unused(t, wk);
+    }
+}
+
+struct client *block_next_unblocked(void)
+{
+    struct block_table *t = server.blocking;
+    if (!t || !t->resume_head)
+        return NULL;
+    struct client *c = t->resume_head;
+    t->resume_head = c->unblocked_next;
+    if (!t->resume_head)
+        t->resume_tail = &t->resume_head;
+    c->flags &= ~CLIENT_UNBLOCKED;
+    return c;
+}
+
+void block_client_gone(struct client *c)
+{
+    struct block_table *t = server.blocking;
+    if (c->blocked)
+        end_wait(c);
+    if (!(c->flags & CLIENT_UNBLOCKED))
+        return;
+    struct client **link = &t->resume_head;
+    while (*link != c)
+        link = &(*link)->unblocked_next;
+    *link = c->unblocked_next;
+    if (!*link)
+        t->resume_tail = link;
+    c->flags &= ~CLIENT_UNBLOCKED;
+}
+
+int block_unblock(struct client *c, int error)
+{
+    if (!c->blocked)
+        return 0;
+    if (error)
+        resp_add_error(&c->out, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    else
+        resp_add_null_array(&c->out);
+    end_wait(c);
+    queue_resume(c);
+    return 1;
+}
+
+unsigned long block_count(void)
+{
+    return server.blocking ? server.blocking->blocked : 0;
+}

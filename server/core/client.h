@@ -1,0 +1,78 @@
+/*
+ * client.h - one connected client (struct client) and its flags.
+ *
+ * Ownership: a client owns its handle, parser, output buffer and name; it is
+ * freed only from its handle's close callback (libuv's rule), by conn.c.
+ * Command handlers read the client's argument slices, which are borrowed
+ * from the parser until the handler returns, and write their reply into
+ * c->out; they never touch a socket.
+ */
+#ifndef RBKV_CLIENT_H
+#define RBKV_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "resp_parser.h"
+#include "resp_writer.h"
+
+struct db;
+struct command;
+
+/* Client flags. */
+#define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once replies are out */
+#define CLIENT_CLOSING (1u << 1)           /* uv_close called; the struct dies in close_cb */
+#define CLIENT_AUTHENTICATED (1u << 2)
+#define CLIENT_READ_PAUSED (1u << 3)       /* output over the pause threshold */
+#define CLIENT_UNIX (1u << 4)
+#define CLIENT_WRITING (1u << 5)           /* a uv_write is in flight */
+#define CLIENT_DIRTY_CAS (1u << 6)         /* a WATCHed key changed: EXEC answers nil */
+#define CLIENT_UNBLOCKED (1u << 7)         /* its wait ended; its pipelined requests are due */
+#define CLIENT_AWAIT_SYNC (1u << 8)        /* replies held until the log's fsync (appendfsync always) */
+
+/* Unsent output beyond which we stop reading the client's requests until it
+ * drains, when no hard output limit is configured: a pipelining client that
+ * does not read cannot make us buffer its replies without bound. */
+#define CLIENT_PAUSE_OUTPUT (1024 * 1024)
+
+struct client {
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } h;
+    uv_write_t write_req;
+    size_t write_len;            /* bytes of the write in flight */
+
+    uint64_t id;
+    unsigned flags;
+    int db_index;
+    struct db *db;
+    char *name;                  /* CLIENT SETNAME, owned; NULL when unset */
+    char *lib_name, *lib_ver;    /* CLIENT SETINFO, owned */
+    char addr[64];               /* "ip:port" of the peer */
+    char laddr[64];              /* "ip:port" of our side */
+    int64_t ctime_ms;            /* when it connected */
+    int64_t last_interaction_ms; /* for `timeout` and CLIENT LIST idle */
+    int64_t soft_limit_since_ms; /* when output first passed the soft limit, 0 = not over */
+    const struct command *last_cmd; /* for CLIENT LIST cmd= */
+    char last_sub[24];               /* its subcommand, lower case, for containers */
+
+    struct resp_parser parser;
+    struct resp_out out;
+
+    /* The request being executed. */
+    int argc;
+    struct resp_slice *argv;
+
+    struct multi_state *multi;   /* multi.c: the queue, NULL when not in MULTI */
+    struct watcher *watching;    /* watch.c: this client's WATCHed keys */
+    struct block_wait *blocked;  /* blocking.c: what it waits for, NULL when not blocked */
+    struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */
+
+    struct client *prev, *next;  /* server.clients list */
+};
+
+#endif

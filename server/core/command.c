@@ -1,0 +1,351 @@
+/*
+ * command.c - the command table and the dispatcher.
+ *
+ * Commands are data (struct command in each cmd_*.c module), registered at
+ * start by the command layer; this file indexes them by name, keeps their
+ * statistics and runs one request: lookup, arity, authentication,
+ * memory limit, a failed background save (MISCONF), then the handler (or,
+ * inside MULTI, the transaction's queue: multi.h), in that order, with
+ * Redis's error texts for each refusal. Handlers never see a request that
+ * failed these checks.
+ *
+ * rename-command (config.h) changes only the names clients call commands by:
+ * a struct command keeps its own name, which COMMAND, INFO commandstats,
+ * CLIENT LIST and error texts show, as Redis does (so a secret new name is
+ * never listed), and by which internal code finds it (command_lookup_builtin).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "command.h"
+
+#include "aof.h"
+#include "bgsave.h"
+#include "blocking.h"
+#include "client.h"
+#include "clock.h"
+#include "mem.h"
+#include "multi.h"
+#include "server.h"
+#include "watch.h"
+
+#define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
+#define MAX_TABLES 32
+
+/* The registered tables, in the order COMMAND lists them. */
+static const struct command *tables[MAX_TABLES];
+static size_t table_count;
+
+/* A name clients may call a command by: its own, or a rename-command's. */
+struct command_name {
+    const char *name; /* the command's own, or borrowed from server.cfg.renames */
+    size_t len;
+    const struct command *cmd; /* NULL: an empty index slot */
+};
+
+/* Open addressing by name; lookups compare the stored length first, so a
+ * probe costs no strlen. */
+static struct command_name index_slots[INDEX_SLOTS];
+/* The callable commands (disabled ones left out), in module order: what
+ * COMMAND, COMMAND COUNT and INFO commandstats show. */
+static const struct command *all_commands[INDEX_SLOTS];
+static size_t total_commands;
+
+/* INFO commandstats, apart from the read-only rows: open addressing by the
+ * row's address, filled for every registered command by command_table_init. */
+struct stats_slot {
+    const struct command *cmd; /* NULL: an empty slot */
+    struct command_stats stats;
+};
+static struct stats_slot stats_slots[INDEX_SLOTS];
+
+void command_register(const struct command *table)
+{
+    if (table_count == MAX_TABLES) {
+        fprintf(stderr, "rbkv: more than %d command tables\n", MAX_TABLES);
+        abort();
+    }
+    tables[table_count++] = table;
+}
+
+static uint32_t row_hash(const struct command *cmd)
+{
+    /* Rows are at least 8-byte aligned; Fibonacci hashing mixes the rest. */
+    return (uint32_t)(((uintptr_t)cmd >> 3) * UINT64_C(11400714819323198485) >> 54);
+}
+
+static struct stats_slot *stats_slot_of(const struct command *cmd)
+{
+    uint32_t slot = row_hash(cmd) & (INDEX_SLOTS - 1);
+    while (stats_slots[slot].cmd && stats_slots[slot].cmd != cmd)
+        slot = (slot + 1) & (INDEX_SLOTS - 1);
+    return &stats_slots[slot];
+}
+/* Every command under its own name, renames or not (command_lookup_builtin). */
+static struct command_name builtin_slots[INDEX_SLOTS];
+
+static uint32_t name_hash(const char *name, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint32_t)tolower((unsigned char)name[i])) * 16777619u;
+    return h;
+}
+
+static void index_add(struct command_name *slots, const struct command_name *n)
+{
+    uint32_t slot = name_hash(n->name, n->len) & (INDEX_SLOTS - 1);
+    while (slots[slot].cmd)
+        slot = (slot + 1) & (INDEX_SLOTS - 1);
+    slots[slot] = *n;
+}
+
+static const struct command *index_find(const struct command_name *slots, const char *name, size_t len)
+{
+    for (uint32_t slot = name_hash(name, len) & (INDEX_SLOTS - 1); slots[slot].cmd;
+         slot = (slot + 1) & (INDEX_SLOTS - 1)) {
+        const struct command_name *e = &slots[slot];
+        if (e->len == len && strncasecmp(e->name, name, len) == 0)
+            return e->cmd;
+    }
+    return NULL;
+}
+
+/* Fills names (room for INDEX_SLOTS) with every command under its own name,
+ * in module order; returns how many. */
+static size_t builtin_names(struct command_name *names)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < table_count; t++) {
+        for (const struct command *cmd = tables[t]; cmd->name; cmd++)
+            names[n++] = (struct command_name){cmd->name, strlen(cmd->name), cmd};
+    }
+    return n;
+}
+
+static size_t name_find(const struct command_name *names, size_t n, const char *name)
+{
+    size_t len = strlen(name), i;
+    for (i = 0; i < n; i++) {
+        if (names[i].len == len && strncasecmp(names[i].name, name, len) == 0)
+            break;
+    }
+    return i;
+}
+
+/*
+ * Applies rename-command pairs to names[0..*n) in order, as Redis's config
+ * loader does to its command table: the old name must be callable at that
+ * point, it is removed first (so renaming a command to itself works), and the
+ * new one, unless "", must not be taken. Returns 0, or -1 with Redis's reason
+ * in err. Runs at start only, so linear searches are fine.
+ */
+static int apply_renames(struct command_name *names, size_t *n, char *const *renames, int count,
+                         char *err, size_t errlen)
+{
+    for (int r = 0; r < count; r++) {
+        const char *from = renames[2 * r], *to = renames[2 * r + 1];
+        size_t k = name_find(names, *n, from);
+        if (k == *n) {
+            snprintf(err, errlen, "No such command in rename-command");
+            return -1;
+        }
+        const struct command *cmd = names[k].cmd;
+        memmove(&names[k], &names[k + 1], (*n - k - 1) * sizeof(names[0]));
+        (*n)--;
+        if (!to[0])
+            continue;
+        if (name_find(names, *n, to) < *n) {
+            snprintf(err, errlen, "Target command name already exists");
+            return -1;
+        }
+        /* The command keeps its place in COMMAND's order. */
+        memmove(&names[k + 1], &names[k], (*n - k) * sizeof(names[0]));
+        names[k] = (struct command_name){to, strlen(to), cmd};
+        (*n)++;
+    }
+    return 0;
+}
+
+int command_check_renames(char *const *renames, int count, char *err, size_t errlen)
+{
+    struct command_name *names = xmalloc(INDEX_SLOTS * sizeof(*names));
+    size_t n = builtin_names(names);
+    int rc = apply_renames(names, &n, renames, count, err, errlen);
+    xfree(names);
+    return rc;
+}
+
+void command_table_init(void)
+{
+    static struct command_name names[INDEX_SLOTS];
+    char err[128];
+    size_t n = builtin_names(names);
+
+    memset(builtin_slots, 0, sizeof(builtin_slots));
+    memset(stats_slots, 0, sizeof(stats_slots));
+    for (size_t i = 0; i < n; i++) {
+        index_add(builtin_slots, &names[i]);
+        stats_slot_of(names[i].cmd)->cmd = names[i].cmd;
+    }
+    /* config_set checked this very list with command_check_renames, from the
+     * same built-in names, so it cannot fail here; serving with a command
+     * the operator disabled would be worse than stopping. */
+    if (apply_renames(names, &n, server.cfg.renames, server.cfg.rename_count, err,
+                      sizeof(err)) < 0) {
+        fprintf(stderr, "rbkv: rename-command: %s\n", err);
+        abort();
+    }
+    memset(index_slots, 0, sizeof(index_slots));
+    for (size_t i = 0; i < n; i++) {
+        index_add(index_slots, &names[i]);
+        all_commands[i] = names[i].cmd;
+    }
+    total_commands = n;
+}
+
+const struct command *command_lookup(const char *name, size_t len)
+{
+    return index_find(index_slots, name, len);
+}
+
+const struct command *command_lookup_builtin(const char *name, size_t len)
+{
+    return index_find(builtin_slots, name, len);
+}
+
+size_t command_count(void)
+{
+    return total_commands;
+}
+
+const struct command *command_at(size_t i)
+{
+    return i < total_commands ? all_commands[i] : NULL;
+}
+
+const struct command_stats *command_stats(const struct command *cmd)
+{
+    return &stats_slot_of(cmd)->stats;
+}
+
+void command_reset_stats(void)
+{
+    for (size_t i = 0; i < INDEX_SLOTS; i++)
+        memset(&stats_slots[i].stats, 0, sizeof(stats_slots[i].stats));
+}
+
+void reply_wrong_arity(struct client *c)
+{
+    const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    resp_add_errorf(&c->out, "ERR wrong number of arguments for '%s' command",
+                    cmd ? cmd->name : "unknown");
+}
+
+static void reply_unknown_command(struct client *c)
+{
+    char args[160];
+    size_t used = 0;
+    args[0] = '\0';
+    for (int i = 1; i < c->argc && used < 128; i++) {
+        int n = snprintf(args + used, sizeof(args) - used, "'%.*s' ",
+                         (int)(c->argv[i].len < 128 - used ? c->argv[i].len : 128 - used),
+                         c->argv[i].ptr);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= sizeof(args))
+            used = sizeof(args) - 1;
+    }
+    resp_add_errorf(&c->out, "ERR unknown command '%.*s', with args beginning with: %s",
+                    (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
+}
+
+static int arity_ok(const struct command *cmd, int argc)
+{
+    return cmd->arity >= 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
+static int needs_auth(const struct client *c)
+{
+    const char *pass = server.cfg.requirepass;
+    return pass && pass[0] && !(c->flags & CLIENT_AUTHENTICATED);
+}
+
+void command_execute(struct client *c)
+{
+    const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+
+    server.stats.total_commands++;
+    /* Redis 7's order: unknown command and arity are reported even before
+     * authentication. */
+    if (!cmd) {
+        reply_unknown_command(c);
+        multi_refused(c);
+        return;
+    }
+    c->last_cmd = cmd;
+    if ((cmd->flags & CMD_CONTAINER) && c->argc >= 2) {
+        size_t n = c->argv[1].len < sizeof(c->last_sub) - 1 ? c->argv[1].len : sizeof(c->last_sub) - 1;
+        for (size_t i = 0; i < n; i++)
+            c->last_sub[i] = (char)tolower((unsigned char)c->argv[1].ptr[i]);
+        c->last_sub[n] = '\0';
+    } else {
+        c->last_sub[0] = '\0';
+    }
+    if (!arity_ok(cmd, c->argc)) {
+        reply_wrong_arity(c);
+        multi_refused(c);
+        return;
+    }
+    if (needs_auth(c) && !(cmd->flags & CMD_NOAUTH)) {
+        resp_add_error(&c->out, ERR_NOAUTH);
+        multi_refused(c);
+        return;
+    }
+    if (server.cfg.maxmemory && ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd)) &&
+        mem_used() > server.cfg.maxmemory) {
+        resp_add_error(&c->out, ERR_OOM);
+        multi_refused(c);
+        return;
+    }
+    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused()) {
+        resp_add_error(&c->out, ERR_MISCONF);
+        multi_refused(c);
+        return;
+    }
+    const char *aof_why;
+    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && aof_writes_refused(&aof_why)) {
+        resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
+        multi_refused(c);
+        return;
+    }
+    if (c->multi && multi_queue(c, cmd))
+        return;
+    command_call(c, cmd);
+    /* Here, not in command_call: EXEC's commands run through that, and the
+     * clients its writes can serve must wait for the whole transaction. */
+    block_serve_ready();
+}
+
+void command_call(struct client *c, const struct command *cmd)
+{
+    struct command_stats *stats = &stats_slot_of(cmd)->stats;
+    unsigned long long dirty = server.dirty;
+    /* Our own clock: EXEC's commands reset the shared one. */
+    int64_t start = ustime();
+
+    server.cmd_start_us = start;
+    cmd->proc(c);
+    stats->calls++;
+    stats->usec += (unsigned long long)(ustime() - start);
+    /* Only a write that changed something invalidates WATCH: a failed SETNX
+     * or a DEL of missing keys does not, as in Redis. */
+    if ((cmd->flags & CMD_WRITE) && server.dirty != dirty) {
+        watch_touch_command(c, cmd);
+        aof_feed(c->db, cmd, c->argc, c->argv);
+    }
+}

@@ -1,0 +1,103 @@
+/*
+ * command.h - the shape of a command table and the dispatcher (command.c).
+ *
+ * Commands are data: each cmd_*.c module (and multi.c) owns a `static const`
+ * table of rows, each row beside its handler, and main.c registers the tables
+ * at start, in the order COMMAND lists them. The dispatcher never names a
+ * module: it knows commands only through what was registered. Statistics
+ * (INFO commandstats) live here, apart from the tables, so the rows stay
+ * read-only.
+ */
+#ifndef RBKV_COMMAND_H
+#define RBKV_COMMAND_H
+
+#include <stddef.h>
+
+struct client;
+
+/* Command flags, as in Redis's command table. */
+#define CMD_WRITE (1u << 0)
+#define CMD_READONLY (1u << 1)
+#define CMD_DENYOOM (1u << 2)    /* refused when over maxmemory */
+#define CMD_ADMIN (1u << 3)
+#define CMD_NOAUTH (1u << 4)     /* allowed before AUTH */
+#define CMD_FAST (1u << 5)
+#define CMD_LOADING (1u << 6)
+#define CMD_STALE (1u << 7)
+#define CMD_NOSCRIPT (1u << 8)
+#define CMD_PUBSUB (1u << 9)
+#define CMD_CONTAINER (1u << 10) /* has subcommands: CLIENT LIST shows "name|sub" */
+/* Inside MULTI: runs at once instead of queueing (MULTI EXEC DISCARD WATCH
+ * QUIT), and of those, ends the transaction, so it never grows the queue
+ * (EXEC DISCARD QUIT). Not shown by COMMAND INFO. */
+#define CMD_TX_NOW (1u << 11)
+#define CMD_TX_END (1u << 12)
+
+typedef void cmd_handler(struct client *c);
+
+struct command {
+    const char *name;            /* lower case */
+    cmd_handler *proc;
+    int arity;                   /* argc including the name; -N means at least N */
+    unsigned flags;
+    int first_key, last_key, key_step; /* key positions, as COMMAND INFO shows them */
+    const char *group;           /* COMMAND DOCS group: "string", "keyspace", ... */
+    const char *since;           /* COMMAND DOCS since */
+    const char *summary;         /* COMMAND DOCS summary */
+    const char *complexity;
+    const char *args;            /* argument syntax for hints, e.g. "key value [NX|XX]" */
+};
+
+/* Registers a table, whose last row has a NULL name; before
+ * command_table_init and before any rename-command is read. The rows are
+ * borrowed for the server's life. */
+void command_register(const struct command *table);
+/* Indexes the registered commands under their names after server.cfg's
+ * renames; at start, once every table is registered. */
+void command_table_init(void);
+/* The command clients call by name[0..len) (any case), or NULL. */
+const struct command *command_lookup(const char *name, size_t len);
+/* A command by its own name whatever the renames (for internal callers such
+ * as replaying the append-only log); NULL when there is none. */
+const struct command *command_lookup_builtin(const char *name, size_t len);
+/* rename-command's check, in the table that owns the names: whether count
+ * pairs (as in struct config) apply in order to the registered names; 0, or
+ * -1 with the reason in err. */
+int command_check_renames(char *const *renames, int count, char *err, size_t errlen);
+/* The callable commands, numbered 0..command_count()-1 in registration order
+ * (COMMAND, INFO commandstats); command_at returns NULL past the end. */
+size_t command_count(void);
+const struct command *command_at(size_t i);
+
+/* INFO commandstats' figures for one command. */
+struct command_stats {
+    unsigned long long calls, usec, failed_calls;
+};
+/* The figures of a registered command (never NULL for one). */
+const struct command_stats *command_stats(const struct command *cmd);
+void command_reset_stats(void); /* CONFIG RESETSTAT */
+
+/* Runs the request in c->argc/argv: lookup, arity, authentication, memory
+ * limit, MISCONF, then the handler or MULTI's queue, with Redis's error text
+ * for each refusal. */
+void command_execute(struct client *c);
+/* Runs an accepted request: the handler, its stats, and reporting the keys a
+ * write changed to WATCH and the append-only log (EXEC runs its queue through
+ * this). */
+void command_call(struct client *c, const struct command *cmd);
+/* Redis's "wrong number of arguments" for the request in c. */
+void reply_wrong_arity(struct client *c);
+
+/* Error replies used across commands (Redis's exact texts). */
+#define ERR_SYNTAX "ERR syntax error"
+#define ERR_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"
+#define ERR_NOT_INT "ERR value is not an integer or out of range"
+#define ERR_NOT_FLOAT "ERR value is not a valid float"
+#define ERR_OVERFLOW "ERR increment or decrement would overflow"
+#define ERR_NO_SUCH_KEY "ERR no such key"
+#define ERR_DB_INDEX "ERR DB index is out of range"
+#define ERR_OOM "OOM command not allowed when used memory > 'maxmemory'."
+#define ERR_NOAUTH "NOAUTH Authentication required."
+#define ERR_WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * config.h - the server's settings: defaults, the config file, command-line
+ * flags and CONFIG GET/SET.
+ *
+ * Owns: struct config and every string in it. Knows nothing of connections;
+ * the rest of the server reads the fields directly, so a CONFIG SET takes
+ * effect at the next place that reads them.
+ *
+ * Adding a setting: a field here and one row in config.c's defs[] table,
+ * which gives it its default, file and flag syntax, CONFIG GET/SET and
+ * CONFIG REWRITE at once.
+ */
+#ifndef RBKV_CONFIG_H
+#define RBKV_CONFIG_H
+
+#include <stddef.h>
+
+#include "log.h"
+
+#define CONFIG_MAX_BIND 16
+#define CONFIG_MAX_SAVE 16 /* "save" rules */
+
+/* When the append-only log is fdatasync'ed (aof.h). */
+enum appendfsync { APPENDFSYNC_ALWAYS, APPENDFSYNC_EVERYSEC, APPENDFSYNC_NO };
+
+struct output_limit {
+    unsigned long long hard_bytes; /* 0 = none */
+    unsigned long long soft_bytes; /* 0 = none */
+    long long soft_seconds;        /* over soft for this long closes the client */
+};
+
+/* A "save <seconds> <changes>" rule: snapshot when at least `changes` writes
+ * happened and `seconds` passed since the last save. */
+struct save_param {
+    long long seconds;
+    long long changes;
+};
+
+struct config {
+    char *bind[CONFIG_MAX_BIND];
+    int bind_count;
+    int port;                 /* 0 = no TCP listener */
+    char *unixsocket;         /* NULL = none */
+    int unixsocketperm;       /* octal permission bits, 0 = leave as created */
+    char *requirepass;        /* NULL or "" = no password */
+    long long maxclients;
+    long long timeout;        /* seconds of idleness before a client is closed, 0 = never */
+    long long tcp_keepalive;  /* seconds, 0 = off */
+    int databases;
+    unsigned long long maxmemory;       /* bytes, 0 = unlimited */
+    char *maxmemory_policy;             /* only "noeviction" is supported */
+    unsigned long long client_query_buffer_limit;
+    struct output_limit client_output_limit; /* "normal" class */
+    unsigned long long proto_max_bulk_len;
+    enum log_level loglevel;
+    char *logfile;            /* "" = standard output */
+    int hz;                   /* active expiry cycles per second */
+    int protected_mode;
+    char *dbfilename;         /* snapshot file, in the working directory (`dir`) */
+    struct save_param save_params[CONFIG_MAX_SAVE];
+    int save_count;           /* 0 = no automatic snapshots */
+    int stop_writes_on_bgsave_error;
+    int appendonly;           /* the append-only log (aof.h) */
+    enum appendfsync appendfsync;
+    char *appendfilename;     /* in the working directory */
+    int aof_load_truncated;   /* load a log cut mid-command up to its last whole one */
+    long long auto_aof_rewrite_percentage; /* growth that starts a rewrite, 0 = never */
+    unsigned long long auto_aof_rewrite_min_size;
+    /* rename-command lines (file and flags only, never CONFIG SET, as in
+     * Redis), in order: renames[2*i] becomes renames[2*i+1], "" disables it.
+     * command_table_init applies them at start and borrows the strings, so
+     * they stay unchanged until config_destroy at exit. */
+    char **renames;
+    int rename_count;
+};
+
+/* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a
+ * line on stderr) if a built-in default does not parse, which is a bug:
+ * running out of memory aborts in xmalloc instead. */
+int config_init(struct config *cfg);
+/* Frees every string cfg owns and zeroes it. */
+void config_destroy(struct config *cfg);
+
+/* Reads a file of "name value..." lines as redis-server does: '#' comment
+ * lines, blank lines, "double quoted" values with \n \xHH \" escapes and
+ * 'single quoted' ones. Later lines override earlier ones. Returns 0; on error
+ * -1 with, in err, Redis's three lines: the file and line number, ">>> 'the
+ * line'", and the reason. */
+int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen);
+
+/* Applies "--name value..." flags (argv[0] is the first flag, not the program
+ * nor the config file); each flag takes the words up to the next "--word".
+ * Returns 0; on error -1 with a message naming the flag in err. */
+int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
+
+/* Sets one setting from its words, as a config file line or a --flag does:
+ * immutable settings are accepted, name is case-insensitive. A setting that
+ * takes several words (bind, client-output-buffer-limit) splits a single word
+ * at spaces, so "normal 0 0 0" and normal,0,0,0 are the same. Returns 0, or -1
+ * with the reason in err ("argument must be a memory value", "Bad directive or
+ * wrong number of arguments", ...); on error cfg keeps the old value.
+ * "rename-command OLD NEW" is read here too, though it is no setting (CONFIG
+ * GET, SET and REWRITE know nothing of it, as in Redis): OLD must still be
+ * callable after the earlier renames and NEW (unless "") must be free, else
+ * Redis's "No such command in rename-command" or "Target command name
+ * already exists". */
+int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
+               size_t errlen);
+
+/* CONFIG SET name value [name value ...] (pairs[0..2*npairs)): refuses unknown,
+ * immutable and repeated names, then sets all or nothing. Returns 0, or -1
+ * with the whole error reply in err ("ERR CONFIG SET failed (possibly related
+ * to argument 'x') - ..."). */
+int config_set_many(struct config *cfg, int npairs, const char *const *pairs, char *err,
+                    size_t errlen);
+
+/* The settings, numbered 0..config_count()-1, for CONFIG GET. */
+size_t config_count(void);
+/* The canonical (lower-case) name of setting i. */
+const char *config_name(size_t i);
+/* The number of the setting called name[0..len) (any case), or -1. */
+int config_find(const char *name, size_t len);
+/* Setting i's value as CONFIG GET shows it ("yes", "0", "normal 0 0 0 ...").
+ * Returns a string the caller frees with xfree. */
+char *config_get(const struct config *cfg, size_t i);
+
+/* CONFIG REWRITE: rewrites the file at path so that loading it gives cfg.
+ * Comments, blank lines and lines it does not know stay as they are; a
+ * setting's first line is replaced in place and its later lines dropped;
+ * settings that differ from their defaults and have no line are appended.
+ * The new file replaces the old one by rename, so a crash leaves one or the
+ * other. Returns 0, or -1 with strerror's text in err. */
+int config_rewrite(const struct config *cfg, const char *path, char *err, size_t errlen);
+
+/* Parses "1gb", "64mb", "100k", "12345" as Redis does (k=1000, kb=1024, ...).
+ * Returns 0, or -1 when s is not a valid memory amount. */
+int config_parse_memory(const char *s, unsigned long long *out);
+
+#endif

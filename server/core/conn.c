@@ -1,0 +1,723 @@
+/*
+ * conn.c - listeners and client connections: reading requests, running them
+ * in order, writing replies, limits and timeouts.
+ *
+ * Ownership: a struct client is allocated on accept and freed only in its
+ * handle's close callback (libuv calls it after any write in flight has been
+ * cancelled). conn_close() only starts that; callers may keep using the
+ * struct until they return to the loop, but must check CLIENT_CLOSING.
+ *
+ * Writes: after a batch of requests we try a synchronous uv_try_write of all
+ * pending output (one syscall in the common case), and queue a uv_write for
+ * what the kernel did not take. The output buffer never moves bytes that are
+ * pending (resp_writer.h), so replies added while that write is in flight are
+ * simply appended.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "aof.h"
+#include "blocking.h"
+#include "client.h"
+#include "command.h"
+#include "conn.h"
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "multi.h"
+#include "server.h"
+
+#define LISTEN_BACKLOG 511
+#define READ_SUGGESTED (16 * 1024)
+#define WRITE_IOVS 64
+
+static void conn_flush(struct client *c);
+static void process_input(struct client *c);
+static void sync_check_cb(uv_check_t *h);
+
+void conn_client_free(struct client *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        server.clients = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    server.client_count--;
+    multi_discard(c);
+    resp_parser_destroy(&c->parser);
+    resp_out_destroy(&c->out);
+    xfree(c->name);
+    xfree(c->lib_name);
+    xfree(c->lib_ver);
+    xfree(c);
+}
+
+static void close_cb(uv_handle_t *h)
+{
+    conn_client_free(h->data);
+}
+
+void conn_close(struct client *c)
+{
+    if (c->flags & CLIENT_CLOSING)
+        return;
+    c->flags |= CLIENT_CLOSING;
+    block_client_gone(c);
+    uv_close(&c->h.handle, close_cb);
+}
+
+struct client *conn_find(uint64_t id)
+{
+    for (struct client *c = server.clients; c; c = c->next) {
+        if (c->id == id && !(c->flags & CLIENT_CLOSING))
+            return c;
+    }
+    return NULL;
+}
+
+/* Closes c when its output is over the hard limit, or has been over the soft
+ * limit for too long. Returns 1 when it closed it. */
+static int check_output_limits(struct client *c, int64_t now_ms)
+{
+    const struct output_limit *lim = &server.cfg.client_output_limit;
+    size_t pending = resp_out_pending(&c->out);
+    /* over_limit: a reply stopped growing at the hard limit (resp_writer.h). */
+    int over_hard = (lim->hard_bytes && pending >= lim->hard_bytes) || c->out.over_limit;
+    int over_soft = lim->soft_bytes && pending >= lim->soft_bytes;
+
+    if (over_soft && !c->soft_limit_since_ms)
+        c->soft_limit_since_ms = now_ms;
+    else if (!over_soft)
+        c->soft_limit_since_ms = 0;
+    if (over_hard || (over_soft && now_ms - c->soft_limit_since_ms >= lim->soft_seconds * 1000)) {
+        log_warning("Client id=%llu addr=%s closed for overcoming of output buffer limits.",
+                    (unsigned long long)c->id, c->addr);
+        server.stats.output_limit_disconnects++;
+        resp_out_reset(&c->out);
+        conn_close(c);
+        return 1;
+    }
+    return 0;
+}
+
+static void pause_reading(struct client *c)
+{
+    if (!(c->flags & CLIENT_READ_PAUSED)) {
+        c->flags |= CLIENT_READ_PAUSED;
+        uv_read_stop(&c->h.stream);
+    }
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct client *c = h->data;
+    char *p;
+    size_t cap;
+    (void)suggested;
+    if (resp_parser_reserve(&c->parser, READ_SUGGESTED, &p, &cap) < 0) {
+        *buf = uv_buf_init(NULL, 0); /* read_cb gets UV_ENOBUFS and closes */
+        return;
+    }
+    *buf = uv_buf_init(p, (unsigned int)(cap > UINT32_MAX ? UINT32_MAX : cap));
+}
+
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct client *c = s->data;
+    (void)buf;
+    if (nread < 0) {
+        if (nread != UV_EOF)
+            log_verbose("Client id=%llu addr=%s read error: %s", (unsigned long long)c->id,
+                        c->addr, uv_strerror((int)nread));
+        conn_close(c);
+        return;
+    }
+    if (nread == 0)
+        return;
+    resp_parser_commit(&c->parser, (size_t)nread);
+    server.stats.net_input_bytes += (unsigned long long)nread;
+    c->last_interaction_ms = uv_now(server.loop);
+    process_input(c);
+    conn_run_unblocked();
+}
+
+static void start_reading(struct client *c)
+{
+    c->flags &= ~CLIENT_READ_PAUSED;
+    int rc = uv_read_start(&c->h.stream, alloc_cb, read_cb);
+    if (rc < 0 && rc != UV_EALREADY)
+        conn_close(c);
+}
+
+/* Runs complete requests in order until the buffer has no whole one left,
+ * the client must close or has blocked (the rest waits for its wake-up:
+ * conn_run_unblocked), or its unsent output calls for a pause. */
+static void run_requests(struct client *c)
+{
+    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY)) && !c->blocked) {
+        /* With a hard limit configured, the limit bounds the output as in
+         * Redis (over it, the client is closed); without one we bound it
+         * ourselves by reading no more requests until replies drain. */
+        if (!server.cfg.client_output_limit.hard_bytes &&
+            resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT) {
+            pause_reading(c);
+            return;
+        }
+        struct resp_request req;
+        int r = resp_parser_next(&c->parser, &req);
+        if (r == RESP_AGAIN)
+            return;
+        if (r == RESP_ERR) {
+            const char *msg = resp_parser_error(&c->parser);
+            log_verbose("Client id=%llu addr=%s protocol error: %s", (unsigned long long)c->id,
+                        c->addr, msg);
+            resp_add_errorf(&c->out, "ERR %s", msg);
+            c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+            return;
+        }
+        c->argc = req.argc;
+        c->argv = req.argv;
+        /* The writer stops a reply at the hard limit while it is being built,
+         * so one command over a million keys cannot buffer more than that
+         * (Redis checks after every addReply). Refreshed here for CONFIG SET. */
+        c->out.limit = server.cfg.client_output_limit.hard_bytes;
+        command_execute(c);
+        c->argc = 0;
+        c->argv = NULL;
+        if (check_output_limits(c, (int64_t)uv_now(server.loop)))
+            return;
+        if (c->out.failed) {
+            log_warning("Client id=%llu addr=%s: out of memory for its replies; closing it",
+                        (unsigned long long)c->id, c->addr);
+            conn_close(c);
+            return;
+        }
+    }
+}
+
+void conn_run_unblocked(void)
+{
+    struct client *c;
+    while ((c = block_next_unblocked()))
+        process_input(c);
+}
+
+/* Group commit under appendfsync always: a client whose batch wrote to the
+ * log keeps its replies until the end of the loop turn, when one write and
+ * fsync covers the batches of every client (as Redis does before it sleeps).
+ * The idle handle keeps the loop from blocking in poll while replies wait. */
+static uv_check_t sync_check;
+static uv_idle_t sync_idle;
+static int sync_handles;
+
+static void sync_idle_cb(uv_idle_t *h)
+{
+    (void)h;
+}
+
+static void await_sync(struct client *c)
+{
+    c->flags |= CLIENT_AWAIT_SYNC;
+    uv_check_start(&sync_check, sync_check_cb);
+    uv_idle_start(&sync_idle, sync_idle_cb);
+}
+
+/* Syncs the log once for every waiting client, then sends their replies; when
+ * the sync failed, acknowledging their writes would be a lie, so those clients
+ * are closed with their replies unsent. resume: go on with their requests. */
+static void release_synced(int resume)
+{
+    int failed = aof_flush_before_reply() < 0;
+    struct client *next;
+    for (struct client *c = server.clients; c; c = next) {
+        next = c->next; /* a closed client stays listed until its close callback */
+        if (!(c->flags & CLIENT_AWAIT_SYNC))
+            continue;
+        c->flags &= ~CLIENT_AWAIT_SYNC;
+        if (c->flags & CLIENT_CLOSING)
+            continue;
+        if (failed) {
+            resp_out_reset(&c->out);
+            conn_close(c);
+        } else if (resume) {
+            process_input(c);
+        }
+    }
+}
+
+static void sync_check_cb(uv_check_t *h)
+{
+    (void)h;
+    uv_check_stop(&sync_check);
+    uv_idle_stop(&sync_idle);
+    release_synced(1);
+}
+
+/* Runs what the client sent and sends the replies. When a pause's replies all
+ * went out synchronously there will be no write callback to resume it, so
+ * the loop resumes here instead. */
+static void process_input(struct client *c)
+{
+    for (;;) {
+        unsigned long long fed = aof_fed_count();
+        run_requests(c);
+        if (c->flags & CLIENT_CLOSING)
+            return;
+        if (resp_parser_buffered(&c->parser) > server.cfg.client_query_buffer_limit) {
+            log_warning("Client id=%llu addr=%s closed for overcoming of input buffer limits.",
+                        (unsigned long long)c->id, c->addr);
+            conn_close(c);
+            return;
+        }
+        if (aof_fed_count() != fed && aof_enabled() &&
+            server.cfg.appendfsync == APPENDFSYNC_ALWAYS) {
+            await_sync(c);
+            return;
+        }
+        if (aof_flush_before_reply() < 0 && aof_fed_count() != fed) {
+            resp_out_reset(&c->out);
+            conn_close(c);
+            return;
+        }
+        conn_flush(c);
+        if ((c->flags & (CLIENT_CLOSING | CLIENT_WRITING)) || !(c->flags & CLIENT_READ_PAUSED))
+            return;
+        start_reading(c);
+    }
+}
+
+static int fill_bufs(struct client *c, uv_buf_t *bufs, size_t *total)
+{
+    struct resp_iov iov[WRITE_IOVS];
+    int n = resp_out_peek(&c->out, iov, WRITE_IOVS);
+    *total = 0;
+    for (int i = 0; i < n; i++) {
+        bufs[i] = uv_buf_init((char *)iov[i].base, (unsigned int)iov[i].len);
+        *total += iov[i].len;
+    }
+    return n;
+}
+
+static void written(struct client *c, size_t n)
+{
+    resp_out_consume(&c->out, n);
+    server.stats.net_output_bytes += n;
+}
+
+static void write_cb(uv_write_t *req, int status)
+{
+    struct client *c = req->data;
+    c->flags &= ~CLIENT_WRITING;
+    if (status < 0) {
+        conn_close(c);
+        return;
+    }
+    written(c, c->write_len);
+    c->write_len = 0;
+    if (c->flags & CLIENT_CLOSING)
+        return;
+    if ((c->flags & CLIENT_READ_PAUSED) && resp_out_pending(&c->out) <= CLIENT_PAUSE_OUTPUT / 2) {
+        start_reading(c);
+        process_input(c); /* requests that arrived before the pause */
+        conn_run_unblocked();
+        return;
+    }
+    conn_flush(c);
+}
+
+static void conn_flush(struct client *c)
+{
+    uv_buf_t bufs[WRITE_IOVS];
+    size_t total;
+    int n;
+
+    if (c->flags & (CLIENT_WRITING | CLIENT_CLOSING))
+        return;
+    while (resp_out_pending(&c->out) > 0) {
+        n = fill_bufs(c, bufs, &total);
+        if (n == 0)
+            break;
+        int w = uv_try_write(&c->h.stream, bufs, (unsigned int)n);
+        if (w == UV_EAGAIN || w == UV_ENOSYS)
+            break;
+        if (w < 0) {
+            conn_close(c);
+            return;
+        }
+        written(c, (size_t)w);
+        if ((size_t)w < total)
+            break; /* the kernel's buffer is full: queue the rest */
+    }
+    if (resp_out_pending(&c->out) == 0) {
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
+            conn_close(c);
+        return;
+    }
+    n = fill_bufs(c, bufs, &total);
+    c->write_len = total;
+    c->write_req.data = c;
+    c->flags |= CLIENT_WRITING;
+    if (uv_write(&c->write_req, &c->h.stream, bufs, (unsigned int)n, write_cb) < 0) {
+        c->flags &= ~CLIENT_WRITING;
+        conn_close(c);
+    }
+}
+
+static void name_of(const struct sockaddr_storage *ss, char *out, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        uv_ip4_name(a, ip, sizeof(ip));
+        port = ntohs(a->sin_port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        uv_ip6_name(a, ip, sizeof(ip));
+        port = ntohs(a->sin6_port);
+    }
+    snprintf(out, len, "%s:%d", ip, port);
+}
+
+/* The parser's limits from the settings; before AUTH (when a password is
+ * set) Redis's much smaller caps, so an unauthenticated client cannot make
+ * the server allocate large buffers. */
+static void limits_for(const struct client *c, struct resp_limits *lim)
+{
+    int unauth = server.cfg.requirepass && server.cfg.requirepass[0] &&
+                 !(c->flags & CLIENT_AUTHENTICATED);
+    lim->max_bulk_len = server.cfg.proto_max_bulk_len;
+    /* Redis 7 caps a request's element count only at INT_MAX (argv grows as
+     * elements arrive, and the query buffer limit bounds the bytes). */
+    lim->max_multibulk_len = INT_MAX;
+    lim->max_inline_len = RESP_DEFAULT_MAX_INLINE_LEN;
+    lim->unauth_max_bulk_len = unauth ? RESP_UNAUTH_MAX_BULK_LEN : 0;
+    lim->unauth_max_multibulk_len = unauth ? RESP_UNAUTH_MAX_MULTIBULK_LEN : 0;
+}
+
+void conn_update_limits(struct client *c)
+{
+    struct resp_limits lim;
+    limits_for(c, &lim);
+    resp_parser_set_limits(&c->parser, &lim);
+}
+
+static struct client *client_new(void)
+{
+    struct client *c = xcalloc(1, sizeof(*c));
+    struct resp_limits lim;
+    limits_for(c, &lim);
+    if (resp_parser_init(&c->parser, &lim) < 0) {
+        xfree(c);
+        return NULL;
+    }
+    resp_out_init(&c->out);
+    c->out.proto = 2;
+    c->out.limit = server.cfg.client_output_limit.hard_bytes;
+    c->id = ++server.next_client_id;
+    c->db = &server.ks->dbs[0];
+    c->ctime_ms = c->last_interaction_ms = uv_now(server.loop);
+    c->h.handle.data = c;
+    return c;
+}
+
+/* ---- protected mode (Redis's): without a password, only local clients ---- */
+
+/* Redis 7's text with our name, sent as a reply before closing: clients show
+ * it to the user, who needs the ways out it lists. */
+#define ERR_DENIED                                                                                \
+    "DENIED rbkv is running in protected mode because protected mode is enabled and no "         \
+    "password is set for the default user. In this mode connections are only accepted from "     \
+    "the loopback interface. If you want to connect from external computers to rbkv you may "    \
+    "adopt one of the following solutions: 1) Just disable protected mode sending the command "  \
+    "'CONFIG SET protected-mode no' from the loopback interface by connecting to rbkv from the "  \
+    "same host the server is running, however MAKE SURE rbkv is not publicly accessible from "    \
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "  \
+    "you can just disable the protected mode by editing the rbkv configuration file, and "        \
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "      \
+    "started the server manually just for testing, restart it with the '--protected-mode no' "    \
+    "option. 4) Set up an authentication password for the default user (requirepass). NOTE: "   \
+    "You only need to do one of the above things in order for the server to start accepting "    \
+    "connections from the outside."
+
+static int no_password(void)
+{
+    return !server.cfg.requirepass || !server.cfg.requirepass[0];
+}
+
+/* Whether the IP ip[0..len) is on the loopback interface: 127.0.0.0/8 (as
+ * Redis 7.2), ::1, and IPv4 loopback mapped into IPv6, which is how a
+ * dual-stack listener sees 127.0.0.1. */
+static int is_loopback(const char *ip, size_t len)
+{
+    return (len > 4 && !strncmp(ip, "127.", 4)) || (len > 11 && !strncmp(ip, "::ffff:127.", 11)) ||
+           (len == 3 && !strncmp(ip, "::1", 3));
+}
+
+/* As Redis 7: the bind addresses play no part, only the peer's. A peer whose
+ * address is unknown (c->addr "") counts as remote, as in Redis. */
+static int protected_mode_refuses(const struct client *c)
+{
+    const char *port = strrchr(c->addr, ':');
+    return server.cfg.protected_mode && no_password() && !(c->flags & CLIENT_UNIX) &&
+           !(port && is_loopback(c->addr, (size_t)(port - c->addr)));
+}
+
+/* At start: a password-less server listening beyond loopback is either
+ * refusing the clients it was probably opened for, or open to anyone. */
+static void warn_if_exposed(void)
+{
+    char exposed[256] = "";
+    size_t used = 0;
+
+    if (!no_password() || !server.cfg.port)
+        return;
+    for (int i = 0; i < server.cfg.bind_count && used < sizeof(exposed); i++) {
+        const char *a = server.cfg.bind[i] + (server.cfg.bind[i][0] == '-');
+        if (!is_loopback(a, strlen(a))) {
+            int n = snprintf(exposed + used, sizeof(exposed) - used, "%s%s", used ? " " : "", a);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (!exposed[0])
+        return;
+    if (server.cfg.protected_mode)
+        log_warning("WARNING: listening on %s with no requirepass. Protected mode is on, so "
+                    "only loopback and unix socket clients are served; others are refused with "
+                    "a DENIED error. Set requirepass to serve them.",
+                    exposed);
+    else
+        log_warning("WARNING: listening on %s with no requirepass and protected-mode no: this "
+                    "server is exposed. Anyone who can reach port %d can read or delete every "
+                    "key (FLUSHALL) and reconfigure the server (CONFIG SET). Set requirepass, or "
+                    "bind 127.0.0.1 only.",
+                    exposed, server.cfg.port);
+}
+
+static void accept_client(uv_stream_t *listener, int is_unix)
+{
+    struct client *c = client_new();
+    if (!c)
+        return;
+    int rc = is_unix ? uv_pipe_init(server.loop, &c->h.pipe, 0)
+                     : uv_tcp_init(server.loop, &c->h.tcp);
+    if (rc < 0) {
+        resp_parser_destroy(&c->parser);
+        resp_out_destroy(&c->out);
+        xfree(c);
+        return;
+    }
+    c->h.handle.data = c;
+    c->next = server.clients;
+    if (server.clients)
+        server.clients->prev = c;
+    server.clients = c;
+    server.client_count++;
+    if (uv_accept(listener, &c->h.stream) < 0) {
+        conn_close(c);
+        return;
+    }
+    if (is_unix) {
+        c->flags |= CLIENT_UNIX;
+        snprintf(c->addr, sizeof(c->addr), "%s:0", server.cfg.unixsocket);
+        snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.cfg.unixsocket);
+    } else {
+        struct sockaddr_storage ss;
+        int len = sizeof(ss);
+        if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0)
+            name_of(&ss, c->addr, sizeof(c->addr));
+        len = sizeof(ss);
+        if (uv_tcp_getsockname(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0)
+            name_of(&ss, c->laddr, sizeof(c->laddr));
+        uv_tcp_nodelay(&c->h.tcp, 1);
+        if (server.cfg.tcp_keepalive > 0)
+            uv_tcp_keepalive(&c->h.tcp, 1, (unsigned int)server.cfg.tcp_keepalive);
+    }
+    server.stats.total_connections++;
+    /* The new client is already counted, hence ">". */
+    if (server.client_count > (unsigned long long)server.cfg.maxclients) {
+        server.stats.rejected_connections++;
+        resp_add_error(&c->out, "ERR max number of clients reached");
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        conn_flush(c);
+        return;
+    }
+    if (protected_mode_refuses(c)) {
+        server.stats.rejected_connections++;
+        resp_add_error(&c->out, ERR_DENIED);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        conn_flush(c);
+        return;
+    }
+    start_reading(c);
+}
+
+static void on_tcp_connection(uv_stream_t *listener, int status)
+{
+    if (status < 0) {
+        log_warning("Accepting a client connection failed: %s", uv_strerror(status));
+        return;
+    }
+    accept_client(listener, 0);
+}
+
+static void on_unix_connection(uv_stream_t *listener, int status)
+{
+    if (status < 0) {
+        log_warning("Accepting a unix socket connection failed: %s", uv_strerror(status));
+        return;
+    }
+    accept_client(listener, 1);
+}
+
+static int listen_tcp(const char *bind_addr)
+{
+    struct sockaddr_storage ss;
+    const char *addr = bind_addr;
+    int optional = 0;
+    int rc;
+
+    /* Redis's syntax: a leading '-' means "skip if unavailable"; '*' any IPv4. */
+    if (addr[0] == '-') {
+        optional = 1;
+        addr++;
+    }
+    if (strcmp(addr, "*") == 0)
+        addr = "0.0.0.0";
+    else if (strcmp(addr, "::*") == 0)
+        addr = "::";
+    if (strchr(addr, ':'))
+        rc = uv_ip6_addr(addr, server.cfg.port, (struct sockaddr_in6 *)&ss);
+    else
+        rc = uv_ip4_addr(addr, server.cfg.port, (struct sockaddr_in *)&ss);
+    if (rc < 0) {
+        log_warning("Invalid bind address '%s'", bind_addr);
+        return -1;
+    }
+    uv_tcp_t *t = &server.listeners[server.listener_count];
+    uv_tcp_init(server.loop, t);
+    rc = uv_tcp_bind(t, (const struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)t, LISTEN_BACKLOG, on_tcp_connection);
+    if (rc < 0) {
+        uv_close((uv_handle_t *)t, NULL);
+        if (optional) {
+            log_notice("Skipping optional bind address %s:%d: %s", addr, server.cfg.port,
+                       uv_strerror(rc));
+            return 0;
+        }
+        log_warning("Could not create server TCP listening socket %s:%d: %s", addr,
+                    server.cfg.port, uv_strerror(rc));
+        return -1;
+    }
+    server.listener_count++;
+    return 0;
+}
+
+static int listen_unix(void)
+{
+    const char *path = server.cfg.unixsocket;
+    unlink(path);
+    uv_pipe_init(server.loop, &server.unix_listener, 0);
+    int rc = uv_pipe_bind(&server.unix_listener, path);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&server.unix_listener, LISTEN_BACKLOG, on_unix_connection);
+    if (rc < 0) {
+        uv_close((uv_handle_t *)&server.unix_listener, NULL);
+        log_warning("Opening Unix socket %s: %s", path, uv_strerror(rc));
+        return -1;
+    }
+    if (server.cfg.unixsocketperm)
+        chmod(path, (mode_t)server.cfg.unixsocketperm);
+    server.unix_listening = 1;
+    return 0;
+}
+
+int conn_listen(void)
+{
+    uv_check_init(server.loop, &sync_check);
+    uv_idle_init(server.loop, &sync_idle);
+    sync_handles = 1;
+    if (server.cfg.port) {
+        for (int i = 0; i < server.cfg.bind_count; i++) {
+            if (listen_tcp(server.cfg.bind[i]) < 0)
+                return -1;
+        }
+        if (server.listener_count == 0) {
+            log_warning("No bind address could be listened on");
+            return -1;
+        }
+    }
+    if (server.cfg.unixsocket && server.cfg.unixsocket[0] && listen_unix() < 0)
+        return -1;
+    if (server.listener_count == 0 && !server.unix_listening) {
+        log_warning("Configured to not listen anywhere (port 0 and no unixsocket)");
+        return -1;
+    }
+    warn_if_exposed();
+    return 0;
+}
+
+void conn_close_listeners(void)
+{
+    if (sync_handles) {
+        uv_close((uv_handle_t *)&sync_check, NULL);
+        uv_close((uv_handle_t *)&sync_idle, NULL);
+        sync_handles = 0;
+    }
+    for (int i = 0; i < server.listener_count; i++)
+        uv_close((uv_handle_t *)&server.listeners[i], NULL);
+    server.listener_count = 0;
+    if (server.unix_listening) {
+        uv_close((uv_handle_t *)&server.unix_listener, NULL);
+        unlink(server.cfg.unixsocket);
+        server.unix_listening = 0;
+    }
+}
+
+/* At shutdown: one last non-blocking attempt to send what each client is
+ * owed, then close it. */
+void conn_close_all(void)
+{
+    release_synced(0); /* replies that wait for the log go out only once it is synced */
+    for (struct client *c = server.clients; c; c = c->next) {
+        if (c->flags & CLIENT_CLOSING)
+            continue;
+        if (!(c->flags & CLIENT_WRITING)) {
+            uv_buf_t bufs[WRITE_IOVS];
+            size_t total;
+            int n = fill_bufs(c, bufs, &total);
+            if (n > 0) {
+                int w = uv_try_write(&c->h.stream, bufs, (unsigned int)n);
+                if (w > 0)
+                    written(c, (size_t)w);
+            }
+        }
+        conn_close(c);
+    }
+}
+
+/* Once per cron tick: idle timeouts and the soft output limit's clock. */
+void conn_cron(int64_t now_ms)
+{
+    struct client *next;
+    for (struct client *c = server.clients; c; c = next) {
+        next = c->next;
+        if (c->flags & CLIENT_CLOSING)
+            continue;
+        /* A blocked client is idle by design, as Redis exempts it. */
+        if (server.cfg.timeout > 0 && !(c->flags & CLIENT_WRITING) && !c->blocked &&
+            now_ms - c->last_interaction_ms > server.cfg.timeout * 1000) {
+            log_verbose("Closing idle client id=%llu addr=%s", (unsigned long long)c->id,
+                        c->addr);
+            conn_close(c);
+            continue;
+        }
+        if (resp_out_pending(&c->out))
+            check_output_limits(c, now_ms);
+    }
+}

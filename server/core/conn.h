@@ -1,0 +1,30 @@
+/*
+ * conn.h - listening, accepting, reading requests and writing replies
+ * (conn.c).
+ */
+#ifndef RBKV_CONN_H
+#define RBKV_CONN_H
+
+#include <stdint.h>
+
+struct client;
+
+int conn_listen(void);
+void conn_close_listeners(void);
+void conn_close(struct client *c);
+/* Unlists c and frees it with what it owns (its transaction and WATCHes
+ * too), once its handle is closed or for a client that never had one (the
+ * fuzz harness's). Its wait must be gone already (conn_close ends it). */
+void conn_client_free(struct client *c);
+void conn_close_all(void);
+void conn_cron(int64_t now_ms);
+struct client *conn_find(uint64_t id);
+/* Re-reads the parser limits for c (after AUTH, or a limit's CONFIG SET). */
+void conn_update_limits(struct client *c);
+/* Runs, oldest first, the requests pipelined behind a blocking one by the
+ * clients whose wait ended (blocking.h), and sends their replies. Only from
+ * the loop's own callbacks, so one client's requests never run nested in
+ * another's. */
+void conn_run_unblocked(void);
+
+#endif

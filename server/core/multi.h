@@ -1,0 +1,43 @@
+/*
+ * multi.h - transactions: MULTI's queue of commands and running it at EXEC
+ * (the commands themselves are cmd_multi.c's).
+ *
+ * Owns: each client's queue (c->multi), including private copies of the
+ * queued arguments, since the parser's slices die when the handler returns.
+ * The queue lives from MULTI to EXEC, DISCARD or the client's disconnect
+ * (multi_discard).
+ */
+#ifndef RBKV_MULTI_H
+#define RBKV_MULTI_H
+
+struct client;
+struct command;
+
+/* MULTI: c, not in a transaction yet, starts queueing. */
+void multi_start(struct client *c);
+/* EXEC for c, in a transaction: refuses the whole queue (EXECABORT) as the
+ * dispatcher would now, or answers nil when a WATCHed key changed, or runs
+ * every queued command into one array reply; then ends the transaction. */
+void multi_exec(struct client *c);
+
+/* The dispatcher, for a client in MULTI whose request passed every check:
+ * queues it and replies +QUEUED, returning 1; returns 0 for the commands that
+ * run at once even inside MULTI (flag CMD_TX_NOW). */
+int multi_queue(struct client *c, const struct command *cmd);
+
+/* Whether running cmd now would grow c's queue (or its MULTI state): then
+ * the dispatcher refuses it over maxmemory whatever its flags, as Redis
+ * does, since a queue could otherwise grow without bound. */
+int multi_queue_grows(const struct client *c, const struct command *cmd);
+
+/* The dispatcher refused a request (unknown, arity, NOAUTH, OOM): inside
+ * MULTI this dooms the transaction, whose EXEC then answers EXECABORT. */
+void multi_refused(struct client *c);
+
+/* Drops c's queue (if any) and its watched keys: DISCARD, and disconnect. */
+void multi_discard(struct client *c);
+
+/* The number of queued commands, or -1 when c is not in MULTI (CLIENT LIST). */
+long multi_queued(const struct client *c);
+
+#endif

@@ -1,0 +1,275 @@
+/*
+ * server.c - the server's lifetime: start-up, the cron timer (active expiry,
+ * client timeouts, snapshot rules), signals and shutdown.
+ *
+ * Active expiry runs in slices of at most EXPIRE_SLICE_US so that a burst of
+ * keys expiring together never holds the loop for long: when a slice runs out
+ * of time it schedules the next one a millisecond later, and clients are
+ * served in between. Until then lookups still hide due keys (lazy expiry).
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "aof.h"
+#include "bgsave.h"
+#include "clock.h"
+#include "command.h"
+#include "conn.h"
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "replay.h"
+
+#define EXPIRE_SLICE_US 1000
+#define EXPIRE_BATCH 64 /* keys between two looks at the clock */
+
+struct server server;
+
+static uv_timer_t expire_timer;
+
+/* Deletes due keys for at most EXPIRE_SLICE_US. Returns 1 when keys are left. */
+static int expire_slice(void)
+{
+    int64_t start = ustime();
+    int64_t now_ms = start / 1000;
+    for (int i = 0; i < server.ks->count; i++) {
+        struct db *db = &server.ks->dbs[i];
+        while (db->expires_count) {
+            size_t n = ks_expire_due(db, now_ms, EXPIRE_BATCH);
+            if (n < EXPIRE_BATCH)
+                break;
+            if (ustime() - start > EXPIRE_SLICE_US)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static void expire_timer_cb(uv_timer_t *t)
+{
+    if (expire_slice())
+        uv_timer_start(t, expire_timer_cb, 1, 0);
+}
+
+/* As PID 1 in a container the server is the parent of every orphan there
+ * (a `docker exec` that left a process behind), and a zombie nobody reaps
+ * stays forever. Exited children that are not ours are reaped here; ours
+ * (BGSAVE, BGREWRITEAOF) are left to their owners, which need their status:
+ * peeking (WNOWAIT) tells whose the next one is. Once one of ours is first,
+ * the rest wait for the next tick, after its owner reaped it. */
+static void reap_orphans(void)
+{
+    if (getpid() != 1)
+        return;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+            return;
+        if (si.si_pid == persist_child_pid() || si.si_pid == aof_child_pid())
+            return;
+        waitpid(si.si_pid, NULL, WNOHANG);
+    }
+}
+
+static void cron_cb(uv_timer_t *t)
+{
+    (void)t;
+    server.cron_runs++;
+    if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
+        uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
+    conn_cron((int64_t)uv_now(server.loop));
+    persist_cron();
+    reap_orphans();
+    mem_trim_cron((int64_t)uv_now(server.loop));
+}
+
+static void close_handle(uv_handle_t *h)
+{
+    /* A start that failed early (a bad snapshot, a taken port) leaves some
+     * handles never initialised: zeroed, of no type, not ours to close. */
+    if (h->type != UV_UNKNOWN_HANDLE && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void server_shutdown(void)
+{
+    if (server.shutting_down)
+        return;
+    server.shutting_down = 1;
+    log_warning("User requested shutdown...");
+    conn_close_listeners();
+    conn_close_all();
+    close_handle((uv_handle_t *)&server.cron);
+    close_handle((uv_handle_t *)&expire_timer);
+    close_handle((uv_handle_t *)&server.sigterm);
+    close_handle((uv_handle_t *)&server.sigint);
+    aof_close();
+    log_warning("rbkv is now ready to exit, bye bye...");
+}
+
+static void signal_cb(uv_signal_t *s, int signum)
+{
+    (void)s;
+    log_warning("Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (persist_shutdown(PERSIST_DEFAULT) < 0) {
+        log_warning("%s received but errors trying to shut down the server, check the logs for "
+                    "more information", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        return;
+    }
+    server_shutdown();
+}
+
+static void make_run_id(void)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[20];
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(raw, 1, sizeof(raw), f) != sizeof(raw)) {
+        for (size_t i = 0; i < sizeof(raw); i++)
+            raw[i] = (unsigned char)(rand() ^ (int)getpid());
+    }
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < sizeof(raw); i++) {
+        server.run_id[2 * i] = hex[raw[i] >> 4];
+        server.run_id[2 * i + 1] = hex[raw[i] & 15];
+    }
+    server.run_id[40] = '\0';
+}
+
+/* File descriptors kept for listeners, the log, snapshots and the like, as
+ * Redis's CONFIG_MIN_RESERVED_FDS. */
+#define RESERVED_FDS 32
+
+int server_adjust_open_files_limit(void)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)server.cfg.maxclients + RESERVED_FDS;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+        log_warning("Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting "
+                    "the max clients configuration accordingly.", strerror(errno));
+        server.cfg.maxclients = 1024 - RESERVED_FDS;
+        return -1;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return 0;
+    rlim_t old = rl.rlim_cur;
+    rlim_t best = want;
+    int err = 0;
+    /* Try the wanted limit, then less and less, as Redis does. */
+    while (best > old) {
+        rl.rlim_cur = best;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < best)
+            rl.rlim_max = best; /* only a privileged process may raise it */
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+            break;
+        err = errno;
+        getrlimit(RLIMIT_NOFILE, &rl);
+        if (rl.rlim_max != RLIM_INFINITY && best > rl.rlim_max) {
+            best = rl.rlim_max; /* the hard limit, if it is above what we had */
+            continue;
+        }
+        best = best > 16 ? best - 16 : old;
+    }
+    if (best <= old)
+        best = old;
+    if (best < want) {
+        long long reduced = (long long)best - RESERVED_FDS;
+        log_warning("You requested maxclients of %lld requiring at least %llu max file "
+                    "descriptors.", server.cfg.maxclients, (unsigned long long)want);
+        log_warning("Server can't set maximum open files to %llu because of OS error: %s.",
+                    (unsigned long long)want, strerror(err ? err : EPERM));
+        if (reduced < 1) {
+            log_warning("Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                        "Please increase your open file limit to at least %llu. Exiting.",
+                        (unsigned long long)old, (unsigned long long)want);
+            exit(1);
+        }
+        server.cfg.maxclients = reduced;
+        log_warning("Current maximum open files is %llu. maxclients has been reduced to %lld to "
+                    "compensate for low ulimit. If you need higher maxclients increase "
+                    "'ulimit -n'.", (unsigned long long)best, reduced);
+        return -1;
+    }
+    log_notice("Increased maximum number of open files to %llu (it was originally set to %llu).",
+               (unsigned long long)want, (unsigned long long)old);
+    return 0;
+}
+
+int server_start(void)
+{
+    server.loop = uv_default_loop();
+    server.start_ms = mstime();
+    make_run_id();
+    signal(SIGPIPE, SIG_IGN);
+    /* Over a file size limit a write fails with EFBIG instead of killing us,
+     * so the append-only log reports it like a full disk. */
+    signal(SIGXFSZ, SIG_IGN);
+    server_adjust_open_files_limit();
+    command_table_init();
+    server.ks = ks_new(server.cfg.databases);
+    if (server.cfg.appendonly) {
+        struct replay *replay = replay_new();
+        int rc = aof_load(replay_command, replay);
+        replay_free(replay);
+        if (rc < 0 || (rc == 1 && persist_load() < 0) || aof_open() < 0)
+            return -1;
+    } else if (persist_load() < 0) {
+        return -1;
+    }
+    if (conn_listen() < 0)
+        return -1;
+    uv_signal_init(server.loop, &server.sigterm);
+    uv_signal_start(&server.sigterm, signal_cb, SIGTERM);
+    uv_signal_init(server.loop, &server.sigint);
+    uv_signal_start(&server.sigint, signal_cb, SIGINT);
+    uv_timer_init(server.loop, &server.cron);
+    uv_timer_start(&server.cron, cron_cb, 1000 / (uint64_t)server.cfg.hz,
+                   1000 / (uint64_t)server.cfg.hz);
+    uv_timer_init(server.loop, &expire_timer);
+    log_notice("Server initialized");
+    if (server.listener_count)
+        log_notice("Ready to accept connections tcp on port %d", server.cfg.port);
+    if (server.unix_listening)
+        log_notice("Ready to accept connections unix on %s", server.cfg.unixsocket);
+    return 0;
+}
+
+static void close_fd_of(uv_handle_t *h)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno(h, &fd) == 0)
+        close(fd);
+}
+
+void server_child_close_listeners(void)
+{
+    for (int i = 0; i < server.listener_count; i++)
+        close_fd_of((uv_handle_t *)&server.listeners[i]);
+    if (server.unix_listening)
+        close_fd_of((uv_handle_t *)&server.unix_listener);
+}
+
+void server_run(void)
+{
+    uv_run(server.loop, UV_RUN_DEFAULT);
+}
+
+void server_cleanup(void)
+{
+    /* Let close callbacks of the last handles run, then verify none is left. */
+    uv_run(server.loop, UV_RUN_DEFAULT);
+    ks_free(server.ks);
+    server.ks = NULL;
+    if (uv_loop_close(server.loop) != 0)
+        log_warning("Event loop closed with handles still open");
+}

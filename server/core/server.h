@@ -1,0 +1,82 @@
+/*
+ * server.h - the one struct server, and its start, run and stop (server.c).
+ *
+ * Ownership: the loop thread owns everything reachable from `server`.
+ */
+#ifndef RBKV_SERVER_H
+#define RBKV_SERVER_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+
+struct client;
+struct keyspace;
+struct watch_table;
+struct block_table;
+
+struct server_stats {
+    unsigned long long total_connections;
+    unsigned long long total_commands;
+    unsigned long long rejected_connections;
+    unsigned long long evicted_keys;
+    unsigned long long keyspace_hits, keyspace_misses;
+    unsigned long long net_input_bytes, net_output_bytes;
+    unsigned long long error_replies;
+    unsigned long long output_limit_disconnects;
+};
+
+struct server {
+    uv_loop_t *loop;
+    struct config cfg;
+    char *config_file;           /* absolute path, owned, NULL when none */
+
+    uv_tcp_t listeners[CONFIG_MAX_BIND];
+    int listener_count;
+    uv_pipe_t unix_listener;
+    int unix_listening;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t cron;             /* hz timer: active expiry, client timeouts */
+
+    struct keyspace *ks;
+    struct watch_table *watch;   /* watch.c: WATCHed keys, NULL while none */
+    struct block_table *blocking; /* blocking.c: waited keys, NULL until a client blocks */
+
+    struct client *clients;      /* list head */
+    unsigned long long client_count;
+    uint64_t next_client_id;
+
+    int64_t cmd_start_us;        /* when the running command started (wall clock) */
+    unsigned long long dirty;    /* changes since the last save: every write command adds its count */
+    int shutting_down;
+    int64_t start_ms;
+    uint64_t cron_runs;
+    char run_id[41];
+    struct server_stats stats;
+};
+
+extern struct server server;
+
+/* Creates the keyspace, listeners, signals and timers from server.cfg.
+ * Returns 0, or -1 after logging why. */
+int server_start(void);
+/* Runs the loop until shutdown. */
+void server_run(void);
+/* Stops accepting, sends pending replies as far as possible, closes every
+ * client and handle; the loop then ends. Safe to call twice. */
+void server_shutdown(void);
+/* In a forked child (snapshot, log rewrite), before its long work: closes
+ * its copies of the listening sockets without libuv, so a parent killed
+ * meanwhile frees its ports at once. */
+void server_child_close_listeners(void);
+/* Frees what server_start made. */
+void server_cleanup(void);
+/* As Redis's adjustOpenFilesLimit(), at start and when CONFIG SET raises
+ * maxclients: raises RLIMIT_NOFILE to maxclients plus a reserve. When the
+ * system refuses, takes the most it allows and lowers maxclients to fit, with
+ * log lines, so that a client over the real limit gets "max number of clients
+ * reached" rather than a failed accept; then returns -1, else 0. */
+int server_adjust_open_files_limit(void);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * bgsave.c - when snapshots are taken: SAVE and BGSAVE's work, the `save`
+ * rules checked by the cron, the save at shutdown, loading at start, and the
+ * MISCONF refusal after a failed background save (bgsave.h).
+ *
+ * Owns: the BGSAVE child process (at most one) and the persistence state
+ * below. The file format and the atomic write are snapshot.c's.
+ *
+ * BGSAVE forks; the child shares the keyspace copy-on-write, closes its
+ * copies of the listening sockets (so a killed parent frees its port), writes
+ * the snapshot and leaves with _exit, never returning into libuv. The parent
+ * learns how it went from the cron, by waitpid(WNOHANG): no handle, no signal
+ * handler. Writes the parent serves meanwhile are counted in server.dirty and
+ * stay counted after the save, which only took those before the fork.
+ */
+#include "bgsave.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "keyspace.h"
+#include "log.h"
+#include "server.h"
+#include "snapshot.h"
+
+/* After a failed background save, rules wait this long before trying again
+ * (Redis's CONFIG_BGSAVE_RETRY_DELAY), so a full disk is not hammered. */
+#define BGSAVE_RETRY_DELAY_S 5
+
+/* The state lives here, not in struct server, because server.h is shared
+ * with work in flight; it belongs there once that settles. */
+static struct {
+    pid_t child;                       /* the BGSAVE child, 0 when none */
+    long long child_start_s;
+    unsigned long long dirty_at_fork;
+    long long last_save_s;             /* LASTSAVE */
+    long long last_try_s;              /* the last BGSAVE attempt */
+    int last_bgsave_ok;
+} persist = {.last_bgsave_ok = 1};
+
+static long long now_s(void)
+{
+    return mstime() / 1000;
+}
+
+int persist_load(void)
+{
+    char err[512];
+    int absent;
+    int64_t start = mstime();
+    persist.last_save_s = now_s();
+    log_notice("Loading the snapshot %s", server.cfg.dbfilename);
+    long long n = snap_load(server.ks, server.cfg.dbfilename, &absent, err, sizeof(err));
+    if (n < 0) {
+        log_warning("%s. Refusing to start: move or repair the file, it is left as it is.", err);
+        return -1;
+    }
+    if (absent)
+        log_notice("No snapshot %s to load: starting empty", server.cfg.dbfilename);
+    else
+        log_notice("DB loaded from disk: %lld keys in %.3f seconds", n,
+                   (double)(mstime() - start) / 1000.0);
+    return 0;
+}
+
+static void saved(void)
+{
+    server.dirty = 0;
+    persist.last_save_s = now_s();
+    persist.last_bgsave_ok = 1;
+}
+
+int persist_save(void)
+{
+    char err[512];
+    if (snap_save(server.ks, server.cfg.dbfilename, mstime(), err, sizeof(err)) < 0) {
+        log_warning("%s", err);
+        return -1;
+    }
+    log_notice("DB saved on disk");
+    saved();
+    return 0;
+}
+
+/* The child's private dirty memory: the pages it copied because the parent
+ * wrote to them, which is what a BGSAVE costs beyond the fork. */
+static unsigned long long private_dirty_kb(void)
+{
+    unsigned long long total = 0, kb;
+    char line[256];
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f)
+        f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f)) {
+        /* The kernel writes these numbers: no range to check. */
+        if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) // NOLINT(cert-err34-c)
+            total += kb;
+    }
+    fclose(f);
+    return total;
+}
+
+static void child_main(void)
+{
+    char err[512];
+    server_child_close_listeners();
+    int rc = snap_save(server.ks, server.cfg.dbfilename, mstime(), err, sizeof(err));
+    if (rc < 0)
+        log_warning("%s", err);
+    else
+        log_notice("DB saved on disk");
+    log_notice("Snapshot: %llu MB of memory used by copy-on-write", private_dirty_kb() / 1024);
+    _exit(rc < 0 ? 1 : 0);
+}
+
+int persist_bgsave(void)
+{
+    persist.last_try_s = now_s();
+    pid_t pid = fork();
+    if (pid < 0) {
+        log_warning("Can't save in background: fork: %s", strerror(errno));
+        persist.last_bgsave_ok = 0;
+        return -1;
+    }
+    if (pid == 0)
+        child_main();
+    log_notice("Background saving started by pid %ld", (long)pid);
+    persist.child = pid;
+    persist.child_start_s = now_s();
+    persist.dirty_at_fork = server.dirty;
+    return 0;
+}
+
+static void child_done(int status)
+{
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        log_notice("Background saving terminated with success");
+        server.dirty -= persist.dirty_at_fork;
+        persist.last_save_s = now_s();
+        persist.last_bgsave_ok = 1;
+    } else {
+        char tmp[4096];
+        if (WIFSIGNALED(status))
+            log_warning("Background saving terminated by signal %d", WTERMSIG(status));
+        else
+            log_warning("Background saving error");
+        /* A killed child cannot remove its own temp file. */
+        snap_temp_name(tmp, sizeof(tmp), server.cfg.dbfilename, (long)persist.child);
+        unlink(tmp);
+        persist.last_bgsave_ok = 0;
+    }
+    persist.child = 0;
+}
+
+void persist_cron(void)
+{
+    int status;
+    if (persist.child) {
+        pid_t r = waitpid(persist.child, &status, WNOHANG);
+        if (r == persist.child)
+            child_done(status);
+        return;
+    }
+    long long now = now_s();
+    for (int i = 0; i < server.cfg.save_count; i++) {
+        const struct save_param *p = &server.cfg.save_params[i];
+        if (server.dirty >= (unsigned long long)p->changes && now - persist.last_save_s > p->seconds &&
+            (persist.last_bgsave_ok || now - persist.last_try_s > BGSAVE_RETRY_DELAY_S)) {
+            log_notice("%lld changes in %lld seconds. Saving...", p->changes, p->seconds);
+            persist_bgsave();
+            return;
+        }
+    }
+}
+
+int persist_shutdown(enum persist_shutdown_mode mode)
+{
+    if (persist.child) {
+        char tmp[4096];
+        log_warning("There is a child saving a snapshot. Killing it!");
+        kill(persist.child, SIGKILL);
+        waitpid(persist.child, NULL, 0);
+        snap_temp_name(tmp, sizeof(tmp), server.cfg.dbfilename, (long)persist.child);
+        unlink(tmp);
+        persist.child = 0;
+    }
+    if (mode == PERSIST_NOSAVE || (mode == PERSIST_DEFAULT && !server.cfg.save_count))
+        return 0;
+    log_notice("Saving the final snapshot before exiting.");
+    if (persist_save() < 0) {
+        log_warning("Error trying to save the DB, can't exit.");
+        return -1;
+    }
+    return 0;
+}
+
+pid_t persist_child_pid(void)
+{
+    return persist.child;
+}
+
+int persist_writes_refused(void)
+{
+    return server.cfg.stop_writes_on_bgsave_error && server.cfg.save_count &&
+           !persist.last_bgsave_ok;
+}
+
+void persist_get_status(struct persist_status *st)
+{
+    st->last_save_time = persist.last_save_s;
+    st->bgsave_in_progress = persist.child != 0;
+    st->last_bgsave_ok = persist.last_bgsave_ok;
+}
+

@@ -1,0 +1,53 @@
+/*
+ * bgsave.h - when snapshots are taken and loaded (bgsave.c): SAVE and
+ * BGSAVE's work, the `save` rules, the save at shutdown, loading at start and
+ * the MISCONF refusal after a failed background save.
+ */
+#ifndef RBKV_BGSAVE_H
+#define RBKV_BGSAVE_H
+
+#include <sys/types.h>
+
+/* Redis's shared.bgsaveerr, word for word: clients match on it. */
+#define ERR_MISCONF                                                                               \
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist "    \
+    "to disk. Commands that may modify the data set are disabled, because this instance is "      \
+    "configured to report errors during writes if RDB snapshotting fails "                        \
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the "    \
+    "RDB error."
+
+enum persist_shutdown_mode {
+    PERSIST_DEFAULT, /* save when `save` rules are set (SIGTERM, plain SHUTDOWN) */
+    PERSIST_SAVE,    /* SHUTDOWN SAVE */
+    PERSIST_NOSAVE,  /* SHUTDOWN NOSAVE */
+};
+
+struct persist_status {
+    long long last_save_time;   /* unix seconds of the last good save (or of the start) */
+    int bgsave_in_progress;
+    int last_bgsave_ok;
+};
+
+/* SAVE: saves in this process. Returns 0, or -1 after logging why. */
+int persist_save(void);
+/* BGSAVE: starts the child. Returns 0, or -1 after logging why. */
+int persist_bgsave(void);
+/* Loads `dbfilename` from the working directory into the empty keyspace, at
+ * start. Returns 0 (also when there is no file), or -1 after logging the file,
+ * offset and fault: the server must not start, and the file is left alone. */
+int persist_load(void);
+/* From the cron: reaps a finished BGSAVE child, then starts one when a
+ * `save` rule is due. */
+void persist_cron(void);
+/* Before shutting down: stops a BGSAVE child (removing its temp file), then
+ * saves as mode says. Returns 0, or -1 when the save failed (logged) and the
+ * server should stay up. */
+int persist_shutdown(enum persist_shutdown_mode mode);
+/* The running BGSAVE child, 0 when none: only persist_cron may reap it. */
+pid_t persist_child_pid(void);
+/* Whether write commands get ERR_MISCONF: the last background save failed,
+ * `save` rules are set and stop-writes-on-bgsave-error is yes (Redis's rule). */
+int persist_writes_refused(void);
+void persist_get_status(struct persist_status *st);
+
+#endif
