@@ -7,8 +7,7 @@
  * these commands create is signalled to blocking.h, which serves the clients
  * waiting on it.
  *
- * Owns: zset_commands[] and the registration of the sorted-set value type
- * with the keyspace (cmd_zset_init). The values themselves are zset.h's; the
+ * Owns: zset_commands[]. The values themselves are zset.h's; the
  * keyspace owns them once they hold a key. Knows nothing of sockets:
  * handlers read argument slices and write replies into c->out.
  *
@@ -61,16 +60,6 @@
  * Redis does for its listpack encoding (zset-max-listpack-entries). */
 #define ZSCAN_WHOLE_MAX 128
 #define ZSCAN_DEFAULT_COUNT 10
-
-static void zset_value_free(void *value)
-{
-    zs_free(value);
-}
-
-void cmd_zset_init(void)
-{
-    ks_register_type(KS_ZSET, zset_value_free);
-}
 
 /* ---- lookups and replies ------------------------------------------------ */
 

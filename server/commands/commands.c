@@ -4,6 +4,14 @@
  */
 #include "commands.h"
 
+#include "keyspace.h"
+#include "zset.h"
+
+static void zset_value_free(void *value)
+{
+    zs_free(value);
+}
+
 void commands_register(void)
 {
     static const struct command *const tables[] = {
@@ -13,5 +21,5 @@ void commands_register(void)
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
-    cmd_zset_init();
+    ks_register_type(KS_ZSET, zset_value_free);
 }

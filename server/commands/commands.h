@@ -23,9 +23,6 @@ extern const struct command persist_commands[];
 extern const struct command command_commands[];
 extern const struct command multi_commands[];
 
-/* Registers the sorted-set value type with the keyspace (cmd_zset.c). */
-void cmd_zset_init(void);
-
 /* At start, once, before the config is read (rename-command checks names
  * against the registered commands): registers every table, in the order
  * COMMAND lists them, and the value types the commands store. */

@@ -330,7 +330,7 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    cmd_zset_init();
+    commands_register();
     static const struct {
         const char *name;
         void (*fn)(void);
