@@ -18,13 +18,13 @@ for tool in cppcheck clang-tidy; do
 done
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DRBKV_BENCH=OFF \
   >/dev/null || exit 2
-sources=$(ls server/*.c proto/*.c client/*.c)
+sources=$(ls server/*.c server/*/*.c proto/*.c client/*.c)
 status=0
 
 echo "lint: cppcheck $(cppcheck --version | cut -d' ' -f2)"
 cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
   --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 -j "$JOBS" \
-  -D_GNU_SOURCE -DRBKV_VERSION='"lint"' -I server -I proto -I client \
+  -D_GNU_SOURCE -DRBKV_VERSION='"lint"' $(printf -- '-I %s ' server/*/) -I proto -I client \
   --template='{file}:{line}: {severity}: {message} [{id}]' $sources || status=1
 
 echo "lint: clang-tidy $(clang-tidy --version | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1)"

@@ -36,12 +36,12 @@
 
 typedef void rb_rotate_cb(struct rb_node *old, struct rb_node *new_node);
 
-static inline struct rb_node **__rb_link(struct rb_node *node, int dir)
+static inline struct rb_node **rb_link_(struct rb_node *node, int dir)
 {
     return dir == RB_DIR_LEFT ? &node->rb_left : &node->rb_right;
 }
 
-static inline struct rb_node *__rb_get(const struct rb_node *node, int dir)
+static inline struct rb_node *rb_get_(const struct rb_node *node, int dir)
 {
     return dir == RB_DIR_LEFT ? node->rb_left : node->rb_right;
 }
@@ -58,18 +58,18 @@ static inline struct rb_node *__rb_get(const struct rb_node *node, int dir)
  *         (b) (c)         (a) (b)
  */
 static inline __attribute__((always_inline)) void
-__rb_rotate(struct rb_node *x, int down, struct rb_root *root, rb_rotate_cb *augment_rotate)
+rb_rotate_(struct rb_node *x, int down, struct rb_root *root, rb_rotate_cb *augment_rotate)
 {
-    struct rb_node *y = __rb_get(x, !down);
-    struct rb_node *b = __rb_get(y, down);
+    struct rb_node *y = rb_get_(x, !down);
+    struct rb_node *b = rb_get_(y, down);
     struct rb_node *parent = rb_parent(x);
 
-    *__rb_link(x, !down) = b;
+    *rb_link_(x, !down) = b;
     if (b)
         rb_set_parent(b, x);
-    *__rb_link(y, down) = x;
+    *rb_link_(y, down) = x;
     rb_set_parent(y, parent);
-    __rb_change_child(x, y, parent, root);
+    rb_change_child_(x, y, parent, root);
     rb_set_parent(x, y);
     /* After the links: y's value is x's old one (same nodes below), x's is
      * recomputed from its new children. */
@@ -83,7 +83,7 @@ __rb_rotate(struct rb_node *x, int down, struct rb_root *root, rb_rotate_cb *aug
  * levels up.
  */
 static inline __attribute__((always_inline)) void
-__rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_rotate)
+rb_insert_(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_rotate)
 {
     for (;;) {
         struct rb_node *parent = rb_parent(node), *gparent, *uncle;
@@ -92,7 +92,7 @@ __rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_ro
         if (!parent) {
             /* node is the root: painting it black restores property 2 and
              * adds one to every path's count, which keeps property 5. */
-            __rb_set_color(node, RB_BLACK);
+            rb_set_color_(node, RB_BLACK);
             return;
         }
         if (rb_is_black(parent))
@@ -101,9 +101,9 @@ __rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_ro
          * it is black (property 4 held before this insert). */
         gparent = rb_parent(parent);
         side = parent == gparent->rb_left ? RB_DIR_LEFT : RB_DIR_RIGHT;
-        uncle = __rb_get(gparent, !side);
+        uncle = rb_get_(gparent, !side);
 
-        if (__rb_is_red_node(uncle)) {
+        if (rb_is_red_node_(uncle)) {
             /*
              * Case 1, red uncle: push G's blackness down to p and u.
              *
@@ -117,14 +117,14 @@ __rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_ro
              * U (property 5), and n's parent is black (property 4). But g may
              * now be red under a red parent: go again from g.
              */
-            __rb_set_color(parent, RB_BLACK);
-            __rb_set_color(uncle, RB_BLACK);
-            __rb_set_color(gparent, RB_RED);
+            rb_set_color_(parent, RB_BLACK);
+            rb_set_color_(uncle, RB_BLACK);
+            rb_set_color_(gparent, RB_RED);
             node = gparent;
             continue;
         }
 
-        if (node == __rb_get(parent, !side)) {
+        if (node == rb_get_(parent, !side)) {
             /*
              * Case 2, black uncle, n the inner grandchild: rotate at p.
              *
@@ -138,7 +138,7 @@ __rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_ro
              * changes); it turns the red pair into the outer line that case
              * 3 handles, with p now the lower one.
              */
-            __rb_rotate(parent, side, root, augment_rotate);
+            rb_rotate_(parent, side, root, augment_rotate);
             parent = node;
         }
 
@@ -157,9 +157,9 @@ __rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_ro
          * cross P where they crossed G, paths through U cross P and U as
          * they crossed G and U.
          */
-        __rb_rotate(gparent, !side, root, augment_rotate);
-        __rb_set_color(parent, RB_BLACK);
-        __rb_set_color(gparent, RB_RED);
+        rb_rotate_(gparent, !side, root, augment_rotate);
+        rb_set_color_(parent, RB_BLACK);
+        rb_set_color_(gparent, RB_RED);
         return;
     }
 }
@@ -171,7 +171,7 @@ __rb_insert(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_ro
  * the deficit or moves it one level up; at most three rotations in all.
  */
 static inline __attribute__((always_inline)) void
-__rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *augment_rotate)
+rb_erase_fixup_(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *augment_rotate)
 {
     struct rb_node *node = NULL;
 
@@ -179,7 +179,7 @@ __rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *aug
         /* At first node is NULL: the short side is the empty link, and the
          * other side cannot be empty since it has black height at least 1. */
         int side = node == parent->rb_left ? RB_DIR_LEFT : RB_DIR_RIGHT;
-        struct rb_node *sibling = __rb_get(parent, !side);
+        struct rb_node *sibling = rb_get_(parent, !side);
         struct rb_node *near, *far;
 
         if (rb_is_red(sibling)) {
@@ -197,16 +197,16 @@ __rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *aug
              * is black (property 4 held under s), and their parent is red, so
              * cases 2 to 4 below finish here.
              */
-            __rb_rotate(parent, side, root, augment_rotate);
-            __rb_set_color(sibling, RB_BLACK);
-            __rb_set_color(parent, RB_RED);
-            sibling = __rb_get(parent, !side);
+            rb_rotate_(parent, side, root, augment_rotate);
+            rb_set_color_(sibling, RB_BLACK);
+            rb_set_color_(parent, RB_RED);
+            sibling = rb_get_(parent, !side);
         }
 
-        near = __rb_get(sibling, side);
-        far = __rb_get(sibling, !side);
-        if (!__rb_is_red_node(far)) {
-            if (!__rb_is_red_node(near)) {
+        near = rb_get_(sibling, side);
+        far = rb_get_(sibling, !side);
+        if (!rb_is_red_node_(far)) {
+            if (!rb_is_red_node_(near)) {
                 /*
                  * Case 2, black sibling with two black children: paint S red.
                  *
@@ -222,9 +222,9 @@ __rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *aug
                  * up, unless p is the root, where every path lost one black
                  * node alike.
                  */
-                __rb_set_color(sibling, RB_RED);
+                rb_set_color_(sibling, RB_RED);
                 if (rb_is_red(parent)) {
-                    __rb_set_color(parent, RB_BLACK);
+                    rb_set_color_(parent, RB_BLACK);
                     return;
                 }
                 node = parent;
@@ -248,9 +248,9 @@ __rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *aug
              * Restores nothing yet, changes no black height: it gives N a
              * black sibling with a red far child, which is case 4.
              */
-            __rb_rotate(sibling, !side, root, augment_rotate);
-            __rb_set_color(near, RB_BLACK);
-            __rb_set_color(sibling, RB_RED);
+            rb_rotate_(sibling, !side, root, augment_rotate);
+            rb_set_color_(near, RB_BLACK);
+            rb_set_color_(sibling, RB_RED);
             far = sibling;
             sibling = near;
         }
@@ -270,61 +270,61 @@ __rb_erase_fixup(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *aug
          * through Sr cross (s) and Sr as they crossed (p) and S. The top keeps
          * p's colour, so nothing above changes, and property 4 holds.
          */
-        __rb_rotate(parent, side, root, augment_rotate);
-        __rb_set_color(sibling, rb_color(parent));
-        __rb_set_color(parent, RB_BLACK);
-        __rb_set_color(far, RB_BLACK);
+        rb_rotate_(parent, side, root, augment_rotate);
+        rb_set_color_(sibling, rb_color(parent));
+        rb_set_color_(parent, RB_BLACK);
+        rb_set_color_(far, RB_BLACK);
         return;
     }
 }
 
 /* The plain tree's callbacks: no value to maintain. Being static and empty,
  * they vanish once the core is inlined with them. */
-static inline void __rb_dummy_propagate(struct rb_node *node, struct rb_node *stop)
+static inline void rb_dummy_propagate_(struct rb_node *node, struct rb_node *stop)
 {
     (void)node;
     (void)stop;
 }
 
-static inline void __rb_dummy_copy(struct rb_node *old, struct rb_node *new_node)
+static inline void rb_dummy_copy_(struct rb_node *old, struct rb_node *new_node)
 {
     (void)old;
     (void)new_node;
 }
 
-static inline void __rb_dummy_rotate(struct rb_node *old, struct rb_node *new_node)
+static inline void rb_dummy_rotate_(struct rb_node *old, struct rb_node *new_node)
 {
     (void)old;
     (void)new_node;
 }
 
-static const struct rb_augment_callbacks __rb_dummy_callbacks = {
-    .propagate = __rb_dummy_propagate,
-    .copy = __rb_dummy_copy,
-    .rotate = __rb_dummy_rotate,
+static const struct rb_augment_callbacks rb_dummy_callbacks_ = {
+    .propagate = rb_dummy_propagate_,
+    .copy = rb_dummy_copy_,
+    .rotate = rb_dummy_rotate_,
 };
 
 void rb_insert_color(struct rb_node *node, struct rb_root *root)
 {
-    __rb_insert(node, root, __rb_dummy_rotate);
+    rb_insert_(node, root, rb_dummy_rotate_);
 }
 
-void __rb_insert_augmented(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_rotate)
+void rb_insert_augmented_(struct rb_node *node, struct rb_root *root, rb_rotate_cb *augment_rotate)
 {
-    __rb_insert(node, root, augment_rotate);
+    rb_insert_(node, root, augment_rotate);
 }
 
 void rb_erase(struct rb_node *node, struct rb_root *root)
 {
-    struct rb_node *rebalance = __rb_erase_augmented(node, root, &__rb_dummy_callbacks);
+    struct rb_node *rebalance = rb_erase_augmented_(node, root, &rb_dummy_callbacks_);
 
     if (rebalance)
-        __rb_erase_fixup(rebalance, root, __rb_dummy_rotate);
+        rb_erase_fixup_(rebalance, root, rb_dummy_rotate_);
 }
 
-void __rb_erase_color(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *augment_rotate)
+void rb_erase_color_(struct rb_node *parent, struct rb_root *root, rb_rotate_cb *augment_rotate)
 {
-    __rb_erase_fixup(parent, root, augment_rotate);
+    rb_erase_fixup_(parent, root, augment_rotate);
 }
 
 void rb_replace_node(struct rb_node *victim, struct rb_node *new_node, struct rb_root *root)
@@ -336,7 +336,7 @@ void rb_replace_node(struct rb_node *victim, struct rb_node *new_node, struct rb
         rb_set_parent(victim->rb_left, new_node);
     if (victim->rb_right)
         rb_set_parent(victim->rb_right, new_node);
-    __rb_change_child(victim, new_node, parent, root);
+    rb_change_child_(victim, new_node, parent, root);
 }
 
 void rb_insert_color_cached(struct rb_node *node, struct rb_root_cached *root, bool leftmost)
@@ -363,53 +363,53 @@ void rb_replace_node_cached(struct rb_node *victim, struct rb_node *new_node,
 
 /* The last node reached by always going `dir` from `node`. The results of the
  * traversal functions drop const: the caller owns the entries. */
-static struct rb_node *__rb_extreme(const struct rb_node *node, int dir)
+static struct rb_node *rb_extreme_(const struct rb_node *node, int dir)
 {
     struct rb_node *next;
 
-    while ((next = __rb_get(node, dir)))
+    while ((next = rb_get_(node, dir)))
         node = next;
     return (struct rb_node *)node;
 }
 
 /* In-order neighbour of `node` on side `dir`: the nearest node of its `dir`
  * subtree, else the first ancestor reached from its other side. */
-static struct rb_node *__rb_step(const struct rb_node *node, int dir)
+static struct rb_node *rb_step_(const struct rb_node *node, int dir)
 {
     struct rb_node *parent;
 
     if (RB_EMPTY_NODE(node))
         return NULL;
-    if (__rb_get(node, dir))
-        return __rb_extreme(__rb_get(node, dir), !dir);
-    while ((parent = rb_parent(node)) && node == __rb_get(parent, dir))
+    if (rb_get_(node, dir))
+        return rb_extreme_(rb_get_(node, dir), !dir);
+    while ((parent = rb_parent(node)) && node == rb_get_(parent, dir))
         node = parent;
     return parent;
 }
 
 struct rb_node *rb_first(const struct rb_root *root)
 {
-    return root->rb_node ? __rb_extreme(root->rb_node, RB_DIR_LEFT) : NULL;
+    return root->rb_node ? rb_extreme_(root->rb_node, RB_DIR_LEFT) : NULL;
 }
 
 struct rb_node *rb_last(const struct rb_root *root)
 {
-    return root->rb_node ? __rb_extreme(root->rb_node, RB_DIR_RIGHT) : NULL;
+    return root->rb_node ? rb_extreme_(root->rb_node, RB_DIR_RIGHT) : NULL;
 }
 
 struct rb_node *rb_next(const struct rb_node *node)
 {
-    return __rb_step(node, RB_DIR_RIGHT);
+    return rb_step_(node, RB_DIR_RIGHT);
 }
 
 struct rb_node *rb_prev(const struct rb_node *node)
 {
-    return __rb_step(node, RB_DIR_LEFT);
+    return rb_step_(node, RB_DIR_LEFT);
 }
 
 /* The first node in post-order of the subtree under `node`: go down, left
  * when possible, until a node without children. */
-static struct rb_node *__rb_first_postorder(const struct rb_node *node)
+static struct rb_node *rb_first_postorder_(const struct rb_node *node)
 {
     for (;;) {
         if (node->rb_left)
@@ -423,7 +423,7 @@ static struct rb_node *__rb_first_postorder(const struct rb_node *node)
 
 struct rb_node *rb_first_postorder(const struct rb_root *root)
 {
-    return root->rb_node ? __rb_first_postorder(root->rb_node) : NULL;
+    return root->rb_node ? rb_first_postorder_(root->rb_node) : NULL;
 }
 
 struct rb_node *rb_next_postorder(const struct rb_node *node)
@@ -435,7 +435,7 @@ struct rb_node *rb_next_postorder(const struct rb_node *node)
     /* Only reads node's parent word, so the caller may free node right after. */
     parent = rb_parent(node);
     if (parent && node == parent->rb_left && parent->rb_right)
-        return __rb_first_postorder(parent->rb_right);
+        return rb_first_postorder_(parent->rb_right);
     return parent;
 }
 
@@ -450,7 +450,7 @@ struct rb_check_state {
 
 /* Returns the black height of the subtree under `node`, which must hang under
  * `parent`, or -1 after setting st->why. */
-static int __rb_check_subtree(const struct rb_node *node, const struct rb_node *parent, int depth,
+static int rb_check_subtree_(const struct rb_node *node, const struct rb_node *parent, int depth,
                               struct rb_check_state *st)
 {
     int left, right;
@@ -469,7 +469,7 @@ static int __rb_check_subtree(const struct rb_node *node, const struct rb_node *
         st->why = "a node links the same child on both sides";
         return -1;
     }
-    if (rb_is_red(node) && (__rb_is_red_node(node->rb_left) || __rb_is_red_node(node->rb_right))) {
+    if (rb_is_red(node) && (rb_is_red_node_(node->rb_left) || rb_is_red_node_(node->rb_right))) {
         st->why = "a red node has a red child";
         return -1;
     }
@@ -477,10 +477,10 @@ static int __rb_check_subtree(const struct rb_node *node, const struct rb_node *
         st->why = "more than INT_MAX nodes";
         return -1;
     }
-    left = __rb_check_subtree(node->rb_left, node, depth + 1, st);
+    left = rb_check_subtree_(node->rb_left, node, depth + 1, st);
     if (left < 0)
         return -1;
-    right = __rb_check_subtree(node->rb_right, node, depth + 1, st);
+    right = rb_check_subtree_(node->rb_right, node, depth + 1, st);
     if (right < 0)
         return -1;
     if (left != right) {
@@ -497,7 +497,7 @@ int rb_check(const struct rb_root *root, const char **why)
     if (root->rb_node && rb_is_red(root->rb_node))
         st.why = "the root is red";
     else
-        __rb_check_subtree(root->rb_node, NULL, 0, &st);
+        rb_check_subtree_(root->rb_node, NULL, 0, &st);
     if (st.why) {
         if (why)
             *why = st.why;

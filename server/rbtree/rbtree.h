@@ -16,6 +16,11 @@
  *
  * Not thread-safe: one thread owns a tree and everything in it.
  *
+ * Names: rb_ for the API; a name that also ends in _ (rb_parent_color_,
+ * rb_erase_color_) is the tree's own, for rbtree.c and rbtree_augmented.h
+ * only. (The kernel writes these __rb_*, which C reserves outside the
+ * implementation.)
+ *
  * Searching and inserting are written by the caller, who owns the keys: walk
  * a `struct rb_node **link` down from the root, return the existing entry on
  * a duplicate, otherwise rb_link_node() at the empty link and
@@ -140,10 +145,10 @@
  * word: nodes are at least 4-byte aligned, so the low bits of a node's
  * address are always zero and bit 0 can hold the colour. This keeps the node
  * at three words, which matters when the keyspace holds millions of them.
- * Use rb_parent() rather than reading __rb_parent_color.
+ * Use rb_parent() rather than reading rb_parent_color_.
  */
 struct rb_node {
-    uintptr_t __rb_parent_color;
+    uintptr_t rb_parent_color_;
     struct rb_node *rb_right;
     struct rb_node *rb_left;
 };
@@ -174,14 +179,14 @@ struct rb_root_cached {
 /* The struct of type `type` whose member `member` is the node `ptr`. */
 #define rb_entry(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-#define rb_parent(node) ((struct rb_node *)((node)->__rb_parent_color & ~(uintptr_t)3))
+#define rb_parent(node) ((struct rb_node *)((node)->rb_parent_color_ & ~(uintptr_t)3))
 
 #define RB_EMPTY_ROOT(root) ((root)->rb_node == NULL)
 
 /* A node that is its own parent is in no tree: an erased node cannot be
  * mistaken for that, because no tree ever links a node to itself. */
-#define RB_EMPTY_NODE(node) ((node)->__rb_parent_color == (uintptr_t)(node))
-#define RB_CLEAR_NODE(node) ((node)->__rb_parent_color = (uintptr_t)(node))
+#define RB_EMPTY_NODE(node) ((node)->rb_parent_color_ == (uintptr_t)(node))
+#define RB_CLEAR_NODE(node) ((node)->rb_parent_color_ = (uintptr_t)(node))
 
 #define rb_first_cached(root) ((root)->rb_leftmost)
 
@@ -194,7 +199,7 @@ static inline void rb_link_node(struct rb_node *node, struct rb_node *parent,
                                 struct rb_node **rb_link)
 {
     /* The colour bit left at zero is red: a new node adds no black height. */
-    node->__rb_parent_color = (uintptr_t)parent;
+    node->rb_parent_color_ = (uintptr_t)parent;
     node->rb_left = NULL;
     node->rb_right = NULL;
     *rb_link = node;
@@ -244,7 +249,7 @@ int rb_check(const struct rb_root *root, const char **why);
 
 /* Used by rbtree_postorder_for_each_entry_safe: the entry at `offset` before
  * `node`, or NULL for a NULL node, without evaluating `node` twice. */
-static inline void *__rb_entry_or_null(const struct rb_node *node, size_t offset)
+static inline void *rb_entry_or_null_(const struct rb_node *node, size_t offset)
 {
     return node ? (char *)node - offset : NULL;
 }
@@ -255,8 +260,8 @@ static inline void *__rb_entry_or_null(const struct rb_node *node, size_t offset
  * left dangling; reset the root afterwards. O(n) for the whole walk.
  */
 #define rbtree_postorder_for_each_entry_safe(pos, n, root, field)                                   \
-    for ((pos) = __rb_entry_or_null(rb_first_postorder(root), offsetof(__typeof__(*(pos)), field)); \
-         (pos) && ((n) = __rb_entry_or_null(rb_next_postorder(&(pos)->field),                      \
+    for ((pos) = rb_entry_or_null_(rb_first_postorder(root), offsetof(__typeof__(*(pos)), field)); \
+         (pos) && ((n) = rb_entry_or_null_(rb_next_postorder(&(pos)->field),                      \
                                             offsetof(__typeof__(*(pos)), field)),                   \
                    1);                                                                              \
          (pos) = (n))

@@ -78,7 +78,7 @@ struct rb_augment_callbacks {
 
 static inline int rb_color(const struct rb_node *rb)
 {
-    return (int)(rb->__rb_parent_color & 1);
+    return (int)(rb->rb_parent_color_ & 1);
 }
 
 static inline bool rb_is_red(const struct rb_node *rb)
@@ -92,28 +92,28 @@ static inline bool rb_is_black(const struct rb_node *rb)
 }
 
 /* An empty link counts as black (property 3 in rbtree.c). */
-static inline bool __rb_is_red_node(const struct rb_node *rb)
+static inline bool rb_is_red_node_(const struct rb_node *rb)
 {
     return rb && rb_is_red(rb);
 }
 
 static inline void rb_set_parent(struct rb_node *rb, struct rb_node *parent)
 {
-    rb->__rb_parent_color = (uintptr_t)parent | (rb->__rb_parent_color & 1);
+    rb->rb_parent_color_ = (uintptr_t)parent | (rb->rb_parent_color_ & 1);
 }
 
 static inline void rb_set_parent_color(struct rb_node *rb, struct rb_node *parent, int color)
 {
-    rb->__rb_parent_color = (uintptr_t)parent | (uintptr_t)color;
+    rb->rb_parent_color_ = (uintptr_t)parent | (uintptr_t)color;
 }
 
-static inline void __rb_set_color(struct rb_node *rb, int color)
+static inline void rb_set_color_(struct rb_node *rb, int color)
 {
-    rb->__rb_parent_color = (rb->__rb_parent_color & ~(uintptr_t)1) | (uintptr_t)color;
+    rb->rb_parent_color_ = (rb->rb_parent_color_ & ~(uintptr_t)1) | (uintptr_t)color;
 }
 
 /* Makes whatever linked to `old` (its parent, or the root) link to `new_node`. */
-static inline void __rb_change_child(struct rb_node *old, struct rb_node *new_node,
+static inline void rb_change_child_(struct rb_node *old, struct rb_node *new_node,
                                      struct rb_node *parent, struct rb_root *root)
 {
     if (!parent)
@@ -125,19 +125,19 @@ static inline void __rb_change_child(struct rb_node *old, struct rb_node *new_no
 }
 
 /* The fix-up halves, in rbtree.c, for augmented trees. */
-void __rb_insert_augmented(struct rb_node *node, struct rb_root *root,
+void rb_insert_augmented_(struct rb_node *node, struct rb_root *root,
                            void (*augment_rotate)(struct rb_node *old, struct rb_node *new_node));
-void __rb_erase_color(struct rb_node *parent, struct rb_root *root,
+void rb_erase_color_(struct rb_node *parent, struct rb_root *root,
                       void (*augment_rotate)(struct rb_node *old, struct rb_node *new_node));
 
 /*
  * The unlinking half of erase, shared by rb_erase() and the augmented erase.
  * Takes `node` out while keeping key order, and returns the node under which
- * one path is now a black node short (where __rb_erase_color() must start),
+ * one path is now a black node short (where rb_erase_color_() must start),
  * or NULL when the colours could be settled right here.
  */
 static inline __attribute__((always_inline)) struct rb_node *
-__rb_erase_augmented(struct rb_node *node, struct rb_root *root,
+rb_erase_augmented_(struct rb_node *node, struct rb_root *root,
                      const struct rb_augment_callbacks *augment)
 {
     struct rb_node *left = node->rb_left, *right = node->rb_right;
@@ -154,9 +154,9 @@ __rb_erase_augmented(struct rb_node *node, struct rb_root *root,
          */
         struct rb_node *child = left ? left : right;
 
-        __rb_change_child(node, child, parent, root);
+        rb_change_child_(node, child, parent, root);
         if (child)
-            child->__rb_parent_color = node->__rb_parent_color;
+            child->rb_parent_color_ = node->rb_parent_color_;
         else if (rb_is_black(node))
             rebalance = parent;
         changed = parent;
@@ -198,14 +198,14 @@ __rb_erase_augmented(struct rb_node *node, struct rb_root *root,
         }
         succ->rb_left = left;
         rb_set_parent(left, succ);
-        __rb_change_child(node, succ, parent, root);
+        rb_change_child_(node, succ, parent, root);
 
         /* s's old colour decides, so read it before s takes node's. */
         if (c)
             rb_set_parent_color(c, succ_parent, RB_BLACK); /* a red leaf, as above */
         else if (rb_is_black(succ))
             rebalance = succ_parent;
-        succ->__rb_parent_color = node->__rb_parent_color;
+        succ->rb_parent_color_ = node->rb_parent_color_;
         changed = succ;
     }
     augment->propagate(changed, NULL);
@@ -217,7 +217,7 @@ __rb_erase_augmented(struct rb_node *node, struct rb_root *root,
 static inline void rb_insert_augmented(struct rb_node *node, struct rb_root *root,
                                        const struct rb_augment_callbacks *augment)
 {
-    __rb_insert_augmented(node, root, augment->rotate);
+    rb_insert_augmented_(node, root, augment->rotate);
 }
 
 static inline void rb_insert_augmented_cached(struct rb_node *node, struct rb_root_cached *root,
@@ -232,10 +232,10 @@ static inline void rb_insert_augmented_cached(struct rb_node *node, struct rb_ro
 static inline void rb_erase_augmented(struct rb_node *node, struct rb_root *root,
                                       const struct rb_augment_callbacks *augment)
 {
-    struct rb_node *rebalance = __rb_erase_augmented(node, root, augment);
+    struct rb_node *rebalance = rb_erase_augmented_(node, root, augment);
 
     if (rebalance)
-        __rb_erase_color(rebalance, root, augment->rotate);
+        rb_erase_color_(rebalance, root, augment->rotate);
 }
 
 static inline void rb_erase_augmented_cached(struct rb_node *node, struct rb_root_cached *root,
