@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "keyspace.h"
+#include "log.h"
 #include "mem.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -310,6 +311,7 @@ static void cmd_shutdown(struct client *c)
         else if (arg_is(a, "FORCE"))
             force = 1;
     }
+    log_warning("User requested shutdown...");
     if (persist_shutdown(mode) < 0 && !force) {
         resp_add_error(&c->out, "ERR Errors trying to SHUTDOWN. Check logs.");
         return;

@@ -33,6 +33,7 @@
 struct server server;
 
 static uv_timer_t expire_timer;
+static int started; /* server_start got as far as serving */
 
 /* Deletes due keys for at most EXPIRE_SLICE_US. Returns 1 when keys are left. */
 static int expire_slice(void)
@@ -104,7 +105,6 @@ void server_shutdown(void)
     if (server.shutting_down)
         return;
     server.shutting_down = 1;
-    log_warning("User requested shutdown...");
     conn_close_listeners();
     conn_close_all();
     close_handle((uv_handle_t *)&server.cron);
@@ -112,13 +112,17 @@ void server_shutdown(void)
     close_handle((uv_handle_t *)&server.sigterm);
     close_handle((uv_handle_t *)&server.sigint);
     aof_close();
-    log_warning("rbkv is now ready to exit, bye bye...");
+    if (started)
+        log_warning("rbkv is now ready to exit, bye bye...");
+    else
+        log_warning("rbkv could not start (see above); exiting.");
 }
 
 static void signal_cb(uv_signal_t *s, int signum)
 {
     (void)s;
     log_warning("Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    log_warning("User requested shutdown...");
     if (persist_shutdown(PERSIST_DEFAULT) < 0) {
         log_warning("%s received but errors trying to shut down the server, check the logs for "
                     "more information", signum == SIGINT ? "SIGINT" : "SIGTERM");
@@ -236,6 +240,7 @@ int server_start(void)
     uv_timer_start(&server.cron, cron_cb, 1000 / (uint64_t)server.cfg.hz,
                    1000 / (uint64_t)server.cfg.hz);
     uv_timer_init(server.loop, &expire_timer);
+    started = 1;
     log_notice("Server initialized");
     if (server.listener_count)
         log_notice("Ready to accept connections tcp on port %d", server.cfg.port);

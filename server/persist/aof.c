@@ -473,7 +473,7 @@ void aof_close(void)
  * any point leaves a valid log. Bytes still pending for the old log are all
  * in aof.rewrite too (or, from before the fork, in the child's dataset), so
  * they are dropped. The parent learns how the child went from the 1 s timer
- * (waitpid WNOHANG), as cmd_persist.c does for BGSAVE. */
+ * (waitpid WNOHANG), as bgsave.c does for BGSAVE. */
 
 static void rewrite_temp_name(char *buf, size_t cap, long pid)
 {

@@ -4,7 +4,7 @@
  *
  * Owns: the file format, its checksum, and the write-to-temp, fsync, rename,
  * fsync-directory sequence that makes a save all or nothing. Knows nothing of
- * clients, commands, the loop or fork(): cmd_persist.c decides when to save
+ * clients, commands, the loop or fork(): bgsave.c decides when to save
  * and in which process.
  *
  * Format, version 1. Integers are little-endian; "varint" is LEB128 (7 bits a
