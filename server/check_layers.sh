@@ -9,7 +9,7 @@
 #      cycle, core <-> persist), never connections (client.h, conn.h) or commands.
 #   2. symbols (nm): no object of a layer calls or reads what a higher layer defines, except
 #      persist -> core (the cycle); data/ reads no clock; base/ reads no server state.
-#   3. declarations: X.h declares only functions that X.c defines.
+#   3. declarations: X.h declares only functions and objects that X.c defines.
 set -uo pipefail
 src=$1/server proto=$1/proto ar=$2
 fail=0
@@ -92,7 +92,8 @@ cat "$tmp"/*.undef 2>/dev/null | awk -v layers="$rank_list" '
 while read -r line; do complain "$line"; done < "$tmp/violations"
 
 # 3. X.h declares only what X.c defines: every prototype at file scope (outside braces and
-# comments, not static, ending in ");") names a function that X.c.o defines.
+# comments, not static, ending in ");") names a function that X.c.o defines, and every extern
+# declaration an object it defines.
 for l in "${layers[@]}"; do
   for h in "$src/$l"/*.h; do
     c=${h%.h}.c
@@ -111,11 +112,14 @@ for l in "${layers[@]}"; do
         depth += opens - closes
         if (opens || closes) { decl = ""; next }
         if (depth == 0 && line ~ /;[ \t]*$/) {
-          if (decl ~ /\)[ \t]*(__attribute__.*)?;/ && decl !~ /(^|[ \t])(static|typedef|extern)[ \t]/ &&
-              decl !~ /=/ && match(decl, /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/)) {
+          name = ""
+          if (decl ~ /(^|[ \t])extern[ \t]/ && match(decl, /[A-Za-z_][A-Za-z0-9_]*[ \t]*(\[[^]]*\])?[ \t]*;/)) {
+            name = substr(decl, RSTART, RLENGTH); sub(/[ \t]*(\[.*)?;$/, "", name)
+          } else if (decl ~ /\)[ \t]*(__attribute__.*)?;/ && decl !~ /(^|[ \t])(static|typedef)[ \t]/ &&
+                     decl !~ /=/ && match(decl, /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/)) {
             name = substr(decl, RSTART, RLENGTH); sub(/[ \t]*\($/, "", name)
-            if (!have[name]) printf "%s declares %s, which %s does not define\n", FILENAME, name, o
           }
+          if (name != "" && !have[name]) printf "%s declares %s, which %s does not define\n", FILENAME, name, o
           decl = ""
         }
       }' "$tmp/all.def" "$h"

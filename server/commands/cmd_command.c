@@ -25,7 +25,7 @@
 
 #include "args.h"
 #include "client.h"
-#include "commands.h"
+#include "cmd_command.h"
 #include "glob.h"
 #include "log.h"
 #include "resp_parser.h"

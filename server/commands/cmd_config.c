@@ -5,7 +5,7 @@
  * server.cfg's table and texts) and writes Redis 7's replies and errors. Knows
  * nothing of how a setting is stored.
  */
-#include "commands.h"
+#include "cmd_config.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
-#include "commands.h"
+#include "cmd_connection.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "mem.h"

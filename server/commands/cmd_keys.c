@@ -23,7 +23,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
-#include "commands.h"
+#include "cmd_keys.h"
 #include "keyspace.h"
 #include "resp_parser.h"
 #include "resp_writer.h"

@@ -2,7 +2,7 @@
  * cmd_multi.c - MULTI, EXEC, DISCARD, WATCH and UNWATCH: the replies around
  * the transaction queue (multi.h) and the watched keys (watch.h).
  */
-#include "commands.h"
+#include "cmd_multi.h"
 
 #include "args.h"
 #include "command.h"

@@ -26,7 +26,7 @@
 
 #include "args.h"
 #include "client.h"
-#include "commands.h"
+#include "cmd_ordered.h"
 #include "keyspace.h"
 #include "krange.h"
 #include "lexrange.h"

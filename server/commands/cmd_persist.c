@@ -3,7 +3,7 @@
  * the persistence layer's work (bgsave.h, aof.h), which owns the children and
  * their state.
  */
-#include "commands.h"
+#include "cmd_persist.h"
 
 #include "aof.h"
 #include "args.h"

@@ -30,7 +30,7 @@
 
 #include "args.h"
 #include "client.h"
-#include "commands.h"
+#include "cmd_scan.h"
 #include "glob.h"
 #include "keyspace.h"
 #include "krange.h"

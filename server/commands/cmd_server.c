@@ -18,7 +18,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
-#include "commands.h"
+#include "cmd_server.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"

@@ -30,7 +30,7 @@
 #include "args.h"
 #include "client.h"
 #include "clock.h"
-#include "commands.h"
+#include "cmd_string.h"
 #include "keyspace.h"
 #include "numparse.h"
 #include "resp_parser.h"

@@ -35,7 +35,7 @@
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
-#include "commands.h"
+#include "cmd_zset.h"
 #include "glob.h"
 #include "keyspace.h"
 #include "lexrange.h"

@@ -4,6 +4,17 @@
  */
 #include "commands.h"
 
+#include "cmd_command.h"
+#include "cmd_config.h"
+#include "cmd_connection.h"
+#include "cmd_keys.h"
+#include "cmd_multi.h"
+#include "cmd_ordered.h"
+#include "cmd_persist.h"
+#include "cmd_scan.h"
+#include "cmd_server.h"
+#include "cmd_string.h"
+#include "cmd_zset.h"
 #include "keyspace.h"
 #include "zset.h"
 

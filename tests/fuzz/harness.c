@@ -23,6 +23,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "command.h"
 #include "commands.h"
 #include "config.h"
 #include "conn.h"

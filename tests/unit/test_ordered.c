@@ -32,6 +32,7 @@
 
 #include "client.h"
 #include "clock.h"
+#include "command.h"
 #include "commands.h"
 #include "keyspace.h"
 #include "krange.h"
