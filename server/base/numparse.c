@@ -49,19 +49,44 @@ int parse_ll(const char *p, size_t len, long long *out)
     return 0;
 }
 
-int parse_double(const char *p, size_t len, double *out)
+/* Copies the text into buf, NUL-terminated, for strtod and strtold. Returns
+ * 0, or -1 when it is empty, longer than buf holds, or starts with a space,
+ * which none of Redis's number parsers accepts. */
+static int terminated(const char *p, size_t len, char *buf, size_t cap)
 {
-    char buf[256];
-    char *end;
-    if (len == 0 || len >= sizeof(buf) || isspace((unsigned char)p[0]))
+    if (len == 0 || len >= cap || isspace((unsigned char)p[0]))
         return -1;
     memcpy(buf, p, len);
     buf[len] = '\0';
     errno = 0;
+    return 0;
+}
+
+int parse_double(const char *p, size_t len, double *out)
+{
+    char buf[256];
+    char *end;
+    if (terminated(p, len, buf, sizeof(buf)) < 0)
+        return -1;
     double v = strtod(buf, &end);
     if (end != buf + len || isnan(v))
         return -1;
     if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_long_double(const char *p, size_t len, long double *out)
+{
+    char buf[NUMPARSE_LONG_DOUBLE_CHARS];
+    char *end;
+    if (terminated(p, len, buf, sizeof(buf)) < 0)
+        return -1;
+    long double v = strtold(buf, &end);
+    if (end != buf + len || isnan(v) || errno == EINVAL)
+        return -1;
+    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0))
         return -1;
     *out = v;
     return 0;

@@ -16,4 +16,11 @@ int parse_ll(const char *p, size_t len, long long *out);
  * NaN refused; "inf", "+inf", "-inf" accepted. Returns 0 with *out set, or -1. */
 int parse_double(const char *p, size_t len, double *out);
 
+/* Redis's MAX_LONG_DOUBLE_CHARS: the longest long double text it parses. */
+#define NUMPARSE_LONG_DOUBLE_CHARS (5 * 1024)
+/* Redis's string2ld: strtold over the whole text (so hex and "inf" pass), no
+ * leading space, no NaN, no overflow or underflow to zero. Returns 0 with
+ * *out set, or -1. */
+int parse_long_double(const char *p, size_t len, long double *out);
+
 #endif

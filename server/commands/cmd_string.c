@@ -37,9 +37,9 @@
 #include "resp_writer.h"
 #include "server.h"
 
-/* Redis's MAX_LONG_DOUBLE_CHARS: the longest INCRBYFLOAT operand it parses,
- * and room for any finite long double printed with "%.17Lf". */
-#define LONG_DOUBLE_CHARS (5 * 1024)
+/* Room for any finite long double printed with "%.17Lf" (Redis's
+ * MAX_LONG_DOUBLE_CHARS, the longest INCRBYFLOAT operand it parses, too). */
+#define LONG_DOUBLE_CHARS NUMPARSE_LONG_DOUBLE_CHARS
 
 /* Decimal text of any long long, with its sign. */
 #define LL_CHARS 20
@@ -521,27 +521,6 @@ static void cmd_decrby(struct client *c)
         return;
     }
     incr_generic(c, -decr);
-}
-
-/* Redis's string2ld: strtold over the whole text (so hex and "inf" pass),
- * no leading space, no NaN, no overflow or underflow to zero. */
-static int parse_long_double(const char *p, size_t len, long double *out)
-{
-    char buf[LONG_DOUBLE_CHARS];
-    char *end;
-
-    if (len == 0 || len >= sizeof(buf) || isspace((unsigned char)p[0]))
-        return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    errno = 0;
-    long double v = strtold(buf, &end);
-    if (end != buf + len || isnan(v) || errno == EINVAL)
-        return -1;
-    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0))
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* Redis's ld2string in its "human" mode: "%.17Lf" with trailing zeros and
