@@ -123,9 +123,14 @@ test_binary() {
 }
 
 test_exit_codes() {
+  # No arguments at all: the usage alone on stderr, exit 2; flags without a command name the error.
+  expect_rc 2 "$CLI"
+  head -n 1 "$SERVER_DIR/err" | grep -q "^Usage: rbkv-cli" || fail "bare rbkv-cli: no usage first"
+  [ -s "$SERVER_DIR/out" ] && fail "bare rbkv-cli wrote to stdout"
   expect_rc 2 "$CLI" --bogus PING
   expect_rc 2 "$CLI" -p notaport PING
   expect_rc 2 "$CLI" -p "$SERVER_PORT"
+  grep -q "^rbkv-cli: no command" "$SERVER_DIR/err" || fail "flags without a command"
   expect_rc 2 "$CLI" -p "$(free_port)" PING
   grep -q "could not connect" "$SERVER_DIR/err" || fail "connection refused message"
   expect_rc 2 "$CLI" -s "$SERVER_DIR/no.sock" PING
