@@ -2,18 +2,21 @@
 #   make run      build the server only and start it on 127.0.0.1:6379 (ARGS="--port 7000" to pass
 #                 flags)
 #   make test     build everything and run every test
+#   make install  build rbkv-server and rbkv-cli and copy them to $(DESTDIR)$(PREFIX)/bin
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 VALGRIND_BUILD ?= build-valgrind
 LINT_BUILD ?= build-lint
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 # cmake --build runs make inside this one, which would then say Entering/Leaving directory twice
 # for every target it visits.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: deps build run test test-asan test-valgrind lint fuzz clean
+.PHONY: deps build run test install test-asan test-valgrind lint fuzz clean
 
 # One flag set for $(BUILD), whichever target configures it: were -Werror on for `make test` only,
 # each switch between `make run` and `make test` would recompile every object. The code is kept
@@ -41,6 +44,13 @@ test:
 	$(call configure,test)
 	@cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE 'container|fuzz'
+
+# The install rules are CMake's (CMakeLists.txt); PREFIX is given at install time, so changing it
+# recompiles nothing. DESTDIR (packaging) is put in front of PREFIX, as cmake --install does.
+install:
+	$(call configure)
+	@cmake --build $(BUILD) -j $(JOBS) --target rbkv-server rbkv-cli
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
