@@ -1,6 +1,9 @@
 # The two commands of README.md, and a few more for developers.
-#   make run      build the server only and start it on 127.0.0.1:6379 (ARGS="--port 7000" to pass
-#                 flags)
+#   make run      build the server only and start it on 127.0.0.1:6379, empty: it runs in
+#                 $(BUILD)/run, emptied first, so no dump.rbkv or appendonly.aof of an earlier run (or
+#                 of the repository's root) is loaded. ARGS="--port 7000" passes flags; a config file
+#                 comes first (ARGS="rbkv.conf --port 7000"), and other relative paths in ARGS are
+#                 relative to $(BUILD)/run.
 #   make test     build everything and run every test
 #   make install  build rbkv-server and rbkv-cli and copy them to $(DESTDIR)$(PREFIX)/bin
 BUILD ?= build
@@ -35,10 +38,16 @@ build:
 	$(call configure)
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# rbkv-server reads a config file only as its first argument: when ARGS starts with one, it stays
+# first, made absolute since the server starts in RUN_DIR.
+RUN_DIR = $(BUILD)/run
+RUN_CONF = $(filter-out -%,$(firstword $(ARGS)))
+RUN_ARGS = $(if $(RUN_CONF),$(abspath $(RUN_CONF)) $(wordlist 2,$(words $(ARGS)),$(ARGS)),$(ARGS))
 run:
 	$(call configure)
 	@cmake --build $(BUILD) -j $(JOBS) --target rbkv-server
-	./$(BUILD)/server/rbkv-server $(ARGS)
+	@rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR)
+	cd $(RUN_DIR) && exec $(abspath $(BUILD))/server/rbkv-server $(RUN_ARGS)
 
 test:
 	$(call configure,test)
