@@ -10,7 +10,13 @@
  * Memory stays bounded by two batches whatever the input's size. A
  * progress line goes to stderr only when it is a terminal, so logs and
  * scripts never see the carriage returns.
+ *
+ * A bad line (or a RESP command that is not an array of bulk strings) stops
+ * the load there unless --skip-bad; malformed RESP always stops it, as the
+ * next command cannot be found. Either way the last message says where it
+ * stopped and how much was sent before, so a rerun can start after it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +41,12 @@ struct loader {
     long long head, pending;
     unsigned long long sent, bad;
     unsigned long long bytes, size; /* input read so far, and its size (0 unknown) */
+    /* RESP only: the offset in the input where the next command starts. */
+    unsigned long long cmd_offset;
+    /* The line or command the load stopped at (0: it did not stop on bad
+     * input), and whether --skip-bad would have gone past it. */
+    unsigned long long stopped_at;
+    int skippable;
     int tty;
     double start, last_draw;
 };
@@ -93,13 +105,40 @@ static int send_command(struct loader *l, int argc, const char **argv, const siz
     return l->pending == 2 * l->o->batch ? drain(l, l->o->batch) : CLI_OK;
 }
 
-/* A bad input line: reported; fatal unless --skip-bad. */
-static int bad_line(struct loader *l, unsigned long long line, const char *why)
+static const char *plural(unsigned long long n, const char *one, const char *many)
 {
-    fprintf(stderr, "rbkv-cli: %s:%s%llu: %s\n", l->name, l->o->resp ? " command " : "", line,
-            why);
-    l->bad++;
-    return l->o->skip_bad ? CLI_OK : CLI_ERR_USAGE;
+    return n == 1 ? one : many;
+}
+
+/* "line 7", or "command 7 (byte offset 120)": where a tsv line or a RESP
+ * command is, for messages. Returns buf. */
+static const char *where(const struct loader *l, unsigned long long at, char *buf, size_t size)
+{
+    if (l->o->resp)
+        snprintf(buf, size, "command %llu (byte offset %llu)", at, l->cmd_offset);
+    else
+        snprintf(buf, size, "line %llu", at);
+    return buf;
+}
+
+/* Bad input at line or command at: reported, and the load stops there
+ * unless skippable and --skip-bad. Returns an exit code. */
+static int bad_input(struct loader *l, unsigned long long at, int skippable, const char *why)
+{
+    char pos[64];
+
+    /* tsv keeps the FILE:LINE: form that editors jump to. */
+    if (l->o->resp)
+        fprintf(stderr, "rbkv-cli: %s: %s: %s\n", l->name, where(l, at, pos, sizeof(pos)), why);
+    else
+        fprintf(stderr, "rbkv-cli: %s:%llu: %s\n", l->name, at, why);
+    if (skippable && l->o->skip_bad) {
+        l->bad++;
+        return CLI_OK;
+    }
+    l->stopped_at = at;
+    l->skippable = skippable;
+    return CLI_ERR_USAGE;
 }
 
 static int load_tsv(struct loader *l, FILE *in)
@@ -117,13 +156,13 @@ static int load_tsv(struct loader *l, FILE *in)
             n--;
         char *tab = memchr(line, '\t', (size_t)n);
         if (!tab) {
-            rc = bad_line(l, lineno, "no TAB between key and value");
+            rc = bad_input(l, lineno, 1, "no TAB between key and value");
             continue;
         }
         long klen = cli_tsv_unescape(line, (size_t)(tab - line));
         long vlen = cli_tsv_unescape(tab + 1, (size_t)(line + n - tab - 1));
         if (klen < 0 || vlen < 0) {
-            rc = bad_line(l, lineno, "bad escape, or a second TAB");
+            rc = bad_input(l, lineno, 1, "bad escape, or a second TAB");
             continue;
         }
         const char *argv[] = {"SET", line, tab + 1};
@@ -148,7 +187,7 @@ static int send_resp(struct loader *l, const redisReply *r, unsigned long long a
     int rc;
 
     if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
-        return bad_line(l, at, "not an array of bulk strings");
+        return bad_input(l, at, 1, "not an array of bulk strings");
     /* Most commands fit the stack arrays; a longer one gets heap ones. */
     if (r->elements > sizeof(argv) / sizeof(argv[0])) {
         av = malloc(r->elements * sizeof(*av));
@@ -167,12 +206,33 @@ static int send_resp(struct loader *l, const redisReply *r, unsigned long long a
         al[i] = r->element[i]->len;
     }
     rc = ok ? send_command(l, (int)r->elements, av, al, at)
-            : bad_line(l, at, "not an array of bulk strings");
+            : bad_input(l, at, 1, "not an array of bulk strings");
     if (av != argv) {
         free(av);
         free(al);
     }
     return rc;
+}
+
+/* hiredis words its reader's errors for a server's replies ("Protocol
+ * error, got "x" as reply type byte"); this says the same of an input file
+ * into buf. Returns buf. */
+static const char *resp_input_error(const char *errstr, char *buf, size_t size)
+{
+    static const char type_prefix[] = "Protocol error, got ";
+    const char *end = strstr(errstr, " as reply type byte");
+
+    if (!strncmp(errstr, type_prefix, sizeof(type_prefix) - 1) && end) {
+        const char *got = errstr + sizeof(type_prefix) - 1;
+        snprintf(buf, size, "%.*s where '*' or '$' belongs", (int)(end - got), got);
+    } else if (strstr(errstr, "nested")) {
+        snprintf(buf, size, "arrays nested too deep");
+    } else {
+        /* "Bad bulk string length", "Multi-bulk length out of range"... */
+        snprintf(buf, size, "%c%s", errstr[0] ? tolower((unsigned char)errstr[0]) : '?',
+                 errstr[0] ? errstr + 1 : "");
+    }
+    return buf;
 }
 
 static int load_resp(struct loader *l, FILE *in)
@@ -193,29 +253,50 @@ static int load_resp(struct loader *l, FILE *in)
         void *r;
         while (rc == CLI_OK) {
             if (redisReaderGetReply(reader, &r) != REDIS_OK) {
-                fprintf(stderr, "rbkv-cli: %s: command %llu: %s\n", l->name, cmdno + 1,
-                        reader->errstr);
-                rc = CLI_ERR_USAGE;
+                char why[160], what[128];
+                snprintf(why, sizeof(why), "malformed RESP: %s",
+                         resp_input_error(reader->errstr, what, sizeof(what)));
+                rc = bad_input(l, cmdno + 1, 0, why);
                 break;
             }
             if (!r)
                 break;
             rc = send_resp(l, r, ++cmdno);
             freeReplyObject(r);
+            /* The reader holds len - pos bytes not parsed yet. A command
+             * the load stopped at keeps its own offset, for report_end. */
+            if (rc == CLI_OK)
+                l->cmd_offset = l->bytes - (reader->len - reader->pos);
         }
     }
     if (rc == CLI_OK && ferror(in)) {
         fprintf(stderr, "rbkv-cli: %s: %s\n", l->name, strerror(errno));
         rc = CLI_ERR_USAGE;
     }
-    if (rc == CLI_OK && reader->pos < reader->len) {
-        fprintf(stderr, "rbkv-cli: %s: command %llu is cut short\n", l->name, cmdno + 1);
-        rc = CLI_ERR_USAGE;
-    }
+    if (rc == CLI_OK && reader->pos < reader->len)
+        rc = bad_input(l, cmdno + 1, 0, "cut short: the input ends inside it");
     free(buf);
     if (reader)
         redisReaderFree(reader);
     return rc;
+}
+
+/* The last word on bad input: what was skipped, or where the load stopped
+ * and how much went to the server before that. */
+static void report_end(struct loader *l)
+{
+    char pos[64];
+
+    if (l->bad)
+        fprintf(stderr, "rbkv-cli: %s: %llu bad %s skipped\n", l->name, l->bad,
+                l->o->resp ? plural(l->bad, "command", "commands")
+                           : plural(l->bad, "line", "lines"));
+    if (!l->stopped_at)
+        return;
+    fprintf(stderr, "rbkv-cli: %s: stopped at %s: %llu %s sent before it, none after it%s\n",
+            l->name, where(l, l->stopped_at, pos, sizeof(pos)), l->sent,
+            plural(l->sent, "command", "commands"),
+            l->skippable ? " (--skip-bad goes past bad input)" : "");
 }
 
 int cli_load(redisContext *ctx, const struct cli_load_opts *o)
@@ -256,9 +337,7 @@ int cli_load(redisContext *ctx, const struct cli_load_opts *o)
         if (rc == CLI_OK)
             rc = drc;
         progress(&l, 1);
-        if (l.bad)
-            fprintf(stderr, "rbkv-cli: %llu bad %s skipped\n", l.bad,
-                    guessed.resp ? "commands" : "lines");
+        report_end(&l);
     }
     free(l.at);
     if (!stdin_input)

@@ -100,6 +100,13 @@ static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o, int 
             return usage_error("unknown flag '%s'", f);
         }
     }
+    if (argc == 1) {
+        /* A bare rbkv-cli asks what it does: the usage alone, no error
+         * line, but still exit 2 so a script that lost its arguments
+         * fails. */
+        usage(stderr);
+        return CLI_ERR_USAGE;
+    }
     if (i == argc)
         return usage_error("no command");
     *first = i;

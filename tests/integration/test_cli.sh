@@ -123,9 +123,14 @@ test_binary() {
 }
 
 test_exit_codes() {
+  # No arguments at all: the usage alone on stderr, exit 2; flags without a command name the error.
+  expect_rc 2 "$CLI"
+  head -n 1 "$SERVER_DIR/err" | grep -q "^Usage: rbkv-cli" || fail "bare rbkv-cli: no usage first"
+  [ -s "$SERVER_DIR/out" ] && fail "bare rbkv-cli wrote to stdout"
   expect_rc 2 "$CLI" --bogus PING
   expect_rc 2 "$CLI" -p notaport PING
   expect_rc 2 "$CLI" -p "$SERVER_PORT"
+  grep -q "^rbkv-cli: no command" "$SERVER_DIR/err" || fail "flags without a command"
   expect_rc 2 "$CLI" -p "$(free_port)" PING
   grep -q "could not connect" "$SERVER_DIR/err" || fail "connection refused message"
   expect_rc 2 "$CLI" -s "$SERVER_DIR/no.sock" PING
@@ -144,16 +149,32 @@ test_exit_codes() {
   printf 'a\t1\nno tab here\nb\t2\n' >"$SERVER_DIR/bad.tsv"
   expect_rc 2 cli load "$SERVER_DIR/bad.tsv"
   grep -q "bad.tsv:2: no TAB" "$SERVER_DIR/err" || fail "bad line not reported with its number"
+  grep -q "bad.tsv: stopped at line 2: 1 command sent before it, none after it" "$SERVER_DIR/err" ||
+    fail "load did not say where it stopped: $(cat "$SERVER_DIR/err")"
+  grep -q "skipped" "$SERVER_DIR/err" && fail "load stopped but said it skipped"
   [ "$(cli exists b)" = 0 ] || fail "load went on after a bad line"
-  printf 'a\t1\nbad\\q\t1\nb\t2\n' >"$SERVER_DIR/bad.tsv"
+  printf 'a\t1\nbad\\q\t1\nb\t2\nno tab\n' >"$SERVER_DIR/bad.tsv"
   expect_rc 0 cli load --skip-bad "$SERVER_DIR/bad.tsv"
   grep -q "bad.tsv:2: bad escape" "$SERVER_DIR/err" || fail "skipped line not reported"
+  grep -q "bad.tsv: 2 bad lines skipped" "$SERVER_DIR/err" || fail "skipped lines not counted"
+  grep -q "stopped" "$SERVER_DIR/err" && fail "--skip-bad load said it stopped"
   [ "$(cli get b)" = 2 ] || fail "--skip-bad did not go on"
   printf '*2\r\n$4\r\nINCR\r\n$1\r\ns\r\n' >"$SERVER_DIR/err.resp"
   expect_rc 1 cli load "$SERVER_DIR/err.resp"
   grep -q "err.resp: command 1: (error)" "$SERVER_DIR/err" || fail "load error reply not named"
   printf '*2\r\n$4\r\nINCR\r\n$9\r\nshort' >"$SERVER_DIR/cut.resp"
   expect_rc 2 cli load "$SERVER_DIR/cut.resp"
+  grep -q "cut.resp: command 1 (byte offset 0): cut short" "$SERVER_DIR/err" || fail "cut short"
+  # Malformed RESP stops the load, --skip-bad or not, naming the command and where it starts; the
+  # offset is exact past the client's 64 KB read chunks (10,000 PINGs of 14 bytes come first).
+  awk 'BEGIN { for (i = 0; i < 10000; i++) printf "*1\r\n$4\r\nPING\r\n"; printf "xyz\r\n" }' \
+    >"$SERVER_DIR/bad.resp"
+  expect_rc 2 cli load --skip-bad "$SERVER_DIR/bad.resp"
+  grep -q "bad.resp: command 10001 (byte offset 140000): malformed RESP: \"x\" where" \
+    "$SERVER_DIR/err" || fail "malformed RESP not placed: $(cat "$SERVER_DIR/err")"
+  grep -q "stopped at command 10001 (byte offset 140000): 10000 commands sent before it" \
+    "$SERVER_DIR/err" || fail "malformed RESP: no stop line"
+  grep -q "reply" "$SERVER_DIR/err" && fail "malformed input reported as a reply"
   server_stop || fail "server_stop"
 
   # AUTH: a wrong password is the server's error (1), the right one from -a or RBKV_PASSWORD works.
