@@ -9,3 +9,7 @@ while(RBKV_CLI_TESTS)
   set_tests_properties(cli_${name} PROPERTIES LABELS integration TIMEOUT ${timeout}
                        SKIP_RETURN_CODE 77)
 endwhile()
+
+# make install's rules: the two binaries land in PREFIX/bin (and DESTDIR/PREFIX/bin) and run.
+add_test(NAME install COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_install.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(install PROPERTIES LABELS integration TIMEOUT 60)
