@@ -17,7 +17,7 @@
 # through fuzz/harness.c (what it sets up and which commands it refuses: fuzz/harness.h).
 set(RBKV_FUZZ_LIBS_resp_parser resp)
 foreach(name commands snapshot aof)
-  set(RBKV_FUZZ_LIBS_${name} rbkv_server_core rbtree resp)
+  set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
 endforeach()
 
