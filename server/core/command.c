@@ -103,7 +103,8 @@ static void index_add(struct command_name *slots, const struct command_name *n)
     slots[slot] = *n;
 }
 
-static const struct command *index_find(const struct command_name *slots, const char *name, size_t len)
+static const struct command *index_find(const struct command_name *slots, const char *name,
+                                        size_t len)
 {
     for (uint32_t slot = name_hash(name, len) & (INDEX_SLOTS - 1); slots[slot].cmd;
          slot = (slot + 1) & (INDEX_SLOTS - 1)) {

@@ -1,12 +1,12 @@
 /*
  * command.h - the shape of a command table and the dispatcher (command.c).
  *
- * Commands are data: each cmd_*.c module (and multi.c) owns a `static const`
- * table of rows, each row beside its handler, and main.c registers the tables
- * at start, in the order COMMAND lists them. The dispatcher never names a
- * module: it knows commands only through what was registered. Statistics
- * (INFO commandstats) live here, apart from the tables, so the rows stay
- * read-only.
+ * Commands are data: each cmd_*.c module owns a `const` table of rows, each
+ * row beside its handler, and the command layer registers the tables at
+ * start (commands_register, called by main.c), in the order COMMAND lists
+ * them. The dispatcher never names a module: it knows commands only through
+ * what was registered. Statistics (INFO commandstats) live here, apart from
+ * the tables, so the rows stay read-only.
  */
 #ifndef RBKV_COMMAND_H
 #define RBKV_COMMAND_H
