@@ -43,6 +43,7 @@
 #define MAX_BIN_ARGS 64                   /* arguments of one EXPECT_BIN */
 #define MAX_WRAPPER_WORDS 32              /* words of $RBKV_SERVER_WRAPPER */
 #define BLOCKED_TIMEOUT_MS (3000 * H_SLOW) /* until a client is counted blocked */
+#define INFO_POLL_MS 5                    /* between two INFOs of a wait for a field */
 
 static const char *server_bin;
 static int is_reference; /* the binary is Debian's redis-server */
@@ -995,39 +996,19 @@ void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap
 
 int h_wait_blocked(redisContext *c, long n, int timeout_ms)
 {
-    int64_t until = h_now_ms() + timeout_ms;
-    long got;
-    for (;;) {
-        char v[32];
-        redisReply *r = H_CALL(c, "INFO", "clients");
-        got = -1;
-        if (r && r->type == REDIS_REPLY_STRING &&
-            h_info_field(r->str, "blocked_clients", v, sizeof(v)) == 0)
-            got = strtol(v, NULL, 10);
-        freeReplyObject(r);
-        if (got == n || h_now_ms() >= until)
-            break;
-        h_sleep_ms(5);
-    }
-    return CHECK(got == n, "expected blocked_clients:%ld, got %ld", n, got) ? 0 : -1;
+    char want[32];
+    snprintf(want, sizeof(want), "%ld", n);
+    int ok = h_wait_info(c, "clients", "blocked_clients", want, timeout_ms);
+    long got = ok ? n : (long)h_info_ll(c, "clients", "blocked_clients");
+    return CHECK(ok, "expected blocked_clients:%ld, got %ld", n, got) ? 0 : -1;
 }
 
 const char *h_wait_bgsave(redisContext *c, int timeout_ms)
 {
     static char status[16];
-    int64_t deadline = h_now_ms() + timeout_ms;
-    while (h_now_ms() < deadline) {
-        redisReply *r = H_CALL(c, "INFO", "persistence");
-        char v[16];
-        int done = r && r->type == REDIS_REPLY_STRING &&
-                   h_info_field(r->str, "rdb_bgsave_in_progress", v, sizeof(v)) == 0 &&
-                   !strcmp(v, "0") &&
-                   h_info_field(r->str, "rdb_last_bgsave_status", status, sizeof(status)) == 0;
-        freeReplyObject(r);
-        if (done)
-            return status;
-        h_sleep_ms(20);
-    }
+    if (h_wait_info(c, "persistence", "rdb_bgsave_in_progress", "0", timeout_ms) &&
+        h_info_str(c, "persistence", "rdb_last_bgsave_status", status, sizeof(status)) == 0)
+        return status;
     CHECK(0, "BGSAVE did not finish within %d ms", timeout_ms);
     return "timeout";
 }
@@ -1170,27 +1151,39 @@ long h_rss_kb(pid_t pid)
     return kb;
 }
 
+int h_info_str(redisContext *c, const char *section, const char *field, char *out, size_t cap)
+{
+    redisReply *r = H_CALL(c, "INFO", section);
+    int rc = r && r->type == REDIS_REPLY_STRING ? h_info_field(r->str, field, out, cap) : -1;
+    freeReplyObject(r);
+    return rc;
+}
+
 long long h_info_ll(redisContext *c, const char *section, const char *field)
 {
     char val[64];
-    redisReply *r = H_CALL(c, "INFO", section);
-    long long v = -1;
-    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, field, val, sizeof(val)) == 0)
-        v = strtoll(val, NULL, 10);
-    freeReplyObject(r);
-    return v;
+    return h_info_str(c, section, field, val, sizeof(val)) == 0 ? strtoll(val, NULL, 10) : -1;
+}
+
+int h_wait_info(redisContext *c, const char *section, const char *field, const char *want,
+                int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        char val[256];
+        if (h_info_str(c, section, field, val, sizeof(val)) == 0 && !strcmp(val, want))
+            return 1;
+        if (h_now_ms() >= deadline || !c || c->err)
+            return 0;
+        h_sleep_ms(INFO_POLL_MS);
+    }
 }
 
 int h_wait_clients(redisContext *c, long n, int timeout_ms)
 {
-    int64_t deadline = h_now_ms() + timeout_ms;
-    for (;;) {
-        if (h_info_ll(c, "clients", "connected_clients") == n)
-            return 1;
-        if (h_now_ms() >= deadline || !c || c->err)
-            return 0;
-        h_sleep_ms(10);
-    }
+    char want[32];
+    snprintf(want, sizeof(want), "%ld", n);
+    return h_wait_info(c, "clients", "connected_clients", want, timeout_ms);
 }
 
 long h_raise_nofile(long n)

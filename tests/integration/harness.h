@@ -278,9 +278,16 @@ long h_child_of(pid_t pid);
 int h_is_reference(void);
 /* VmRSS of process pid in KB, from /proc/<pid>/status, or -1. */
 long h_rss_kb(pid_t pid);
+/* The text of field in INFO section into out (NUL-terminated). Returns 0, or
+ * -1 when the reply or the field is missing. */
+int h_info_str(redisContext *c, const char *section, const char *field, char *out, size_t cap);
 /* A numeric field of INFO section (e.g. "memory", "used_memory"), or -1 when
  * the reply or the field is missing. */
 long long h_info_ll(redisContext *c, const char *section, const char *field);
+/* Polls INFO section until field reads want, for up to timeout_ms. Returns 1
+ * when it got there, 0 (not a recorded failure: callers CHECK) otherwise. */
+int h_wait_info(redisContext *c, const char *section, const char *field, const char *want,
+                int timeout_ms);
 /* Polls INFO clients until connected_clients is n, for up to timeout_ms: the
  * server learns of a close asynchronously. Returns 1 when it got there, 0
  * (not a recorded failure: callers CHECK) otherwise. */

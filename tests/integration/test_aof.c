@@ -468,18 +468,8 @@ static void test_misconf(void)
 /* Waits for the rewrite to be over (the child is reaped within a second). */
 static int wait_rewrite(redisContext *c)
 {
-    int64_t deadline = h_now_ms() + RETRY_MS;
-    while (h_now_ms() < deadline) {
-        redisReply *r = H_CALL(c, "INFO", "persistence");
-        char v[16];
-        int done = r && r->type == REDIS_REPLY_STRING &&
-                   h_info_field(r->str, "aof_rewrite_in_progress", v, sizeof(v)) == 0 &&
-                   !strcmp(v, "0");
-        freeReplyObject(r);
-        if (done)
-            return 1;
-        h_sleep_ms(50);
-    }
+    if (h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", RETRY_MS))
+        return 1;
     CHECK(0, "the AOF rewrite did not end within %d ms", RETRY_MS);
     return 0;
 }

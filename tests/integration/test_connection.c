@@ -64,19 +64,7 @@ static int client_field(redisContext *c, const char *field, char *out, size_t ca
  * client's close asynchronously. Returns 1 when it got there. */
 static int wait_connected(redisContext *c, long n)
 {
-    char val[32];
-    int64_t deadline = h_now_ms() + 5000 * H_SLOW;
-    while (h_now_ms() < deadline) {
-        redisReply *r = H_CALL(c, "INFO", "clients");
-        int ok = r && r->type == REDIS_REPLY_STRING &&
-                 h_info_field(r->str, "connected_clients", val, sizeof(val)) == 0 &&
-                 atol(val) == n;
-        freeReplyObject(r);
-        if (ok)
-            return 1;
-        h_sleep_ms(10);
-    }
-    return CHECK(0, "connected_clients never became %ld", n);
+    return h_wait_clients(c, n, 5000 * H_SLOW) || CHECK(0, "connected_clients never became %ld", n);
 }
 
 static void test_ping_echo(void)

@@ -145,17 +145,6 @@ static void expect_served(const char *ip, int port, const char *reply)
     h_raw_close(&r);
 }
 
-static long long info_number(redisContext *c, const char *field)
-{
-    char val[64];
-    redisReply *r = H_CALL(c, "INFO", "stats");
-    long long n = -1;
-    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, field, val, sizeof(val)) == 0)
-        n = atoll(val);
-    freeReplyObject(r);
-    return n;
-}
-
 /* Whether an array reply of bulks holds name. */
 static int array_has(const redisReply *r, const char *name)
 {
@@ -181,7 +170,7 @@ static void test_protected_mode_local(void)
         return;
     EXPECT_STATUS(c, "PONG", "PING");
     EXPECT_REPLY(c, "['protected-mode', 'yes']", "CONFIG", "GET", "protected-mode");
-    CHECK(info_number(c, "rejected_connections") == 0, "no client was refused");
+    CHECK(h_info_ll(c, "stats", "rejected_connections") == 0, "no client was refused");
     redisFree(c);
     h_path_in(&s, "sec.sock", sock, sizeof(sock));
     c = redisConnectUnix(sock);
@@ -228,7 +217,7 @@ static void test_protected_mode_remote(void)
         return;
     expect_denied(ip, s.port);
     EXPECT_STATUS(c, "PONG", "PING"); /* loopback still served */
-    CHECK(info_number(c, "rejected_connections") == 1, "the refusal counts as rejected");
+    CHECK(h_info_ll(c, "stats", "rejected_connections") == 1, "the refusal counts as rejected");
 
     /* At run time, both ways. */
     EXPECT_OK(c, "CONFIG", "SET", "protected-mode", "no");
