@@ -32,6 +32,7 @@
 #ifndef RBKV_TEST_CHECK_H
 #define RBKV_TEST_CHECK_H
 
+#include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -133,7 +134,8 @@ static inline void check_remove_tmpdir(void)
 static inline char *check_tmpdir(char *pattern)
 {
     struct check_state *st = check_state();
-    if (!mkdtemp(pattern) || strlen(pattern) >= sizeof(st->tmpdir)) {
+    errno = ENAMETOOLONG; /* what perror says when pattern is too long */
+    if (strlen(pattern) >= sizeof(st->tmpdir) || !mkdtemp(pattern)) {
         perror(pattern);
         exit(2);
     }
