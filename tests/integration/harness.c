@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,8 @@
 #define RAW_MAX_DEPTH 64                  /* nesting of RESP3 aggregates we accept */
 #define MAX_BIN_ARGS 64                   /* arguments of one EXPECT_BIN */
 #define MAX_WRAPPER_WORDS 32              /* words of $RBKV_SERVER_WRAPPER */
+#define BLOCKED_TIMEOUT_MS (3000 * H_SLOW) /* until a client is counted blocked */
+#define INFO_POLL_MS 5                    /* between two INFOs of a wait for a field */
 
 static const char *server_bin;
 static int is_reference; /* the binary is Debian's redis-server */
@@ -318,6 +321,14 @@ void h_append(redisContext *c, int argc, const char *const *argv, const size_t *
 {
     if (c && !c->err)
         redisAppendCommandArgv(c, argc, (const char **)argv, lens);
+}
+
+void h_send(redisContext *c, int argc, const char *const *argv, const size_t *lens)
+{
+    int done = 0;
+    h_append(c, argc, argv, lens);
+    while (c && !c->err && !done && redisBufferWrite(c, &done) == REDIS_OK) {
+    }
 }
 
 redisReply *h_get_reply(redisContext *c)
@@ -764,6 +775,49 @@ redisContext *h_connect_flushed(const struct h_server *s)
     return c;
 }
 
+/* The client of h_open and h_reopen, once start (h_start's or h_restart's
+ * result) said whether s runs. */
+static redisContext *connect_started(struct h_server *s, int start)
+{
+    redisContext *c = start == 0 ? h_connect(s) : NULL;
+    if (start == 0 && !c)
+        h_stop(s);
+    return c;
+}
+
+redisContext *h_open(struct h_server *s, const char *const *flags)
+{
+    return connect_started(s, h_start(s, flags));
+}
+
+redisContext *h_reopen(struct h_server *s, const char *const *flags)
+{
+    return connect_started(s, h_restart(s, flags));
+}
+
+int h_close(struct h_server *s, redisContext *c)
+{
+    redisFree(c);
+    return h_stop(s);
+}
+
+redisContext *h_open_blocked(struct h_server *s, const char *const *flags, redisContext **waiter,
+                             const char *const *argv)
+{
+    redisContext *c = h_open(s, flags);
+    int argc = 0;
+    *waiter = c ? h_connect(s) : NULL;
+    if (!*waiter) {
+        h_close(s, c);
+        return NULL;
+    }
+    while (argv[argc])
+        argc++;
+    h_send(*waiter, argc, argv, NULL);
+    h_wait_blocked(c, 1, BLOCKED_TIMEOUT_MS);
+    return c;
+}
+
 /* ---- raw connections ----------------------------------------------------- */
 
 int h_raw_open(struct h_raw *r, const struct h_server *s)
@@ -942,21 +996,21 @@ void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap
 
 int h_wait_blocked(redisContext *c, long n, int timeout_ms)
 {
-    int64_t until = h_now_ms() + timeout_ms;
-    long got;
-    for (;;) {
-        char v[32];
-        redisReply *r = H_CALL(c, "INFO", "clients");
-        got = -1;
-        if (r && r->type == REDIS_REPLY_STRING &&
-            h_info_field(r->str, "blocked_clients", v, sizeof(v)) == 0)
-            got = strtol(v, NULL, 10);
-        freeReplyObject(r);
-        if (got == n || h_now_ms() >= until)
-            break;
-        h_sleep_ms(5);
-    }
-    return CHECK(got == n, "expected blocked_clients:%ld, got %ld", n, got) ? 0 : -1;
+    char want[32];
+    snprintf(want, sizeof(want), "%ld", n);
+    int ok = h_wait_info(c, "clients", "blocked_clients", want, timeout_ms);
+    long got = ok ? n : (long)h_info_ll(c, "clients", "blocked_clients");
+    return CHECK(ok, "expected blocked_clients:%ld, got %ld", n, got) ? 0 : -1;
+}
+
+const char *h_wait_bgsave(redisContext *c, int timeout_ms)
+{
+    static char status[16];
+    if (h_wait_info(c, "persistence", "rdb_bgsave_in_progress", "0", timeout_ms) &&
+        h_info_str(c, "persistence", "rdb_last_bgsave_status", status, sizeof(status)) == 0)
+        return status;
+    CHECK(0, "BGSAVE did not finish within %d ms", timeout_ms);
+    return "timeout";
 }
 
 char *h_read_file(const char *path, size_t *len)
@@ -983,6 +1037,46 @@ int h_file_has(const struct h_server *s, const char *name, const char *text)
     int found = buf && strstr(buf, text) != NULL;
     free(buf);
     return found;
+}
+
+long long h_file_size(const struct h_server *s, const char *name)
+{
+    char p[512];
+    struct stat st;
+    h_path_in(s, name, p, sizeof(p));
+    return stat(p, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+int h_exec(const struct h_server *s, const char *out, int timeout_ms, const char *const *args)
+{
+    const char *argv[MAX_FLAGS + 2] = {server_bin};
+    char path[512];
+    int n = 1;
+    for (; args && args[n - 1] && n <= MAX_FLAGS; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    h_path_in(s, out, path, sizeof(path));
+    pid_t pid = fork();
+    if (pid < 0)
+        return harness_failure("fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (!freopen(path, "w", stdout) || chdir(s->dir) < 0)
+            _exit(127);
+        dup2(STDOUT_FILENO, STDERR_FILENO);
+        execvp(server_bin, (char *const *)argv);
+        _exit(127);
+    }
+    int status = -1;
+    pid_t done;
+    int64_t deadline = h_now_ms() + timeout_ms;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && h_now_ms() < deadline)
+        h_sleep_ms(10);
+    if (done == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 void h_clean_dir(const struct h_server *s)
@@ -1057,27 +1151,39 @@ long h_rss_kb(pid_t pid)
     return kb;
 }
 
+int h_info_str(redisContext *c, const char *section, const char *field, char *out, size_t cap)
+{
+    redisReply *r = H_CALL(c, "INFO", section);
+    int rc = r && r->type == REDIS_REPLY_STRING ? h_info_field(r->str, field, out, cap) : -1;
+    freeReplyObject(r);
+    return rc;
+}
+
 long long h_info_ll(redisContext *c, const char *section, const char *field)
 {
     char val[64];
-    redisReply *r = H_CALL(c, "INFO", section);
-    long long v = -1;
-    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, field, val, sizeof(val)) == 0)
-        v = strtoll(val, NULL, 10);
-    freeReplyObject(r);
-    return v;
+    return h_info_str(c, section, field, val, sizeof(val)) == 0 ? strtoll(val, NULL, 10) : -1;
+}
+
+int h_wait_info(redisContext *c, const char *section, const char *field, const char *want,
+                int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        char val[256];
+        if (h_info_str(c, section, field, val, sizeof(val)) == 0 && !strcmp(val, want))
+            return 1;
+        if (h_now_ms() >= deadline || !c || c->err)
+            return 0;
+        h_sleep_ms(INFO_POLL_MS);
+    }
 }
 
 int h_wait_clients(redisContext *c, long n, int timeout_ms)
 {
-    int64_t deadline = h_now_ms() + timeout_ms;
-    for (;;) {
-        if (h_info_ll(c, "clients", "connected_clients") == n)
-            return 1;
-        if (h_now_ms() >= deadline || !c || c->err)
-            return 0;
-        h_sleep_ms(10);
-    }
+    char want[32];
+    snprintf(want, sizeof(want), "%ld", n);
+    return h_wait_info(c, "clients", "connected_clients", want, timeout_ms);
 }
 
 long h_raise_nofile(long n)

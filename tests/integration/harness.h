@@ -92,6 +92,22 @@ redisContext *h_connect(const struct h_server *s);
 /* h_connect, then FLUSHALL (expected to answer +OK): a test's clean start. */
 redisContext *h_connect_flushed(const struct h_server *s);
 
+/* A server of the test's own and a client of it: h_start, then h_connect.
+ * Returns the connection, or NULL after recording a failure (a server that
+ * started but took no connection is stopped again, its log kept). End with
+ * h_close. */
+redisContext *h_open(struct h_server *s, const char *const *flags);
+/* The same with h_restart: s again in its dir, after it stopped. */
+redisContext *h_reopen(struct h_server *s, const char *const *flags);
+/* redisFree(c), then h_stop(s); returns h_stop's result. */
+int h_close(struct h_server *s, redisContext *c);
+/* h_open for a test of what serving a blocked client does: a second client,
+ * *waiter, sends argv (a blocking command, NULL-terminated: H_FLAGS("BZPOPMIN",
+ * "k", "5")), and the server is seen counting it blocked. Returns the first
+ * client, or NULL after recording a failure. */
+redisContext *h_open_blocked(struct h_server *s, const char *const *flags, redisContext **waiter,
+                             const char *const *argv);
+
 /* Sends one command and returns its reply (caller frees with
  * freeReplyObject), or NULL when the connection failed. lens NULL means
  * every argument is a NUL-terminated string. */
@@ -103,6 +119,10 @@ void h_append(redisContext *c, int argc, const char *const *argv, const size_t *
 #define H_APPEND(c, ...)                                                                          \
     h_append((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
 redisReply *h_get_reply(redisContext *c);
+/* Queues a command and writes it out without waiting for its reply (a
+ * blocking command, say); read the reply later with h_get_reply. */
+void h_send(redisContext *c, int argc, const char *const *argv, const size_t *lens);
+#define H_SEND(c, ...) h_send((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, NULL)
 
 /* The text form of a reply into buf (truncated to cap); returns buf. */
 char *h_repr(const redisReply *r, char *buf, size_t cap);
@@ -228,6 +248,14 @@ void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap
 char *h_read_file(const char *path, size_t *len);
 /* Whether the file name in s's dir contains text. */
 int h_file_has(const struct h_server *s, const char *name, const char *text);
+/* The size of the file name in s's dir, or -1 when there is none. */
+long long h_file_size(const struct h_server *s, const char *name);
+/* Runs the server binary with args (NULL-terminated; $RBKV_SERVER_WRAPPER is
+ * not applied) in s's dir, its output into the file out there, for runs that
+ * end by themselves: a refused start, --check-aof. Returns its exit status;
+ * -1 when a signal ended it, or when it was still running after timeout_ms
+ * and was killed. */
+int h_exec(const struct h_server *s, const char *out, int timeout_ms, const char *const *args);
 /* Removes what the server left in its dir (files and empty dirs), then the dir. */
 void h_clean_dir(const struct h_server *s);
 /* An integer reply's value, or -999 for anything else. */
@@ -238,6 +266,10 @@ void h_fill(redisContext *c, const char *prefix, int n);
 /* Waits up to timeout_ms for INFO's blocked_clients to be n. Returns 0, or
  * -1 after a failed CHECK. */
 int h_wait_blocked(redisContext *c, long n, int timeout_ms);
+/* Waits up to timeout_ms for the BGSAVE under way to end. Returns INFO's
+ * rdb_last_bgsave_status then ("ok" or "err", in a static buffer), or
+ * "timeout" after a failed CHECK. */
+const char *h_wait_bgsave(redisContext *c, int timeout_ms);
 /* The pid of pid's first child (a BGSAVE or rewrite child), from /proc, or -1. */
 long h_child_of(pid_t pid);
 
@@ -246,9 +278,16 @@ long h_child_of(pid_t pid);
 int h_is_reference(void);
 /* VmRSS of process pid in KB, from /proc/<pid>/status, or -1. */
 long h_rss_kb(pid_t pid);
+/* The text of field in INFO section into out (NUL-terminated). Returns 0, or
+ * -1 when the reply or the field is missing. */
+int h_info_str(redisContext *c, const char *section, const char *field, char *out, size_t cap);
 /* A numeric field of INFO section (e.g. "memory", "used_memory"), or -1 when
  * the reply or the field is missing. */
 long long h_info_ll(redisContext *c, const char *section, const char *field);
+/* Polls INFO section until field reads want, for up to timeout_ms. Returns 1
+ * when it got there, 0 (not a recorded failure: callers CHECK) otherwise. */
+int h_wait_info(redisContext *c, const char *section, const char *field, const char *want,
+                int timeout_ms);
 /* Polls INFO clients until connected_clients is n, for up to timeout_ms: the
  * server learns of a close asynchronously. Returns 1 when it got there, 0
  * (not a recorded failure: callers CHECK) otherwise. */

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h> /* prlimit: the build defines _GNU_SOURCE */
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,55 +32,14 @@
 #define EXIT_MS (10000 * H_SLOW)
 #define RETRY_MS (3000 * H_SLOW)     /* the log's write is retried every second */
 
-static const char *server_path;
-
-
-static long long file_size(const struct h_server *s)
-{
-    char p[512];
-    struct stat st;
-    h_path_in(s, AOF, p, sizeof(p));
-    return stat(p, &st) == 0 ? (long long)st.st_size : -1;
-}
-
-/* Runs the binary with args (NULL-terminated) in s's dir, its output into
- * out.log there. Returns its exit status, -1 when it did not exit in time. */
-static int run_in(const struct h_server *s, const char *const *args)
-{
-    char log[600];
-    const char *argv[16] = {server_path};
-    int n = 1;
-    for (; args[n - 1] && n < 15; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    snprintf(log, sizeof(log), "%s/out.log", s->dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (!freopen(log, "w", stdout) || chdir(s->dir) < 0)
-            _exit(127);
-        dup2(STDOUT_FILENO, STDERR_FILENO);
-        execv(server_path, (char *const *)argv);
-        _exit(127);
-    }
-    int status = -1;
-    int64_t deadline = h_now_ms() + EXIT_MS;
-    while (waitpid(pid, &status, WNOHANG) == 0 && h_now_ms() < deadline)
-        h_sleep_ms(10);
-    if (h_now_ms() >= deadline) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        return -1;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-#define RUN_IN(s, ...) run_in((s), (const char *const[]){__VA_ARGS__, NULL})
+/* Runs the binary with the arguments in s's dir, its output into out.log
+ * there; returns its exit status (h_exec). */
+#define RUN_IN(s, ...) h_exec((s), "out.log", EXIT_MS, H_FLAGS(__VA_ARGS__))
 
 static void test_round_trip(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     h_fill(c, "k", KEYS);
@@ -103,13 +61,10 @@ static void test_round_trip(void)
     EXPECT_STATUS(c, "QUEUED", "INCR", "n");
     EXPECT_STATUS(c, "QUEUED", "INCR", "n");
     EXPECT_REPLY(c, "[:1, :2]", "EXEC");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_sleep_ms(1000); /* past the 800 ms deadlines */
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_NIL(c, "GET", "k:0");
@@ -125,8 +80,7 @@ static void test_round_trip(void)
     EXPECT_OK(c, "SELECT", "3");
     EXPECT_BULK(c, "three", "GET", "in3");
     EXPECT_MATCH(c, "*aof_enabled:1*aof_last_write_status:ok*", "INFO", "persistence");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -135,18 +89,11 @@ static void test_round_trip(void)
 static void test_blocked_pop(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *waiter = h_connect(&s);
-    redisContext *c = h_connect(&s);
-    if (!waiter || !c)
-        return;
-    int done = 0;
-    redisAppendCommand(waiter, "BZPOPMIN z 5");
-    while (!done && redisBufferWrite(waiter, &done) == REDIS_OK)
-        ;
+    redisContext *waiter;
     /* The BZPOPMIN must be waiting before the ZADD. */
-    h_wait_blocked(c, 1, RETRY_MS);
+    redisContext *c = h_open_blocked(&s, H_FLAGS(ALWAYS), &waiter, H_FLAGS("BZPOPMIN", "z", "5"));
+    if (!c)
+        return;
     EXPECT_INT(c, 2, "ZADD", "z", "1", "a", "2", "b");
     redisReply *r = NULL;
     CHECK(redisGetReply(waiter, (void **)&r) == REDIS_OK && r && r->type == REDIS_REPLY_ARRAY &&
@@ -154,17 +101,13 @@ static void test_blocked_pop(void)
           "BZPOPMIN should pop a");
     freeReplyObject(r);
     redisFree(waiter);
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_REPLY(c, "['b', '2']", "ZRANGE", "z", "0", "-1", "WITHSCORES");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -173,26 +116,20 @@ static void test_blocked_pop(void)
 static void test_from_snapshot(void)
 {
     struct h_server s;
-    if (h_start(&s, NULL) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, NULL);
     if (!c)
         return;
     h_fill(c, "snap", KEYS);
     EXPECT_INT(c, 1, "ZADD", "z", "2", "m");
     EXPECT_OK(c, "SAVE");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     for (int round = 0; round < 2; round++) {
-        if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-            return;
-        c = h_connect(&s);
+        c = h_reopen(&s, H_FLAGS(ALWAYS));
         if (!c)
             return;
         EXPECT_INT(c, KEYS + 1 + round, "DBSIZE");
         EXPECT_OK(c, "SET", round ? "more2" : "more1", "x");
-        redisFree(c);
-        h_stop(&s);
+        h_close(&s, c);
     }
     h_clean_dir(&s);
 }
@@ -242,9 +179,7 @@ static void test_kill9_always(void)
     waitpid(pid, NULL, 0);
     CHECK(last > 0, "the writer got no reply before kill -9");
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     long long missing = 0;
@@ -267,8 +202,7 @@ static void test_kill9_always(void)
     if (missing == 0)
         printf("  kill -9 under appendfsync always: %lld acknowledged writes, all there\n",
                last + 1);
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -278,9 +212,7 @@ static void test_kill9_always(void)
 static void test_everysec(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--appendonly", "yes", "--appendfsync", "everysec")) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS("--appendonly", "yes", "--appendfsync", "everysec"));
     if (!c)
         return;
     for (int round = 0; round < 3; round++) {
@@ -291,28 +223,22 @@ static void test_everysec(void)
     kill(s.pid, SIGKILL);
     h_wait_exit(&s, EXIT_MS);
     redisFree(c);
-    if (h_restart(&s, H_FLAGS("--appendonly", "yes")) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS("--appendonly", "yes"));
     if (!c)
         return;
     EXPECT_INT(c, 2 * KEYS, "DBSIZE");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
 /* A server with KEYS keys in its log, stopped. Returns 0 when ready. */
 static int prepare(struct h_server *s)
 {
-    if (h_start(s, H_FLAGS(ALWAYS)) < 0)
-        return -1;
-    redisContext *c = h_connect(s);
+    redisContext *c = h_open(s, H_FLAGS(ALWAYS));
     if (!c)
         return -1;
     h_fill(c, "k", KEYS);
-    redisFree(c);
-    return h_stop(s);
+    return h_close(s, c);
 }
 
 static void append_bytes(const struct h_server *s, const char *bytes)
@@ -330,34 +256,28 @@ static void test_truncated(void)
     struct h_server s;
     if (prepare(&s) < 0)
         return;
-    long long whole = file_size(&s);
+    long long whole = h_file_size(&s, AOF);
     append_bytes(&s, "*3\r\n$3\r\nSET\r\n$4\r\ncut");
     /* With aof-load-truncated no it refuses, and leaves the file. */
     CHECK(RUN_IN(&s, "--port", "0", "--appendonly", "yes", "--aof-load-truncated", "no") == 1,
           "a cut log with aof-load-truncated no should stop the start");
     CHECK(h_file_has(&s, "out.log", "is truncated at offset"), "the refusal names the offset");
-    CHECK(file_size(&s) > whole, "the refused log was trimmed");
+    CHECK(h_file_size(&s, AOF) > whole, "the refused log was trimmed");
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    CHECK(h_file_has(&s, "server.log", "short read while loading the AOF"), "no warning logged");
-    CHECK(file_size(&s) == whole, "log not trimmed: %lld bytes, %lld whole", file_size(&s),
-          whole);
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
+    CHECK(h_file_has(&s, "server.log", "short read while loading the AOF"), "no warning logged");
+    CHECK(h_file_size(&s, AOF) == whole, "log not trimmed: %lld bytes, %lld whole",
+          h_file_size(&s, AOF), whole);
     EXPECT_INT(c, KEYS, "DBSIZE");
     EXPECT_OK(c, "SET", "after", "trim");
-    redisFree(c);
-    h_stop(&s);
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    h_close(&s, c);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_BULK(c, "trim", "GET", "after");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -420,7 +340,7 @@ static void test_not_a_logged_command(void)
         struct h_server s;
         if (prepare(&s) < 0)
             return;
-        long long whole = file_size(&s);
+        long long whole = h_file_size(&s, AOF);
         append_bytes(&s, bad[i][0]);
         char want[160];
         snprintf(want, sizeof(want), "append only file " AOF " at offset %lld: %s", whole,
@@ -437,15 +357,16 @@ static void test_check_aof(void)
     struct h_server s;
     if (prepare(&s) < 0)
         return;
-    long long whole = file_size(&s);
+    long long whole = h_file_size(&s, AOF);
     CHECK(RUN_IN(&s, "--check-aof", AOF) == 0, "--check-aof on a good log");
     CHECK(h_file_has(&s, "out.log", "is valid"), "check verdict");
     append_bytes(&s, "*2\r\n$3\r\nDEL\r\n$2\r");
     CHECK(RUN_IN(&s, "--check-aof", AOF) == 1, "--check-aof on a cut log");
     CHECK(h_file_has(&s, "out.log", "is truncated at offset"), "check verdict");
-    CHECK(file_size(&s) > whole, "--check-aof without --fix changed the log");
+    CHECK(h_file_size(&s, AOF) > whole, "--check-aof without --fix changed the log");
     CHECK(RUN_IN(&s, "--check-aof", AOF, "--fix") == 0, "--check-aof --fix on a cut log");
-    CHECK(file_size(&s) == whole, "--fix left %lld bytes, want %lld", file_size(&s), whole);
+    CHECK(h_file_size(&s, AOF) == whole, "--fix left %lld bytes, want %lld", h_file_size(&s, AOF),
+          whole);
     CHECK(RUN_IN(&s, "--check-aof", AOF) == 0, "--check-aof after --fix");
     CHECK(RUN_IN(&s, "--check-aof", "missing.aof") == 1, "--check-aof on a missing file");
     h_clean_dir(&s);
@@ -491,9 +412,7 @@ static void test_every_cut(void)
 static void test_misconf(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_OK(c, "SET", "before", "limit");
@@ -502,12 +421,11 @@ static void test_misconf(void)
     struct rlimit old;
     if (prlimit(s.pid, RLIMIT_FSIZE, NULL, &old) < 0) {
         CHECK(0, "prlimit: cannot read the server's limits");
-        redisFree(c);
-        h_stop(&s);
+        h_close(&s, c);
         h_clean_dir(&s);
         return;
     }
-    struct rlimit lim = {(rlim_t)file_size(&s), old.rlim_max};
+    struct rlimit lim = {(rlim_t)h_file_size(&s, AOF), old.rlim_max};
     CHECK(prlimit(s.pid, RLIMIT_FSIZE, &lim, NULL) == 0, "prlimit");
     /* The write that cannot be logged is not acknowledged: the client is
      * closed with its reply unsent. */
@@ -534,38 +452,24 @@ static void test_misconf(void)
     }
     CHECK(ok != NULL, "writes still refused %d ms after the limit was lifted", RETRY_MS);
     freeReplyObject(ok);
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 
     /* The unacknowledged write was kept and logged once the limit was gone. */
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_BULK(c, "limit", "GET", "before");
     EXPECT_BULK(c, "limit", "GET", "during");
     EXPECT_BULK(c, "y", "GET", "x");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
 /* Waits for the rewrite to be over (the child is reaped within a second). */
 static int wait_rewrite(redisContext *c)
 {
-    int64_t deadline = h_now_ms() + RETRY_MS;
-    while (h_now_ms() < deadline) {
-        redisReply *r = H_CALL(c, "INFO", "persistence");
-        char v[16];
-        int done = r && r->type == REDIS_REPLY_STRING &&
-                   h_info_field(r->str, "aof_rewrite_in_progress", v, sizeof(v)) == 0 &&
-                   !strcmp(v, "0");
-        freeReplyObject(r);
-        if (done)
-            return 1;
-        h_sleep_ms(50);
-    }
+    if (h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", RETRY_MS))
+        return 1;
     CHECK(0, "the AOF rewrite did not end within %d ms", RETRY_MS);
     return 0;
 }
@@ -584,9 +488,7 @@ static void overwrite(redisContext *c, const char *key, int n)
 static void test_rewrite(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     h_fill(c, "k", KEYS);
@@ -595,23 +497,20 @@ static void test_rewrite(void)
     EXPECT_OK(c, "SET", "ttl", "v", "EX", "1000");
     EXPECT_OK(c, "SELECT", "5");
     EXPECT_OK(c, "SET", "in5", "five");
-    long long before = file_size(&s);
+    long long before = h_file_size(&s, AOF);
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
     /* Written while the child runs: kept aside and appended at the switch. */
     EXPECT_OK(c, "SET", "during", "rewrite");
     EXPECT_OK(c, "SELECT", "0");
     EXPECT_INT(c, 1, "DEL", "k:1");
     if (wait_rewrite(c)) {
-        long long after = file_size(&s);
+        long long after = h_file_size(&s, AOF);
         CHECK(after > 0 && after < before / 4, "rewrite: %lld bytes, before %lld", after, before);
     }
     EXPECT_OK(c, "SET", "after", "rewrite");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_INT(c, KEYS - 1 + 4, "DBSIZE");
@@ -624,17 +523,14 @@ static void test_rewrite(void)
     EXPECT_OK(c, "SELECT", "5");
     EXPECT_BULK(c, "five", "GET", "in5");
     EXPECT_BULK(c, "rewrite", "GET", "during");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
 static void test_kill9_during_rewrite(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     h_fill(c, "k", KEYS);
@@ -654,50 +550,40 @@ static void test_kill9_during_rewrite(void)
     h_wait_exit(&s, EXIT_MS);
     redisFree(c);
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_INT(c, KEYS + BIG_VALUES, "DBSIZE");
     EXPECT_INT(c, BIG_VALUE, "STRLEN", "big:0");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
 static void test_auto_rewrite(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS, "--auto-aof-rewrite-min-size", "16kb")) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS, "--auto-aof-rewrite-min-size", "16kb"));
     if (!c)
         return;
     overwrite(c, "hot", 1000); /* about 40 kB of log for one key */
     int64_t deadline = h_now_ms() + RETRY_MS;
-    while (h_now_ms() < deadline && file_size(&s) >= 16 * 1024)
+    while (h_now_ms() < deadline && h_file_size(&s, AOF) >= 16 * 1024)
         h_sleep_ms(50);
-    CHECK(file_size(&s) < 16 * 1024, "no automatic rewrite: %lld bytes", file_size(&s));
+    CHECK(h_file_size(&s, AOF) < 16 * 1024, "no automatic rewrite: %lld bytes",
+          h_file_size(&s, AOF));
     wait_rewrite(c);
-    redisFree(c);
-    h_stop(&s);
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    h_close(&s, c);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_BULK(c, "value-999", "GET", "hot");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
 int main(int argc, char **argv)
 {
-    static char path[4096];
     h_init(argc, argv);
-    server_path = argc > 1 && realpath(argv[1], path) ? path : getenv("RBKV_SERVER");
     H_RUN(test_round_trip);
     H_RUN(test_from_snapshot);
     H_RUN(test_blocked_pop);

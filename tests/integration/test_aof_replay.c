@@ -11,39 +11,22 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 #define AOF "appendonly.aof"
 #define ALWAYS "--appendonly", "yes", "--appendfsync", "always"
-#define WAIT_MS (3000 * H_SLOW)
-
-static long long file_size(const struct h_server *s)
-{
-    char p[512];
-    struct stat st;
-    h_path_in(s, AOF, p, sizeof(p));
-    return stat(p, &st) == 0 ? (long long)st.st_size : -1;
-}
 
 /* A client served by a pop after the EXEC that filled the set: the
  * transaction is logged whole inside MULTI/EXEC, then the pop. */
 static void test_exec_serves_pop(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+    redisContext *waiter;
+    redisContext *c = h_open_blocked(&s, H_FLAGS(ALWAYS), &waiter, H_FLAGS("BZPOPMIN", "z", "5"));
+    if (!c)
         return;
-    redisContext *waiter = h_connect(&s);
-    redisContext *c = h_connect(&s);
-    if (!waiter || !c)
-        return;
-    int done = 0;
-    redisAppendCommand(waiter, "BZPOPMIN z 5");
-    while (!done && redisBufferWrite(waiter, &done) == REDIS_OK)
-        ;
-    h_wait_blocked(c, 1, WAIT_MS);
     EXPECT_OK(c, "MULTI");
     EXPECT_STATUS(c, "QUEUED", "ZADD", "z", "1", "a");
     EXPECT_STATUS(c, "QUEUED", "ZADD", "z", "2", "b");
@@ -55,21 +38,17 @@ static void test_exec_serves_pop(void)
           "BZPOPMIN should pop a after the EXEC");
     freeReplyObject(r);
     redisFree(waiter);
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     CHECK(h_file_has(&s, AOF, "*1\r\n$5\r\nMULTI\r\n"), "no MULTI in the log");
     CHECK(h_file_has(&s, AOF, "$1\r\nx\r\n*1\r\n$4\r\nEXEC\r\n*2\r\n$7\r\nZPOPMIN\r\n$1\r\nz\r\n"),
           "the log should hold EXEC, then the served pop");
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_REPLY(c, "['b', '2']", "ZRANGE", "z", "0", "-1", "WITHSCORES");
     EXPECT_BULK(c, "x", "GET", "t");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -94,34 +73,28 @@ static int cut_before(const struct h_server *s, const char *needle)
 static void test_cut_transaction(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_OK(c, "SET", "before", "1");
-    long long before_tx = file_size(&s);
+    long long before_tx = h_file_size(&s, AOF);
     EXPECT_OK(c, "MULTI");
     EXPECT_STATUS(c, "QUEUED", "SET", "t1", "x");
     EXPECT_STATUS(c, "QUEUED", "SET", "t2", "y");
     EXPECT_REPLY(c, "[+OK, +OK]", "EXEC");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     if (cut_before(&s, "*3\r\n$3\r\nset\r\n$2\r\nt2\r\n") < 0)
         return;
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    CHECK(h_file_has(&s, "server.log", "short read while loading the AOF"), "no warning logged");
-    CHECK(file_size(&s) == before_tx, "log trimmed to %lld bytes, want %lld (at the MULTI)",
-          file_size(&s), before_tx);
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
+    CHECK(h_file_has(&s, "server.log", "short read while loading the AOF"), "no warning logged");
+    CHECK(h_file_size(&s, AOF) == before_tx, "log trimmed to %lld bytes, want %lld (at the MULTI)",
+          h_file_size(&s, AOF), before_tx);
     EXPECT_BULK(c, "1", "GET", "before");
     EXPECT_INT(c, 0, "EXISTS", "t1", "t2");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -130,9 +103,7 @@ static void test_cut_transaction(void)
 static void test_expiry_in_log(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_INT(c, 2, "ZADD", "src", "1", "a", "2", "b");
@@ -147,21 +118,17 @@ static void test_expiry_in_log(void)
     h_sleep_ms(500);
     EXPECT_NIL(c, "GET", "lazy");
     EXPECT_INT(c, 0, "EXISTS", "src");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     CHECK(h_file_has(&s, AOF, "*2\r\n$3\r\nDEL\r\n$3\r\nsrc\r\n"), "src's expiry not logged");
     CHECK(h_file_has(&s, AOF, "*2\r\n$3\r\nDEL\r\n$4\r\nlazy\r\n"), "lazy's expiry not logged");
     CHECK(h_file_has(&s, AOF, "*2\r\n$3\r\nDEL\r\n$4\r\ngone\r\n"), "gone's removal not logged");
 
-    if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    c = h_connect(&s);
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_REPLY(c, "['a', 'b']", "ZRANGE", "dst", "0", "-1");
     EXPECT_INT(c, 0, "EXISTS", "src", "lazy", "gone", "never");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_clean_dir(&s);
 }
 
@@ -171,28 +138,22 @@ static void test_expiry_in_log(void)
 static void test_expired_while_down(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
     if (!c)
         return;
     EXPECT_OK(c, "SET", "k", "v", "PX", "300");
     EXPECT_INT(c, 1, "ZADD", "z", "1", "m");
     EXPECT_INT(c, 1, "PEXPIRE", "z", "300");
     EXPECT_OK(c, "SET", "stays", "v");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     h_sleep_ms(500);
     for (int round = 0; round < 2; round++) {
-        if (h_restart(&s, H_FLAGS(ALWAYS)) < 0)
-            return;
-        c = h_connect(&s);
+        c = h_reopen(&s, H_FLAGS(ALWAYS));
         if (!c)
             return;
         EXPECT_INT(c, 0, "EXISTS", "k", "z");
         EXPECT_INT(c, 1, "DBSIZE");
-        redisFree(c);
-        h_stop(&s);
+        h_close(&s, c);
     }
     CHECK(h_file_has(&s, AOF, "*2\r\n$3\r\nDEL\r\n$1\r\nz\r\n"), "z's expiry not logged");
     h_clean_dir(&s);
@@ -205,27 +166,21 @@ static void test_renamed_commands(void)
     struct h_server s;
     const char *const *renamed =
         H_FLAGS(ALWAYS, "--rename-command", "SET", "MYSET", "--rename-command", "SELECT", "");
-    if (h_start(&s, renamed) < 0)
-        return;
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, renamed);
     if (!c)
         return;
     EXPECT_OK(c, "MYSET", "k", "v", "PX", "100000");
     EXPECT_INT(c, 1, "ZADD", "z", "1", "m");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
     CHECK(h_file_has(&s, AOF, "$3\r\nset\r\n$1\r\nk\r\n"), "SET not logged under its name");
     for (int round = 0; round < 2; round++) {
-        if (h_restart(&s, round ? H_FLAGS(ALWAYS) : renamed) < 0)
-            return;
-        c = h_connect(&s);
+        c = h_reopen(&s, round ? H_FLAGS(ALWAYS) : renamed);
         if (!c)
             return;
         EXPECT_BULK(c, "v", "GET", "k");
         EXPECT_INT_RANGE(c, 90, 100, "TTL", "k");
         EXPECT_INT(c, 1, "ZCARD", "z");
-        redisFree(c);
-        h_stop(&s);
+        h_close(&s, c);
     }
     h_clean_dir(&s);
 }

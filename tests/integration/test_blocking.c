@@ -20,15 +20,6 @@ static struct h_server srv;
 /* How long a client may take to show up as blocked in INFO. */
 #define BLOCK_WAIT_MS (2000 * H_SLOW)
 
-/* Sends a command on c without waiting for its reply. */
-#define SEND(c, ...)                                                                              \
-    do {                                                                                          \
-        H_APPEND(c, __VA_ARGS__);                                                                 \
-        int done_ = 0;                                                                            \
-        while (!done_ && redisBufferWrite(c, &done_) == REDIS_OK) {                               \
-        }                                                                                         \
-    } while (0)
-
 /* Expects the next reply on c, of a command sent earlier, to read want. */
 #define EXPECT_NEXT(c, want) expect_next(__FILE__, __LINE__, (c), (want))
 
@@ -45,25 +36,10 @@ static int expect_next(const char *file, int line, redisContext *c, const char *
                    got);
 }
 
-static long blocked_clients(redisContext *c)
-{
-    char v[32];
-    redisReply *r = H_CALL(c, "INFO", "clients");
-    long n = -1;
-    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, "blocked_clients", v, sizeof(v)) == 0)
-        n = strtol(v, NULL, 10);
-    freeReplyObject(r);
-    return n;
-}
-
 /* Waits until INFO (through c) shows n blocked clients. */
-static int wait_blocked(redisContext *c, long n)
+static void wait_blocked(redisContext *c, long n)
 {
-    int64_t until = h_now_ms() + BLOCK_WAIT_MS;
-    long got;
-    while ((got = blocked_clients(c)) != n && h_now_ms() < until)
-        h_sleep_ms(5);
-    return CHECK(got == n, "expected blocked_clients:%ld, got %ld", n, got);
+    h_wait_blocked(c, n, BLOCK_WAIT_MS);
 }
 
 static void test_immediate(void)
@@ -118,24 +94,24 @@ static void test_wake_by_zadd(void)
     redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
     if (!c || !w)
         goto out;
-    SEND(c, "BZPOPMIN", "k", "0");
+    H_SEND(c, "BZPOPMIN", "k", "0");
     wait_blocked(w, 1);
     EXPECT_INT(w, 2, "ZADD", "k", "1", "a", "2", "b");
     EXPECT_NEXT(c, "['k', 'a', '1']");
     EXPECT_REPLY(w, "['b']", "ZRANGE", "k", "0", "-1");
     wait_blocked(w, 0);
 
-    SEND(c, "BZPOPMAX", "k2", "0");
+    H_SEND(c, "BZPOPMAX", "k2", "0");
     wait_blocked(w, 1);
     EXPECT_REPLY(w, "'2.5'", "ZINCRBY", "k2", "2.5", "m");
     EXPECT_NEXT(c, "['k2', 'm', '2.5']");
 
     /* A key created by a STORE or a RENAME wakes its waiters too. */
-    SEND(c, "BZPOPMIN", "dst", "0");
+    H_SEND(c, "BZPOPMIN", "dst", "0");
     wait_blocked(w, 1);
     EXPECT_INT(w, 1, "ZUNIONSTORE", "dst", "1", "k");
     EXPECT_NEXT(c, "['dst', 'b', '2']");
-    SEND(c, "BZPOPMIN", "renamed", "0");
+    H_SEND(c, "BZPOPMIN", "renamed", "0");
     wait_blocked(w, 1);
     EXPECT_OK(w, "RENAME", "k", "renamed");
     EXPECT_NEXT(c, "['renamed', 'b', '2']");
@@ -151,7 +127,7 @@ static void test_fifo(void)
     if (!c[0] || !c[1] || !c[2] || !w)
         goto out;
     for (int i = 0; i < 3; i++) {
-        SEND(c[i], "BZPOPMIN", "q", "0");
+        H_SEND(c[i], "BZPOPMIN", "q", "0");
         wait_blocked(w, i + 1);
     }
     EXPECT_INT(w, 3, "ZADD", "q", "1", "a", "2", "b", "3", "c");
@@ -161,9 +137,9 @@ static void test_fifo(void)
     EXPECT_INT(w, 0, "EXISTS", "q");
 
     /* One member for two waiters: the first gets it, the second waits on. */
-    SEND(c[0], "BZPOPMIN", "q", "0");
+    H_SEND(c[0], "BZPOPMIN", "q", "0");
     wait_blocked(w, 1);
-    SEND(c[1], "BZPOPMIN", "q", "0");
+    H_SEND(c[1], "BZPOPMIN", "q", "0");
     wait_blocked(w, 2);
     EXPECT_INT(w, 1, "ZADD", "q", "1", "x");
     EXPECT_NEXT(c[0], "['q', 'x', '1']");
@@ -186,14 +162,14 @@ static void test_several_keys(void)
     EXPECT_REPLY(c, "['k2', 'b', '2']", "BZPOPMIN", "k3", "k2", "k1", "0");
     EXPECT_REPLY(c, "['k1', 'a', '1']", "BZPOPMIN", "k3", "k2", "k1", "0");
 
-    SEND(c, "BZPOPMIN", "k1", "k2", "0");
+    H_SEND(c, "BZPOPMIN", "k1", "k2", "0");
     wait_blocked(w, 1);
     EXPECT_INT(w, 1, "ZADD", "k2", "5", "z");
     EXPECT_NEXT(c, "['k2', 'z', '5']");
     wait_blocked(w, 0);
 
     /* BZMPOP with COUNT, woken on its second key. */
-    SEND(c, "BZMPOP", "0", "2", "m1", "m2", "MAX", "COUNT", "2");
+    H_SEND(c, "BZMPOP", "0", "2", "m1", "m2", "MAX", "COUNT", "2");
     wait_blocked(w, 1);
     EXPECT_INT(w, 3, "ZADD", "m2", "1", "x", "2", "y", "3", "z");
     EXPECT_NEXT(c, "['m2', [['z', '3'], ['y', '2']]]");
@@ -216,7 +192,7 @@ static void test_timeout(void)
     EXPECT_INT(w, 0, "EXISTS", "k");
 
     /* 0 is forever: still blocked well after, until woken. */
-    SEND(c, "BZPOPMAX", "k", "0");
+    H_SEND(c, "BZPOPMAX", "k", "0");
     wait_blocked(w, 1);
     h_sleep_ms(300);
     wait_blocked(w, 1);
@@ -224,7 +200,7 @@ static void test_timeout(void)
     EXPECT_NEXT(c, "['k', 'late', '7']");
 
     /* A timed wait that is served does not time out later. */
-    SEND(c, "BZPOPMIN", "k", "0.2");
+    H_SEND(c, "BZPOPMIN", "k", "0.2");
     wait_blocked(w, 1);
     EXPECT_INT(w, 1, "ZADD", "k", "1", "on-time");
     EXPECT_NEXT(c, "['k', 'on-time', '1']");
@@ -247,7 +223,7 @@ static void test_transactions(void)
     EXPECT_REPLY(w, "[(nil), (nil)]", "EXEC");
 
     /* Served after EXEC, from what the whole transaction left. */
-    SEND(c, "BZPOPMIN", "k", "0");
+    H_SEND(c, "BZPOPMIN", "k", "0");
     wait_blocked(w, 1);
     EXPECT_OK(w, "MULTI");
     EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "1", "a");
@@ -270,9 +246,9 @@ static void test_disconnect(void)
     redisContext *c = h_connect_flushed(&srv), *d = h_connect(&srv), *w = h_connect(&srv);
     if (!c || !d || !w)
         goto out;
-    SEND(d, "BZPOPMIN", "k", "0");
+    H_SEND(d, "BZPOPMIN", "k", "0");
     wait_blocked(w, 1);
-    SEND(c, "BZPOPMIN", "k", "0");
+    H_SEND(c, "BZPOPMIN", "k", "0");
     wait_blocked(w, 2);
     redisFree(d);
     d = NULL;
@@ -283,7 +259,7 @@ static void test_disconnect(void)
     d = h_connect(&srv);
     if (!d)
         goto out;
-    SEND(d, "BZPOPMIN", "k", "0.2");
+    H_SEND(d, "BZPOPMIN", "k", "0.2");
     wait_blocked(w, 1);
     redisFree(d);
     d = NULL;
@@ -308,7 +284,7 @@ static void test_introspection(void)
         snprintf(id, sizeof(id), "%lld", r->integer);
     freeReplyObject(r);
 
-    SEND(c, "BZPOPMIN", "k", "0");
+    H_SEND(c, "BZPOPMIN", "k", "0");
     wait_blocked(w, 1);
     char pattern[96];
     snprintf(pattern, sizeof(pattern), "*id=%s *flags=b *cmd=bzpopmin *", id);
@@ -319,7 +295,7 @@ static void test_introspection(void)
     EXPECT_INT(w, 0, "CLIENT", "UNBLOCK", id);
     EXPECT_MATCH(w, "*flags=N *", "CLIENT", "INFO");
 
-    SEND(c, "BZMPOP", "0", "1", "k", "MIN");
+    H_SEND(c, "BZMPOP", "0", "1", "k", "MIN");
     wait_blocked(w, 1);
     EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", id, "ERROR");
     EXPECT_NEXT(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
@@ -338,7 +314,7 @@ static void test_pipelined(void)
     H_APPEND(c, "BZPOPMIN", "k", "0");
     H_APPEND(c, "SET", "after", "1");
     H_APPEND(c, "INCR", "after");
-    SEND(c, "GET", "after");
+    H_SEND(c, "GET", "after");
     wait_blocked(w, 1);
     EXPECT_NIL(w, "GET", "after");
     EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
@@ -349,7 +325,7 @@ static void test_pipelined(void)
 
     /* Two blocking requests in one pipeline: the second blocks in turn. */
     H_APPEND(c, "BZPOPMIN", "k", "0");
-    SEND(c, "BZPOPMAX", "k", "0.1");
+    H_SEND(c, "BZPOPMAX", "k", "0.1");
     wait_blocked(w, 1);
     EXPECT_INT(w, 1, "ZADD", "k", "1", "b");
     EXPECT_NEXT(c, "['k', 'b', '1']");

@@ -64,19 +64,7 @@ static int client_field(redisContext *c, const char *field, char *out, size_t ca
  * client's close asynchronously. Returns 1 when it got there. */
 static int wait_connected(redisContext *c, long n)
 {
-    char val[32];
-    int64_t deadline = h_now_ms() + 5000 * H_SLOW;
-    while (h_now_ms() < deadline) {
-        redisReply *r = H_CALL(c, "INFO", "clients");
-        int ok = r && r->type == REDIS_REPLY_STRING &&
-                 h_info_field(r->str, "connected_clients", val, sizeof(val)) == 0 &&
-                 atol(val) == n;
-        freeReplyObject(r);
-        if (ok)
-            return 1;
-        h_sleep_ms(10);
-    }
-    return CHECK(0, "connected_clients never became %ld", n);
+    return h_wait_clients(c, n, 5000 * H_SLOW) || CHECK(0, "connected_clients never became %ld", n);
 }
 
 static void test_ping_echo(void)
@@ -239,9 +227,9 @@ static void expect_protocol_error(const struct h_server *s, const struct proto_c
 static void test_auth(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--requirepass", "s3cret")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--requirepass", "s3cret"));
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     EXPECT_ERR(c, "NOAUTH Authentication required.", "PING");
     EXPECT_ERR(c, "NOAUTH Authentication required.", "GET", "k");
     EXPECT_ERR(c, "NOAUTH Authentication required.", "SELECT", "1");
@@ -563,9 +551,9 @@ static void test_protocol_errors(void)
 static void test_maxclients(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--maxclients", "2")) < 0)
+    redisContext *a = h_open(&s, H_FLAGS("--maxclients", "2"));
+    if (!a)
         return;
-    redisContext *a = h_connect(&s);
     wait_connected(a, 1); /* the harness's readiness probe may not be gone yet */
     redisContext *b = h_connect(&s);
     EXPECT_STATUS(a, "PONG", "PING");
@@ -584,8 +572,7 @@ static void test_maxclients(void)
     b = h_connect(&s);
     EXPECT_STATUS(b, "PONG", "PING");
     redisFree(a);
-    redisFree(b);
-    h_stop(&s);
+    h_close(&s, b);
 }
 
 /* The soft fd limit of process pid, from /proc; -1 when unreadable. */
@@ -620,11 +607,10 @@ static void test_maxclients_fd_limit(void)
     low.rlim_cur = 256;
     setrlimit(RLIMIT_NOFILE, &low);
     struct h_server s;
-    int started = h_start(&s, H_FLAGS("--maxclients", "100")) == 0;
+    redisContext *c = h_open(&s, H_FLAGS("--maxclients", "100"));
     setrlimit(RLIMIT_NOFILE, &rl);
-    if (!started)
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     CHECK(soft_nofile(s.pid) == 256, "the server started with %ld fds, not 256", soft_nofile(s.pid));
     EXPECT_OK(c, "CONFIG", "SET", "maxclients", "1000");
     CHECK(soft_nofile(s.pid) >= 1032, "maxclients 1000 left the server %ld fds",
@@ -647,20 +633,18 @@ static void test_maxclients_fd_limit(void)
     EXPECT_REPLY(c, "['maxclients', '1000']", "CONFIG", "GET", "maxclients");
     EXPECT_REPLY(c, "['maxmemory', '0']", "CONFIG", "GET", "maxmemory");
     EXPECT_STATUS(c, "PONG", "PING");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 static void test_idle_timeout(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--timeout", "1")) < 0)
+    redisContext *busy = h_open(&s, H_FLAGS("--timeout", "1"));
+    if (!busy)
         return;
     struct h_raw idle;
-    redisContext *busy = h_connect(&s);
     if (h_raw_open(&idle, &s) < 0) {
-        redisFree(busy);
-        h_stop(&s);
+        h_close(&s, busy);
         return;
     }
     RAW_SEND(&idle, "PING\r\n");
@@ -678,8 +662,7 @@ static void test_idle_timeout(void)
     CHECK(after >= 900, "the idle client was closed too early: %lld ms", (long long)after);
     EXPECT_STATUS(busy, "PONG", "PING");
     h_raw_close(&idle);
-    redisFree(busy);
-    h_stop(&s);
+    h_close(&s, busy);
 }
 
 /* A raw socket, not hiredis: hiredis 0.14 moves its whole output buffer after
@@ -714,23 +697,22 @@ static void test_big_value(void)
     h_raw_close(&r);
 }
 
-/* A client connected to s, after it stored OUTPUT_VALUE bytes under "v". */
-static redisContext *connect_with_big_value(const struct h_server *s)
+/* Stores OUTPUT_VALUE bytes under "v". */
+static void set_big_value(redisContext *c)
 {
-    redisContext *c = h_connect(s);
     char *v = malloc(OUTPUT_VALUE);
     memset(v, 'v', OUTPUT_VALUE);
     EXPECT_BIN(c, "+OK", H_S("SET"), H_S("v"), H_B(v, OUTPUT_VALUE));
     free(v);
-    return c;
 }
 
 static void test_output_buffer_limit(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--client-output-buffer-limit", "normal 8mb 4mb 10")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--client-output-buffer-limit", "normal 8mb 4mb 10"));
+    if (!c)
         return;
-    redisContext *c = connect_with_big_value(&s);
+    set_big_value(c);
 
     /* A client that asks for 500 MB of replies and reads none of them. */
     struct h_raw greedy;
@@ -778,8 +760,7 @@ static void test_output_buffer_limit(void)
               got);
         h_raw_close(&greedy);
     }
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 /* With no hard output limit configured, a client that pipelines requests and
@@ -790,9 +771,10 @@ static void test_output_buffer_limit(void)
 static void test_output_pause(void)
 {
     struct h_server s;
-    if (h_start(&s, NULL) < 0)
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
         return;
-    redisContext *c = connect_with_big_value(&s);
+    set_big_value(c);
 
     struct h_raw greedy;
     if (h_raw_open(&greedy, &s) == 0) {
@@ -826,8 +808,7 @@ static void test_output_pause(void)
         CHECK(whole == PAUSE_GETS, "%d of %d replies arrived whole", whole, PAUSE_GETS);
         h_raw_close(&greedy);
     }
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 /* A unix socket beside TCP: served the same, shown with flag U, created
@@ -835,7 +816,8 @@ static void test_output_pause(void)
 static void test_unix_socket(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--unixsocket", "rbkv.sock", "--unixsocketperm", "700")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--unixsocket", "rbkv.sock", "--unixsocketperm", "700"));
+    if (!c)
         return;
     char path[400];
     struct stat st;
@@ -849,18 +831,16 @@ static void test_unix_socket(void)
         EXPECT_MATCH(u, "'id=* flags=U *'", "CLIENT", "INFO");
     }
     redisFree(u);
-    redisContext *c = h_connect(&s);
     EXPECT_BULK(c, "unix", "GET", "via");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 static void test_shutdown(void)
 {
     struct h_server s;
-    if (h_start(&s, NULL) < 0)
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     EXPECT_ERR(c, "ERR syntax error", "SHUTDOWN", "foo");
     redisReply *r = H_CALL(c, "SHUTDOWN");
     CHECK(r == NULL, "SHUTDOWN replied instead of closing the connection");
@@ -874,9 +854,9 @@ static void test_shutdown(void)
 static void test_sigterm(void)
 {
     struct h_server s;
-    if (h_start(&s, NULL) < 0)
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     EXPECT_STATUS(c, "PONG", "PING");
     CHECK(h_stop(&s) == 0, "SIGTERM with a client connected: expected exit 0");
     redisReply *r = H_CALL(c, "PING");

@@ -76,12 +76,12 @@ static void clear_disk(void)
         fprintf(stderr, "clearing %s failed\n", disk);
 }
 
-/* h_restart on the disk: h_stop removed the test's own dir, which only had
+/* h_reopen on the disk: h_stop removed the test's own dir, which only had
  * the server's output in it, so it is made again for the next output. */
-static int restart(struct h_server *s, const char *const *flags)
+static redisContext *reopen(struct h_server *s, const char *const *flags)
 {
     mkdir(s->dir, 0700);
-    return h_restart(s, flags);
+    return h_reopen(s, flags);
 }
 
 static char *big_value(void)
@@ -140,12 +140,8 @@ static void test_log_on_full_disk(void)
     char *value = big_value();
     clear_disk();
     CHECK(write_file("reserve", RESERVE) == RESERVE, "writing the reserve file");
-    if (h_start(&s, H_FLAGS("--dir", disk, "--appendonly", "yes", "--appendfsync", "always")) <
-        0) {
-        free(value);
-        return;
-    }
-    redisContext *c = h_connect(&s);
+    redisContext *c =
+        h_open(&s, H_FLAGS("--dir", disk, "--appendonly", "yes", "--appendfsync", "always"));
     if (!c) {
         free(value);
         return;
@@ -167,50 +163,26 @@ static void test_log_on_full_disk(void)
     CHECK(wait_writable(c), "writes still refused %d ms after space was freed", RECOVER_MS);
     EXPECT_MATCH(c, "*aof_last_write_status:ok*", "INFO", "persistence");
     EXPECT_OK(c, "SET", "small", "after");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 
-    if (restart(&s, H_FLAGS("--dir", disk, "--appendonly", "yes")) < 0) {
+    c = reopen(&s, H_FLAGS("--dir", disk, "--appendonly", "yes"));
+    if (!c) {
         free(value);
         return;
     }
-    c = h_connect(&s);
-    if (c) {
-        EXPECT_BULK(c, "after", "GET", "small");
-        int found = 0;
-        for (int i = 0; i < acked; i++) {
-            char key[32];
-            snprintf(key, sizeof(key), "big:%d", i);
-            redisReply *r = H_CALL(c, "STRLEN", key);
-            found += r && r->type == REDIS_REPLY_INTEGER && r->integer == VALUE;
-            freeReplyObject(r);
-        }
-        CHECK(found == acked, "%d of %d acknowledged values after the restart", found, acked);
-        redisFree(c);
+    EXPECT_BULK(c, "after", "GET", "small");
+    int found = 0;
+    for (int i = 0; i < acked; i++) {
+        char key[32];
+        snprintf(key, sizeof(key), "big:%d", i);
+        redisReply *r = H_CALL(c, "STRLEN", key);
+        found += r && r->type == REDIS_REPLY_INTEGER && r->integer == VALUE;
+        freeReplyObject(r);
     }
-    h_stop(&s);
+    CHECK(found == acked, "%d of %d acknowledged values after the restart", found, acked);
+    h_close(&s, c);
     h_clean_dir(&s);
     free(value);
-}
-
-static const char *bgsave_status(redisContext *c)
-{
-    static char status[16];
-    int64_t until = h_now_ms() + BGSAVE_WAIT_MS;
-    while (h_now_ms() < until) {
-        redisReply *r = H_CALL(c, "INFO", "persistence");
-        char v[16];
-        int done = r && r->type == REDIS_REPLY_STRING &&
-                   h_info_field(r->str, "rdb_bgsave_in_progress", v, sizeof(v)) == 0 &&
-                   !strcmp(v, "0") &&
-                   h_info_field(r->str, "rdb_last_bgsave_status", status, sizeof(status)) == 0;
-        freeReplyObject(r);
-        if (done)
-            return status;
-        h_sleep_ms(20);
-    }
-    CHECK(0, "BGSAVE did not finish within %d ms", BGSAVE_WAIT_MS);
-    return "timeout";
 }
 
 /* Snapshots on a full disk: SAVE and BGSAVE fail, the file already saved is
@@ -222,11 +194,7 @@ static void test_snapshot_on_full_disk(void)
     struct h_server s;
     char *value = big_value();
     clear_disk();
-    if (h_start(&s, H_FLAGS("--dir", disk, "--save", "3600 1")) < 0) {
-        free(value);
-        return;
-    }
-    redisContext *c = h_connect(&s);
+    redisContext *c = h_open(&s, H_FLAGS("--dir", disk, "--save", "3600 1"));
     if (!c) {
         free(value);
         return;
@@ -247,7 +215,7 @@ static void test_snapshot_on_full_disk(void)
     EXPECT_OK(c, "SET", "later", "1");
     EXPECT_MATCH(c, "-ERR*", "SAVE");
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
-    CHECK(!strcmp(bgsave_status(c), "err"), "BGSAVE on a full disk should fail");
+    CHECK(!strcmp(h_wait_bgsave(c, BGSAVE_WAIT_MS), "err"), "BGSAVE on a full disk should fail");
     EXPECT_MATCH(c, "-MISCONF *", "SET", "later", "2");
     EXPECT_BULK(c, "1", "GET", "later");
     char *after = h_read_file(p, &after_len);
@@ -260,24 +228,20 @@ static void test_snapshot_on_full_disk(void)
 
     remove_file("filler");
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
-    CHECK(!strcmp(bgsave_status(c), "ok"), "BGSAVE after space was freed");
+    CHECK(!strcmp(h_wait_bgsave(c, BGSAVE_WAIT_MS), "ok"), "BGSAVE after space was freed");
     EXPECT_OK(c, "SET", "later", "3");
     EXPECT_OK(c, "SAVE");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 
-    if (restart(&s, H_FLAGS("--dir", disk)) < 0) {
+    c = reopen(&s, H_FLAGS("--dir", disk));
+    if (!c) {
         free(before);
         free(value);
         return;
     }
-    c = h_connect(&s);
-    if (c) {
-        EXPECT_BULK(c, "3", "GET", "later");
-        EXPECT_INT(c, 21, "DBSIZE");
-        redisFree(c);
-    }
-    h_stop(&s);
+    EXPECT_BULK(c, "3", "GET", "later");
+    EXPECT_INT(c, 21, "DBSIZE");
+    h_close(&s, c);
     h_clean_dir(&s);
     free(before);
     free(value);

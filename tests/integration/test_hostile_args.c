@@ -317,9 +317,9 @@ static void test_rbkv_bad_arguments(void)
 static void test_endless_count(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--client-output-buffer-limit", "normal 4mb 0 0")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--client-output-buffer-limit", "normal 4mb 0 0"));
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     EXPECT_INT(c, 2, "ZADD", "z", "1", "a", "2", "b");
     struct h_raw g;
     if (h_raw_open(&g, &s) == 0) {
@@ -337,8 +337,7 @@ static void test_endless_count(void)
     }
     EXPECT_STATUS(c, "PONG", "PING");
     EXPECT_INT(c, 2, "ZCARD", "z");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 /* A sorted-set reply over the hard limit, never read: the client is dropped
@@ -350,9 +349,9 @@ static void test_endless_count(void)
 static void test_big_zset_reply(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--client-output-buffer-limit", "normal 1mb 0 0")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--client-output-buffer-limit", "normal 1mb 0 0"));
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     static char names[ZADD_BATCH][2][24];
     const char *args[2 + 2 * ZADD_BATCH] = {"ZADD", "z"};
     for (int base = 0; base < BIG_ZSET; base += ZADD_BATCH) {
@@ -393,8 +392,7 @@ static void test_big_zset_reply(void)
     }
     EXPECT_STATUS(c, "PONG", "PING");
     EXPECT_INT(c, BIG_ZSET, "ZCARD", "z");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 int main(int argc, char **argv)

@@ -232,11 +232,10 @@ static void test_thousand_clients(void)
     if (!wrapped)
         low.rlim_cur = LOW_NOFILE;
     setrlimit(RLIMIT_NOFILE, &low);
-    int started = h_start(&s, H_FLAGS("--maxclients", maxc)) == 0;
+    redisContext *c = h_open(&s, H_FLAGS("--maxclients", maxc));
     setrlimit(RLIMIT_NOFILE, &rl);
-    if (!started)
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     CHECK(h_wait_clients(c, 1, 5000 * H_SLOW), "the readiness probe never left");
     long rss0 = h_rss_kb(s.pid);
     long long used0 = h_info_ll(c, "memory", "used_memory");
@@ -294,7 +293,6 @@ static void test_thousand_clients(void)
         CHECK(rss1 - rss0 < RSS_SLACK_KB, "RSS %ld KB after all closed, %ld KB before", rss1,
               rss0);
     EXPECT_STATUS(c, "PONG", "PING");
-    redisFree(c);
 
     /* The server told how it got the fds it needs. */
     if (!h_is_reference() && !wrapped) {
@@ -307,7 +305,7 @@ static void test_thousand_clients(void)
             fclose(f);
         CHECK(said, "the server did not log raising its fd limit");
     }
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 int main(int argc, char **argv)

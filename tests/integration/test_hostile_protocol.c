@@ -326,9 +326,9 @@ static void test_binary_keys(void)
 static void test_unauthenticated(void)
 {
     struct h_server s;
-    if (h_start(&s, H_FLAGS("--requirepass", "pw")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--requirepass", "pw"));
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
     static const char *const refused[][4] = {
         {"SET", "k", "v"}, {"KEYS", "*"},       {"FLUSHALL"},        {"CONFIG", "GET", "*"},
         {"MULTI"},         {"SCAN", "0"},       {"INFO"},            {"SHUTDOWN"},

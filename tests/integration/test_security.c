@@ -145,17 +145,6 @@ static void expect_served(const char *ip, int port, const char *reply)
     h_raw_close(&r);
 }
 
-static long long info_number(redisContext *c, const char *field)
-{
-    char val[64];
-    redisReply *r = H_CALL(c, "INFO", "stats");
-    long long n = -1;
-    if (r && r->type == REDIS_REPLY_STRING && h_info_field(r->str, field, val, sizeof(val)) == 0)
-        n = atoll(val);
-    freeReplyObject(r);
-    return n;
-}
-
 /* Whether an array reply of bulks holds name. */
 static int array_has(const redisReply *r, const char *name)
 {
@@ -176,15 +165,13 @@ static void test_protected_mode_local(void)
 
     /* Listening everywhere without a password: loopback and the unix socket
      * are served, and the log says who is not. */
-    if (h_start(&s, H_FLAGS("--bind", "0.0.0.0", "--unixsocket", "sec.sock")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--bind", "0.0.0.0", "--unixsocket", "sec.sock"));
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
-    if (c) {
-        EXPECT_STATUS(c, "PONG", "PING");
-        EXPECT_REPLY(c, "['protected-mode', 'yes']", "CONFIG", "GET", "protected-mode");
-        CHECK(info_number(c, "rejected_connections") == 0, "no client was refused");
-        redisFree(c);
-    }
+    EXPECT_STATUS(c, "PONG", "PING");
+    EXPECT_REPLY(c, "['protected-mode', 'yes']", "CONFIG", "GET", "protected-mode");
+    CHECK(h_info_ll(c, "stats", "rejected_connections") == 0, "no client was refused");
+    redisFree(c);
     h_path_in(&s, "sec.sock", sock, sizeof(sock));
     c = redisConnectUnix(sock);
     CHECK(c && !c->err, "unix socket connect: %s", c ? c->errstr : "out of memory");
@@ -225,16 +212,12 @@ static void test_protected_mode_remote(void)
         return;
     }
     printf("connecting from %s\n", ip);
-    if (h_start(&s, H_FLAGS("--bind", "0.0.0.0")) < 0)
+    redisContext *c = h_open(&s, H_FLAGS("--bind", "0.0.0.0"));
+    if (!c)
         return;
-    redisContext *c = h_connect(&s);
-    if (!c) {
-        h_stop(&s);
-        return;
-    }
     expect_denied(ip, s.port);
     EXPECT_STATUS(c, "PONG", "PING"); /* loopback still served */
-    CHECK(info_number(c, "rejected_connections") == 1, "the refusal counts as rejected");
+    CHECK(h_info_ll(c, "stats", "rejected_connections") == 1, "the refusal counts as rejected");
 
     /* At run time, both ways. */
     EXPECT_OK(c, "CONFIG", "SET", "protected-mode", "no");
@@ -255,8 +238,7 @@ static void test_protected_mode_remote(void)
     EXPECT_OK(c, "AUTH", "s3cret");
     EXPECT_OK(c, "CONFIG", "SET", "requirepass", "");
     expect_denied(ip, s.port);
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 
     /* The same from the command line. */
     if (h_start(&s, H_FLAGS("--bind", "0.0.0.0", "--requirepass", "s3cret")) == 0) {
@@ -289,22 +271,17 @@ static void test_rename_command(void)
     struct h_server plain, s;
     local_ran++;
 
-    if (h_start(&plain, NULL) < 0)
+    redisContext *c = h_open(&plain, NULL);
+    if (!c)
         return;
-    redisContext *c = h_connect(&plain);
-    long long builtin = c ? H_INT_REPLY(c, "COMMAND", "COUNT") : -1;
-    redisFree(c);
-    h_stop(&plain);
+    long long builtin = H_INT_REPLY(c, "COMMAND", "COUNT");
+    h_close(&plain, c);
 
     /* As flags, which Redis 7 also takes; files are test_config's. */
-    if (h_start(&s, H_FLAGS("--rename-command", "CONFIG", "MyConfig", "--rename-command",
-                            "FLUSHALL", "")) < 0)
+    c = h_open(&s, H_FLAGS("--rename-command", "CONFIG", "MyConfig", "--rename-command",
+                           "FLUSHALL", ""));
+    if (!c)
         return;
-    c = h_connect(&s);
-    if (!c) {
-        h_stop(&s);
-        return;
-    }
     char port[16];
     snprintf(port, sizeof(port), "%d", s.port);
 
@@ -368,8 +345,7 @@ static void test_rename_command(void)
     EXPECT_OK(c, "MULTI");
     EXPECT_ERR(c, "ERR unknown command 'FLUSHALL', with args beginning with: ", "FLUSHALL");
     EXPECT_ERR(c, "EXECABORT Transaction discarded because of previous errors.", "EXEC");
-    redisFree(c);
-    h_stop(&s);
+    h_close(&s, c);
 }
 
 /* A rename that cannot apply stops the start with Redis's reason. */

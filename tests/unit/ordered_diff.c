@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h" /* the generator only */
+
 #define KEY_MAX 4
 #define UNIVERSE 781 /* keys of length 0..4 over 5 bytes: 1 + 5 + 25 + 125 + 625 */
 #define VALUE_MAX 16
@@ -70,14 +72,9 @@ struct od {
     struct buf want, got, line;
 };
 
-/* xorshift64*: enough randomness for choosing operations, and any nonzero
- * seed gives the full period. */
 static uint64_t rnd(struct od *d)
 {
-    d->rng ^= d->rng >> 12;
-    d->rng ^= d->rng << 25;
-    d->rng ^= d->rng >> 27;
-    return d->rng * 0x2545f4914f6cdd1dull;
+    return rng_next(&d->rng);
 }
 
 static long rnd_in(struct od *d, long lo, long hi)
@@ -857,7 +854,7 @@ int od_run(const struct od_target *t, uint64_t seed, long ops)
     if (!d || !c)
         abort();
     d->t = t;
-    d->rng = seed ? seed : 1;
+    d->rng = seed;
     cmd_start(c);
     cmd_str(c, "FLUSHDB");
     buf_put(&d->want, "+OK", 3);

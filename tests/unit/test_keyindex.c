@@ -35,66 +35,38 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "keyindex.h"
 #include "keyspace.h"
 #include "mem.h"
 
-static uint64_t test_seed = 7031;
+static uint64_t test_seed;
 static unsigned long test_op; /* operation number, printed on failure */
+static uint64_t rng; /* the current part's stream */
 
-/* Not <assert.h>: the checks must run under NDEBUG too. */
-#define CHECK(expr) ((expr) ? (void)0 : fail_at(__FILE__, __LINE__, #expr))
-
-static _Noreturn void fail_at(const char *file, int line, const char *expr)
-{
-    fprintf(stderr, "%s:%d: CHECK failed: %s\nSEED=%" PRIu64 " (operation %lu)\n", file, line,
-            expr, test_seed, test_op);
-    exit(1);
-}
-
-/* xorshift64* : small, and not the index's own mixing. */
-static uint64_t rand_state;
-
-static uint64_t rand64(void)
-{
-    rand_state ^= rand_state >> 12;
-    rand_state ^= rand_state << 25;
-    rand_state ^= rand_state >> 27;
-    return rand_state * UINT64_C(2685821657736338717);
-}
-
-static size_t rand_below(size_t n)
-{
-    return (size_t)(rand64() % n);
-}
-
+/* A stream of its own for each part, so one part runs alike alone or after
+ * the others. */
 static void rand_seed(uint64_t salt)
 {
-    rand_state = (test_seed ^ salt) * UINT64_C(0x9fb21c651e98df25) | 1;
+    rng = (test_seed ^ salt) * UINT64_C(0x9fb21c651e98df25);
 }
 
 static void index_init_seeded(struct kix *ix)
 {
-    uint64_t seed[2] = {rand64(), rand64()};
+    uint64_t seed[2] = {rng_next(&rng), rng_next(&rng)};
     kix_init(ix, seed);
 }
 
 static void check_index(const struct kix *ix)
 {
     const char *why = NULL;
-    if (kix_check(ix, &why) < 0) {
-        fprintf(stderr, "kix_check: %s\n", why);
-        CHECK(!"kix_check failed");
-    }
+    CHECK_MSG(kix_check(ix, &why) >= 0, "kix_check: %s", why);
 }
 
 static void check_db(const struct db *db)
 {
     const char *why = NULL;
-    if (ks_check(db, &why) < 0) {
-        fprintf(stderr, "ks_check: %s\n", why);
-        CHECK(!"ks_check failed");
-    }
+    CHECK_MSG(ks_check(db, &why) >= 0, "ks_check: %s", why);
 }
 
 /* Bytes the index's two tables hold, as the allocator wrappers count them. */
@@ -122,7 +94,7 @@ static void test_hash_bounds(const struct kix *ix)
 
     for (size_t len = 0; len <= HASH_MAX_LEN; len++) {
         for (size_t i = 0; i < len; i++)
-            key[i] = (unsigned char)rand64();
+            key[i] = (unsigned char)rng_next(&rng);
         memcpy(data, key, len);
         memcpy(data + page - len, key, len);
         uint64_t at_start = kix_hash(ix, (const char *)data, len);
@@ -161,7 +133,7 @@ static void test_hash_distinct(const struct kix *ix)
     for (size_t len = 3; len <= HASH_MAX_LEN; len++)
         h[n++] = kix_hash(ix, (const char *)key, len);
     for (size_t i = 0; i < sizeof(key); i++)
-        key[i] = (unsigned char)rand64();
+        key[i] = (unsigned char)rng_next(&rng);
     for (size_t len = 3; len <= HASH_MAX_LEN; len++)
         h[n++] = kix_hash(ix, (const char *)key, len);
     CHECK(n <= cap);
@@ -189,7 +161,7 @@ static void test_hash_avalanche(const struct kix *ix)
         unsigned char key[HASH_MAX_LEN];
         for (size_t k = 0; k < keys; k++) {
             for (size_t i = 0; i < len; i++)
-                key[i] = len == 1 ? (unsigned char)k : (unsigned char)rand64();
+                key[i] = len == 1 ? (unsigned char)k : (unsigned char)rng_next(&rng);
             uint64_t base = kix_hash(ix, (const char *)key, len);
             for (size_t bit = 0; bit < len * 8; bit++) {
                 unsigned char mask = (unsigned char)(1u << bit % 8);
@@ -323,9 +295,9 @@ static void universe_init(struct universe *u)
     for (size_t k = 0; k < UNIVERSE; k++) {
         int fresh;
         do {
-            u->klen[k] = k == 0 ? 0 : 1 + rand_below(rand_below(2) ? 4 : KEY_MAX);
+            u->klen[k] = k == 0 ? 0 : 1 + rng_below(&rng, rng_below(&rng, 2) ? 4 : KEY_MAX);
             for (size_t i = 0; i < u->klen[k]; i++)
-                u->key[k][i] = key_alphabet[rand_below(sizeof(key_alphabet))];
+                u->key[k][i] = key_alphabet[rng_below(&rng, sizeof(key_alphabet))];
             fresh = 1;
             for (size_t j = 0; j < k && fresh; j++)
                 fresh = u->klen[j] != u->klen[k] || memcmp(u->key[j], u->key[k], u->klen[k]);
@@ -371,7 +343,7 @@ static void test_index(void)
     index_init_seeded(&ix);
     for (test_op = 0; test_op < INDEX_OPS; test_op++) {
         int growing = test_op / PHASE_OPS % 2 == 0;
-        size_t cap_before = ix.cur.cap, r = rand_below(100);
+        size_t cap_before = ix.cur.cap, r = rng_below(&rng, 100);
         enum index_op op = r < 15 ? OP_LOOKUP : r < 30 ? OP_REPLACE
                          : (r < 80) == growing ? OP_INSERT : OP_REMOVE;
         if ((op == OP_REMOVE || op == OP_REPLACE) && !u->npresent)
@@ -382,18 +354,18 @@ static void test_index(void)
         during_resize[op] += (unsigned long)resizing;
 
         if (op == OP_LOOKUP) {
-            size_t k = rand_below(UNIVERSE);
+            size_t k = rng_below(&rng, UNIVERSE);
             CHECK(kix_find(&ix, u->key[k], u->klen[k], kix_hash(&ix, u->key[k], u->klen[k])) ==
                   u->entry[k]);
             continue;
         }
         if (op == OP_INSERT) {
-            size_t k = u->absent[rand_below(u->nabsent)];
+            size_t k = u->absent[rng_below(&rng, u->nabsent)];
             u->entry[k] = entry_make(u->key[k], u->klen[k]);
             kix_insert(&ix, u->entry[k], kix_hash(&ix, u->key[k], u->klen[k]));
             universe_flip(u, k, 1);
         } else {
-            size_t k = u->present[rand_below(u->npresent)];
+            size_t k = u->present[rng_below(&rng, u->npresent)];
             from_old[op] += (unsigned long)(resizing && in_old_table(&ix, u->entry[k]));
             if (op == OP_REMOVE) {
                 kix_remove(&ix, u->entry[k]);
@@ -440,7 +412,7 @@ static void test_index(void)
 
     /* So does kix_clear, in the middle of a resize. */
     while (!kix_resizing(&ix)) {
-        size_t k = u->absent[rand_below(u->nabsent)];
+        size_t k = u->absent[rng_below(&rng, u->nabsent)];
         u->entry[k] = entry_make(u->key[k], u->klen[k]);
         kix_insert(&ix, u->entry[k], kix_hash(&ix, u->key[k], u->klen[k]));
         universe_flip(u, k, 1);
@@ -493,16 +465,17 @@ static void test_keyspace(void)
     index_init_seeded(&db->index); /* replayable layout */
     for (test_op = 0; test_op < KS_OPS; test_op++) {
         char key[4];
-        size_t k = rand_below(KS_KEYS), klen = ks_key_of(k, key), vlen = rand_below(VALUE_MAX);
+        size_t k = rng_below(&rng, KS_KEYS), klen = ks_key_of(k, key);
+        size_t vlen = rng_below(&rng, VALUE_MAX);
         int growing = test_op / KS_PHASE_OPS % 2 == 0;
         struct ks_entry *e = ks_find(db, key, klen), *after;
 
         resizing_ops += (unsigned long)kix_resizing(&db->index);
-        switch (rand_below(10)) {
+        switch (rng_below(&rng, 10)) {
         case 0: case 1: case 2: case 3:
-            if (!e && !growing && rand_below(3))
+            if (!e && !growing && rng_below(&rng, 3))
                 break;
-            after = ks_set_string(db, key, klen, val, vlen, (int)rand_below(2));
+            after = ks_set_string(db, key, klen, val, vlen, (int)rng_below(&rng, 2));
             moves += e && after != e;
             CHECK(ks_find(db, key, klen) == after);
             break;
@@ -515,27 +488,27 @@ static void test_keyspace(void)
             break;
         case 5:
             if (e) {
-                after = ks_set_expire(db, e, now + (int64_t)rand_below(50));
+                after = ks_set_expire(db, e, now + (int64_t)rng_below(&rng, 50));
                 moves += after != e;
                 CHECK(ks_find(db, key, klen) == after);
             }
             break;
         case 6:
-            if (e && (!growing || rand_below(2)))
+            if (e && (!growing || rng_below(&rng, 2)))
                 ks_delete(db, e);
             else if (e)
                 ks_persist(db, e);
             break;
         case 7:
-            now += (int64_t)rand_below(5);
+            now += (int64_t)rng_below(&rng, 5);
             e = ks_lookup(db, key, klen, now);
             CHECK(e == ks_find(db, key, klen));
             break;
         case 8:
-            ks_expire_due(db, now, 1 + rand_below(4));
+            ks_expire_due(db, now, 1 + rng_below(&rng, 4));
             break;
         default:
-            if (rand_below(500) == 0) {
+            if (rng_below(&rng, 500) == 0) {
                 ks_flush(db);
                 CHECK(index_bytes(&db->index) == 0);
             }
@@ -556,7 +529,7 @@ static void test_keyspace(void)
         char key[4];
         CHECK(k < KS_KEYS);
         size_t klen = ks_key_of(k, key);
-        ks_set_string(db, key, klen, val, rand_below(VALUE_MAX), 0);
+        ks_set_string(db, key, klen, val, rng_below(&rng, VALUE_MAX), 0);
     }
     CHECK(db->index.old.slots != NULL);
     ks_flush(db);
@@ -570,10 +543,8 @@ static void test_keyspace(void)
 
 int main(int argc, char **argv)
 {
-    const char *seed = getenv("SEED");
-    if (seed && *seed)
-        test_seed = strtoull(seed, NULL, 10);
-    printf("SEED=%" PRIu64 "\n", test_seed);
+    test_seed = check_seed(7031);
+    check_report_op(&test_op);
 
     static const struct {
         const char *name;

@@ -23,12 +23,12 @@
  * printed as SEED=<n> at the start and on failure; SEED=<n> in the
  * environment replays it.
  */
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "keyspace.h"
 #include "mem.h"
 
@@ -41,42 +41,14 @@
 #define VALUE_MAX 2048 /* past 256 bytes so shrinking hands memory back (moves the entry) */
 #define START_MS 1000000
 
-static uint64_t test_seed = 20240601;
 static unsigned long test_op; /* operation number, printed on failure */
 
-/* Not <assert.h>: a test must still check things when NDEBUG is set. */
-#define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
-
-static _Noreturn void check_failed(const char *file, int line, const char *expr)
-{
-    fprintf(stderr, "%s:%d: CHECK failed: %s\nSEED=%" PRIu64 " (operation %lu)\n", file, line,
-            expr, test_seed, test_op);
-    exit(1);
-}
+static uint64_t rng; /* every random choice, from the seed */
 
 static void check_db(const struct db *db)
 {
     const char *why = NULL;
-    if (ks_check(db, &why) < 0) {
-        fprintf(stderr, "ks_check: %s\n", why);
-        CHECK(!"ks_check failed");
-    }
-}
-
-/* splitmix64: tiny, and every seed gives a full-period sequence. */
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static size_t rng_below(size_t n)
-{
-    return n ? (size_t)(rng_next() % n) : 0;
+    CHECK_MSG(ks_check(db, &why) >= 0, "ks_check: %s", why);
 }
 
 /* Pointer values: each is a heap byte; the count of live ones must match the
@@ -250,34 +222,34 @@ static const char key_bytes[] = {'\0', '\x01', 'a', '\xff'};
 
 static size_t random_key(char *key)
 {
-    size_t len = rng_below(KEY_MAX + 1);
+    size_t len = rng_below(&rng, KEY_MAX + 1);
     for (size_t i = 0; i < len; i++)
-        key[i] = key_bytes[rng_below(sizeof(key_bytes))];
+        key[i] = key_bytes[rng_below(&rng, sizeof(key_bytes))];
     return len;
 }
 
 static size_t random_len(void)
 {
-    switch (rng_below(4)) {
+    switch (rng_below(&rng, 4)) {
     case 0:
         return 0;
     case 1:
-        return rng_below(VALUE_MAX + 1);
+        return rng_below(&rng, VALUE_MAX + 1);
     default:
-        return rng_below(24);
+        return rng_below(&rng, 24);
     }
 }
 
 static void random_bytes(char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        p[i] = (char)rng_next();
+        p[i] = (char)rng_next(&rng);
 }
 
 /* An existing item, or NULL when the model is empty. */
 static struct item *random_item(struct model *m)
 {
-    return m->n ? &m->items[rng_below(m->n)] : NULL;
+    return m->n ? &m->items[rng_below(&rng, m->n)] : NULL;
 }
 
 static struct ks_entry *entry_for(struct db *db, const struct item *it)
@@ -291,7 +263,7 @@ static void op_set(struct db *db, struct model *m)
 {
     char key[KEY_MAX], val[VALUE_MAX];
     size_t klen = random_key(key), vlen = random_len(), pos;
-    int keep_ttl = (int)rng_below(2);
+    int keep_ttl = (int)rng_below(&rng, 2);
 
     random_bytes(val, vlen);
     struct ks_entry *e = ks_set_string(db, key, klen, val, vlen, keep_ttl);
@@ -352,7 +324,7 @@ static void op_set_expire(struct db *db, struct model *m)
         return;
     /* Some already due, the rest within a few hundred ticks (a tick moves the
      * clock up to 30 ms). */
-    it->when = m->now - 50 + (int64_t)rng_below(5000);
+    it->when = m->now - 50 + (int64_t)rng_below(&rng, 5000);
     it->when_seq = ++m->seq;
     check_entry(ks_set_expire(db, entry_for(db, it), it->when), it);
 }
@@ -403,7 +375,7 @@ static void op_lookup(struct db *db, struct model *m)
     size_t klen, pos;
     struct item *it = random_item(m);
 
-    if (it && rng_below(2)) {
+    if (it && rng_below(&rng, 2)) {
         klen = it->klen;
         memcpy(key, it->key, klen);
     } else {
@@ -435,7 +407,7 @@ static void op_query(const struct db *db, struct model *m)
 {
     char key[KEY_MAX];
     size_t klen = random_key(key);
-    int flag = (int)rng_below(2);
+    int flag = (int)rng_below(&rng, 2);
 
     size_t before = model_bound(m, key, klen, flag);
     CHECK(ks_count_before(db, key, klen, flag) == before);
@@ -454,7 +426,7 @@ static void op_query(const struct db *db, struct model *m)
     else
         CHECK(e == NULL);
 
-    size_t k = rng_below(m->n + 1);
+    size_t k = rng_below(&rng, m->n + 1);
     e = ks_select(db, k);
     if (k == m->n) {
         CHECK(e == NULL);
@@ -497,7 +469,7 @@ static enum op pick_op(const unsigned *weights)
     unsigned total = 0;
     for (int i = 0; i < OP_COUNT; i++)
         total += weights[i];
-    unsigned r = (unsigned)rng_below(total);
+    unsigned r = (unsigned)rng_below(&rng, total);
     int i = 0;
     while (r >= weights[i])
         r -= weights[i++];
@@ -528,10 +500,10 @@ static void test_random(void)
         case OP_RESIZE: op_resize(db, &m); break;
         case OP_SET_EXPIRE: op_set_expire(db, &m); break;
         case OP_PERSIST: op_persist(db, &m); break;
-        case OP_EXPIRE_DUE: op_expire_due(db, &m, rng_below(6)); break;
+        case OP_EXPIRE_DUE: op_expire_due(db, &m, rng_below(&rng, 6)); break;
         case OP_EXPIRE_ALL: op_expire_due(db, &m, (size_t)-1); break;
         case OP_LOOKUP: op_lookup(db, &m); break;
-        case OP_TICK: m.now += (int64_t)rng_below(30); break;
+        case OP_TICK: m.now += (int64_t)rng_below(&rng, 30); break;
         case OP_QUERY: op_query(db, &m); break;
         case OP_COUNT: break;
         }
@@ -723,15 +695,15 @@ static void test_keycmp_words(void)
     enum { LEN_MAX = 26, PAIRS = 200000 };
     char base[LEN_MAX];
     for (unsigned long i = 0; i < PAIRS; i++) {
-        size_t alen = rng_below(LEN_MAX + 1), blen = rng_below(LEN_MAX + 1);
-        size_t shared = rng_below(LEN_MAX + 1);
+        size_t alen = rng_below(&rng, LEN_MAX + 1), blen = rng_below(&rng, LEN_MAX + 1);
+        size_t shared = rng_below(&rng, LEN_MAX + 1);
         for (size_t j = 0; j < LEN_MAX; j++)
-            base[j] = (char)alphabet[rng_below(sizeof(alphabet))];
+            base[j] = (char)alphabet[rng_below(&rng, sizeof(alphabet))];
         char *a = malloc(alen ? alen : 1), *b = malloc(blen ? blen : 1);
         CHECK(a && b);
         memcpy(a, base, alen);
         for (size_t j = 0; j < blen; j++)
-            b[j] = j < shared ? base[j] : (char)alphabet[rng_below(sizeof(alphabet))];
+            b[j] = j < shared ? base[j] : (char)alphabet[rng_below(&rng, sizeof(alphabet))];
         CHECK(sign(ks_keycmp(a, alen, b, blen)) == sign(ref_keycmp(a, alen, b, blen)));
         CHECK(sign(ks_keycmp(b, blen, a, alen)) == sign(ref_keycmp(b, blen, a, alen)));
         CHECK(ks_keycmp(a, alen, a, alen) == 0);
@@ -780,11 +752,8 @@ static void test_edge(void)
 
 int main(int argc, char **argv)
 {
-    const char *seed = getenv("SEED");
-    if (seed && *seed)
-        test_seed = strtoull(seed, NULL, 10);
-    rng_state = test_seed;
-    printf("SEED=%" PRIu64 "\n", test_seed);
+    rng = check_seed(20240601);
+    check_report_op(&test_op);
     ks_register_type(KS_ZSET, ptr_free);
 
     if (argc < 2) {

@@ -24,12 +24,12 @@
  * prints SEED=<n>; SEED=<n> in the environment replays it.
  */
 #include <hiredis/hiredis.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "client.h"
 #include "clock.h"
 #include "command.h"
@@ -47,26 +47,12 @@
 #define SCAN_CURSORS_MAX 10000 /* cmd_scan.c's bound, tested here */
 #define ARGS_MAX 16
 
-/* Not <assert.h>: a test must still check things when NDEBUG is set. */
-#define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
-
-static uint64_t seed;
-
-static _Noreturn void check_failed(const char *file, int line, const char *expr)
-{
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, expr);
-    exit(1);
-}
-
 static struct client cl;
 
 static void check_db(void)
 {
     const char *why = NULL;
-    if (ks_check(cl.db, &why) < 0) {
-        fprintf(stderr, "ks_check: %s\n", why);
-        CHECK(!"ks_check failed");
-    }
+    CHECK_MSG(ks_check(cl.db, &why) >= 0, "ks_check: %s", why);
 }
 
 static void setup(void)
@@ -364,12 +350,8 @@ static void test_random(void)
     ks_register_type(KS_ZSET, xfree);
     redisReader *reader = redisReaderCreate();
     struct od_target t = {exec_reply, expire_now, add_other, reader};
-    printf("SEED=%" PRIu64 "\n", seed);
-    fflush(stdout);
-    if (od_run(&t, seed, RANDOM_OPS) < 0) {
-        fprintf(stderr, "SEED=%" PRIu64 "\n", seed);
-        exit(1);
-    }
+    uint64_t seed = check_seed((uint64_t)time(NULL));
+    CHECK(od_run(&t, seed, RANDOM_OPS) == 0);
     redisReaderFree(reader);
     teardown();
 }
@@ -384,8 +366,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("SEED");
-    seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
     commands_register();
     command_table_init();
     for (int j = 1; j < argc; j++) {

@@ -23,41 +23,16 @@
  * (no argument runs all). A seed is printed as SEED=<n> at the start and on
  * failure; SEED=<n> in the environment replays it.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "rbtree.h"
 #include "rbtree_augmented.h"
 #include "rbtree_order.h"
 
-static uint64_t test_seed = 20240601;
-
-/* Not <assert.h>: a test must still check things when NDEBUG is set. */
-#define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
-
-static _Noreturn void check_failed(const char *file, int line, const char *expr)
-{
-    fprintf(stderr, "%s:%d: CHECK failed: %s\nSEED=%" PRIu64 "\n", file, line, expr, test_seed);
-    exit(1);
-}
-
-/* splitmix64: tiny, and every seed gives a full-period sequence. */
-static uint64_t rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* Uniform enough in [0, n) for test sizes (n far below 2^32). */
-static size_t rng_below(uint64_t *state, size_t n)
-{
-    return (size_t)(rng_next(state) % n);
-}
+static uint64_t test_seed;
 
 /* ---- entries and the counting allocator ---- */
 
@@ -1019,12 +994,8 @@ int main(int argc, char **argv)
 {
     static const char *const all[] = { "edge", "check", "widths", "augment",
                                        "plain", "cached", "order", "order-cached" };
-    const char *seed = getenv("SEED");
 
-    if (seed && *seed)
-        test_seed = strtoull(seed, NULL, 10);
-    printf("SEED=%" PRIu64 "\n", test_seed);
-    fflush(stdout);
+    test_seed = check_seed(20240601);
     if (argc > 1) {
         for (int i = 1; i < argc; i++)
             run(argv[i]);

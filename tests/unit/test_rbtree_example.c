@@ -10,10 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "rbtree.h"
-
-#define CHECK(expr) \
-    ((expr) ? (void)0 : (fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #expr), exit(1)))
 
 /* BEGIN EXAMPLE int-key */
 struct int_item {

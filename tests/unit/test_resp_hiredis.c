@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "check.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "test_resp_util.h"
@@ -48,21 +50,21 @@ static void node_str(struct node *m, int type, const char *s, size_t len)
 
 static void gen(uint64_t *rs, struct resp_out *o, struct node *m, int depth, const char *blob)
 {
-    size_t k = test_below(rs, depth < 3 ? 17 : 12);
+    size_t k = rng_below(rs, depth < 3 ? 17 : 12);
 
     memset(m, 0, sizeof(*m));
     switch (k) {
     case 0: {
         static const long long edge[] = { 0, 1, -1, LLONG_MAX, LLONG_MIN, 1000000007, -99 };
-        long long v = test_below(rs, 2) ? edge[test_below(rs, 7)] : (long long)test_rand(rs);
+        long long v = rng_below(rs, 2) ? edge[rng_below(rs, 7)] : (long long)rng_next(rs);
         resp_add_int(o, v);
         m->type = REDIS_REPLY_INTEGER;
         m->integer = v;
         break;
     }
     case 1: {
-        size_t n = test_below(rs, 8) == 0 ? test_below(rs, 100000) : test_below(rs, 50);
-        size_t off = test_below(rs, 1000);
+        size_t n = rng_below(rs, 8) == 0 ? rng_below(rs, 100000) : rng_below(rs, 50);
+        size_t off = rng_below(rs, 1000);
         resp_add_bulk(o, blob + off, n);
         node_str(m, REDIS_REPLY_STRING, blob + off, n);
         break;
@@ -84,7 +86,7 @@ static void gen(uint64_t *rs, struct resp_out *o, struct node *m, int depth, con
         m->type = REDIS_REPLY_NIL;
         break;
     case 6: {
-        double d = (double)(long long)test_rand(rs) / (double)(1 + test_below(rs, 1000000));
+        double d = (double)(long long)rng_next(rs) / (double)(1 + rng_below(rs, 1000000));
         char txt[RESP_DOUBLE_BUFLEN];
         int n = resp_format_double(txt, d);
         resp_add_double(o, d);
@@ -92,7 +94,7 @@ static void gen(uint64_t *rs, struct resp_out *o, struct node *m, int depth, con
         break;
     }
     case 7: {
-        int b = (int)test_below(rs, 2);
+        int b = (int)rng_below(rs, 2);
         resp_add_bool(o, b);
         m->type = REDIS_REPLY_INTEGER;
         m->integer = b;
@@ -107,7 +109,7 @@ static void gen(uint64_t *rs, struct resp_out *o, struct node *m, int depth, con
         node_str(m, REDIS_REPLY_STRING, "verbatim\r\ntext", 14);
         break;
     case 10: {
-        long long v = (long long)test_rand(rs);
+        long long v = (long long)rng_next(rs);
         char txt[32];
         int n = snprintf(txt, sizeof(txt), "%lld", v);
         resp_add_bulk_ll(o, v);
@@ -119,7 +121,7 @@ static void gen(uint64_t *rs, struct resp_out *o, struct node *m, int depth, con
         node_str(m, REDIS_REPLY_STRING, "cstr", 4);
         break;
     default: { /* array, map, set, push, deferred array */
-        size_t n = test_below(rs, 7);
+        size_t n = rng_below(rs, 7);
         int kind = (int)(k - 12);
         struct resp_deferred d;
         m->type = REDIS_REPLY_ARRAY;
@@ -167,16 +169,16 @@ static int same(const redisReply *r, const struct node *m)
 
 int main(void)
 {
-    uint64_t seed = test_seed("test_resp_hiredis"), rs = seed;
+    uint64_t rs = check_seed((uint64_t)time(NULL));
     char *blob = malloc(101000);
     long replies = 0;
 
     for (size_t i = 0; i < 101000; i++)
-        blob[i] = (char)test_rand(&rs);
+        blob[i] = (char)rng_next(&rs);
     for (int round = 0; round < 300; round++) {
         struct resp_out o;
         redisReader *reader = redisReaderCreate();
-        int count = 1 + (int)test_below(&rs, 50);
+        int count = 1 + (int)rng_below(&rs, 50);
         struct node *model = calloc((size_t)count, sizeof(*model));
         int got = 0;
 
@@ -193,20 +195,14 @@ int main(void)
             CHECK(n > 0);
             if (n <= 0)
                 break;
-            take = 1 + test_below(&rs, test_below(&rs, 4) ? 64 : 20000);
+            take = 1 + rng_below(&rs, rng_below(&rs, 4) ? 64 : 20000);
             if (take > iov[0].len)
                 take = iov[0].len;
             CHECK(redisReaderFeed(reader, iov[0].base, take) == REDIS_OK);
             resp_out_consume(&o, take);
             while (redisReaderGetReply(reader, &reply) == REDIS_OK && reply != NULL) {
                 CHECK(got < count);
-                if (got < count) {
-                    int ok = same(reply, &model[got]);
-                    CHECK(ok);
-                    if (!ok)
-                        fprintf(stderr, "reply %d of round %d differs (SEED=%llu)\n", got, round,
-                                (unsigned long long)seed);
-                }
+                CHECK_MSG(same(reply, &model[got]), "reply %d of round %d differs", got, round);
                 got++;
                 freeReplyObject(reply);
             }

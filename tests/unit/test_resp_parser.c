@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "test_resp_util.h"
@@ -649,24 +651,24 @@ static void test_oom(void)
 static void gen_bytes(uint64_t *rs, char *dst, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        dst[i] = (char)test_rand(rs);
+        dst[i] = (char)rng_next(rs);
 }
 
 static size_t gen_len(uint64_t *rs)
 {
-    size_t r = test_below(rs, 1000);
+    size_t r = rng_below(rs, 1000);
     if (r < 700)
-        return test_below(rs, 17);
+        return rng_below(rs, 17);
     if (r < 950)
-        return 17 + test_below(rs, 500);
+        return 17 + rng_below(rs, 500);
     if (r < 992)
-        return 500 + test_below(rs, 5000);
-    return RESP_BIG_ARG - 2 + test_below(rs, 3000);
+        return 500 + rng_below(rs, 5000);
+    return RESP_BIG_ARG - 2 + rng_below(rs, 3000);
 }
 
 static void gen_multibulk(uint64_t *rs, struct buf *in, struct buf *dump)
 {
-    int argc = 1 + (int)(test_below(rs, 20) == 0 ? test_below(rs, 60) : test_below(rs, 6));
+    int argc = 1 + (int)(rng_below(rs, 20) == 0 ? rng_below(rs, 60) : rng_below(rs, 6));
     char hdr[32];
 
     snprintf(hdr, sizeof(hdr), "*%d\r\n", argc);
@@ -691,26 +693,26 @@ static void gen_word(uint64_t *rs, struct buf *in, struct buf *dump, int first)
 {
     char val[24], enc[128];
     size_t n = 0, e = 0, len;
-    int style = (int)test_below(rs, 3);
+    int style = (int)rng_below(rs, 3);
 
     if (style == 0) { /* bare: no blanks, quotes, controls; never '*' first */
-        len = 1 + test_below(rs, 10);
+        len = 1 + rng_below(rs, 10);
         while (n < len) {
-            char c = (char)(0x21 + test_below(rs, 0x5e));
+            char c = (char)(0x21 + rng_below(rs, 0x5e));
             if (c == '"' || c == '\'' || (first && n == 0 && c == '*'))
                 continue;
             val[n++] = enc[e++] = c;
         }
     } else if (style == 1) { /* double quotes: any byte but NUL, escaped as needed */
-        len = test_below(rs, 10);
+        len = rng_below(rs, 10);
         enc[e++] = '"';
         while (n < len) {
-            unsigned char c = (unsigned char)test_rand(rs);
+            unsigned char c = (unsigned char)rng_next(rs);
             static const char named[] = "\n\r\t\b\a";
             static const char names[] = "nrtba";
             const char *k = c ? strchr(named, c) : NULL;
             val[n++] = (char)c;
-            if (k != NULL && test_below(rs, 2)) {
+            if (k != NULL && rng_below(rs, 2)) {
                 enc[e++] = '\\';
                 enc[e++] = names[k - named];
             } else if (c == '"' || c == '\\') {
@@ -724,10 +726,10 @@ static void gen_word(uint64_t *rs, struct buf *in, struct buf *dump, int first)
         }
         enc[e++] = '"';
     } else { /* single quotes: printable, \' for a quote, no backslash */
-        len = test_below(rs, 10);
+        len = rng_below(rs, 10);
         enc[e++] = '\'';
         while (n < len) {
-            char c = (char)(0x20 + test_below(rs, 0x5f));
+            char c = (char)(0x20 + rng_below(rs, 0x5f));
             if (c == '\\')
                 continue;
             val[n++] = c;
@@ -743,27 +745,27 @@ static void gen_word(uint64_t *rs, struct buf *in, struct buf *dump, int first)
 
 static void gen_inline(uint64_t *rs, struct buf *in, struct buf *dump)
 {
-    int words = 1 + (int)test_below(rs, 6);
-    int lead = (int)test_below(rs, 3);
+    int words = 1 + (int)rng_below(rs, 6);
+    int lead = (int)rng_below(rs, 3);
 
     for (int i = 0; i < lead; i++)
-        buf_str(in, test_below(rs, 2) ? " " : "\t");
+        buf_str(in, rng_below(rs, 2) ? " " : "\t");
     buf_str(dump, "I");
     for (int i = 0; i < words; i++) {
         if (i > 0)
-            buf_str(in, test_below(rs, 4) ? " " : "\t ");
+            buf_str(in, rng_below(rs, 4) ? " " : "\t ");
         gen_word(rs, in, dump, i == 0 && lead == 0);
     }
-    if (test_below(rs, 3) == 0)
+    if (rng_below(rs, 3) == 0)
         buf_str(in, "  ");
-    buf_str(in, test_below(rs, 2) ? "\r\n" : "\n");
+    buf_str(in, rng_below(rs, 2) ? "\r\n" : "\n");
     buf_str(dump, "\n");
 }
 
 static void gen_skip(uint64_t *rs, struct buf *in)
 {
     static const char *const skips[] = { "\r\n", "\n", "  \t \r\n", "*0\r\n", "*-1\r\n", "*-5\r\n" };
-    buf_str(in, skips[test_below(rs, sizeof(skips) / sizeof(skips[0]))]);
+    buf_str(in, skips[rng_below(rs, sizeof(skips) / sizeof(skips[0]))]);
 }
 
 static void test_random_streams(uint64_t seed)
@@ -774,12 +776,12 @@ static void test_random_streams(uint64_t seed)
         struct buf in = { 0 }, want = { 0 };
         struct outcome o;
         struct resp_parser p;
-        int items = 1 + (int)test_below(&rs, 40);
+        int items = 1 + (int)rng_below(&rs, 40);
         size_t off = 0;
 
         buf_str(&want, "");
         for (int i = 0; i < items; i++) {
-            size_t kind = test_below(&rs, 10);
+            size_t kind = rng_below(&rs, 10);
             if (kind < 6)
                 gen_multibulk(&rs, &in, &want);
             else if (kind < 9)
@@ -791,8 +793,8 @@ static void test_random_streams(uint64_t seed)
         buf_str(&o.dump, "");
         resp_parser_init(&p, NULL);
         while (off < in.len) {
-            size_t r = test_below(&rs, 10), n;
-            n = r < 4 ? 1 + test_below(&rs, 10) : r < 8 ? 1 + test_below(&rs, 2000) : 1 + test_below(&rs, 40000);
+            size_t r = rng_below(&rs, 10), n;
+            n = r < 4 ? 1 + rng_below(&rs, 10) : r < 8 ? 1 + rng_below(&rs, 2000) : 1 + rng_below(&rs, 40000);
             if (n > in.len - off)
                 n = in.len - off;
             feed_reads(&p, in.p + off, n, r == 9 ? n : 16384);
@@ -802,11 +804,8 @@ static void test_random_streams(uint64_t seed)
         }
         CHECK(o.error[0] == '\0');
         CHECK(resp_parser_buffered(&p) == 0);
-        CHECK(o.dump.len == want.len && memcmp(o.dump.p, want.p, want.len) == 0);
-        if (o.dump.len != want.len || memcmp(o.dump.p, want.p, want.len) != 0) {
-            fprintf(stderr, "random stream %d differs (SEED=%llu)\n", round, (unsigned long long)seed);
-            round = 300;
-        }
+        CHECK_MSG(o.dump.len == want.len && memcmp(o.dump.p, want.p, want.len) == 0,
+                  "random stream %d differs", round);
         resp_parser_destroy(&p);
         buf_free(&in);
         buf_free(&want);
@@ -830,7 +829,7 @@ static void test_writer_round_trip(uint64_t seed)
     for (int i = 0; i < 200; i++) {
         struct resp_slice argv[8];
         char *args[8];
-        int argc = 1 + (int)test_below(&rs, 8);
+        int argc = 1 + (int)rng_below(&rs, 8);
         buf_str(&want, "M");
         for (int j = 0; j < argc; j++) {
             size_t n = gen_len(&rs);
@@ -866,7 +865,7 @@ static void test_writer_round_trip(uint64_t seed)
 
 int main(void)
 {
-    uint64_t seed = test_seed("test_resp_parser");
+    uint64_t seed = check_seed((uint64_t)time(NULL));
 
     test_tables();
     test_generated();

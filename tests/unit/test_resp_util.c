@@ -2,25 +2,15 @@
  * test_resp_util.c - shared helpers of the RESP unit tests (see the header).
  *
  * Each block carries its size in a header in front of it, so live bytes and
- * leaks are exact. Failures are counted and the first few printed, so one bug
- * does not bury the others.
+ * leaks are exact.
  */
 #include "test_resp_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-long test_failures;
 struct test_alloc_stats test_alloc;
 static long fail_countdown = -1;
-
-void test_fail(const char *file, int line, const char *what)
-{
-    if (test_failures++ < 30)
-        fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, what);
-}
 
 /* Block header; max_align_t keeps the user pointer aligned as malloc's. */
 union block {
@@ -96,42 +86,11 @@ void test_alloc_fail_after(long n)
     fail_countdown = n;
 }
 
-uint64_t test_seed(const char *name)
-{
-    const char *env = getenv("SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) * 2654435761u;
-
-    if (seed == 0)
-        seed = 1; /* xorshift would stay at 0 */
-    printf("%s: SEED=%llu (replay with SEED=%llu)\n", name, (unsigned long long)seed,
-           (unsigned long long)seed);
-    return seed;
-}
-
-uint64_t test_rand(uint64_t *state)
-{
-    uint64_t x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-
-size_t test_below(uint64_t *state, size_t n)
-{
-    return n ? (size_t)(test_rand(state) % n) : 0;
-}
-
 int test_finish(const char *name)
 {
     if (test_alloc.live != 0) {
         fprintf(stderr, "%s: %ld blocks (%zu bytes) leaked\n", name, test_alloc.live,
                 test_alloc.live_bytes);
-        test_failures++;
-    }
-    if (test_failures) {
-        fprintf(stderr, "%s: %ld failures\n", name, test_failures);
         return 1;
     }
     printf("%s: ok\n", name);

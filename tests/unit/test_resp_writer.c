@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "check.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "test_resp_util.h"
@@ -195,7 +197,7 @@ static void test_doubles(uint64_t seed)
     /* Random bit patterns: each text reads back as the same double, and one
      * significant digit fewer would not. */
     for (int i = 0; i < 20000; i++) {
-        uint64_t bits = test_rand(&rs);
+        uint64_t bits = rng_next(&rs);
         double d;
         char shorter[64];
         int digits = 0, n;
@@ -469,18 +471,18 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 static void random_reply(uint64_t *rs, struct resp_out *o, struct sbuf *model, int depth, const char *blob)
 {
     int p3 = o->proto == 3;
-    size_t k = test_below(rs, depth < 3 ? 12 : 8);
+    size_t k = rng_below(rs, depth < 3 ? 12 : 8);
 
     switch (k) {
     case 0: {
-        long long v = (long long)test_rand(rs) >> test_below(rs, 64);
+        long long v = (long long)rng_next(rs) >> rng_below(rs, 64);
         resp_add_int(o, v);
         sb_printf(model, ":%lld\r\n", v);
         break;
     }
     case 1: {
-        size_t n = test_below(rs, 10) == 0 ? test_below(rs, 70000) : test_below(rs, 40);
-        size_t off = test_below(rs, 1000);
+        size_t n = rng_below(rs, 10) == 0 ? rng_below(rs, 70000) : rng_below(rs, 40);
+        size_t off = rng_below(rs, 1000);
         resp_add_bulk(o, blob + off, n);
         sb_printf(model, "$%zu\r\n", n);
         sb_add(model, blob + off, n);
@@ -496,13 +498,13 @@ static void random_reply(uint64_t *rs, struct resp_out *o, struct sbuf *model, i
         sb_add(model, p3 ? "_\r\n" : "$-1\r\n", p3 ? 3 : 5);
         break;
     case 4: {
-        int b = (int)test_below(rs, 2);
+        int b = (int)rng_below(rs, 2);
         resp_add_bool(o, b);
         sb_printf(model, p3 ? "#%c\r\n" : ":%c\r\n", p3 ? (b ? 't' : 'f') : (b ? '1' : '0'));
         break;
     }
     case 5: {
-        double d = (double)(long long)test_below(rs, 2000000) / 64.0 - 10000.0;
+        double d = (double)(long long)rng_below(rs, 2000000) / 64.0 - 10000.0;
         char txt[64];
         /* test_doubles checks the text; here only its framing is modelled. */
         int n = resp_format_double(txt, d);
@@ -523,8 +525,8 @@ static void random_reply(uint64_t *rs, struct resp_out *o, struct sbuf *model, i
         sb_add(model, p3 ? "_\r\n" : "*-1\r\n", p3 ? 3 : 5);
         break;
     default: { /* aggregates: array, map, set, deferred array */
-        size_t n = test_below(rs, 6);
-        int kind = (int)test_below(rs, 4);
+        size_t n = rng_below(rs, 6);
+        int kind = (int)rng_below(rs, 4);
         struct resp_deferred d;
         struct sbuf side = { 0 };
         if (kind == 3) {
@@ -558,21 +560,21 @@ static void test_random(uint64_t seed)
     char *blob = malloc(80000);
 
     for (size_t i = 0; i < 80000; i++)
-        blob[i] = (char)test_rand(&rs);
+        blob[i] = (char)rng_next(&rs);
     for (int round = 0; round < 200; round++) {
         struct resp_out o;
         struct sbuf model = { 0 }, got = { 0 };
-        int replies = 1 + (int)test_below(&rs, 100);
+        int replies = 1 + (int)rng_below(&rs, 100);
 
         resp_out_init(&o);
-        o.proto = 2 + (int)test_below(&rs, 2);
+        o.proto = 2 + (int)rng_below(&rs, 2);
         for (int i = 0; i < replies; i++) {
             random_reply(&rs, &o, &model, 0, blob);
             /* Write out a random part of what is visible, as a socket would. */
-            if (test_below(&rs, 3) == 0) {
+            if (rng_below(&rs, 3) == 0) {
                 struct resp_iov iov[4];
                 int n = resp_out_peek(&o, iov, 4);
-                size_t want = test_below(&rs, 30000);
+                size_t want = rng_below(&rs, 30000);
                 for (int j = 0; j < n && want > 0; j++) {
                     size_t take = iov[j].len < want ? iov[j].len : want;
                     sb_add(&got, iov[j].base, take);
@@ -590,11 +592,8 @@ static void test_random(uint64_t seed)
             free(rest);
         }
         CHECK(!o.failed);
-        CHECK(got.len == model.len && memcmp(got.p, model.p, got.len) == 0);
-        if (got.len != model.len || memcmp(got.p, model.p, got.len) != 0) {
-            fprintf(stderr, "random round %d differs (SEED=%llu)\n", round, (unsigned long long)seed);
-            round = 200;
-        }
+        CHECK_MSG(got.len == model.len && memcmp(got.p, model.p, got.len) == 0,
+                  "random round %d differs", round);
         resp_out_destroy(&o);
         free(model.p);
         free(got.p);
@@ -604,7 +603,7 @@ static void test_random(uint64_t seed)
 
 int main(void)
 {
-    uint64_t seed = test_seed("test_resp_writer");
+    uint64_t seed = check_seed((uint64_t)time(NULL));
 
     test_table();
     test_doubles(seed);

@@ -19,13 +19,13 @@
  * usage: test_zset [part]... (no argument runs all). Prints SEED=<n>;
  * SEED=<n> in the environment replays a run.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "lexrange.h"
 #include "mem.h"
 #include "zset.h"
@@ -34,30 +34,7 @@
 #define NAMES 300   /* distinct member names: the set fills and empties */
 #define NAME_MAX 8
 
-/* Not <assert.h>: a test must still check things when NDEBUG is set. */
-#define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
-
-static uint64_t seed, rng_state;
-
-static _Noreturn void check_failed(const char *file, int line, const char *expr)
-{
-    fprintf(stderr, "%s:%d: CHECK failed: %s (SEED=%" PRIu64 ")\n", file, line, expr, seed);
-    exit(1);
-}
-
-/* splitmix64: a replayable stream from the seed. */
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static size_t rnd_below(size_t n)
-{
-    return (size_t)(rnd() % n);
-}
+static uint64_t seed, rng; /* each part draws from the seed anew */
 
 /* ---- the model ---------------------------------------------------------- */
 
@@ -124,7 +101,7 @@ static size_t random_name(char *buf, size_t k)
 static double random_score(void)
 {
     static const double scores[] = {-INFINITY, -2.5, -1, -0.0, 0, 1, 1.5, 2, 3, 1e300, INFINITY};
-    return scores[rnd_below(sizeof(scores) / sizeof(scores[0]))];
+    return scores[rng_below(&rng, sizeof(scores) / sizeof(scores[0]))];
 }
 
 /* ---- comparing ---------------------------------------------------------- */
@@ -149,7 +126,7 @@ static void check_set(const struct zset *z)
 static void check_point(const struct zset *z)
 {
     char m[NAME_MAX];
-    size_t len = random_name(m, rnd());
+    size_t len = random_name(m, rng_next(&rng));
     const struct zs_node *n = zs_find(z, m, len);
     long i = model_find(m, len);
 
@@ -158,7 +135,7 @@ static void check_point(const struct zset *z)
         CHECK(zs_rank(n) == (size_t)i);
         CHECK(n->score == model[i].score);
     }
-    size_t k = rnd_below(model_len + 2);
+    size_t k = rng_below(&rng, model_len + 2);
     n = zs_select(z, k);
     CHECK((n != NULL) == (k < model_len));
     if (n)
@@ -193,7 +170,8 @@ static int in_score(const struct item *it, const void *arg)
 
 static void check_score_range(const struct zset *z)
 {
-    struct zs_range r = {random_score(), random_score(), (int)rnd_below(2), (int)rnd_below(2)};
+    struct zs_range r = {random_score(), random_score(), (int)rng_below(&rng, 2),
+                         (int)rng_below(&rng, 2)};
     size_t lo, hi;
 
     model_span(in_score, &r, &lo, &hi);
@@ -216,8 +194,8 @@ static int in_lex(const struct item *it, const void *arg)
 static void random_bound(struct lex_bound *b, char *buf)
 {
     static const char kinds[] = "-+[(";
-    size_t len = random_name(buf + 1, rnd());
-    buf[0] = kinds[rnd_below(4)];
+    size_t len = random_name(buf + 1, rng_next(&rng));
+    buf[0] = kinds[rng_below(&rng, 4)];
     if (buf[0] == '-' || buf[0] == '+')
         len = 0;
     CHECK(lex_bound_parse(buf, len + 1, b) == 0);
@@ -242,7 +220,7 @@ static void check_lex_range(const struct zset *z)
 static void random_change(struct zset *z, double fixed_score)
 {
     char m[NAME_MAX];
-    size_t len = random_name(m, rnd());
+    size_t len = random_name(m, rng_next(&rng));
     struct zs_node *n = zs_find(z, m, len);
     long i = model_find(m, len);
     double score = isnan(fixed_score) ? random_score() : fixed_score;
@@ -250,10 +228,10 @@ static void random_change(struct zset *z, double fixed_score)
     CHECK((n != NULL) == (i >= 0));
     /* Lean towards inserting while small and deleting while large, so the
      * set keeps passing through empty and through its table's resizes. */
-    if (!n && rnd_below(NAMES) >= model_len / 2) {
+    if (!n && rng_below(&rng, NAMES) >= model_len / 2) {
         zs_insert(z, m, len, score);
         model_insert(m, len, score);
-    } else if (n && rnd_below(3) == 0) {
+    } else if (n && rng_below(&rng, 3) == 0) {
         zs_update(z, n, score);
         model_remove((size_t)i);
         model_insert(m, len, score);
@@ -324,14 +302,14 @@ static void part_scan(void)
         do {
             cursor = zs_scan(z, cursor, seen_cb, &seen);
             for (int j = 0; j < 20; j++) {
-                size_t k = 100 + rnd_below(NAMES - 100), len = random_name(m, k);
+                size_t k = 100 + rng_below(&rng, NAMES - 100), len = random_name(m, k);
                 struct zs_node *n = zs_find(z, m, len);
                 if (n)
                     zs_delete(z, n);
-                else if (rnd_below(2))
-                    zs_insert(z, m, len, (double)rnd_below(5));
+                else if (rng_below(&rng, 2))
+                    zs_insert(z, m, len, (double)rng_below(&rng, 5));
             }
-            if (rnd_below(8) == 0) /* a burst: the table doubles or halves */
+            if (rng_below(&rng, 8) == 0) /* a burst: the table doubles or halves */
                 for (size_t k = 100; k < NAMES; k++) {
                     size_t len = random_name(m, k);
                     struct zs_node *n = zs_find(z, m, len);
@@ -379,17 +357,15 @@ int main(int argc, char **argv)
         void (*fn)(void);
     } parts[] = {{"random", part_random}, {"lex", part_lex}, {"scan", part_scan},
                  {"clone", part_clone}};
-    const char *env = getenv("SEED");
 
-    seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("SEED=%" PRIu64 "\n", seed);
+    seed = check_seed((uint64_t)time(NULL));
     for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
         int run = argc < 2;
         for (int a = 1; a < argc; a++)
             run |= strcmp(argv[a], parts[p].name) == 0;
         if (!run)
             continue;
-        rng_state = seed;
+        rng = seed;
         parts[p].fn();
         CHECK(mem_used() == 0);
         printf("%s: ok\n", parts[p].name);
