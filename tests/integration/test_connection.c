@@ -865,6 +865,26 @@ static void test_sigterm(void)
     redisFree(c);
 }
 
+/* A second server on a taken port says why it could not start and exits 1,
+ * without the lines of a shutdown someone asked for. */
+static void test_port_taken(void)
+{
+    struct h_server s;
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
+        return;
+    char port[16];
+    snprintf(port, sizeof(port), "%d", s.port);
+    int status = h_exec(&s, "taken.log", 10000 * H_SLOW, H_FLAGS("--port", port));
+    CHECK(status == 1, "a server on a taken port exited %d, expected 1", status);
+    CHECK(h_file_has(&s, "taken.log", "address already in use"), "no reason in taken.log");
+    CHECK(h_file_has(&s, "taken.log", "could not start"), "no 'could not start' in taken.log");
+    CHECK(!h_file_has(&s, "taken.log", "User requested shutdown"),
+          "a refused start logged 'User requested shutdown'");
+    EXPECT_STATUS(c, "PONG", "PING");
+    h_close(&s, c);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -889,6 +909,7 @@ int main(int argc, char **argv)
     H_RUN(test_unix_socket);
     H_RUN(test_shutdown);
     H_RUN(test_sigterm);
+    H_RUN(test_port_taken);
     h_stop(&srv);
     return h_finish();
 }
