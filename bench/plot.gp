@@ -1,5 +1,5 @@
 # Draws bench/run's CSV files as PNGs next to them: gnuplot -e "dir='bench/results'" bench/plot.gp
-# Small pictures on purpose (the README embeds them and git keeps every version).
+# Small pictures on purpose (bench/README.md embeds them and git keeps every version).
 if (!exists("dir")) dir = "bench/results"
 set datafile separator ","
 set datafile columnheaders  # every CSV starts with a header row
