@@ -2,7 +2,7 @@
 #   build    the build packages, the project's own CMake build, then its unit tests (a failing test
 #            fails the image build); the integration tests stay with `make test`, on the host.
 #   runtime  libuv and hiredis, the two binaries, the entrypoint and healthcheck scripts (docker/).
-# Build and run (README, "Run in a container"):
+# Build and run (docs/operations.md, "Run in a container"):
 #   docker build -t rbkv .
 #   docker run -d -p 127.0.0.1:6379:6379 -v rbkv-data:/data rbkv --requirepass "$RBKV_PASSWORD" --appendonly yes
 # With podman, build with `--format docker`: the OCI image format has no HEALTHCHECK.
@@ -14,7 +14,7 @@ RUN apt-get update \
         gcc libc6-dev make cmake pkg-config libuv1-dev libhiredis-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# Only what the build reads, so that editing the README, the compose file or docker/ keeps this
+# Only what the build reads, so that editing the docs, the compose file or docker/ keeps this
 # stage's cache (.dockerignore leaves out build trees, node_modules and the container test).
 COPY CMakeLists.txt ./
 COPY proto proto

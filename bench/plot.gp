@@ -1,5 +1,5 @@
 # Draws bench/run's CSV files as PNGs next to them: gnuplot -e "dir='bench/results'" bench/plot.gp
-# Small pictures on purpose (the README embeds them and git keeps every version). Each one says
+# Small pictures on purpose (bench/README.md embeds them and git keeps every version). Each one says
 # what it shows, the run's settings and the machine (from machine.txt), so it reads on its own.
 if (!exists("dir")) dir = "bench/results"
 set encoding utf8

@@ -8,7 +8,7 @@
 # the file first, then the flags in order, the last one winning):
 #   --bind 0.0.0.0        the published port reaches the server only through the container's interface;
 #   --protected-mode no   clients arrive through Docker's NAT, never from loopback, so protected mode
-#                         would refuse them all: set a password instead (README, "Run in a container").
+#                         would refuse them all: set a password instead (docs/operations.md, "Run in a container").
 # Each default is left out when the config file sets that name, so a file can set its own.
 # RBKV_PASSWORD, when set, becomes --requirepass; rbkv-cli (and so the healthcheck) reads the same variable.
 set -eu

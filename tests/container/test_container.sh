@@ -11,7 +11,7 @@
 #   - passwords (--requirepass, RBKV_PASSWORD) and a mounted config file given as the first argument;
 #   - --init: no zombie either, still a clean stop;
 #   - compose.yaml: its two services run as compose would run them (podman, no compose tool here), the
-#     query's output, and the copy of the file in README.md.
+#     query's output, and the copy of the file in docs/operations.md.
 # Every check prints what it expected and what it got, then the containers' logs, and exits 1.
 #
 # usage: tests/container/test_container.sh [REPO_DIR]
@@ -287,10 +287,10 @@ for svc in rbkv query; do
     *) fail "compose: $svc does not take RBKV_PASSWORD from the environment" ;;
   esac
 done
-readme_yaml=$(awk '/<!-- section: container -->/,/<!-- end: container -->/' "$REPO/README.md" |
+docs_yaml=$(awk '/<!-- section: container -->/,/<!-- end: container -->/' "$REPO/docs/operations.md" |
   awk '/^```yaml$/ { f = 1; next } /^```$/ { f = 0 } f')
-expect "README's compose example is compose.yaml (from services:)" \
-  "$(sed -n '/^services:/,$p' "$REPO/compose.yaml")" "$readme_yaml"
+expect "docs/operations.md's compose example is compose.yaml (from services:)" \
+  "$(sed -n '/^services:/,$p' "$REPO/compose.yaml")" "$docs_yaml"
 mapfile -d '' server_cmd < <(compose_get services.rbkv.command)
 mapfile -d '' query_cmd < <(compose_get services.query.command)
 PW=compose-$RANDOM$RANDOM

@@ -239,7 +239,7 @@ test_formats() {
     ' $ 1 \r \n c \r \n $ - 1 \r \n' ] || fail "resp --values"
 }
 
-# A million keys in one load: the figure goes to the test's output (README quotes it).
+# A million keys in one load: the figure goes to the test's output (bench/README.md quotes it).
 test_load_million() {
   local n=1000000 start end
   awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "key:%07d\tvalue-%d\n", i, i }' \

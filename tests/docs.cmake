@@ -1,0 +1,8 @@
+# The docs check (tests/docs/check_commands.sh): every command of the built server has a heading in
+# docs/commands.md and every setting a row in docs/operations.md, and the other way round; every
+# relative link in the docs leads somewhere. Label `docs`, part of `make test`. include()d from
+# tests/CMakeLists.txt, so relative paths start in tests/.
+add_test(NAME docs_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_commands.sh $<TARGET_FILE:rbkv-server>
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_check PROPERTIES LABELS docs TIMEOUT 60 SKIP_RETURN_CODE 77)
