@@ -30,6 +30,8 @@ struct command;
 #define CLIENT_DIRTY_CAS (1u << 6)         /* a WATCHed key changed: EXEC answers nil */
 #define CLIENT_UNBLOCKED (1u << 7)         /* its wait ended; its pipelined requests are due */
 #define CLIENT_AWAIT_SYNC (1u << 8)        /* replies held until the log's fsync (appendfsync always) */
+#define CLIENT_REPLICA (1u << 9)           /* on a primary: a replica's link (after SYNC/PSYNC), flag S */
+#define CLIENT_MASTER (1u << 10)           /* on a replica: the link to its primary, flag M */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
