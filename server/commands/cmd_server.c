@@ -18,10 +18,12 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "cmd_repl.h"
 #include "cmd_server.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "repl.h"
 #include "resp_writer.h"
 #include "server.h"
 #include "watch.h"
@@ -137,15 +139,19 @@ static void info_stats(struct text *t)
                 "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
                 "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
-                "client_output_buffer_limit_disconnections:%llu\r\n",
+                "client_output_buffer_limit_disconnections:%llu\r\n"
+                "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n",
                 s->total_connections, s->total_commands, s->net_input_bytes, s->net_output_bytes,
                 s->rejected_connections, expired_keys(), s->evicted_keys, s->keyspace_hits,
-                s->keyspace_misses, s->output_limit_disconnects);
+                s->keyspace_misses, s->output_limit_disconnects, repl.stats.sync_full,
+                repl.stats.sync_partial_ok, repl.stats.sync_partial_err);
 }
 
 static void info_replication(struct text *t)
 {
-    text_printf(t, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
+    char *s = cmd_repl_info();
+    text_printf(t, "%s", s);
+    xfree(s);
 }
 
 static void info_cpu(struct text *t)

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aof.h"
+#include "propagate.h"
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
@@ -839,7 +839,7 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
     if (h->count >= 0)
         argv[2].len = (size_t)snprintf(count, sizeof(count), "%lld", h->count);
-    aof_feed_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
+    propagate_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
     return 1;
 }
 

@@ -44,6 +44,7 @@ struct waiter {
 struct block_wait {
     struct client *client;
     block_serve_fn *serve;
+    block_timeout_fn *on_timeout; /* NULL: a nil array on timeout */
     uv_timer_t timer;            /* only when timed */
     int timed;
     int nkeys;
@@ -162,7 +163,10 @@ static void timeout_cb(uv_timer_t *timer)
 {
     struct block_wait *w = timer->data;
     struct client *c = w->client;
-    resp_add_null_array(&c->out);
+    if (w->on_timeout)
+        w->on_timeout(c, w->how);
+    else
+        resp_add_null_array(&c->out);
     end_wait(c);
     queue_resume(c);
     conn_run_unblocked();
@@ -177,6 +181,7 @@ void block_client(struct client *c, const struct resp_slice *keys, int nkeys, in
 
     w->client = c;
     w->serve = serve;
+    w->on_timeout = NULL;
     w->nkeys = nkeys;
     w->how = w->waiters + nkeys;
     memcpy(w->how, how, how_len);
@@ -204,6 +209,24 @@ void block_client(struct client *c, const struct resp_slice *keys, int nkeys, in
     }
     c->blocked = w;
     t->blocked++;
+}
+
+void block_client_until(struct client *c, int64_t timeout_ms, block_timeout_fn *on_timeout,
+                        const void *how, size_t how_len)
+{
+    block_client(c, NULL, 0, timeout_ms, NULL, how, how_len);
+    c->blocked->on_timeout = on_timeout;
+}
+
+const void *block_waiting_for(const struct client *c, block_timeout_fn *on_timeout)
+{
+    return c->blocked && c->blocked->on_timeout == on_timeout ? c->blocked->how : NULL;
+}
+
+void block_release(struct client *c)
+{
+    end_wait(c);
+    queue_resume(c);
 }
 
 void block_signal_key(struct db *db, const char *key, size_t klen)
@@ -280,6 +303,8 @@ int block_unblock(struct client *c, int error)
         return 0;
     if (error)
         resp_add_error(&c->out, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    else if (c->blocked->on_timeout)
+        c->blocked->on_timeout(c, c->blocked->how);
     else
         resp_add_null_array(&c->out);
     end_wait(c);

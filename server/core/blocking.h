@@ -39,6 +39,20 @@ typedef int block_serve_fn(struct client *c, const struct resp_slice *key, const
 void block_client(struct client *c, const struct resp_slice *keys, int nkeys, int64_t timeout_ms,
                   block_serve_fn *serve, const void *how, size_t how_len);
 
+/* Writes c's reply when its wait through block_client_until times out. */
+typedef void block_timeout_fn(struct client *c, const void *how);
+
+/* Blocks c on no key (WAIT): until block_release, or until timeout_ms passes
+ * (0: forever) and on_timeout writes its reply. how_len bytes of how are
+ * copied. */
+void block_client_until(struct client *c, int64_t timeout_ms, block_timeout_fn *on_timeout,
+                        const void *how, size_t how_len);
+/* The copy of `how` of c's wait when it waits through on_timeout, else NULL. */
+const void *block_waiting_for(const struct client *c, block_timeout_fn *on_timeout);
+/* Ends c's wait, whose reply the caller wrote; its pipelined requests run
+ * from the loop (conn_run_unblocked). */
+void block_release(struct client *c);
+
 /* Key in db may now serve clients waiting on it: marks it ready for
  * block_serve_ready. One comparison when nobody waits on anything. */
 void block_signal_key(struct db *db, const char *key, size_t klen);

@@ -73,6 +73,7 @@ struct client {
     struct watcher *watching;    /* watch.c: this client's WATCHed keys */
     struct block_wait *blocked;  /* blocking.c: what it waits for, NULL when not blocked */
     struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */
+    struct repl_peer *repl;      /* repl.c: what a replica (or one in its handshake) told us */
 
     struct client *prev, *next;  /* server.clients list */
 };

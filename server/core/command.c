@@ -29,6 +29,9 @@
 #include "clock.h"
 #include "mem.h"
 #include "multi.h"
+#include "propagate.h"
+#include "repl_primary.h"
+#include "repl_replica.h"
 #include "server.h"
 #include "watch.h"
 
@@ -276,6 +279,27 @@ static int needs_auth(const struct client *c)
     return pass && pass[0] && !(c->flags & CLIENT_AUTHENTICATED);
 }
 
+/* Redis's order: a replica's read-only rule, stale data, then
+ * min-replicas-to-write. Replies and returns 1 when cmd may not run. */
+static int replication_refuses(struct client *c, const struct command *cmd)
+{
+    const char *err = NULL;
+    if (c->flags & CLIENT_MASTER)
+        return 0;
+    if (server.cfg.replicaof_host && server.cfg.replica_read_only && (cmd->flags & CMD_WRITE))
+        err = ERR_READONLY;
+    else if (server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
+             !repl_replica_link_up() && !(cmd->flags & CMD_STALE))
+        err = ERR_MASTERDOWN;
+    else if ((cmd->flags & CMD_WRITE) && repl_primary_refuses_writes())
+        err = ERR_NOREPLICAS;
+    if (!err)
+        return 0;
+    resp_add_error(&c->out, err);
+    multi_refused(c);
+    return 1;
+}
+
 void command_execute(struct client *c)
 {
     const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
@@ -307,19 +331,25 @@ void command_execute(struct client *c)
         multi_refused(c);
         return;
     }
-    if (server.cfg.maxmemory && ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd)) &&
+    if (replication_refuses(c, cmd))
+        return;
+    /* The primary's stream is applied whatever the state here. */
+    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) &&
+        ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd)) &&
         mem_used() > server.cfg.maxmemory) {
         resp_add_error(&c->out, ERR_OOM);
         multi_refused(c);
         return;
     }
-    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused()) {
+    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
+        persist_writes_refused()) {
         resp_add_error(&c->out, ERR_MISCONF);
         multi_refused(c);
         return;
     }
     const char *aof_why;
-    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && aof_writes_refused(&aof_why)) {
+    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
+        aof_writes_refused(&aof_why)) {
         resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
         multi_refused(c);
         return;
@@ -347,6 +377,6 @@ void command_call(struct client *c, const struct command *cmd)
      * or a DEL of missing keys does not, as in Redis. */
     if ((cmd->flags & CMD_WRITE) && server.dirty != dirty) {
         watch_touch_command(c, cmd);
-        aof_feed(c->db, cmd, c->argc, c->argv);
+        propagate_command(c->db, cmd, c->argc, c->argv);
     }
 }

@@ -98,6 +98,10 @@ void reply_wrong_arity(struct client *c);
 #define ERR_DB_INDEX "ERR DB index is out of range"
 #define ERR_OOM "OOM command not allowed when used memory > 'maxmemory'."
 #define ERR_NOAUTH "NOAUTH Authentication required."
+#define ERR_READONLY "READONLY You can't write against a read only replica."
+#define ERR_MASTERDOWN                                                                          \
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+#define ERR_NOREPLICAS "NOREPLICAS Not enough good replicas to write."
 #define ERR_WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
 
 #endif

@@ -92,8 +92,8 @@ struct config_def {
 
 static config_setter set_bind, set_hz, set_maxmemory_policy, set_output_limit, set_daemonize;
 static config_getter get_bind, get_output_limit, get_daemonize;
-static config_setter set_dir, set_dbfilename, set_save;
-static config_getter get_dir, get_save;
+static config_setter set_dir, set_dbfilename, set_save, set_replicaof;
+static config_getter get_dir, get_save, get_replicaof;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -160,6 +160,42 @@ static const struct config_def defs[] = {
      FIELD(auto_aof_rewrite_percentage), .max = INT_MAX, .default_value = "100"},
     {.name = "auto-aof-rewrite-min-size", .type = CONFIG_MEMORY, FIELD(auto_aof_rewrite_min_size),
      .max = LLONG_MAX, .default_value = "64mb"},
+    /* Replication (repl.h). replicaof is set by REPLICAOF at run time, as in
+     * Redis, and written by CONFIG REWRITE. */
+    {.name = "replicaof", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
+     .default_value = "", .set = set_replicaof, .get = get_replicaof},
+    {.name = "masterauth", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(masterauth), .default_value = ""},
+    {.name = "masteruser", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(masteruser), .default_value = ""},
+    {.name = "replica-read-only", .type = CONFIG_BOOL, FIELD(replica_read_only),
+     .default_value = "yes"},
+    {.name = "replica-serve-stale-data", .type = CONFIG_BOOL, FIELD(replica_serve_stale_data),
+     .default_value = "yes"},
+    {.name = "replica-priority", .type = CONFIG_INT, FIELD(replica_priority), .max = INT_MAX,
+     .default_value = "100"},
+    {.name = "replica-announce-ip", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(replica_announce_ip), .default_value = ""},
+    {.name = "replica-announce-port", .type = CONFIG_INT, FIELD(replica_announce_port),
+     .max = 65535, .default_value = "0"},
+    {.name = "replica-announced", .type = CONFIG_BOOL, FIELD(replica_announced),
+     .default_value = "yes"},
+    {.name = "repl-backlog-size", .type = CONFIG_MEMORY, FIELD(repl_backlog_size), .min = 1,
+     .max = LLONG_MAX, .default_value = "1mb"},
+    {.name = "repl-backlog-ttl", .type = CONFIG_INT, FIELD(repl_backlog_ttl), .max = INT_MAX,
+     .default_value = "3600"},
+    {.name = "repl-timeout", .type = CONFIG_INT, FIELD(repl_timeout), .min = 1, .max = INT_MAX,
+     .default_value = "60"},
+    {.name = "repl-ping-replica-period", .type = CONFIG_INT, FIELD(repl_ping_replica_period),
+     .min = 1, .max = INT_MAX, .default_value = "10"},
+    {.name = "repl-diskless-sync", .type = CONFIG_BOOL, FIELD(repl_diskless_sync),
+     .default_value = "yes"},
+    {.name = "repl-diskless-sync-delay", .type = CONFIG_INT, FIELD(repl_diskless_sync_delay),
+     .max = INT_MAX, .default_value = "5"},
+    {.name = "min-replicas-to-write", .type = CONFIG_INT, FIELD(min_replicas_to_write),
+     .max = INT_MAX, .default_value = "0"},
+    {.name = "min-replicas-max-lag", .type = CONFIG_INT, FIELD(min_replicas_max_lag),
+     .max = INT_MAX, .default_value = "10"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -834,6 +870,37 @@ static char *get_save(const struct config *cfg, const struct config_def *def)
     return t.p;
 }
 
+/* replicaof <host> <port>, or "" / "no one" for none. */
+static int set_replicaof(struct config *cfg, const struct config_def *def, int argc,
+                         const char *const *argv, char *err, size_t errlen)
+{
+    long long port;
+    (void)def;
+    if (argc == 0 || (argc == 1 && !argv[0][0]) ||
+        (argc == 2 && !strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one"))) {
+        xfree(cfg->replicaof_host);
+        cfg->replicaof_host = NULL;
+        cfg->replicaof_port = 0;
+        return 0;
+    }
+    if (argc != 2)
+        return fail(err, errlen, "Bad directive or wrong number of arguments");
+    if (parse_ll(argv[1], strlen(argv[1]), &port) < 0 || port < 0 || port > 65535)
+        return fail(err, errlen, "Invalid master port");
+    xfree(cfg->replicaof_host);
+    cfg->replicaof_host = xstrdup(argv[0]);
+    cfg->replicaof_port = (int)port;
+    return 0;
+}
+
+static char *get_replicaof(const struct config *cfg, const struct config_def *def)
+{
+    (void)def;
+    if (!cfg->replicaof_host)
+        return xstrdup("");
+    return textf("%s %d", cfg->replicaof_host, cfg->replicaof_port);
+}
+
 /* ---- the public interface ---- */
 
 size_t config_count(void)
@@ -882,6 +949,7 @@ void config_destroy(struct config *cfg)
         if (defs[i].type == CONFIG_STRING)
             xfree(*(char **)field_of(cfg, &defs[i]));
     }
+    xfree(cfg->replicaof_host);
     for (int i = 0; i < 2 * cfg->rename_count; i++)
         xfree(cfg->renames[i]);
     xfree(cfg->renames);

@@ -72,6 +72,25 @@ struct config {
      * they stay unchanged until config_destroy at exit. */
     char **renames;
     int rename_count;
+    /* Replication (repl.h). replicaof_host NULL: this server is a primary. */
+    char *replicaof_host;
+    int replicaof_port;
+    char *masterauth;         /* NULL = send no AUTH */
+    char *masteruser;         /* NULL = AUTH with the password alone */
+    int replica_read_only;
+    int replica_serve_stale_data;
+    long long replica_priority;
+    char *replica_announce_ip;          /* NULL = not announced */
+    long long replica_announce_port;    /* 0 = our port */
+    int replica_announced;
+    unsigned long long repl_backlog_size;
+    long long repl_backlog_ttl;         /* seconds without replicas before the backlog goes */
+    long long repl_timeout;             /* seconds */
+    long long repl_ping_replica_period; /* seconds */
+    int repl_diskless_sync;
+    long long repl_diskless_sync_delay; /* seconds */
+    long long min_replicas_to_write;
+    long long min_replicas_max_lag;     /* seconds */
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a

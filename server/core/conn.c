@@ -28,14 +28,14 @@
 #include "log.h"
 #include "mem.h"
 #include "multi.h"
+#include "repl.h"
+#include "repl_replica.h"
 #include "server.h"
 
 #define LISTEN_BACKLOG 511
 #define READ_SUGGESTED (16 * 1024)
 #define WRITE_IOVS 64
 
-static void conn_flush(struct client *c);
-static void process_input(struct client *c);
 static void sync_check_cb(uv_check_t *h);
 
 void conn_client_free(struct client *c)
@@ -47,6 +47,9 @@ void conn_client_free(struct client *c)
     if (c->next)
         c->next->prev = c->prev;
     server.client_count--;
+    if (c->flags & CLIENT_MASTER)
+        repl_replica_link_gone(c);
+    repl_peer_gone(c);
     multi_discard(c);
     resp_parser_destroy(&c->parser);
     resp_out_destroy(&c->out);
@@ -83,7 +86,13 @@ struct client *conn_find(uint64_t id)
  * limit for too long. Returns 1 when it closed it. */
 static int check_output_limits(struct client *c, int64_t now_ms)
 {
-    const struct output_limit *lim = &server.cfg.client_output_limit;
+    /* Redis's default for the replica class: a replica that falls this far
+     * behind is cut off and comes back by a new sync. */
+    static const struct output_limit replica_limit = {256ULL << 20, 64ULL << 20, 60};
+    const struct output_limit *lim =
+        (c->flags & CLIENT_REPLICA) ? &replica_limit : &server.cfg.client_output_limit;
+    if (c->flags & CLIENT_MASTER)
+        return 0;
     size_t pending = resp_out_pending(&c->out);
     /* over_limit: a reply stopped growing at the hard limit (resp_writer.h). */
     int over_hard = (lim->hard_bytes && pending >= lim->hard_bytes) || c->out.over_limit;
@@ -141,11 +150,11 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     resp_parser_commit(&c->parser, (size_t)nread);
     server.stats.net_input_bytes += (unsigned long long)nread;
     c->last_interaction_ms = uv_now(server.loop);
-    process_input(c);
+    conn_process_input(c);
     conn_run_unblocked();
 }
 
-static void start_reading(struct client *c)
+void conn_start_reading(struct client *c)
 {
     c->flags &= ~CLIENT_READ_PAUSED;
     int rc = uv_read_start(&c->h.stream, alloc_cb, read_cb);
@@ -163,6 +172,7 @@ static void run_requests(struct client *c)
          * Redis (over it, the client is closed); without one we bound it
          * ourselves by reading no more requests until replies drain. */
         if (!server.cfg.client_output_limit.hard_bytes &&
+            !(c->flags & (CLIENT_REPLICA | CLIENT_MASTER)) &&
             resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT) {
             pause_reading(c);
             return;
@@ -186,6 +196,8 @@ static void run_requests(struct client *c)
          * (Redis checks after every addReply). Refreshed here for CONFIG SET. */
         c->out.limit = server.cfg.client_output_limit.hard_bytes;
         command_execute(c);
+        if (c->flags & CLIENT_MASTER)
+            repl_replica_applied(c);
         c->argc = 0;
         c->argv = NULL;
         if (check_output_limits(c, (int64_t)uv_now(server.loop)))
@@ -203,7 +215,7 @@ void conn_run_unblocked(void)
 {
     struct client *c;
     while ((c = block_next_unblocked()))
-        process_input(c);
+        conn_process_input(c);
 }
 
 /* Group commit under appendfsync always: a client whose batch wrote to the
@@ -244,7 +256,7 @@ static void release_synced(int resume)
             resp_out_reset(&c->out);
             conn_close(c);
         } else if (resume) {
-            process_input(c);
+            conn_process_input(c);
         }
     }
 }
@@ -260,7 +272,7 @@ static void sync_check_cb(uv_check_t *h)
 /* Runs what the client sent and sends the replies. When a pause's replies all
  * went out synchronously there will be no write callback to resume it, so
  * the loop resumes here instead. */
-static void process_input(struct client *c)
+void conn_process_input(struct client *c)
 {
     for (;;) {
         unsigned long long fed = aof_fed_count();
@@ -283,10 +295,10 @@ static void process_input(struct client *c)
             conn_close(c);
             return;
         }
-        conn_flush(c);
+        conn_send(c);
         if ((c->flags & (CLIENT_CLOSING | CLIENT_WRITING)) || !(c->flags & CLIENT_READ_PAUSED))
             return;
-        start_reading(c);
+        conn_start_reading(c);
     }
 }
 
@@ -321,15 +333,15 @@ static void write_cb(uv_write_t *req, int status)
     if (c->flags & CLIENT_CLOSING)
         return;
     if ((c->flags & CLIENT_READ_PAUSED) && resp_out_pending(&c->out) <= CLIENT_PAUSE_OUTPUT / 2) {
-        start_reading(c);
-        process_input(c); /* requests that arrived before the pause */
+        conn_start_reading(c);
+        conn_process_input(c); /* requests that arrived before the pause */
         conn_run_unblocked();
         return;
     }
-    conn_flush(c);
+    conn_send(c);
 }
 
-static void conn_flush(struct client *c)
+void conn_send(struct client *c)
 {
     uv_buf_t bufs[WRITE_IOVS];
     size_t total;
@@ -425,6 +437,37 @@ static struct client *client_new(void)
     return c;
 }
 
+static void list_client(struct client *c)
+{
+    c->next = server.clients;
+    if (server.clients)
+        server.clients->prev = c;
+    server.clients = c;
+    server.client_count++;
+}
+
+struct client *conn_new_outgoing(void)
+{
+    struct client *c = client_new();
+    if (!c)
+        return NULL;
+    uv_tcp_init(server.loop, &c->h.tcp);
+    c->h.handle.data = c;
+    list_client(c);
+    return c;
+}
+
+void conn_name_peers(struct client *c)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0)
+        name_of(&ss, c->addr, sizeof(c->addr));
+    len = sizeof(ss);
+    if (uv_tcp_getsockname(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0)
+        name_of(&ss, c->laddr, sizeof(c->laddr));
+}
+
 /* ---- protected mode (Redis's): without a password, only local clients ---- */
 
 /* Redis 7's text with our name, sent as a reply before closing: clients show
@@ -512,11 +555,7 @@ static void accept_client(uv_stream_t *listener, int is_unix)
         return;
     }
     c->h.handle.data = c;
-    c->next = server.clients;
-    if (server.clients)
-        server.clients->prev = c;
-    server.clients = c;
-    server.client_count++;
+    list_client(c);
     if (uv_accept(listener, &c->h.stream) < 0) {
         conn_close(c);
         return;
@@ -526,13 +565,7 @@ static void accept_client(uv_stream_t *listener, int is_unix)
         snprintf(c->addr, sizeof(c->addr), "%s:0", server.cfg.unixsocket);
         snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.cfg.unixsocket);
     } else {
-        struct sockaddr_storage ss;
-        int len = sizeof(ss);
-        if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0)
-            name_of(&ss, c->addr, sizeof(c->addr));
-        len = sizeof(ss);
-        if (uv_tcp_getsockname(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0)
-            name_of(&ss, c->laddr, sizeof(c->laddr));
+        conn_name_peers(c);
         uv_tcp_nodelay(&c->h.tcp, 1);
         if (server.cfg.tcp_keepalive > 0)
             uv_tcp_keepalive(&c->h.tcp, 1, (unsigned int)server.cfg.tcp_keepalive);
@@ -543,17 +576,17 @@ static void accept_client(uv_stream_t *listener, int is_unix)
         server.stats.rejected_connections++;
         resp_add_error(&c->out, "ERR max number of clients reached");
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        conn_flush(c);
+        conn_send(c);
         return;
     }
     if (protected_mode_refuses(c)) {
         server.stats.rejected_connections++;
         resp_add_error(&c->out, ERR_DENIED);
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        conn_flush(c);
+        conn_send(c);
         return;
     }
-    start_reading(c);
+    conn_start_reading(c);
 }
 
 static void on_tcp_connection(uv_stream_t *listener, int status)
@@ -710,7 +743,8 @@ void conn_cron(int64_t now_ms)
         if (c->flags & CLIENT_CLOSING)
             continue;
         /* A blocked client is idle by design, as Redis exempts it. */
-        if (server.cfg.timeout > 0 && !(c->flags & CLIENT_WRITING) && !c->blocked &&
+        if (server.cfg.timeout > 0 &&
+            !(c->flags & (CLIENT_WRITING | CLIENT_REPLICA | CLIENT_MASTER)) && !c->blocked &&
             now_ms - c->last_interaction_ms > server.cfg.timeout * 1000) {
             log_verbose("Closing idle client id=%llu addr=%s", (unsigned long long)c->id,
                         c->addr);

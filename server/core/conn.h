@@ -26,5 +26,19 @@ void conn_update_limits(struct client *c);
  * the loop's own callbacks, so one client's requests never run nested in
  * another's. */
 void conn_run_unblocked(void);
+/* Sends what c's output holds, from outside its own requests (the stream a
+ * replica is owed). */
+void conn_send(struct client *c);
+/* Runs the whole requests c's parser holds and sends the replies (bytes
+ * fed to it by hand: what followed a replica's snapshot). */
+void conn_process_input(struct client *c);
+/* Starts (or resumes) reading and running c's requests. */
+void conn_start_reading(struct client *c);
+/* A listed client with an initialised TCP handle and nothing read yet, for
+ * a connection we make (a replica's link to its primary); NULL when out of
+ * memory. Closed with conn_close like any other. */
+struct client *conn_new_outgoing(void);
+/* Fills c->addr and c->laddr from its connected TCP handle. */
+void conn_name_peers(struct client *c);
 
 #endif

@@ -20,11 +20,11 @@
 
 #include <string.h>
 
-#include "aof.h"
 #include "bgsave.h"
 #include "client.h"
 #include "command.h"
 #include "mem.h"
+#include "propagate.h"
 #include "server.h"
 #include "watch.h"
 
@@ -139,14 +139,14 @@ void multi_exec(struct client *c)
     int argc = c->argc;
     struct resp_slice *argv = c->argv;
     resp_add_array_len(&c->out, (size_t)m->count);
-    aof_exec_begin();
+    propagate_exec_begin();
     for (struct multi_cmd *q = m->head; q; q = q->next) {
         c->argc = q->argc;
         c->argv = q->argv;
         server.stats.total_commands++; /* Redis counts a queued command again when it runs */
         command_call(c, q->cmd);
     }
-    aof_exec_end();
+    propagate_exec_end();
     c->argc = argc;
     c->argv = argv;
     c->multi = NULL;

@@ -25,6 +25,10 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "propagate.h"
+#include "repl.h"
+#include "repl_primary.h"
+#include "repl_replica.h"
 #include "replay.h"
 
 #define EXPIRE_SLICE_US 1000
@@ -74,7 +78,8 @@ static void reap_orphans(void)
         memset(&si, 0, sizeof(si));
         if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
             return;
-        if (si.si_pid == persist_child_pid() || si.si_pid == aof_child_pid())
+        if (si.si_pid == persist_child_pid() || si.si_pid == aof_child_pid() ||
+            si.si_pid == repl_primary_child_pid())
             return;
         waitpid(si.si_pid, NULL, WNOHANG);
     }
@@ -88,6 +93,8 @@ static void cron_cb(uv_timer_t *t)
         uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
     conn_cron((int64_t)uv_now(server.loop));
     persist_cron();
+    repl_primary_cron();
+    repl_replica_cron();
     reap_orphans();
     mem_trim_cron((int64_t)uv_now(server.loop));
 }
@@ -106,7 +113,10 @@ void server_shutdown(void)
         return;
     server.shutting_down = 1;
     conn_close_listeners();
+    repl_replica_close();
     conn_close_all();
+    repl_primary_shutdown();
+    repl_cleanup();
     close_handle((uv_handle_t *)&server.cron);
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
@@ -129,24 +139,6 @@ static void signal_cb(uv_signal_t *s, int signum)
         return;
     }
     server_shutdown();
-}
-
-static void make_run_id(void)
-{
-    static const char hex[] = "0123456789abcdef";
-    unsigned char raw[20];
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(raw, 1, sizeof(raw), f) != sizeof(raw)) {
-        for (size_t i = 0; i < sizeof(raw); i++)
-            raw[i] = (unsigned char)(rand() ^ (int)getpid());
-    }
-    if (f)
-        fclose(f);
-    for (size_t i = 0; i < sizeof(raw); i++) {
-        server.run_id[2 * i] = hex[raw[i] >> 4];
-        server.run_id[2 * i + 1] = hex[raw[i] & 15];
-    }
-    server.run_id[40] = '\0';
 }
 
 /* File descriptors kept for listeners, the log, snapshots and the like, as
@@ -213,7 +205,7 @@ int server_start(void)
 {
     server.loop = uv_default_loop();
     server.start_ms = mstime();
-    make_run_id();
+    repl_random_hex(server.run_id);
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit a write fails with EFBIG instead of killing us,
      * so the append-only log reports it like a full disk. */
@@ -221,6 +213,8 @@ int server_start(void)
     server_adjust_open_files_limit();
     command_table_init();
     server.ks = ks_new(server.cfg.databases);
+    repl_init();
+    repl_replica_init();
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);
@@ -230,6 +224,7 @@ int server_start(void)
     } else if (persist_load() < 0) {
         return -1;
     }
+    propagate_init();
     if (conn_listen() < 0)
         return -1;
     uv_signal_init(server.loop, &server.sigterm);
@@ -242,6 +237,8 @@ int server_start(void)
     uv_timer_init(server.loop, &expire_timer);
     started = 1;
     log_notice("Server initialized");
+    if (server.cfg.replicaof_host)
+        repl_replica_start();
     if (server.listener_count)
         log_notice("Ready to accept connections tcp on port %d", server.cfg.port);
     if (server.unix_listening)

@@ -33,6 +33,7 @@
 #include "clock.h"
 #include "command.h"
 #include "config.h"
+#include "feed.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -51,17 +52,10 @@
 #define BULK_MAX (1LL << 40)
 #define WRITE_CHUNK (1024 * 1024) /* bytes buffered while writing a whole dataset */
 
-/* Commands on their way to a file, and the database they run in there. */
-struct sink {
-    struct resp_out buf;
-    int db;                      /* of the last SELECT written into it, -1 none */
-    int in_multi;                /* a MULTI written, its EXEC not yet */
-};
-
 static struct {
     int fd;                      /* -1 while the log is closed */
-    struct sink main;            /* fed, not yet written to fd */
-    struct sink rewrite;         /* fed since the rewrite child forked */
+    struct feed main;            /* fed, not yet written to fd */
+    struct feed rewrite;         /* fed since the rewrite child forked */
     pid_t child;                 /* the BGREWRITEAOF child, 0 when none */
     off_t base_size;             /* of the log after the last rewrite, for auto-rewrite */
     int write_err;               /* errno of the last failed write or sync, 0 ok */
@@ -82,79 +76,13 @@ static void rewrite_kill(void);
 
 /* ---- feeding ---- */
 
-static void add_argv(struct sink *k, int argc, const char *const *words, const size_t *lens)
-{
-    struct resp_slice argv[4];
-    for (int i = 0; i < argc; i++) {
-        argv[i].ptr = words[i];
-        argv[i].len = lens[i];
-    }
-    resp_add_command(&k->buf, argc, argv);
-}
-
-static void add_select(struct sink *k, int db)
-{
-    char num[24];
-    int n = snprintf(num, sizeof(num), "%d", db);
-    const char *w[] = {"SELECT", num};
-    size_t l[] = {6, (size_t)n};
-    add_argv(k, 2, w, l);
-    k->db = db;
-}
-
-static void add_pexpireat(struct sink *k, const char *key, size_t klen, int64_t when)
-{
-    char num[24];
-    int n = snprintf(num, sizeof(num), "%" PRId64, when);
-    const char *w[] = {"PEXPIREAT", key, num};
-    size_t l[] = {9, klen, (size_t)n};
-    add_argv(k, 3, w, l);
-}
-
-/* Before anything is fed into k for database db: opens the transaction's
- * MULTI at the first write of an EXEC, and SELECTs db. */
-static void begin_entry(struct sink *k, int db)
-{
-    if (aof.in_exec && !k->in_multi) {
-        const char *w[] = {"MULTI"};
-        size_t l[] = {5};
-        add_argv(k, 1, w, l);
-        k->in_multi = 1;
-    }
-    if (db != k->db)
-        add_select(k, db);
-}
-
-static void feed_into(struct sink *k, struct db *db, const struct command *cmd, int argc,
-                      const struct resp_slice *argv)
-{
-    begin_entry(k, db->id);
-    /* Under the command's own name, not the one the client called it by, so
-     * the log replays whatever rename-command says at the next start. */
-    resp_add_array_len(&k->buf, (size_t)argc);
-    resp_add_bulk(&k->buf, cmd->name, strlen(cmd->name));
-    for (int i = 1; i < argc; i++)
-        resp_add_bulk(&k->buf, argv[i].ptr, argv[i].len);
-    /* Deadlines follow the command; a database without any (the common
-     * case) needs no lookup per key. */
-    if (cmd->first_key <= 0 || cmd->key_step <= 0 || db->expires_count == 0)
-        return;
-    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-    for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) {
-        const struct ks_entry *e = ks_find(db, argv[i].ptr, argv[i].len);
-        int64_t when = e ? ks_get_expire(e) : -1;
-        if (when >= 0)
-            add_pexpireat(k, argv[i].ptr, argv[i].len, when);
-    }
-}
-
 void aof_feed(struct db *db, const struct command *cmd, int argc, const struct resp_slice *argv)
 {
     if (aof.fd < 0)
         return;
-    feed_into(&aof.main, db, cmd, argc, argv);
+    feed_command(&aof.main, aof.in_exec, db, cmd, argc, argv);
     if (aof.child)
-        feed_into(&aof.rewrite, db, cmd, argc, argv);
+        feed_command(&aof.rewrite, aof.in_exec, db, cmd, argc, argv);
     aof.fed++;
 }
 
@@ -162,20 +90,10 @@ void aof_feed_argv(int db, int argc, const struct resp_slice *argv)
 {
     if (aof.fd < 0)
         return;
-    begin_entry(&aof.main, db);
-    resp_add_command(&aof.main.buf, argc, argv);
-    if (aof.child) {
-        begin_entry(&aof.rewrite, db);
-        resp_add_command(&aof.rewrite.buf, argc, argv);
-    }
+    feed_argv(&aof.main, aof.in_exec, db, argc, argv);
+    if (aof.child)
+        feed_argv(&aof.rewrite, aof.in_exec, db, argc, argv);
     aof.fed++;
-}
-
-/* ks_expired_fn: a key removed for its deadline is logged as DEL key. */
-static void feed_expired(struct db *db, const char *key, size_t klen)
-{
-    struct resp_slice argv[2] = {{"DEL", 3}, {key, klen}};
-    aof_feed_argv(db->id, 2, argv);
 }
 
 void aof_exec_begin(void)
@@ -183,21 +101,11 @@ void aof_exec_begin(void)
     aof.in_exec = 1;
 }
 
-static void end_multi(struct sink *k)
-{
-    if (!k->in_multi)
-        return;
-    const char *w[] = {"EXEC"};
-    size_t l[] = {4};
-    add_argv(k, 1, w, l);
-    k->in_multi = 0;
-}
-
 void aof_exec_end(void)
 {
     aof.in_exec = 0;
-    end_multi(&aof.main);
-    end_multi(&aof.rewrite);
+    feed_end_multi(&aof.main);
+    feed_end_multi(&aof.rewrite);
 }
 
 unsigned long long aof_fed_count(void)
@@ -366,17 +274,17 @@ int aof_last_write_ok(void)
 
 /* ---- a whole dataset as commands ---- */
 
-static void add_string(struct sink *k, const char *key, size_t klen, const char *val,
+static void add_string(struct feed *k, const char *key, size_t klen, const char *val,
                        size_t vlen)
 {
     const char *w[] = {"SET", key, val};
     size_t l[] = {3, klen, vlen};
-    add_argv(k, 3, w, l);
+    feed_words(k, 3, w, l);
 }
 
 /* ZADD key score member ..., ZADD_BATCH members per command. Scores as
  * %.17g, which reads back as the same double ("inf" and "-inf" included). */
-static void add_zset(struct sink *k, const char *key, size_t klen, const struct zset *z)
+static void add_zset(struct feed *k, const char *key, size_t klen, const struct zset *z)
 {
     struct resp_slice argv[2 + 2 * ZADD_BATCH];
     char scores[ZADD_BATCH][32];
@@ -405,13 +313,13 @@ static int write_dataset(int64_t now_ms)
             if (when >= 0 && when <= now_ms)
                 continue;
             if (aof.main.db != i)
-                add_select(&aof.main, i);
+                feed_select(&aof.main, i);
             if (e->type == KS_STRING)
                 add_string(&aof.main, ks_key(e), ks_klen(e), ks_str(e), ks_slen(e));
             else
                 add_zset(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             if (when >= 0)
-                add_pexpireat(&aof.main, ks_key(e), ks_klen(e), when);
+                feed_pexpireat(&aof.main, ks_key(e), ks_klen(e), when);
             if (resp_out_pending(&aof.main.buf) >= WRITE_CHUNK && write_pending() < 0)
                 return -1;
         }
@@ -443,7 +351,6 @@ int aof_open(void)
     uv_timer_start(&aof.timer, timer_cb, AOF_SYNC_INTERVAL_MS, AOF_SYNC_INTERVAL_MS);
     aof.timer_on = 1;
     aof.base_size = aof.size;
-    ks_on_expired(feed_expired);
     return 0;
 }
 
@@ -451,7 +358,6 @@ void aof_close(void)
 {
     if (aof.fd < 0)
         return;
-    ks_on_expired(NULL);
     rewrite_kill();
     if (write_pending() < 0 || sync_file() < 0)
         log_warning("Writes not in the append-only file at exit: %s", strerror(aof.write_err));

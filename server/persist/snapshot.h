@@ -45,7 +45,8 @@ uint64_t snap_crc64(uint64_t crc, const void *p, size_t n);
 
 /* Writes every database of ks to the open file fd, skipping keys whose
  * deadline is <= now_ms, then fsyncs it. Returns 0, or -1 with the reason in
- * err. Does not close fd. */
+ * err. Does not close fd, which may be a pipe (fsync of a pipe fails with
+ * EINVAL, and is no fault). */
 int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen);
 
 /* Saves ks to path: writes "temp-<pid>.rbkv" in path's directory, fsyncs it,

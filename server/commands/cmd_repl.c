@@ -1,0 +1,329 @@
+/*
+ * cmd_repl.c - the replication commands: REPLICAOF (SLAVEOF), ROLE,
+ * REPLCONF, PSYNC, SYNC, WAIT, and INFO's replication section. The work is
+ * core's (repl.h, repl_primary.h, repl_replica.h); this is the Redis syntax
+ * and replies around it.
+ */
+#include "cmd_repl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "args.h"
+#include "backlog.h"
+#include "client.h"
+#include "log.h"
+#include "mem.h"
+#include "numparse.h"
+#include "repl.h"
+#include "repl_primary.h"
+#include "repl_replica.h"
+#include "resp_writer.h"
+#include "server.h"
+
+static void cmd_replicaof(struct client *c)
+{
+    if (arg_is(&c->argv[1], "no") && arg_is(&c->argv[2], "one")) {
+        if (server.cfg.replicaof_host) {
+            xfree(server.cfg.replicaof_host);
+            server.cfg.replicaof_host = NULL;
+            server.cfg.replicaof_port = 0;
+            repl_replica_stop();
+            log_notice("MASTER MODE enabled (user request from '%s')", c->addr);
+        }
+        reply_ok(c);
+        return;
+    }
+    long long port;
+    if (arg_ll_or_reply(c, &c->argv[2], &port) < 0)
+        return;
+    if (port < 0 || port > 65535) {
+        resp_add_error(&c->out, "ERR Invalid master port");
+        return;
+    }
+    char *host = arg_strdup(&c->argv[1]);
+    if (server.cfg.replicaof_host && !strcasecmp(host, server.cfg.replicaof_host) &&
+        server.cfg.replicaof_port == port) {
+        xfree(host);
+        log_notice("REPLICAOF would result into synchronization with the master we are "
+                   "already connected with. No operation performed.");
+        resp_add_simple(&c->out, "OK Already connected to specified master");
+        return;
+    }
+    xfree(server.cfg.replicaof_host);
+    server.cfg.replicaof_host = host;
+    server.cfg.replicaof_port = (int)port;
+    repl_replica_start();
+    log_notice("REPLICAOF %s:%d enabled (user request from '%s')", host, (int)port, c->addr);
+    reply_ok(c);
+}
+
+static void cmd_role(struct client *c)
+{
+    if (!server.cfg.replicaof_host) {
+        int n = 0;
+        for (struct repl_peer *p = repl.peers; p; p = p->next)
+            n += p->state == PEER_ONLINE;
+        resp_add_array_len(&c->out, 3);
+        resp_add_bulk(&c->out, "master", 6);
+        resp_add_int(&c->out, repl.offset);
+        resp_add_array_len(&c->out, (size_t)n);
+        for (struct repl_peer *p = repl.peers; p; p = p->next) {
+            if (p->state != PEER_ONLINE)
+                continue;
+            char port[16], off[32];
+            snprintf(port, sizeof(port), "%d", p->listening_port);
+            snprintf(off, sizeof(off), "%lld", p->ack_offset);
+            resp_add_array_len(&c->out, 3);
+            resp_add_bulk(&c->out, p->ip, strlen(p->ip));
+            resp_add_bulk(&c->out, port, strlen(port));
+            resp_add_bulk(&c->out, off, strlen(off));
+        }
+        return;
+    }
+    struct repl_link_status st;
+    repl_replica_status(&st);
+    resp_add_array_len(&c->out, 5);
+    resp_add_bulk(&c->out, "slave", 5);
+    resp_add_bulk(&c->out, server.cfg.replicaof_host, strlen(server.cfg.replicaof_host));
+    resp_add_int(&c->out, server.cfg.replicaof_port);
+    resp_add_bulk(&c->out, st.state, strlen(st.state));
+    resp_add_int(&c->out, st.up ? repl.offset : -1);
+}
+
+/* REPLCONF option value [option value ...]: from a replica to its primary
+ * (listening-port, ip-address, capa, ack), or the primary's GETACK. */
+static void cmd_replconf(struct client *c)
+{
+    if (c->argc % 2 == 0) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    for (int i = 1; i < c->argc; i += 2) {
+        const struct resp_slice *opt = &c->argv[i], *val = &c->argv[i + 1];
+        if (arg_is(opt, "ack")) {
+            long long off;
+            /* No reply: the replica reads none. */
+            if (c->repl && parse_ll(val->ptr, val->len, &off) == 0)
+                repl_primary_ack(c, off);
+            return;
+        }
+        if (arg_is(opt, "getack")) {
+            if (c->flags & CLIENT_MASTER)
+                repl_replica_getack();
+            return;
+        }
+        if (arg_is(opt, "listening-port")) {
+            long long port;
+            if (arg_ll_or_reply(c, val, &port) < 0)
+                return;
+            repl_peer_of(c)->listening_port = (int)port;
+        } else if (arg_is(opt, "ip-address")) {
+            struct repl_peer *p = repl_peer_of(c);
+            size_t n = val->len < sizeof(p->ip) - 1 ? val->len : sizeof(p->ip) - 1;
+            memcpy(p->ip, val->ptr, n);
+            p->ip[n] = '\0';
+        } else if (arg_is(opt, "capa")) {
+            struct repl_peer *p = repl_peer_of(c);
+            if (arg_is(val, "eof"))
+                p->capa_eof = 1;
+            else if (arg_is(val, "rbkv"))
+                p->capa_rbkv = 1;
+        } else if (arg_is(opt, "rdb-only") || arg_is(opt, "rdb-filter-only")) {
+            /* redis-cli --rdb's options: accepted, nothing to change. */
+        } else {
+            resp_add_errorf(&c->out, "ERR Unrecognized REPLCONF option: %.*s", (int)opt->len,
+                            opt->ptr);
+            return;
+        }
+    }
+    reply_ok(c);
+}
+
+/* A replica cannot serve a sync while it has no data of its primary's. */
+static int sync_refused(struct client *c)
+{
+    if (c->flags & CLIENT_REPLICA)
+        return 1; /* already a replica: ignored, as in Redis */
+    if (server.cfg.replicaof_host && !repl_replica_link_up()) {
+        resp_add_error(&c->out, "NOMASTERSYNC Can't SYNC while not connected with my master");
+        return 1;
+    }
+    return 0;
+}
+
+static void cmd_psync(struct client *c)
+{
+    long long offset;
+    if (sync_refused(c))
+        return;
+    if (arg_ll_or_reply(c, &c->argv[2], &offset) < 0)
+        return;
+    char replid[41];
+    size_t n = c->argv[1].len < 40 ? c->argv[1].len : 40;
+    memcpy(replid, c->argv[1].ptr, n);
+    replid[n] = '\0';
+    repl_primary_sync(c, replid, offset, 0);
+}
+
+static void cmd_sync(struct client *c)
+{
+    if (sync_refused(c))
+        return;
+    repl_primary_sync(c, "?", -1, 1);
+}
+
+static void cmd_wait(struct client *c)
+{
+    long long numreplicas, timeout;
+    if (server.cfg.replicaof_host) {
+        resp_add_error(&c->out, "ERR WAIT cannot be used with replica instances. Please also "
+                                "note that since Redis 4.0 if a replica is configured to be "
+                                "writable (which is not the default) writes to replicas are "
+                                "just local and are not propagated.");
+        return;
+    }
+    if (arg_ll_or_reply(c, &c->argv[1], &numreplicas) < 0)
+        return;
+    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &timeout) < 0) {
+        resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (timeout < 0) {
+        resp_add_error(&c->out, "ERR timeout is negative");
+        return;
+    }
+    repl_primary_wait(c, numreplicas, timeout);
+}
+
+/* ---- INFO replication ---- */
+
+struct text {
+    char *buf;
+    size_t len, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void add(struct text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = t->cap * 2 + (n > 0 ? (size_t)n : 0) + 64;
+        t->buf = xrealloc(t->buf, t->cap);
+    }
+}
+
+static const char *peer_state_word(enum peer_state st)
+{
+    switch (st) {
+    case PEER_WAIT_SNAPSHOT:
+        return "wait_bgsave";
+    case PEER_SNAPSHOT:
+        return "send_bulk";
+    case PEER_ONLINE:
+        return "online";
+    case PEER_HANDSHAKE:
+        break;
+    }
+    return "handshake";
+}
+
+char *cmd_repl_info(void)
+{
+    struct text t = {xmalloc(512), 0, 512};
+    int64_t now = (int64_t)uv_now(server.loop);
+    t.buf[0] = '\0';
+    add(&t, "# Replication\r\nrole:%s\r\n", server.cfg.replicaof_host ? "slave" : "master");
+    if (server.cfg.replicaof_host) {
+        struct repl_link_status st;
+        repl_replica_status(&st);
+        add(&t,
+            "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n"
+            "master_last_io_seconds_ago:%lld\r\nmaster_sync_in_progress:%d\r\n"
+            "slave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
+            server.cfg.replicaof_host, server.cfg.replicaof_port, st.up ? "up" : "down",
+            st.last_io_ms ? (long long)(now - st.last_io_ms) / 1000 : -1LL, st.sync_in_progress,
+            repl.offset, repl.offset);
+        if (st.sync_in_progress)
+            add(&t, "master_sync_total_bytes:-1\r\nmaster_sync_read_bytes:%lld\r\n",
+                st.transferred);
+        if (!st.up)
+            add(&t, "master_link_down_since_seconds:%lld\r\n",
+                (long long)(now - st.down_since_ms) / 1000);
+        add(&t, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
+            server.cfg.replica_priority, server.cfg.replica_read_only,
+            server.cfg.replica_announced);
+    }
+    add(&t, "connected_slaves:%d\r\n", repl.peer_count);
+    int i = 0;
+    for (struct repl_peer *p = repl.peers; p; p = p->next, i++) {
+        add(&t, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i, p->ip,
+            p->listening_port, peer_state_word(p->state), p->ack_offset,
+            (long long)(now - p->ack_ms) / 1000);
+    }
+    struct backlog *b = repl.backlog;
+    add(&t,
+        "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
+        "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
+        "repl_backlog_size:%llu\r\nrepl_backlog_first_byte_offset:%lld\r\n"
+        "repl_backlog_histlen:%llu\r\n",
+        repl.replid, repl.replid2, repl.offset, repl.second_offset, b != NULL,
+        server.cfg.repl_backlog_size, b ? backlog_first(b) : 0LL,
+        b ? (unsigned long long)b->histlen : 0ULL);
+    return t.buf;
+}
+
+const struct command repl_commands[] = {
+    {.name = "replicaof", .proc = cmd_replicaof, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE,
+     .group = "server", .since = "5.0.0",
+     .summary = "Configures a server as replica of another, or promotes it to a master.",
+     .complexity = "O(1)",
+     .args = "host port"},
+    {.name = "slaveof", .proc = cmd_replicaof, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE,
+     .group = "server", .since = "1.0.0",
+     .summary = "Sets a Redis server as a replica of another, or promotes it to being a master.",
+     .complexity = "O(1)",
+     .args = "host port"},
+    {.name = "role", .proc = cmd_role, .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .group = "server", .since = "2.8.12",
+     .summary = "Returns the replication role.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "replconf", .proc = cmd_replconf, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "3.0.0",
+     .summary = "An internal command for configuring the replication stream.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "psync", .proc = cmd_psync, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .group = "server", .since = "2.8.0",
+     .summary = "An internal command used in replication.",
+     .complexity = "",
+     .args = "replicationid offset"},
+    {.name = "sync", .proc = cmd_sync, .arity = 1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .group = "server", .since = "1.0.0",
+     .summary = "An internal command used in replication.",
+     .complexity = "",
+     .args = ""},
+    {.name = "wait", .proc = cmd_wait, .arity = 3,
+     .flags = CMD_NOSCRIPT,
+     .group = "generic", .since = "3.0.0",
+     .summary = "Blocks until the asynchronous replication of all preceding write commands "
+                "sent by the connection are completed.",
+     .complexity = "O(1)",
+     .args = "numreplicas timeout"},
+    {0},
+};

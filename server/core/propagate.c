@@ -1,0 +1,55 @@
+/*
+ * propagate.c - a write's way to the log and the replicas (propagate.h).
+ */
+#include "propagate.h"
+
+#include "aof.h"
+#include "keyspace.h"
+#include "repl.h"
+#include "resp_parser.h"
+#include "server.h"
+
+/* Only a primary makes a stream of its own. */
+static int feeds_stream(void)
+{
+    return server.cfg.replicaof_host == NULL;
+}
+
+/* ks_expired_fn: a key removed for its deadline goes on as DEL key. */
+static void expired(struct db *db, const char *key, size_t klen)
+{
+    struct resp_slice argv[2] = {{"DEL", 3}, {key, klen}};
+    propagate_argv(db->id, 2, argv);
+}
+
+void propagate_init(void)
+{
+    ks_on_expired(expired);
+}
+
+void propagate_command(struct db *db, const struct command *cmd, int argc,
+                       const struct resp_slice *argv)
+{
+    aof_feed(db, cmd, argc, argv);
+    if (feeds_stream())
+        repl_feed_command(db, cmd, argc, argv);
+}
+
+void propagate_argv(int db, int argc, const struct resp_slice *argv)
+{
+    aof_feed_argv(db, argc, argv);
+    if (feeds_stream())
+        repl_feed_argv(db, argc, argv);
+}
+
+void propagate_exec_begin(void)
+{
+    aof_exec_begin();
+    repl_exec_begin();
+}
+
+void propagate_exec_end(void)
+{
+    aof_exec_end();
+    repl_exec_end();
+}

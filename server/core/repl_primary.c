@@ -1,0 +1,474 @@
+/*
+ * repl_primary.c - serving replicas (repl_primary.h).
+ *
+ * Owns the sync child, the pipe from it and the pending GETACK. A replica's
+ * state is its struct repl_peer (repl.h): WAIT_SNAPSHOT until a child is
+ * started for it, SNAPSHOT while the child's bytes are relayed, ONLINE once
+ * they and the stream held meanwhile are queued to it.
+ */
+#include "repl_primary.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backlog.h"
+#include "blocking.h"
+#include "client.h"
+#include "clock.h"
+#include "conn.h"
+#include "log.h"
+#include "mem.h"
+#include "repl.h"
+#include "server.h"
+#include "snapshot.h"
+
+/* The snapshot waits in the pipe while a replica has more than this unsent. */
+#define RELAY_PAUSE_BYTES (32u << 20)
+#define COPY_CHUNK (64 * 1024)
+
+static struct {
+    pid_t child;
+    uv_pipe_t pipe;
+    int pipe_open;
+    int paused;                  /* reading the pipe stopped for a slow replica */
+    int64_t last_ping_ms;
+    int getack_sent;             /* a GETACK is in the stream since the last ACK round */
+} job;
+
+struct wait_target {
+    long long offset;
+    long long numreplicas;
+};
+
+pid_t repl_primary_child_pid(void)
+{
+    return job.child;
+}
+
+static void pipe_closed(uv_handle_t *h);
+
+void repl_primary_shutdown(void)
+{
+    if (job.child) {
+        kill(job.child, SIGKILL);
+        while (waitpid(job.child, NULL, 0) < 0 && errno == EINTR)
+            ;
+        job.child = 0;
+    }
+    if (job.pipe_open && !uv_is_closing((uv_handle_t *)&job.pipe))
+        uv_close((uv_handle_t *)&job.pipe, pipe_closed);
+}
+
+static int64_t now_ms(void)
+{
+    return (int64_t)uv_now(server.loop);
+}
+
+/* ---- the child ---- */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *s = p;
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* "$<length>\r\n" and the snapshot: through a file, to learn the length. */
+static int child_send_sized(int out, char *err, size_t errlen)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "temp-sync-%ld.rbkv", (long)getpid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "Can't open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    unlink(path);
+    int rc = snap_write_fd(fd, server.ks, mstime(), err, errlen);
+    struct stat st;
+    if (rc == 0 && (fstat(fd, &st) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0) {
+        char head[32];
+        int n = snprintf(head, sizeof(head), "$%lld\r\n", (long long)st.st_size);
+        rc = write_all(out, head, (size_t)n);
+        char *buf = malloc(COPY_CHUNK);
+        ssize_t r;
+        while (rc == 0 && buf && (r = read(fd, buf, COPY_CHUNK)) > 0)
+            rc = write_all(out, buf, (size_t)r);
+        free(buf);
+        if (rc < 0)
+            snprintf(err, errlen, "writing to the replicas: %s", strerror(errno));
+    }
+    close(fd);
+    return rc;
+}
+
+static int child_send_eof(int out, char *err, size_t errlen)
+{
+    char mark[41], head[64];
+    repl_random_hex(mark);
+    int n = snprintf(head, sizeof(head), "$EOF:%s\r\n", mark);
+    if (write_all(out, head, (size_t)n) < 0 || snap_write_fd(out, server.ks, mstime(), err, errlen) < 0 ||
+        write_all(out, mark, 40) < 0) {
+        if (!err[0])
+            snprintf(err, errlen, "writing to the replicas: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void child_main(int out, int eof)
+{
+    char err[512] = "";
+    server_child_close_listeners();
+    int rc = eof ? child_send_eof(out, err, sizeof(err)) : child_send_sized(out, err, sizeof(err));
+    if (rc < 0)
+        log_warning("Snapshot for the replicas failed: %s", err);
+    close(out);
+    _exit(rc < 0 ? 1 : 0);
+}
+
+/* ---- relaying ---- */
+
+static void relay_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    static char chunk[COPY_CHUNK];
+    (void)h;
+    (void)suggested;
+    *buf = uv_buf_init(chunk, sizeof(chunk));
+}
+
+static void pipe_closed(uv_handle_t *h)
+{
+    (void)h;
+    job.pipe_open = 0;
+}
+
+/* The child is done: its replicas get the stream held for them, or, when it
+ * failed, lose their links and try again. */
+static void sync_finished(void)
+{
+    int status = 0;
+    while (waitpid(job.child, &status, 0) < 0 && errno == EINTR)
+        ;
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    job.child = 0;
+    uv_close((uv_handle_t *)&job.pipe, pipe_closed);
+    job.paused = 0;
+    struct repl_peer *next;
+    for (struct repl_peer *p = repl.peers; p; p = next) {
+        next = p->next;
+        if (p->state != PEER_SNAPSHOT)
+            continue;
+        if (!ok) {
+            log_warning("Replica %s lost its full sync: the snapshot child failed",
+                        p->c->addr);
+            conn_close(p->c);
+            continue;
+        }
+        while (resp_out_pending(&p->held)) {
+            struct resp_iov iov[16];
+            int n = resp_out_peek(&p->held, iov, 16);
+            size_t total = 0;
+            for (int i = 0; i < n; i++) {
+                resp_add_raw(&p->c->out, iov[i].base, iov[i].len);
+                total += iov[i].len;
+            }
+            resp_out_consume(&p->held, total);
+        }
+        p->state = PEER_ONLINE;
+        p->ack_ms = now_ms();
+        log_notice("Synchronization with replica %s succeeded", p->c->addr);
+        conn_send(p->c);
+    }
+}
+
+static void relay_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    (void)s;
+    if (nread < 0) {
+        uv_read_stop((uv_stream_t *)&job.pipe);
+        sync_finished();
+        return;
+    }
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state != PEER_SNAPSHOT)
+            continue;
+        resp_add_raw(&p->c->out, buf->base, (size_t)nread);
+        conn_send(p->c);
+        if (resp_out_pending(&p->c->out) > RELAY_PAUSE_BYTES && !job.paused) {
+            job.paused = 1;
+            uv_read_stop((uv_stream_t *)&job.pipe);
+        }
+    }
+}
+
+/* A paused relay resumes once every replica in the sync drained half. */
+static void relay_resume_if_drained(void)
+{
+    if (!job.paused)
+        return;
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state == PEER_SNAPSHOT && resp_out_pending(&p->c->out) > RELAY_PAUSE_BYTES / 2)
+            return;
+    }
+    job.paused = 0;
+    uv_read_start((uv_stream_t *)&job.pipe, relay_alloc, relay_read);
+}
+
+/* Forks the child for every replica waiting for a snapshot. */
+static void start_sync(void)
+{
+    int eof = server.cfg.repl_diskless_sync;
+    int any = 0;
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state == PEER_WAIT_SNAPSHOT) {
+            any = 1;
+            eof = eof && p->capa_eof;
+        }
+    }
+    if (!any || job.child || job.pipe_open)
+        return;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        log_warning("Can't start a full sync: pipe: %s", strerror(errno));
+        return;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        log_warning("Can't start a full sync: fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_main(fds[1], eof);
+    }
+    close(fds[1]);
+    job.child = pid;
+    uv_pipe_init(server.loop, &job.pipe, 0);
+    uv_pipe_open(&job.pipe, fds[0]);
+    job.pipe_open = 1;
+    uv_read_start((uv_stream_t *)&job.pipe, relay_alloc, relay_read);
+    log_notice("Starting a full sync (%s) by pid %ld, at offset %lld",
+               eof ? "diskless" : "through a file", (long)pid, repl.offset);
+    /* The snapshot is the data up to here; the stream from here is held. */
+    repl_reselect();
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state != PEER_WAIT_SNAPSHOT)
+            continue;
+        p->state = PEER_SNAPSHOT;
+        if (!p->old_sync) {
+            resp_add_raw(&p->c->out, "+FULLRESYNC ", 12);
+            resp_add_raw(&p->c->out, repl.replid, 40);
+            char off[32];
+            int n = snprintf(off, sizeof(off), " %lld\r\n", repl.offset);
+            resp_add_raw(&p->c->out, off, (size_t)n);
+            conn_send(p->c);
+        }
+    }
+}
+
+/* ---- SYNC / PSYNC ---- */
+
+static int can_continue(const char *replid, long long offset)
+{
+    if (!repl.backlog)
+        return 0;
+    if (strcmp(replid, repl.replid) != 0 &&
+        (strcmp(replid, repl.replid2) != 0 || offset > repl.second_offset))
+        return 0;
+    return backlog_covers(repl.backlog, offset);
+}
+
+static void emit_to(void *ctx, const char *p, size_t n)
+{
+    resp_add_raw(ctx, p, n);
+}
+
+void repl_primary_sync(struct client *c, const char *replid, long long offset, int old_sync)
+{
+    struct repl_peer *p = repl_peer_of(c);
+    if (p->state != PEER_HANDSHAKE)
+        return; /* already a replica: Redis ignores it too */
+    if (!old_sync && !p->capa_rbkv) {
+        resp_add_error(&c->out, "ERR this primary is rbkv: its full sync is an rbkv snapshot, "
+                                "which only an rbkv replica can load (REPLCONF capa rbkv)");
+        return;
+    }
+    p->old_sync = old_sync;
+    if (!p->ip[0]) {
+        const char *colon = strrchr(c->addr, ':');
+        size_t n = colon ? (size_t)(colon - c->addr) : strlen(c->addr);
+        n = n < sizeof(p->ip) - 1 ? n : sizeof(p->ip) - 1;
+        memcpy(p->ip, c->addr, n);
+        p->ip[n] = '\0';
+    }
+    if (!old_sync && can_continue(replid, offset)) {
+        repl_peer_attach(p, PEER_ONLINE);
+        p->ack_ms = now_ms();
+        p->ack_offset = offset - 1;
+        resp_add_raw(&c->out, "+CONTINUE ", 10);
+        resp_add_raw(&c->out, repl.replid, 40);
+        resp_add_raw(&c->out, "\r\n", 2);
+        backlog_copy_from(repl.backlog, offset, emit_to, &c->out);
+        repl.stats.sync_partial_ok++;
+        log_notice("Partial resynchronization request from %s accepted: sending %lld bytes of "
+                   "backlog starting from offset %lld.",
+                   c->addr, repl.offset + 1 - offset, offset);
+        return;
+    }
+    if (!old_sync && strcmp(replid, "?") != 0)
+        repl.stats.sync_partial_err++;
+    repl.stats.sync_full++;
+    repl_peer_attach(p, PEER_WAIT_SNAPSHOT);
+    p->ack_ms = now_ms(); /* when it started waiting, for the diskless delay */
+    log_notice("Replica %s asks for synchronization; full sync %s", c->addr,
+               server.cfg.repl_diskless_sync && server.cfg.repl_diskless_sync_delay > 0
+                   ? "after repl-diskless-sync-delay"
+                   : "now");
+    if (!server.cfg.repl_diskless_sync || server.cfg.repl_diskless_sync_delay <= 0)
+        start_sync();
+}
+
+/* ---- acknowledgements, WAIT ---- */
+
+int repl_primary_acked(long long offset)
+{
+    int n = 0;
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state == PEER_ONLINE && p->ack_offset >= offset)
+            n++;
+    }
+    return n;
+}
+
+static void wait_timeout(struct client *c, const void *how)
+{
+    const struct wait_target *t = how;
+    resp_add_int(&c->out, repl_primary_acked(t->offset));
+}
+
+void repl_primary_ack(struct client *c, long long offset)
+{
+    struct repl_peer *p = c->repl;
+    if (!p || p->state == PEER_HANDSHAKE)
+        return;
+    if (offset > p->ack_offset)
+        p->ack_offset = offset;
+    p->ack_ms = now_ms();
+    job.getack_sent = 0;
+    for (struct client *w = server.clients; w; w = w->next) {
+        const struct wait_target *t = block_waiting_for(w, wait_timeout);
+        if (!t || w->flags & CLIENT_CLOSING)
+            continue;
+        int n = repl_primary_acked(t->offset);
+        if (n >= t->numreplicas) {
+            resp_add_int(&w->out, n);
+            block_release(w);
+        }
+    }
+}
+
+void repl_primary_wait(struct client *c, long long numreplicas, long long timeout_ms)
+{
+    struct wait_target t = {repl.offset, numreplicas};
+    int n = repl_primary_acked(t.offset);
+    if (n >= numreplicas) {
+        resp_add_int(&c->out, n);
+        return;
+    }
+    /* Inside MULTI a client cannot wait: answer with what is known now. */
+    if (c->multi) {
+        resp_add_int(&c->out, n);
+        return;
+    }
+    block_client_until(c, timeout_ms, wait_timeout, &t, sizeof(t));
+    if (!job.getack_sent) {
+        static const char getack[] = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
+        repl_feed_raw(getack, sizeof(getack) - 1);
+        job.getack_sent = 1;
+    }
+}
+
+int repl_primary_good_replicas(void)
+{
+    int n = 0;
+    int64_t now = now_ms();
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state == PEER_ONLINE && !p->old_sync &&
+            now - p->ack_ms <= server.cfg.min_replicas_max_lag * 1000)
+            n++;
+    }
+    return n;
+}
+
+int repl_primary_refuses_writes(void)
+{
+    return server.cfg.min_replicas_to_write > 0 && !server.cfg.replicaof_host &&
+           server.cfg.min_replicas_max_lag > 0 &&
+           repl_primary_good_replicas() < server.cfg.min_replicas_to_write;
+}
+
+void repl_primary_drop_replicas(void)
+{
+    for (struct repl_peer *p = repl.peers; p; p = p->next)
+        conn_close(p->c);
+}
+
+/* ---- cron ---- */
+
+void repl_primary_cron(void)
+{
+    int64_t now = now_ms();
+    relay_resume_if_drained();
+    /* Replicas that came while a child ran, or wait for the diskless delay. */
+    long long delay = server.cfg.repl_diskless_sync ? server.cfg.repl_diskless_sync_delay * 1000 : 0;
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        if (p->state == PEER_WAIT_SNAPSHOT && now - p->ack_ms >= delay) {
+            start_sync();
+            break;
+        }
+    }
+    if (!server.cfg.replicaof_host && repl.peers &&
+        now - job.last_ping_ms >= server.cfg.repl_ping_replica_period * 1000) {
+        static const char ping[] = "*1\r\n$4\r\nPING\r\n";
+        repl_feed_raw(ping, sizeof(ping) - 1);
+        job.last_ping_ms = now;
+    }
+    struct repl_peer *next;
+    for (struct repl_peer *p = repl.peers; p; p = next) {
+        next = p->next;
+        if (p->state == PEER_ONLINE && !p->old_sync &&
+            now - p->ack_ms > server.cfg.repl_timeout * 1000) {
+            log_warning("Disconnecting timedout replica: %s", p->c->addr);
+            conn_close(p->c);
+        }
+    }
+    if (!server.cfg.replicaof_host && repl.backlog && !repl.peers &&
+        server.cfg.repl_backlog_ttl > 0 &&
+        now - repl.no_peers_since_ms > server.cfg.repl_backlog_ttl * 1000) {
+        log_notice("Replication backlog freed after %lld seconds without connected replicas.",
+                   server.cfg.repl_backlog_ttl);
+        repl_free_backlog();
+    }
+}

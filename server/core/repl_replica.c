@@ -1,0 +1,697 @@
+/*
+ * repl_replica.c - following a primary (repl_replica.h).
+ *
+ * Owns the link: its client (made here, freed by conn.c, which tells us by
+ * repl_replica_link_gone), the temporary file a snapshot is received into,
+ * and the retry schedule. The cron tick makes every attempt, so REPLICAOF
+ * answers at once and a primary that is down costs a try per back-off step.
+ */
+#include "repl_replica.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "aof.h"
+#include "backlog.h"
+#include "client.h"
+#include "conn.h"
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "numparse.h"
+#include "repl.h"
+#include "repl_primary.h"
+#include "server.h"
+#include "snapshot.h"
+#include "watch.h"
+
+#define RETRY_FIRST_MS 200
+#define RETRY_MAX_MS 5000
+#define ACK_PERIOD_MS 1000
+#define MARK_LEN 40
+#define READ_CHUNK (64 * 1024)
+
+enum link_state {
+    LINK_NONE,       /* not a replica */
+    LINK_CONNECT,    /* a replica, waiting for its next attempt */
+    LINK_CONNECTING, /* TCP connect in flight */
+    LINK_HANDSHAKE,  /* PING .. PSYNC */
+    LINK_TRANSFER,   /* receiving the snapshot */
+    LINK_UP,         /* applying the stream */
+};
+
+/* The reply the handshake waits for. */
+enum hs_step { HS_PING, HS_AUTH, HS_PORT, HS_IP, HS_CAPA, HS_PSYNC, HS_PAYLOAD_HEAD };
+
+static struct {
+    enum link_state state;
+    enum hs_step step;
+    struct client *c;
+    uv_connect_t connect_req;
+    int64_t next_attempt_ms;
+    int64_t backoff_ms;
+    int64_t last_io_ms;
+    int64_t down_since_ms;
+    int64_t last_ack_ms;
+    int ack_due;                 /* a GETACK came: ACK after this command */
+    char line[512];              /* a handshake reply being read */
+    size_t line_len;
+    /* The snapshot on its way. */
+    int fd;
+    char path[64];
+    int eof_mode;
+    char mark[MARK_LEN];
+    char *pending;               /* EOF mode: bytes that may be the start of the mark */
+    size_t pending_len;
+    long long remaining;         /* sized mode */
+    long long received;
+    char new_replid[41];
+    long long new_offset;
+} ml = {.fd = -1};
+
+static int64_t now_ms(void)
+{
+    return (int64_t)uv_now(server.loop);
+}
+
+static void send_command(struct client *c, int argc, const char *const *words)
+{
+    struct resp_slice argv[8];
+    for (int i = 0; i < argc; i++) {
+        argv[i].ptr = words[i];
+        argv[i].len = strlen(words[i]);
+    }
+    resp_add_command(&c->out, argc, argv);
+    conn_send(c);
+}
+
+static void drop_temp_file(void)
+{
+    if (ml.fd >= 0) {
+        close(ml.fd);
+        ml.fd = -1;
+        unlink(ml.path);
+    }
+    xfree(ml.pending);
+    ml.pending = NULL;
+    ml.pending_len = 0;
+}
+
+/* Fails the current attempt: the link closes and link_gone schedules the next. */
+static void fail_link(const char *why)
+{
+    log_warning("Replication link to %s:%d: %s", server.cfg.replicaof_host,
+                server.cfg.replicaof_port, why);
+    if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
+        conn_close(ml.c);
+}
+
+static void send_ack(void)
+{
+    char off[32];
+    snprintf(off, sizeof(off), "%lld", repl.offset);
+    const char *w[] = {"REPLCONF", "ACK", off};
+    send_command(ml.c, 3, w);
+    ml.last_ack_ms = now_ms();
+}
+
+/* ---- the stream ---- */
+
+static void go_up(const char *rest, size_t n)
+{
+    struct client *c = ml.c;
+    ml.state = LINK_UP;
+    ml.last_ack_ms = now_ms();
+    c->flags |= CLIENT_AUTHENTICATED;
+    c->db_index = 0;
+    c->db = &server.ks->dbs[0];
+    uv_read_stop(&c->h.stream);
+    log_notice("MASTER <-> REPLICA sync: link with %s:%d is up at offset %lld",
+               server.cfg.replicaof_host, server.cfg.replicaof_port, repl.offset);
+    if (n && resp_parser_feed(&c->parser, rest, n) < 0) {
+        fail_link("out of memory for the stream");
+        return;
+    }
+    conn_start_reading(c);
+    send_ack();
+    if (n)
+        conn_process_input(c);
+}
+
+void repl_replica_applied(struct client *c)
+{
+    if (c != ml.c || ml.state != LINK_UP)
+        return;
+    /* What the primary sent, byte for byte (its encoding is the canonical
+     * one), counts in our offset and goes on to our own replicas. */
+    struct resp_out scratch;
+    resp_out_init(&scratch);
+    resp_add_command(&scratch, c->argc, c->argv);
+    while (resp_out_pending(&scratch)) {
+        struct resp_iov iov[16];
+        int n = resp_out_peek(&scratch, iov, 16);
+        size_t total = 0;
+        for (int i = 0; i < n; i++) {
+            repl_feed_raw(iov[i].base, iov[i].len);
+            total += iov[i].len;
+        }
+        resp_out_consume(&scratch, total);
+    }
+    resp_out_destroy(&scratch);
+    /* The primary reads no replies, only ACKs. */
+    resp_out_reset(&c->out);
+    ml.last_io_ms = now_ms();
+    if (ml.ack_due) {
+        ml.ack_due = 0;
+        send_ack();
+    }
+}
+
+void repl_replica_getack(void)
+{
+    ml.ack_due = 1;
+}
+
+/* ---- the snapshot ---- */
+
+/* Replaces the data with the snapshot received, or keeps it on failure. */
+static int load_snapshot(void)
+{
+    char err[512];
+    int absent = 0;
+    struct keyspace *ks = ks_new(server.ks->count);
+    long long n = snap_load(ks, ml.path, &absent, err, sizeof(err));
+    unlink(ml.path);
+    if (n < 0 || absent) {
+        ks_free(ks);
+        log_warning("MASTER <-> REPLICA sync: the primary's snapshot does not load (%s); keeping "
+                    "the data as it was",
+                    absent ? "no file" : err);
+        return -1;
+    }
+    /* Swapped by contents, so every pointer to a struct db (clients, WATCH,
+     * blocked clients) stays valid. */
+    for (int i = 0; i < ks->count; i++) {
+        struct db tmp = server.ks->dbs[i];
+        server.ks->dbs[i] = ks->dbs[i];
+        server.ks->dbs[i].id = tmp.id;
+        ks->dbs[i] = tmp;
+        watch_touch_db(&server.ks->dbs[i]);
+    }
+    ks_free(ks);
+    server.dirty++;
+    repl_adopt(ml.new_replid, ml.new_offset);
+    repl_backlog();
+    /* Our replicas hold another history now: they sync again from us. */
+    repl_primary_drop_replicas();
+    log_notice("MASTER <-> REPLICA sync: loaded %lld keys (%lld bytes) from the primary", n,
+               ml.received);
+    if (aof_enabled() && !aof_rewrite_in_progress() && aof_rewrite_start() < 0)
+        log_warning("The append-only log could not be rewritten after a full sync: it holds "
+                    "the data before it until the next rewrite");
+    return 0;
+}
+
+static int write_payload(const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(ml.fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            char why[256];
+            snprintf(why, sizeof(why), "writing %s: %s", ml.path, strerror(errno));
+            fail_link(why);
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+        ml.received += w;
+    }
+    return 0;
+}
+
+/* Payload bytes p[0..n). Returns how many were part of it (the rest is
+ * the stream), or -1 when the link failed. *done is set at its end. */
+static long long take_payload(const char *p, size_t n, int *done)
+{
+    *done = 0;
+    if (!ml.eof_mode) {
+        size_t take = (long long)n < ml.remaining ? n : (size_t)ml.remaining;
+        if (write_payload(p, take) < 0)
+            return -1;
+        ml.remaining -= (long long)take;
+        *done = ml.remaining == 0;
+        return (long long)take;
+    }
+    /* Up to MARK_LEN - 1 bytes are held back: they may begin the mark. */
+    size_t had = ml.pending_len;
+    ml.pending = xrealloc(ml.pending, had + n);
+    memcpy(ml.pending + had, p, n);
+    ml.pending_len += n;
+    char *hit = memmem(ml.pending, ml.pending_len, ml.mark, MARK_LEN);
+    if (hit) {
+        size_t before = (size_t)(hit - ml.pending);
+        if (write_payload(ml.pending, before) < 0)
+            return -1;
+        *done = 1;
+        /* Of p, what came before the mark's end. */
+        return (long long)(before + MARK_LEN - had);
+    }
+    size_t keep = ml.pending_len < MARK_LEN - 1 ? ml.pending_len : MARK_LEN - 1;
+    if (write_payload(ml.pending, ml.pending_len - keep) < 0)
+        return -1;
+    memmove(ml.pending, ml.pending + ml.pending_len - keep, keep);
+    ml.pending_len = keep;
+    return (long long)n;
+}
+
+static void begin_payload(const char *head)
+{
+    snprintf(ml.path, sizeof(ml.path), "temp-repl-%ld.rbkv", (long)getpid());
+    ml.fd = open(ml.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (ml.fd < 0) {
+        char why[256];
+        snprintf(why, sizeof(why), "can't open %s: %s", ml.path, strerror(errno));
+        fail_link(why);
+        return;
+    }
+    ml.received = 0;
+    ml.pending_len = 0;
+    if (!strncmp(head, "$EOF:", 5) && strlen(head) == 5 + MARK_LEN) {
+        ml.eof_mode = 1;
+        memcpy(ml.mark, head + 5, MARK_LEN);
+    } else {
+        long long len;
+        if (parse_ll(head + 1, strlen(head + 1), &len) < 0 || len < 0) {
+            fail_link("bad snapshot header from the primary");
+            return;
+        }
+        ml.eof_mode = 0;
+        ml.remaining = len;
+    }
+    ml.state = LINK_TRANSFER;
+    log_notice("MASTER <-> REPLICA sync: receiving the snapshot (%s)",
+               ml.eof_mode ? "streamed" : "sized");
+}
+
+/* ---- the handshake ---- */
+
+static void send_psync(void)
+{
+    char off[32];
+    /* A server with no history asks for a full sync outright; one with a
+     * history (a former primary, or a replica of another) offers it. */
+    if (repl.offset == 0) {
+        const char *w[] = {"PSYNC", "?", "-1"};
+        send_command(ml.c, 3, w);
+    } else {
+        snprintf(off, sizeof(off), "%lld", repl.offset + 1);
+        const char *w[] = {"PSYNC", repl.replid, off};
+        send_command(ml.c, 3, w);
+    }
+    ml.step = HS_PSYNC;
+}
+
+static void send_capa(void)
+{
+    const char *w[] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "rbkv"};
+    send_command(ml.c, 7, w);
+    ml.step = HS_CAPA;
+}
+
+static void send_ip(void)
+{
+    if (!server.cfg.replica_announce_ip) {
+        send_capa();
+        return;
+    }
+    const char *w[] = {"REPLCONF", "ip-address", server.cfg.replica_announce_ip};
+    send_command(ml.c, 3, w);
+    ml.step = HS_IP;
+}
+
+static void send_port(void)
+{
+    char port[16];
+    snprintf(port, sizeof(port), "%lld",
+             server.cfg.replica_announce_port ? server.cfg.replica_announce_port
+                                              : (long long)server.cfg.port);
+    const char *w[] = {"REPLCONF", "listening-port", port};
+    send_command(ml.c, 3, w);
+    ml.step = HS_PORT;
+}
+
+static void send_auth(void)
+{
+    if (!server.cfg.masterauth) {
+        send_port();
+        return;
+    }
+    if (server.cfg.masteruser) {
+        const char *w[] = {"AUTH", server.cfg.masteruser, server.cfg.masterauth};
+        send_command(ml.c, 3, w);
+    } else {
+        const char *w[] = {"AUTH", server.cfg.masterauth};
+        send_command(ml.c, 2, w);
+    }
+    ml.step = HS_AUTH;
+}
+
+/* The answer to PSYNC. */
+static void psync_reply(const char *line)
+{
+    if (!strncmp(line, "+FULLRESYNC ", 12)) {
+        const char *id = line + 12;
+        const char *sp = strchr(id, ' ');
+        if (!sp || sp - id != 40 || parse_ll(sp + 1, strlen(sp + 1), &ml.new_offset) < 0) {
+            fail_link("bad +FULLRESYNC reply");
+            return;
+        }
+        memcpy(ml.new_replid, id, 40);
+        ml.new_replid[40] = '\0';
+        ml.step = HS_PAYLOAD_HEAD;
+        log_notice("MASTER <-> REPLICA sync: full sync from %s:%d, replid %s offset %lld",
+                   server.cfg.replicaof_host, server.cfg.replicaof_port, ml.new_replid,
+                   ml.new_offset);
+        return;
+    }
+    if (!strncmp(line, "+CONTINUE", 9)) {
+        const char *id = line + 9;
+        while (*id == ' ')
+            id++;
+        if (strlen(id) == 40 && memcmp(id, repl.replid, 40) != 0) {
+            /* The primary's history has a new name (it was promoted): ours
+             * continues under it, the old one is replid2 for our replicas. */
+            repl_shift_replid();
+            memcpy(repl.replid, id, 40);
+            repl_primary_drop_replicas();
+        }
+        repl_backlog();
+        log_notice("MASTER <-> REPLICA sync: partial resynchronization accepted, from offset %lld",
+                   repl.offset + 1);
+        ml.step = HS_PAYLOAD_HEAD; /* unused: go_up follows */
+        return;
+    }
+    /* -NOMASTERSYNC, -LOADING, or a refusal: try again later. */
+    char why[600];
+    snprintf(why, sizeof(why), "PSYNC refused: %s", line);
+    fail_link(why);
+}
+
+/* One reply line of the handshake (without its CRLF). */
+static void handshake_line(const char *line)
+{
+    int err = line[0] == '-';
+    switch (ml.step) {
+    case HS_PING:
+        /* Without our password the primary still proves it is alive. */
+        if (err && strncmp(line, "-NOAUTH", 7) && strncmp(line, "-NOPERM", 7)) {
+            char why[600];
+            snprintf(why, sizeof(why), "error reply to PING: %s", line);
+            fail_link(why);
+            return;
+        }
+        send_auth();
+        return;
+    case HS_AUTH:
+        if (err) {
+            char why[600];
+            snprintf(why, sizeof(why), "unable to AUTH to the primary: %s", line);
+            fail_link(why);
+            return;
+        }
+        send_port();
+        return;
+    case HS_PORT:
+        if (err)
+            log_notice("(Non critical) The primary does not understand REPLCONF listening-port: %s",
+                       line);
+        send_ip();
+        return;
+    case HS_IP:
+        if (err)
+            log_notice("(Non critical) The primary does not understand REPLCONF ip-address: %s",
+                       line);
+        send_capa();
+        return;
+    case HS_CAPA:
+        if (err)
+            log_notice("(Non critical) The primary does not understand REPLCONF capa: %s", line);
+        send_psync();
+        return;
+    case HS_PSYNC:
+        psync_reply(line);
+        return;
+    case HS_PAYLOAD_HEAD:
+        if (line[0] == '\0')
+            return; /* the primary's keepalive while it prepares the snapshot */
+        if (line[0] != '$') {
+            char why[600];
+            snprintf(why, sizeof(why), "bad snapshot header: %s", line);
+            fail_link(why);
+            return;
+        }
+        begin_payload(line);
+        return;
+    }
+}
+
+static void link_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    static char chunk[READ_CHUNK];
+    (void)h;
+    (void)suggested;
+    *buf = uv_buf_init(chunk, sizeof(chunk));
+}
+
+static void link_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct client *c = s->data;
+    if (nread < 0) {
+        fail_link(nread == UV_EOF ? "connection closed by the primary"
+                                  : uv_strerror((int)nread));
+        return;
+    }
+    ml.last_io_ms = now_ms();
+    const char *p = buf->base;
+    size_t n = (size_t)nread;
+    while (n && c == ml.c && !(c->flags & CLIENT_CLOSING)) {
+        if (ml.state == LINK_TRANSFER) {
+            int done;
+            long long used = take_payload(p, n, &done);
+            if (used < 0)
+                return;
+            p += used;
+            n -= (size_t)used;
+            if (!done)
+                return;
+            close(ml.fd);
+            ml.fd = -1;
+            xfree(ml.pending);
+            ml.pending = NULL;
+            if (load_snapshot() < 0) {
+                fail_link("full sync failed; retrying");
+                return;
+            }
+            go_up(p, n);
+            return;
+        }
+        const char *nl = memchr(p, '\n', n);
+        size_t take = nl ? (size_t)(nl - p) + 1 : n;
+        if (ml.line_len + take >= sizeof(ml.line)) {
+            fail_link("reply line too long during the handshake");
+            return;
+        }
+        memcpy(ml.line + ml.line_len, p, take);
+        ml.line_len += take;
+        p += take;
+        n -= take;
+        if (!nl)
+            return;
+        ml.line_len--; /* the \n */
+        if (ml.line_len && ml.line[ml.line_len - 1] == '\r')
+            ml.line_len--;
+        ml.line[ml.line_len] = '\0';
+        ml.line_len = 0;
+        handshake_line(ml.line);
+        if (ml.step == HS_PAYLOAD_HEAD && !strncmp(ml.line, "+CONTINUE", 9)) {
+            go_up(p, n);
+            return;
+        }
+    }
+}
+
+static void connected(uv_connect_t *req, int status)
+{
+    struct client *c = req->data;
+    if (c != ml.c || (c->flags & CLIENT_CLOSING))
+        return;
+    if (status < 0) {
+        fail_link(uv_strerror(status));
+        return;
+    }
+    conn_name_peers(c);
+    uv_tcp_nodelay(&c->h.tcp, 1);
+    ml.state = LINK_HANDSHAKE;
+    ml.last_io_ms = now_ms();
+    ml.line_len = 0;
+    log_notice("MASTER <-> REPLICA sync: connected to %s:%d, handshaking",
+               server.cfg.replicaof_host, server.cfg.replicaof_port);
+    uv_read_start(&c->h.stream, link_alloc, link_read);
+    const char *w[] = {"PING"};
+    send_command(c, 1, w);
+    ml.step = HS_PING;
+}
+
+static void schedule_retry(void)
+{
+    ml.state = LINK_CONNECT;
+    ml.next_attempt_ms = now_ms() + ml.backoff_ms;
+    ml.backoff_ms = ml.backoff_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : ml.backoff_ms * 2;
+}
+
+static void connect_now(void)
+{
+    char port[16];
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    uv_getaddrinfo_t gai;
+    snprintf(port, sizeof(port), "%d", server.cfg.replicaof_port);
+    /* Synchronous (no callback): a replica has nothing better to do, and
+     * the primary is usually an address or a name in /etc/hosts. */
+    int rc = uv_getaddrinfo(server.loop, &gai, NULL, server.cfg.replicaof_host, port, &hints);
+    if (rc < 0) {
+        log_warning("Replication: can't resolve %s: %s", server.cfg.replicaof_host,
+                    uv_strerror(rc));
+        schedule_retry();
+        return;
+    }
+    struct client *c = conn_new_outgoing();
+    if (!c) {
+        uv_freeaddrinfo(gai.addrinfo);
+        schedule_retry();
+        return;
+    }
+    c->flags |= CLIENT_MASTER;
+    ml.c = c;
+    ml.state = LINK_CONNECTING;
+    ml.connect_req.data = c;
+    rc = uv_tcp_connect(&ml.connect_req, &c->h.tcp, gai.addrinfo->ai_addr, connected);
+    uv_freeaddrinfo(gai.addrinfo);
+    if (rc < 0)
+        fail_link(uv_strerror(rc));
+}
+
+void repl_replica_link_gone(struct client *c)
+{
+    if (c != ml.c)
+        return;
+    if (ml.state == LINK_UP)
+        ml.down_since_ms = now_ms();
+    ml.c = NULL;
+    drop_temp_file();
+    if (server.cfg.replicaof_host)
+        schedule_retry();
+    else
+        ml.state = LINK_NONE;
+}
+
+/* ---- lifecycle ---- */
+
+void repl_replica_init(void)
+{
+    ml.state = LINK_NONE;
+    ml.fd = -1;
+    ml.down_since_ms = now_ms();
+}
+
+void repl_replica_close(void)
+{
+    if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
+        conn_close(ml.c);
+    drop_temp_file();
+}
+
+void repl_replica_start(void)
+{
+    if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
+        conn_close(ml.c);
+    ml.c = NULL;
+    drop_temp_file();
+    if (ml.state == LINK_NONE) {
+        /* A primary turned replica: its replicas follow the new history
+         * once it has one. */
+        repl_shift_replid();
+        repl_primary_drop_replicas();
+        ml.down_since_ms = now_ms();
+    }
+    /* Keys expire on the primary, which sends their DELs. */
+    ks_pause_expiry(1);
+    ml.state = LINK_CONNECT;
+    ml.backoff_ms = RETRY_FIRST_MS;
+    ml.next_attempt_ms = now_ms();
+}
+
+void repl_replica_stop(void)
+{
+    if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
+        conn_close(ml.c);
+    ml.c = NULL;
+    drop_temp_file();
+    ml.state = LINK_NONE;
+    ks_pause_expiry(0);
+    /* A new history starts here; our old one stays valid as replid2, so
+     * the primary's other replicas continue from us partially. */
+    repl_shift_replid();
+    repl_backlog();
+}
+
+void repl_replica_cron(void)
+{
+    int64_t now = now_ms();
+    switch (ml.state) {
+    case LINK_NONE:
+        return;
+    case LINK_CONNECT:
+        if (now >= ml.next_attempt_ms)
+            connect_now();
+        return;
+    case LINK_CONNECTING:
+    case LINK_HANDSHAKE:
+    case LINK_TRANSFER:
+        if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000)
+            fail_link("timeout: no data from the primary");
+        return;
+    case LINK_UP:
+        if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000) {
+            fail_link("MASTER timeout: no data nor PING received");
+            return;
+        }
+        if (now - ml.last_ack_ms >= ACK_PERIOD_MS)
+            send_ack();
+        ml.backoff_ms = RETRY_FIRST_MS;
+        return;
+    }
+}
+
+void repl_replica_status(struct repl_link_status *st)
+{
+    static const char *const words[] = {"none", "connect", "connecting", "handshake", "sync",
+                                        "connected"};
+    st->state = words[ml.state];
+    st->up = ml.state == LINK_UP;
+    st->sync_in_progress = ml.state == LINK_TRANSFER;
+    st->last_io_ms = ml.last_io_ms;
+    st->down_since_ms = ml.down_since_ms;
+    st->transferred = ml.received;
+}
+
+int repl_replica_link_up(void)
+{
+    return ml.state == LINK_UP;
+}

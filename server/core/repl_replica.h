@@ -1,0 +1,50 @@
+/*
+ * repl_replica.h - following a primary (prefix repl_replica_): the link's
+ * connection, handshake, full or partial sync, applying the stream, ACKs.
+ *
+ * The link is a client (CLIENT_MASTER) made by conn_new_outgoing. Until the
+ * sync is done it reads with its own callbacks: PING, AUTH, REPLCONF
+ * listening-port / ip-address / capa, PSYNC <replid> <offset> with our own
+ * history (so a server that was a primary, or followed another, continues
+ * where the new primary's history allows), then the snapshot into a
+ * temporary file. A snapshot that loads replaces the data at once; one that
+ * does not (cut, corrupt, or not rbkv's) leaves the data as it was and the
+ * link tries again. Then the link reads as any client does, and each command
+ * it runs (repl_replica_applied) goes on, byte for byte, to this server's
+ * backlog and replicas. A lost link retries with back-off.
+ */
+#ifndef RBKV_REPL_REPLICA_H
+#define RBKV_REPL_REPLICA_H
+
+#include <stdint.h>
+
+struct client;
+
+struct repl_link_status {
+    const char *state;           /* ROLE's word: connect, connecting, sync, connected */
+    int up;                      /* master_link_status */
+    int sync_in_progress;
+    int64_t last_io_ms;          /* the loop's clock, 0 never */
+    int64_t down_since_ms;
+    long long transferred;       /* bytes of the snapshot received so far */
+};
+
+void repl_replica_init(void);
+/* Closes the link and its timer (shutdown). */
+void repl_replica_close(void);
+/* Follows server.cfg.replicaof_host/port from now: drops any link, stops
+ * expiring keys (the primary's DELs do it), connects from the loop. */
+void repl_replica_start(void);
+/* REPLICAOF NO ONE: drops the link; keys expire here again. */
+void repl_replica_stop(void);
+/* conn.c: the link's client c is being freed. */
+void repl_replica_link_gone(struct client *c);
+/* conn.c: the link's client ran the command in c->argc/argv. */
+void repl_replica_applied(struct client *c);
+/* REPLCONF GETACK from the primary: an ACK goes back after this command. */
+void repl_replica_getack(void);
+void repl_replica_cron(void);
+void repl_replica_status(struct repl_link_status *st);
+int repl_replica_link_up(void);
+
+#endif

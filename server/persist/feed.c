@@ -1,0 +1,106 @@
+/*
+ * feed.c - write commands as RESP commands (feed.h).
+ */
+#include "feed.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "command.h"
+#include "keyspace.h"
+#include "resp_parser.h"
+
+void feed_init(struct feed *f)
+{
+    resp_out_init(&f->buf);
+    f->db = -1;
+    f->in_multi = 0;
+}
+
+void feed_destroy(struct feed *f)
+{
+    resp_out_destroy(&f->buf);
+}
+
+void feed_words(struct feed *f, int argc, const char *const *words, const size_t *lens)
+{
+    struct resp_slice argv[4];
+    for (int i = 0; i < argc; i++) {
+        argv[i].ptr = words[i];
+        argv[i].len = lens[i];
+    }
+    resp_add_command(&f->buf, argc, argv);
+}
+
+void feed_select(struct feed *f, int db)
+{
+    char num[24];
+    int n = snprintf(num, sizeof(num), "%d", db);
+    const char *w[] = {"SELECT", num};
+    size_t l[] = {6, (size_t)n};
+    feed_words(f, 2, w, l);
+    f->db = db;
+}
+
+void feed_pexpireat(struct feed *f, const char *key, size_t klen, int64_t when)
+{
+    char num[24];
+    int n = snprintf(num, sizeof(num), "%" PRId64, when);
+    const char *w[] = {"PEXPIREAT", key, num};
+    size_t l[] = {9, klen, (size_t)n};
+    feed_words(f, 3, w, l);
+}
+
+/* Before an entry in database db: the transaction's MULTI at the first write
+ * of an EXEC, and a SELECT when the reader is elsewhere. */
+static void begin_entry(struct feed *f, int in_exec, int db)
+{
+    if (in_exec && !f->in_multi) {
+        const char *w[] = {"MULTI"};
+        size_t l[] = {5};
+        feed_words(f, 1, w, l);
+        f->in_multi = 1;
+    }
+    if (db != f->db)
+        feed_select(f, db);
+}
+
+void feed_command(struct feed *f, int in_exec, struct db *db, const struct command *cmd,
+                  int argc, const struct resp_slice *argv)
+{
+    begin_entry(f, in_exec, db->id);
+    /* Under the command's own name, not the one the client called it by, so
+     * the stream replays whatever rename-command says where it is read. */
+    resp_add_array_len(&f->buf, (size_t)argc);
+    resp_add_bulk(&f->buf, cmd->name, strlen(cmd->name));
+    for (int i = 1; i < argc; i++)
+        resp_add_bulk(&f->buf, argv[i].ptr, argv[i].len);
+    /* Deadlines follow the command; a database without any (the common
+     * case) needs no lookup per key. */
+    if (cmd->first_key <= 0 || cmd->key_step <= 0 || db->expires_count == 0)
+        return;
+    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
+    for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) {
+        const struct ks_entry *e = ks_find(db, argv[i].ptr, argv[i].len);
+        int64_t when = e ? ks_get_expire(e) : -1;
+        if (when >= 0)
+            feed_pexpireat(f, argv[i].ptr, argv[i].len, when);
+    }
+}
+
+void feed_argv(struct feed *f, int in_exec, int db, int argc, const struct resp_slice *argv)
+{
+    begin_entry(f, in_exec, db);
+    resp_add_command(&f->buf, argc, argv);
+}
+
+void feed_end_multi(struct feed *f)
+{
+    if (!f->in_multi)
+        return;
+    const char *w[] = {"EXEC"};
+    size_t l[] = {4};
+    feed_words(f, 1, w, l);
+    f->in_multi = 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * feed.h - write commands as a stream of RESP commands (prefix feed_): what
+ * the append-only log and the replication stream are made of.
+ *
+ * A struct feed is one such stream's pending bytes and its state: the
+ * database its reader is in (a SELECT goes first when a command runs in
+ * another) and whether a transaction's MULTI was written. A command goes in
+ * under its own name (never a rename-command alias), followed by a
+ * PEXPIREAT <unix ms> for every key it names that now has a deadline, so a
+ * relative EXPIRE or SET EX replayed later, or on another machine, ends at
+ * the same absolute time. Knows nothing of files or sockets: the owner of a
+ * feed writes its bytes out (resp_out_peek / resp_out_consume).
+ */
+#ifndef RBKV_FEED_H
+#define RBKV_FEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resp_writer.h"
+
+struct command;
+struct db;
+struct resp_slice;
+
+struct feed {
+    struct resp_out buf;
+    int db;                      /* of the last SELECT written, -1 none: the next entry SELECTs */
+    int in_multi;                /* a MULTI written, its EXEC not yet */
+};
+
+void feed_init(struct feed *f);
+void feed_destroy(struct feed *f);
+
+/* cmd ran as argv in db and changed data. in_exec: it is one of an EXEC's
+ * commands (the first of those opens a MULTI). */
+void feed_command(struct feed *f, int in_exec, struct db *db, const struct command *cmd,
+                  int argc, const struct resp_slice *argv);
+/* argv as one command run in database db, as it is. */
+void feed_argv(struct feed *f, int in_exec, int db, int argc, const struct resp_slice *argv);
+/* Writes the EXEC of a MULTI written by an EXEC's commands, if any. */
+void feed_end_multi(struct feed *f);
+/* Lower-level pieces for writing a whole dataset: words as one command, a
+ * SELECT (recorded as the reader's database), a PEXPIREAT. */
+void feed_words(struct feed *f, int argc, const char *const *words, const size_t *lens);
+void feed_select(struct feed *f, int db);
+void feed_pexpireat(struct feed *f, const char *key, size_t klen, int64_t when);
+
+#endif
