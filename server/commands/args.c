@@ -85,6 +85,11 @@ struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *k
 struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
 {
     struct ks_entry *e = lookup_write(c, key);
+    /* A replica removes nothing by itself (its primary's DEL does), but its
+     * clients do not read a key past its deadline, as in Redis. */
+    if (e && server.cfg.replicaof_host && !(c->flags & CLIENT_MASTER) &&
+        ks_get_expire(e) >= 0 && ks_get_expire(e) <= server.cmd_start_us / 1000)
+        e = NULL;
     if (e)
         server.stats.keyspace_hits++;
     else

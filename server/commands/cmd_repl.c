@@ -172,6 +172,14 @@ static void cmd_sync(struct client *c)
 {
     if (sync_refused(c))
         return;
+    /* A Redis replica falls back to SYNC when PSYNC is refused, and would
+     * empty its data before failing to read ours; redis-cli --replica sends
+     * no listening-port, a replica does. */
+    if (c->repl && c->repl->listening_port && !c->repl->capa_rbkv) {
+        resp_add_error(&c->out, "ERR this primary is rbkv: its full sync is an rbkv snapshot, "
+                                "which only an rbkv replica can load (REPLCONF capa rbkv)");
+        return;
+    }
     repl_primary_sync(c, "?", -1, 1);
 }
 

@@ -441,6 +441,7 @@ void repl_primary_cron(void)
 {
     int64_t now = now_ms();
     relay_resume_if_drained();
+    repl_backlog_resize(); /* after a CONFIG SET repl-backlog-size */
     /* Replicas that came while a child ran, or wait for the diskless delay. */
     long long delay = server.cfg.repl_diskless_sync ? server.cfg.repl_diskless_sync_delay * 1000 : 0;
     for (struct repl_peer *p = repl.peers; p; p = p->next) {

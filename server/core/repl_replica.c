@@ -446,6 +446,8 @@ static void handshake_line(const char *line)
         send_psync();
         return;
     case HS_PSYNC:
+        if (line[0] == '\0')
+            return; /* a Redis primary's keepalive before its answer */
         psync_reply(line);
         return;
     case HS_PAYLOAD_HEAD:
@@ -624,9 +626,9 @@ void repl_replica_start(void)
     ml.c = NULL;
     drop_temp_file();
     if (ml.state == LINK_NONE) {
-        /* A primary turned replica: its replicas follow the new history
-         * once it has one. */
-        repl_shift_replid();
+        /* A primary turned replica offers its own history in PSYNC (a
+         * demoted primary continues from the promoted replica when it wrote
+         * nothing the replica lacks); its replicas sync again from it. */
         repl_primary_drop_replicas();
         ml.down_since_ms = now_ms();
     }

@@ -143,6 +143,23 @@ static void test_defaults(void)
         {"aof-load-truncated", "yes"},
         {"auto-aof-rewrite-percentage", "100"},
         {"auto-aof-rewrite-min-size", "67108864"},
+        {"replicaof", ""},
+        {"masterauth", ""},
+        {"masteruser", ""},
+        {"replica-read-only", "yes"},
+        {"replica-serve-stale-data", "yes"},
+        {"replica-priority", "100"},
+        {"replica-announce-ip", ""},
+        {"replica-announce-port", "0"},
+        {"replica-announced", "yes"},
+        {"repl-backlog-size", "1048576"},
+        {"repl-backlog-ttl", "3600"},
+        {"repl-timeout", "60"},
+        {"repl-ping-replica-period", "10"},
+        {"repl-diskless-sync", "yes"},
+        {"repl-diskless-sync-delay", "5"},
+        {"min-replicas-to-write", "0"},
+        {"min-replicas-max-lag", "10"},
     };
     /* One more: "dir", whose default is wherever the server was started. */
     CHECK(config_count() == sizeof(want) / sizeof(want[0]) + 1);
