@@ -23,8 +23,9 @@
 #      The same sampler runs against the servers alone, so every run carries the same observer.
 # Both kinds run in their own temp dirs with --save "" (redis also --appendonly no) and
 # repl-diskless-sync-delay 0, so the 5 s default delay does not dominate the sync; the other
-# replication settings are the defaults (redis's replica stores the stream to a file and loads
-# it, repl-diskless-load disabled; rbkv's loads it as it arrives).
+# replication settings are the defaults: redis's replica stores the stream to a file and loads
+# it (repl-diskless-load disabled; REDIS_DISKLESS_LOAD=on-empty-db makes it load from the socket,
+# as rbkv's replica does).
 # Writes into DIR, by default a new build-bench/results-repl-YYYYmmdd-HHMMSS/ (git-ignored):
 #   summary.txt     what this prints          fullsync.csv    one row per sync
 #   throughput.csv  one row per run           lag.csv         every lag sample
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 ZSETS=8 ZMEMBERS=$((KEYS / 100 > 0 ? KEYS / 100 : 1))
+REDIS_DISKLESS_LOAD=${REDIS_DISKLESS_LOAD:-disabled}
 SYNC_TIMEOUT=${SYNC_TIMEOUT:-600} # seconds before a sync that never finishes fails the run
 ensure_built
 mkdir -p "$OUT/logs"
@@ -96,7 +98,8 @@ launch() {
       --loglevel notice >>"$OUT/logs/$name.log" 2>&1 &
   else
     redis-server --port "$PORT" --dir "$dir" --save '' --appendonly no \
-      --repl-diskless-sync-delay 0 --loglevel notice >>"$OUT/logs/$name.log" 2>&1 &
+      --repl-diskless-sync-delay 0 --repl-diskless-load "$REDIS_DISKLESS_LOAD" \
+      --loglevel notice >>"$OUT/logs/$name.log" 2>&1 &
   fi
   PID=$!; BENCH_PIDS+=("$PID")
   wait_ping "$PORT" || die "$name did not start (logs/$name.log)"
@@ -160,7 +163,7 @@ range() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk 'NR == 1 { a = $1 } { b = $1
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
   echo "machine: $(nproc) vCPU, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
   echo "kernel: $(uname -r)  load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "rbkv: $RBKV_BIN  redis: $(redis-server --version | cut -d' ' -f3)"
+  echo "rbkv: $RBKV_BIN  redis: $(redis-server --version | cut -d' ' -f3), repl-diskless-load $REDIS_DISKLESS_LOAD"
   echo "keys: $KEYS strings (every tenth with a TTL) + $ZSETS sorted sets of $ZMEMBERS members; repeats: $REPEATS; SETs per run: $REQUESTS"
 } >"$OUT/machine.txt"
 cat "$OUT/machine.txt"
@@ -290,4 +293,4 @@ done
 echo
 echo "results in $OUT"
 }
-main 2>&1 | tee "$OUT/summary.txt"
+main 2>&1 | tee "$OUT/summary.txt"; exit # on this line: bash reads a script as it runs it
