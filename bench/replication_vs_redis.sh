@@ -23,9 +23,9 @@
 #      The same sampler runs against the servers alone, so every run carries the same observer.
 # Both kinds run in their own temp dirs with --save "" (redis also --appendonly no) and
 # repl-diskless-sync-delay 0, so the 5 s default delay does not dominate the sync; the other
-# replication settings are the defaults: redis's replica stores the stream to a file and loads
-# it (repl-diskless-load disabled; REDIS_DISKLESS_LOAD=on-empty-db makes it load from the socket,
-# as rbkv's replica does).
+# replication settings are the defaults: the replicas of both kinds write the stream to a temp
+# file in their dir and load it from there (redis: repl-diskless-load disabled;
+# REDIS_DISKLESS_LOAD=on-empty-db makes redis's load from the socket, which rbkv's cannot).
 # Writes into DIR, by default a new build-bench/results-repl-YYYYmmdd-HHMMSS/ (git-ignored):
 #   summary.txt     what this prints          fullsync.csv    one row per sync
 #   throughput.csv  one row per run           lag.csv         every lag sample
