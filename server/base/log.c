@@ -12,6 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Redis's role letter after the pid: M primary, S replica, C a forked child. */
+static char role = 'M';
+
+void log_set_role(char r)
+{
+    role = r;
+}
+
 static FILE *log_file;
 static const enum log_level *level_source;
 
@@ -49,7 +57,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
     localtime_r(&tv.tv_sec, &tm);
     size_t n = strftime(when, sizeof(when), "%d %b %Y %H:%M:%S", &tm);
     snprintf(when + n, sizeof(when) - n, ".%03d", (int)(tv.tv_usec / 1000));
-    fprintf(out, "%d:M %s %c ", (int)getpid(), when, marks[level]);
+    fprintf(out, "%d:%c %s %c ", (int)getpid(), role, when, marks[level]);
     va_start(ap, fmt);
     vfprintf(out, fmt, ap);
     va_end(ap);

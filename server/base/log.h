@@ -15,6 +15,8 @@ void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(p
 void log_set_level_source(const enum log_level *level);
 /* Reopens the log destination after a logfile change; returns 0 or -1. */
 int log_open(const char *path);
+/* The letter after the pid on every line: 'M' (the default), 'S', 'C'. */
+void log_set_role(char r);
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_verbose(...) log_msg(LOG_VERBOSE, __VA_ARGS__)

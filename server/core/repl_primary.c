@@ -138,6 +138,7 @@ static int child_send_eof(int out, char *err, size_t errlen)
 static void child_main(int out, int eof)
 {
     char err[512] = "";
+    log_set_role('C');
     server_child_close_listeners();
     int rc = eof ? child_send_eof(out, err, sizeof(err)) : child_send_sized(out, err, sizeof(err));
     if (rc < 0)

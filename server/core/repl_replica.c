@@ -72,6 +72,7 @@ static struct {
     long long received;
     char new_replid[41];
     long long new_offset;
+    struct resp_out scratch;     /* an applied command, encoded again for our stream */
 } ml = {.fd = -1};
 
 static int64_t now_ms(void)
@@ -149,20 +150,18 @@ void repl_replica_applied(struct client *c)
         return;
     /* What the primary sent, byte for byte (its encoding is the canonical
      * one), counts in our offset and goes on to our own replicas. */
-    struct resp_out scratch;
-    resp_out_init(&scratch);
-    resp_add_command(&scratch, c->argc, c->argv);
-    while (resp_out_pending(&scratch)) {
+    struct resp_out *scratch = &ml.scratch;
+    resp_add_command(scratch, c->argc, c->argv);
+    while (resp_out_pending(scratch)) {
         struct resp_iov iov[16];
-        int n = resp_out_peek(&scratch, iov, 16);
+        int n = resp_out_peek(scratch, iov, 16);
         size_t total = 0;
         for (int i = 0; i < n; i++) {
             repl_feed_raw(iov[i].base, iov[i].len);
             total += iov[i].len;
         }
-        resp_out_consume(&scratch, total);
+        resp_out_consume(scratch, total);
     }
-    resp_out_destroy(&scratch);
     /* The primary reads no replies, only ACKs. */
     resp_out_reset(&c->out);
     ml.last_io_ms = now_ms();
@@ -607,6 +606,7 @@ void repl_replica_link_gone(struct client *c)
 
 void repl_replica_init(void)
 {
+    resp_out_init(&ml.scratch);
     ml.state = LINK_NONE;
     ml.fd = -1;
     ml.down_since_ms = now_ms();
@@ -617,6 +617,7 @@ void repl_replica_close(void)
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
     drop_temp_file();
+    resp_out_destroy(&ml.scratch);
 }
 
 void repl_replica_start(void)
@@ -634,6 +635,7 @@ void repl_replica_start(void)
     }
     /* Keys expire on the primary, which sends their DELs. */
     ks_pause_expiry(1);
+    log_set_role('S');
     ml.state = LINK_CONNECT;
     ml.backoff_ms = RETRY_FIRST_MS;
     ml.next_attempt_ms = now_ms();
@@ -647,6 +649,7 @@ void repl_replica_stop(void)
     drop_temp_file();
     ml.state = LINK_NONE;
     ks_pause_expiry(0);
+    log_set_role('M');
     /* A new history starts here; our old one stays valid as replid2, so
      * the primary's other replicas continue from us partially. */
     repl_shift_replid();
