@@ -175,20 +175,56 @@ static void cmd_select(struct client *c)
     reply_ok(c);
 }
 
+/* CLIENT LIST TYPE and CLIENT KILL TYPE's kinds, as Redis's getClientType:
+ * a primary's link is "master", a replica's "replica" (or "slave"), every
+ * other client "normal". rbkv has no pub/sub, so "pubsub" matches none. */
+enum client_type { CLIENT_TYPE_NORMAL, CLIENT_TYPE_REPLICA, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_MASTER };
+
+static enum client_type client_type_of(const struct client *c)
+{
+    if (c->flags & CLIENT_MASTER)
+        return CLIENT_TYPE_MASTER;
+    if (c->flags & CLIENT_REPLICA)
+        return CLIENT_TYPE_REPLICA;
+    return CLIENT_TYPE_NORMAL;
+}
+
+/* The type a TYPE argument names; -1 after replying Redis's error. */
+static int client_type_or_reply(struct client *c, const struct resp_slice *a)
+{
+    if (arg_is(a, "normal"))
+        return CLIENT_TYPE_NORMAL;
+    if (arg_is(a, "replica") || arg_is(a, "slave"))
+        return CLIENT_TYPE_REPLICA;
+    if (arg_is(a, "pubsub"))
+        return CLIENT_TYPE_PUBSUB;
+    if (arg_is(a, "master"))
+        return CLIENT_TYPE_MASTER;
+    resp_add_errorf(&c->out, "ERR Unknown client type '%.*s'", (int)a->len, a->ptr);
+    return -1;
+}
+
 /* One CLIENT LIST / CLIENT INFO line, in Redis 7's field order. */
 static void client_info_line(const struct client *c, char *buf, size_t len)
 {
     int64_t now = (int64_t)uv_now(server.loop);
-    char flags[8];
+    char flags[16];
     size_t f = 0;
-    if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
-        flags[f++] = 'c';
-    if (c->flags & CLIENT_UNIX)
-        flags[f++] = 'U';
+    /* The letters rbkv has, in catClientInfoString's order. */
+    if (c->flags & CLIENT_REPLICA)
+        flags[f++] = 'S';
+    if (c->flags & CLIENT_MASTER)
+        flags[f++] = 'M';
     if (c->multi)
         flags[f++] = 'x';
     if (c->blocked)
         flags[f++] = 'b';
+    if (c->flags & CLIENT_DIRTY_CAS)
+        flags[f++] = 'd';
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
+        flags[f++] = 'c';
+    if (c->flags & CLIENT_UNIX)
+        flags[f++] = 'U';
     if (!f)
         flags[f++] = 'N';
     flags[f] = '\0';
@@ -216,35 +252,73 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
              c->lib_ver ? c->lib_ver : "");
 }
 
+/* Appends o's line to text[0..*used) of capacity *cap, growing it. */
+static char *client_list_add(char *text, size_t *used, size_t *cap, const struct client *o)
+{
+    char line[1024];
+    client_info_line(o, line, sizeof(line));
+    size_t n = strlen(line);
+    if (*used + n + 2 > *cap) {
+        *cap = (*used + n + 2) * 2;
+        text = xrealloc(text, *cap);
+    }
+    /* text is a length-counted reply, NUL-free by design. */
+    memcpy(text + *used, line, n); // NOLINT(bugprone-not-null-terminated-result)
+    *used += n;
+    text[(*used)++] = '\n';
+    return text;
+}
+
+/* CLIENT LIST [TYPE normal|master|replica|slave|pubsub] | CLIENT LIST ID id [id ...] */
 static void client_list(struct client *c)
 {
+    int type = -1;
+    if (c->argc == 4 && arg_is(&c->argv[2], "TYPE")) {
+        if ((type = client_type_or_reply(c, &c->argv[3])) < 0)
+            return;
+    } else if (c->argc > 3 && arg_is(&c->argv[2], "ID")) {
+        long long id;
+        for (int i = 3; i < c->argc; i++) { /* all valid before any output */
+            if (parse_ll(c->argv[i].ptr, c->argv[i].len, &id) < 0) {
+                resp_add_error(&c->out, "ERR Invalid client ID");
+                return;
+            }
+        }
+    } else if (c->argc != 2) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+
     size_t cap = 4096, used = 0;
     char *text = xmalloc(cap);
-    char line[1024];
-    for (struct client *o = server.clients; o; o = o->next) {
-        if (o->flags & CLIENT_CLOSING)
-            continue;
-        client_info_line(o, line, sizeof(line));
-        size_t n = strlen(line);
-        if (used + n + 2 > cap) {
-            cap = (used + n + 2) * 2;
-            text = xrealloc(text, cap);
+    if (c->argc > 3 && type < 0) {
+        for (int i = 3; i < c->argc; i++) {
+            long long id = 0;
+            parse_ll(c->argv[i].ptr, c->argv[i].len, &id);
+            struct client *o = id > 0 ? conn_find((uint64_t)id) : NULL;
+            if (o && !(o->flags & CLIENT_CLOSING))
+                text = client_list_add(text, &used, &cap, o);
         }
-        /* text is a length-counted reply, NUL-free by design. */
-        memcpy(text + used, line, n); // NOLINT(bugprone-not-null-terminated-result)
-        used += n;
-        text[used++] = '\n';
+    } else {
+        for (struct client *o = server.clients; o; o = o->next) {
+            if (o->flags & CLIENT_CLOSING)
+                continue;
+            if (type >= 0 && (int)client_type_of(o) != type)
+                continue;
+            text = client_list_add(text, &used, &cap, o);
+        }
     }
     resp_add_verbatim(&c->out, "txt", text, used);
     xfree(text);
 }
 
-/* CLIENT KILL addr:port | CLIENT KILL [ID id] [ADDR a] [LADDR a] [SKIPME yes|no] ... */
+/* CLIENT KILL addr:port | CLIENT KILL [ID id] [ADDR a] [LADDR a] [SKIPME yes|no]
+ * [TYPE t] [USER default] */
 static void client_kill(struct client *c)
 {
     const struct resp_slice *addr = NULL, *laddr = NULL;
     long long id = 0;
-    int skipme = 1, killed = 0;
+    int skipme = 1, killed = 0, type = -1;
     int old_form = c->argc == 3;
 
     if (old_form) {
@@ -275,11 +349,8 @@ static void client_kill(struct client *c)
                     return;
                 }
             } else if (arg_is(&c->argv[i], "TYPE")) {
-                if (!arg_is(v, "normal")) {
-                    resp_add_errorf(&c->out, "ERR Unknown client type '%.*s'", (int)v->len,
-                                    v->ptr);
+                if ((type = client_type_or_reply(c, v)) < 0)
                     return;
-                }
             } else if (arg_is(&c->argv[i], "USER")) {
                 if (!arg_is(v, "default")) {
                     resp_add_errorf(&c->out, "ERR No such user '%.*s'", (int)v->len, v->ptr);
@@ -299,6 +370,8 @@ static void client_kill(struct client *c)
         if (addr && (strlen(o->addr) != addr->len || memcmp(o->addr, addr->ptr, addr->len)))
             continue;
         if (laddr && (strlen(o->laddr) != laddr->len || memcmp(o->laddr, laddr->ptr, laddr->len)))
+            continue;
+        if (type >= 0 && (int)client_type_of(o) != type)
             continue;
         if (o == c && (skipme && !old_form))
             continue;
@@ -425,13 +498,26 @@ static void cmd_client(struct client *c)
             "INFO", "    Return information about the current client connection.",
             "KILL <ip:port>", "    Kill connection made from <ip:port>.",
             "KILL <option> <value> [<option> <value> [...]]",
-            "    Kill connections. Options are: ID, ADDR, LADDR, SKIPME, TYPE normal, USER default.",
-            "LIST", "    Return information about client connections.",
+            "    Kill connections. Options are:",
+            "    * ADDR (<ip:port>|<unixsocket>:0)",
+            "      Kill connections made from the specified address",
+            "    * LADDR (<ip:port>|<unixsocket>:0)",
+            "      Kill connections made to specified local address",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "      Kill connections by type.",
+            "    * USER <username>",
+            "      Kill connections authenticated by <username>.",
+            "    * SKIPME (YES|NO)",
+            "      Skip killing current connection (default: yes).",
+            "LIST [options ...]",
+            "    Return information about client connections. Options:",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "      Return clients of specified type.",
             "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
             "SETNAME <name>", "    Assign the name <name> to the current connection.",
             "UNBLOCK <clientid> [TIMEOUT|ERROR]",
             "    Unblock the specified blocked client.",
-            "HELP", "    Print this help.",
+            "HELP", "    Prints this help.",
         };
         resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
         for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)

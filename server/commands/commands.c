@@ -7,6 +7,7 @@
 #include "cmd_command.h"
 #include "cmd_config.h"
 #include "cmd_connection.h"
+#include "cmd_debug.h"
 #include "cmd_keys.h"
 #include "cmd_multi.h"
 #include "cmd_ordered.h"
@@ -30,6 +31,7 @@ void commands_register(void)
         connection_commands, string_commands, keys_commands,    ordered_commands,
         zset_commands,       scan_commands,   server_commands,  config_commands,
         persist_commands,    command_commands, multi_commands,  repl_commands,
+        debug_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);

@@ -1,0 +1,204 @@
+/*
+ * cmd_debug.c - DEBUG: DIGEST and DIGEST-VALUE (a fingerprint of the whole
+ * dataset or of single values, for checking that a replica, a reloaded
+ * snapshot or a replayed log holds what the original held), SLEEP and HELP.
+ *
+ * Owns no state. The digest is built as Redis 7.0's (debug.c): SHA-1 mixes,
+ * where mixing bytes into a digest is digest = SHA1(digest ^ SHA1(bytes)), so
+ * order matters, and XOR of SHA1s to combine what has no order (the keys of a
+ * database, the members of a set). Redis's type codes are used, so a dataset
+ * without deadlines gives Redis's digest (scores as "%.17g", as 7.0 prints
+ * them). A deadline's value is mixed in where Redis mixes only that there is
+ * one, so a changed TTL changes the digest: keys with one differ from Redis's.
+ * Keys past their deadline are left out, as no command sees them.
+ */
+#include "cmd_debug.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "command.h"
+#include "keyspace.h"
+#include "server.h"
+#include "sha1.h"
+#include "zset.h"
+
+/* digest ^= SHA1(p[0..len)): a commutative "add". */
+static void digest_xor(unsigned char *digest, const void *p, size_t len)
+{
+    unsigned char h[SHA1_LEN];
+    sha1(p, len, h);
+    for (int i = 0; i < SHA1_LEN; i++)
+        digest[i] ^= h[i];
+}
+
+/* digest = SHA1(digest ^ SHA1(p[0..len))): an ordered "append". */
+static void digest_mix(unsigned char *digest, const void *p, size_t len)
+{
+    digest_xor(digest, p, len);
+    sha1(digest, SHA1_LEN, digest);
+}
+
+static void digest_mix_u32(unsigned char *digest, uint32_t v)
+{
+    unsigned char be[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                           (unsigned char)(v >> 8), (unsigned char)v};
+    digest_mix(digest, be, sizeof(be));
+}
+
+/* XORs into digest the fingerprint of e's type, value and deadline (not its
+ * key), as Redis's xorObjectDigest. */
+static void digest_value(unsigned char *digest, const struct ks_entry *e)
+{
+    /* Redis's OBJ_STRING and OBJ_ZSET. */
+    static const uint32_t redis_type[KS_TYPE_COUNT] = {[KS_STRING] = 0, [KS_ZSET] = 3};
+    char buf[64];
+    digest_mix_u32(digest, redis_type[e->type]);
+    if (e->type == KS_STRING) {
+        digest_mix(digest, ks_str((struct ks_entry *)e), ks_slen(e));
+    } else if (e->type == KS_ZSET) {
+        /* Members in (score, member) order, but XORed as Redis does, so the
+         * digest does not depend on how a set is laid out. */
+        const struct zset *z = ks_ptr(e);
+        for (const struct zs_node *n = zs_first(z); n; n = zs_next(n)) {
+            unsigned char el[SHA1_LEN] = {0};
+            digest_mix(el, n->member, n->len);
+            int len = snprintf(buf, sizeof(buf), "%.17g", n->score);
+            digest_mix(el, buf, (size_t)len);
+            digest_xor(digest, el, SHA1_LEN);
+        }
+    }
+    int64_t when = ks_get_expire(e);
+    if (when != -1) {
+        digest_xor(digest, "!!expire!!", 10);
+        int len = snprintf(buf, sizeof(buf), "%lld", (long long)when);
+        digest_mix(digest, buf, (size_t)len);
+    }
+}
+
+static void reply_digest(struct client *c, const unsigned char *digest)
+{
+    static const char hex[] = "0123456789abcdef";
+    char text[2 * SHA1_LEN + 1];
+    for (int i = 0; i < SHA1_LEN; i++) {
+        text[2 * i] = hex[digest[i] >> 4];
+        text[2 * i + 1] = hex[digest[i] & 15];
+    }
+    text[2 * SHA1_LEN] = '\0';
+    resp_add_simple(&c->out, text);
+}
+
+/* All zeros for an empty dataset, as Redis: a database with no keys adds
+ * nothing, not even its number. O(N) in keys plus members: it blocks the
+ * loop, as Redis's does. */
+static void debug_digest(struct client *c)
+{
+    unsigned char final[SHA1_LEN] = {0};
+    int64_t now_ms = server.cmd_start_us / 1000;
+    int paused = ks_expiry_paused();
+    for (int i = 0; i < server.ks->count; i++) {
+        struct db *db = &server.ks->dbs[i];
+        int seen = 0;
+        for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
+            int64_t when = ks_get_expire(e);
+            if (!paused && when != -1 && when <= now_ms)
+                continue;
+            if (!seen) {
+                /* The database's number, so the same keys in another
+                 * database give another digest. */
+                digest_mix_u32(final, (uint32_t)db->id);
+                seen = 1;
+            }
+            unsigned char d[SHA1_LEN] = {0};
+            digest_mix(d, ks_key(e), ks_klen(e));
+            digest_value(d, e);
+            digest_xor(final, d, SHA1_LEN);
+        }
+    }
+    reply_digest(c, final);
+}
+
+/* An array of one digest per key, zeros for a missing key. */
+static void debug_digest_value(struct client *c)
+{
+    resp_add_array_len(&c->out, (size_t)(c->argc - 2));
+    for (int i = 2; i < c->argc; i++) {
+        unsigned char d[SHA1_LEN] = {0};
+        struct ks_entry *e = lookup_read(c, &c->argv[i]);
+        if (e)
+            digest_value(d, e);
+        reply_digest(c, d);
+    }
+}
+
+/* Redis reads the seconds with strtod and no check, so "abc" sleeps 0 s;
+ * the text is copied because slices are not NUL-terminated. The loop
+ * blocks: that is the point (tests of timeouts and of slow replies). */
+static void debug_sleep(struct client *c)
+{
+    const struct resp_slice *a = &c->argv[2];
+    char buf[64];
+    size_t n = a->len < sizeof(buf) - 1 ? a->len : sizeof(buf) - 1;
+    memcpy(buf, a->ptr, n);
+    buf[n] = '\0';
+    double secs = strtod(buf, NULL);
+    if (secs > 0) {
+        if (secs > 1e9) /* a double too big for time_t's conversion */
+            secs = 1e9;
+        struct timespec ts = {.tv_sec = (time_t)secs};
+        ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+        }
+    }
+    reply_ok(c);
+}
+
+static void debug_help(struct client *c)
+{
+    static const char *const help[] = {
+        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "DIGEST",
+        "    Output a hex signature representing the current DB content.",
+        "DIGEST-VALUE <key> [<key> ...]",
+        "    Output a hex signature of the values of all the specified keys.",
+        "SLEEP <seconds>",
+        "    Stop the server for <seconds>. Decimals allowed.",
+        "HELP",
+        "    Prints this help.",
+    };
+    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
+    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
+        resp_add_simple(&c->out, help[i]);
+}
+
+static void cmd_debug(struct client *c)
+{
+    const struct resp_slice *sub = &c->argv[1];
+    if (arg_is(sub, "HELP") && c->argc == 2)
+        debug_help(c);
+    else if (arg_is(sub, "DIGEST") && c->argc == 2)
+        debug_digest(c);
+    else if (arg_is(sub, "DIGEST-VALUE"))
+        debug_digest_value(c);
+    else if (arg_is(sub, "SLEEP") && c->argc == 3)
+        debug_sleep(c);
+    else /* the name cut at 128 bytes, as Redis's %.128s */
+        resp_add_errorf(&c->out,
+                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                        "DEBUG HELP.",
+                        (int)(sub->len < 128 ? sub->len : 128), sub->ptr);
+}
+
+const struct command debug_commands[] = {
+    {.name = "debug", .proc = cmd_debug, .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "1.0.0",
+     .summary = "A container for debugging commands",
+     .complexity = "Depends on subcommand.",
+     .args = "subcommand [arg ...]"},
+    {0},
+};

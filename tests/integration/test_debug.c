@@ -1,0 +1,237 @@
+/*
+ * test_debug.c - end-to-end tests of DEBUG (DIGEST, DIGEST-VALUE, SLEEP,
+ * HELP, its errors) and of CLIENT LIST / CLIENT KILL by TYPE.
+ *
+ * The digest's promises: zeros for an empty dataset; equal datasets give
+ * equal digests whatever order they were written in (two servers, opposite
+ * orders); a change of one value, deadline, score or database changes it.
+ * Values without a deadline give Redis 7.0's own digest, checked against a
+ * value Redis printed.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+#define ZEROS "0000000000000000000000000000000000000000"
+
+/* Redis 7.0.15: SET a 1, then DEBUG DIGEST-VALUE a. */
+#define REDIS_DIGEST_OF_1 "b4fc66738120fba0b5aa500ab5c2bf89cea1c5da"
+
+/* DEBUG DIGEST into out (41 bytes); "" after recording a failure. */
+static void digest(redisContext *c, char *out)
+{
+    redisReply *r = H_CALL(c, "DEBUG", "DIGEST");
+    out[0] = '\0';
+    if (CHECK(r && r->type == REDIS_REPLY_STATUS && r->len == 40, "DEBUG DIGEST: 40 hex digits"))
+        memcpy(out, r->str, 41);
+    freeReplyObject(r);
+}
+
+/* The same data, written in one order or the other: strings, a sorted set,
+ * keys in two databases, an absolute deadline (so both servers agree). */
+static void load(redisContext *c, int reverse)
+{
+    if (!reverse) {
+        EXPECT_OK(c, "SET", "a", "1");
+        EXPECT_OK(c, "SET", "b", "two");
+        EXPECT_INT(c, 3, "ZADD", "z", "1", "x", "2.5", "y", "-3", "w");
+        EXPECT_OK(c, "SET", "t", "v", "PXAT", "4102444800000");
+        EXPECT_OK(c, "SELECT", "3");
+        EXPECT_OK(c, "SET", "a", "1");
+        EXPECT_OK(c, "SELECT", "0");
+    } else {
+        EXPECT_OK(c, "SELECT", "3");
+        EXPECT_OK(c, "SET", "a", "1");
+        EXPECT_OK(c, "SELECT", "0");
+        EXPECT_OK(c, "SET", "t", "v");
+        EXPECT_INT(c, 1, "PEXPIREAT", "t", "4102444800000");
+        EXPECT_INT(c, 1, "ZADD", "z", "-3", "w");
+        EXPECT_INT(c, 2, "ZADD", "z", "2.5", "y", "1", "x");
+        EXPECT_OK(c, "SET", "b", "two");
+        EXPECT_OK(c, "SET", "a", "1");
+    }
+}
+
+static void expect_same(const char *what, const char *want, const char *got)
+{
+    CHECK(strcmp(want, got) == 0, "%s: digest %s, expected %s", what, got, want);
+}
+
+static void expect_changed(const char *what, const char *base, const char *got)
+{
+    CHECK(strcmp(base, got) != 0 && strcmp(got, ZEROS) != 0, "%s: digest unchanged (%s)", what,
+          got);
+}
+
+static void test_digest(void)
+{
+    struct h_server s1, s2;
+    redisContext *a = h_open(&s1, NULL);
+    redisContext *b = h_open(&s2, NULL);
+    if (!a || !b)
+        return;
+    char base[41], other[41], d[41];
+
+    EXPECT_STATUS(a, ZEROS, "DEBUG", "DIGEST");
+    EXPECT_REPLY(a, "[+" ZEROS ", +" ZEROS "]", "DEBUG", "DIGEST-VALUE", "a", "b");
+    EXPECT_REPLY(a, "[]", "DEBUG", "DIGEST-VALUE");
+
+    load(a, 0);
+    load(b, 1);
+    digest(a, base);
+    digest(b, other);
+    expect_same("same data, other order", base, other);
+    expect_changed("data against empty", ZEROS, base);
+
+    /* DIGEST-VALUE: of the value, not the key's name; Redis's for a string. */
+    EXPECT_REPLY(a, "[+" REDIS_DIGEST_OF_1 ", +" ZEROS "]", "DEBUG", "DIGEST-VALUE", "a", "nokey");
+    EXPECT_OK(b, "SET", "a2", "1");
+    EXPECT_REPLY(b, "[+" REDIS_DIGEST_OF_1 ", +" REDIS_DIGEST_OF_1 "]", "DEBUG", "DIGEST-VALUE",
+                 "a", "a2");
+    EXPECT_INT(b, 1, "DEL", "a2");
+    redisReply *za = H_CALL(a, "DEBUG", "DIGEST-VALUE", "z");
+    redisReply *zb = H_CALL(b, "DEBUG", "DIGEST-VALUE", "z");
+    CHECK(za && zb && za->type == REDIS_REPLY_ARRAY && zb->type == REDIS_REPLY_ARRAY &&
+              za->elements == 1 && zb->elements == 1 &&
+              strcmp(za->element[0]->str, zb->element[0]->str) == 0 &&
+              strcmp(za->element[0]->str, ZEROS) != 0,
+          "DIGEST-VALUE of equal sorted sets");
+    freeReplyObject(za);
+    freeReplyObject(zb);
+
+    /* One value. */
+    EXPECT_OK(b, "SET", "b", "tw0");
+    digest(b, d);
+    expect_changed("one value", base, d);
+    EXPECT_OK(b, "SET", "b", "two");
+    digest(b, d);
+    expect_same("value restored", base, d);
+
+    /* One deadline, then none. */
+    EXPECT_INT(b, 1, "PEXPIREAT", "t", "4102444800001");
+    digest(b, d);
+    expect_changed("one deadline", base, d);
+    EXPECT_INT(b, 1, "PERSIST", "t");
+    digest(b, d);
+    expect_changed("no deadline", base, d);
+    EXPECT_INT(b, 1, "PEXPIREAT", "t", "4102444800000");
+    digest(b, d);
+    expect_same("deadline restored", base, d);
+
+    /* One score, one member. */
+    EXPECT_INT(b, 0, "ZADD", "z", "2.25", "y");
+    digest(b, d);
+    expect_changed("one score", base, d);
+    EXPECT_INT(b, 0, "ZADD", "z", "2.5", "y");
+    digest(b, d);
+    expect_same("score restored", base, d);
+    EXPECT_INT(b, 1, "ZADD", "z", "1", "x2");
+    digest(b, d);
+    expect_changed("one member more", base, d);
+    EXPECT_INT(b, 1, "ZREM", "z", "x2");
+
+    /* The same key in another database. */
+    EXPECT_INT(b, 1, "MOVE", "b", "5");
+    digest(b, d);
+    expect_changed("key moved to db 5", base, d);
+    EXPECT_OK(b, "SELECT", "5");
+    EXPECT_INT(b, 1, "MOVE", "b", "0");
+    EXPECT_OK(b, "SELECT", "0");
+    digest(b, d);
+    expect_same("key moved back", base, d);
+
+    EXPECT_OK(a, "FLUSHALL");
+    EXPECT_STATUS(a, ZEROS, "DEBUG", "DIGEST");
+    h_close(&s1, a);
+    h_close(&s2, b);
+}
+
+static long long elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void test_debug_misc(void)
+{
+    struct h_server s;
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
+        return;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0.2");
+    CHECK(elapsed_ms(&t0) >= 190, "DEBUG SLEEP 0.2 took %lld ms", elapsed_ms(&t0));
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0");
+    EXPECT_OK(c, "DEBUG", "SLEEP", "abc"); /* strtod, as Redis: 0 s */
+
+    EXPECT_ERR(c, "ERR unknown subcommand or wrong number of arguments for 'foo'. Try DEBUG HELP.",
+               "DEBUG", "foo");
+    EXPECT_ERR(c, "ERR unknown subcommand or wrong number of arguments for 'digest'. Try DEBUG "
+                  "HELP.",
+               "DEBUG", "digest", "x");
+    EXPECT_ERR(c, "ERR unknown subcommand or wrong number of arguments for 'sleep'. Try DEBUG "
+                  "HELP.",
+               "DEBUG", "sleep");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'debug' command", "DEBUG");
+    EXPECT_MATCH(c, "[+DEBUG <subcommand> *, +DIGEST, *+HELP, +    Prints this help.]", "DEBUG",
+                 "HELP");
+    EXPECT_MATCH(c,
+                 "[['debug', :-2, [+admin, +noscript, +loading, +stale], :0, :0, :0, "
+                 "[+@admin, +@slow, +@dangerous]*",
+                 "COMMAND", "INFO", "debug");
+    h_close(&s, c);
+}
+
+static void test_client_type(void)
+{
+    struct h_server s;
+    redisContext *a = h_open(&s, NULL);
+    redisContext *b = h_connect(&s);
+    if (!a || !b)
+        return;
+    redisReply *r = H_CALL(a, "CLIENT", "ID");
+    long long id = r && r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    freeReplyObject(r);
+    char pattern[64], num[32];
+    snprintf(pattern, sizeof(pattern), "'*id=%lld *flags=N *", id);
+    EXPECT_MATCH(a, pattern, "CLIENT", "LIST", "TYPE", "normal");
+    EXPECT_MATCH(a, pattern, "CLIENT", "LIST", "TYPE", "NORMAL");
+    snprintf(num, sizeof(num), "%lld", id);
+    EXPECT_MATCH(a, pattern, "CLIENT", "LIST", "ID", num, "999999");
+    EXPECT_BULK(a, "", "CLIENT", "LIST", "ID", "999999");
+    EXPECT_BULK(a, "", "CLIENT", "LIST", "TYPE", "replica");
+    EXPECT_BULK(a, "", "CLIENT", "LIST", "TYPE", "slave");
+    EXPECT_BULK(a, "", "CLIENT", "LIST", "TYPE", "master");
+    EXPECT_BULK(a, "", "CLIENT", "LIST", "TYPE", "pubsub");
+    EXPECT_ERR(a, "ERR Unknown client type 'bogus'", "CLIENT", "LIST", "TYPE", "bogus");
+    EXPECT_ERR(a, "ERR Invalid client ID", "CLIENT", "LIST", "ID", "1", "x");
+    EXPECT_ERR(a, "ERR syntax error", "CLIENT", "LIST", "TYPE");
+    EXPECT_ERR(a, "ERR syntax error", "CLIENT", "LIST", "foo");
+
+    EXPECT_ERR(a, "ERR Unknown client type 'bogus'", "CLIENT", "KILL", "TYPE", "bogus");
+    EXPECT_INT(a, 0, "CLIENT", "KILL", "TYPE", "master");
+    EXPECT_INT(a, 0, "CLIENT", "KILL", "TYPE", "replica");
+    EXPECT_INT(a, 0, "CLIENT", "KILL", "TYPE", "slave");
+    EXPECT_INT(a, 0, "CLIENT", "KILL", "TYPE", "pubsub");
+    /* normal: b, not a (SKIPME yes by default). */
+    EXPECT_INT(a, 1, "CLIENT", "KILL", "TYPE", "normal");
+    redisReply *gone = H_CALL(b, "PING");
+    CHECK(gone == NULL, "the killed client still answers");
+    freeReplyObject(gone);
+    EXPECT_STATUS(a, "PONG", "PING");
+    redisFree(b);
+    h_close(&s, a);
+}
+
+int main(int argc, char **argv)
+{
+    h_init(argc, argv);
+    H_RUN(test_digest);
+    H_RUN(test_debug_misc);
+    H_RUN(test_client_type);
+    return h_finish();
+}
