@@ -235,6 +235,7 @@ static const char *peer_state_word(enum peer_state st)
     case PEER_WAIT_SNAPSHOT:
         return "wait_bgsave";
     case PEER_SNAPSHOT:
+    case PEER_WAIT_ACK:
         return "send_bulk";
     case PEER_ONLINE:
         return "online";

@@ -130,7 +130,7 @@ void repl_feed_raw(const char *p, size_t n)
     for (struct repl_peer *peer = repl.peers; peer; peer = peer->next) {
         if (peer->state == PEER_ONLINE)
             resp_add_raw(&peer->c->out, p, n);
-        else if (peer->state == PEER_SNAPSHOT)
+        else if (peer->state == PEER_SNAPSHOT || peer->state == PEER_WAIT_ACK)
             resp_add_raw(&peer->held, p, n);
     }
     if (!flush_on && repl.peers) {

@@ -32,6 +32,7 @@ enum peer_state {
     PEER_HANDSHAKE,      /* sent REPLCONF, no SYNC/PSYNC yet: not a replica */
     PEER_WAIT_SNAPSHOT,  /* wants a full sync; the next snapshot child serves it */
     PEER_SNAPSHOT,       /* its snapshot is being made and sent */
+    PEER_WAIT_ACK,       /* snapshot sent ($EOF: form); the stream waits for its first ACK */
     PEER_ONLINE,         /* gets the stream as it is made */
 };
 

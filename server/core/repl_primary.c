@@ -38,6 +38,7 @@ static struct {
     uv_pipe_t pipe;
     int pipe_open;
     int paused;                  /* reading the pipe stopped for a slow replica */
+    int eof;                     /* the running child frames its snapshot as $EOF: */
     int64_t last_ping_ms;
     int getack_sent;             /* a GETACK is in the stream since the last ACK round */
 } job;
@@ -163,6 +164,25 @@ static void pipe_closed(uv_handle_t *h)
     job.pipe_open = 0;
 }
 
+/* Sends p the stream held for it since its snapshot began. */
+static void put_online(struct repl_peer *p)
+{
+    while (resp_out_pending(&p->held)) {
+        struct resp_iov iov[16];
+        int n = resp_out_peek(&p->held, iov, 16);
+        size_t total = 0;
+        for (int i = 0; i < n; i++) {
+            resp_add_raw(&p->c->out, iov[i].base, iov[i].len);
+            total += iov[i].len;
+        }
+        resp_out_consume(&p->held, total);
+    }
+    p->state = PEER_ONLINE;
+    p->ack_ms = now_ms();
+    log_notice("Synchronization with replica %s succeeded", p->c->addr);
+    conn_send(p->c);
+}
+
 /* The child is done: its replicas get the stream held for them, or, when it
  * failed, lose their links and try again. */
 static void sync_finished(void)
@@ -185,20 +205,15 @@ static void sync_finished(void)
             conn_close(p->c);
             continue;
         }
-        while (resp_out_pending(&p->held)) {
-            struct resp_iov iov[16];
-            int n = resp_out_peek(&p->held, iov, 16);
-            size_t total = 0;
-            for (int i = 0; i < n; i++) {
-                resp_add_raw(&p->c->out, iov[i].base, iov[i].len);
-                total += iov[i].len;
-            }
-            resp_out_consume(&p->held, total);
-        }
-        p->state = PEER_ONLINE;
         p->ack_ms = now_ms();
-        log_notice("Synchronization with replica %s succeeded", p->c->addr);
-        conn_send(p->c);
+        if (job.eof) {
+            /* A reader of the $EOF: form cannot tell where the snapshot ends
+             * and the stream begins in one read: the stream waits for its
+             * first ACK, as Redis's does. */
+            p->state = PEER_WAIT_ACK;
+            continue;
+        }
+        put_online(p);
     }
 }
 
@@ -266,6 +281,7 @@ static void start_sync(void)
     }
     close(fds[1]);
     job.child = pid;
+    job.eof = eof;
     uv_pipe_init(server.loop, &job.pipe, 0);
     uv_pipe_open(&job.pipe, fds[0]);
     job.pipe_open = 1;
@@ -377,6 +393,8 @@ void repl_primary_ack(struct client *c, long long offset)
     if (offset > p->ack_offset)
         p->ack_offset = offset;
     p->ack_ms = now_ms();
+    if (p->state == PEER_WAIT_ACK)
+        put_online(p);
     job.getack_sent = 0;
     for (struct client *w = server.clients; w; w = w->next) {
         const struct wait_target *t = block_waiting_for(w, wait_timeout);
@@ -460,7 +478,7 @@ void repl_primary_cron(void)
     struct repl_peer *next;
     for (struct repl_peer *p = repl.peers; p; p = next) {
         next = p->next;
-        if (p->state == PEER_ONLINE && !p->old_sync &&
+        if ((p->state == PEER_ONLINE || p->state == PEER_WAIT_ACK) && !p->old_sync &&
             now - p->ack_ms > server.cfg.repl_timeout * 1000) {
             log_warning("Disconnecting timedout replica: %s", p->c->addr);
             conn_close(p->c);
