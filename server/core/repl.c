@@ -17,8 +17,11 @@
 #include "clock.h"
 #include "conn.h"
 #include "feed.h"
+#include "log.h"
 #include "mem.h"
+#include "repl_replica.h"
 #include "server.h"
+#include "snapshot.h"
 
 #define FEED_IOVS 16
 
@@ -57,6 +60,29 @@ static void flush_cb(uv_check_t *h)
     }
 }
 
+/* snap_repl_fn: a snapshot records where our history is, so a restart from
+ * it continues it (PSYNC with this ID and offset). Not while the primary's
+ * transaction is half applied: the offset counts its queued commands, the
+ * data does not have them yet. */
+static int snapshot_position(struct snap_repl *pos)
+{
+    if ((!repl.offset && !server.cfg.replicaof_host) || repl_replica_in_transaction())
+        return 0;
+    memcpy(pos->replid, repl.replid, sizeof(pos->replid));
+    pos->offset = repl.offset;
+    return 1;
+}
+
+void repl_restore_position(void)
+{
+    struct snap_repl pos;
+    if (!snap_loaded_repl(&pos))
+        return;
+    repl_adopt(pos.replid, pos.offset);
+    log_notice("Replication position from the snapshot: replid %s offset %lld", repl.replid,
+               repl.offset);
+}
+
 void repl_init(void)
 {
     repl_random_hex(repl.replid);
@@ -66,6 +92,7 @@ void repl_init(void)
     repl.no_peers_since_ms = (int64_t)uv_now(server.loop);
     feed_init(&stream);
     uv_check_init(server.loop, &flush_check);
+    snap_on_write_repl(snapshot_position);
 }
 
 void repl_cleanup(void)

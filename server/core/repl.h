@@ -73,6 +73,9 @@ void repl_random_hex(char *out);
 /* At start: a new replication ID, offset 0. */
 void repl_init(void);
 void repl_cleanup(void);
+/* After the data was loaded from a snapshot: takes the replication ID and
+ * offset it recorded, if any, as ours. */
+void repl_restore_position(void);
 /* A new replication ID with the old one as replid2, valid up to this offset
  * (a replica promoted, or a primary turned replica: Redis's shiftReplicationId). */
 void repl_shift_replid(void);

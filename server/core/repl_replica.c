@@ -700,3 +700,8 @@ int repl_replica_link_up(void)
 {
     return ml.state == LINK_UP;
 }
+
+int repl_replica_in_transaction(void)
+{
+    return ml.c && ml.c->multi;
+}

@@ -46,5 +46,7 @@ void repl_replica_getack(void);
 void repl_replica_cron(void);
 void repl_replica_status(struct repl_link_status *st);
 int repl_replica_link_up(void);
+/* Whether the primary's stream is inside a MULTI it has not EXECed yet. */
+int repl_replica_in_transaction(void);
 
 #endif

@@ -225,6 +225,7 @@ int server_start(void)
         return -1;
     }
     propagate_init();
+    repl_restore_position();
     if (conn_listen() < 0)
         return -1;
     uv_signal_init(server.loop, &server.sigterm);

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #define SNAP_HEADER_LEN (SNAP_MAGIC_LEN + 2 + 2 + 8)
 #define OP_STRING 0x00
 #define OP_ZSET 0x01
+#define OP_REPL 0xFD
 #define OP_SELECT 0xFE
 #define OP_END 0xFF
 #define FLAG_DEADLINE 0x01
@@ -175,6 +177,22 @@ static void w_zset(struct writer *w, const struct zset *z)
     }
 }
 
+static snap_repl_fn *repl_position;
+static struct snap_repl loaded_repl;
+static int loaded_has_repl;
+
+void snap_on_write_repl(snap_repl_fn *fn)
+{
+    repl_position = fn;
+}
+
+int snap_loaded_repl(struct snap_repl *pos)
+{
+    if (loaded_has_repl)
+        *pos = loaded_repl;
+    return loaded_has_repl;
+}
+
 int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen)
 {
     struct writer *w = xmalloc(sizeof(*w));
@@ -183,12 +201,20 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
     w->crc = 0;
     w->len = 0;
 
+    struct snap_repl pos;
+    int with_repl = repl_position && repl_position(&pos);
+    unsigned version = with_repl ? SNAP_VERSION_REPL : SNAP_VERSION;
     w_bytes(w, SNAP_MAGIC, SNAP_MAGIC_LEN);
-    w_u8(w, SNAP_VERSION & 0xff);
-    w_u8(w, SNAP_VERSION >> 8);
+    w_u8(w, version & 0xff);
+    w_u8(w, version >> 8);
     w_u8(w, 0);
     w_u8(w, 0);
     w_u64(w, (uint64_t)now_ms);
+    if (with_repl) {
+        w_u8(w, OP_REPL);
+        w_bytes(w, pos.replid, 40);
+        w_varint(w, (uint64_t)pos.offset);
+    }
     for (int i = 0; i < ks->count && !w->err; i++) {
         const struct db *db = &ks->dbs[i];
         int selected = 0;
@@ -301,6 +327,7 @@ struct reader {
     char *err;
     size_t errlen;
     int failed;
+    unsigned version;   /* the header's */
     unsigned char buf[IO_BLOCK];
 };
 
@@ -516,8 +543,10 @@ static int load_header(struct reader *r)
     if (memcmp(h, SNAP_MAGIC, SNAP_MAGIC_LEN))
         return r_fail(r, 0, "not an rbkv snapshot (no RBKV magic)");
     unsigned version = h[4] | (unsigned)h[5] << 8;
-    if (version != SNAP_VERSION)
-        return r_fail(r, 4, "unsupported version %u (this build reads %d)", version, SNAP_VERSION);
+    if (version != SNAP_VERSION && version != SNAP_VERSION_REPL)
+        return r_fail(r, 4, "unsupported version %u (this build reads %d and %d)", version,
+                      SNAP_VERSION, SNAP_VERSION_REPL);
+    r->version = version;
     if (h[6] || h[7])
         return r_fail(r, 6, "unknown header flags");
     return 0;
@@ -527,12 +556,23 @@ static int load_records(struct load *l)
 {
     struct reader *r = l->r;
     int last_db = -1;
-    for (;;) {
+    for (int first = 1;; first = 0) {
         uint64_t at = r_offset(r), n;
         unsigned op;
         if (r_u8(r, &op) < 0)
             return -1;
         switch (op) {
+        case OP_REPL:
+            if (r->version != SNAP_VERSION_REPL || !first)
+                return r_fail(r, at, "unexpected replication record");
+            if (r_bytes(r, loaded_repl.replid, 40) < 0 || r_varint(r, &n) < 0)
+                return -1;
+            if (n > (uint64_t)LLONG_MAX)
+                return r_fail(r, at, "replication offset out of range");
+            loaded_repl.replid[40] = '\0';
+            loaded_repl.offset = (long long)n;
+            loaded_has_repl = 1;
+            break;
         case OP_SELECT:
             if (r_varint(r, &n) < 0)
                 return -1;
@@ -581,6 +621,7 @@ long long snap_load(struct keyspace *ks, const char *path, int *absent, char *er
 {
     struct stat st;
     *absent = 0;
+    loaded_has_repl = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {
         *absent = 1;

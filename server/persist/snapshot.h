@@ -7,11 +7,14 @@
  * clients, commands, the loop or fork(): bgsave.c decides when to save
  * and in which process.
  *
- * Format, version 1. Integers are little-endian; "varint" is LEB128 (7 bits a
+ * Format, version 1, or 2 when a REPL record is present. Integers are little-endian; "varint" is LEB128 (7 bits a
  * byte, low first, at most 10 bytes); every length is a varint.
  *
  *   header   "RBKV" | u16 version (1) | u16 flags (0) | i64 unix ms of the save
  *   records, each starting with an opcode byte:
+ *     0xFD REPL    replid (40 bytes) | varint offset
+ *                                       version 2 only, first if present: the
+ *                                       replication position the data is at
  *     0xFE SELECT  varint db            databases in increasing order, only
  *                                       non-empty ones
  *     0x00 STRING  flags | [i64 deadline] | key | value
@@ -39,6 +42,21 @@
 struct keyspace;
 
 #define SNAP_VERSION 1
+#define SNAP_VERSION_REPL 2 /* a file with a REPL record */
+
+/* The replication position a snapshot records, so a restarted server can
+ * continue its replication history (a replica resynchronizes partially). */
+struct snap_repl {
+    char replid[41];
+    long long offset;
+};
+/* Asked when a snapshot is written: fills *pos and returns 1 to record it,
+ * 0 to record none. Set once at start by the replication code; NULL: none. */
+typedef int snap_repl_fn(struct snap_repl *pos);
+void snap_on_write_repl(snap_repl_fn *fn);
+/* The position the last snap_load read, if it had one: returns 1 and fills
+ * *pos, else 0. */
+int snap_loaded_repl(struct snap_repl *pos);
 
 /* The CRC-64/Jones of n bytes at p, continuing from crc (0 to start). */
 uint64_t snap_crc64(uint64_t crc, const void *p, size_t n);

@@ -6,7 +6,8 @@
  * a backlog overrun falling back to a full sync, WAIT surviving kill -9 of
  * the primary, promotion with REPLICAOF NO ONE and another replica
  * continuing partially from the new primary, a chained replica, a replica
- * with an append-only log restarted, redis-cli --replica, and bad input:
+ * with an append-only log restarted, a replica restarted from its snapshot
+ * continuing partially, redis-cli --replica, and bad input:
  * bad ports, PSYNC from clients that are not rbkv replicas, a primary that
  * sends a truncated snapshot.
  *
@@ -510,6 +511,36 @@ out:
     h_clean_dir(&rs);
 }
 
+/* A replica restarted from its snapshot continues where the snapshot was. */
+static void test_replica_restart_partial(void)
+{
+    struct h_server ps, rs;
+    redisContext *p = h_open(&ps, H_FLAGS(FAST));
+    redisContext *r = h_open(&rs, H_FLAGS(FAST));
+    if (!p || !r || follow(r, &ps) < 0)
+        goto out;
+    h_fill(p, "s", 500);
+    caught_up(p, r);
+    EXPECT_OK(r, "SAVE");
+    h_close(&rs, r);
+    EXPECT_OK(p, "SET", "while", "away");
+    r = h_reopen(&rs, H_FLAGS(FAST, "--replicaof", "127.0.0.1", port_of(&ps, 0)));
+    if (!r)
+        goto out;
+    CHECK(h_wait_info(r, "replication", "master_link_status", "up", SYNC_MS), "link up");
+    CHECK(h_info_ll(p, "stats", "sync_partial_ok") == 1, "the restarted replica continued");
+    CHECK(h_info_ll(p, "stats", "sync_full") == 1, "no second full sync");
+    caught_up(p, r);
+    EXPECT_BULK(r, "away", "GET", "while");
+    expect_same_data(p, r);
+out:
+    if (r)
+        h_close(&rs, r);
+    if (p)
+        h_close(&ps, p);
+    h_clean_dir(&rs);
+}
+
 /* ---- refusals and bad input ---- */
 
 static void test_refusals(void)
@@ -703,6 +734,7 @@ int main(int argc, char **argv)
     H_RUN(test_promote_and_follow);
     H_RUN(test_chained);
     H_RUN(test_replica_with_aof_restarted);
+    H_RUN(test_replica_restart_partial);
     H_RUN(test_refusals);
     H_RUN(test_garbage_from_replica);
     H_RUN(test_truncated_snapshot);

@@ -205,6 +205,55 @@ static void test_roundtrip(void)
     CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
 }
 
+static void write_file(const char *path, const unsigned char *p, size_t n);
+
+static int give_position(struct snap_repl *pos)
+{
+    memcpy(pos->replid, "0123456789abcdef0123456789abcdef01234567", 41);
+    pos->offset = 123456789012LL;
+    return 1;
+}
+
+/* The replication position: written as a version 2 file, read back; a file
+ * without it reports none; a REPL record where it may not be is corruption. */
+static void test_repl_position(void)
+{
+    char path[300], err[512];
+    struct snap_repl pos;
+    int absent;
+    path_of(path, sizeof(path), "repl.rbkv");
+    struct keyspace *a = ks_new(DBS);
+    add_string(&a->dbs[2], "k", 1, "v", 1, -1);
+    snap_on_write_repl(give_position);
+    CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
+    snap_on_write_repl(NULL);
+    struct keyspace *b = load_or_null(path, err, sizeof(err));
+    CHECK_MSG(b != NULL, "with a position: %s", err);
+    compare(a, b);
+    ks_free(b);
+    CHECK(snap_loaded_repl(&pos) && pos.offset == 123456789012LL &&
+          !strcmp(pos.replid, "0123456789abcdef0123456789abcdef01234567"));
+    unsigned char bytes[512];
+    FILE *f = fopen(path, "rb");
+    size_t len = f ? fread(bytes, 1, sizeof(bytes), f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(len > 17 && bytes[4] == SNAP_VERSION_REPL && bytes[16] == 0xFD);
+    /* Version 1 with the record: refused, nothing reported. */
+    bytes[4] = SNAP_VERSION;
+    write_file(path, bytes, len);
+    b = ks_new(DBS);
+    CHECK(snap_load(b, path, &absent, err, sizeof(err)) < 0 && strstr(err, "replication record"));
+    CHECK(!snap_loaded_repl(&pos));
+    ks_free(b);
+    CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
+    b = load_or_null(path, err, sizeof(err));
+    CHECK(b && !snap_loaded_repl(&pos));
+    ks_free(b);
+    ks_free(a);
+    unlink(path);
+}
+
 static void write_file(const char *path, const unsigned char *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -320,7 +369,8 @@ int main(int argc, char **argv)
                  {"bulk", test_bulk},
                  {"roundtrip", test_roundtrip},
                  {"corrupt", test_corrupt},
-                 {"save", test_save_errors}};
+                 {"save", test_save_errors},
+                 {"repl", test_repl_position}};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         int run = argc < 2;
         for (int j = 1; j < argc; j++)
