@@ -1,8 +1,10 @@
 /*
  * mem.c - counting allocator wrappers (see mem.h).
  *
- * The counter is a plain size_t: only the loop thread allocates through these
- * wrappers (a forked child has its own copy).
+ * The counter is per thread, so it needs no atomics: the loop thread makes
+ * nearly every allocation; a replica's loader thread (repl_replica.c) builds
+ * a keyspace on its own and hands its count over with the keyspace
+ * (mem_take_thread_count, mem_add). A forked child has its own copy.
  */
 #include "mem.h"
 
@@ -12,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static size_t used_bytes;
-static size_t peak_bytes;
+static _Thread_local size_t used_bytes;
+static _Thread_local size_t peak_bytes;
 
 static void *account(void *p)
 {
@@ -80,6 +82,20 @@ size_t mem_used(void)
 size_t mem_peak(void)
 {
     return peak_bytes;
+}
+
+size_t mem_take_thread_count(void)
+{
+    size_t n = used_bytes;
+    used_bytes = 0;
+    return n;
+}
+
+void mem_add(size_t n)
+{
+    used_bytes += n;
+    if (used_bytes > peak_bytes)
+        peak_bytes = used_bytes;
 }
 
 /* Freed memory glibc keeps resident: a thousand clients that came and went

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "mem.h"
 #include "repl.h"
+#include "repl_replica.h"
 #include "resp_writer.h"
 #include "server.h"
 #include "watch.h"
@@ -112,9 +113,14 @@ static void info_memory(struct text *t)
 static void info_persistence(struct text *t)
 {
     struct persist_status st;
+    struct repl_link_status link;
     persist_get_status(&st);
+    repl_replica_status(&link);
+    /* A replica loads its primary's snapshot while serving the old data:
+     * Redis 7 calls that async_loading (repl-diskless-load swapdb). */
+    text_printf(t, "# Persistence\r\nloading:0\r\nasync_loading:%d\r\n", link.loading);
     text_printf(t,
-                "# Persistence\r\nloading:0\r\nrdb_changes_since_last_save:%llu\r\n"
+                "rdb_changes_since_last_save:%llu\r\n"
                 "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
                 "rdb_last_bgsave_status:%s\r\naof_enabled:%d\r\naof_rewrite_in_progress:%d\r\n"
                 "aof_last_write_status:%s\r\n",

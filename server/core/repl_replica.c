@@ -42,6 +42,7 @@ enum link_state {
     LINK_CONNECTING, /* TCP connect in flight */
     LINK_HANDSHAKE,  /* PING .. PSYNC */
     LINK_TRANSFER,   /* receiving the snapshot */
+    LINK_LOADING,    /* loading it on a worker thread (struct load_job) */
     LINK_UP,         /* applying the stream */
 };
 
@@ -73,6 +74,7 @@ static struct {
     char new_replid[41];
     long long new_offset;
     struct resp_out scratch;     /* an applied command, encoded again for our stream */
+    struct load_job *job;        /* the load under way, owned by the worker until load_done */
 } ml = {.fd = -1};
 
 static int64_t now_ms(void)
@@ -178,23 +180,51 @@ void repl_replica_getack(void)
 
 /* ---- the snapshot ---- */
 
-/* Replaces the data with the snapshot received, or keeps it on failure. */
-static int load_snapshot(void)
-{
+/* A snapshot loading on a libuv worker thread into a keyspace of its own,
+ * while the loop goes on serving the old data; the loop swaps it in when it
+ * loaded whole. The worker touches nothing else: its allocations are
+ * counted on its own thread and handed over with the keyspace. */
+struct load_job {
+    uv_work_t req;
+    char path[64];
+    int databases;
+    struct keyspace *ks;         /* NULL when it did not load (freed on the worker) */
+    long long keys;
     char err[512];
+    size_t mem;                  /* the worker's allocation count */
+    char *rest;                  /* stream bytes that came after the snapshot */
+    size_t rest_len;
+};
+
+static void load_work(uv_work_t *req)
+{
+    struct load_job *j = req->data;
     int absent = 0;
-    struct keyspace *ks = ks_new(server.ks->count);
-    long long n = snap_load(ks, ml.path, &absent, err, sizeof(err));
-    unlink(ml.path);
-    if (n < 0 || absent) {
-        ks_free(ks);
-        log_warning("MASTER <-> REPLICA sync: the primary's snapshot does not load (%s); keeping "
-                    "the data as it was",
-                    absent ? "no file" : err);
-        return -1;
+    j->ks = ks_new(j->databases);
+    j->keys = snap_load(j->ks, j->path, &absent, j->err, sizeof(j->err));
+    if (j->keys < 0 || absent) {
+        if (absent)
+            snprintf(j->err, sizeof(j->err), "no file %s", j->path);
+        ks_free(j->ks);
+        j->ks = NULL;
     }
-    /* Swapped by contents, so every pointer to a struct db (clients, WATCH,
-     * blocked clients) stays valid. */
+    unlink(j->path);
+    j->mem = mem_take_thread_count();
+}
+
+static void free_job(struct load_job *j)
+{
+    if (j->ks)
+        ks_free(j->ks);
+    xfree(j->rest);
+    xfree(j);
+}
+
+/* Swaps the loaded data in. Every struct db keeps its address (clients,
+ * WATCH and blocked clients point at them): the contents move. */
+static void install(struct load_job *j)
+{
+    struct keyspace *ks = j->ks;
     for (int i = 0; i < ks->count; i++) {
         struct db tmp = server.ks->dbs[i];
         server.ks->dbs[i] = ks->dbs[i];
@@ -202,18 +232,65 @@ static int load_snapshot(void)
         ks->dbs[i] = tmp;
         watch_touch_db(&server.ks->dbs[i]);
     }
-    ks_free(ks);
     server.dirty++;
     repl_adopt(ml.new_replid, ml.new_offset);
     repl_backlog();
     /* Our replicas hold another history now: they sync again from us. */
     repl_primary_drop_replicas();
-    log_notice("MASTER <-> REPLICA sync: loaded %lld keys (%lld bytes) from the primary", n,
+    log_notice("MASTER <-> REPLICA sync: loaded %lld keys (%lld bytes) from the primary", j->keys,
                ml.received);
     if (aof_enabled() && !aof_rewrite_in_progress() && aof_rewrite_start() < 0)
         log_warning("The append-only log could not be rewritten after a full sync: it holds "
                     "the data before it until the next rewrite");
-    return 0;
+}
+
+static void load_done(uv_work_t *req, int status)
+{
+    struct load_job *j = req->data;
+    mem_add(j->mem);
+    ml.job = NULL;
+    if (status < 0 || ml.state != LINK_LOADING || !ml.c) {
+        free_job(j); /* the link was dropped meanwhile */
+        return;
+    }
+    if (!j->ks) {
+        log_warning("MASTER <-> REPLICA sync: the primary's snapshot does not load (%s); keeping "
+                    "the data as it was",
+                    j->err);
+        free_job(j);
+        fail_link("full sync failed; retrying");
+        return;
+    }
+    install(j);
+    go_up(j->rest, j->rest_len);
+    free_job(j);
+}
+
+/* The snapshot is in the file: loads it off the loop; rest (the stream
+ * that followed it) waits with the link's reading stopped. */
+static void start_load(const char *rest, size_t n)
+{
+    struct load_job *j = xcalloc(1, sizeof(*j));
+    memcpy(j->path, ml.path, sizeof(j->path));
+    j->databases = server.ks->count;
+    if (n) {
+        j->rest = xmalloc(n);
+        memcpy(j->rest, rest, n);
+        j->rest_len = n;
+    }
+    j->req.data = j;
+    uv_read_stop(&ml.c->h.stream);
+    ml.state = LINK_LOADING;
+    ml.job = j;
+    log_notice("MASTER <-> REPLICA sync: loading %lld bytes of snapshot, serving the old data "
+               "meanwhile",
+               ml.received);
+    int rc = uv_queue_work(server.loop, &j->req, load_work, load_done);
+    if (rc < 0) {
+        ml.job = NULL;
+        free_job(j);
+        fail_link(uv_strerror(rc));
+    }
 }
 
 static int write_payload(const char *p, size_t n)
@@ -496,11 +573,7 @@ static void link_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             ml.fd = -1;
             xfree(ml.pending);
             ml.pending = NULL;
-            if (load_snapshot() < 0) {
-                fail_link("full sync failed; retrying");
-                return;
-            }
-            go_up(p, n);
+            start_load(p, n);
             return;
         }
         const char *nl = memchr(p, '\n', n);
@@ -614,6 +687,7 @@ void repl_replica_init(void)
 
 void repl_replica_close(void)
 {
+    ml.state = LINK_NONE; /* a load still running is discarded when it ends */
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
     drop_temp_file();
@@ -663,7 +737,8 @@ void repl_replica_cron(void)
     case LINK_NONE:
         return;
     case LINK_CONNECT:
-        if (now >= ml.next_attempt_ms)
+        /* An earlier load still running on its thread finishes first. */
+        if (now >= ml.next_attempt_ms && !ml.job)
             connect_now();
         return;
     case LINK_CONNECTING:
@@ -672,6 +747,8 @@ void repl_replica_cron(void)
         if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000)
             fail_link("timeout: no data from the primary");
         return;
+    case LINK_LOADING:
+        return; /* the link is not read meanwhile: no timeout */
     case LINK_UP:
         if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000) {
             fail_link("MASTER timeout: no data nor PING received");
@@ -687,10 +764,11 @@ void repl_replica_cron(void)
 void repl_replica_status(struct repl_link_status *st)
 {
     static const char *const words[] = {"none", "connect", "connecting", "handshake", "sync",
-                                        "connected"};
+                                        "sync", "connected"};
     st->state = words[ml.state];
     st->up = ml.state == LINK_UP;
-    st->sync_in_progress = ml.state == LINK_TRANSFER;
+    st->sync_in_progress = ml.state == LINK_TRANSFER || ml.state == LINK_LOADING;
+    st->loading = ml.state == LINK_LOADING;
     st->last_io_ms = ml.last_io_ms;
     st->down_since_ms = ml.down_since_ms;
     st->transferred = ml.received;

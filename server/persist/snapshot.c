@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,9 +69,10 @@ static void crc_init(void)
 
 uint64_t snap_crc64(uint64_t crc, const void *p, size_t n)
 {
+    /* Once, whichever thread comes first (a replica loads on a helper thread). */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     const unsigned char *b = p;
-    if (!crc_table[0][1])
-        crc_init();
+    pthread_once(&once, crc_init);
     for (; n >= 8; n -= 8, b += 8) {
         uint64_t w = crc;
         for (int i = 0; i < 8; i++)

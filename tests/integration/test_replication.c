@@ -167,8 +167,25 @@ static void test_full_sync_large(void)
     EXPECT_OK(p, "SET", "in7", "x");
     EXPECT_OK(p, "SELECT", "0");
     long long keys = H_INT_REPLY(p, "DBSIZE");
-    if (follow(r, &ps) < 0)
+    /* While the snapshot comes and loads, the replica serves its old data. */
+    EXPECT_OK(r, "SET", "old", "1");
+    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port_of(&ps, 0));
+    int polls = 0, stale = 0, bad = 0;
+    int64_t deadline = h_now_ms() + SYNC_MS;
+    char link[16] = "";
+    while (strcmp(link, "up") && h_now_ms() < deadline) {
+        redisReply *v = H_CALL(r, "GET", "old");
+        polls++;
+        stale += v && v->type == REDIS_REPLY_STRING;
+        bad += !v || v->type == REDIS_REPLY_ERROR;
+        freeReplyObject(v);
+        h_info_str(r, "replication", "master_link_status", link, sizeof(link));
+    }
+    CHECK(!bad && stale > 0, "%d reads during the sync: %d of the old data, %d errors", polls,
+          stale, bad);
+    if (!CHECK(!strcmp(link, "up"), "the link came up"))
         goto out;
+    EXPECT_NIL(r, "GET", "old");
     EXPECT_INT(r, keys, "DBSIZE");
     EXPECT_INT_RANGE(r, 1000, 2000, "TTL", "ttl:999");
     EXPECT_REPLY(r, "['9', '1999']", "ZRANGE", "z:9", "-1", "-1", "WITHSCORES");
