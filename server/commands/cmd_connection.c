@@ -17,9 +17,11 @@
 #include "mem.h"
 #include "multi.h"
 #include "numparse.h"
+#include "pubsub.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "watch.h"
 
 #define RBKV_REDIS_COMPAT_VERSION "7.0.0"
 
@@ -27,6 +29,13 @@ static void cmd_ping(struct client *c)
 {
     if (c->argc > 2) {
         reply_wrong_arity(c);
+        return;
+    }
+    /* A RESP2 subscriber's replies are arrays, as its messages are. */
+    if (c->out.proto == 2 && pubsub_client_subscribed(c)) {
+        resp_add_array_len(&c->out, 2);
+        resp_add_bulk(&c->out, "pong", 4);
+        resp_add_bulk(&c->out, c->argc == 2 ? c->argv[1].ptr : "", c->argc == 2 ? c->argv[1].len : 0);
         return;
     }
     if (c->argc == 2)
@@ -38,6 +47,26 @@ static void cmd_ping(struct client *c)
 static void cmd_echo(struct client *c)
 {
     resp_add_bulk(&c->out, c->argv[1].ptr, c->argv[1].len);
+}
+
+static int password_configured(void);
+
+/* Redis 6.2's RESET: the connection as it was when it connected, but
+ * still open: no transaction, WATCH or subscription, database 0, RESP2, no
+ * name, and not authenticated when a password is set. */
+static void cmd_reset(struct client *c)
+{
+    multi_discard(c);
+    watch_unwatch_all(c);
+    pubsub_client_gone(c);
+    c->db_index = 0;
+    c->db = &server.ks->dbs[0];
+    c->out.proto = 2;
+    xfree(c->name);
+    c->name = NULL;
+    if (password_configured())
+        c->flags &= ~CLIENT_AUTHENTICATED;
+    resp_add_simple(&c->out, "RESET");
 }
 
 static void cmd_quit(struct client *c)
@@ -177,7 +206,7 @@ static void cmd_select(struct client *c)
 
 /* CLIENT LIST TYPE and CLIENT KILL TYPE's kinds, as Redis's getClientType:
  * a primary's link is "master", a replica's "replica" (or "slave"), every
- * other client "normal". rbkv has no pub/sub, so "pubsub" matches none. */
+ * a client with subscriptions "pubsub", every other client "normal". */
 enum client_type { CLIENT_TYPE_NORMAL, CLIENT_TYPE_REPLICA, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_MASTER };
 
 static enum client_type client_type_of(const struct client *c)
@@ -186,6 +215,8 @@ static enum client_type client_type_of(const struct client *c)
         return CLIENT_TYPE_MASTER;
     if (c->flags & CLIENT_REPLICA)
         return CLIENT_TYPE_REPLICA;
+    if (pubsub_client_subscribed(c))
+        return CLIENT_TYPE_PUBSUB;
     return CLIENT_TYPE_NORMAL;
 }
 
@@ -215,6 +246,8 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
         flags[f++] = 'S';
     if (c->flags & CLIENT_MASTER)
         flags[f++] = 'M';
+    if (pubsub_client_subscribed(c))
+        flags[f++] = 'P';
     if (c->multi)
         flags[f++] = 'x';
     if (c->blocked)
@@ -238,14 +271,15 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
     snprintf(buf, len,
-             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
-             "psub=0 ssub=0 multi=%ld qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
+             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
+             "psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
              "obl=0 oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
              "lib-name=%s lib-ver=%s",
              (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000),
              (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
-             multi_queued(c), resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
+             pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
+             pubsub_client_count(c, PUBSUB_SHARD), multi_queued(c), resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
              resp_out_pending(&c->out),
              sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes,
              cmd, c->out.proto, c->lib_name ? c->lib_name : "",
@@ -529,7 +563,7 @@ static void cmd_client(struct client *c)
 }
 
 const struct command connection_commands[] = {
-    {.name = "ping", .proc = cmd_ping, .arity = -1, .flags = CMD_FAST,
+    {.name = "ping", .proc = cmd_ping, .arity = -1, .flags = CMD_FAST | CMD_SUBSCRIBED_OK,
      .group = "connection", .since = "1.0.0",
      .summary = "Returns the server's liveliness response.",
      .complexity = "O(1)",
@@ -539,8 +573,16 @@ const struct command connection_commands[] = {
      .summary = "Returns the given string.",
      .complexity = "O(1)",
      .args = "message"},
+    {.name = "reset", .proc = cmd_reset, .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NOAUTH | CMD_TX_NOW |
+              CMD_TX_END | CMD_SUBSCRIBED_OK,
+     .group = "connection", .since = "6.2.0",
+     .summary = "Reset the connection",
+     .complexity = "O(1)",
+     .args = ""},
     {.name = "quit", .proc = cmd_quit, .arity = -1,
-     .flags = CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_TX_NOW | CMD_TX_END,
+     .flags = CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_TX_NOW | CMD_TX_END |
+              CMD_SUBSCRIBED_OK,
      .group = "connection", .since = "1.0.0",
      .summary = "Closes the connection.",
      .complexity = "O(1)",

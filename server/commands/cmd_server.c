@@ -23,6 +23,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
 #include "resp_writer.h"
@@ -146,10 +147,13 @@ static void info_stats(struct text *t)
                 "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
                 "client_output_buffer_limit_disconnections:%llu\r\n"
+                "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
                 "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n",
                 s->total_connections, s->total_commands, s->net_input_bytes, s->net_output_bytes,
                 s->rejected_connections, expired_keys(), s->evicted_keys, s->keyspace_hits,
-                s->keyspace_misses, s->output_limit_disconnects, repl.stats.sync_full,
+                s->keyspace_misses, s->output_limit_disconnects,
+                pubsub_name_count(PUBSUB_CHANNEL), pubsub_name_count(PUBSUB_PATTERN),
+                pubsub_name_count(PUBSUB_SHARD), repl.stats.sync_full,
                 repl.stats.sync_partial_ok, repl.stats.sync_partial_err);
 }
 

@@ -12,6 +12,7 @@
 #include "cmd_multi.h"
 #include "cmd_ordered.h"
 #include "cmd_persist.h"
+#include "cmd_pubsub.h"
 #include "cmd_repl.h"
 #include "cmd_scan.h"
 #include "cmd_server.h"
@@ -30,7 +31,7 @@ void commands_register(void)
     static const struct command *const tables[] = {
         connection_commands, string_commands, keys_commands,    ordered_commands,
         zset_commands,       scan_commands,   server_commands,  config_commands,
-        persist_commands,    command_commands, multi_commands,  repl_commands,
+        persist_commands,    command_commands, multi_commands,  repl_commands, pubsub_commands,
         debug_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)

@@ -32,6 +32,7 @@ struct command;
 #define CLIENT_AWAIT_SYNC (1u << 8)        /* replies held until the log's fsync (appendfsync always) */
 #define CLIENT_REPLICA (1u << 9)           /* on a primary: a replica's link (after SYNC/PSYNC), flag S */
 #define CLIENT_MASTER (1u << 10)           /* on a replica: the link to its primary, flag M */
+#define CLIENT_PUBSUB_PENDING (1u << 11)   /* pubsub.c: messages queued, sent at the loop turn's end */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
@@ -74,6 +75,7 @@ struct client {
     struct block_wait *blocked;  /* blocking.c: what it waits for, NULL when not blocked */
     struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */
     struct repl_peer *repl;      /* repl.c: what a replica (or one in its handshake) told us */
+    struct pubsub_client *pubsub; /* pubsub.c: its subscriptions, NULL when none ever */
 
     struct client *prev, *next;  /* server.clients list */
 };

@@ -30,6 +30,7 @@
 #include "mem.h"
 #include "multi.h"
 #include "propagate.h"
+#include "pubsub.h"
 #include "repl_primary.h"
 #include "repl_replica.h"
 #include "server.h"
@@ -333,6 +334,14 @@ void command_execute(struct client *c)
     }
     if (replication_refuses(c, cmd))
         return;
+    if (c->out.proto == 2 && !(cmd->flags & CMD_SUBSCRIBED_OK) && pubsub_client_subscribed(c)) {
+        resp_add_errorf(&c->out,
+                        "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                        "QUIT / RESET are allowed in this context",
+                        cmd->name);
+        multi_refused(c);
+        return;
+    }
     /* The primary's stream is applied whatever the state here. */
     if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) &&
         ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd)) &&

@@ -32,6 +32,9 @@ struct client;
  * (EXEC DISCARD QUIT). Not shown by COMMAND INFO. */
 #define CMD_TX_NOW (1u << 11)
 #define CMD_TX_END (1u << 12)
+/* Allowed to a RESP2 client with subscriptions: (P|S)(UN)SUBSCRIBE, PING,
+ * QUIT, RESET. Not shown by COMMAND INFO. */
+#define CMD_SUBSCRIBED_OK (1u << 13)
 
 typedef void cmd_handler(struct client *c);
 

@@ -51,6 +51,8 @@ struct config {
     char *maxmemory_policy;             /* only "noeviction" is supported */
     unsigned long long client_query_buffer_limit;
     struct output_limit client_output_limit; /* "normal" class */
+    struct output_limit replica_output_limit; /* "replica" ("slave") class */
+    struct output_limit pubsub_output_limit;  /* clients with subscriptions */
     unsigned long long proto_max_bulk_len;
     enum log_level loglevel;
     char *logfile;            /* "" = standard output */

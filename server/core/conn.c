@@ -28,6 +28,7 @@
 #include "log.h"
 #include "mem.h"
 #include "multi.h"
+#include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
 #include "server.h"
@@ -50,6 +51,7 @@ void conn_client_free(struct client *c)
     if (c->flags & CLIENT_MASTER)
         repl_replica_link_gone(c);
     repl_peer_gone(c);
+    pubsub_client_gone(c);
     multi_discard(c);
     resp_parser_destroy(&c->parser);
     resp_out_destroy(&c->out);
@@ -86,11 +88,11 @@ struct client *conn_find(uint64_t id)
  * limit for too long. Returns 1 when it closed it. */
 static int check_output_limits(struct client *c, int64_t now_ms)
 {
-    /* Redis's default for the replica class: a replica that falls this far
-     * behind is cut off and comes back by a new sync. */
-    static const struct output_limit replica_limit = {256ULL << 20, 64ULL << 20, 60};
-    const struct output_limit *lim =
-        (c->flags & CLIENT_REPLICA) ? &replica_limit : &server.cfg.client_output_limit;
+    /* Redis's classes: a replica that falls this far behind is cut off and
+     * comes back by a new sync; a subscriber that cannot keep up is dropped. */
+    const struct output_limit *lim = (c->flags & CLIENT_REPLICA) ? &server.cfg.replica_output_limit
+                                     : pubsub_client_subscribed(c) ? &server.cfg.pubsub_output_limit
+                                                                   : &server.cfg.client_output_limit;
     if (c->flags & CLIENT_MASTER)
         return 0;
     size_t pending = resp_out_pending(&c->out);
@@ -111,6 +113,11 @@ static int check_output_limits(struct client *c, int64_t now_ms)
         return 1;
     }
     return 0;
+}
+
+int conn_check_output_limits(struct client *c)
+{
+    return check_output_limits(c, (int64_t)uv_now(server.loop));
 }
 
 static void pause_reading(struct client *c)

@@ -29,6 +29,9 @@ void conn_run_unblocked(void);
 /* Sends what c's output holds, from outside its own requests (the stream a
  * replica is owed). */
 void conn_send(struct client *c);
+/* Closes c when its output is over its class's limit (client-output-
+ * buffer-limit); returns 1 when it did. */
+int conn_check_output_limits(struct client *c);
 /* Runs the whole requests c's parser holds and sends the replies (bytes
  * fed to it by hand: what followed a replica's snapshot). */
 void conn_process_input(struct client *c);

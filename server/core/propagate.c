@@ -42,6 +42,12 @@ void propagate_argv(int db, int argc, const struct resp_slice *argv)
         repl_feed_argv(db, argc, argv);
 }
 
+void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
+{
+    if (feeds_stream())
+        repl_feed_argv(db, argc, argv);
+}
+
 void propagate_exec_begin(void)
 {
     aof_exec_begin();

@@ -23,6 +23,9 @@ void propagate_command(struct db *db, const struct command *cmd, int argc,
                        const struct resp_slice *argv);
 /* argv, run in database db, as it is. */
 void propagate_argv(int db, int argc, const struct resp_slice *argv);
+/* argv to the replicas only (PUBLISH: a message is not data, the log
+ * does not keep it). */
+void propagate_to_replicas(int db, int argc, const struct resp_slice *argv);
 /* Around an EXEC's commands. */
 void propagate_exec_begin(void);
 void propagate_exec_end(void);

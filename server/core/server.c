@@ -26,6 +26,7 @@
 #include "log.h"
 #include "mem.h"
 #include "propagate.h"
+#include "pubsub.h"
 #include "repl.h"
 #include "repl_primary.h"
 #include "repl_replica.h"
@@ -117,6 +118,7 @@ void server_shutdown(void)
     conn_close_all();
     repl_primary_shutdown();
     repl_cleanup();
+    pubsub_close();
     close_handle((uv_handle_t *)&server.cron);
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
@@ -215,6 +217,7 @@ int server_start(void)
     server.ks = ks_new(server.cfg.databases);
     repl_init();
     repl_replica_init();
+    pubsub_init();
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);

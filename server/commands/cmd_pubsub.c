@@ -1,0 +1,265 @@
+/*
+ * cmd_pubsub.c - publish/subscribe commands: (P|S)SUBSCRIBE,
+ * (P|S)UNSUBSCRIBE, PUBLISH, SPUBLISH and PUBSUB, with Redis 7's replies.
+ * Subscriptions and delivery are core's (pubsub.h).
+ */
+#include "cmd_pubsub.h"
+
+#include <string.h>
+
+#include "args.h"
+#include "client.h"
+#include "mem.h"
+#include "propagate.h"
+#include "pubsub.h"
+#include "resp_writer.h"
+
+/* The reply for one (un)subscription: ["subscribe", name, count], a push
+ * in RESP3. name NULL: a nil (UNSUBSCRIBE with nothing to unsubscribe). */
+static void confirm(struct client *c, const char *word, const char *name, size_t len,
+                    size_t count)
+{
+    if (c->out.proto == 3)
+        resp_add_push_len(&c->out, 3);
+    else
+        resp_add_array_len(&c->out, 3);
+    resp_add_bulk(&c->out, word, strlen(word));
+    if (name)
+        resp_add_bulk(&c->out, name, len);
+    else
+        resp_add_null(&c->out);
+    resp_add_int(&c->out, (long long)count);
+}
+
+/* What a kind's confirmations count: shard channels by themselves, the
+ * others together, as Redis. */
+static size_t count_of(const struct client *c, enum pubsub_kind kind)
+{
+    return kind == PUBSUB_SHARD ? pubsub_client_count(c, PUBSUB_SHARD) : pubsub_client_total(c);
+}
+
+static void subscribe(struct client *c, enum pubsub_kind kind, const char *word)
+{
+    for (int i = 1; i < c->argc; i++) {
+        pubsub_subscribe(c, kind, c->argv[i].ptr, c->argv[i].len);
+        confirm(c, word, c->argv[i].ptr, c->argv[i].len, count_of(c, kind));
+    }
+}
+
+static void unsubscribe(struct client *c, enum pubsub_kind kind, const char *word)
+{
+    if (c->argc > 1) {
+        for (int i = 1; i < c->argc; i++) {
+            pubsub_unsubscribe(c, kind, c->argv[i].ptr, c->argv[i].len);
+            confirm(c, word, c->argv[i].ptr, c->argv[i].len, count_of(c, kind));
+        }
+        return;
+    }
+    if (pubsub_client_count(c, kind) == 0) {
+        confirm(c, word, NULL, 0, count_of(c, kind));
+        return;
+    }
+    /* Every subscription of the kind, each with its own reply. The name is
+     * copied out before the node may be freed. */
+    while (pubsub_client_count(c, kind) > 0) {
+        size_t len;
+        const char *name = pubsub_client_name(c, kind, 0, &len);
+        char *copy = arg_strdup(&(struct resp_slice){name, len});
+        pubsub_unsubscribe(c, kind, copy, len);
+        confirm(c, word, copy, len, count_of(c, kind));
+        xfree(copy);
+    }
+}
+
+static void cmd_subscribe(struct client *c)
+{
+    subscribe(c, PUBSUB_CHANNEL, "subscribe");
+}
+
+static void cmd_psubscribe(struct client *c)
+{
+    subscribe(c, PUBSUB_PATTERN, "psubscribe");
+}
+
+static void cmd_ssubscribe(struct client *c)
+{
+    subscribe(c, PUBSUB_SHARD, "ssubscribe");
+}
+
+static void cmd_unsubscribe(struct client *c)
+{
+    unsubscribe(c, PUBSUB_CHANNEL, "unsubscribe");
+}
+
+static void cmd_punsubscribe(struct client *c)
+{
+    unsubscribe(c, PUBSUB_PATTERN, "punsubscribe");
+}
+
+static void cmd_sunsubscribe(struct client *c)
+{
+    unsubscribe(c, PUBSUB_SHARD, "sunsubscribe");
+}
+
+/* PUBLISH reaches the replicas too (their subscribers get it), never the
+ * log: a message is not data. */
+static void publish(struct client *c, enum pubsub_kind kind)
+{
+    long long n = pubsub_publish(kind, c->argv[1].ptr, c->argv[1].len, c->argv[2].ptr,
+                                 c->argv[2].len);
+    propagate_to_replicas(c->db_index, c->argc, c->argv);
+    resp_add_int(&c->out, n);
+}
+
+static void cmd_publish(struct client *c)
+{
+    publish(c, PUBSUB_CHANNEL);
+}
+
+static void cmd_spublish(struct client *c)
+{
+    publish(c, PUBSUB_SHARD);
+}
+
+/* ---- PUBSUB ---- */
+
+struct name_list {
+    struct client *c;
+    size_t n;
+};
+
+static void add_name(void *ctx, const char *name, size_t len)
+{
+    struct name_list *l = ctx;
+    resp_add_bulk(&l->c->out, name, len);
+    l->n++;
+}
+
+static void count_name(void *ctx, const char *name, size_t len)
+{
+    (void)name, (void)len;
+    ((struct name_list *)ctx)->n++;
+}
+
+static void list_names(struct client *c, enum pubsub_kind kind)
+{
+    const char *pat = c->argc > 2 ? c->argv[2].ptr : NULL;
+    size_t plen = c->argc > 2 ? c->argv[2].len : 0;
+    struct name_list l = {c, 0};
+    pubsub_each_name(kind, pat, plen, count_name, &l);
+    resp_add_array_len(&c->out, l.n);
+    l.n = 0;
+    pubsub_each_name(kind, pat, plen, add_name, &l);
+}
+
+static void numsub(struct client *c, enum pubsub_kind kind)
+{
+    resp_add_array_len(&c->out, 2 * ((size_t)c->argc - 2)); /* flat, RESP3 too, as Redis */
+    for (int i = 2; i < c->argc; i++) {
+        resp_add_bulk(&c->out, c->argv[i].ptr, c->argv[i].len);
+        resp_add_int(&c->out, (long long)pubsub_subscribers(kind, c->argv[i].ptr,
+                                                              c->argv[i].len));
+    }
+}
+
+static void cmd_pubsub(struct client *c)
+{
+    const struct resp_slice *sub = &c->argv[1];
+    if (arg_is(sub, "help") && c->argc == 2) {
+        static const char *const lines[] = {
+            "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "CHANNELS [<pattern>]",
+            "    Return the currently active channels matching a <pattern> (default: '*').",
+            "NUMPAT",
+            "    Return number of subscriptions to patterns.",
+            "NUMSUB [<channel> ...]",
+            "    Return the number of subscribers for the specified channels, excluding",
+            "    pattern subscriptions(default: no channels).",
+            "SHARDCHANNELS [<pattern>]",
+            "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+            "SHARDNUMSUB [<shardchannel> ...]",
+            "    Return the number of subscribers for the specified shard level channel(s)",
+            "HELP",
+            "    Prints this help.",
+        };
+        resp_add_array_len(&c->out, sizeof(lines) / sizeof(lines[0]));
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+            resp_add_simple(&c->out, lines[i]);
+    } else if (arg_is(sub, "channels") && c->argc <= 3) {
+        list_names(c, PUBSUB_CHANNEL);
+    } else if (arg_is(sub, "shardchannels") && c->argc <= 3) {
+        list_names(c, PUBSUB_SHARD);
+    } else if (arg_is(sub, "numsub")) {
+        numsub(c, PUBSUB_CHANNEL);
+    } else if (arg_is(sub, "shardnumsub")) {
+        numsub(c, PUBSUB_SHARD);
+    } else if (arg_is(sub, "numpat") && c->argc == 2) {
+        resp_add_int(&c->out, (long long)pubsub_name_count(PUBSUB_PATTERN));
+    } else {
+        resp_add_errorf(&c->out,
+                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                        "PUBSUB HELP.",
+                        (int)sub->len, sub->ptr);
+    }
+}
+
+#define SUBSCRIBE_FLAGS (CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SUBSCRIBED_OK)
+
+const struct command pubsub_commands[] = {
+    {.name = "subscribe", .proc = cmd_subscribe, .arity = -2, .flags = SUBSCRIBE_FLAGS,
+     .group = "pubsub", .since = "2.0.0",
+     .summary = "Listen for messages published to the given channels",
+     .complexity = "O(N) where N is the number of channels to subscribe to.",
+     .args = "channel [channel ...]"},
+    {.name = "unsubscribe", .proc = cmd_unsubscribe, .arity = -1, .flags = SUBSCRIBE_FLAGS,
+     .group = "pubsub", .since = "2.0.0",
+     .summary = "Stop listening for messages posted to the given channels",
+     .complexity = "O(N) where N is the number of clients already subscribed to a channel.",
+     .args = "[channel [channel ...]]"},
+    {.name = "psubscribe", .proc = cmd_psubscribe, .arity = -2, .flags = SUBSCRIBE_FLAGS,
+     .group = "pubsub", .since = "2.0.0",
+     .summary = "Listen for messages published to channels matching the given patterns",
+     .complexity = "O(N) where N is the number of patterns the client is already subscribed to.",
+     .args = "pattern [pattern ...]"},
+    {.name = "punsubscribe", .proc = cmd_punsubscribe, .arity = -1, .flags = SUBSCRIBE_FLAGS,
+     .group = "pubsub", .since = "2.0.0",
+     .summary = "Stop listening for messages posted to channels matching the given patterns",
+     .complexity = "O(N+M) where N is the number of patterns the client is already subscribed "
+                   "and M is the number of total patterns subscribed in the system (by any "
+                   "client).",
+     .args = "[pattern [pattern ...]]"},
+    {.name = "ssubscribe", .proc = cmd_ssubscribe, .arity = -2, .flags = SUBSCRIBE_FLAGS,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "pubsub", .since = "7.0.0",
+     .summary = "Listen for messages published to the given shard channels",
+     .complexity = "O(N) where N is the number of shard channels to subscribe to.",
+     .args = "shardchannel [shardchannel ...]"},
+    {.name = "sunsubscribe", .proc = cmd_sunsubscribe, .arity = -1, .flags = SUBSCRIBE_FLAGS,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .group = "pubsub", .since = "7.0.0",
+     .summary = "Stop listening for messages posted to the given shard channels",
+     .complexity = "O(N) where N is the number of clients already subscribed to a shard channel.",
+     .args = "[shardchannel [shardchannel ...]]"},
+    {.name = "publish", .proc = cmd_publish, .arity = 3,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .group = "pubsub", .since = "2.0.0",
+     .summary = "Post a message to a channel",
+     .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel "
+                   "and M is the total number of subscribed patterns (by any client).",
+     .args = "channel message"},
+    {.name = "spublish", .proc = cmd_spublish, .arity = 3,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .first_key = 1, .last_key = 1, .key_step = 1,
+     .group = "pubsub", .since = "7.0.0",
+     .summary = "Post a message to a shard channel",
+     .complexity = "O(N) where N is the number of clients subscribed to the receiving shard "
+                   "channel.",
+     .args = "shardchannel message"},
+    {.name = "pubsub", .proc = cmd_pubsub, .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_CONTAINER,
+     .group = "pubsub", .since = "2.8.0",
+     .summary = "A container for Pub/Sub commands",
+     .complexity = "Depends on subcommand.",
+     .args = "subcommand [argument ...]"},
+    {0},
+};
