@@ -30,3 +30,6 @@ set_tests_properties(integration_benchmark_smoke PROPERTIES
 
 # Replication (server/core/repl*.c): primaries, replicas, chains and failovers as real processes.
 rbkv_server_test(integration_replication integration/test_replication.c 900 integration)
+
+# Publish/subscribe (server/core/pubsub.c, server/commands/cmd_pubsub.c).
+rbkv_server_test(integration_pubsub integration/test_pubsub.c 180 integration)

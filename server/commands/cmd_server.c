@@ -141,20 +141,22 @@ static unsigned long long expired_keys(void)
 static void info_stats(struct text *t)
 {
     const struct server_stats *s = &server.stats;
+    /* Redis 7's order (client_output_buffer_limit_disconnections is 7.2's). */
     text_printf(t,
                 "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
                 "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
-                "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+                "rejected_connections:%llu\r\n"
+                "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n"
+                "expired_keys:%llu\r\nevicted_keys:%llu\r\n"
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
-                "client_output_buffer_limit_disconnections:%llu\r\n"
                 "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
-                "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n",
+                "client_output_buffer_limit_disconnections:%llu\r\n",
                 s->total_connections, s->total_commands, s->net_input_bytes, s->net_output_bytes,
-                s->rejected_connections, expired_keys(), s->evicted_keys, s->keyspace_hits,
-                s->keyspace_misses, s->output_limit_disconnects,
-                pubsub_name_count(PUBSUB_CHANNEL), pubsub_name_count(PUBSUB_PATTERN),
-                pubsub_name_count(PUBSUB_SHARD), repl.stats.sync_full,
-                repl.stats.sync_partial_ok, repl.stats.sync_partial_err);
+                s->rejected_connections, repl.stats.sync_full, repl.stats.sync_partial_ok,
+                repl.stats.sync_partial_err, expired_keys(), s->evicted_keys, s->keyspace_hits,
+                s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
+                pubsub_name_count(PUBSUB_PATTERN), pubsub_name_count(PUBSUB_SHARD),
+                s->output_limit_disconnects);
 }
 
 static void info_replication(struct text *t)

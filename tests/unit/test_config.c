@@ -269,7 +269,7 @@ static void test_set(void)
         {"client-output-buffer-limit", "normal 1k 2kb 3",
          "normal 1000 2048 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
         {"client-output-buffer-limit", "pubsub 1 2 3 replica 4 5 6",
-         "normal 1000 2048 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+         "normal 1000 2048 3 slave 4 5 6 pubsub 1 2 3"},
         {"daemonize", "no", "no"},
         {"unixsocket", "/tmp/x.sock", "/tmp/x.sock"},
         {"logfile", "/tmp/x.log", "/tmp/x.log"},
