@@ -56,12 +56,12 @@ declare -A pid port   # by instance name: s0 s1 s2 (servers), t0 t1 t2 (sentinel
 node_pid=
 
 cleanup() {
-  local rc=$? name
-  [ -n "$node_pid" ] && kill -9 "$node_pid" 2>/dev/null
-  for name in "${!pid[@]}"; do
-    [ -n "${pid[$name]}" ] && kill -9 "${pid[$name]}" 2>/dev/null
+  local rc=$? p
+  for p in "$node_pid" "${pid[@]}"; do
+    [ -n "$p" ] || continue
+    kill -9 "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
   done
-  wait 2>/dev/null
   if [ "$rc" -eq 0 ]; then
     rm -rf "$work"
   else
@@ -339,6 +339,7 @@ for ((i = 0; i < 20 * SLOW; i++)); do
   sleep 0.5
 done
 [ "$reply" = OK ] || die "SENTINEL FAILOVER mymaster answered [$reply]"
+echo "   SENTINEL FAILOVER answered OK after $(elapsed "$start") s ($((i + 1)) tries)"
 previous=$new
 moved() {
   local p
