@@ -2,7 +2,9 @@
 # three servers and three Debian redis-sentinel processes; a kill -9 of the primary, its restart,
 # and a SENTINEL FAILOVER; with tests/clients/node_modules present, an ioredis client writes
 # through the sentinels across the kill -9. include()d from tests/CMakeLists.txt, so relative
-# paths start in tests/. Skips (exit 77) without redis-sentinel or redis-cli (scripts/deps.sh test).
+# paths start in tests/. Skips (exit 77) without redis-sentinel or redis-cli (scripts/deps.sh test),
+# and while the server has no PUBLISH/SUBSCRIBE, which Sentinel needs (SENTINEL_FORCE=1 in the
+# environment runs it anyway, to see how Sentinel fails).
 # The same script against Debian's redis-server, the yardstick it was written against:
 #   tests/integration/test_sentinel.sh /usr/bin/redis-server
 add_test(NAME integration_sentinel
