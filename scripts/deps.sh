@@ -6,9 +6,10 @@ want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev)
 for what in "$@"; do
   case "$what" in
     build) ;;
-    # nodejs npm: tests/clients. Only when npm is missing: NodeSource's nodejs ships npm itself and
-    # conflicts with Debian's npm package, which apt would then resolve by removing nodejs.
-    test) want+=(redis-tools valgrind tmux)
+    # redis-sentinel: tests/integration/test_sentinel.sh. nodejs npm: tests/clients. Only when npm
+    # is missing: NodeSource's nodejs ships npm itself and conflicts with Debian's npm package, which
+    # apt would then resolve by removing nodejs.
+    test) want+=(redis-tools redis-sentinel valgrind tmux)
           command -v npm >/dev/null || want+=(nodejs npm) ;;
     bench) want+=(redis-tools redis-server gnuplot-nox) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
