@@ -56,6 +56,7 @@ enum config_type {
 #define CONFIG_IMMUTABLE (1u << 0)     /* file and flags only: CONFIG SET refuses it */
 #define CONFIG_MULTI_ARG (1u << 1)     /* takes several words (bind, buffer limits) */
 #define CONFIG_EMPTY_IS_NULL (1u << 2) /* CONFIG_STRING: "" is stored as NULL */
+#define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default */
 
 struct config_def;
 /* Sets def from argc words; returns 0, or -1 with the reason in err. */
@@ -158,7 +159,8 @@ static const struct config_def defs[] = {
      .max = LLONG_MAX, .default_value = "64mb"},
     /* Replication (repl.h). replicaof is set by REPLICAOF at run time, as in
      * Redis, and written by CONFIG REWRITE. */
-    {.name = "replicaof", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
+    {.name = "replicaof", .type = CONFIG_SPECIAL,
+     .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG | CONFIG_REWRITE_DROPS,
      .default_value = "", .set = set_replicaof, .get = get_replicaof},
     {.name = "masterauth", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(masterauth), .default_value = ""},
@@ -1275,12 +1277,18 @@ int config_rewrite(const struct config *cfg, const char *path, char *err, size_t
         for (size_t i = 0; i < n && first == n; i++)
             if (owner[i] == (int)d)
                 first = i;
+        char *now = config_get(cfg, d), *def = config_get(&defaults, d);
+        int at_default = !strcmp(now, def);
         if (first < n) {
-            replacement[first] = rewrite_line(cfg, d);
+            /* A dropped setting's lines all go (Redis: replicaof after
+             * REPLICAOF NO ONE, which no redis-server would read back). */
+            if (!(at_default && (defs[d].flags & CONFIG_REWRITE_DROPS)))
+                replacement[first] = rewrite_line(cfg, d);
+            xfree(now);
+            xfree(def);
             continue;
         }
-        char *now = config_get(cfg, d), *def = config_get(&defaults, d);
-        if (strcmp(now, def)) {
+        if (!at_default) {
             char *line = rewrite_line(cfg, d);
             text_adds(&appended, line);
             text_adds(&appended, "\n");
