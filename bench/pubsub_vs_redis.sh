@@ -86,9 +86,11 @@ median() { # of the numbers on stdin; of an even count, the mean of the middle t
 range() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }'; }
 kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; } # kv KEY <<< "a=1 b=2"
 
-# run TEST KIND ROUND: the subscribers, then one PUBLISH run; prints "publish/s delivered/s".
+# run TEST KIND ROUND: the subscribers, then one PUBLISH run; prints "publish/s delivered/s
+# usec/PUBLISH", the last the server's own time in the command (INFO commandstats after CONFIG
+# RESETSTAT), which includes appending the messages to the subscribers' output but not sending it.
 run() {
-  local test=$1 kind=$2 round=$3 p=${PORT[$2]} n subargs want got log spid ops line i
+  local test=$1 kind=$2 round=$3 p=${PORT[$2]} n subargs want got log spid ops line i usec
   case $test in
     1sub) n=$MESSAGES; subargs=(-c 1 -C "$CHANNEL"); want="numsub 1" ;;
     fanout) n=$FANOUT_MESSAGES; subargs=(-c "$SUBSCRIBERS" -C "$CHANNEL"); want="numsub $SUBSCRIBERS" ;;
@@ -103,13 +105,15 @@ run() {
   if [ "${want%% *}" = numsub ]; then got=$(cli "$p" pubsub numsub "$CHANNEL" | sed -n 2p)
   else got=$(cli "$p" pubsub numpat); fi
   [ "$got" = "${want#* }" ] || fail "$test on $kind: PUBSUB ${want%% *} says $got, expected ${want#* }"
+  cli "$p" config resetstat >/dev/null
   ops=$(redis-benchmark -p "$p" -c 50 -P 16 -n "$n" -q --csv PUBLISH "$CHANNEL" "$PAYLOAD" |
     awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
   wait "$spid" || die "$test on $kind: the subscribers did not get every message: $(tail -1 "$log")"
   line=$(tail -1 "$log")
   [ "$(kv ok <<<"$line")" = 1 ] || die "$test on $kind: $line"
   [ -n "$ops" ] || die "$test on $kind: redis-benchmark gave no figure"
-  echo "$(printf '%.0f' "$ops") $(kv delivered_per_s <<<"$line")"
+  usec=$(cli "$p" info commandstats | tr -d '\r' | awk -F'[=,]' '$1 == "cmdstat_publish:calls" { print $6 }')
+  echo "$(printf '%.0f' "$ops") $(kv delivered_per_s <<<"$line") ${usec:-0}"
 }
 
 {
@@ -124,30 +128,37 @@ cat "$OUT/machine.txt"
 
 launch rbkv; launch redis
 TESTS="1sub fanout patterns"
-declare -A PUB DEL
-echo "test,round,kind,publish_per_s,delivered_per_s" >"$OUT/runs.csv"
+declare -A PUB DEL USEC
+echo "test,round,kind,publish_per_s,delivered_per_s,usec_per_publish" >"$OUT/runs.csv"
 echo
-printf '%-9s %5s %-6s %12s %14s\n' test round kind "PUBLISH/s" "delivered/s"
+printf '%-9s %5s %-6s %12s %14s %13s\n' test round kind "PUBLISH/s" "delivered/s" "usec/PUBLISH"
 for ((r = 1; r <= REPEATS; r++)); do
   order="rbkv redis"; [ $((r % 2)) = 0 ] && order="redis rbkv"
   for test in $TESTS; do
     for kind in $order; do
-      read -r pub del < <(run "$test" "$kind" "$r")
+      read -r pub del usec < <(run "$test" "$kind" "$r")
       [ -n "${del:-}" ] || die "$test on $kind, round $r failed (see above)"
-      echo "$test,$r,$kind,$pub,$del" >>"$OUT/runs.csv"
+      echo "$test,$r,$kind,$pub,$del,$usec" >>"$OUT/runs.csv"
       PUB[$test-$kind]="${PUB[$test-$kind]:-} $pub"; DEL[$test-$kind]="${DEL[$test-$kind]:-} $del"
-      printf '%-9s %5d %-6s %12s %14s\n' "$test" "$r" "$kind" "$pub" "$del"
+      USEC[$test-$kind]="${USEC[$test-$kind]:-} $usec"
+      printf '%-9s %5d %-6s %12s %14s %13s\n' "$test" "$r" "$kind" "$pub" "$del" "$usec"
     done
   done
 done
 
 echo
-echo "medians of $REPEATS runs (range); ratio rbkv/redis of the medians (goal >= 1.0)"
+echo "medians of $REPEATS runs (range); ratio rbkv/redis of the medians (goal >= 1.0 for the rates;"
+echo "for usec/PUBLISH, the time inside the command, lower is better)"
 printf '%-9s %-12s %28s %28s %7s\n' test measure "rbkv" "redis" ratio
 for test in $TESTS; do
-  for m in PUBLISH/s delivered/s; do
-    if [ $m = PUBLISH/s ]; then x=${PUB[$test-rbkv]} y=${PUB[$test-redis]}; else x=${DEL[$test-rbkv]} y=${DEL[$test-redis]}; fi
-    a=$(printf '%.0f' "$(median <<<"$x")"); b=$(printf '%.0f' "$(median <<<"$y")")
+  for m in PUBLISH/s delivered/s usec/PUBLISH; do
+    case $m in
+      PUBLISH/s) x=${PUB[$test-rbkv]} y=${PUB[$test-redis]} f=%.0f ;;
+      delivered/s) x=${DEL[$test-rbkv]} y=${DEL[$test-redis]} f=%.0f ;;
+      *) x=${USEC[$test-rbkv]} y=${USEC[$test-redis]} f=%.2f ;;
+    esac
+    a=$(median <<<"$x"); b=$(median <<<"$y")
+    if [ $f = %.2f ]; then a=$(printf %.2f "$a") b=$(printf %.2f "$b"); else a=$(printf %.0f "$a") b=$(printf %.0f "$b"); fi
     printf '%-9s %-12s %28s %28s %7s\n' "$test" "$m" "$a ($(range <<<"$x"))" "$b ($(range <<<"$y"))" "$(ratio "$a" "$b")"
   done
 done
