@@ -99,7 +99,7 @@ run() {
   log=$OUT/logs/sub-$test-$kind-$round.txt
   "$SUB_BIN" -p "$p" -n "$n" -m "$PAYLOAD" -t "$SUB_IDLE" "${subargs[@]}" >"$log" 2>&1 &
   spid=$!; BENCH_PIDS+=("$spid")
-  for ((i = 0; i < 600; i++)); do grep -q '^ready' "$log" && break; sleep 0.05; done
+  for ((i = 0; i < 600; i++)); do grep -qs '^ready' "$log" && break; sleep 0.05; done
   fail() { kill "$spid" 2>/dev/null; die "$@"; }
   grep -q '^ready' "$log" || fail "$test on $kind: the subscribers were not ready after 30 s ($log)"
   if [ "${want%% *}" = numsub ]; then got=$(cli "$p" pubsub numsub "$CHANNEL" | sed -n 2p)
