@@ -11,6 +11,7 @@
 #include "command.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "notify.h"
 #include "numparse.h"
 #include "server.h"
 
@@ -92,7 +93,15 @@ struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
         e = NULL;
     if (e)
         server.stats.keyspace_hits++;
-    else
+    else {
         server.stats.keyspace_misses++;
+        /* Redis's "keymiss" comes with every read lookup it counts a miss. */
+        notify_key(c, NOTIFY_KEY_MISS, "keymiss", key);
+    }
     return e;
+}
+
+void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key)
+{
+    notify_keyspace_event(type, event, key->ptr, key->len, c->db->id);
 }

@@ -37,4 +37,7 @@ struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *k
 
 void reply_ok(struct client *c);
 
+/* notify_keyspace_event (notify.h) for key in c's database. */
+void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key);
+
 #endif

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "cmd_keys.h"
 #include "keyspace.h"
+#include "notify.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -75,6 +76,7 @@ static void cmd_del(struct client *c)
             ks_delete(c->db, e);
             server.dirty++;
             deleted++;
+            notify_key(c, NOTIFY_GENERIC, "del", &c->argv[j]);
         }
     }
     resp_add_int(&c->out, deleted);
@@ -125,6 +127,10 @@ static void rename_generic(struct client *c, int nx)
     }
     entry_move(c->db, e, c->db, dst->ptr, dst->len);
     server.dirty++;
+    /* Redis adds the destination anew even over an old one. */
+    notify_key(c, NOTIFY_NEW, "new", dst);
+    notify_key(c, NOTIFY_GENERIC, "rename_from", src);
+    notify_key(c, NOTIFY_GENERIC, "rename_to", dst);
     if (nx)
         resp_add_int(&c->out, 1);
     else
@@ -188,6 +194,8 @@ static void cmd_copy(struct client *c)
      * keys in c->db, the other database is ours to report. */
     watch_touch(to, dst->ptr, dst->len);
     server.dirty++;
+    notify_keyspace_event(NOTIFY_NEW, "new", dst->ptr, dst->len, to->id);
+    notify_keyspace_event(NOTIFY_GENERIC, "copy_to", dst->ptr, dst->len, to->id);
     resp_add_int(&c->out, 1);
 }
 
@@ -210,6 +218,9 @@ static void cmd_move(struct client *c)
     entry_move(c->db, e, to, key->ptr, key->len);
     watch_touch(to, key->ptr, key->len);
     server.dirty++;
+    notify_keyspace_event(NOTIFY_NEW, "new", key->ptr, key->len, to->id);
+    notify_key(c, NOTIFY_GENERIC, "move_from", key);
+    notify_keyspace_event(NOTIFY_GENERIC, "move_to", key->ptr, key->len, to->id);
     resp_add_int(&c->out, 1);
 }
 
@@ -228,6 +239,7 @@ static void cmd_randomkey(struct client *c)
             resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
             return;
         }
+        notify_keyspace_event(NOTIFY_EXPIRED, "expired", ks_key(e), ks_klen(e), c->db->id);
         ks_delete(c->db, e);
         c->db->expired++;
     }
@@ -315,10 +327,13 @@ static void expire_generic(struct client *c, int64_t base, int seconds, const ch
         resp_add_int(&c->out, 0);
         return;
     }
-    if (when <= mstime() && !ks_expiry_paused())
+    if (when <= mstime() && !ks_expiry_paused()) {
         ks_expire_entry(c->db, e);
-    else
+        notify_key(c, NOTIFY_GENERIC, "del", &c->argv[1]);
+    } else {
         ks_set_expire(c->db, e, when);
+        notify_key(c, NOTIFY_GENERIC, "expire", &c->argv[1]);
+    }
     server.dirty++;
     resp_add_int(&c->out, 1);
     return;
@@ -392,8 +407,10 @@ static void cmd_persist(struct client *c)
 {
     struct ks_entry *e = lookup_write(c, &c->argv[1]);
     int removed = e && ks_persist(c->db, e);
-    if (removed)
+    if (removed) {
         server.dirty++;
+        notify_key(c, NOTIFY_GENERIC, "persist", &c->argv[1]);
+    }
     resp_add_int(&c->out, removed);
 }
 

@@ -30,6 +30,7 @@
 #include "keyspace.h"
 #include "krange.h"
 #include "lexrange.h"
+#include "notify.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -435,6 +436,10 @@ static void cmd_kdelrange(struct client *c)
         /* Deleting an entry never moves another, so next stays valid. */
         struct ks_entry *next = ks_next(e);
         watch_touch(c->db, ks_key(e), ks_klen(e));
+        /* "del" as DEL fires it, once per key in key order. Before the
+         * delete, as the entry holds the key's bytes: publishing copies them
+         * and reads nothing else, so no one can tell it from after. */
+        notify_keyspace_event(NOTIFY_GENERIC, "del", ks_key(e), ks_klen(e), c->db->id);
         ks_delete(c->db, e);
         e = next;
     }

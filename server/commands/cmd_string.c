@@ -32,6 +32,7 @@
 #include "clock.h"
 #include "cmd_string.h"
 #include "keyspace.h"
+#include "notify.h"
 #include "numparse.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -223,12 +224,18 @@ static void set_generic(struct client *c, const struct string_opts *opt,
             resp_add_null(&c->out);
         return;
     }
+    int fresh = e == NULL;
     /* val is an argument slice of c: never NULL. */
     // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
     e = ks_set_string_probed(c->db, &probe, val->ptr, val->len, (opt->flags & OPT_KEEPTTL) != 0);
     if (opt->expire)
         ks_set_expire(c->db, e, when);
     server.dirty++;
+    if (fresh)
+        notify_key(c, NOTIFY_NEW, "new", key);
+    notify_key(c, NOTIFY_STRING, "set", key);
+    if (opt->expire)
+        notify_key(c, NOTIFY_GENERIC, "expire", key);
     if (opt->flags & OPT_GET)
         return;
     if (how == SET_REPLY_INT)
@@ -270,6 +277,9 @@ static void cmd_getset(struct client *c)
         return;
     ks_set_string(c->db, c->argv[1].ptr, c->argv[1].len, c->argv[2].ptr, c->argv[2].len, 0);
     server.dirty++;
+    if (!e)
+        notify_key(c, NOTIFY_NEW, "new", &c->argv[1]);
+    notify_key(c, NOTIFY_STRING, "set", &c->argv[1]);
 }
 
 static void cmd_getdel(struct client *c)
@@ -279,6 +289,7 @@ static void cmd_getdel(struct client *c)
         return;
     ks_delete(c->db, e);
     server.dirty++;
+    notify_key(c, NOTIFY_GENERIC, "del", &c->argv[1]);
 }
 
 static void cmd_getex(struct client *c)
@@ -302,11 +313,14 @@ static void cmd_getex(struct client *c)
     if ((opt.flags & (OPT_EXAT | OPT_PXAT)) && when <= mstime() && !ks_expiry_paused()) {
         ks_expire_entry(c->db, e);
         server.dirty++;
+        notify_key(c, NOTIFY_GENERIC, "del", &c->argv[1]);
     } else if (opt.expire) {
         ks_set_expire(c->db, e, when);
         server.dirty++;
+        notify_key(c, NOTIFY_GENERIC, "expire", &c->argv[1]);
     } else if ((opt.flags & OPT_PERSIST) && ks_persist(c->db, e)) {
         server.dirty++;
+        notify_key(c, NOTIFY_GENERIC, "persist", &c->argv[1]);
     }
 }
 
@@ -337,9 +351,16 @@ static void mset_generic(struct client *c, int nx)
             }
         }
     }
-    for (int j = 1; j < c->argc; j += 2)
+    /* Looked up only for "new" (a key may be named twice). */
+    int want_new = notify_enabled(NOTIFY_NEW);
+    for (int j = 1; j < c->argc; j += 2) {
+        int fresh = want_new && !lookup_write(c, &c->argv[j]);
         ks_set_string(c->db, c->argv[j].ptr, c->argv[j].len, c->argv[j + 1].ptr,
                       c->argv[j + 1].len, 0);
+        if (fresh)
+            notify_key(c, NOTIFY_NEW, "new", &c->argv[j]);
+        notify_key(c, NOTIFY_STRING, "set", &c->argv[j]);
+    }
     server.dirty += (unsigned long long)(c->argc - 1) / 2;
     if (nx)
         resp_add_int(&c->out, 1);
@@ -364,6 +385,7 @@ static void cmd_append(struct client *c)
 
     if (!e) {
         e = ks_set_string(c->db, key->ptr, key->len, val->ptr, val->len, 0);
+        notify_key(c, NOTIFY_NEW, "new", key);
     } else {
         size_t old = ks_slen(e);
         if (string_or_reply(c, e) < 0 || length_ok_or_reply(c, old, val->len) < 0)
@@ -372,6 +394,7 @@ static void cmd_append(struct client *c)
         memcpy(ks_str(e) + old, val->ptr, val->len);
     }
     server.dirty++;
+    notify_key(c, NOTIFY_STRING, "append", key);
     resp_add_int(&c->out, (long long)ks_slen(e));
 }
 
@@ -451,8 +474,10 @@ static void cmd_setrange(struct client *c)
     if (length_ok_or_reply(c, (unsigned long long)offset, val->len) < 0)
         return;
     size_t end = (size_t)offset + val->len;
-    if (!e)
+    if (!e) {
         e = ks_set_string(c->db, key->ptr, key->len, "", 0, 0);
+        notify_key(c, NOTIFY_NEW, "new", key);
+    }
     if (end > old) {
         e = ks_string_resize(c->db, e, end);
         /* A gap between the old end and offset reads as zero bytes. */
@@ -461,6 +486,7 @@ static void cmd_setrange(struct client *c)
     }
     memcpy(ks_str(e) + offset, val->ptr, val->len);
     server.dirty++;
+    notify_key(c, NOTIFY_STRING, "setrange", key);
     resp_add_int(&c->out, (long long)ks_slen(e));
 }
 
@@ -490,6 +516,9 @@ static void incr_generic(struct client *c, long long incr)
     int n = snprintf(buf, sizeof(buf), "%lld", value);
     ks_set_string(c->db, key->ptr, key->len, buf, (size_t)n, 1);
     server.dirty++;
+    if (!e)
+        notify_key(c, NOTIFY_NEW, "new", key);
+    notify_key(c, NOTIFY_STRING, "incrby", key);
     resp_add_int(&c->out, value);
 }
 
@@ -566,6 +595,9 @@ static void cmd_incrbyfloat(struct client *c)
     size_t len = format_long_double(buf, value);
     ks_set_string(c->db, key->ptr, key->len, buf, len, 1);
     server.dirty++;
+    if (!e)
+        notify_key(c, NOTIFY_NEW, "new", key);
+    notify_key(c, NOTIFY_STRING, "incrbyfloat", key);
     resp_add_bulk(&c->out, buf, len);
 }
 

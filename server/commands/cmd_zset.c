@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "notify.h"
 #include "propagate.h"
 #include "args.h"
 #include "blocking.h"
@@ -79,29 +80,43 @@ static int zset_lookup_or_reply(struct client *c, const struct resp_slice *key, 
     return 0;
 }
 
-/* Deletes the key of a set that a command emptied. */
-static void delete_if_empty(struct client *c, struct ks_entry *e, struct zset *z)
+/* After a command removed members from the set z at key (entry e): fires
+ * its event, then deletes the key when the set is empty and fires "del", in
+ * Redis's order. */
+static void removed_from(struct client *c, const struct resp_slice *key, struct ks_entry *e,
+                         struct zset *z, const char *event)
 {
-    if (zs_len(z) == 0)
+    notify_key(c, NOTIFY_ZSET, event, key);
+    if (zs_len(z) == 0) {
         ks_delete(c->db, e);
+        notify_key(c, NOTIFY_GENERIC, "del", key);
+    }
 }
 
 /* Replaces dst with z (deleting dst when z is empty, as Redis's STORE
- * commands do) and replies z's length. Takes z. */
-static void store_result(struct client *c, const struct resp_slice *dst, struct zset *z)
+ * commands do), fires event (or "del" for an old dst emptied) and replies
+ * z's length. Takes z. */
+static void store_result(struct client *c, const struct resp_slice *dst, struct zset *z,
+                         const char *event)
 {
     struct ks_entry *old = lookup_write(c, dst);
     size_t n = zs_len(z);
 
     if (old) {
         ks_delete(c->db, old);
-        if (!n)
+        if (!n) {
             server.dirty++;
+            notify_key(c, NOTIFY_GENERIC, "del", dst);
+        }
     }
     if (n) {
         ks_add_ptr(c->db, dst->ptr, dst->len, KS_ZSET, z);
         block_signal_key(c->db, dst->ptr, dst->len);
         server.dirty++;
+        /* Redis overwrites an old dst in place: "new" only when there was none. */
+        if (!old)
+            notify_key(c, NOTIFY_NEW, "new", dst);
+        notify_key(c, NOTIFY_ZSET, event, dst);
     } else {
         zs_free(z);
     }
@@ -319,10 +334,13 @@ static void zadd_generic(struct client *c, unsigned flags)
         if (zs_len(z)) {
             ks_add_ptr(c->db, c->argv[1].ptr, c->argv[1].len, KS_ZSET, z);
             block_signal_key(c->db, c->argv[1].ptr, c->argv[1].len);
+            notify_key(c, NOTIFY_NEW, "new", &c->argv[1]);
         } else {
             zs_free(z);
         }
     }
+    if (added || updated)
+        notify_key(c, NOTIFY_ZSET, (flags & ZADD_INCR) ? "zincr" : "zadd", &c->argv[1]);
 }
 
 static void cmd_zadd(struct client *c)
@@ -350,8 +368,8 @@ static void cmd_zrem(struct client *c)
             deleted++;
         }
     }
-    if (z)
-        delete_if_empty(c, e, z);
+    if (deleted)
+        removed_from(c, &c->argv[1], e, z, "zrem");
     server.dirty += (unsigned long long)deleted;
     resp_add_int(&c->out, deleted);
 }
@@ -512,7 +530,7 @@ static int out_failed(const struct range_out *o)
 static void out_end(struct range_out *o, const struct resp_slice *dst)
 {
     if (o->store)
-        store_result(o->c, dst, o->store);
+        store_result(o->c, dst, o->store, "zrangestore");
 }
 
 static struct zs_node *step(const struct zs_node *n, int rev)
@@ -714,7 +732,11 @@ static void zremrange_generic(struct client *c, enum range_type type)
         zs_delete(z, n);
         n = next;
     }
-    delete_if_empty(c, e, z);
+    static const char *const events[] = {[RANGE_RANK] = "zremrangebyrank",
+                                         [RANGE_SCORE] = "zremrangebyscore",
+                                         [RANGE_LEX] = "zremrangebylex"};
+    if (count)
+        removed_from(c, &c->argv[1], e, z, events[type]);
     server.dirty += count;
     resp_add_int(&c->out, (long long)count);
 }
@@ -775,7 +797,7 @@ static void zpop_generic(struct client *c, int max)
         zs_delete(z, node);
     }
     server.dirty += n;
-    delete_if_empty(c, e, z);
+    removed_from(c, &c->argv[1], e, z, max ? "zpopmax" : "zpopmin");
 }
 
 static void cmd_zpopmin(struct client *c)
@@ -822,7 +844,7 @@ static void pop_reply(struct client *c, const struct resp_slice *key, struct ks_
     /* Here, not through the key specs: ZMPOP's keys move with numkeys, and a
      * served client's pop runs outside any command. */
     watch_touch(c->db, key->ptr, key->len);
-    delete_if_empty(c, e, z);
+    removed_from(c, key, e, z, how->max ? "zpopmax" : "zpopmin");
 }
 
 /* block_serve_fn: serves a client blocked by pop_first_or_block. */
@@ -1385,7 +1407,8 @@ static void setop_generic(struct client *c, const struct resp_slice *dst, int nu
         }
     }
     if (dst) {
-        store_result(c, dst, res);
+        store_result(c, dst, res,
+                     op == OP_UNION ? "zunionstore" : op == OP_INTER ? "zinterstore" : "zdiffstore");
     } else {
         resp_add_array_len(&c->out, list_len(c, zs_len(res), withscores));
         for (struct zs_node *n = zs_first(res); n; n = zs_next(n))

@@ -40,6 +40,7 @@
 
 #include "command.h"
 #include "mem.h"
+#include "notify.h"
 #include "numparse.h"
 #include "server.h"
 
@@ -91,6 +92,8 @@ static config_setter set_bind, set_hz, set_maxmemory_policy, set_output_limit, s
 static config_getter get_bind, get_output_limit, get_daemonize;
 static config_setter set_dir, set_dbfilename, set_save, set_replicaof;
 static config_getter get_dir, get_save, get_replicaof;
+static config_setter set_notify;
+static config_getter get_notify;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -194,6 +197,9 @@ static const struct config_def defs[] = {
      .max = INT_MAX, .default_value = "0"},
     {.name = "min-replicas-max-lag", .type = CONFIG_INT, FIELD(min_replicas_max_lag),
      .max = INT_MAX, .default_value = "10"},
+    /* Keyspace notifications (notify.h): Redis's letters. */
+    {.name = "notify-keyspace-events", .type = CONFIG_SPECIAL, FIELD(notify_keyspace_events),
+     .default_value = "", .set = set_notify, .get = get_notify},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -823,6 +829,26 @@ static char *get_dir(const struct config *cfg, const struct config_def *def)
     char path[PATH_MAX];
     (void)cfg, (void)def;
     return xstrdup(getcwd(path, sizeof(path)) ? path : "");
+}
+
+/* notify-keyspace-events: letters of classes, any order, "" for none. */
+static int set_notify(struct config *cfg, const struct config_def *def, int argc,
+                      const char *const *argv, char *err, size_t errlen)
+{
+    (void)def, (void)argc;
+    int flags = notify_flags_parse(argv[0]);
+    if (flags < 0)
+        return fail(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+    cfg->notify_keyspace_events = flags;
+    return 0;
+}
+
+static char *get_notify(const struct config *cfg, const struct config_def *def)
+{
+    char buf[NOTIFY_FLAGS_CHARS];
+    (void)def;
+    notify_flags_format(cfg->notify_keyspace_events, buf);
+    return xstrdup(buf);
 }
 
 static int set_dbfilename(struct config *cfg, const struct config_def *def, int argc,

@@ -93,6 +93,7 @@ struct config {
     long long repl_diskless_sync_delay; /* seconds */
     long long min_replicas_to_write;
     long long min_replicas_max_lag;     /* seconds */
+    int notify_keyspace_events;         /* NOTIFY_ bits (notify.h), 0 = off */
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a

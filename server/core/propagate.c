@@ -5,6 +5,7 @@
 
 #include "aof.h"
 #include "keyspace.h"
+#include "notify.h"
 #include "repl.h"
 #include "resp_parser.h"
 #include "server.h"
@@ -15,10 +16,16 @@ static int feeds_stream(void)
     return server.cfg.replicaof_host == NULL;
 }
 
-/* ks_expired_fn: a key removed for its deadline goes on as DEL key. */
-static void expired(struct db *db, const char *key, size_t klen)
+/* ks_expired_fn: a key removed for its deadline goes on as DEL key, and
+ * fires "expired" when lazy or active expiry removed it. The entry still holds the key's bytes here; publishing copies
+ * them, and nothing reads the keyspace in between, so firing before the
+ * removal is the same as Redis's firing after it. */
+static void expired(struct db *db, const char *key, size_t klen, int due)
 {
     struct resp_slice argv[2] = {{"DEL", 3}, {key, klen}};
+    /* A command that gave a deadline in the past fires "del" itself. */
+    if (due)
+        notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, klen, db->id);
     propagate_argv(db->id, 2, argv);
 }
 

@@ -46,11 +46,17 @@ int ks_expiry_paused(void)
     return expiry_paused;
 }
 
-void ks_expire_entry(struct db *db, struct ks_entry *e)
+/* Tells the hook (due: lazy or active expiry), deletes e. */
+static void expire_entry(struct db *db, struct ks_entry *e, int due)
 {
     if (expired_hook)
-        expired_hook(db, ks_key(e), e->klen);
+        expired_hook(db, ks_key(e), e->klen, due);
     ks_delete(db, e);
+}
+
+void ks_expire_entry(struct db *db, struct ks_entry *e)
+{
+    expire_entry(db, e, 0);
 }
 
 /* n (1..8) bytes at p as a number that orders as the bytes do: n >= 4 reads
@@ -209,7 +215,7 @@ struct ks_entry *ks_lookup_probe(struct db *db, const char *key, size_t klen, in
     p->hash = kix_hash(&db->index, key, klen);
     struct ks_entry *e = kix_find(&db->index, key, klen, p->hash);
     if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms && !expiry_paused) {
-        ks_expire_entry(db, e);
+        expire_entry(db, e, 1);
         db->expired++;
         e = NULL;
     }
@@ -474,7 +480,7 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
         struct ks_expire *x = rb_entry(first, struct ks_expire, node);
         if (x->when > now_ms)
             break;
-        ks_expire_entry(db, x->entry);
+        expire_entry(db, x->entry, 1);
         db->expired++;
         n++;
     }

@@ -164,9 +164,12 @@ int64_t ks_get_expire(const struct ks_entry *e);
 /* Told of each key removed because its deadline passed, just before it goes:
  * the append-only log records the removal as a DEL, so a replay never depends
  * on the clock it runs at. One hook for the process, set at start. */
-typedef void ks_expired_fn(struct db *db, const char *key, size_t klen);
+/* due is 1 when lazy or active expiry removes the key (its deadline
+ * passed), 0 when a command does (ks_expire_entry): Redis's "expired" event
+ * against the command's own "del". */
+typedef void ks_expired_fn(struct db *db, const char *key, size_t klen, int due);
 void ks_on_expired(ks_expired_fn *fn);
-/* Removes e because its deadline passed: tells the hook, deletes it. Lazy
+/* Removes e because its deadline passed: tells the hook (due 0), deletes it. Lazy
  * and active expiry count it in db->expired; a command removing a key for a
  * deadline already given in the past does not, as in Redis. */
 void ks_expire_entry(struct db *db, struct ks_entry *e);

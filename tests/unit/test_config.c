@@ -160,6 +160,7 @@ static void test_defaults(void)
         {"repl-diskless-sync-delay", "5"},
         {"min-replicas-to-write", "0"},
         {"min-replicas-max-lag", "10"},
+        {"notify-keyspace-events", ""},
     };
     /* One more: "dir", whose default is wherever the server was started. */
     CHECK(config_count() == sizeof(want) / sizeof(want[0]) + 1);
