@@ -235,13 +235,14 @@ static void cmd_randomkey(struct client *c)
         /* An entry's subtree size is 32 bits, so count fits arc4random's range. */
         struct ks_entry *e = ks_select(c->db, arc4random_uniform((uint32_t)count));
         int64_t when = ks_get_expire(e);
-        if (when == -1 || when > now) {
+        /* A replica removes nothing itself (its primary's DEL will). */
+        if (when == -1 || when > now || ks_expiry_paused()) {
             resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
             return;
         }
-        notify_keyspace_event(NOTIFY_EXPIRED, "expired", ks_key(e), ks_klen(e), c->db->id);
-        ks_delete(c->db, e);
-        c->db->expired++;
+        /* Lazy expiry, as a lookup does: the hook sends the DEL to the log
+         * and the replicas and fires "expired". */
+        ks_lookup(c->db, ks_key(e), ks_klen(e), now);
     }
     resp_add_null(&c->out);
 }

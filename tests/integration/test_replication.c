@@ -225,7 +225,7 @@ static void random_writes(redisContext *p, int n)
         char k[16], v[32], db[8];
         snprintf(k, sizeof(k), "k%u", rnd(200));
         snprintf(v, sizeof(v), "%u", rnd(1000));
-        switch (rnd(12)) {
+        switch (rnd(13)) {
         case 0:
             H_APPEND(p, "SET", k, v);
             break;
@@ -264,6 +264,9 @@ static void random_writes(redisContext *p, int n)
             break;
         case 10:
             H_APPEND(p, "APPEND", k, v);
+            break;
+        case 11:
+            H_APPEND(p, "RANDOMKEY"); /* may remove a key past its deadline */
             break;
         default:
             H_APPEND(p, "GETEX", k, "PX", "40");
