@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aof.h"
 #include "backlog.h"
 #include "client.h"
 #include "clock.h"
@@ -64,23 +65,45 @@ static void flush_cb(uv_check_t *h)
  * it continues it (PSYNC with this ID and offset). Not while the primary's
  * transaction is half applied: the offset counts its queued commands, the
  * data does not have them yet. */
+static int snapshot_position_ok(void)
+{
+    return (repl.offset || server.cfg.replicaof_host) && !repl_replica_in_transaction();
+}
+
 static int snapshot_position(struct snap_repl *pos)
 {
-    if ((!repl.offset && !server.cfg.replicaof_host) || repl_replica_in_transaction())
+    if (!snapshot_position_ok())
         return 0;
     memcpy(pos->replid, repl.replid, sizeof(pos->replid));
     pos->offset = repl.offset;
     return 1;
 }
 
+void repl_adopt_position(const char *replid, long long offset)
+{
+    repl_adopt(replid, offset);
+    /* With a backlog, writes made here before any PSYNC move the offset on,
+     * so this history cannot pass for the old one any more. */
+    repl_backlog();
+    log_notice("Replication position from the data loaded: replid %s offset %lld", repl.replid,
+               repl.offset);
+}
+
 void repl_restore_position(void)
 {
     struct snap_repl pos;
-    if (!snap_loaded_repl(&pos))
+    if (snap_loaded_repl(&pos))
+        repl_adopt_position(pos.replid, pos.offset);
+}
+
+void repl_log_position(void)
+{
+    char off[24];
+    if (!aof_enabled() || !snapshot_position_ok())
         return;
-    repl_adopt(pos.replid, pos.offset);
-    log_notice("Replication position from the snapshot: replid %s offset %lld", repl.replid,
-               repl.offset);
+    int n = snprintf(off, sizeof(off), "%lld", repl.offset);
+    struct resp_slice argv[4] = {{"REPLCONF", 8}, {"POSITION", 8}, {repl.replid, 40}, {off, (size_t)n}};
+    aof_feed_argv(0, 4, argv);
 }
 
 void repl_init(void)

@@ -76,6 +76,12 @@ void repl_cleanup(void);
 /* After the data was loaded from a snapshot: takes the replication ID and
  * offset it recorded, if any, as ours. */
 void repl_restore_position(void);
+/* Takes replid and offset (from a snapshot or the log) as our history. */
+void repl_adopt_position(const char *replid, long long offset);
+/* At a clean shutdown with the append-only log on: writes the position its
+ * data is at as its last entry (REPLCONF POSITION <replid> <offset>), so a
+ * restart from the log continues the history (replay.h). */
+void repl_log_position(void);
 /* A new replication ID with the old one as replid2, valid up to this offset
  * (a replica promoted, or a primary turned replica: Redis's shiftReplicationId). */
 void repl_shift_replid(void);

@@ -4,15 +4,24 @@
  */
 #include "replay.h"
 
+#include <string.h>
+#include <strings.h>
+
 #include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "numparse.h"
 #include "server.h"
 
 struct replay {
     struct client client;
+    /* A REPLCONF POSITION entry (written at a clean shutdown) with no write
+     * after it: the replication position the replayed data is at. */
+    int has_position;
+    char replid[41];
+    long long offset;
 };
 
 struct replay *replay_new(void)
@@ -34,9 +43,40 @@ void replay_free(struct replay *r)
     xfree(r);
 }
 
+/* REPLCONF POSITION <replid> <offset>: not a command a client can send, an
+ * entry only the log holds (repl_log_position). */
+static int position_entry(struct replay *r, int argc, const struct resp_slice *argv,
+                          const char **why)
+{
+    long long off;
+    if (argc != 4 || argv[2].len != 40 || parse_ll(argv[3].ptr, argv[3].len, &off) < 0 ||
+        off < 0) {
+        *why = "bad replication position";
+        return -1;
+    }
+    memcpy(r->replid, argv[2].ptr, 40);
+    r->replid[40] = '\0';
+    r->offset = off;
+    r->has_position = 1;
+    return 0;
+}
+
+int replay_position(const struct replay *r, char *replid, long long *offset)
+{
+    if (!r->has_position)
+        return 0;
+    memcpy(replid, r->replid, 41);
+    *offset = r->offset;
+    return 1;
+}
+
 int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **why)
 {
-    struct client *c = &((struct replay *)ctx)->client;
+    struct replay *r = ctx;
+    struct client *c = &r->client;
+    if (argc >= 2 && argv[0].len == 8 && !strncasecmp(argv[0].ptr, "replconf", 8) &&
+        argv[1].len == 8 && !strncasecmp(argv[1].ptr, "position", 8))
+        return position_entry(r, argc, argv, why);
     /* The log names commands by their own names (and SELECT, DEL, ... are
      * written by the log itself): renames do not apply here. */
     const struct command *cmd = command_lookup_builtin(argv[0].ptr, argv[0].len);
@@ -55,6 +95,8 @@ int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **wh
         *why = "not a write command";
         return -1;
     }
+    if (cmd != command_lookup_builtin("select", 6))
+        r->has_position = 0; /* data changed after the position was written */
     c->argc = argc;
     c->argv = argv;
     command_call(c, cmd);

@@ -18,5 +18,9 @@ void replay_free(struct replay *r);
  * (an unknown or non-write command, wrong arity, a blocking command that
  * found nothing to serve it: none of which a log holds). */
 int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **why);
+/* After the log was replayed: when it ended with a REPLCONF POSITION entry
+ * (a clean shutdown's, repl_log_position), fills replid (41 bytes) and
+ * *offset and returns 1. */
+int replay_position(const struct replay *r, char *replid, long long *offset);
 
 #endif

@@ -123,6 +123,7 @@ void server_shutdown(void)
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
     close_handle((uv_handle_t *)&server.sigint);
+    repl_log_position();
     aof_close();
     if (started)
         log_warning("rbkv is now ready to exit, bye bye...");
@@ -221,6 +222,10 @@ int server_start(void)
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);
+        char replid[41];
+        long long offset;
+        if (rc == 0 && replay_position(replay, replid, &offset))
+            repl_adopt_position(replid, offset);
         replay_free(replay);
         if (rc < 0 || (rc == 1 && persist_load() < 0) || aof_open() < 0)
             return -1;

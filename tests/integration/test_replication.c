@@ -519,8 +519,24 @@ static void test_replica_with_aof_restarted(void)
     EXPECT_INT(r, 301, "DBSIZE");
     EXPECT_BULK(r, "1", "GET", "late");
     EXPECT_OK(p, "SET", "later", "2");
+    /* Its log ends with the position it was at: it continues partially. */
     if (follow(r, &ps) < 0)
         goto out;
+    CHECK(h_info_ll(p, "stats", "sync_partial_ok") == 1, "the replica continued from its log");
+    CHECK(h_info_ll(p, "stats", "sync_full") == 1, "no second full sync");
+    caught_up(p, r);
+    EXPECT_BULK(r, "2", "GET", "later");
+    expect_same_data(p, r);
+    /* Killed, it has no position to offer: a full sync, and the same data. */
+    kill(rs.pid, SIGKILL);
+    h_wait_exit(&rs, 5000);
+    redisFree(r);
+    r = h_reopen(&rs, H_FLAGS(FAST, "--appendonly", "yes", "--replicaof", "127.0.0.1",
+                              port_of(&ps, 0)));
+    if (!r)
+        goto out;
+    CHECK(h_wait_info(r, "replication", "master_link_status", "up", SYNC_MS), "link up");
+    CHECK(h_info_ll(p, "stats", "sync_full") == 2, "a full sync after kill -9");
     caught_up(p, r);
     expect_same_data(p, r);
 out:
