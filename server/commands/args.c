@@ -5,6 +5,8 @@
 #include "args.h"
 
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -104,4 +106,20 @@ struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key)
 {
     notify_keyspace_event(type, event, key->ptr, key->len, c->db->id);
+}
+
+void text_printf(struct text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = t->cap * 2 + (n > 0 ? (size_t)n : 0);
+        t->buf = xrealloc(t->buf, t->cap);
+    }
 }

@@ -40,4 +40,12 @@ void reply_ok(struct client *c);
 /* notify_keyspace_event (notify.h) for key in c's database. */
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key);
 
+/* A growing NUL-terminated text, as INFO's sections are built: buf is
+ * xmalloc'ed (start with {xmalloc(n), 0, n}), owned by whoever holds it. */
+struct text {
+    char *buf;
+    size_t len, cap;
+};
+void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -6,7 +6,6 @@
  */
 #include "cmd_repl.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -208,27 +207,6 @@ static void cmd_wait(struct client *c)
 
 /* ---- INFO replication ---- */
 
-struct text {
-    char *buf;
-    size_t len, cap;
-};
-
-__attribute__((format(printf, 2, 3))) static void add(struct text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = t->cap * 2 + (n > 0 ? (size_t)n : 0) + 64;
-        t->buf = xrealloc(t->buf, t->cap);
-    }
-}
-
 static const char *peer_state_word(enum peer_state st)
 {
     switch (st) {
@@ -245,16 +223,14 @@ static const char *peer_state_word(enum peer_state st)
     return "handshake";
 }
 
-char *cmd_repl_info(void)
+void cmd_repl_info(struct text *t)
 {
-    struct text t = {xmalloc(512), 0, 512};
     int64_t now = (int64_t)uv_now(server.loop);
-    t.buf[0] = '\0';
-    add(&t, "# Replication\r\nrole:%s\r\n", server.cfg.replicaof_host ? "slave" : "master");
+    text_printf(t, "# Replication\r\nrole:%s\r\n", server.cfg.replicaof_host ? "slave" : "master");
     if (server.cfg.replicaof_host) {
         struct repl_link_status st;
         repl_replica_status(&st);
-        add(&t,
+        text_printf(t,
             "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n"
             "master_last_io_seconds_ago:%lld\r\nmaster_sync_in_progress:%d\r\n"
             "slave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
@@ -262,24 +238,24 @@ char *cmd_repl_info(void)
             st.last_io_ms ? (long long)(now - st.last_io_ms) / 1000 : -1LL, st.sync_in_progress,
             repl.offset, repl.offset);
         if (st.sync_in_progress)
-            add(&t, "master_sync_total_bytes:-1\r\nmaster_sync_read_bytes:%lld\r\n",
+            text_printf(t, "master_sync_total_bytes:-1\r\nmaster_sync_read_bytes:%lld\r\n",
                 st.transferred);
         if (!st.up)
-            add(&t, "master_link_down_since_seconds:%lld\r\n",
+            text_printf(t, "master_link_down_since_seconds:%lld\r\n",
                 (long long)(now - st.down_since_ms) / 1000);
-        add(&t, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
+        text_printf(t, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
             server.cfg.replica_priority, server.cfg.replica_read_only,
             server.cfg.replica_announced);
     }
-    add(&t, "connected_slaves:%d\r\n", repl.peer_count);
+    text_printf(t, "connected_slaves:%d\r\n", repl.peer_count);
     int i = 0;
     for (struct repl_peer *p = repl.peers; p; p = p->next, i++) {
-        add(&t, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i, p->ip,
+        text_printf(t, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i, p->ip,
             p->listening_port, peer_state_word(p->state), p->ack_offset,
             (long long)(now - p->ack_ms) / 1000);
     }
     struct backlog *b = repl.backlog;
-    add(&t,
+    text_printf(t,
         "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
         "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
         "repl_backlog_size:%llu\r\nrepl_backlog_first_byte_offset:%lld\r\n"
@@ -287,7 +263,6 @@ char *cmd_repl_info(void)
         repl.replid, repl.replid2, repl.offset, repl.second_offset, b != NULL,
         server.cfg.repl_backlog_size, b ? backlog_first(b) : 0LL,
         b ? (unsigned long long)b->histlen : 0ULL);
-    return t.buf;
 }
 
 const struct command repl_commands[] = {

@@ -9,7 +9,9 @@
 
 extern const struct command repl_commands[];
 
-/* INFO's "# Replication" section, allocated with xmalloc. */
-char *cmd_repl_info(void);
+struct text;
+
+/* Appends INFO's "# Replication" section to t. */
+void cmd_repl_info(struct text *t);
 
 #endif

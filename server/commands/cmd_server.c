@@ -5,7 +5,6 @@
  * INFO follows Redis's text format ("# Section" headers, "name:value" lines,
  * CRLF line ends) so dashboards, exporters and redis-cli --stat read it.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -29,29 +28,6 @@
 #include "resp_writer.h"
 #include "server.h"
 #include "watch.h"
-
-struct text {
-    char *buf;
-    size_t len, cap;
-};
-
-static void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void text_printf(struct text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = t->cap * 2 + (n > 0 ? (size_t)n : 0);
-        t->buf = xrealloc(t->buf, t->cap);
-    }
-}
 
 static void human_bytes(char *out, size_t len, double n)
 {
@@ -161,9 +137,7 @@ static void info_stats(struct text *t)
 
 static void info_replication(struct text *t)
 {
-    char *s = cmd_repl_info();
-    text_printf(t, "%s", s);
-    xfree(s);
+    cmd_repl_info(t);
 }
 
 static void info_cpu(struct text *t)
