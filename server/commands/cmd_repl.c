@@ -242,7 +242,7 @@ void cmd_repl_info(struct text *t)
                 st.transferred);
         if (!st.up)
             text_printf(t, "master_link_down_since_seconds:%lld\r\n",
-                (long long)(now - st.down_since_ms) / 1000);
+                st.down_since_ms ? (long long)(now - st.down_since_ms) / 1000 : -1LL);
         text_printf(t, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
             server.cfg.replica_priority, server.cfg.replica_read_only,
             server.cfg.replica_announced);

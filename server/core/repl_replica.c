@@ -57,7 +57,7 @@ static struct {
     int64_t next_attempt_ms;
     int64_t backoff_ms;
     int64_t last_io_ms;
-    int64_t down_since_ms;
+    int64_t down_since_ms;       /* when the link last went down, 0 never up */
     int64_t last_ack_ms;
     int ack_due;                 /* a GETACK came: ACK after this command */
     char line[512];              /* a handshake reply being read */
@@ -682,7 +682,7 @@ void repl_replica_init(void)
     resp_out_init(&ml.scratch);
     ml.state = LINK_NONE;
     ml.fd = -1;
-    ml.down_since_ms = now_ms();
+    ml.down_since_ms = 0;
 }
 
 void repl_replica_close(void)
@@ -705,7 +705,7 @@ void repl_replica_start(void)
          * demoted primary continues from the promoted replica when it wrote
          * nothing the replica lacks); its replicas sync again from it. */
         repl_primary_drop_replicas();
-        ml.down_since_ms = now_ms();
+        ml.down_since_ms = 0; /* never up yet: INFO says -1, as Redis */
     }
     /* Keys expire on the primary, which sends their DELs. */
     ks_pause_expiry(1);

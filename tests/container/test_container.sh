@@ -11,7 +11,8 @@
 #   - passwords (--requirepass, RBKV_PASSWORD) and a mounted config file given as the first argument;
 #   - --init: no zombie either, still a clean stop;
 #   - compose.yaml: its two services run as compose would run them (podman, no compose tool here), the
-#     query's output, and the copy of the file in docs/operations.md.
+#     query's output, and the copy of the file in docs/operations.md;
+#   - compose.ha.yaml: its primary and a replica, the replica syncing by service name.
 # Every check prints what it expected and what it got, then the containers' logs, and exits 1.
 #
 # usage: tests/container/test_container.sh [REPO_DIR]
@@ -270,7 +271,7 @@ if ! python3 -c 'import yaml' 2>/dev/null; then
 fi
 # compose_get PATH: the value at a dotted path of compose.yaml; a list as NUL-terminated items.
 compose_get() {
-  python3 - "$REPO/compose.yaml" "$1" <<'PY'
+  python3 - "${COMPOSE_FILE:-$REPO/compose.yaml}" "$1" <<'PY'
 import sys, yaml
 v = yaml.safe_load(open(sys.argv[1]))
 for k in sys.argv[2].split('.'):
@@ -322,5 +323,38 @@ rome
 paris
 2102650" "$out"
 stop_clean "$G"
+
+# --------------------------------------------------------------------------------- compose.ha.yaml
+# The servers of the high-availability example, as compose would run them: the primary and a
+# replica that finds it by its service name, a write on the primary read on the replica. (Its
+# sentinels' image installs redis-sentinel with apt, which this offline build cannot reach;
+# tests/integration/test_sentinel.sh runs the sentinels against the same servers on the host.)
+COMPOSE_FILE=$REPO/compose.ha.yaml
+mapfile -d '' ha_primary_cmd < <(compose_get services.rbkv-primary.command)
+mapfile -d '' ha_replica_cmd < <(compose_get services.rbkv-replica1.command)
+ha_primary_cmd=("${ha_primary_cmd[@]//\$\{RBKV_PASSWORD\}/$PW}")
+ha_replica_cmd=("${ha_replica_cmd[@]//\$\{RBKV_PASSWORD\}/$PW}")
+HP=$TAG-ha-primary
+HR=$TAG-ha-replica1
+start "$HP" --network "$NET" --network-alias rbkv-primary -e RBKV_PASSWORD="$PW" "$IMAGE" "${ha_primary_cmd[@]}"
+wait_ready "$HP" -a "$PW" --no-auth-warning
+redis-cli -p "$(port "$HP")" -a "$PW" --no-auth-warning set ha:before v1 >/dev/null
+start "$HR" --network "$NET" --network-alias rbkv-replica1 -e RBKV_PASSWORD="$PW" "$IMAGE" "${ha_replica_cmd[@]}"
+wait_ready "$HR" -a "$PW" --no-auth-warning
+rcli() { redis-cli -p "$(port "$HR")" -a "$PW" --no-auth-warning "$@"; }
+for _ in $(seq 100); do
+  rcli info replication | grep -q '^master_link_status:up' && break
+  sleep 0.1
+done
+expect "compose.ha.yaml: the replica's link to rbkv-primary" "master_link_status:up" \
+  "$(rcli info replication | grep '^master_link_status' | tr -d '\r')"
+redis-cli -p "$(port "$HP")" -a "$PW" --no-auth-warning set ha:after v2 >/dev/null
+redis-cli -p "$(port "$HP")" -a "$PW" --no-auth-warning wait 1 5000 >/dev/null
+expect "compose.ha.yaml: the replica has the writes from before and after it joined" "v1
+v2" "$(rcli mget ha:before ha:after)"
+expect "compose.ha.yaml: the replica refuses writes" \
+  "READONLY You can't write against a read only replica." "$(rcli set x y 2>&1)"
+stop_clean "$HR"
+stop_clean "$HP"
 
 echo "CONTAINER TEST OK"
