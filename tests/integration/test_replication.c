@@ -142,13 +142,67 @@ static void expect_same_digest(redisContext *primary, redisContext *replica)
     freeReplyObject(b);
 }
 
+/* A test's servers, the first its primary, each with a client: started
+ * with FAST and closed together, replicas first. */
+struct group {
+    struct h_server s[3];
+    redisContext *c[3];
+    int n;
+};
+
+/* FAST then extra (NULL-terminated, may be NULL) into flags[16]. */
+static const char *const *with_fast(const char **flags, const char *const *extra)
+{
+    const char *const fast[] = {FAST};
+    int n = 0;
+    for (; n < 2; n++)
+        flags[n] = fast[n];
+    for (int i = 0; extra && extra[i] && n < 15; i++)
+        flags[n++] = extra[i];
+    flags[n] = NULL;
+    return flags;
+}
+
+/* Starts one more server, with FAST and extra flags; returns its client, or
+ * NULL after a recorded failure. */
+static redisContext *group_add(struct group *g, const char *const *extra)
+{
+    const char *flags[16];
+    int i = g->n++;
+    g->c[i] = h_open(&g->s[i], with_fast(flags, extra));
+    return g->c[i];
+}
+
+/* Server i was killed: only its client goes. */
+static void group_lost(struct group *g, int i)
+{
+    redisFree(g->c[i]);
+    g->c[i] = NULL;
+}
+
+/* Server i stopped and started again in its dir, with FAST and extra. */
+static redisContext *group_restart(struct group *g, int i, const char *const *extra)
+{
+    const char *flags[16];
+    if (g->c[i])
+        h_close(&g->s[i], g->c[i]);
+    g->c[i] = h_reopen(&g->s[i], with_fast(flags, extra));
+    return g->c[i];
+}
+
+static void group_close(struct group *g)
+{
+    for (int i = g->n - 1; i >= 0; i--)
+        if (g->c[i])
+            h_close(&g->s[i], g->c[i]);
+}
+
 /* ---- full sync ---- */
 
 static void test_full_sync_large(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
     if (!p || !r)
         goto out;
     h_fill(p, "key", BIG_KEYS);
@@ -169,7 +223,7 @@ static void test_full_sync_large(void)
     long long keys = H_INT_REPLY(p, "DBSIZE");
     /* While the snapshot comes and loads, the replica serves its old data. */
     EXPECT_OK(r, "SET", "old", "1");
-    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port_of(&ps, 0));
+    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port_of(&g.s[0], 0));
     int polls = 0, stale = 0, bad = 0;
     int64_t deadline = h_now_ms() + SYNC_MS;
     char link[16] = "";
@@ -196,13 +250,10 @@ static void test_full_sync_large(void)
     CHECK(h_info_ll(p, "stats", "sync_full") == 1, "one full sync");
     EXPECT_MATCH(p, "['master', :*, [['127.0.0.1', '*', '*']]]", "ROLE");
     char want[64];
-    snprintf(want, sizeof(want), "['slave', '127.0.0.1', :%d, 'connected', :*]", ps.port);
+    snprintf(want, sizeof(want), "['slave', '127.0.0.1', :%d, 'connected', :*]", g.s[0].port);
     EXPECT_MATCH(r, want, "ROLE");
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 /* ---- the stream ---- */
@@ -281,14 +332,13 @@ static void random_writes(redisContext *p, int n)
 
 static void test_stream_deterministic(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
     redisContext *waiter = NULL;
-    if (!p || !r || follow(r, &ps) < 0)
+    if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
     /* A pop served to a blocked client goes on as the pop it was. */
-    waiter = h_connect(&ps);
+    waiter = h_connect(&g.s[0]);
     H_SEND(waiter, "BZPOPMIN", "bz", "5");
     h_wait_blocked(p, 1, 5000 * H_SLOW);
     EXPECT_INT(p, 2, "ZADD", "bz", "1", "a", "2", "b");
@@ -313,10 +363,7 @@ static void test_stream_deterministic(void)
 out:
     if (waiter)
         redisFree(waiter);
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 /* ---- partial resync, backlog overrun ---- */
@@ -344,17 +391,16 @@ static void cut_and_write(redisContext *p, redisContext *r, const struct h_serve
 
 static void test_partial_resync(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
-    if (!p || !r || follow(r, &ps) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
+    if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
     h_fill(p, "a", 1000);
     caught_up(p, r);
     for (int side = 0; side < 2; side++) {
         long long full = h_info_ll(p, "stats", "sync_full");
         long long partial = h_info_ll(p, "stats", "sync_partial_ok");
-        cut_and_write(p, r, &rs, side == 0, 1000);
+        cut_and_write(p, r, &g.s[1], side == 0, 1000);
         int64_t deadline = h_now_ms() + SYNC_MS;
         while (h_info_ll(p, "stats", "sync_partial_ok") == partial && h_now_ms() < deadline)
             h_sleep_ms(20);
@@ -365,21 +411,18 @@ static void test_partial_resync(void)
         expect_same_data(p, r);
     }
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 static void test_backlog_overrun(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST, "--repl-backlog-size", "16kb"));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
-    if (!p || !r || follow(r, &ps) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, H_FLAGS("--repl-backlog-size", "16kb"));
+    redisContext *r = group_add(&g, NULL);
+    if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
     EXPECT_OK(p, "SET", "before", "1");
-    cut_and_write(p, r, &rs, 1, 10000); /* 40 KB: more than the backlog holds */
+    cut_and_write(p, r, &g.s[1], 1, 10000); /* 40 KB: more than the backlog holds */
     int64_t deadline = h_now_ms() + SYNC_MS;
     while (h_info_ll(p, "stats", "sync_full") < 2 && h_now_ms() < deadline)
         h_sleep_ms(20);
@@ -389,20 +432,16 @@ static void test_backlog_overrun(void)
     caught_up(p, r);
     expect_same_data(p, r);
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 /* ---- WAIT, kill -9 ---- */
 
 static void test_wait_then_kill9(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
-    if (!p || !r || follow(r, &ps) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
+    if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
     EXPECT_INT(p, 1, "WAIT", "2", "100"); /* one replica only: times out with what it has */
     int acked = 0;
@@ -413,8 +452,8 @@ static void test_wait_then_kill9(void)
         acked += H_INT_REPLY(p, "WAIT", "1", "5000") == 1;
     }
     CHECK(acked == 200, "WAIT 1 answered 1 for %d of 200 writes", acked);
-    kill(ps.pid, SIGKILL);
-    h_wait_exit(&ps, 5000);
+    kill(g.s[0].pid, SIGKILL);
+    h_wait_exit(&g.s[0], 5000);
     for (int i = 0; i < 200; i += 37) {
         char k[16];
         snprintf(k, sizeof(k), "w%d", i);
@@ -425,32 +464,26 @@ static void test_wait_then_kill9(void)
     EXPECT_INT(r, 200, "DBSIZE");
     h_wait_info(r, "replication", "master_link_status", "down", 5000 * H_SLOW);
     EXPECT_MATCH(r, "['slave', '127.0.0.1', :*, 'conn*', :-1]", "ROLE");
-    redisFree(p);
-    p = NULL;
+    group_lost(&g, 0);
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 /* ---- promotion, chains ---- */
 
 static void test_promote_and_follow(void)
 {
-    struct h_server ps, r1s, r2s;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r1 = h_open(&r1s, H_FLAGS(FAST));
-    redisContext *r2 = h_open(&r2s, H_FLAGS(FAST));
-    if (!p || !r1 || !r2 || follow(r1, &ps) < 0 || follow(r2, &ps) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r1 = group_add(&g, NULL), *r2 = group_add(&g, NULL);
+    if (!p || !r1 || !r2 || follow(r1, &g.s[0]) < 0 || follow(r2, &g.s[0]) < 0)
         goto out;
     h_fill(p, "x", 500);
     caught_up(p, r1);
     caught_up(p, r2);
     char old_id[64];
     h_info_str(p, "replication", "master_replid", old_id, sizeof(old_id));
-    kill(ps.pid, SIGKILL);
-    h_wait_exit(&ps, 5000);
+    kill(g.s[0].pid, SIGKILL);
+    h_wait_exit(&g.s[0], 5000);
     EXPECT_OK(r1, "REPLICAOF", "NO", "ONE");
     EXPECT_MATCH(r1, "['master', :*, []]", "ROLE");
     char id2[64];
@@ -458,31 +491,23 @@ static void test_promote_and_follow(void)
     CHECK(!strcmp(id2, old_id), "the promoted replica's replid2 %s is the old primary's %s", id2,
           old_id);
     EXPECT_OK(r1, "SET", "after", "promotion");
-    if (follow(r2, &r1s) < 0)
+    if (follow(r2, &g.s[1]) < 0)
         goto out;
     CHECK(h_info_ll(r1, "stats", "sync_partial_ok") == 1, "the other replica continued partially");
     CHECK(h_info_ll(r1, "stats", "sync_full") == 0, "no full sync from the new primary");
     caught_up(r1, r2);
     EXPECT_BULK(r2, "promotion", "GET", "after");
     expect_same_data(r1, r2);
-    redisFree(p);
-    p = NULL;
+    group_lost(&g, 0);
 out:
-    if (r2)
-        h_close(&r2s, r2);
-    if (r1)
-        h_close(&r1s, r1);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 static void test_chained(void)
 {
-    struct h_server ps, r1s, r2s;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r1 = h_open(&r1s, H_FLAGS(FAST));
-    redisContext *r2 = h_open(&r2s, H_FLAGS(FAST));
-    if (!p || !r1 || !r2 || follow(r1, &ps) < 0 || follow(r2, &r1s) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r1 = group_add(&g, NULL), *r2 = group_add(&g, NULL);
+    if (!p || !r1 || !r2 || follow(r1, &g.s[0]) < 0 || follow(r2, &g.s[1]) < 0)
         goto out;
     random_writes(p, 2000 / H_SLOW);
     caught_up(p, r1);
@@ -493,34 +518,27 @@ static void test_chained(void)
     expect_same_data(p, r2);
     EXPECT_ERR(r2, "READONLY You can't write against a read only replica.", "SET", "k", "v");
 out:
-    if (r2)
-        h_close(&r2s, r2);
-    if (r1)
-        h_close(&r1s, r1);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 static void test_replica_with_aof_restarted(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST, "--appendonly", "yes"));
-    if (!p || !r || follow(r, &ps) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, H_FLAGS("--appendonly", "yes"));
+    if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
     h_fill(p, "f", 300);
     EXPECT_OK(p, "SET", "late", "1");
     caught_up(p, r);
-    h_close(&rs, r);
     /* Back on its own log and without REPLICAOF: what it applied is there. */
-    r = h_reopen(&rs, H_FLAGS(FAST, "--appendonly", "yes"));
+    r = group_restart(&g, 1, H_FLAGS("--appendonly", "yes"));
     if (!r)
         goto out;
     EXPECT_INT(r, 301, "DBSIZE");
     EXPECT_BULK(r, "1", "GET", "late");
     EXPECT_OK(p, "SET", "later", "2");
     /* Its log ends with the position it was at: it continues partially. */
-    if (follow(r, &ps) < 0)
+    if (follow(r, &g.s[0]) < 0)
         goto out;
     CHECK(h_info_ll(p, "stats", "sync_partial_ok") == 1, "the replica continued from its log");
     CHECK(h_info_ll(p, "stats", "sync_full") == 1, "no second full sync");
@@ -528,11 +546,11 @@ static void test_replica_with_aof_restarted(void)
     EXPECT_BULK(r, "2", "GET", "later");
     expect_same_data(p, r);
     /* Killed, it has no position to offer: a full sync, and the same data. */
-    kill(rs.pid, SIGKILL);
-    h_wait_exit(&rs, 5000);
-    redisFree(r);
-    r = h_reopen(&rs, H_FLAGS(FAST, "--appendonly", "yes", "--replicaof", "127.0.0.1",
-                              port_of(&ps, 0)));
+    kill(g.s[1].pid, SIGKILL);
+    h_wait_exit(&g.s[1], 5000);
+    group_lost(&g, 1);
+    r = group_restart(&g, 1, H_FLAGS("--appendonly", "yes", "--replicaof", "127.0.0.1",
+                                     port_of(&g.s[0], 0)));
     if (!r)
         goto out;
     CHECK(h_wait_info(r, "replication", "master_link_status", "up", SYNC_MS), "link up");
@@ -540,27 +558,25 @@ static void test_replica_with_aof_restarted(void)
     caught_up(p, r);
     expect_same_data(p, r);
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
-    h_clean_dir(&rs);
+    group_close(&g);
+    h_clean_dir(&g.s[1]);
 }
 
 /* A replica restarted from its snapshot continues where the snapshot was. */
 static void test_replica_restart_partial(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
-    if (!p || !r || follow(r, &ps) < 0)
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
+    if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
     h_fill(p, "s", 500);
     caught_up(p, r);
     EXPECT_OK(r, "SAVE");
-    h_close(&rs, r);
+    if (h_close(&g.s[1], r) < 0)
+        goto out;
+    g.c[1] = NULL;
     EXPECT_OK(p, "SET", "while", "away");
-    r = h_reopen(&rs, H_FLAGS(FAST, "--replicaof", "127.0.0.1", port_of(&ps, 0)));
+    r = group_restart(&g, 1, H_FLAGS("--replicaof", "127.0.0.1", port_of(&g.s[0], 0)));
     if (!r)
         goto out;
     CHECK(h_wait_info(r, "replication", "master_link_status", "up", SYNC_MS), "link up");
@@ -570,20 +586,16 @@ static void test_replica_restart_partial(void)
     EXPECT_BULK(r, "away", "GET", "while");
     expect_same_data(p, r);
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
-    h_clean_dir(&rs);
+    group_close(&g);
+    h_clean_dir(&g.s[1]);
 }
 
 /* ---- refusals and bad input ---- */
 
 static void test_refusals(void)
 {
-    struct h_server ps, rs;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
     if (!p || !r)
         goto out;
     EXPECT_ERR(r, "ERR Invalid master port", "REPLICAOF", "127.0.0.1", "70000");
@@ -602,10 +614,10 @@ static void test_refusals(void)
     EXPECT_OK(p, "CONFIG", "SET", "min-replicas-to-write", "1");
     EXPECT_ERR(p, "NOREPLICAS Not enough good replicas to write.", "SET", "k", "v");
     EXPECT_OK(p, "CONFIG", "SET", "min-replicas-to-write", "0");
-    if (follow(r, &ps) < 0)
+    if (follow(r, &g.s[0]) < 0)
         goto out;
     EXPECT_STATUS(r, "OK Already connected to specified master", "REPLICAOF", "127.0.0.1",
-                  port_of(&ps, 1));
+                  port_of(&g.s[0], 1));
     EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "SET", "k", "v");
     EXPECT_MATCH(r, "-ERR WAIT cannot be used with replica instances*", "WAIT", "1", "0");
     EXPECT_OK(r, "MULTI");
@@ -619,8 +631,8 @@ static void test_refusals(void)
     EXPECT_OK(p, "CONFIG", "SET", "min-replicas-to-write", "0");
     /* A replica whose primary is gone, told not to serve stale data. */
     EXPECT_OK(r, "CONFIG", "SET", "replica-serve-stale-data", "no");
-    h_close(&ps, p);
-    p = NULL;
+    h_close(&g.s[0], p);
+    g.c[0] = NULL;
     h_wait_info(r, "replication", "master_link_status", "down", 5000 * H_SLOW);
     EXPECT_ERR(r,
                "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
@@ -630,22 +642,19 @@ static void test_refusals(void)
     EXPECT_BULK(r, "v", "GET", "k");
     EXPECT_OK(r, "SET", "k", "mine");
 out:
-    if (r)
-        h_close(&rs, r);
-    if (p)
-        h_close(&ps, p);
+    group_close(&g);
 }
 
 /* A PSYNC that sends garbage after it loses only its own connection. */
 static void test_garbage_from_replica(void)
 {
-    struct h_server ps;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL);
     if (!p)
         return;
     EXPECT_OK(p, "SET", "kept", "1");
     struct h_raw raw;
-    if (h_raw_open(&raw, &ps) == 0) {
+    if (h_raw_open(&raw, &g.s[0]) == 0) {
         RAW_SEND(&raw, "REPLCONF capa eof capa rbkv\r\n");
         RAW_EXPECT(&raw, "+OK\r\n");
         RAW_SEND(&raw, "PSYNC ? -1\r\n*2\r\n$-7\r\nzzz\r\n");
@@ -661,7 +670,7 @@ static void test_garbage_from_replica(void)
     }
     EXPECT_BULK(p, "1", "GET", "kept");
     EXPECT_MATCH(p, "*connected_slaves:0*", "INFO", "replication");
-    h_close(&ps, p);
+    group_close(&g);
 }
 
 /* A fake primary that answers the handshake, then sends half a snapshot. */
@@ -708,8 +717,8 @@ static void serve_truncated(int lfd)
 
 static void test_truncated_snapshot(void)
 {
-    struct h_server rs;
-    redisContext *r = h_open(&rs, H_FLAGS(FAST));
+    struct group g = {0};
+    redisContext *r = group_add(&g, NULL);
     int port, lfd = fake_primary(&port);
     if (!r || lfd < 0)
         goto out;
@@ -724,39 +733,39 @@ static void test_truncated_snapshot(void)
     EXPECT_MATCH(r, "*master_link_status:down*", "INFO", "replication");
     serve_truncated(lfd);
     EXPECT_BULK(r, "1", "GET", "mine");
-    CHECK(h_file_has(&rs, "server.log", "full sync failed") ||
-              h_file_has(&rs, "server.log", "connection closed by the primary"),
+    CHECK(h_file_has(&g.s[0], "server.log", "full sync failed") ||
+              h_file_has(&g.s[0], "server.log", "connection closed by the primary"),
           "the failed sync is logged");
     EXPECT_OK(r, "REPLICAOF", "NO", "ONE");
 out:
     if (lfd >= 0)
         close(lfd);
-    if (r)
-        h_close(&rs, r);
+    group_close(&g);
 }
 
 static void test_redis_cli_replica(void)
 {
-    struct h_server ps;
-    redisContext *p = h_open(&ps, H_FLAGS(FAST));
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL);
     if (!p)
         return;
     if (access("/usr/bin/redis-cli", X_OK) != 0) {
         printf("redis-cli missing: skipped\n");
-        h_close(&ps, p);
+        group_close(&g);
         return;
     }
     char out[300], cmd[512];
-    h_path_in(&ps, "cli.out", out, sizeof(out));
-    snprintf(cmd, sizeof(cmd), "timeout 10 stdbuf -oL redis-cli -p %d --replica > %s 2>&1 &", ps.port, out);
+    h_path_in(&g.s[0], "cli.out", out, sizeof(out));
+    snprintf(cmd, sizeof(cmd), "timeout 10 stdbuf -oL redis-cli -p %d --replica > %s 2>&1 &",
+             g.s[0].port, out);
     CHECK(system(cmd) == 0, "redis-cli started");
     h_wait_info(p, "replication", "connected_slaves", "1", 5000 * H_SLOW);
     EXPECT_OK(p, "SET", "streamed", "yes");
     int64_t deadline = h_now_ms() + 8000 * H_SLOW;
-    while (!h_file_has(&ps, "cli.out", "\"streamed\"") && h_now_ms() < deadline)
+    while (!h_file_has(&g.s[0], "cli.out", "\"streamed\"") && h_now_ms() < deadline)
         h_sleep_ms(50);
-    CHECK(h_file_has(&ps, "cli.out", "\"streamed\""), "redis-cli --replica shows the stream");
-    h_close(&ps, p);
+    CHECK(h_file_has(&g.s[0], "cli.out", "\"streamed\""), "redis-cli --replica shows the stream");
+    group_close(&g);
 }
 
 int main(int argc, char **argv)
