@@ -443,7 +443,7 @@ static void test_wait_then_kill9(void)
     redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
     if (!p || !r || follow(r, &g.s[0]) < 0)
         goto out;
-    EXPECT_INT(p, 1, "WAIT", "2", "100"); /* one replica only: times out with what it has */
+    EXPECT_INT(p, 1, "WAIT", "2", "1000"); /* one replica only: times out with what it has */
     int acked = 0;
     for (int i = 0; i < 200; i++) {
         char k[16];
@@ -510,11 +510,9 @@ static void test_chained(void)
     if (!p || !r1 || !r2 || follow(r1, &g.s[0]) < 0 || follow(r2, &g.s[1]) < 0)
         goto out;
     random_writes(p, 2000 / H_SLOW);
-    caught_up(p, r1);
-    caught_up(r1, r2);
-    CHECK(h_info_ll(p, "replication", "master_repl_offset") ==
-              h_info_ll(r2, "replication", "master_repl_offset"),
-          "offsets agree along the chain");
+    /* The end of the chain reaches the primary's offset: the same bytes all
+     * along (the primary's expiry cycle may still be adding DELs). */
+    caught_up(p, r2);
     expect_same_data(p, r2);
     EXPECT_ERR(r2, "READONLY You can't write against a read only replica.", "SET", "k", "v");
 out:
