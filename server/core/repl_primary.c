@@ -3,8 +3,9 @@
  *
  * Owns the sync child, the pipe from it and the pending GETACK. A replica's
  * state is its struct repl_peer (repl.h): WAIT_SNAPSHOT until a child is
- * started for it, SNAPSHOT while the child's bytes are relayed, ONLINE once
- * they and the stream held meanwhile are queued to it.
+ * started for it, SNAPSHOT while the child's bytes are relayed, WAIT_ACK
+ * after a $EOF: snapshot until its first ACK, ONLINE once the stream held
+ * meanwhile is queued to it.
  */
 #include "repl_primary.h"
 
