@@ -5,7 +5,8 @@
  * closed, so no timer fires: a blocked client's deadline never passes, and
  * nothing reaches a socket. Commands are data, so the few that must not run
  * in a fuzzer (they fork, write files, stop the process, change the shared
- * config, or close a connection the fake clients do not have) get their
+ * config, connect to other servers, sleep, or close a connection the fake
+ * clients do not have) get their
  * handler replaced by one that answers an error; that holds for every way a
  * command runs: the dispatcher, EXEC's queue and the log's replay. MULTI,
  * EXEC, DISCARD and WATCH keep their handlers here, as multi.c recognises
@@ -30,6 +31,9 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "pubsub.h"
+#include "repl.h"
+#include "repl_replica.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -58,10 +62,15 @@ static int guarded(const struct client *c)
     const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
     if (is(cmd, "shutdown") || is(cmd, "save") || is(cmd, "bgsave") || is(cmd, "bgrewriteaof"))
         return 1;
+    /* Replication connects to other servers or forks the sync child. */
+    if (is(cmd, "replicaof") || is(cmd, "slaveof") || is(cmd, "sync") || is(cmd, "psync"))
+        return 1;
     if (c->argc < 2)
         return 0;
     if (is(cmd, "config"))
         return arg_is(&c->argv[1], "SET") || arg_is(&c->argv[1], "REWRITE");
+    if (is(cmd, "debug"))
+        return arg_is(&c->argv[1], "SLEEP"); /* would stall the fuzzer */
     return is(cmd, "client") && arg_is(&c->argv[1], "KILL");
 }
 
@@ -91,6 +100,10 @@ void harness_init(void)
     commands_register();
     command_table_init();
     server.ks = ks_new(server.cfg.databases);
+    /* Their handles are made on the loop, which never runs here. */
+    repl_init();
+    repl_replica_init();
+    pubsub_init();
     ready = 1;
 }
 
