@@ -329,8 +329,16 @@ fi
 echo "== restart of the old primary s0 on port $old"
 launch s0 || die "s0 did not restart"
 start=$(now)
-wait_until "$REJOIN_BOUND" follows "$old" "$new" ||
-  die "the sentinels did not make s0 a replica of $new within $REJOIN_BOUND s: $(cli "$old" INFO replication | tr -d '\r' | grep -E '^(role|master_port|master_link_status):' | tr '\n' ' ')"
+# On a slow build (ASan) on a busy machine the sentinels may judge the new primary down too and fail
+# over once more: s0 must follow whichever primary they name now.
+follows_current() { follows "$old" "$(sentinel_master_port t0)"; }
+wait_until "$REJOIN_BOUND" follows_current ||
+  die "the sentinels did not make s0 a replica of $(sentinel_master_port t0) within $REJOIN_BOUND s: $(cli "$old" INFO replication | tr -d '\r' | grep -E '^(role|master_port|master_link_status):' | tr '\n' ' ')"
+if [ "$(sentinel_master_port t0)" != "$new" ]; then
+  new=$(sentinel_master_port t0)
+  new_name=$(server_name "$new")
+  echo "   (the sentinels failed over once more meanwhile: $new_name is the primary now)"
+fi
 echo "   s0 follows $new_name after $(elapsed "$start") s"
 missing=$(keys_missing "$old" 1 "$KEYS_BEFORE")
 [ "$missing" = 0 ] || fail "$missing of the $KEYS_BEFORE keys are missing on s0 after it rejoined"
