@@ -344,6 +344,17 @@ missing=$(keys_missing "$old" 1 "$KEYS_BEFORE")
 [ "$missing" = 0 ] || fail "$missing of the $KEYS_BEFORE keys are missing on s0 after it rejoined"
 # The sentinels list it among the replicas again (it never left their list, but as s_down).
 wait_until "$DISCOVERY_BOUND" discovered || fail "the sentinels do not list 2 sentinels and 2 replicas after the rejoin"
+# Every sentinel must also have seen s0 report role:slave. One that last saw it as the primary it was
+# (its INFO of a replica comes every 10 s) would take s0's promotion by the manual failover below for
+# a stale role and turn it back into a replica at once (Sentinel's +convert-to-slave), and the
+# failover would time out: seen in CI.
+sees_replica() { # sees_replica SENTINEL PORT: its SENTINEL REPLICAS says PORT reported role slave
+  cli "${port[$1]}" SENTINEL REPLICAS mymaster |
+    awk -v p="$2" 'key == "port" { at = $0 } key == "role-reported" && at == p { r = $0 }
+                   { key = $0 } END { exit r == "slave" ? 0 : 1 }'
+}
+all_see_rejoined() { sees_replica t0 "$old" && sees_replica t1 "$old" && sees_replica t2 "$old"; }
+wait_until "$REJOIN_BOUND" all_see_rejoined || fail "not every sentinel saw s0 as a replica"
 
 echo "== SENTINEL FAILOVER mymaster"
 acked=$(write_acked "$new" $((KEYS_BEFORE + 1)) $((2 * KEYS_BEFORE)))
