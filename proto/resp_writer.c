@@ -641,3 +641,18 @@ void resp_add_command(struct resp_out *o, int argc, const struct resp_slice *arg
     for (int i = 0; i < argc; i++)
         resp_add_bulk(o, argv[i].ptr, argv[i].len);
 }
+
+void resp_out_drain(struct resp_out *o, void (*emit)(void *ctx, const char *p, size_t n),
+                    void *ctx)
+{
+    while (resp_out_pending(o)) {
+        struct resp_iov iov[16];
+        int n = resp_out_peek(o, iov, 16);
+        size_t total = 0;
+        for (int i = 0; i < n; i++) {
+            emit(ctx, iov[i].base, iov[i].len);
+            total += iov[i].len;
+        }
+        resp_out_consume(o, total);
+    }
+}

@@ -84,6 +84,10 @@ static inline size_t resp_out_pending(const struct resp_out *o) { return o->pend
 int resp_out_peek(const struct resp_out *o, struct resp_iov *iov, int max);
 /* Drops the first n pending bytes (n <= pending), freeing emptied chunks. */
 void resp_out_consume(struct resp_out *o, size_t n);
+/* Hands every pending byte, in order, to emit, then drops it (a buffer moved
+ * into another sink rather than written to a socket). */
+void resp_out_drain(struct resp_out *o, void (*emit)(void *ctx, const char *p, size_t n),
+                    void *ctx);
 
 /* Raw bytes, e.g. a pre-encoded reply or a command for the append-only log. */
 void resp_add_raw(struct resp_out *o, const void *p, size_t len);

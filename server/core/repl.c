@@ -24,7 +24,6 @@
 #include "server.h"
 #include "snapshot.h"
 
-#define FEED_IOVS 16
 
 struct repl_state repl;
 
@@ -189,19 +188,16 @@ void repl_feed_raw(const char *p, size_t n)
     }
 }
 
+void repl_feed_raw_cb(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    repl_feed_raw(p, n);
+}
+
 /* Moves what the encoder made into the stream. */
 static void drain(void)
 {
-    while (resp_out_pending(&stream.buf)) {
-        struct resp_iov iov[FEED_IOVS];
-        int n = resp_out_peek(&stream.buf, iov, FEED_IOVS);
-        size_t total = 0;
-        for (int i = 0; i < n; i++) {
-            repl_feed_raw(iov[i].base, iov[i].len);
-            total += iov[i].len;
-        }
-        resp_out_consume(&stream.buf, total);
-    }
+    resp_out_drain(&stream.buf, repl_feed_raw_cb, NULL);
 }
 
 void repl_feed_command(struct db *db, const struct command *cmd, int argc,

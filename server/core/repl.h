@@ -105,6 +105,8 @@ void repl_exec_end(void);
 /* Bytes already in stream form: a replica passing on what it applied, a
  * primary's PING. Go to the backlog and every replica. */
 void repl_feed_raw(const char *p, size_t n);
+/* The same as a resp_out_drain emit function (ctx unused). */
+void repl_feed_raw_cb(void *ctx, const char *p, size_t n);
 /* The next entry starts with a SELECT (a new replica's snapshot leaves its
  * reader's database unknown). */
 void repl_reselect(void);

@@ -165,19 +165,16 @@ static void pipe_closed(uv_handle_t *h)
     job.pipe_open = 0;
 }
 
+/* resp_out_drain's emit, into another reply buffer. */
+static void emit_to(void *ctx, const char *p, size_t n)
+{
+    resp_add_raw(ctx, p, n);
+}
+
 /* Sends p the stream held for it since its snapshot began. */
 static void put_online(struct repl_peer *p)
 {
-    while (resp_out_pending(&p->held)) {
-        struct resp_iov iov[16];
-        int n = resp_out_peek(&p->held, iov, 16);
-        size_t total = 0;
-        for (int i = 0; i < n; i++) {
-            resp_add_raw(&p->c->out, iov[i].base, iov[i].len);
-            total += iov[i].len;
-        }
-        resp_out_consume(&p->held, total);
-    }
+    resp_out_drain(&p->held, emit_to, &p->c->out);
     p->state = PEER_ONLINE;
     p->ack_ms = now_ms();
     log_notice("Synchronization with replica %s succeeded", p->c->addr);
@@ -316,11 +313,6 @@ static int can_continue(const char *replid, long long offset)
         (strcmp(replid, repl.replid2) != 0 || offset > repl.second_offset))
         return 0;
     return backlog_covers(repl.backlog, offset);
-}
-
-static void emit_to(void *ctx, const char *p, size_t n)
-{
-    resp_add_raw(ctx, p, n);
 }
 
 void repl_primary_sync(struct client *c, const char *replid, long long offset, int old_sync)

@@ -152,18 +152,8 @@ void repl_replica_applied(struct client *c)
         return;
     /* What the primary sent, byte for byte (its encoding is the canonical
      * one), counts in our offset and goes on to our own replicas. */
-    struct resp_out *scratch = &ml.scratch;
-    resp_add_command(scratch, c->argc, c->argv);
-    while (resp_out_pending(scratch)) {
-        struct resp_iov iov[16];
-        int n = resp_out_peek(scratch, iov, 16);
-        size_t total = 0;
-        for (int i = 0; i < n; i++) {
-            repl_feed_raw(iov[i].base, iov[i].len);
-            total += iov[i].len;
-        }
-        resp_out_consume(scratch, total);
-    }
+    resp_add_command(&ml.scratch, c->argc, c->argv);
+    resp_out_drain(&ml.scratch, repl_feed_raw_cb, NULL);
     /* The primary reads no replies, only ACKs. */
     resp_out_reset(&c->out);
     ml.last_io_ms = now_ms();
