@@ -22,12 +22,15 @@
 /* Redis prints at most this much of an unknown subcommand. */
 #define SUBCOMMAND_ECHO_MAX 128
 
-/* CONFIG GET pattern [pattern ...]: a map of each matching setting once, in
+/* CONFIG GET pattern [pattern ...]: a map of each matching name once, in
  * the order first matched. A pattern without glob characters is a plain
- * lookup, and Redis 7 echoes the name as the client spelled it. */
+ * lookup, and Redis 7 echoes the name as the client spelled it; a glob
+ * matches a setting's alias as a name of its own, as Redis 7 lists
+ * "hash-max-ziplist-entries" beside "hash-max-listpack-entries". Names are
+ * numbered 2k (setting k's name) and 2k + 1 (its alias). */
 static void config_get_command(struct client *c)
 {
-    size_t n = config_count(), count = 0;
+    size_t n = 2 * config_count(), count = 0;
     size_t *order = xmalloc(sizeof(*order) * n);
     const struct resp_slice **spelled = xcalloc(n, sizeof(*spelled));
     unsigned char *seen = xcalloc(n, 1);
@@ -38,29 +41,29 @@ static void config_get_command(struct client *c)
                        memchr(pat->ptr, '[', pat->len);
         if (!globbing) {
             int k = config_find(pat->ptr, pat->len);
-            if (k >= 0 && !seen[k]) {
-                seen[k] = 1;
-                spelled[k] = pat;
-                order[count++] = (size_t)k;
+            if (k >= 0 && !seen[2 * k] && !seen[2 * k + 1]) {
+                seen[2 * k] = 1;
+                spelled[2 * k] = pat;
+                order[count++] = 2 * (size_t)k;
             }
             continue;
         }
-        for (size_t k = 0; k < n; k++) {
-            const char *name = config_name(k);
-            if (!seen[k] && glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
-                seen[k] = 1;
-                order[count++] = k;
+        for (size_t j = 0; j < n; j++) {
+            const char *name = j % 2 ? config_alias(j / 2) : config_name(j / 2);
+            if (name && !seen[j] && glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
+                seen[j] = 1;
+                order[count++] = j;
             }
         }
     }
     resp_add_map_len(&c->out, count);
     for (size_t i = 0; i < count; i++) {
-        size_t k = order[i];
-        char *value = config_get(&server.cfg, k);
-        if (spelled[k])
-            resp_add_bulk(&c->out, spelled[k]->ptr, spelled[k]->len);
+        size_t j = order[i];
+        char *value = config_get(&server.cfg, j / 2);
+        if (spelled[j])
+            resp_add_bulk(&c->out, spelled[j]->ptr, spelled[j]->len);
         else
-            resp_add_bulk_cstr(&c->out, config_name(k));
+            resp_add_bulk_cstr(&c->out, j % 2 ? config_alias(j / 2) : config_name(j / 2));
         resp_add_bulk_cstr(&c->out, value);
         xfree(value);
     }

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "cmd_keys.h"
 #include "keyspace.h"
+#include "krange.h"
 #include "notify.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -32,11 +33,6 @@
 #include "watch.h"
 #include "zset.h"
 
-/* TYPE's answer for each enum ks_type. */
-static const char *const type_names[KS_TYPE_COUNT] = {
-    [KS_STRING] = "string",
-    [KS_ZSET] = "zset",
-};
 
 static int same_bytes(const struct resp_slice *a, const struct resp_slice *b)
 {
@@ -96,7 +92,7 @@ static void cmd_exists(struct client *c)
 static void cmd_type(struct client *c)
 {
     struct ks_entry *e = lookup_read(c, &c->argv[1]);
-    resp_add_simple(&c->out, e ? type_names[e->type] : "none");
+    resp_add_simple(&c->out, e ? kr_type_name(e->type) : "none");
 }
 
 /* RENAME (nx = 0) and RENAMENX (nx = 1). The deadline goes with the value. */

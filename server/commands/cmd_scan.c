@@ -44,11 +44,9 @@
 #define SCAN_DEFAULT_COUNT 10
 
 #define ERR_INVALID_CURSOR "ERR invalid cursor"
-#define ERR_UNKNOWN_CURSOR                                                                       \
-    "ERR invalid cursor: unknown, already used or expired (at most 10000 are kept); "           \
-    "restart the scan from 0"
 
-/* Where an iteration stands: the last key it returned. */
+/* Where an iteration stands: the last key (or, for HSCAN and SSCAN, field
+ * or member) it returned. */
 struct scan_cursor {
     uint64_t id;
     struct scan_cursor *bucket_next;
@@ -88,7 +86,7 @@ static void cursor_unlink(struct scan_cursor *cur)
 
 /* Retires cursor id and returns it (the caller frees it), or NULL when the
  * table does not hold it. */
-static struct scan_cursor *cursor_take(uint64_t id)
+static struct scan_cursor *cursor_take_entry(uint64_t id)
 {
     struct scan_cursor *cur = *bucket_of(id);
     while (cur && cur->id != id)
@@ -108,8 +106,7 @@ static int cursor_exists(uint64_t id)
 
 #define CURSOR_MASK ((UINT64_C(1) << 53) - 1)
 
-/* Issues a cursor standing for key e; returns its number. */
-static uint64_t cursor_issue(const struct ks_entry *e)
+uint64_t scan_cursor_issue(const char *last, size_t len)
 {
     uint64_t id;
     do {
@@ -121,10 +118,10 @@ static uint64_t cursor_issue(const struct ks_entry *e)
         cursor_unlink(old);
         xfree(old);
     }
-    struct scan_cursor *cur = xmalloc(sizeof(*cur) + ks_klen(e));
+    struct scan_cursor *cur = xmalloc(sizeof(*cur) + len);
     cur->id = id;
-    cur->klen = ks_klen(e);
-    memcpy(cur->key, ks_key(e), cur->klen);
+    cur->klen = len;
+    memcpy(cur->key, last, len);
     cur->bucket_next = *bucket_of(id);
     *bucket_of(id) = cur;
     cur->older = cursors.newest;
@@ -138,9 +135,21 @@ static uint64_t cursor_issue(const struct ks_entry *e)
     return id;
 }
 
-/* A cursor argument: decimal digits of an unsigned 64-bit number, as Redis
- * accepts them. Returns 0, or -1 (replied). */
-static int cursor_arg_or_reply(struct client *c, const struct resp_slice *a, uint64_t *id)
+int scan_cursor_take_or_reply(struct client *c, uint64_t id, char **last, size_t *len)
+{
+    struct scan_cursor *cur = cursor_take_entry(id);
+    if (!cur) {
+        resp_add_error(&c->out, ERR_UNKNOWN_CURSOR);
+        return -1;
+    }
+    *len = cur->klen;
+    *last = xmalloc(cur->klen + 1);
+    memcpy(*last, cur->key, cur->klen);
+    xfree(cur);
+    return 0;
+}
+
+int scan_cursor_arg_or_reply(struct client *c, const struct resp_slice *a, uint64_t *id)
 {
     uint64_t v = 0;
     size_t i = 0;
@@ -244,7 +253,7 @@ static void cmd_scan(struct client *c)
 
     /* Every check that can fail runs before the cursor is retired, so a
      * mistyped call can be corrected and retried. */
-    if (cursor_arg_or_reply(c, &c->argv[1], &id) < 0)
+    if (scan_cursor_arg_or_reply(c, &c->argv[1], &id) < 0)
         return;
     for (int j = 2; j < c->argc; j += 2) {
         const struct resp_slice *a = &c->argv[j];
@@ -269,18 +278,17 @@ static void cmd_scan(struct client *c)
             return;
         }
     }
-    struct scan_cursor *from = NULL;
-    if (id != 0 && !(from = cursor_take(id))) {
-        resp_add_error(&c->out, ERR_UNKNOWN_CURSOR);
+    char *from = NULL;
+    size_t from_len = 0;
+    if (id != 0 && scan_cursor_take_or_reply(c, id, &from, &from_len) < 0)
         return;
-    }
 
     struct filter f;
     ks_expire_all_due(c->db, server.cmd_start_us / 1000);
     filter_init(&f, match, typed, type);
     struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
     if (from) {
-        size_t after = ks_count_before(c->db, from->key, from->klen, 1);
+        size_t after = ks_count_before(c->db, from, from_len, 1);
         if (after > span.lo)
             span.lo = after < span.hi ? after : span.hi;
         xfree(from);
@@ -291,10 +299,12 @@ static void cmd_scan(struct client *c)
     if ((unsigned long long)count < len)
         len = (size_t)count;
     resp_add_array_len(&c->out, 2);
-    if (span.lo + len < span.hi)
-        resp_add_bulk_ll(&c->out, (long long)cursor_issue(ks_select(c->db, span.lo + len - 1)));
-    else
+    if (span.lo + len < span.hi) {
+        const struct ks_entry *last = ks_select(c->db, span.lo + len - 1);
+        resp_add_bulk_ll(&c->out, (long long)scan_cursor_issue(ks_key(last), ks_klen(last)));
+    } else {
         resp_add_bulk(&c->out, "0", 1);
+    }
     reply_keys(c, span.lo, len, &f);
     filter_destroy(&f);
 }

@@ -68,6 +68,7 @@ typedef char *config_getter(const struct config *cfg, const struct config_def *d
 
 struct config_def {
     const char *name;
+    const char *alias;                /* Redis's other name for it, or NULL */
     enum config_type type;
     unsigned flags;
     size_t offset, size;              /* the field in struct config */
@@ -200,6 +201,22 @@ static const struct config_def defs[] = {
     /* Keyspace notifications (notify.h): Redis's letters. */
     {.name = "notify-keyspace-events", .type = CONFIG_SPECIAL, FIELD(notify_keyspace_events),
      .default_value = "", .set = set_notify, .get = get_notify},
+    /* Encodings of hashes and sets (omap.h), Redis 7's names and defaults;
+     * set-max-listpack-* are Redis 7.2's. */
+    {.name = "hash-max-listpack-entries", .alias = "hash-max-ziplist-entries", .type = CONFIG_INT,
+     FIELD(hash_max_listpack_entries), .max = LONG_MAX, .default_value = "128"},
+    {.name = "hash-max-listpack-value", .alias = "hash-max-ziplist-value", .type = CONFIG_MEMORY,
+     FIELD(hash_max_listpack_value), .max = LONG_MAX, .default_value = "64"},
+    {.name = "set-max-intset-entries", .type = CONFIG_INT, FIELD(set_max_intset_entries),
+     .max = LONG_MAX, .default_value = "512"},
+    {.name = "set-max-listpack-entries", .type = CONFIG_INT, FIELD(set_max_listpack_entries),
+     .max = LONG_MAX, .default_value = "128"},
+    {.name = "set-max-listpack-value", .type = CONFIG_MEMORY, FIELD(set_max_listpack_value),
+     .max = LONG_MAX, .default_value = "64"},
+    {.name = "zset-max-listpack-entries", .alias = "zset-max-ziplist-entries", .type = CONFIG_INT,
+     FIELD(zset_max_listpack_entries), .max = LONG_MAX, .default_value = "128"},
+    {.name = "zset-max-listpack-value", .alias = "zset-max-ziplist-value", .type = CONFIG_MEMORY,
+     FIELD(zset_max_listpack_value), .max = LONG_MAX, .default_value = "64"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -941,10 +958,20 @@ const char *config_name(size_t i)
     return defs[i].name;
 }
 
+const char *config_alias(size_t i)
+{
+    return defs[i].alias;
+}
+
+static int name_is(const char *s, const char *name, size_t len)
+{
+    return s && strlen(s) == len && !strncasecmp(s, name, len);
+}
+
 int config_find(const char *name, size_t len)
 {
     for (size_t i = 0; i < NDEFS; i++) {
-        if (strlen(defs[i].name) == len && !strncasecmp(defs[i].name, name, len))
+        if (name_is(defs[i].name, name, len) || name_is(defs[i].alias, name, len))
             return (int)i;
     }
     return -1;

@@ -94,6 +94,16 @@ struct config {
     long long min_replicas_to_write;
     long long min_replicas_max_lag;     /* seconds */
     int notify_keyspace_events;         /* NOTIFY_ bits (notify.h), 0 = off */
+    /* When a hash or set leaves its packed encoding (omap.h); Redis's names.
+     * The sorted-set pair is accepted and kept for clients that set it: a
+     * sorted set has one encoding here. */
+    long long hash_max_listpack_entries;
+    unsigned long long hash_max_listpack_value;
+    long long set_max_intset_entries;
+    long long set_max_listpack_entries;
+    unsigned long long set_max_listpack_value;
+    long long zset_max_listpack_entries;
+    unsigned long long zset_max_listpack_value;
 };
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a
@@ -138,9 +148,12 @@ int config_set_many(struct config *cfg, int npairs, const char *const *pairs, ch
 
 /* The settings, numbered 0..config_count()-1, for CONFIG GET. */
 size_t config_count(void);
-/* The canonical (lower-case) name of setting i. */
+/* The canonical (lower-case) name of setting i, and its other name (Redis's
+ * older one: "hash-max-ziplist-entries") or NULL. */
 const char *config_name(size_t i);
-/* The number of the setting called name[0..len) (any case), or -1. */
+const char *config_alias(size_t i);
+/* The number of the setting called name[0..len) (any case; its name or its
+ * alias), or -1. */
 int config_find(const char *name, size_t len);
 /* Setting i's value as CONFIG GET shows it ("yes", "0", "normal 0 0 0 ...").
  * Returns a string the caller frees with xfree. */

@@ -14,6 +14,8 @@
 static const char *const type_names[KS_TYPE_COUNT] = {
     [KS_STRING] = "string",
     [KS_ZSET] = "zset",
+    [KS_HASH] = "hash",
+    [KS_SET] = "set",
 };
 
 /* The number of keys before the bound, taken as a lower bound (upper 0:
@@ -155,6 +157,11 @@ size_t kr_glob_prefix(const char *pat, size_t plen, char *out, int *star_rest)
     for (size_t k = i; k < plen; k++)
         *star_rest &= pat[k] == '*';
     return n;
+}
+
+const char *kr_type_name(int type)
+{
+    return type_names[type];
 }
 
 int kr_type_by_name(const char *name, size_t len)

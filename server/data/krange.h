@@ -58,7 +58,9 @@ struct ks_entry *kr_prefix_last(const struct db *db, const char *p, size_t len);
 size_t kr_glob_prefix(const char *pat, size_t plen, char *out, int *star_rest);
 
 /* The enum ks_type named by name[0..len) as TYPE names it ("string",
- * "zset"; ASCII case ignored), or -1 for a name no type has. */
+ * "zset", "hash", "set"; ASCII case ignored), or -1 for a name no type has. */
 int kr_type_by_name(const char *name, size_t len);
+/* TYPE's name of an enum ks_type. */
+const char *kr_type_name(int type);
 
 #endif

@@ -161,12 +161,22 @@ static void test_defaults(void)
         {"min-replicas-to-write", "0"},
         {"min-replicas-max-lag", "10"},
         {"notify-keyspace-events", ""},
+        {"hash-max-listpack-entries", "128"},
+        {"hash-max-listpack-value", "64"},
+        {"set-max-intset-entries", "512"},
+        {"set-max-listpack-entries", "128"},
+        {"set-max-listpack-value", "64"},
+        {"zset-max-listpack-entries", "128"},
+        {"zset-max-listpack-value", "64"},
     };
     /* One more: "dir", whose default is wherever the server was started. */
     CHECK(config_count() == sizeof(want) / sizeof(want[0]) + 1);
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         CHECK_STR(get(&cfg, want[i][0]), want[i][1]);
     CHECK(config_find("MaxMemory", 9) == config_find("maxmemory", 9));
+    /* Redis's older names find the same setting. */
+    CHECK(config_find("hash-max-ziplist-entries", 24) == config_find("hash-max-listpack-entries", 25));
+    CHECK(config_find("zset-max-ziplist-value", 22) == config_find("zset-max-listpack-value", 23));
     CHECK(config_find("maxmemoryx", 9) == config_find("maxmemory", 9)); /* length-bounded */
     CHECK(config_find("nosuch", 6) == -1);
     config_destroy(&cfg);
