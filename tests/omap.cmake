@@ -8,3 +8,7 @@ foreach(part hash set big clone)
   add_test(NAME omap_${part} COMMAND test_omap ${part})
   set_tests_properties(omap_${part} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
+
+# The ordered hash and set commands (server/commands/cmd_collrange.c) end to end, differential
+# against the server's own ZRANGE family on a sorted set holding the same names.
+rbkv_server_test(integration_collrange integration/test_collrange.c 120 integration)

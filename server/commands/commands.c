@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 
+#include "cmd_collrange.h"
 #include "cmd_command.h"
 #include "cmd_config.h"
 #include "cmd_connection.h"
@@ -41,7 +42,7 @@ void commands_register(void)
         connection_commands, string_commands, keys_commands,    ordered_commands,
         zset_commands,       scan_commands,   server_commands,  config_commands,
         persist_commands,    command_commands, multi_commands,  repl_commands, pubsub_commands,
-        debug_commands,
+        debug_commands,      collrange_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
