@@ -21,6 +21,7 @@
 #include "cmd_server.h"
 #include "keyspace.h"
 #include "log.h"
+#include "lazyfree.h"
 #include "mem.h"
 #include "pubsub.h"
 #include "repl.h"
@@ -81,10 +82,11 @@ static void info_memory(struct text *t)
                 "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n"
                 "used_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
                 "maxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
-                "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
+                "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
+                "lazyfree_pending_objects:%zu\r\n",
                 u, used, r, rss, mem_peak(), peak, server.cfg.maxmemory, maxmem,
                 server.cfg.maxmemory_policy ? server.cfg.maxmemory_policy : "noeviction",
-                u ? (double)r / (double)u : 0.0);
+                u ? (double)r / (double)u : 0.0, lazyfree_pending());
 }
 
 static void info_persistence(struct text *t)

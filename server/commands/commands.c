@@ -20,6 +20,7 @@
 #include "cmd_string.h"
 #include "cmd_zset.h"
 #include "keyspace.h"
+#include "lazyfree.h"
 #include "omap.h"
 #include "zset.h"
 
@@ -28,12 +29,23 @@ static void zset_value_free(void *value)
     zs_free(value);
 }
 
-/* Hashes and sets: a map of a million elements is about 20,000 chunks, which
- * free in a millisecond or so, so DEL and UNLINK free it on the loop
- * (docs/internals.md, "Hashes and sets"). */
+/* Hashes and sets past LAZYFREE_MIN elements (a hundred chunks or more) go
+ * to lazyfree.h, which frees them a slice per loop turn: a set of ten
+ * million members is hundreds of thousands of chunks, tens of milliseconds
+ * to free at once (docs/internals.md, "Hashes and sets"). */
+#define LAZYFREE_MIN 8192
+
+static int omap_free_slice(void *value, size_t budget)
+{
+    return om_free_some(value, budget);
+}
+
 static void omap_value_free(void *value)
 {
-    om_free(value);
+    if (om_len(value) > LAZYFREE_MIN)
+        lazyfree_push(omap_free_slice, value);
+    else
+        om_free(value);
 }
 
 void commands_register(void)

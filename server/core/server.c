@@ -23,6 +23,7 @@
 #include "command.h"
 #include "conn.h"
 #include "keyspace.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
 #include "propagate.h"
@@ -119,6 +120,7 @@ void server_shutdown(void)
     repl_primary_shutdown();
     repl_cleanup();
     pubsub_close();
+    lazyfree_close();
     close_handle((uv_handle_t *)&server.cron);
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
@@ -219,6 +221,7 @@ int server_start(void)
     repl_init();
     repl_replica_init();
     pubsub_init();
+    lazyfree_init();
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);

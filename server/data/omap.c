@@ -10,6 +10,7 @@
 #include "omap.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,8 +155,14 @@ static struct om_chunk *chunk_new(size_t cap)
 {
     struct om_chunk *c = xmalloc(CHUNK_HDR + cap);
     memset(c, 0, CHUNK_HDR);
-    c->cap = (uint32_t)cap;
     return c;
+}
+
+/* Bytes of data c has room for: what malloc really gave, so no field keeps
+ * it (a field would push a 10-field hash into the next size class). */
+static size_t chunk_cap(const struct om_chunk *c)
+{
+    return xsize(c) - CHUNK_HDR;
 }
 
 /* Adds delta to the totals of c and its ancestors (c's n changed). */
@@ -197,60 +204,55 @@ static void chunk_unlink_free(struct omap *m, struct om_chunk *c)
     xfree(c);
 }
 
-/* c with room for need bytes of data; may move it (returns it). A packed
- * map's one chunk grows to the byte, as a listpack does; tree chunks grow
- * by half again so a run of inserts is amortised. */
-static struct om_chunk *chunk_reserve(struct omap *m, struct om_chunk *c, size_t need)
+/* c moved to an allocation with room for cap bytes of data (at least its
+ * used ones); returns it. A packed map's one chunk is the tree's only node,
+ * with no links to fix, so realloc does; a tree chunk is copied and put in
+ * the old one's place. */
+static struct om_chunk *chunk_move(struct omap *m, struct om_chunk *c, size_t cap)
 {
-    if (need <= c->cap)
-        return c;
-    if (m->packed) {
-        c = xrealloc(c, CHUNK_HDR + need);
-        c->cap = (uint32_t)need;
-        m->tree.rb_node = &c->rb; /* the only node: no parent, no children */
-        return c;
-    }
-    size_t cap = c->cap + c->cap / 2;
-    if (cap < need)
-        cap = need;
-    struct om_chunk *nc = xmalloc(CHUNK_HDR + cap);
-    memcpy(nc, c, CHUNK_HDR + c->used);
-    nc->cap = (uint32_t)cap;
-    rb_replace_node(&c->rb, &nc->rb, &m->tree);
-    xfree(c);
-    return nc;
-}
-
-/* Gives back what c no longer needs once it shrank a lot; may move it. */
-static struct om_chunk *chunk_shrink(struct omap *m, struct om_chunk *c)
-{
-    if (m->packed ? c->cap == c->used : c->cap <= 2 * (size_t)c->used + 128)
-        return c;
-    size_t cap = m->packed ? c->used : c->used + c->used / 4;
     if (m->packed) {
         c = xrealloc(c, CHUNK_HDR + cap);
-        c->cap = (uint32_t)cap;
         m->tree.rb_node = &c->rb;
         return c;
     }
     struct om_chunk *nc = xmalloc(CHUNK_HDR + cap);
     memcpy(nc, c, CHUNK_HDR + c->used);
-    nc->cap = (uint32_t)cap;
     rb_replace_node(&c->rb, &nc->rb, &m->tree);
     xfree(c);
     return nc;
 }
 
-/* An unlinked chunk (a split's or a rebuild's new one) cut down to its
- * bytes and a quarter more, for the inserts to come. */
+/* c with room for need bytes of data; may move it. A packed map's one chunk
+ * grows to the byte, as a listpack does; tree chunks grow by half again so a
+ * run of inserts is amortised. */
+static struct om_chunk *chunk_reserve(struct omap *m, struct om_chunk *c, size_t need)
+{
+    size_t cap = chunk_cap(c);
+    if (need <= cap)
+        return c;
+    cap += cap / 2;
+    return chunk_move(m, c, m->packed || cap < need ? need : cap);
+}
+
+/* Gives back what c no longer needs once it shrank (a packed chunk: all
+ * of it; a tree chunk: once under half full, keeping a quarter for growth).
+ * May move it. */
+static struct om_chunk *chunk_shrink(struct omap *m, struct om_chunk *c)
+{
+    size_t cap = chunk_cap(c);
+    if (m->packed)
+        return cap >= (size_t)c->used + 16 ? chunk_move(m, c, c->used) : c;
+    if (cap <= 2 * (size_t)c->used + 128)
+        return c;
+    return chunk_move(m, c, c->used + c->used / 4);
+}
+
+/* An unlinked chunk (a rebuild's) cut down to its bytes and a quarter more,
+ * for the inserts to come. */
 static struct om_chunk *chunk_fit(struct om_chunk *c)
 {
     size_t cap = c->used + c->used / 4;
-    if (cap >= c->cap)
-        return c;
-    c = xrealloc(c, CHUNK_HDR + cap);
-    c->cap = (uint32_t)cap;
-    return c;
+    return cap + 16 <= chunk_cap(c) ? xrealloc(c, CHUNK_HDR + cap) : c;
 }
 
 static struct om_chunk *first_chunk(const struct omap *m)
@@ -485,28 +487,34 @@ static int fits_packed(const struct omap *m, size_t count, const struct om_limit
     return count <= lim->entries;
 }
 
-/* Frees every chunk under rb, post-order without recursion: a chunk goes
- * once both its sides are gone (an in-order walk would climb through freed
- * parents). */
-static void free_chunks(struct rb_node *rb)
+/* Frees up to budget chunks of the tree, post-order without recursion: a
+ * chunk goes once both its sides are gone (an in-order walk would climb
+ * through freed parents), so a later call resumes from the root. Returns
+ * how many it freed; root is empty once all are. */
+static size_t free_chunks(struct rb_root *root, size_t budget)
 {
-    while (rb) {
+    struct rb_node *rb = root->rb_node;
+    size_t freed = 0;
+
+    while (rb && freed < budget) {
         if (rb->rb_left) {
             rb = rb->rb_left;
         } else if (rb->rb_right) {
             rb = rb->rb_right;
         } else {
             struct rb_node *parent = rb_parent(rb);
-            if (parent) {
-                if (parent->rb_left == rb)
-                    parent->rb_left = NULL;
-                else
-                    parent->rb_right = NULL;
-            }
+            if (!parent)
+                root->rb_node = NULL;
+            else if (parent->rb_left == rb)
+                parent->rb_left = NULL;
+            else
+                parent->rb_right = NULL;
             xfree(chunk_of(rb));
+            freed++;
             rb = parent;
         }
     }
+    return freed;
 }
 
 /* Lays every element out again: in one chunk (packed) or in tree chunks
@@ -548,7 +556,7 @@ static void rebuild(struct omap *m, int packed)
         chunk_link_after(m, last, packed ? cur : chunk_fit(cur));
     else
         xfree(cur);
-    free_chunks(old.rb_node);
+    free_chunks(&old, SIZE_MAX);
 }
 
 /* After a write grew c by the element (of those lengths) at index idx:
@@ -594,7 +602,11 @@ static void after_grow(struct omap *m, struct om_chunk *c, uint32_t at, size_t f
     c->n = idx;
     c->used = off;
     chunk_link_after(m, c, nc);
-    chunk_shrink(m, c);
+    /* The left part keeps a quarter for growth; after an append it is
+     * complete (elements come in order), so it keeps none. */
+    size_t keep = append ? c->used : c->used + c->used / 4;
+    if (chunk_cap(c) >= keep + 16)
+        chunk_move(m, c, keep);
 }
 
 /* After a delete shrank c (or emptied it): frees an empty chunk, merges a
@@ -765,8 +777,17 @@ void om_free(struct omap *m)
 {
     if (!m)
         return;
-    free_chunks(m->tree.rb_node);
+    free_chunks(&m->tree, SIZE_MAX);
     xfree(m);
+}
+
+int om_free_some(struct omap *m, size_t budget)
+{
+    free_chunks(&m->tree, budget);
+    if (m->tree.rb_node)
+        return 0;
+    xfree(m);
+    return 1;
 }
 
 struct omap *om_clone(const struct omap *m)
@@ -828,7 +849,7 @@ int om_check(const struct omap *m, const char **why)
             *why = "an empty chunk";
             return -1;
         }
-        if (c->used > c->cap) {
+        if (c->used > chunk_cap(c)) {
             *why = "a chunk uses more bytes than it has";
             return -1;
         }

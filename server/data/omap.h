@@ -50,8 +50,7 @@ struct om_chunk {
     struct rb_node rb;
     uint32_t total; /* elements in this subtree */
     uint32_t n;     /* elements in this chunk */
-    uint32_t used;  /* bytes of data */
-    uint32_t cap;   /* bytes allocated for data */
+    uint32_t used;  /* bytes of data (room for more: malloc's usable size) */
     char data[];
 };
 
@@ -95,6 +94,10 @@ struct om_span {
  * caller, freed with om_free. om_free(NULL) does nothing. */
 struct omap *om_new(int values);
 void om_free(struct omap *m);
+/* Frees up to budget chunks of m (a chunk holds up to OM_CHUNK_ENTRIES
+ * elements); returns 1 once all of m is gone, m included, else 0 (m is then
+ * only good for more om_free_some calls). For freeing in slices. */
+int om_free_some(struct omap *m, size_t budget);
 /* A deep copy, with the same encoding. O(bytes). */
 struct omap *om_clone(const struct omap *m);
 
