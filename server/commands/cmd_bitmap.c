@@ -436,17 +436,16 @@ static void cmd_bitop(struct client *c)
     int target_is_source = 0;
     for (i = 0; i < n; i++)
         target_is_source |= target && ents[i] == target;
-    struct ks_entry *e;
     if (target_is_source) {
         /* The result overwrites one of its inputs: build it aside. */
         unsigned char *res = xmalloc(maxlen);
         bitop_compute(res, maxlen, op, src, len, n);
-        e = ks_set_string(c->db, dst->ptr, dst->len, (const char *)res, maxlen, 0);
+        ks_set_string(c->db, dst->ptr, dst->len, (const char *)res, maxlen, 0);
         xfree(res);
     } else {
         /* Straight into the destination; the sources are other entries,
          * which do not move when it does. */
-        e = ks_set_string(c->db, dst->ptr, dst->len, "", 0, 0);
+        struct ks_entry *e = ks_set_string(c->db, dst->ptr, dst->len, "", 0, 0);
         e = ks_string_resize(c->db, e, maxlen);
         bitop_compute((unsigned char *)ks_str(e), maxlen, op, src, len, n);
     }
@@ -560,6 +559,14 @@ static int signed_result(int64_t old, int64_t incr, unsigned bits, enum bf_overf
     } else {
         up = sum > max;
         down = sum < min;
+    }
+    /* Redis's quirk, kept: it computes max - old in 64 bits, which for a
+     * SET of a value below max - INT64_MAX wraps negative, so the value
+     * counts as too large and SAT stores max, not min (WRAP and FAIL are
+     * not affected). Only a SET can get here with old out of range. */
+    if (bits < 64 && incr == 0 && (uint64_t)max - (uint64_t)old > (uint64_t)INT64_MAX) {
+        up = 1;
+        down = 0;
     }
     *out = sum;
     if (!up && !down)
