@@ -52,6 +52,7 @@ struct h_server {
     int port;
     char dir[256];      /* temp dir: the server's cwd and log */
     char log_path[300];
+    const char *bin;    /* the binary it runs; NULL for the one under test */
 };
 
 /* Reads the server binary from argv[1] (or $RBKV_SERVER) and the names of the
@@ -72,6 +73,11 @@ int h_finish(void);
  * until it answers (any reply to PING, so --requirepass works too). Returns 0,
  * or -1 after recording a failure. */
 int h_start(struct h_server *s, const char *const *flags);
+/* Starts Debian's redis-server (the first on $PATH) as h_start does, with
+ * --save "" --appendonly no, as the reference that a test compares the
+ * server's replies with. Returns 0; 1 when there is no redis-server (not a
+ * failure: the caller skips the comparison); -1 after recording a failure. */
+int h_start_reference(struct h_server *s, const char *const *flags);
 /* Starts the server again in s's dir, after it stopped (h_stop, SHUTDOWN,
  * SIGKILL and h_wait_exit): files it left there, such as a snapshot, are
  * still there. A new port; otherwise as h_start. */
