@@ -44,6 +44,9 @@
 #define SCAN_DEFAULT_COUNT 10
 
 #define ERR_INVALID_CURSOR "ERR invalid cursor"
+#define ERR_UNKNOWN_CURSOR                                                                       \
+    "ERR invalid cursor: unknown, already used or expired (at most 10000 are kept); "           \
+    "restart the scan from 0"
 
 /* Where an iteration stands: the last key (or, for HSCAN and SSCAN, field
  * or member) it returned. */
