@@ -8,6 +8,7 @@
 #include "cmd_config.h"
 #include "cmd_connection.h"
 #include "cmd_debug.h"
+#include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_multi.h"
 #include "cmd_ordered.h"
@@ -38,10 +39,9 @@ static void omap_value_free(void *value)
 void commands_register(void)
 {
     static const struct command *const tables[] = {
-        connection_commands, string_commands, keys_commands,    ordered_commands,
-        zset_commands,       scan_commands,   server_commands,  config_commands,
-        persist_commands,    command_commands, multi_commands,  repl_commands, pubsub_commands,
-        debug_commands,
+        connection_commands, string_commands,  keys_commands,  ordered_commands, zset_commands,
+        hash_commands,       scan_commands,    server_commands, config_commands, persist_commands,
+        command_commands,    multi_commands,   repl_commands,  pubsub_commands,  debug_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
