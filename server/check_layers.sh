@@ -106,7 +106,9 @@ for l in "${layers[@]}"; do
         if (incomment) { if (sub(/.*\*\//, "", line)) incomment = 0; else next }
         gsub(/\/\*.*\*\//, "", line)
         if (sub(/\/\*.*/, "", line)) incomment = 1
-        if (line ~ /^#/) next
+        # A macro ends at a line without a trailing backslash: its continuation lines
+        # (an error text saying "kept); ", say) are no declaration.
+        if (inmacro || line ~ /^#/) { inmacro = line ~ /\\[ \t]*$/; next }
         opens = gsub(/\{/, "{", line); closes = gsub(/\}/, "}", line)
         if (depth == 0 && opens == 0 && line !~ /^[ \t]*$/) decl = decl " " line
         depth += opens - closes

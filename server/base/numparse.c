@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,4 +91,22 @@ int parse_long_double(const char *p, size_t len, long double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+size_t format_long_double(char *buf, long double v)
+{
+    int n = snprintf(buf, NUMPARSE_LONG_DOUBLE_CHARS, "%.17Lf", v);
+    size_t len = n > 0 && n < NUMPARSE_LONG_DOUBLE_CHARS ? (size_t)n : 0;
+
+    if (memchr(buf, '.', len)) {
+        while (buf[len - 1] == '0')
+            len--;
+        if (buf[len - 1] == '.')
+            len--;
+    }
+    if (len == 2 && buf[0] == '-' && buf[1] == '0') {
+        buf[0] = '0';
+        len = 1;
+    }
+    return len;
 }

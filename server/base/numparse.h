@@ -22,5 +22,11 @@ int parse_double(const char *p, size_t len, double *out);
  * leading space, no NaN, no overflow or underflow to zero. Returns 0 with
  * *out set, or -1. */
 int parse_long_double(const char *p, size_t len, long double *out);
+/* Redis's ld2string in its "human" mode, as INCRBYFLOAT and HINCRBYFLOAT
+ * reply and store: "%.17Lf" with trailing zeros and a trailing point
+ * removed, and "-0" written "0". v must be finite; buf holds
+ * NUMPARSE_LONG_DOUBLE_CHARS (room for any finite long double so printed).
+ * Returns the length; buf is not NUL-terminated past it. */
+size_t format_long_double(char *buf, long double v);
 
 #endif

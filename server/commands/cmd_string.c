@@ -38,10 +38,6 @@
 #include "resp_writer.h"
 #include "server.h"
 
-/* Room for any finite long double printed with "%.17Lf" (Redis's
- * MAX_LONG_DOUBLE_CHARS, the longest INCRBYFLOAT operand it parses, too). */
-#define LONG_DOUBLE_CHARS NUMPARSE_LONG_DOUBLE_CHARS
-
 /* Decimal text of any long long, with its sign. */
 #define LL_CHARS 20
 
@@ -552,27 +548,6 @@ static void cmd_decrby(struct client *c)
     incr_generic(c, -decr);
 }
 
-/* Redis's ld2string in its "human" mode: "%.17Lf" with trailing zeros and
- * a trailing point removed, and "-0" written "0". v must be finite; buf
- * holds LONG_DOUBLE_CHARS. Returns the length. */
-static size_t format_long_double(char *buf, long double v)
-{
-    int n = snprintf(buf, LONG_DOUBLE_CHARS, "%.17Lf", v);
-    size_t len = n > 0 && n < LONG_DOUBLE_CHARS ? (size_t)n : 0;
-
-    if (memchr(buf, '.', len)) {
-        while (buf[len - 1] == '0')
-            len--;
-        if (buf[len - 1] == '.')
-            len--;
-    }
-    if (len == 2 && buf[0] == '-' && buf[1] == '0') {
-        buf[0] = '0';
-        len = 1;
-    }
-    return len;
-}
-
 static void cmd_incrbyfloat(struct client *c)
 {
     const struct resp_slice *key = &c->argv[1];
@@ -591,7 +566,7 @@ static void cmd_incrbyfloat(struct client *c)
         resp_add_error(&c->out, "ERR increment would produce NaN or Infinity");
         return;
     }
-    char buf[LONG_DOUBLE_CHARS];
+    char buf[NUMPARSE_LONG_DOUBLE_CHARS];
     size_t len = format_long_double(buf, value);
     ks_set_string(c->db, key->ptr, key->len, buf, len, 1);
     server.dirty++;

@@ -10,6 +10,7 @@
 #include "cmd_config.h"
 #include "cmd_connection.h"
 #include "cmd_debug.h"
+#include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
 #include "cmd_multi.h"
@@ -60,6 +61,7 @@ void commands_register(void)
         keys_commands,
         ordered_commands,
         zset_commands,
+        hash_commands,
         collrange_commands,
         scan_commands,
         server_commands,
