@@ -10,6 +10,7 @@
 #include "cmd_debug.h"
 #include "cmd_keys.h"
 #include "cmd_multi.h"
+#include "cmd_object.h"
 #include "cmd_ordered.h"
 #include "cmd_persist.h"
 #include "cmd_pubsub.h"
@@ -42,6 +43,7 @@ void commands_register(void)
         zset_commands,       scan_commands,   server_commands,  config_commands,
         persist_commands,    command_commands, multi_commands,  repl_commands, pubsub_commands,
         debug_commands,
+        object_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
