@@ -103,12 +103,12 @@ for l in "${layers[@]}"; do
       FILENAME ~ /\.def$/ { if ($1 == l && $2 == o) have[$3] = 1; next }
       {
         line = $0
-        # A directive and the lines it continues with a backslash (a macro spread over
-        # several lines) declare nothing.
-        if (indirective || line ~ /^[ \t]*#/) { indirective = line ~ /\\[ \t]*$/; next }
         if (incomment) { if (sub(/.*\*\//, "", line)) incomment = 0; else next }
         gsub(/\/\*.*\*\//, "", line)
         if (sub(/\/\*.*/, "", line)) incomment = 1
+        # A macro ends at a line without a trailing backslash: its continuation lines
+        # (an error text saying "kept); ", say) are no declaration.
+        if (inmacro || line ~ /^#/) { inmacro = line ~ /\\[ \t]*$/; next }
         opens = gsub(/\{/, "{", line); closes = gsub(/\}/, "}", line)
         if (depth == 0 && opens == 0 && line !~ /^[ \t]*$/) decl = decl " " line
         depth += opens - closes
