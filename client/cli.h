@@ -66,6 +66,10 @@ void cli_writer_begin(struct cli_writer *w);
 /* val is NULL for a key whose value is not a string (WITHVALUES's nil). */
 void cli_writer_entry(struct cli_writer *w, const char *key, size_t klen, const char *val,
                       size_t vlen);
+/* Writes one RESP command of argc arguments (dump --format resp of a hash,
+ * set or sorted set: HSET, SADD, ZADD). */
+void cli_writer_command(struct cli_writer *w, int argc, const char *const *argv,
+                        const size_t *lens);
 void cli_writer_end(struct cli_writer *w);
 
 /* escape.c */
@@ -91,7 +95,8 @@ struct cli_range_opts {
     long long limit; /* at most this many entries; negative: all */
     int values;
     long long page;  /* keys per KRANGE */
-    int dump;        /* skip keys whose value is not a string, and say how many */
+    int dump;        /* dump: in RESP, write hashes, sets and sorted sets as HSET,
+                      * SADD and ZADD; in tsv skip them and say how many */
 };
 
 /* Checks a bound's syntax, so a bad one is a usage error. Returns 0 or -1. */

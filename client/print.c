@@ -132,6 +132,15 @@ void cli_writer_entry(struct cli_writer *w, const char *key, size_t klen, const 
     w->count++;
 }
 
+void cli_writer_command(struct cli_writer *w, int argc, const char *const *argv,
+                        const size_t *lens)
+{
+    printf("*%d\r\n", argc);
+    for (int i = 0; i < argc; i++)
+        resp_bulk(argv[i], lens[i]);
+    w->count++;
+}
+
 void cli_writer_end(struct cli_writer *w)
 {
     if (w->format == FMT_JSON)

@@ -6,11 +6,21 @@
  * next one starts at "(" + the last key seen (its upper bound when REV), so
  * never at an offset: keys inserted or deleted between pages cannot shift
  * the listing, and a key that stays is listed exactly once, in order.
+ *
+ * dump --format resp writes a string as SET, and a key whose value is not
+ * one (KRANGE WITHVALUES gives nil) as the commands that rebuild it, asked
+ * for a page at a time so memory stays bounded whatever its size: a hash
+ * from HSCAN as HSET, a set from SSCAN as SADD, a sorted set from ZRANGE
+ * ... WITHSCORES by rank as ZADD, at most DUMP_BATCH elements a command.
+ * Deadlines are not dumped, for strings or others. A value that changes
+ * while it is paged through comes out as the pages saw it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+#define DUMP_BATCH 256 /* elements per page fetched and per HSET, SADD or ZADD written */
 
 int cli_bound_check(const char *b)
 {
@@ -96,6 +106,125 @@ static redisReply *fetch_page(redisContext *ctx, int argc, const char **argv,
     return NULL;
 }
 
+/* Writes elements el[0..n) (pairs of field and value when pairs; member and
+ * score when zset, written score first) as cmd key ... commands of at most
+ * DUMP_BATCH elements. */
+static void write_elements(struct cli_writer *w, const char *cmd, const char *key, size_t klen,
+                           redisReply **el, size_t n, int pairs, int zset)
+{
+    const char *argv[2 + 2 * DUMP_BATCH];
+    size_t lens[2 + 2 * DUMP_BATCH];
+    size_t step = pairs ? 2 : 1;
+    for (size_t i = 0; i < n;) {
+        int argc = 2;
+        argv[0] = cmd;
+        lens[0] = strlen(cmd);
+        argv[1] = key;
+        lens[1] = klen;
+        for (size_t k = 0; k < DUMP_BATCH && i < n; k++, i += step) {
+            if (pairs && zset) {
+                argv[argc] = el[i + 1]->str, lens[argc++] = el[i + 1]->len;
+                argv[argc] = el[i]->str, lens[argc++] = el[i]->len;
+            } else {
+                for (size_t j = 0; j < step; j++)
+                    argv[argc] = el[i + j]->str, lens[argc++] = el[i + j]->len;
+            }
+        }
+        cli_writer_command(w, argc, argv, lens);
+    }
+}
+
+/* A page's reply: an array of strings, a multiple of step long. Returns 0,
+ * or an exit code after printing why (and freeing r). */
+static int check_strings(redisReply *r, const redisReply *arr, size_t step, const char *cmd)
+{
+    int ok = arr && arr->type == REDIS_REPLY_ARRAY && arr->elements % step == 0;
+    for (size_t i = 0; ok && i < arr->elements; i++)
+        ok = arr->element[i]->type == REDIS_REPLY_STRING;
+    if (ok)
+        return CLI_OK;
+    if (r->type == REDIS_REPLY_ERROR)
+        fprintf(stderr, "rbkv-cli: (error) %.*s\n", (int)r->len, r->str);
+    else
+        fprintf(stderr, "rbkv-cli: unexpected reply to %s\n", cmd);
+    freeReplyObject(r);
+    return CLI_ERR_REPLY;
+}
+
+/* HSCAN or SSCAN through the whole key, writing HSET or SADD. */
+static int dump_scan(redisContext *ctx, struct cli_writer *w, const char *key, size_t klen,
+                     int hash)
+{
+    char cursor[32] = "0", count[16];
+    snprintf(count, sizeof(count), "%d", DUMP_BATCH);
+    do {
+        const char *argv[] = {hash ? "HSCAN" : "SSCAN", key, cursor, "COUNT", count};
+        size_t lens[] = {5, klen, strlen(cursor), 5, strlen(count)};
+        redisReply *r = redisCommandArgv(ctx, 5, argv, lens);
+        if (!r)
+            return cli_conn_error(ctx);
+        int rc = r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+                         r->element[0]->type == REDIS_REPLY_STRING &&
+                         r->element[0]->len < sizeof(cursor)
+                     ? check_strings(r, r->element[1], hash ? 2 : 1, argv[0])
+                     : check_strings(r, NULL, 1, argv[0]);
+        if (rc)
+            return rc;
+        memcpy(cursor, r->element[0]->str, r->element[0]->len);
+        cursor[r->element[0]->len] = '\0';
+        write_elements(w, hash ? "HSET" : "SADD", key, klen, r->element[1]->element,
+                       r->element[1]->elements, hash, 0);
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0") != 0);
+    return CLI_OK;
+}
+
+/* ZRANGE key start stop WITHSCORES, DUMP_BATCH ranks at a time, writing ZADD. */
+static int dump_zset(redisContext *ctx, struct cli_writer *w, const char *key, size_t klen)
+{
+    for (long long start = 0;; start += DUMP_BATCH) {
+        char from[24], to[24];
+        snprintf(from, sizeof(from), "%lld", start);
+        snprintf(to, sizeof(to), "%lld", start + DUMP_BATCH - 1);
+        const char *argv[] = {"ZRANGE", key, from, to, "WITHSCORES"};
+        size_t lens[] = {6, klen, strlen(from), strlen(to), 10};
+        redisReply *r = redisCommandArgv(ctx, 5, argv, lens);
+        if (!r)
+            return cli_conn_error(ctx);
+        int rc = check_strings(r, r, 2, "ZRANGE");
+        if (rc)
+            return rc;
+        write_elements(w, "ZADD", key, klen, r->element, r->elements, 1, 1);
+        size_t got = r->elements / 2;
+        freeReplyObject(r);
+        if (got < DUMP_BATCH)
+            return CLI_OK;
+    }
+}
+
+/* A key whose value is not a string, in RESP: its commands by its TYPE.
+ * Returns an exit code; *skipped grows for a type it cannot write (or a
+ * key gone or turned into a string since the page was read). */
+static int dump_other(redisContext *ctx, struct cli_writer *w, const char *key, size_t klen,
+                      unsigned long long *skipped)
+{
+    const char *argv[] = {"TYPE", key};
+    size_t lens[] = {4, klen};
+    redisReply *r = redisCommandArgv(ctx, 2, argv, lens);
+    if (!r)
+        return cli_conn_error(ctx);
+    int hash = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "hash");
+    int set = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "set");
+    int zset = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "zset");
+    freeReplyObject(r);
+    if (hash || set)
+        return dump_scan(ctx, w, key, klen, hash);
+    if (zset)
+        return dump_zset(ctx, w, key, klen);
+    (*skipped)++;
+    return CLI_OK;
+}
+
 int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w)
 {
     const char *lo = o->min, *hi = o->max;
@@ -137,14 +266,20 @@ int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writ
         redisReply *r = fetch_page(ctx, argc, argv, argvlen, step, &rc);
         if (!r)
             break;
-        for (size_t i = 0; i < r->elements; i += step) {
+        for (size_t i = 0; i < r->elements && rc == CLI_OK; i += step) {
             const redisReply *k = r->element[i];
             const redisReply *v = o->values ? r->element[i + 1] : NULL;
             const char *val = v && v->type == REDIS_REPLY_STRING ? v->str : NULL;
-            if (o->dump && !val)
+            if (o->dump && !val && w->format == FMT_RESP)
+                rc = dump_other(ctx, w, k->str, k->len, &skipped);
+            else if (o->dump && !val)
                 skipped++;
             else
                 cli_writer_entry(w, k->str, k->len, val, val ? v->len : 0);
+        }
+        if (rc) {
+            freeReplyObject(r);
+            break;
         }
         size_t got = r->elements / step;
         if (left > 0)

@@ -6,9 +6,10 @@
  * Owns no state. The digest is built as Redis 7.0's (debug.c): SHA-1 mixes,
  * where mixing bytes into a digest is digest = SHA1(digest ^ SHA1(bytes)), so
  * order matters, and XOR of SHA1s to combine what has no order (the keys of a
- * database, the members of a set). Redis's type codes are used, so a dataset
- * without deadlines gives Redis's digest (scores as "%.17g", as 7.0 prints
- * them). A deadline's value is mixed in where Redis mixes only that there is
+ * database, the members of a set, the fields of a hash). Redis's type codes
+ * are used, so a dataset without deadlines gives Redis's digest (scores as
+ * "%.17g", as 7.0 prints them; a hash's or set's elements whatever the
+ * encoding). A deadline's value is mixed in where Redis mixes only that there is
  * one, so a changed TTL changes the digest: keys with one differ from Redis's.
  * Keys past their deadline are left out, as no command sees them.
  */
@@ -23,6 +24,7 @@
 #include "args.h"
 #include "command.h"
 #include "keyspace.h"
+#include "omap.h"
 #include "server.h"
 #include "sha1.h"
 #include "zset.h"
@@ -54,8 +56,9 @@ static void digest_mix_u32(unsigned char *digest, uint32_t v)
  * key), as Redis's xorObjectDigest. */
 static void digest_value(unsigned char *digest, const struct ks_entry *e)
 {
-    /* Redis's OBJ_STRING and OBJ_ZSET. */
-    static const uint32_t redis_type[KS_TYPE_COUNT] = {[KS_STRING] = 0, [KS_ZSET] = 3};
+    /* Redis's OBJ_STRING, OBJ_SET, OBJ_ZSET and OBJ_HASH. */
+    static const uint32_t redis_type[KS_TYPE_COUNT] = {
+        [KS_STRING] = 0, [KS_SET] = 2, [KS_ZSET] = 3, [KS_HASH] = 4};
     char buf[64];
     digest_mix_u32(digest, redis_type[e->type]);
     if (e->type == KS_STRING) {
@@ -70,6 +73,23 @@ static void digest_value(unsigned char *digest, const struct ks_entry *e)
             int len = snprintf(buf, sizeof(buf), "%.17g", n->score);
             digest_mix(el, buf, (size_t)len);
             digest_xor(digest, el, SHA1_LEN);
+        }
+    } else if (e->type == KS_SET || e->type == KS_HASH) {
+        /* As Redis: a set XORs in each member's SHA1; a hash mixes field
+         * then value into an element's digest and XORs that in. */
+        const struct omap *m = ks_ptr(e);
+        struct om_it it;
+        struct om_elem el;
+        for (om_seek(m, 0, &it); om_it_valid(&it); om_next(m, &it)) {
+            om_it_get(m, &it, &el);
+            if (!el.v) {
+                digest_xor(digest, el.f, el.flen);
+                continue;
+            }
+            unsigned char ed[SHA1_LEN] = {0};
+            digest_mix(ed, el.f, el.flen);
+            digest_mix(ed, el.v, el.vlen);
+            digest_xor(digest, ed, SHA1_LEN);
         }
     }
     int64_t when = ks_get_expire(e);

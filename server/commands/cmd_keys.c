@@ -29,6 +29,7 @@
 #include "notify.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
+#include "omap.h"
 #include "server.h"
 #include "watch.h"
 #include "zset.h"
@@ -177,11 +178,20 @@ static void cmd_copy(struct client *c)
     /* Deleting another entry never moves e. */
     if (old)
         ks_delete(to, old);
-    /* A string's bytes live in its entry; a sorted set is copied deep. */
-    struct ks_entry *copy =
-        e->type == KS_ZSET
-            ? ks_add_ptr(to, dst->ptr, dst->len, KS_ZSET, zs_clone(ks_ptr(e)))
-            : ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);
+    /* A string's bytes live in its entry; other values are copied deep. */
+    struct ks_entry *copy;
+    switch (e->type) {
+    case KS_ZSET:
+        copy = ks_add_ptr(to, dst->ptr, dst->len, KS_ZSET, zs_clone(ks_ptr(e)));
+        break;
+    case KS_HASH:
+    case KS_SET:
+        copy = ks_add_ptr(to, dst->ptr, dst->len, (enum ks_type)e->type, om_clone(ks_ptr(e)));
+        break;
+    default:
+        copy = ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);
+        break;
+    }
     int64_t when = ks_get_expire(e);
     if (when != -1)
         ks_set_expire(to, copy, when);

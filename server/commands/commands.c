@@ -14,6 +14,7 @@
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
 #include "cmd_multi.h"
+#include "cmd_object.h"
 #include "cmd_ordered.h"
 #include "cmd_persist.h"
 #include "cmd_pubsub.h"
@@ -72,6 +73,7 @@ void commands_register(void)
         repl_commands,
         pubsub_commands,
         debug_commands,
+        object_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);

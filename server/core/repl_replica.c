@@ -18,6 +18,7 @@
 
 #include "aof.h"
 #include "backlog.h"
+#include "bgsave.h"
 #include "client.h"
 #include "conn.h"
 #include "keyspace.h"
@@ -178,6 +179,7 @@ struct load_job {
     uv_work_t req;
     char path[64];
     int databases;
+    struct snap_limits lim;      /* the configuration's, copied on the loop */
     struct keyspace *ks;         /* NULL when it did not load (freed on the worker) */
     long long keys;
     char err[512];
@@ -191,7 +193,7 @@ static void load_work(uv_work_t *req)
     struct load_job *j = req->data;
     int absent = 0;
     j->ks = ks_new(j->databases);
-    j->keys = snap_load(j->ks, j->path, &absent, j->err, sizeof(j->err));
+    j->keys = snap_load(j->ks, j->path, &j->lim, &absent, j->err, sizeof(j->err));
     if (j->keys < 0 || absent) {
         if (absent)
             snprintf(j->err, sizeof(j->err), "no file %s", j->path);
@@ -263,6 +265,7 @@ static void start_load(const char *rest, size_t n)
     struct load_job *j = xcalloc(1, sizeof(*j));
     memcpy(j->path, ml.path, sizeof(j->path));
     j->databases = server.ks->count;
+    persist_snap_limits(&j->lim);
     if (n) {
         j->rest = xmalloc(n);
         memcpy(j->rest, rest, n);

@@ -37,6 +37,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "omap.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -45,6 +46,7 @@
 #define AOF_IOVS 64
 #define AOF_SYNC_INTERVAL_MS 1000
 #define ZADD_BATCH 64       /* members per ZADD when writing a whole set */
+#define MAP_BATCH 64        /* fields per HSET, members per SADD (Redis's AOF_REWRITE_ITEMS_PER_CMD) */
 #define ARGC_MAX (1 << 20)  /* a larger multibulk count in the log is corruption */
 /* A longer bulk in the log is corruption. Shorter ones that run past the end
  * of the file are a cut: nothing is allocated from a length, so no tighter
@@ -302,7 +304,29 @@ static void add_zset(struct feed *k, const char *key, size_t klen, const struct 
     }
 }
 
-/* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/
+/* HSET key field value ... for a hash, SADD key member ... for a set,
+ * MAP_BATCH elements per command, in order. */
+static void add_map(struct feed *k, const char *key, size_t klen, const struct omap *m)
+{
+    struct resp_slice argv[2 + 2 * MAP_BATCH];
+    struct om_it it;
+    struct om_elem el;
+    om_seek(m, 0, &it);
+    while (om_it_valid(&it)) {
+        int argc = 2;
+        argv[0] = m->values ? (struct resp_slice){"HSET", 4} : (struct resp_slice){"SADD", 4};
+        argv[1] = (struct resp_slice){key, klen};
+        for (int i = 0; i < MAP_BATCH && om_it_valid(&it); i++, om_next(m, &it)) {
+            om_it_get(m, &it, &el);
+            argv[argc++] = (struct resp_slice){el.f, el.flen};
+            if (m->values)
+                argv[argc++] = (struct resp_slice){el.v, el.vlen};
+        }
+        resp_add_command(&k->buf, argc, argv);
+    }
+}
+
+/* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/HSET/SADD/
  * PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
 static int write_dataset(int64_t now_ms)
 {
@@ -316,8 +340,10 @@ static int write_dataset(int64_t now_ms)
                 feed_select(&aof.main, i);
             if (e->type == KS_STRING)
                 add_string(&aof.main, ks_key(e), ks_klen(e), ks_str(e), ks_slen(e));
-            else
+            else if (e->type == KS_ZSET)
                 add_zset(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
+            else
+                add_map(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             if (when >= 0)
                 feed_pexpireat(&aof.main, ks_key(e), ks_klen(e), when);
             if (resp_out_pending(&aof.main.buf) >= WRITE_CHUNK && write_pending() < 0)

@@ -48,14 +48,27 @@ static long long now_s(void)
     return mstime() / 1000;
 }
 
+void persist_snap_limits(struct snap_limits *lim)
+{
+    const struct config *cfg = &server.cfg;
+    lim->hash.entries = (size_t)cfg->hash_max_listpack_entries;
+    lim->hash.value = (size_t)cfg->hash_max_listpack_value;
+    lim->hash.int_entries = 0;
+    lim->set.entries = (size_t)cfg->set_max_listpack_entries;
+    lim->set.value = (size_t)cfg->set_max_listpack_value;
+    lim->set.int_entries = (size_t)cfg->set_max_intset_entries;
+}
+
 int persist_load(void)
 {
+    struct snap_limits lim;
     char err[512];
     int absent;
     int64_t start = mstime();
     persist.last_save_s = now_s();
     log_notice("Loading the snapshot %s", server.cfg.dbfilename);
-    long long n = snap_load(server.ks, server.cfg.dbfilename, &absent, err, sizeof(err));
+    persist_snap_limits(&lim);
+    long long n = snap_load(server.ks, server.cfg.dbfilename, &lim, &absent, err, sizeof(err));
     if (n < 0) {
         log_warning("%s. Refusing to start: move or repair the file, it is left as it is.", err);
         return -1;

@@ -28,6 +28,12 @@ struct persist_status {
     int last_bgsave_ok;
 };
 
+struct snap_limits;
+/* The configuration's packed thresholds for hashes and sets, into *lim, for
+ * a snapshot load (snap_load takes them; this reads the configuration, so
+ * on the loop thread only). */
+void persist_snap_limits(struct snap_limits *lim);
+
 /* SAVE: saves in this process. Returns 0, or -1 after logging why. */
 int persist_save(void);
 /* BGSAVE: starts the child. Returns 0, or -1 after logging why. */

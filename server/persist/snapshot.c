@@ -10,7 +10,7 @@
  * before anything is allocated for it, so a corrupt length can neither crash
  * nor allocate more than the file's size.
  *
- * Knows the keyspace and the sorted set only through their public APIs; knows
+ * Knows the keyspace, the sorted set and the ordered map only through their public APIs; knows
  * nothing of clients, the loop or the server struct.
  */
 #include "snapshot.h"
@@ -30,6 +30,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "omap.h"
 #include "zset.h"
 
 #define SNAP_MAGIC "RBKV"
@@ -37,6 +38,8 @@
 #define SNAP_HEADER_LEN (SNAP_MAGIC_LEN + 2 + 2 + 8)
 #define OP_STRING 0x00
 #define OP_ZSET 0x01
+#define OP_HASH 0x02
+#define OP_SET 0x03
 #define OP_REPL 0xFD
 #define OP_SELECT 0xFE
 #define OP_END 0xFF
@@ -179,6 +182,34 @@ static void w_zset(struct writer *w, const struct zset *z)
     }
 }
 
+/* A hash's fields with their values, or a set's members, in order. */
+static void w_omap(struct writer *w, const struct omap *m)
+{
+    struct om_it it;
+    struct om_elem el;
+    w_varint(w, om_len(m));
+    for (om_seek(m, 0, &it); om_it_valid(&it); om_next(m, &it)) {
+        om_it_get(m, &it, &el);
+        w_blob(w, el.f, el.flen);
+        if (el.v)
+            w_blob(w, el.v, el.vlen);
+    }
+}
+
+static unsigned record_op(const struct ks_entry *e)
+{
+    switch (e->type) {
+    case KS_ZSET:
+        return OP_ZSET;
+    case KS_HASH:
+        return OP_HASH;
+    case KS_SET:
+        return OP_SET;
+    default:
+        return OP_STRING;
+    }
+}
+
 static snap_repl_fn *repl_position;
 static struct snap_repl loaded_repl;
 static int loaded_has_repl;
@@ -229,15 +260,17 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
                 w_varint(w, (uint64_t)i);
                 selected = 1;
             }
-            w_u8(w, e->type == KS_STRING ? OP_STRING : OP_ZSET);
+            w_u8(w, record_op(e));
             w_u8(w, when >= 0 ? FLAG_DEADLINE : 0);
             if (when >= 0)
                 w_u64(w, (uint64_t)when);
             w_blob(w, ks_key(e), ks_klen(e));
             if (e->type == KS_STRING)
                 w_blob(w, ks_str(e), ks_slen(e));
-            else
+            else if (e->type == KS_ZSET)
                 w_zset(w, ks_ptr(e));
+            else
+                w_omap(w, ks_ptr(e));
         }
     }
     w_u8(w, OP_END);
@@ -459,8 +492,11 @@ struct load {
     struct ks_bulk bulk;   /* db's entries, linked into its tree at the next SELECT or the end */
     struct ks_entry *last; /* in db, for the order check */
     int64_t now_ms;
+    const struct snap_limits *lim;
     char *key, *val;
     size_t key_cap, val_cap;
+    char *elem, *prev;     /* a map's element being read, the one before it */
+    size_t elem_cap, prev_cap;
     long long keys;
 };
 
@@ -499,6 +535,59 @@ static int load_zset(struct load *l, struct zset **out)
     return 0;
 }
 
+/* A hash (op OP_HASH) or a set, rebuilt with om_set in the file's order,
+ * which must be strictly increasing: an element out of order or repeated is
+ * corruption, as a key is. */
+static int load_omap(struct load *l, unsigned op, struct omap **out)
+{
+    struct reader *r = l->r;
+    int values = op == OP_HASH;
+    const char *what = values ? "hash field" : "set member";
+    const struct om_limits *lim = values ? &l->lim->hash : &l->lim->set;
+    uint64_t at = r_offset(r), n;
+    size_t flen = 0, plen = 0, vlen = 0;
+    if (r_varint(r, &n) < 0)
+        return -1;
+    /* Each element takes at least a length byte, a field and its value two;
+     * a chunk counts its elements in 32 bits. */
+    if (n == 0 || n > UINT32_MAX || n > (r->size - r_offset(r)) / (values ? 2 : 1))
+        return r_fail(r, at, "bad %s size %llu", values ? "hash" : "set", (unsigned long long)n);
+    struct omap *m = om_new(values);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t elem_at = r_offset(r);
+        if (r_blob(r, &l->elem, &l->elem_cap, &flen) < 0)
+            break;
+        if (i > 0) {
+            int cmp = ks_keycmp(l->prev, plen, l->elem, flen);
+            if (cmp >= 0) {
+                r_fail(r, elem_at, cmp ? "%ss out of order" : "duplicate %s", what);
+                break;
+            }
+        }
+        if (values && r_blob(r, &l->val, &l->val_cap, &vlen) < 0)
+            break;
+        /* A chunk's byte count is 32 bits, and a long element has one to itself. */
+        if (flen + vlen > UINT32_MAX - 2 * VARINT_MAX) {
+            r_fail(r, elem_at, "%s of %zu bytes is over 4 GB", what, flen + vlen);
+            break;
+        }
+        om_set(m, l->elem, flen, l->val, vlen, lim);
+        char *t = l->prev;
+        size_t tc = l->prev_cap;
+        l->prev = l->elem;
+        l->prev_cap = l->elem_cap;
+        l->elem = t;
+        l->elem_cap = tc;
+        plen = flen;
+    }
+    if (r->failed) {
+        om_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
 static int load_entry(struct load *l, unsigned op)
 {
     struct reader *r = l->r;
@@ -506,6 +595,7 @@ static int load_entry(struct load *l, unsigned op)
     unsigned flags;
     size_t klen, vlen = 0;
     struct zset *z = NULL;
+    struct omap *m = NULL;
 
     if (!l->db)
         return r_fail(r, at - 1, "key before any database");
@@ -522,15 +612,24 @@ static int load_entry(struct load *l, unsigned op)
         return -1;
     if (l->last && ks_keycmp(ks_key(l->last), ks_klen(l->last), l->key, klen) >= 0)
         return r_fail(r, key_at, "key out of order");
-    if (op == OP_STRING ? r_blob(r, &l->val, &l->val_cap, &vlen) < 0 : load_zset(l, &z) < 0)
+    int rc = op == OP_STRING ? r_blob(r, &l->val, &l->val_cap, &vlen)
+             : op == OP_ZSET ? load_zset(l, &z)
+                             : load_omap(l, op, &m);
+    if (rc < 0)
         return -1;
     if ((flags & FLAG_DEADLINE) && (int64_t)when <= l->now_ms) {
         zs_free(z); /* expired while the server was down */
+        om_free(m);
         return 0;
     }
     int64_t deadline = (flags & FLAG_DEADLINE) ? (int64_t)when : -1;
-    l->last = z ? ks_bulk_add(&l->bulk, l->key, klen, KS_ZSET, z, 0, deadline)
-                : ks_bulk_add(&l->bulk, l->key, klen, KS_STRING, l->val, vlen, deadline);
+    if (z)
+        l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_ZSET, z, 0, deadline);
+    else if (m)
+        l->last = ks_bulk_add(&l->bulk, l->key, klen, op == OP_HASH ? KS_HASH : KS_SET, m, 0,
+                              deadline);
+    else
+        l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_STRING, l->val, vlen, deadline);
     if (++l->keys % PROGRESS_KEYS == 0)
         log_notice("Loading %s: %lld keys, %llu of %llu bytes", r->name, l->keys,
                    (unsigned long long)r_offset(r), (unsigned long long)r->size);
@@ -592,6 +691,8 @@ static int load_records(struct load *l)
             break;
         case OP_STRING:
         case OP_ZSET:
+        case OP_HASH:
+        case OP_SET:
             if (load_entry(l, op) < 0)
                 return -1;
             break;
@@ -618,8 +719,8 @@ static int load_checksum(struct reader *r)
     return 0;
 }
 
-long long snap_load(struct keyspace *ks, const char *path, int *absent, char *err,
-                    size_t errlen)
+long long snap_load(struct keyspace *ks, const char *path, const struct snap_limits *lim,
+                    int *absent, char *err, size_t errlen)
 {
     struct stat st;
     *absent = 0;
@@ -644,7 +745,10 @@ long long snap_load(struct keyspace *ks, const char *path, int *absent, char *er
     r->errlen = errlen;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    struct load l = {.r = r, .ks = ks, .now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000};
+    struct load l = {.r = r,
+                     .ks = ks,
+                     .lim = lim,
+                     .now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000};
 
     int rc = load_header(r);
     if (rc == 0)
@@ -655,6 +759,8 @@ long long snap_load(struct keyspace *ks, const char *path, int *absent, char *er
         rc = load_checksum(r);
     xfree(l.key);
     xfree(l.val);
+    xfree(l.elem);
+    xfree(l.prev);
     xfree(r);
     close(fd);
     return rc < 0 ? -1 : l.keys;

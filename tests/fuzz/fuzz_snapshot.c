@@ -8,7 +8,7 @@
  *  1. Nothing crashes, leaks or reads out of bounds; a refused file gets an
  *     error text naming an offset.
  *  2. Accepted or refused, the keyspace it leaves passes ks_check and every
- *     sorted set zs_check (a refused load's keyspace is freed by the
+ *     sorted set zs_check, every hash and set om_check (a refused load's keyspace is freed by the
  *     caller, so it must be whole trees).
  *  3. An accepted file, written back with snap_write_fd and loaded again,
  *     loads the same keys, less any whose deadline came within the second.
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bgsave.h"
 #include "clock.h"
 #include "harness.h"
 #include "keyspace.h"
@@ -30,10 +31,12 @@ static long long load(int slot, struct keyspace **out, char *err, size_t errlen)
 {
     const char *path;
     int absent = 0;
+    struct snap_limits lim;
+    persist_snap_limits(&lim); /* the defaults: harness_init set them */
     harness_file(slot, &path);
     *out = ks_new(HARNESS_DATABASES);
     err[0] = '\0';
-    long long n = snap_load(*out, path, &absent, err, errlen);
+    long long n = snap_load(*out, path, &lim, &absent, err, errlen);
     if (absent)
         abort();
     if (n < 0 && (err[0] == '\0' || !strstr(err, "offset")))

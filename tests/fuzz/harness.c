@@ -31,6 +31,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "omap.h"
 #include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
@@ -159,6 +160,13 @@ void harness_check_keyspace(const struct keyspace *ks)
                 fail("zs_check", why);
             if (e->type == KS_ZSET && zs_len(ks_ptr(e)) == 0)
                 fail("zs_check", "an empty sorted set is stored");
+            if ((e->type == KS_HASH || e->type == KS_SET) && om_check(ks_ptr(e), &why) < 0)
+                fail("om_check", why);
+            if ((e->type == KS_HASH || e->type == KS_SET) && om_len(ks_ptr(e)) == 0)
+                fail("om_check", "an empty hash or set is stored");
+            if ((e->type == KS_HASH || e->type == KS_SET) &&
+                ((const struct omap *)ks_ptr(e))->values != (e->type == KS_HASH))
+                fail("om_check", "a hash's map without values, or a set's with them");
             if (e->type >= KS_TYPE_COUNT)
                 fail("ks_check", "entry of unknown type");
         }

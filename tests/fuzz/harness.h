@@ -43,7 +43,8 @@ void harness_client_free(struct client *c);
 void harness_reset(void);
 
 /* Checks every database of ks: ks_check (tree, order, sizes, expiry tree,
- * index) and zs_check for each sorted set. Aborts with the reason on stderr. */
+ * index), zs_check for each sorted set, om_check for each hash and set
+ * (none empty, a hash's map with values and a set's without). Aborts with the reason on stderr. */
 void harness_check_keyspace(const struct keyspace *ks);
 
 /* An anonymous in-memory file reachable by *path ("/proc/self/fd/N"), made

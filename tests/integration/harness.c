@@ -1057,6 +1057,63 @@ char *h_read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* CRC-64/Jones, reflected, a bit at a time: the snapshot's checksum. */
+static uint64_t snapshot_crc(const unsigned char *p, size_t n)
+{
+    uint64_t crc = 0;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc & 1) ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ULL : crc >> 1;
+    }
+    return crc;
+}
+
+int h_write_snapshot(const struct h_server *s, const void *records, size_t len)
+{
+    static const unsigned char head[] = {'R', 'B', 'K', 'V', 1, 0, 0, 0, 0, 0,
+                                         0, 0, 0, 0, 0, 0, 0xFE, 0};
+    unsigned char *buf = malloc(sizeof(head) + len + 9);
+    char p[512];
+    if (!buf)
+        return -1;
+    mkdir(s->dir, 0700); /* h_stop removed it if the server left nothing there */
+    memcpy(buf, head, sizeof(head));
+    memcpy(buf + sizeof(head), records, len);
+    size_t n = sizeof(head) + len;
+    buf[n++] = 0xFF;
+    uint64_t crc = snapshot_crc(buf, n);
+    for (int i = 0; i < 8; i++)
+        buf[n++] = (unsigned char)(crc >> (8 * i));
+    h_path_in(s, "dump.rbkv", p, sizeof(p));
+    FILE *f = fopen(p, "wb");
+    int rc = f && fwrite(buf, 1, n, f) == n ? 0 : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    free(buf);
+    return rc;
+}
+
+size_t h_snapshot_map(unsigned char *out, int hash, const char *key, int n,
+                      const char *const *elems)
+{
+    size_t at = 0;
+    int count = hash ? 2 * n : n;
+    out[at++] = hash ? 0x02 : 0x03;
+    out[at++] = 0; /* no deadline */
+    out[at++] = (unsigned char)strlen(key);
+    memcpy(out + at, key, strlen(key));
+    at += strlen(key);
+    out[at++] = (unsigned char)n;
+    for (int i = 0; i < count; i++) {
+        size_t l = strlen(elems[i]);
+        out[at++] = (unsigned char)l;
+        memcpy(out + at, elems[i], l);
+        at += l;
+    }
+    return at;
+}
+
 int h_file_has(const struct h_server *s, const char *name, const char *text)
 {
     char p[512];

@@ -262,6 +262,18 @@ long long h_file_size(const struct h_server *s, const char *name);
  * -1 when a signal ended it, or when it was still running after timeout_ms
  * and was killed. */
 int h_exec(const struct h_server *s, const char *out, int timeout_ms, const char *const *args);
+/* Writes "dump.rbkv" into s's dir (made again if h_stop removed it): a snapshot (server/persist/snapshot.h,
+ * version 1) of database 0 holding the records, then END and the checksum,
+ * so a test can start a server on values before the commands that write
+ * them. Returns 0, or -1 when the file cannot be written. */
+int h_write_snapshot(const struct h_server *s, const void *records, size_t len);
+/* Appends to out (at least 3 + n * 128 bytes free) one HASH record (hash 1;
+ * elems: field, value, field, value ...) or SET record (hash 0; elems: the
+ * members) without a deadline, n elements, each shorter than 128 bytes, in
+ * the order given (the loader wants them increasing). Returns the bytes
+ * written. */
+size_t h_snapshot_map(unsigned char *out, int hash, const char *key, int n,
+                      const char *const *elems);
 /* Removes what the server left in its dir (files and empty dirs), then the dir. */
 void h_clean_dir(const struct h_server *s);
 /* An integer reply's value, or -999 for anything else. */

@@ -7,7 +7,9 @@
  * failed write of the log (a file size limit, which works without root)
  * turns writes into MISCONF errors until it can be written again;
  * BGREWRITEAOF with writes during it, kill -9 during it leaving a loadable
- * log, and the automatic rewrite.
+ * log, and the automatic rewrite; hashes and sets through a rewrite (HSET
+ * and SADD in batches, deadlines, empty and binary elements, both
+ * encodings: needs the hash and set commands).
  *
  * Owns: its servers and the files they leave in their dirs, removed at the
  * end of each test (the harness removes only its log).
@@ -527,6 +529,96 @@ static void test_rewrite(void)
     h_clean_dir(&s);
 }
 
+#define MAP_FIELDS 1000 /* over the packed limit and many HSET/SADD batches */
+
+/* The text form of one reply into buf ("" on no reply). */
+static void reply_text(redisContext *c, char *buf, size_t cap, const char *cmd, const char *key)
+{
+    redisReply *r = H_CALL(c, cmd, key);
+    buf[0] = '\0';
+    if (r)
+        h_repr(r, buf, cap);
+    freeReplyObject(r);
+}
+
+/* Hashes and sets written again by a rewrite (HSET/SADD in batches) load
+ * back the same: DEBUG DIGEST, the small ones' whole replies, deadlines,
+ * encodings and databases. */
+static void test_rewrite_maps(void)
+{
+    enum { SMALL, BIGH, SET, BIGS, INTS, NTEXT };
+    static const char *const keys[NTEXT] = {"h", "bigh", "s", "bigs", "ints"};
+    static const char *const cmds[NTEXT] = {"HGETALL", "HLEN", "SMEMBERS", "SCARD", "SMEMBERS"};
+    char before[NTEXT][512], after[512], digest[64] = "", v[32];
+    struct h_server s;
+    redisContext *c = h_open(&s, H_FLAGS(ALWAYS));
+    if (!c)
+        return;
+    EXPECT_INT(c, 3, "HSET", "h", "f", "v", "", "empty field", "empty value", "");
+    EXPECT_INT(c, 1, "SADD", "s", "");
+    EXPECT_INT(c, 2, "SADD", "s", "m", "n");
+    freeReplyObject(H_CALL_BIN(c, H_S("HSET"), H_S("h"), H_B("a\r\n\0b", 5), H_B("\0\xff", 2)));
+    freeReplyObject(H_CALL_BIN(c, H_S("SADD"), H_S("s"), H_B("\0\xff\r\n", 4)));
+    EXPECT_INT(c, 3, "SADD", "ints", "-5", "12", "7");
+    for (int i = 0; i < MAP_FIELDS; i++) {
+        char f[32];
+        snprintf(f, sizeof(f), "field:%d", i);
+        snprintf(v, sizeof(v), "value-%d", i * 7);
+        H_APPEND(c, "HSET", "bigh", f, v);
+        H_APPEND(c, "SADD", "bigs", f);
+    }
+    for (int i = 0; i < 2 * MAP_FIELDS; i++)
+        freeReplyObject(h_get_reply(c));
+    EXPECT_INT(c, 1, "HDEL", "bigh", "field:3");
+    EXPECT_INT(c, 1, "EXPIRE", "h", "1000");
+    EXPECT_OK(c, "SELECT", "4");
+    EXPECT_INT(c, 1, "SADD", "in4", "x");
+    EXPECT_OK(c, "SELECT", "0");
+    for (int i = 0; i < NTEXT; i++)
+        reply_text(c, before[i], sizeof(before[i]), cmds[i], keys[i]);
+    redisReply *r = H_CALL(c, "DEBUG", "DIGEST");
+    if (r && r->type == REDIS_REPLY_STATUS)
+        snprintf(digest, sizeof(digest), "%s", r->str);
+    freeReplyObject(r);
+    EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    wait_rewrite(c);
+    h_close(&s, c);
+    size_t len = 0;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", s.dir, AOF);
+    char *log = h_read_file(path, &len);
+    CHECK(log && !memmem(log, len, "HDEL", 4) && memmem(log, len, "HSET", 4) &&
+              memmem(log, len, "SADD", 4),
+          "the rewritten log holds HSET and SADD, no HDEL");
+    free(log);
+
+    c = h_reopen(&s, H_FLAGS(ALWAYS));
+    if (!c)
+        return;
+    for (int i = 0; i < NTEXT; i++) {
+        reply_text(c, after, sizeof(after), cmds[i], keys[i]);
+        CHECK(strcmp(before[i], after) == 0, "%s %s: %s, before the rewrite %s", cmds[i], keys[i],
+              after, before[i]);
+    }
+    r = H_CALL(c, "DEBUG", "DIGEST");
+    CHECK(r && r->type == REDIS_REPLY_STATUS && digest[0] && strcmp(r->str, digest) == 0,
+          "DEBUG DIGEST %s, before the rewrite %s", r && r->str ? r->str : "(none)", digest);
+    freeReplyObject(r);
+    EXPECT_BIN(c, "'\\x00\\xff'", H_S("HGET"), H_S("h"), H_B("a\r\n\0b", 5));
+    EXPECT_INT(c, 1, "SISMEMBER", "s", "");
+    EXPECT_BULK(c, "", "HGET", "h", "empty value");
+    EXPECT_INT(c, MAP_FIELDS - 1, "HLEN", "bigh");
+    EXPECT_INT_RANGE(c, 990, 1000, "TTL", "h");
+    EXPECT_INT(c, -1, "TTL", "bigs");
+    EXPECT_BULK(c, "rbtree", "OBJECT", "ENCODING", "bigh");
+    EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
+    EXPECT_BULK(c, "intset", "OBJECT", "ENCODING", "ints");
+    EXPECT_OK(c, "SELECT", "4");
+    EXPECT_INT(c, 1, "SISMEMBER", "in4", "x");
+    h_close(&s, c);
+    h_clean_dir(&s);
+}
+
 static void test_kill9_during_rewrite(void)
 {
     struct h_server s;
@@ -596,6 +688,7 @@ int main(int argc, char **argv)
     H_RUN(test_every_cut);
     H_RUN(test_misconf);
     H_RUN(test_rewrite);
+    H_RUN(test_rewrite_maps);
     H_RUN(test_kill9_during_rewrite);
     H_RUN(test_auto_rewrite);
     return h_finish();

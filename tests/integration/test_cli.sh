@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of rbkv-cli against a real server (one per test, on a free port).
 # usage: tests/integration/test_cli.sh SERVER_BIN CLI_BIN TEST
-#   TEST: paging | binary | exit_codes | plain | formats | load_million
+#   TEST: paging | binary | exit_codes | plain | formats | load_million | zsets | maps
+#   (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL, SMEMBERS)
 # Exits 0 when every check passes, 1 otherwise, 77 (skip) without redis-cli (server.sh needs it to
 # see the server answer). Failures name the check; the server's temp dir is kept for its log.
 set -u
@@ -240,6 +241,53 @@ test_formats() {
 }
 
 # A million keys in one load: the figure goes to the test's output (bench/README.md quotes it).
+# The digest of the whole dataset (DEBUG DIGEST), through redis-cli.
+digest() {
+  redis-cli -p "$SERVER_PORT" debug digest
+}
+
+# dump --format resp | load of sorted sets: ZADD in pages of 256, scores as the server prints them
+# (inf, -inf, 17 digits), binary members; tsv still skips them and says so.
+test_zsets() {
+  local before
+  cli set s v >/dev/null
+  cli zadd z 1 a -inf b 2.5 c inf d 0.1 $'bin\x01\xff\r\n' >/dev/null
+  awk 'BEGIN { for (i = 0; i < 700; i++) printf "ZADD big %d m%d\n", i % 7, i }' |
+    redis-cli -p "$SERVER_PORT" >/dev/null
+  before=$(digest)
+  cli dump --format resp >"$SERVER_DIR/dump.resp" || fail "dump --format resp"
+  [ "$(grep -c '^ZADD' "$SERVER_DIR/dump.resp")" -eq 4 ] || fail "700 + 5 members: 4 ZADD commands"
+  cli flushall >/dev/null
+  cli load "$SERVER_DIR/dump.resp" || fail "load"
+  [ "$(digest)" = "$before" ] || fail "sorted sets changed by dump | load"
+  [ "$(cli zcard big)" = 700 ] || fail "zcard big"
+  cli dump 2>&1 >/dev/null | grep -q "skipped 2 keys" || fail "tsv dump did not skip the zsets"
+}
+
+# dump --format resp | load of hashes and sets of both encodings, binary and empty fields, values
+# and members; the digest (DEBUG DIGEST) is the same after. Needs the hash and set commands.
+test_maps() {
+  local before
+  cli hset h f v "" empty e "" $'b\x01\xff' $'\r\n' >/dev/null || fail "hset"
+  cli sadd s m "" $'\x01\xff' >/dev/null || fail "sadd"
+  cli sadd ints 1 2 -3 >/dev/null
+  awk 'BEGIN { for (i = 0; i < 1000; i++) printf "HSET bigh f%d v%d\nSADD bigs m%d\n", i, i, i }' |
+    redis-cli -p "$SERVER_PORT" >/dev/null
+  cli zadd z 1 a >/dev/null
+  before=$(digest)
+  cli dump --format resp >"$SERVER_DIR/dump.resp" || fail "dump --format resp"
+  grep -q '^HSET' "$SERVER_DIR/dump.resp" || fail "no HSET in the dump"
+  grep -q '^SADD' "$SERVER_DIR/dump.resp" || fail "no SADD in the dump"
+  cli flushall >/dev/null
+  cat "$SERVER_DIR/dump.resp" | cli load - || fail "dump | load"
+  [ "$(digest)" = "$before" ] || fail "hashes and sets changed by dump | load"
+  [ "$(cli hlen bigh)" = 1000 ] || fail "hlen bigh"
+  [ "$(cli scard bigs)" = 1000 ] || fail "scard bigs"
+  [ "$(cli object encoding bigh)" = rbtree ] || fail "bigh encoding"
+  [ "$(cli object encoding ints)" = intset ] || fail "ints encoding"
+  cli dump 2>&1 >/dev/null | grep -q "skipped 6 keys" || fail "tsv dump did not skip the maps"
+}
+
 test_load_million() {
   local n=1000000 start end
   awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "key:%07d\tvalue-%d\n", i, i }' \
@@ -257,7 +305,7 @@ test_load_million() {
 }
 
 case $3 in
-paging | binary | exit_codes | plain | formats | load_million) ;;
+paging | binary | exit_codes | plain | formats | load_million | zsets | maps) ;;
 *)
   echo "unknown test '$3'" >&2
   exit 2

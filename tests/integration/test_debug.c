@@ -6,7 +6,9 @@
  * equal digests whatever order they were written in (two servers, opposite
  * orders); a change of one value, deadline, score or database changes it.
  * Values without a deadline give Redis 7.0's own digest, checked against a
- * value Redis printed.
+ * value Redis printed; so do hashes and sets, loaded from a snapshot (passes
+ * without the hash and set commands) and written with HSET and SADD in
+ * another order (needs them).
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,15 @@
 
 /* Redis 7.0.15: SET a 1, then DEBUG DIGEST-VALUE a. */
 #define REDIS_DIGEST_OF_1 "b4fc66738120fba0b5aa500ab5c2bf89cea1c5da"
+
+/* Redis 7.0.15, empty, then: HSET h f v "" empty a ""; SADD s m n "";
+ * SADD ints 1 2 -3; DEBUG DIGEST-VALUE h s ints; DEBUG DIGEST. */
+#define REDIS_DIGEST_H "382f79e546babe92e933048a8dc2ada74bb50442"
+#define REDIS_DIGEST_S "d20817797cb02b0187852ece602fddd20d42c5ad"
+#define REDIS_DIGEST_INTS "836878cc027f259476c1f062e588720a8848c1d0"
+#define REDIS_DIGEST_MAPS "4d6954ef86f0900975d78c7cfbbbd79a79283f60"
+#define REDIS_DIGESTS_MAPS                                                                        \
+    "[+" REDIS_DIGEST_H ", +" REDIS_DIGEST_S ", +" REDIS_DIGEST_INTS "]"
 
 /* DEBUG DIGEST into out (41 bytes); "" after recording a failure. */
 static void digest(redisContext *c, char *out)
@@ -155,6 +166,81 @@ static long long elapsed_ms(const struct timespec *t0)
     return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/* The values of REDIS_DIGEST_MAPS in a snapshot, elements in order. */
+static void write_maps(const struct h_server *s)
+{
+    static const char *const h[] = {"", "empty", "a", "", "f", "v"};
+    static const char *const ints[] = {"-3", "1", "2"};
+    static const char *const set[] = {"", "m", "n"};
+    unsigned char rec[1024];
+    size_t n = h_snapshot_map(rec, 1, "h", 3, h);
+    n += h_snapshot_map(rec + n, 0, "ints", 3, ints);
+    n += h_snapshot_map(rec + n, 0, "s", 3, set);
+    CHECK(h_write_snapshot(s, rec, n) == 0, "writing the snapshot");
+}
+
+/* Hashes and sets from a snapshot give Redis's digests, whatever the
+ * encoding, and COPY's deep copy the same digest. */
+static void test_digest_maps(void)
+{
+    struct h_server s;
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
+        return;
+    h_close(&s, c);
+    write_maps(&s);
+    c = h_reopen(&s, NULL);
+    if (!c)
+        return;
+    EXPECT_REPLY(c, REDIS_DIGESTS_MAPS, "DEBUG", "DIGEST-VALUE", "h", "s", "ints");
+    EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");
+    EXPECT_INT(c, 1, "COPY", "h", "h2");
+    EXPECT_INT(c, 1, "COPY", "s", "s2");
+    EXPECT_REPLY(c, "[+" REDIS_DIGEST_H ", +" REDIS_DIGEST_S "]", "DEBUG", "DIGEST-VALUE", "h2",
+                 "s2");
+    EXPECT_INT(c, 2, "DEL", "h2", "s2");
+    EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");
+    /* The same data under other thresholds, so in the other encodings. */
+    h_close(&s, c);
+    c = h_reopen(&s, H_FLAGS("--hash-max-listpack-entries", "1", "--set-max-intset-entries", "1",
+                             "--set-max-listpack-entries", "1"));
+    if (!c)
+        return;
+    EXPECT_BULK(c, "rbtree", "OBJECT", "ENCODING", "h");
+    EXPECT_BULK(c, "rbtree", "OBJECT", "ENCODING", "ints");
+    EXPECT_REPLY(c, REDIS_DIGESTS_MAPS, "DEBUG", "DIGEST-VALUE", "h", "s", "ints");
+    EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");
+    h_close(&s, c);
+    h_clean_dir(&s);
+}
+
+/* The same values written by HSET and SADD in another order; one changed
+ * value changes the digest. Needs the hash and set commands. */
+static void test_digest_maps_commands(void)
+{
+    struct h_server s;
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
+        return;
+    EXPECT_INT(c, 3, "SADD", "ints", "2", "-3", "1");
+    EXPECT_INT(c, 3, "SADD", "s", "n", "", "m");
+    EXPECT_INT(c, 3, "HSET", "h", "a", "", "f", "v", "", "empty");
+    EXPECT_REPLY(c, REDIS_DIGESTS_MAPS, "DEBUG", "DIGEST-VALUE", "h", "s", "ints");
+    EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");
+    char d[41];
+    EXPECT_INT(c, 0, "HSET", "h", "a", "x");
+    digest(c, d);
+    expect_changed("one hash value", REDIS_DIGEST_MAPS, d);
+    EXPECT_INT(c, 0, "HSET", "h", "a", "");
+    EXPECT_INT(c, 1, "SADD", "s", "o");
+    digest(c, d);
+    expect_changed("one more member", REDIS_DIGEST_MAPS, d);
+    EXPECT_INT(c, 1, "SREM", "s", "o");
+    EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");
+    h_close(&s, c);
+    h_clean_dir(&s);
+}
+
 static void test_debug_misc(void)
 {
     struct h_server s;
@@ -231,6 +317,8 @@ int main(int argc, char **argv)
 {
     h_init(argc, argv);
     H_RUN(test_digest);
+    H_RUN(test_digest_maps);
+    H_RUN(test_digest_maps_commands);
     H_RUN(test_debug_misc);
     H_RUN(test_client_type);
     return h_finish();

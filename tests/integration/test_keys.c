@@ -2,8 +2,10 @@
  * test_keys.c - end-to-end tests of the keyspace and server commands: DEL
  * UNLINK EXISTS TYPE RENAME RENAMENX COPY TOUCH RANDOMKEY DBSIZE FLUSHDB
  * FLUSHALL MOVE, EXPIRE PEXPIRE EXPIREAT PEXPIREAT (NX XX GT LT), TTL PTTL
- * PERSIST EXPIRETIME PEXPIRETIME, TIME, INFO, CONFIG GET/SET/RESETSTAT, and
- * the isolation of databases.
+ * PERSIST EXPIRETIME PEXPIRETIME, TIME, INFO, CONFIG GET/SET/RESETSTAT, the
+ * isolation of databases, OBJECT; and the generic commands on hashes and
+ * sets, from a snapshot (passes without the hash and set commands) and
+ * written by HSET and SADD (needs them).
  *
  * One server for the whole file; each test FLUSHALLs first. Expected replies
  * are Redis 7's; where Redis has more of something than rbkv (CONFIG GET
@@ -111,6 +113,159 @@ static void test_rename_copy_move(void)
     EXPECT_OK(c, "SELECT", "2");
     EXPECT_BULK(c, "moved", "GET", "m");
     EXPECT_INT_RANGE(c, 99, 100, "TTL", "m");
+    redisFree(c);
+}
+
+static void test_object(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    static const struct {
+        const char *value, *encoding;
+    } strings[] = {
+        {"12345", "int"}, {"-9223372036854775808", "int"}, {"0", "int"},
+        {"-0", "embstr"}, {"007", "embstr"}, {"+1", "embstr"}, {" 1", "embstr"},
+        {"9223372036854775808", "embstr"}, {"", "embstr"},
+        {"12345678901234567890123456789012345678901234", "embstr"}, /* 44 bytes */
+        {"123456789012345678901234567890123456789012345", "raw"},
+    };
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+        EXPECT_OK(c, "SET", "k", strings[i].value);
+        redisReply *r = H_CALL(c, "OBJECT", "ENCODING", "k");
+        CHECK(r && r->type == REDIS_REPLY_STRING && strcmp(r->str, strings[i].encoding) == 0,
+              "OBJECT ENCODING of '%s': %s, expected %s", strings[i].value,
+              r && r->str ? r->str : "(none)", strings[i].encoding);
+        freeReplyObject(r);
+    }
+    EXPECT_INT(c, 1, "ZADD", "z", "1", "a");
+    EXPECT_BULK(c, "rbtree", "OBJECT", "ENCODING", "z");
+    EXPECT_BULK(c, "rbtree", "object", "encoding", "z");
+    EXPECT_INT(c, 1, "OBJECT", "REFCOUNT", "k");
+    EXPECT_INT(c, 1, "OBJECT", "REFCOUNT", "z");
+    EXPECT_INT(c, 0, "OBJECT", "IDLETIME", "k");
+    EXPECT_ERR(c,
+               "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please "
+               "note that when switching between policies at runtime LRU and LFU data will take "
+               "some time to adjust.",
+               "OBJECT", "FREQ", "k");
+    EXPECT_NIL(c, "OBJECT", "ENCODING", "nokey");
+    EXPECT_NIL(c, "OBJECT", "REFCOUNT", "nokey");
+    EXPECT_NIL(c, "OBJECT", "IDLETIME", "nokey");
+    EXPECT_NIL(c, "OBJECT", "FREQ", "nokey");
+    EXPECT_ERR(c, "ERR unknown subcommand 'foo'. Try OBJECT HELP.", "OBJECT", "foo");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'object|encoding' command", "OBJECT",
+               "ENCODING");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'object|encoding' command", "OBJECT",
+               "ENCODING", "a", "b");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'object|help' command", "OBJECT", "HELP",
+               "x");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'object' command", "OBJECT");
+    redisReply *r = H_CALL(c, "OBJECT", "HELP");
+    CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 15 &&
+              strcmp(r->element[0]->str,
+                     "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:") == 0,
+          "OBJECT HELP: Redis's 15 lines");
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+/* TYPE, OBJECT, COPY (deep), RENAME, MOVE and SCAN ... TYPE on a hash and
+ * sets loaded from a snapshot. */
+static void test_maps_generic(void)
+{
+    static const char *const h[] = {"a", "1", "b", "2"};
+    static const char *const ints[] = {"1", "2"};
+    static const char *const set[] = {"x", "y"};
+    unsigned char rec[1024];
+    size_t n = h_snapshot_map(rec, 1, "h", 2, h);
+    n += h_snapshot_map(rec + n, 0, "ints", 2, ints);
+    n += h_snapshot_map(rec + n, 0, "s", 2, set);
+    struct h_server s;
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
+        return;
+    h_close(&s, c);
+    CHECK(h_write_snapshot(&s, rec, n) == 0, "writing the snapshot");
+    c = h_reopen(&s, NULL);
+    if (!c)
+        return;
+    EXPECT_STATUS(c, "hash", "TYPE", "h");
+    EXPECT_STATUS(c, "set", "TYPE", "s");
+    EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
+    EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "s");
+    EXPECT_BULK(c, "intset", "OBJECT", "ENCODING", "ints");
+    EXPECT_INT(c, 1, "OBJECT", "REFCOUNT", "h");
+    EXPECT_REPLY(c, "['0', ['h']]", "SCAN", "0", "TYPE", "hash");
+    EXPECT_REPLY(c, "['0', ['ints', 's']]", "SCAN", "0", "TYPE", "set");
+    EXPECT_REPLY(c, "['0', ['ints']]", "SCAN", "0", "MATCH", "i*", "TYPE", "SET");
+    redisReply *before = H_CALL(c, "DEBUG", "DIGEST-VALUE", "h", "s");
+    /* COPY: deep, so the copies outlive the originals (ASan sees a shared map). */
+    EXPECT_INT(c, 1, "COPY", "h", "h2");
+    EXPECT_INT(c, 1, "COPY", "s", "s2", "DB", "3");
+    EXPECT_INT(c, 1, "EXPIRE", "h2", "100");
+    EXPECT_INT(c, 1, "COPY", "h2", "h3");
+    EXPECT_INT_RANGE(c, 99, 100, "TTL", "h3");
+    EXPECT_INT(c, 0, "COPY", "s", "h3");
+    EXPECT_INT(c, 1, "COPY", "s", "h3", "REPLACE");
+    EXPECT_STATUS(c, "set", "TYPE", "h3");
+    EXPECT_INT(c, -1, "TTL", "h3");
+    EXPECT_INT(c, 2, "DEL", "h", "s");
+    EXPECT_OK(c, "RENAME", "h2", "h");
+    EXPECT_INT_RANGE(c, 99, 100, "TTL", "h");
+    EXPECT_INT(c, 1, "PERSIST", "h");
+    EXPECT_OK(c, "SELECT", "3");
+    EXPECT_OK(c, "RENAME", "s2", "s");
+    EXPECT_INT(c, 1, "MOVE", "s", "0");
+    EXPECT_OK(c, "SELECT", "0");
+    EXPECT_STATUS(c, "set", "TYPE", "s");
+    redisReply *after = H_CALL(c, "DEBUG", "DIGEST-VALUE", "h", "s");
+    CHECK(before && after && before->type == REDIS_REPLY_ARRAY &&
+              after->type == REDIS_REPLY_ARRAY && before->elements == 2 &&
+              after->elements == 2 &&
+              strcmp(before->element[0]->str, after->element[0]->str) == 0 &&
+              strcmp(before->element[1]->str, after->element[1]->str) == 0,
+          "the copied, renamed and moved values digest as the originals");
+    freeReplyObject(before);
+    freeReplyObject(after);
+    h_close(&s, c);
+    h_clean_dir(&s);
+}
+
+/* COPY's copy is its own: writes to it leave the original; RENAME, MOVE,
+ * TYPE and SCAN ... TYPE on maps written by commands. Needs the hash and
+ * set commands. */
+static void test_maps_commands(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    EXPECT_INT(c, 2, "HSET", "h", "f", "v", "g", "w");
+    EXPECT_INT(c, 2, "SADD", "s", "m", "n");
+    EXPECT_INT(c, 1, "COPY", "h", "h2");
+    EXPECT_INT(c, 1, "COPY", "s", "s2");
+    EXPECT_INT(c, 0, "HSET", "h2", "f", "changed");
+    EXPECT_INT(c, 1, "SADD", "s2", "o");
+    EXPECT_BULK(c, "v", "HGET", "h", "f");
+    EXPECT_INT(c, 2, "SCARD", "s");
+    EXPECT_INT(c, 3, "SCARD", "s2");
+    EXPECT_OK(c, "RENAME", "h2", "hr");
+    EXPECT_STATUS(c, "hash", "TYPE", "hr");
+    EXPECT_BULK(c, "changed", "HGET", "hr", "f");
+    EXPECT_INT(c, 1, "MOVE", "s2", "1");
+    EXPECT_REPLY(c, "['0', ['h', 'hr']]", "SCAN", "0", "TYPE", "hash");
+    EXPECT_REPLY(c, "['0', ['s']]", "SCAN", "0", "TYPE", "set");
+    EXPECT_OK(c, "SELECT", "1");
+    EXPECT_STATUS(c, "set", "TYPE", "s2");
+    EXPECT_INT(c, 3, "SCARD", "s2");
+    EXPECT_OK(c, "SELECT", "0");
+    EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
+    for (int i = 0; i < 200; i++) {
+        char f[16];
+        snprintf(f, sizeof(f), "%d", i);
+        H_APPEND(c, "SADD", "ints", f);
+    }
+    for (int i = 0; i < 200; i++)
+        freeReplyObject(h_get_reply(c));
+    EXPECT_BULK(c, "intset", "OBJECT", "ENCODING", "ints");
+    EXPECT_INT(c, 1, "SADD", "ints", "x");
+    EXPECT_BULK(c, "rbtree", "OBJECT", "ENCODING", "ints");
     redisFree(c);
 }
 
@@ -515,6 +670,9 @@ int main(int argc, char **argv)
         return h_finish();
     H_RUN(test_del_exists_type);
     H_RUN(test_rename_copy_move);
+    H_RUN(test_object);
+    H_RUN(test_maps_generic);
+    H_RUN(test_maps_commands);
     H_RUN(test_touch_randomkey_dbsize);
     H_RUN(test_flush);
     H_RUN(test_expire_family);

@@ -1,7 +1,8 @@
 /*
  * test_snapshot.c - the snapshot format (server/persist/snapshot.h): round trips of
  * every value type, binary keys and values, deadlines, 16 databases and the
- * empty keyspace; and refusal of damaged files: every byte flipped, every
+ * empty keyspace; hashes and sets in every encoding, rebuilt under the
+ * loader's thresholds; and refusal of damaged files: every byte flipped, every
  * truncation, trailing bytes, each reported with the file and an offset,
  * never a crash (run under ASan to make that mean something).
  *
@@ -13,7 +14,10 @@
  * to BULK_MAX_KEYS gives a valid red-black tree (ks_check) with the right
  * ranks, whatever the shape of its last level.
  *
- * usage: test_snapshot [crc|bulk|roundtrip|corrupt|save]... (none: all).
+ * Files written by hand (with a valid checksum) check that a map's elements
+ * out of order, repeated, or counted wrong are refused with an offset.
+ *
+ * usage: test_snapshot [crc|bulk|roundtrip|maps|badmaps|corrupt|save|repl]... (none: all).
  */
 #include <errno.h>
 #include <math.h>
@@ -27,6 +31,7 @@
 #include "commands.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "omap.h"
 #include "snapshot.h"
 #include "zset.h"
 
@@ -34,6 +39,10 @@
 #define FAR_FUTURE_MS 4102444800000LL /* 2100-01-01 */
 #define BIG_VALUE (600 * 1024)        /* over the snapshot's I/O block */
 #define BULK_MAX_KEYS 520             /* past several full trees (255, 511) */
+
+/* Redis's defaults: hash-max-listpack-entries 128, -value 64;
+ * set-max-listpack-entries 128, -value 64, set-max-intset-entries 512. */
+static const struct snap_limits limits = {{128, 64, 0}, {128, 64, 512}};
 
 static char dir[256];
 
@@ -64,6 +73,58 @@ static void add_zset(struct db *db, const char *k, size_t klen, int members, int
         ks_set_expire(db, e, when);
 }
 
+/* A hash (values) or set of n elements: field i is "f<i>" with bytes 0x00
+ * and 0xff inside, value i is i bytes of a pattern (the first empty), plus
+ * an empty field; with ints, a set of integers only. */
+static struct omap *make_map(int values, int n, int ints, size_t value_len)
+{
+    struct omap *m = om_new(values);
+    const struct om_limits *lim = values ? &limits.hash : &limits.set;
+    char *v = xmalloc(value_len + 1);
+    for (size_t i = 0; i < value_len; i++)
+        v[i] = (char)(i * 7 + 3);
+    for (int i = 0; i < n; i++) {
+        char f[32];
+        int len = ints ? snprintf(f, sizeof(f), "%d", i * 37 - 1000)
+                       : snprintf(f, sizeof(f), "f%c%d%c", (char)(i % 2), i, (char)0xff);
+        om_set(m, f, (size_t)len, v, (size_t)i % (value_len + 1), lim);
+    }
+    if (!ints)
+        om_set(m, "", 0, v, value_len, lim);
+    xfree(v);
+    return m;
+}
+
+static void add_map(struct db *db, const char *k, size_t klen, int type, struct omap *m,
+                    int64_t when)
+{
+    struct ks_entry *e = ks_add_ptr(db, k, klen, (enum ks_type)type, m);
+    if (when >= 0)
+        ks_set_expire(db, e, when);
+}
+
+static void compare_maps(const struct omap *x, const struct omap *y)
+{
+    const char *why;
+    struct om_it i, j;
+    struct om_elem a, b;
+    CHECK_MSG(om_check(y, &why) == 0, "om_check: %s", why);
+    CHECK_MSG(om_len(x) == om_len(y), "map size %zu, loaded %zu", om_len(x), om_len(y));
+    CHECK_MSG(x->values == y->values, "hash or set");
+    CHECK_MSG(!strcmp(om_encoding(x), om_encoding(y)), "encoding %s, loaded %s", om_encoding(x),
+              om_encoding(y));
+    om_seek(x, 0, &i);
+    om_seek(y, 0, &j);
+    for (; om_it_valid(&i) && om_it_valid(&j); om_next(x, &i), om_next(y, &j)) {
+        om_it_get(x, &i, &a);
+        om_it_get(y, &j, &b);
+        CHECK_MSG(a.flen == b.flen && !memcmp(a.f, b.f, a.flen), "element %zu", i.rank);
+        CHECK_MSG(a.vlen == b.vlen && (a.vlen == 0 || !memcmp(a.v, b.v, a.vlen)), "value %zu",
+                  i.rank);
+    }
+    CHECK_MSG(!om_it_valid(&i) && !om_it_valid(&j), "walks of different lengths");
+}
+
 /* Every database of a and b holds the same keys, types, values and
  * deadlines, in the same order, and b passes ks_check. */
 static void compare(const struct keyspace *a, const struct keyspace *b)
@@ -86,6 +147,10 @@ static void compare(const struct keyspace *a, const struct keyspace *b)
                           "db %d: string value", i);
                 continue;
             }
+            if (x->type == KS_HASH || x->type == KS_SET) {
+                compare_maps(ks_ptr(x), ks_ptr(y));
+                continue;
+            }
             const struct zset *zx = ks_ptr(x), *zy = ks_ptr(y);
             CHECK_MSG(zs_check(zy, &why) == 0, "zset: %s", why);
             CHECK_MSG(zs_len(zx) == zs_len(zy), "zset size");
@@ -103,7 +168,7 @@ static struct keyspace *load_or_null(const char *path, char *err, size_t errlen)
 {
     struct keyspace *ks = ks_new(DBS);
     int absent;
-    if (snap_load(ks, path, &absent, err, errlen) < 0 || absent) {
+    if (snap_load(ks, path, &limits, &absent, err, errlen) < 0 || absent) {
         ks_free(ks);
         return NULL;
     }
@@ -207,6 +272,155 @@ static void test_roundtrip(void)
 
 static void write_file(const char *path, const unsigned char *p, size_t n);
 
+/* Hashes and sets of every encoding round trip with their elements, values
+ * and encodings; a load rebuilds them under its own thresholds. */
+static void test_maps(void)
+{
+    size_t mem0 = mem_used();
+    char path[300], err[512];
+    path_of(path, sizeof(path), "maps.rbkv");
+    struct keyspace *a = ks_new(DBS), *b;
+    struct db *db = &a->dbs[0];
+    static const struct {
+        const char *key;
+        int type, n, ints;
+        size_t value_len;
+        const char *encoding;
+    } maps[] = {
+        {"h:packed", KS_HASH, 5, 0, 8, "listpack"},
+        {"h:one", KS_HASH, 0, 0, 0, "listpack"}, /* only the empty field, empty value */
+        {"h:many", KS_HASH, 3000, 0, 40, "rbtree"},
+        {"h:long", KS_HASH, 3, 0, 65, "rbtree"},
+        {"h:big", KS_HASH, 2, 0, BIG_VALUE, "rbtree"},
+        {"s:packed", KS_SET, 5, 0, 0, "listpack"},
+        {"s:ints", KS_SET, 300, 1, 0, "intset"},
+        {"s:manyints", KS_SET, 600, 1, 0, "rbtree"},
+        {"s:many", KS_SET, 100000, 0, 0, "rbtree"},
+    };
+    for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+        struct omap *m = make_map(maps[i].type == KS_HASH, maps[i].n, maps[i].ints,
+                                  maps[i].value_len);
+        CHECK_MSG(!strcmp(om_encoding(m), maps[i].encoding), "%s: built as %s", maps[i].key,
+                  om_encoding(m));
+        add_map(db, maps[i].key, strlen(maps[i].key), maps[i].type, m,
+                i % 2 ? FAR_FUTURE_MS : -1);
+    }
+    /* A set whose one member is longer than the I/O block, in another db. */
+    char *big = xmalloc(BIG_VALUE);
+    for (size_t i = 0; i < BIG_VALUE; i++)
+        big[i] = (char)(i * 131);
+    struct omap *bigset = om_new(0);
+    om_set(bigset, big, BIG_VALUE, NULL, 0, &limits.set);
+    om_set(bigset, "", 0, NULL, 0, &limits.set);
+    add_map(&a->dbs[5], "s:big\0", 6, KS_SET, bigset, -1);
+    add_map(&a->dbs[5], "gone", 4, KS_HASH, make_map(1, 2, 0, 2), 500); /* expired at save */
+    CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
+    ks_delete(&a->dbs[5], ks_find(&a->dbs[5], "gone", 4));
+    b = load_or_null(path, err, sizeof(err));
+    CHECK_MSG(b != NULL, "maps: %s", err);
+    if (b)
+        compare(a, b);
+    ks_free(b);
+
+    /* Other thresholds: a small map loads as a tree, a big one packed. */
+    struct snap_limits tight = {{1, 64, 0}, {1, 64, 0}}, loose = {{5000, 64, 0}, {1000, 64, 0}};
+    int absent;
+    b = ks_new(DBS);
+    CHECK_MSG(snap_load(b, path, &tight, &absent, err, sizeof(err)) > 0, "tight: %s", err);
+    struct ks_entry *e = ks_find(&b->dbs[0], "h:packed", 8);
+    CHECK_MSG(e && !strcmp(om_encoding(ks_ptr(e)), "rbtree"), "tight: h:packed not a tree");
+    e = ks_find(&b->dbs[0], "s:ints", 6);
+    CHECK_MSG(e && !strcmp(om_encoding(ks_ptr(e)), "rbtree"), "tight: s:ints not a tree");
+    ks_free(b);
+    b = ks_new(DBS);
+    CHECK_MSG(snap_load(b, path, &loose, &absent, err, sizeof(err)) > 0, "loose: %s", err);
+    e = ks_find(&b->dbs[0], "h:many", 6);
+    CHECK_MSG(e && !strcmp(om_encoding(ks_ptr(e)), "listpack") && om_len(ks_ptr(e)) == 3001,
+              "loose: h:many not packed");
+    e = ks_find(&b->dbs[0], "s:manyints", 10);
+    CHECK_MSG(e && !strcmp(om_encoding(ks_ptr(e)), "intset"), "loose: s:manyints not packed");
+    e = ks_find(&b->dbs[0], "h:long", 6);
+    CHECK_MSG(e && !strcmp(om_encoding(ks_ptr(e)), "rbtree"), "loose: h:long packed");
+    const char *why;
+    for (e = ks_first(&b->dbs[0]); e; e = ks_next(e))
+        CHECK_MSG(om_check(ks_ptr(e), &why) == 0, "loose: %s", why);
+    ks_free(b);
+
+    xfree(big);
+    ks_free(a);
+    unlink(path);
+    CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
+}
+
+/* A file of one database (0) holding body, with a valid checksum. */
+static void write_snapshot(const char *path, const unsigned char *body, size_t n)
+{
+    unsigned char file[512];
+    static const unsigned char header[] = {'R', 'B', 'K', 'V', 1, 0, 0, 0,
+                                           0xe8, 3, 0, 0, 0, 0, 0, 0, 0xFE, 0};
+    size_t len = 0;
+    CHECK(sizeof(header) + n + 9 <= sizeof(file));
+    memcpy(file, header, sizeof(header));
+    len = sizeof(header);
+    memcpy(file + len, body, n);
+    len += n;
+    file[len++] = 0xFF;
+    uint64_t crc = snap_crc64(0, file, len);
+    for (int i = 0; i < 8; i++)
+        file[len++] = (unsigned char)(crc >> (8 * i));
+    write_file(path, file, len);
+}
+
+/* A map's records written by hand: valid ones load, and each fault is
+ * refused with its reason and an offset, leaking nothing. */
+static void test_badmaps(void)
+{
+    size_t mem0 = mem_used();
+    char path[300], err[512];
+    int absent;
+    path_of(path, sizeof(path), "badmap.rbkv");
+    static const struct {
+        const char *what;
+        const char *body;
+        size_t len;
+        const char *reason; /* NULL: loads */
+    } cases[] = {
+        /* op 0x03 SET, flags 0, key "s", n, members */
+        {"set in order", "\x03" "\x00" "\x01" "s" "\x04" "\x00" "\x01" "a" "\x02" "a" "\x00" "\x01" "b", 13, NULL},
+        {"hash in order", "\x02" "\x00" "\x01" "h" "\x02" "\x00" "\x00" "\x01" "a" "\x01" "\xff", 11, NULL},
+        {"set out of order", "\x03" "\x00" "\x01" "s" "\x02" "\x02" "ab" "\x01" "a", 10, "set members out of order"},
+        {"set duplicate", "\x03" "\x00" "\x01" "s" "\x02" "\x01" "a" "\x01" "a", 9, "duplicate set member"},
+        {"hash duplicate", "\x02" "\x00" "\x01" "h" "\x02" "\x01" "a" "\x01" "1" "\x01" "a" "\x01" "2", 13, "duplicate hash field"},
+        {"hash out of order", "\x02" "\x00" "\x01" "h" "\x02" "\x01" "b" "\x00" "\x01" "a" "\x00", 11, "hash fields out of order"},
+        {"empty set", "\x03" "\x00" "\x01" "s" "\x00", 5, "bad set size 0"},
+        {"empty hash", "\x02" "\x00" "\x01" "h" "\x00", 5, "bad hash size 0"},
+        {"set count past the file", "\x03" "\x00" "\x01" "s" "\x80" "\x80" "\x80" "\x80" "\x10" "\x01" "a", 11, "bad set size"},
+        {"hash count past the file", "\x02" "\x00" "\x01" "h" "\x20" "\x01" "a" "\x00", 8, "bad hash size"},
+        {"hash field without value", "\x02" "\x00" "\x01" "h" "\x01" "\x01" "a", 7, ""},
+        {"set count over its members", "\x03" "\x00" "\x01" "s" "\x03" "\x01" "a" "\x01" "b", 9, ""},
+        {"flags", "\x03" "\x02" "\x01" "s" "\x01" "\x01" "a", 7, "unknown entry flags"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        write_snapshot(path, (const unsigned char *)cases[i].body, cases[i].len);
+        struct keyspace *ks = ks_new(DBS);
+        err[0] = '\0';
+        long long rc = snap_load(ks, path, &limits, &absent, err, sizeof(err));
+        if (!cases[i].reason) {
+            CHECK_MSG(rc == 1, "%s: %s", cases[i].what, err);
+            struct ks_entry *e = ks_first(&ks->dbs[0]);
+            const char *why;
+            CHECK_MSG(e && om_check(ks_ptr(e), &why) == 0, "%s: om_check", cases[i].what);
+        } else {
+            CHECK_MSG(rc < 0, "%s: accepted", cases[i].what);
+            CHECK_MSG(strstr(err, " at offset ") && strstr(err, cases[i].reason),
+                      "%s: message '%s'", cases[i].what, err);
+        }
+        ks_free(ks);
+    }
+    unlink(path);
+    CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
+}
+
 static int give_position(struct snap_repl *pos)
 {
     memcpy(pos->replid, "0123456789abcdef0123456789abcdef01234567", 41);
@@ -243,7 +457,7 @@ static void test_repl_position(void)
     bytes[4] = SNAP_VERSION;
     write_file(path, bytes, len);
     b = ks_new(DBS);
-    CHECK(snap_load(b, path, &absent, err, sizeof(err)) < 0 && strstr(err, "replication record"));
+    CHECK(snap_load(b, path, &limits, &absent, err, sizeof(err)) < 0 && strstr(err, "replication record"));
     CHECK(!snap_loaded_repl(&pos));
     ks_free(b);
     CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
@@ -267,7 +481,7 @@ static void expect_refused(const char *path, size_t size, const char *what, size
     char err[512] = "";
     struct keyspace *ks = ks_new(DBS);
     int absent;
-    long long rc = snap_load(ks, path, &absent, err, sizeof(err));
+    long long rc = snap_load(ks, path, &limits, &absent, err, sizeof(err));
     unsigned long long off = 0;
     const char *o = strstr(err, " at offset ");
     CHECK_MSG(rc < 0, "%s at %zu was accepted", what, at);
@@ -287,6 +501,9 @@ static void test_corrupt(void)
     add_string(&a->dbs[0], "a", 1, "1", 1, -1);
     add_string(&a->dbs[0], "b\0", 2, "two", 3, FAR_FUTURE_MS);
     add_zset(&a->dbs[2], "z", 1, 3, -1);
+    add_map(&a->dbs[2], "zh", 2, KS_HASH, make_map(1, 3, 0, 4), -1);
+    add_map(&a->dbs[2], "zs", 2, KS_SET, make_map(0, 2, 0, 0), FAR_FUTURE_MS);
+    add_map(&a->dbs[2], "zt", 2, KS_SET, make_map(0, 3, 1, 0), -1);
     add_string(&a->dbs[15], "last", 4, "v", 1, -1);
     CHECK_MSG(snap_save(a, good, 1000, err, sizeof(err)) == 0, "%s", err);
     ks_free(a);
@@ -351,7 +568,7 @@ static void test_save_errors(void)
 
     path_of(path, sizeof(path), "absent.rbkv");
     struct keyspace *b = ks_new(DBS);
-    CHECK_MSG(snap_load(b, path, &absent, err, sizeof(err)) == 0 && absent, "absent file");
+    CHECK_MSG(snap_load(b, path, &limits, &absent, err, sizeof(err)) == 0 && absent, "absent file");
     ks_free(b);
     ks_free(a);
 }
@@ -368,6 +585,8 @@ int main(int argc, char **argv)
     } parts[] = {{"crc", test_crc},
                  {"bulk", test_bulk},
                  {"roundtrip", test_roundtrip},
+                 {"maps", test_maps},
+                 {"badmaps", test_badmaps},
                  {"corrupt", test_corrupt},
                  {"save", test_save_errors},
                  {"repl", test_repl_position}};

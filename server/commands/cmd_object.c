@@ -1,0 +1,164 @@
+/*
+ * cmd_object.c - OBJECT (Redis 7.0): ENCODING, REFCOUNT, IDLETIME, FREQ and
+ * HELP, what a value looks like inside.
+ *
+ * Owns: object_commands[] and nothing else; it only reads entries. Knows
+ * nothing of sockets.
+ *
+ * Answers, and where they part from Redis's:
+ *  - ENCODING: a string is "int" when it is a canonical integer (Redis's
+ *    string2l: no '+', no leading zero, no "-0") of at most 20 bytes,
+ *    "embstr" up to 44 bytes, else "raw", as Redis decides when a value is
+ *    stored; Redis also turns a string changed in place (APPEND, SETRANGE)
+ *    into "raw", which rbkv, keeping no such history, does not. A hash or a
+ *    set answers its map's encoding (om_encoding: "listpack", "intset" or
+ *    "rbtree", Redis's "hashtable"); a sorted set "rbtree", which it always
+ *    is (a tree of members with a hash table beside it), where Redis says
+ *    "listpack" or "skiplist".
+ *  - REFCOUNT: 1. rbkv shares no values; Redis answers 2147483647 for its
+ *    shared small integers (0 to 9999) and 1 otherwise.
+ *  - IDLETIME: 0, FREQ: Redis's error for a policy that is not LFU. rbkv
+ *    keeps no access times or counters (only maxmemory-policy noeviction is
+ *    supported), so there is nothing to report; what Redis answers under
+ *    noeviction for a key just read.
+ * A missing key is a nil reply for every subcommand, as in Redis, and the
+ * lookup counts as a read (keyspace hits and misses, lazy expiry).
+ */
+#include "cmd_object.h"
+
+#include <stddef.h>
+
+#include "args.h"
+#include "client.h"
+#include "keyspace.h"
+#include "numparse.h"
+#include "omap.h"
+#include "resp_writer.h"
+
+#define EMBSTR_MAX 44       /* Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT */
+#define INT_STRING_MAX 20   /* the longest text Redis tries as an integer */
+#define SUBCOMMAND_ECHO_MAX 128 /* Redis's %.128s for an unknown subcommand */
+
+#define ERR_NO_LFU                                                                                \
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "    \
+    "that when switching between policies at runtime LRU and LFU data will take some time to "   \
+    "adjust."
+
+static const char *string_encoding(const struct ks_entry *e)
+{
+    long long v;
+    size_t len = ks_slen(e);
+    if (len <= INT_STRING_MAX && parse_ll(ks_str((struct ks_entry *)e), len, &v) == 0)
+        return "int";
+    return len <= EMBSTR_MAX ? "embstr" : "raw";
+}
+
+static const char *encoding_of(const struct ks_entry *e)
+{
+    switch (e->type) {
+    case KS_STRING:
+        return string_encoding(e);
+    case KS_HASH:
+    case KS_SET:
+        return om_encoding(ks_ptr(e));
+    default:
+        return "rbtree";
+    }
+}
+
+/* The key at argv[2], or NULL after the nil reply. */
+static struct ks_entry *object_lookup(struct client *c)
+{
+    struct ks_entry *e = lookup_read(c, &c->argv[2]);
+    if (!e)
+        resp_add_null(&c->out);
+    return e;
+}
+
+static void object_encoding(struct client *c)
+{
+    struct ks_entry *e = object_lookup(c);
+    if (e)
+        resp_add_bulk_cstr(&c->out, encoding_of(e));
+}
+
+static void object_refcount(struct client *c)
+{
+    if (object_lookup(c))
+        resp_add_int(&c->out, 1);
+}
+
+static void object_idletime(struct client *c)
+{
+    if (object_lookup(c))
+        resp_add_int(&c->out, 0);
+}
+
+static void object_freq(struct client *c)
+{
+    if (object_lookup(c))
+        resp_add_error(&c->out, ERR_NO_LFU);
+}
+
+static void object_help(struct client *c)
+{
+    static const char *const help[] = {
+        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        "HELP",
+        "    Prints this help.",
+    };
+    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
+    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
+        resp_add_simple(&c->out, help[i]);
+}
+
+static const struct {
+    const char *name;
+    int arity; /* counting OBJECT and the subcommand */
+    void (*proc)(struct client *c);
+} subcommands[] = {
+    {"encoding", 3, object_encoding}, {"refcount", 3, object_refcount},
+    {"idletime", 3, object_idletime}, {"freq", 3, object_freq},
+    {"help", 2, object_help},
+};
+
+static void cmd_object(struct client *c)
+{
+    const struct resp_slice *sub = &c->argv[1];
+
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+        if (!arg_is(sub, subcommands[i].name))
+            continue;
+        if (c->argc != subcommands[i].arity)
+            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'object|%s' command",
+                            subcommands[i].name);
+        else
+            subcommands[i].proc(c);
+        return;
+    }
+    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try OBJECT HELP.",
+                    (int)(sub->len < SUBCOMMAND_ECHO_MAX ? sub->len : SUBCOMMAND_ECHO_MAX),
+                    sub->ptr);
+}
+
+const struct command object_commands[] = {
+    {.name = "object", .proc = cmd_object, .arity = -2,
+     .flags = CMD_CONTAINER | CMD_READONLY,
+     .group = "generic", .since = "2.2.3",
+     .summary = "A container for object introspection commands",
+     .complexity = "Depends on subcommand.",
+     .args = "subcommand [arg ...]"},
+    {0},
+};
