@@ -728,6 +728,26 @@ int om_add(struct omap *m, const char *f, size_t flen, const char *v, size_t vle
     return put(m, f, flen, v, vlen, lim, 0);
 }
 
+void om_append(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+               const struct om_limits *lim)
+{
+    size_t size = elem_size(m, flen, vlen);
+    struct om_chunk *c = chunk_of(rb_last(&m->tree));
+
+    if (!c) {
+        c = chunk_new(m->packed ? size : OM_CHUNK_BYTES);
+        chunk_link_after(m, NULL, c);
+    }
+    c = chunk_reserve(m, c, (size_t)c->used + size);
+    elem_encode(m, c->data + c->used, f, flen, v, vlen);
+    c->used += (uint32_t)size;
+    c->n++;
+    totals_add(c, 1);
+    if (!m->values && m->allint && !is_integer(f, flen))
+        m->allint = 0;
+    after_grow(m, c, c->n - 1, flen, vlen, lim);
+}
+
 int om_del(struct omap *m, const char *f, size_t flen, const struct om_limits *lim)
 {
     struct spot s;

@@ -120,6 +120,12 @@ int om_set(struct omap *m, const char *f, size_t flen, const char *v, size_t vle
 /* Adds f only when absent: 1 added, 0 there (untouched). */
 int om_add(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
            const struct om_limits *lim);
+/* Adds f, which sorts after every element m holds (the caller knows: a
+ * snapshot's elements come in order, so does a merge's output): no search,
+ * O(log(n / B)), so building a map in order is linear even in one huge
+ * packed chunk. */
+void om_append(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+               const struct om_limits *lim);
 /* Removes f: 1, or 0 when absent. */
 int om_del(struct omap *m, const char *f, size_t flen, const struct om_limits *lim);
 /* Removes the elements at positions [lo, hi). O(log n + removed). */

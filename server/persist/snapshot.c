@@ -535,7 +535,7 @@ static int load_zset(struct load *l, struct zset **out)
     return 0;
 }
 
-/* A hash (op OP_HASH) or a set, rebuilt with om_set in the file's order,
+/* A hash (op OP_HASH) or a set, rebuilt with om_append in the file's order,
  * which must be strictly increasing: an element out of order or repeated is
  * corruption, as a key is. */
 static int load_omap(struct load *l, unsigned op, struct omap **out)
@@ -571,7 +571,7 @@ static int load_omap(struct load *l, unsigned op, struct omap **out)
             r_fail(r, elem_at, "%s of %zu bytes is over 4 GB", what, flen + vlen);
             break;
         }
-        om_set(m, l->elem, flen, l->val, vlen, lim);
+        om_append(m, l->elem, flen, l->val, vlen, lim);
         char *t = l->prev;
         size_t tc = l->prev_cap;
         l->prev = l->elem;

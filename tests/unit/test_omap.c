@@ -15,7 +15,9 @@
  *   set     the same for a set, with integer members (the intset rule);
  *   big     100,000 members added in order and at random, deleted at random:
  *           chunks split, merge and stay checked; seeks at every rank;
- *   clone   a clone equals its source and is independent of it.
+ *   clone   a clone equals its source and is independent of it;
+ *   append  maps built with om_append in order, packed and tree, equal
+ *           the same built with om_set.
  * Every part ends with mem_used() back at zero: a leaked chunk fails.
  *
  * usage: test_omap [part]... (no argument runs all). Prints SEED=<n>;
@@ -311,6 +313,47 @@ static void part_clone(void)
     CHECK(mem_used() == 0);
 }
 
+static void part_append(void)
+{
+    struct om_limits small = {.entries = 16, .value = 8, .int_entries = 0};
+    struct om_limits huge = {.entries = 100000, .value = 64, .int_entries = 0};
+    const struct om_limits *lims[] = {&small, &huge};
+    char f[32];
+    const char *why = "";
+
+    for (int k = 0; k < 2; k++) {
+        struct omap *a = om_new(1), *b = om_new(1);
+        for (int i = 0; i < 20000; i++) {
+            size_t len = (size_t)snprintf(f, sizeof(f), "f:%06d", i);
+            om_append(a, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
+            om_set(b, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
+        }
+        CHECK_MSG(om_check(a, &why) == 0, "%s", why);
+        CHECK(om_len(a) == om_len(b) && a->packed == b->packed && a->packed == (k == 1));
+        struct om_it ia, ib;
+        struct om_elem ea, eb;
+        om_seek(a, 0, &ia);
+        om_seek(b, 0, &ib);
+        for (; om_it_valid(&ia); om_next(a, &ia), om_next(b, &ib)) {
+            om_it_get(a, &ia, &ea);
+            om_it_get(b, &ib, &eb);
+            CHECK(ea.flen == eb.flen && !memcmp(ea.f, eb.f, ea.flen));
+            CHECK(ea.vlen == eb.vlen && !memcmp(ea.v, eb.v, ea.vlen));
+        }
+        om_free(a);
+        om_free(b);
+    }
+    /* Under the thresholds a map built in order stays packed. */
+    struct omap *s = om_new(0);
+    for (int i = 0; i < 100; i++) {
+        size_t len = (size_t)snprintf(f, sizeof(f), "%d", 100 + i);
+        om_append(s, f, len, NULL, 0, &huge);
+    }
+    CHECK(om_check(s, &why) == 0 && s->packed && !strcmp(om_encoding(s), "intset"));
+    om_free(s);
+    CHECK(mem_used() == 0);
+}
+
 int main(int argc, char **argv)
 {
     seed = check_seed((uint64_t)time(NULL));
@@ -325,6 +368,8 @@ int main(int argc, char **argv)
             part_big();
         if (!part || !strcmp(part, "clone"))
             part_clone();
+        if (!part || !strcmp(part, "append"))
+            part_append();
     }
     puts("ok");
     return 0;
