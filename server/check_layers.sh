@@ -106,7 +106,8 @@ for l in "${layers[@]}"; do
         if (incomment) { if (sub(/.*\*\//, "", line)) incomment = 0; else next }
         gsub(/\/\*.*\*\//, "", line)
         if (sub(/\/\*.*/, "", line)) incomment = 1
-        if (line ~ /^#/) next
+        # A directive, and the lines a backslash continues it onto (a #define of a long message).
+        if (line ~ /^#/ || incont) { incont = line ~ /\\$/; next }
         opens = gsub(/\{/, "{", line); closes = gsub(/\}/, "}", line)
         if (depth == 0 && opens == 0 && line !~ /^[ \t]*$/) decl = decl " " line
         depth += opens - closes
