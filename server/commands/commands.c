@@ -16,6 +16,7 @@
 #include "cmd_repl.h"
 #include "cmd_scan.h"
 #include "cmd_server.h"
+#include "cmd_set.h"
 #include "cmd_string.h"
 #include "cmd_zset.h"
 #include "keyspace.h"
@@ -39,7 +40,7 @@ void commands_register(void)
 {
     static const struct command *const tables[] = {
         connection_commands, string_commands, keys_commands,    ordered_commands,
-        zset_commands,       scan_commands,   server_commands,  config_commands,
+        zset_commands,       set_commands,    scan_commands,   server_commands,  config_commands,
         persist_commands,    command_commands, multi_commands,  repl_commands, pubsub_commands,
         debug_commands,
     };
