@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -696,6 +697,7 @@ static void universe_init(void)
 struct ref {
     pid_t pid;
     redisContext *c;
+    char dir[32]; /* its cwd, removed at the end */
 };
 
 /* A loopback port nobody listens on just now. */
@@ -716,15 +718,21 @@ static void ref_start(struct ref *ref)
 {
     ref->pid = 0;
     ref->c = NULL;
+    ref->dir[0] = '\0';
     if (h_is_reference() || access(REDIS_BIN, X_OK) != 0)
         return;
     int port = free_port();
-    char portbuf[16], dir[] = "/tmp/rbkv-set-ref-XXXXXX";
+    char portbuf[16], *dir = ref->dir;
     snprintf(portbuf, sizeof(portbuf), "%d", port);
-    if (!mkdtemp(dir))
+    snprintf(ref->dir, sizeof(ref->dir), "/tmp/rbkv-set-ref-XXXXXX");
+    if (!mkdtemp(dir)) {
+        ref->dir[0] = '\0';
         return;
+    }
     ref->pid = fork();
     if (ref->pid == 0) {
+        /* Gone with the test, even when it aborts. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (chdir(dir) != 0)
             _exit(127);
         execl(REDIS_BIN, REDIS_BIN, "--port", portbuf, "--bind", "127.0.0.1", "--save", "",
@@ -756,6 +764,12 @@ static void ref_stop(struct ref *ref)
     if (ref->pid > 0) {
         kill(ref->pid, SIGKILL);
         waitpid(ref->pid, NULL, 0);
+    }
+    if (ref->dir[0]) {
+        char log[64];
+        snprintf(log, sizeof(log), "%s/redis.log", ref->dir);
+        unlink(log);
+        rmdir(ref->dir);
     }
 }
 
@@ -802,6 +816,7 @@ static void test_differential(void)
     int ops = 4000 / H_SLOW, failures = 0;
     for (int op = 0; op < ops && failures < 5; op++) {
         const char *argv[16];
+        char numkeys[8], limbuf[8]; /* argv may point here until the command is sent */
         int argc = 0;
         char want[8192];
         int k = rand() % NKEYS;
@@ -859,7 +874,6 @@ static void test_differential(void)
             int n = 1 + rand() % 3, d = rand() % NKEYS, wrong = 0;
             uint64_t acc = 0;
             int limit = card && rand() % 2 ? rand() % 4 : -1;
-            char numkeys[8], limbuf[8];
             static const char *const names[2][3] = {{"SINTER", "SUNION", "SDIFF"},
                                                     {"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}};
             argv[argc++] = card ? "SINTERCARD" : names[store][op3];
