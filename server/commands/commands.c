@@ -21,6 +21,7 @@
 #include "cmd_repl.h"
 #include "cmd_scan.h"
 #include "cmd_server.h"
+#include "cmd_set.h"
 #include "cmd_string.h"
 #include "cmd_zset.h"
 #include "keyspace.h"
@@ -63,6 +64,7 @@ void commands_register(void)
         ordered_commands,
         zset_commands,
         hash_commands,
+        set_commands,
         collrange_commands,
         scan_commands,
         server_commands,

@@ -374,7 +374,7 @@ void command_execute(struct client *c)
 void command_call(struct client *c, const struct command *cmd)
 {
     struct command_stats *stats = &stats_slot_of(cmd)->stats;
-    unsigned long long dirty = server.dirty;
+    unsigned long long dirty = server.dirty, effects = server.effects_propagated;
     /* Our own clock: EXEC's commands reset the shared one. */
     int64_t start = ustime();
 
@@ -383,9 +383,14 @@ void command_call(struct client *c, const struct command *cmd)
     stats->calls++;
     stats->usec += (unsigned long long)(ustime() - start);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
-     * or a DEL of missing keys does not, as in Redis. */
+     * or a DEL of missing keys does not, as in Redis. A write that sent its
+     * effects itself (propagate_effects: SPOP as SREM or DEL, since its own
+     * words pick at random) is not sent again as it was called. EXEC itself
+     * is no write: its commands come through here one by one, so the
+     * comparison holds for each inside a transaction too. */
     if ((cmd->flags & CMD_WRITE) && server.dirty != dirty) {
         watch_touch_command(c, cmd);
-        propagate_command(c->db, cmd, c->argc, c->argv);
+        if (server.effects_propagated == effects)
+            propagate_command(c->db, cmd, c->argc, c->argv);
     }
 }

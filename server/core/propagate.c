@@ -49,6 +49,12 @@ void propagate_argv(int db, int argc, const struct resp_slice *argv)
         repl_feed_argv(db, argc, argv);
 }
 
+void propagate_effects(int db, int argc, const struct resp_slice *argv)
+{
+    server.effects_propagated++;
+    propagate_argv(db, argc, argv);
+}
+
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
 {
     if (feeds_stream())

@@ -23,6 +23,15 @@ void propagate_command(struct db *db, const struct command *cmd, int argc,
                        const struct resp_slice *argv);
 /* argv, run in database db, as it is. */
 void propagate_argv(int db, int argc, const struct resp_slice *argv);
+/* For a write whose own words would not replay the same (SPOP picks at
+ * random): the running command sends what it did instead, as argv in db
+ * (SREM key member..., DEL key), once or several times, and so is not
+ * also sent verbatim: command_call compares server.effects_propagated,
+ * which this counts, around the handler. WATCH is still touched, from
+ * server.dirty as for any write; inside EXEC the effects join the
+ * transaction's MULTI ... EXEC like any write. A lazily expired key's DEL
+ * goes through propagate_argv, so it never suppresses its command. */
+void propagate_effects(int db, int argc, const struct resp_slice *argv);
 /* argv to the replicas only (PUBLISH: a message is not data, the log
  * does not keep it). */
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv);

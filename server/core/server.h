@@ -49,6 +49,7 @@ struct server {
 
     int64_t cmd_start_us;        /* when the running command started (wall clock) */
     unsigned long long dirty;    /* changes since the last save: every write command adds its count */
+    unsigned long long effects_propagated; /* propagate_effects calls (propagate.h), ever */
     int shutting_down;
     int64_t start_ms;
     uint64_t cron_runs;
