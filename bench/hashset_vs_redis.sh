@@ -11,6 +11,9 @@
 #   SINTER a b                           two 10,000-member sets sharing half their members
 #   HRANGE big [f:R + BYLEX LIMIT 0 100  a 1,000,000-field hash, against Redis's closest:
 #     ZRANGEBYLEX zbig [f:R + LIMIT 0 100 on a 1,000,000-member sorted set (all scores 0)
+# With two cores, redis-benchmark parsing the replies competes with the server, so throughput
+# understates a server's speed on long replies; the server's own CPU time per request at -P 16
+# (from /proc/PID/stat, over all rounds) is shown beside it, ratio redis / rbkv.
 # Part 2, memory (used_memory and RSS growth, fresh servers): 1,000,000 hashes of 10 fields
 # (16-byte field names and values), and one set of 10,000,000 members (m:%012d: 14 bytes).
 # --quick: one round, 100,000 hashes and 1,000,000 members, for a smoke run.
@@ -73,9 +76,13 @@ gen_members() { # N
       for (j = i; j < i + 1000; j++) printf "$14\r\nm:%012d\r\n", j } }'
 }
 
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system time of PID
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+per_req() { awk -v t="$1" -v u="$TICK_US" -v n="$2" 'BEGIN { printf "%.2f", t * u / n }'; }
+
 echo "== Part 1: throughput, best of $ROUNDS rounds (50 clients)"
-RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
-REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
+RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"; RBKV_PID=${BENCH_PIDS[-1]}
+REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"; REDIS_PID=${BENCH_PIDS[-1]}
 for port in "$RBKV_PORT" "$REDIS_PORT"; do load "$port" gen_pair; done
 load "$RBKV_PORT" gen_big hash "$BIG"
 load "$REDIS_PORT" gen_big zset "$BIG"
@@ -90,22 +97,30 @@ TESTS=(
   "SINTER 10k x 10k|3000|SINTER a b|"
   "HRANGE vs ZRANGEBYLEX|200000|HRANGE big [f:00__rand_int__ + BYLEX LIMIT 0 100|ZRANGEBYLEX zbig [f:00__rand_int__ + LIMIT 0 100"
 )
-printf '%-24s | %10s %10s %6s | %10s %10s %6s\n' "" "rbkv -P1" "redis -P1" ratio "rbkv -P16" "redis -P16" ratio
+printf '%-24s | %10s %10s %6s | %10s %10s %6s | %8s %8s %6s\n' "" "rbkv -P1" "redis -P1" ratio \
+  "rbkv -P16" "redis -P16" ratio "rbkv cpu" "redis" ratio
+printf '%-24s | %29s | %29s | %24s\n' "" "op/s" "op/s" "server us/request, -P16"
 for t in "${TESTS[@]}"; do
   IFS='|' read -r name n kcmd zcmd <<<"$t"
   [ -n "$zcmd" ] || zcmd=$kcmd
   line=$(printf '%-24s' "$name")
   for p in 1 16; do
     m=$n; [ "$p" = 1 ] && m=$((n / 4))
-    r=0; s=0
+    r=0; s=0; rt=0; st=0
     for _ in $(seq "$ROUNDS"); do
+      t0=$(cpu_ticks "$RBKV_PID")
       # shellcheck disable=SC2086 # the commands are word lists on purpose
       r=$(best "$r" "$(rps "$RBKV_PORT" "$m" "$p" $kcmd)")
+      t1=$(cpu_ticks "$RBKV_PID"); rt=$((rt + t1 - t0))
+      t0=$(cpu_ticks "$REDIS_PID")
       # shellcheck disable=SC2086
       s=$(best "$s" "$(rps "$REDIS_PORT" "$m" "$p" $zcmd)")
+      t1=$(cpu_ticks "$REDIS_PID"); st=$((st + t1 - t0))
     done
     line+=$(printf ' | %10.0f %10.0f %6s' "$r" "$s" "$(ratio "$r" "$s")")
   done
+  rc=$(per_req "$rt" "$((n * ROUNDS))"); sc=$(per_req "$st" "$((n * ROUNDS))")
+  line+=$(printf ' | %8s %8s %6s' "$rc" "$sc" "$(ratio "$sc" "$rc")")
   echo "$line"
 done
 bench_cleanup; BENCH_PIDS=()

@@ -63,8 +63,12 @@ static size_t varint_put(char *p, size_t n)
     return i;
 }
 
-static size_t varint_get(const char *p, size_t *n)
+static inline size_t varint_get(const char *p, size_t *n)
 {
+    if (!((unsigned char)p[0] & 0x80)) { /* under 128: nearly every length */
+        *n = (unsigned char)p[0];
+        return 1;
+    }
     size_t v = 0, i = 0;
     unsigned shift = 0;
     unsigned char b;
@@ -318,6 +322,7 @@ static void spot_to_it(const struct omap *m, const struct spot *s, struct om_it 
     it->c = s->c;
     it->idx = s->idx;
     it->off = s->off;
+    it->end = 0;
     it->rank = s->rank;
     if (it->c && it->idx >= it->c->n) {
         it->c = chunk_of(rb_next(&s->c->rb));
@@ -365,6 +370,7 @@ int om_seek(const struct omap *m, size_t k, struct om_it *it)
             it->c = c;
             it->idx = 0;
             it->off = 0;
+            it->end = 0;
             for (k -= left; it->idx < k; it->idx++)
                 it->off = elem_skip(m, c, it->off);
             return 0;
@@ -377,19 +383,21 @@ int om_seek(const struct omap *m, size_t k, struct om_it *it)
     return -1;
 }
 
-void om_it_get(const struct omap *m, const struct om_it *it, struct om_elem *e)
+void om_it_get(const struct omap *m, struct om_it *it, struct om_elem *e)
 {
-    elem_decode(m, it->c, it->off, e);
+    it->end = elem_decode(m, it->c, it->off, e);
 }
 
 void om_next(const struct omap *m, struct om_it *it)
 {
     it->rank++;
     if (it->idx + 1 < it->c->n) {
-        it->off = elem_skip(m, it->c, it->off);
+        it->off = it->end ? it->end : elem_skip(m, it->c, it->off);
+        it->end = 0;
         it->idx++;
         return;
     }
+    it->end = 0;
     it->c = chunk_of(rb_next(&it->c->rb));
     it->idx = 0;
     it->off = 0;
@@ -409,6 +417,7 @@ void om_prev(const struct omap *m, struct om_it *it)
     }
     it->idx = 0;
     it->off = 0;
+    it->end = 0;
     for (; it->idx < want; it->idx++)
         it->off = elem_skip(m, it->c, it->off);
 }

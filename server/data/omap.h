@@ -82,6 +82,7 @@ struct om_elem {
 struct om_it {
     struct om_chunk *c;
     uint32_t idx, off;
+    uint32_t end; /* offset after the element, once om_it_get decoded it; else 0 */
     size_t rank;
 };
 
@@ -135,8 +136,9 @@ void om_del_span(struct omap *m, size_t lo, size_t hi, const struct om_limits *l
  * k >= om_len. O(log(n / B) + B). */
 int om_seek(const struct omap *m, size_t k, struct om_it *it);
 static inline int om_it_valid(const struct om_it *it) { return it->c != NULL; }
-/* The element at a valid position. */
-void om_it_get(const struct omap *m, const struct om_it *it, struct om_elem *e);
+/* The element at a valid position (remembered, so om_next need not decode
+ * it again). */
+void om_it_get(const struct omap *m, struct om_it *it, struct om_elem *e);
 /* One step forward (O(1)) or back (O(B): a chunk keeps no back links). */
 void om_next(const struct omap *m, struct om_it *it);
 void om_prev(const struct omap *m, struct om_it *it);

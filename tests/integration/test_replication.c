@@ -96,10 +96,13 @@ static char *dump(redisContext *c)
             append_reply(&text, &len, keys->element[i]);
             redisReply *type = H_CALL_BIN(c, H_S("TYPE"), k);
             append_reply(&text, &len, type);
-            redisReply *v = type && !strcmp(type->str, "zset")
-                                ? H_CALL_BIN(c, H_S("ZRANGE"), k, H_S("0"), H_S("-1"),
-                                             H_S("WITHSCORES"))
-                                : H_CALL_BIN(c, H_S("GET"), k);
+            /* Hashes and sets list in byte order, so equal data prints alike. */
+            const char *t = type ? type->str : "";
+            redisReply *v = !strcmp(t, "zset")   ? H_CALL_BIN(c, H_S("ZRANGE"), k, H_S("0"),
+                                                              H_S("-1"), H_S("WITHSCORES"))
+                            : !strcmp(t, "hash") ? H_CALL_BIN(c, H_S("HGETALL"), k)
+                            : !strcmp(t, "set")  ? H_CALL_BIN(c, H_S("SMEMBERS"), k)
+                                                 : H_CALL_BIN(c, H_S("GET"), k);
             append_reply(&text, &len, v);
             redisReply *ttl = H_CALL_BIN(c, H_S("PTTL"), k);
             text = realloc(text, len + 4);
@@ -276,7 +279,7 @@ static void random_writes(redisContext *p, int n)
         char k[16], v[32], db[8];
         snprintf(k, sizeof(k), "k%u", rnd(200));
         snprintf(v, sizeof(v), "%u", rnd(1000));
-        switch (rnd(13)) {
+        switch (rnd(19)) {
         case 0:
             H_APPEND(p, "SET", k, v);
             break;
@@ -318,6 +321,26 @@ static void random_writes(redisContext *p, int n)
             break;
         case 11:
             H_APPEND(p, "RANDOMKEY"); /* may remove a key past its deadline */
+            break;
+        /* Hashes and sets; SPOP is random, so it must reach the replica as
+         * the SREM it amounted to. */
+        case 12:
+            H_APPEND(p, "HSET", rnd(2) ? "h" : k, k, v);
+            break;
+        case 13:
+            H_APPEND(p, "HINCRBYFLOAT", "h", k, "0.1");
+            break;
+        case 14:
+            H_APPEND(p, "SADD", rnd(2) ? "s" : "t", k, v);
+            break;
+        case 15:
+            H_APPEND(p, "SPOP", "s", rnd(2) ? "1" : "3");
+            break;
+        case 16:
+            H_APPEND(p, rnd(2) ? "SINTERSTORE" : "SUNIONSTORE", "u", "s", "t");
+            break;
+        case 17:
+            H_APPEND(p, "HDELRANGE", "h", "[k1", "(k2");
             break;
         default:
             H_APPEND(p, "GETEX", k, "PX", "40");
