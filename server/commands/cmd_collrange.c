@@ -169,7 +169,8 @@ static void cmd_hdelrange(struct client *c)
     if (n) {
         struct om_limits lim;
         coll_limits(KS_HASH, &lim);
-        om_del_span(m, span.lo, span.hi, &lim);
+        om_del_span(&m, span.lo, span.hi, &lim);
+        ks_set_ptr(e, m);
         server.dirty += n;
         coll_removed(c, &c->argv[1], e, m, NOTIFY_HASH, "hdel");
     }

@@ -90,10 +90,12 @@ static void hset_generic(struct client *c, int hmset)
         m = om_new(1);
     coll_limits(KS_HASH, &lim);
     for (int j = 2; j < c->argc; j += 2)
-        added += om_set(m, c->argv[j].ptr, c->argv[j].len, c->argv[j + 1].ptr,
+        added += om_set(&m, c->argv[j].ptr, c->argv[j].len, c->argv[j + 1].ptr,
                         c->argv[j + 1].len, &lim);
     if (created)
         coll_add_key(c, &c->argv[1], KS_HASH, m);
+    else
+        ks_set_ptr(e, m); /* a packed hash moves as it grows */
     if (hmset)
         reply_ok(c);
     else
@@ -125,12 +127,14 @@ static void cmd_hsetnx(struct client *c)
     int created = m == NULL;
     if (created)
         m = om_new(1);
-    if (!om_add(m, f->ptr, f->len, v->ptr, v->len, &lim)) {
+    if (!om_add(&m, f->ptr, f->len, v->ptr, v->len, &lim)) {
         resp_add_int(&c->out, 0);
         return;
     }
     if (created)
         coll_add_key(c, &c->argv[1], KS_HASH, m);
+    else
+        ks_set_ptr(e, m);
     resp_add_int(&c->out, 1);
     notify_key(c, NOTIFY_HASH, "hset", &c->argv[1]);
     server.dirty++;
@@ -224,7 +228,8 @@ static void cmd_hdel(struct client *c)
     }
     coll_limits(KS_HASH, &lim);
     for (int j = 2; j < c->argc && om_len(m); j++)
-        deleted += om_del(m, c->argv[j].ptr, c->argv[j].len, &lim);
+        deleted += om_del(&m, c->argv[j].ptr, c->argv[j].len, &lim);
+    ks_set_ptr(e, m);
     resp_add_int(&c->out, deleted);
     if (deleted) {
         server.dirty += (unsigned long long)deleted;
@@ -285,10 +290,11 @@ static void cmd_hvals(struct client *c)
 
 /* ---- HINCRBY, HINCRBYFLOAT ---------------------------------------------- */
 
-/* Sets field argv[2] of the hash at argv[1] (m, NULL when absent) to
- * v[0..vlen), creating the key when absent, and counts the change. */
-static void incr_store(struct client *c, struct omap *m, const char *v, size_t vlen,
-                       const char *event)
+/* Sets field argv[2] of the hash at argv[1] (entry e and map m, NULL when
+ * absent) to v[0..vlen), creating the key when absent, and counts the
+ * change. */
+static void incr_store(struct client *c, struct ks_entry *e, struct omap *m, const char *v,
+                       size_t vlen, const char *event)
 {
     struct om_limits lim;
     int created = m == NULL;
@@ -296,9 +302,11 @@ static void incr_store(struct client *c, struct omap *m, const char *v, size_t v
     if (created)
         m = om_new(1);
     coll_limits(KS_HASH, &lim);
-    om_set(m, c->argv[2].ptr, c->argv[2].len, v, vlen, &lim);
+    om_set(&m, c->argv[2].ptr, c->argv[2].len, v, vlen, &lim);
     if (created)
         coll_add_key(c, &c->argv[1], KS_HASH, m);
+    else
+        ks_set_ptr(e, m);
     notify_key(c, NOTIFY_HASH, event, &c->argv[1]);
     server.dirty++;
 }
@@ -328,7 +336,7 @@ static void cmd_hincrby(struct client *c)
     value += incr;
     char buf[LL_CHARS];
     int len = snprintf(buf, sizeof(buf), "%lld", value);
-    incr_store(c, m, buf, (size_t)len, "hincrby");
+    incr_store(c, e, m, buf, (size_t)len, "hincrby");
     resp_add_int(&c->out, value);
 }
 
@@ -362,7 +370,7 @@ static void cmd_hincrbyfloat(struct client *c)
     }
     char buf[NUMPARSE_LONG_DOUBLE_CHARS];
     size_t len = format_long_double(buf, value);
-    incr_store(c, m, buf, len, "hincrbyfloat");
+    incr_store(c, e, m, buf, len, "hincrbyfloat");
     resp_add_bulk(&c->out, buf, len);
 }
 

@@ -124,9 +124,11 @@ static void cmd_sadd(struct client *c)
     if (created)
         m = om_new(0);
     for (int j = 2; j < c->argc; j++)
-        added += om_add(m, c->argv[j].ptr, c->argv[j].len, NULL, 0, &lim);
+        added += om_add(&m, c->argv[j].ptr, c->argv[j].len, NULL, 0, &lim);
     if (created)
         coll_add_key(c, &c->argv[1], KS_SET, m);
+    else
+        ks_set_ptr(e, m); /* a packed set moves as it grows */
     if (added)
         notify_key(c, NOTIFY_SET, "sadd", &c->argv[1]);
     server.dirty += (unsigned long long)added;
@@ -144,9 +146,11 @@ static void cmd_srem(struct client *c)
         return;
     coll_limits(KS_SET, &lim);
     for (int j = 2; m && j < c->argc && om_len(m); j++)
-        deleted += om_del(m, c->argv[j].ptr, c->argv[j].len, &lim);
-    if (deleted)
+        deleted += om_del(&m, c->argv[j].ptr, c->argv[j].len, &lim);
+    if (deleted) {
+        ks_set_ptr(e, m);
         coll_removed(c, &c->argv[1], e, m, NOTIFY_SET, "srem");
+    }
     server.dirty += (unsigned long long)deleted;
     resp_add_int(&c->out, deleted);
 }
@@ -174,18 +178,21 @@ static void cmd_smove(struct client *c)
         return;
     }
     coll_limits(KS_SET, &lim);
-    if (!om_del(src, mem->ptr, mem->len, &lim)) {
+    if (!om_del(&src, mem->ptr, mem->len, &lim)) {
         resp_add_int(&c->out, 0);
         return;
     }
+    ks_set_ptr(se, src);
     coll_removed(c, src_key, se, src, NOTIFY_SET, "srem");
     server.dirty++;
     int created = dst == NULL;
     if (created)
         dst = om_new(0);
-    int added = om_add(dst, mem->ptr, mem->len, NULL, 0, &lim);
+    int added = om_add(&dst, mem->ptr, mem->len, NULL, 0, &lim);
     if (created)
         coll_add_key(c, dst_key, KS_SET, dst);
+    else
+        ks_set_ptr(de, dst);
     if (added) {
         server.dirty++;
         notify_key(c, NOTIFY_SET, "sadd", dst_key);
@@ -412,7 +419,8 @@ static void spop_one(struct client *c)
     struct resp_slice member = {xmalloc(el.flen + 1), el.flen};
     memcpy((char *)member.ptr, el.f, el.flen);
     coll_limits(KS_SET, &lim);
-    om_del_span(m, rank, rank + 1, &lim);
+    om_del_span(&m, rank, rank + 1, &lim);
+    ks_set_ptr(e, m);
     propagate_srem(c, key, &member, 1);
     xfree((char *)member.ptr);
     coll_removed(c, key, e, m, NOTIFY_SET, "spop");
@@ -503,8 +511,9 @@ static void spop_count(struct client *c)
             lo--;
             i--;
         }
-        om_del_span(m, lo, hi, &lim);
+        om_del_span(&m, lo, hi, &lim);
     }
+    ks_set_ptr(e, m);
     propagate_srem(c, key, members, count);
     for (size_t i = 0; i < count; i++)
         xfree((char *)members[i].ptr);
@@ -547,8 +556,8 @@ struct sink {
 
 static void emit(struct sink *s, const struct om_elem *e)
 {
-    if (s->res)
-        om_set(s->res, e->f, e->flen, NULL, 0, s->lim);
+    if (s->res) /* a merge's output comes in order */
+        om_append(&s->res, e->f, e->flen, NULL, 0, s->lim);
     else if (!s->count_only)
         resp_add_bulk(&s->c->out, e->f, e->flen);
     s->n++;

@@ -86,6 +86,12 @@ static inline void *ks_ptr(const struct ks_entry *e)
     memcpy(&p, e->data + ks_key_offset(e) + e->klen, sizeof(p));
     return p;
 }
+/* Replaces the pointer a value of another type than string is held by (a
+ * packed hash or set moves when it grows: omap.h). */
+static inline void ks_set_ptr(struct ks_entry *e, void *p)
+{
+    memcpy(e->data + ks_key_offset(e) + e->klen, &p, sizeof(p));
+}
 static inline struct ks_entry *ks_entry_of(const struct rb_node *n)
 {
     return n ? rb_entry(n, struct ks_entry, node) : NULL;

@@ -1,6 +1,7 @@
 /*
- * omap.c - the ordered map (see omap.h): sorted packed chunks in a
- * red-black tree counted by elements.
+ * omap.c - the ordered map (see omap.h): one packed run in the map's own
+ * allocation, or sorted packed chunks in a red-black tree counted by
+ * elements.
  *
  * Every lookup is one descent that compares against each visited chunk's
  * first element (the chunk to search is the last one whose first element is
@@ -18,6 +19,7 @@
 #include "rbtree_augmented.h"
 
 #define CHUNK_HDR offsetof(struct om_chunk, data)
+#define OMAP_HDR offsetof(struct omap, data)
 
 static struct om_chunk *chunk_of(const struct rb_node *rb)
 {
@@ -88,11 +90,12 @@ static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
     return r ? r : (alen > blen) - (alen < blen);
 }
 
-/* Decodes the element at off; returns the offset after it. */
-static uint32_t elem_decode(const struct omap *m, const struct om_chunk *c, uint32_t off,
+/* Decodes the element at off of a run (a chunk's data, or a packed map's);
+ * returns the offset after it. */
+static uint32_t elem_decode(const struct omap *m, const char *data, uint32_t off,
                             struct om_elem *e)
 {
-    const char *p = c->data + off;
+    const char *p = data + off;
     p += varint_get(p, &e->flen);
     e->f = p;
     p += e->flen;
@@ -103,13 +106,22 @@ static uint32_t elem_decode(const struct omap *m, const struct om_chunk *c, uint
         e->v = p;
         p += e->vlen;
     }
-    return (uint32_t)(p - c->data);
+    return (uint32_t)(p - data);
 }
 
-static uint32_t elem_skip(const struct omap *m, const struct om_chunk *c, uint32_t off)
+static uint32_t elem_skip(const struct omap *m, const char *data, uint32_t off)
 {
     struct om_elem e;
-    return elem_decode(m, c, off, &e);
+    return elem_decode(m, data, off, &e);
+}
+
+/* The offset of element idx of a run. */
+static uint32_t run_offset(const struct omap *m, const char *data, uint32_t idx)
+{
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < idx; i++)
+        off = elem_skip(m, data, off);
+    return off;
 }
 
 static size_t elem_size(const struct omap *m, size_t flen, size_t vlen)
@@ -163,7 +175,7 @@ static struct om_chunk *chunk_new(size_t cap)
 }
 
 /* Bytes of data c has room for: what malloc really gave, so no field keeps
- * it (a field would push a 10-field hash into the next size class). */
+ * it. */
 static size_t chunk_cap(const struct om_chunk *c)
 {
     return xsize(c) - CHUNK_HDR;
@@ -209,16 +221,9 @@ static void chunk_unlink_free(struct omap *m, struct om_chunk *c)
 }
 
 /* c moved to an allocation with room for cap bytes of data (at least its
- * used ones); returns it. A packed map's one chunk is the tree's only node,
- * with no links to fix, so realloc does; a tree chunk is copied and put in
- * the old one's place. */
+ * used ones), put in the old one's place; returns it. */
 static struct om_chunk *chunk_move(struct omap *m, struct om_chunk *c, size_t cap)
 {
-    if (m->packed) {
-        c = xrealloc(c, CHUNK_HDR + cap);
-        m->tree.rb_node = &c->rb;
-        return c;
-    }
     struct om_chunk *nc = xmalloc(CHUNK_HDR + cap);
     memcpy(nc, c, CHUNK_HDR + c->used);
     rb_replace_node(&c->rb, &nc->rb, &m->tree);
@@ -226,27 +231,22 @@ static struct om_chunk *chunk_move(struct omap *m, struct om_chunk *c, size_t ca
     return nc;
 }
 
-/* c with room for need bytes of data; may move it. A packed map's one chunk
- * grows to the byte, as a listpack does; tree chunks grow by half again so a
- * run of inserts is amortised. */
+/* c with room for need bytes of data, grown by half again so a run of
+ * inserts is amortised; may move it. */
 static struct om_chunk *chunk_reserve(struct omap *m, struct om_chunk *c, size_t need)
 {
     size_t cap = chunk_cap(c);
     if (need <= cap)
         return c;
     cap += cap / 2;
-    return chunk_move(m, c, m->packed || cap < need ? need : cap);
+    return chunk_move(m, c, cap < need ? need : cap);
 }
 
-/* Gives back what c no longer needs once it shrank (a packed chunk: all
- * of it; a tree chunk: once under half full, keeping a quarter for growth).
- * May move it. */
+/* Gives back what c no longer needs once under half full, keeping a quarter
+ * for growth. May move it. */
 static struct om_chunk *chunk_shrink(struct omap *m, struct om_chunk *c)
 {
-    size_t cap = chunk_cap(c);
-    if (m->packed)
-        return cap >= (size_t)c->used + 16 ? chunk_move(m, c, c->used) : c;
-    if (cap <= 2 * (size_t)c->used + 128)
+    if (chunk_cap(c) <= 2 * (size_t)c->used + 128)
         return c;
     return chunk_move(m, c, c->used + c->used / 4);
 }
@@ -264,47 +264,36 @@ static struct om_chunk *first_chunk(const struct omap *m)
     return chunk_of(rb_first(&m->tree));
 }
 
+/* ---- the packed run ----------------------------------------------------- */
+
+/* A packed map with room for exactly used bytes of data; may move it. */
+static struct omap *packed_resize(struct omap *m, size_t used)
+{
+    return xrealloc(m, OMAP_HDR + used);
+}
+
 /* ---- lookups ------------------------------------------------------------ */
 
-/* Where f is or would go: chunk c (NULL only in an empty map), the index
- * and offset in it (idx == c->n: after its last element), and the rank.
- * Returns 1 when f is there. */
+/* Where f is or would go: chunk c (NULL in a packed map), the index and
+ * offset in its run (idx == n: after its last element), and the rank.
+ * locate returns 1 when f is there. A tree map always has a chunk. */
 struct spot {
     struct om_chunk *c;
     uint32_t idx, off;
     size_t rank;
 };
 
-static int locate(const struct omap *m, const char *f, size_t flen, struct spot *s)
+/* Scans a run of n elements for f from rank base; fills s's idx, off and
+ * rank. Returns 1 when f is there. */
+static int scan_run(const struct omap *m, const char *data, uint32_t n, size_t base,
+                    const char *f, size_t flen, struct spot *s)
 {
-    struct rb_node *rb = m->tree.rb_node;
-    struct om_chunk *cand = NULL;
-    size_t before = 0, cand_rank = 0;
     struct om_elem e;
-
-    while (rb) {
-        struct om_chunk *c = chunk_of(rb);
-        elem_decode(m, c, 0, &e);
-        if (bytes_cmp(f, flen, e.f, e.flen) < 0) {
-            rb = rb->rb_left;
-        } else {
-            cand = c;
-            cand_rank = before + total_of(rb->rb_left);
-            before = cand_rank + c->n;
-            rb = rb->rb_right;
-        }
-    }
     s->idx = 0;
     s->off = 0;
-    if (!cand) { /* before everything (or empty) */
-        s->c = first_chunk(m);
-        s->rank = 0;
-        return 0;
-    }
-    s->c = cand;
-    s->rank = cand_rank;
-    for (uint32_t off = 0; s->idx < cand->n; s->idx++, s->rank++) {
-        uint32_t next = elem_decode(m, cand, off, &e);
+    s->rank = base;
+    for (uint32_t off = 0; s->idx < n; s->idx++, s->rank++) {
+        uint32_t next = elem_decode(m, data, off, &e);
         int r = bytes_cmp(f, flen, e.f, e.flen);
         s->off = off;
         if (r == 0)
@@ -317,26 +306,64 @@ static int locate(const struct omap *m, const char *f, size_t flen, struct spot 
     return 0;
 }
 
-static void spot_to_it(const struct omap *m, const struct spot *s, struct om_it *it)
+static int locate(const struct omap *m, const char *f, size_t flen, struct spot *s)
 {
-    it->c = s->c;
-    it->idx = s->idx;
-    it->off = s->off;
-    it->end = 0;
-    it->rank = s->rank;
-    if (it->c && it->idx >= it->c->n) {
-        it->c = chunk_of(rb_next(&s->c->rb));
-        it->idx = 0;
-        it->off = 0;
+    struct rb_node *rb = m->tree.rb_node;
+    struct om_chunk *cand = NULL;
+    size_t before = 0, cand_rank = 0;
+    struct om_elem e;
+
+    if (m->packed) {
+        s->c = NULL;
+        return scan_run(m, m->data, m->n, 0, f, flen, s);
     }
-    (void)m;
+    while (rb) {
+        struct om_chunk *c = chunk_of(rb);
+        elem_decode(m, c->data, 0, &e);
+        if (bytes_cmp(f, flen, e.f, e.flen) < 0) {
+            rb = rb->rb_left;
+        } else {
+            cand = c;
+            cand_rank = before + total_of(rb->rb_left);
+            before = cand_rank + c->n;
+            rb = rb->rb_right;
+        }
+    }
+    if (!cand) { /* before everything */
+        s->c = first_chunk(m);
+        s->idx = s->off = 0;
+        s->rank = 0;
+        return 0;
+    }
+    s->c = cand;
+    return scan_run(m, cand->data, cand->n, cand_rank, f, flen, s);
+}
+
+/* Points it at chunk c's element idx (offset off), or, c being NULL, at the
+ * packed run's; past the run's end it moves to the next chunk's first. */
+static void it_set(const struct omap *m, struct om_it *it, struct om_chunk *c, uint32_t idx,
+                   uint32_t off, size_t rank)
+{
+    it->c = c;
+    it->data = c ? c->data : m->data;
+    it->n = c ? c->n : m->n;
+    it->idx = idx;
+    it->off = off;
+    it->end = 0;
+    it->rank = rank;
+    if (idx < it->n)
+        return;
+    it->c = c ? chunk_of(rb_next(&c->rb)) : NULL;
+    it->data = it->c ? it->c->data : NULL;
+    it->n = it->c ? it->c->n : 0;
+    it->idx = it->off = 0;
 }
 
 int om_find(const struct omap *m, const char *f, size_t flen, struct om_it *it)
 {
     struct spot s;
     int found = locate(m, f, flen, &s);
-    spot_to_it(m, &s, it);
+    it_set(m, it, s.c, s.idx, s.off, s.rank);
     return found;
 }
 
@@ -346,7 +373,7 @@ int om_get(const struct omap *m, const char *f, size_t flen, const char **v, siz
     struct om_elem e;
     if (!locate(m, f, flen, &s))
         return 0;
-    elem_decode(m, s.c, s.off, &e);
+    elem_decode(m, s.c ? s.c->data : m->data, s.off, &e);
     *v = e.v;
     *vlen = e.vlen;
     return 1;
@@ -354,72 +381,67 @@ int om_get(const struct omap *m, const char *f, size_t flen, const char **v, siz
 
 size_t om_len(const struct omap *m)
 {
-    return total_of(m->tree.rb_node);
+    return m->packed ? m->n : total_of(m->tree.rb_node);
 }
 
 int om_seek(const struct omap *m, size_t k, struct om_it *it)
 {
     struct rb_node *rb = m->tree.rb_node;
-    it->rank = k;
+    size_t rank = k;
+
+    if (m->packed) {
+        if (k >= m->n) {
+            it->data = NULL;
+            return -1;
+        }
+        it_set(m, it, NULL, (uint32_t)k, run_offset(m, m->data, (uint32_t)k), k);
+        return 0;
+    }
     while (rb) {
         struct om_chunk *c = chunk_of(rb);
         size_t left = total_of(rb->rb_left);
         if (k < left) {
             rb = rb->rb_left;
         } else if (k < left + c->n) {
-            it->c = c;
-            it->idx = 0;
-            it->off = 0;
-            it->end = 0;
-            for (k -= left; it->idx < k; it->idx++)
-                it->off = elem_skip(m, c, it->off);
+            k -= left;
+            it_set(m, it, c, (uint32_t)k, run_offset(m, c->data, (uint32_t)k), rank);
             return 0;
         } else {
             k -= left + c->n;
             rb = rb->rb_right;
         }
     }
-    it->c = NULL;
+    it->data = NULL;
     return -1;
 }
 
 void om_it_get(const struct omap *m, struct om_it *it, struct om_elem *e)
 {
-    it->end = elem_decode(m, it->c, it->off, e);
+    it->end = elem_decode(m, it->data, it->off, e);
 }
 
 void om_next(const struct omap *m, struct om_it *it)
 {
-    it->rank++;
-    if (it->idx + 1 < it->c->n) {
-        it->off = it->end ? it->end : elem_skip(m, it->c, it->off);
-        it->end = 0;
-        it->idx++;
-        return;
-    }
-    it->end = 0;
-    it->c = chunk_of(rb_next(&it->c->rb));
-    it->idx = 0;
-    it->off = 0;
+    uint32_t off = it->end ? it->end : elem_skip(m, it->data, it->off);
+    it_set(m, it, it->c, it->idx + 1, off, it->rank + 1);
 }
 
 void om_prev(const struct omap *m, struct om_it *it)
 {
-    uint32_t want;
-    it->rank--;
+    struct om_chunk *c = it->c;
+    uint32_t idx;
+
     if (it->idx > 0) {
-        want = it->idx - 1;
+        idx = it->idx - 1;
     } else {
-        it->c = chunk_of(rb_prev(&it->c->rb));
-        if (!it->c)
+        c = c ? chunk_of(rb_prev(&c->rb)) : NULL;
+        if (!c) {
+            it->data = NULL;
             return;
-        want = it->c->n - 1;
+        }
+        idx = c->n - 1;
     }
-    it->idx = 0;
-    it->off = 0;
-    it->end = 0;
-    for (; it->idx < want; it->idx++)
-        it->off = elem_skip(m, it->c, it->off);
+    it_set(m, it, c, idx, run_offset(m, c ? c->data : m->data, idx), it->rank - 1);
 }
 
 size_t om_count_before(const struct omap *m, const char *f, size_t flen, int inclusive)
@@ -526,59 +548,62 @@ static size_t free_chunks(struct rb_root *root, size_t budget)
     return freed;
 }
 
-/* Lays every element out again: in one chunk (packed) or in tree chunks
- * three quarters full, so the next inserts do not split at once. O(bytes). */
-static void rebuild(struct omap *m, int packed)
+/* A tree map packed into its own allocation. O(bytes). */
+static struct omap *to_packed(struct omap *m)
 {
-    struct rb_root old = m->tree;
-    struct omap src = *m;
-    struct om_chunk *cur = NULL, *last = NULL;
     size_t bytes = 0;
-
-    m->tree = RB_ROOT;
-    m->packed = (uint8_t)packed;
-    if (packed) {
-        for (struct om_chunk *c = chunk_of(rb_first(&old)); c; c = chunk_of(rb_next(&c->rb)))
-            bytes += c->used;
-        cur = chunk_new(bytes);
+    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb)))
+        bytes += c->used;
+    struct omap *p = xmalloc(OMAP_HDR + bytes);
+    memcpy(p, m, OMAP_HDR); /* the struct's size has padding the header lacks */
+    p->tree = RB_ROOT;
+    p->packed = 1;
+    p->n = p->used = 0;
+    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
+        memcpy(p->data + p->used, c->data, c->used);
+        p->used += c->used;
+        p->n += c->n;
     }
-    for (struct om_chunk *c = chunk_of(rb_first(&old)); c; c = chunk_of(rb_next(&c->rb))) {
-        uint32_t off = 0;
-        for (uint32_t i = 0; i < c->n; i++) {
-            uint32_t next = elem_skip(&src, c, off), len = next - off;
-            if (!packed && (!cur || cur->n >= OM_CHUNK_ENTRIES * 3 / 4 ||
-                            (cur->n > 0 && cur->used + len > OM_CHUNK_BYTES * 3 / 4))) {
-                if (cur) {
-                    cur = chunk_fit(cur);
-                    chunk_link_after(m, last, cur);
-                    last = cur;
-                }
-                cur = chunk_new(len > OM_CHUNK_BYTES ? len : OM_CHUNK_BYTES);
-            }
-            memcpy(cur->data + cur->used, c->data + off, len);
-            cur->used += len;
-            cur->n++;
-            off = next;
-        }
-    }
-    if (cur && cur->n)
-        chunk_link_after(m, last, packed ? cur : chunk_fit(cur));
-    else
-        xfree(cur);
-    free_chunks(&old, SIZE_MAX);
+    free_chunks(&m->tree, SIZE_MAX);
+    xfree(m);
+    return p;
 }
 
-/* After a write grew c by the element (of those lengths) at index idx:
- * converts a packed map past its limits, or splits a tree chunk past its
- * bounds. */
-static void after_grow(struct omap *m, struct om_chunk *c, uint32_t at, size_t flen, size_t vlen,
-                       const struct om_limits *lim)
+/* A packed map laid out in tree chunks three quarters full, so the next
+ * inserts do not split at once. O(bytes). */
+static struct omap *to_tree(struct omap *m)
 {
-    if (m->packed) {
-        if (flen > lim->value || vlen > lim->value || !fits_packed(m, om_len(m), lim))
-            rebuild(m, 0);
-        return;
+    struct om_chunk *cur = NULL, *last = NULL;
+    uint32_t off = 0;
+
+    m->packed = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t next = elem_skip(m, m->data, off), len = next - off;
+        if (!cur || cur->n >= OM_CHUNK_ENTRIES * 3 / 4 ||
+            (cur->n > 0 && cur->used + len > OM_CHUNK_BYTES * 3 / 4)) {
+            if (cur) {
+                cur = chunk_fit(cur);
+                chunk_link_after(m, last, cur);
+                last = cur;
+            }
+            cur = chunk_new(len > OM_CHUNK_BYTES ? len : OM_CHUNK_BYTES);
+        }
+        memcpy(cur->data + cur->used, m->data + off, len);
+        cur->used += len;
+        cur->n++;
+        off = next;
     }
+    if (cur)
+        chunk_link_after(m, last, chunk_fit(cur));
+    m->n = m->used = 0;
+    /* The root moves with the struct: no node points back at it. */
+    return xrealloc(m, OMAP_HDR);
+}
+
+/* After a write grew tree chunk c by the element at index at: splits c when
+ * it is past its bounds. */
+static void split_if_big(struct omap *m, struct om_chunk *c, uint32_t at)
+{
     if (c->n <= OM_CHUNK_ENTRIES && (c->used <= OM_CHUNK_BYTES || c->n == 1))
         return;
     /* An append to the last chunk (elements inserted in order) starts a new
@@ -588,17 +613,16 @@ static void after_grow(struct omap *m, struct om_chunk *c, uint32_t at, size_t f
     uint32_t off = 0, idx = 0;
     int append = at == c->n - 1 && at > 0 && !rb_next(&c->rb);
     if (append) {
-        for (; idx < at; idx++)
-            off = elem_skip(m, c, off);
+        idx = at;
+        off = run_offset(m, c->data, at);
     } else {
         while (idx < c->n - 1 && (idx == 0 || off < c->used / 2)) {
-            off = elem_skip(m, c, off);
+            off = elem_skip(m, c->data, off);
             idx++;
         }
         if (c->n > OM_CHUNK_ENTRIES && idx > c->n / 2) {
-            off = 0;
-            for (idx = 0; idx < c->n / 2; idx++)
-                off = elem_skip(m, c, off);
+            idx = c->n / 2;
+            off = run_offset(m, c->data, idx);
         }
     }
     size_t tail = c->used - off;
@@ -618,43 +642,52 @@ static void after_grow(struct omap *m, struct om_chunk *c, uint32_t at, size_t f
         chunk_move(m, c, keep);
 }
 
-/* After a delete shrank c (or emptied it): frees an empty chunk, merges a
- * small one into a neighbour, converts a small enough map back to packed. */
-static void after_shrink(struct omap *m, struct om_chunk *c, const struct om_limits *lim)
+/* After a write added an element (of those lengths) to a packed map:
+ * converts it to the tree past its limits. */
+static struct omap *packed_after_grow(struct omap *m, size_t flen, size_t vlen,
+                                      const struct om_limits *lim)
+{
+    if (flen > lim->value || vlen > lim->value || !fits_packed(m, m->n, lim))
+        return to_tree(m);
+    return m;
+}
+
+/* After a delete shrank tree chunk c (or emptied it): frees an empty chunk,
+ * packs a small enough map again, or merges a small chunk into a
+ * neighbour. Returns the map, which may have moved. */
+static struct omap *tree_after_shrink(struct omap *m, struct om_chunk *c,
+                                      const struct om_limits *lim)
 {
     if (c->n == 0) {
         chunk_unlink_free(m, c);
-        if (!m->tree.rb_node) {
-            m->packed = 1;
-            m->allint = (uint8_t)!m->values;
-        }
-        return;
+        c = NULL;
     }
-    if (m->packed) {
-        chunk_shrink(m, c);
-        return;
+    if (!m->tree.rb_node) { /* empty: packed again, with nothing in it */
+        m->packed = 1;
+        m->allint = (uint8_t)!m->values;
+        return m;
     }
-    size_t len = om_len(m);
-    if (len <= lim->entries / 2) {
-        int fits = 1, allint = 1;
+    if (om_len(m) <= lim->entries / 2) {
+        int fits = 1, allint = !m->values;
         for (struct om_chunk *k = first_chunk(m); k && fits; k = chunk_of(rb_next(&k->rb))) {
             uint32_t off = 0;
             struct om_elem e;
             for (uint32_t i = 0; i < k->n; i++) {
-                off = elem_decode(m, k, off, &e);
+                off = elem_decode(m, k->data, off, &e);
                 fits = fits && e.flen <= lim->value && e.vlen <= lim->value;
-                allint = allint && !m->values && is_integer(e.f, e.flen);
+                allint = allint && is_integer(e.f, e.flen);
             }
         }
         if (fits) {
             m->allint = (uint8_t)allint;
-            rebuild(m, 1);
-            return;
+            return to_packed(m);
         }
     }
+    if (!c)
+        return m;
     if (c->n >= OM_CHUNK_ENTRIES / 4 || c->used >= OM_CHUNK_BYTES / 4) {
         chunk_shrink(m, c);
-        return;
+        return m;
     }
     struct om_chunk *next = chunk_of(rb_next(&c->rb)), *prev = chunk_of(rb_prev(&c->rb));
     struct om_chunk *into = NULL, *from = NULL;
@@ -669,7 +702,7 @@ static void after_shrink(struct omap *m, struct om_chunk *c, const struct om_lim
     }
     if (!into) {
         chunk_shrink(m, c);
-        return;
+        return m;
     }
     uint32_t moved = from->n;
     into = chunk_reserve(m, into, (size_t)into->used + from->used);
@@ -682,13 +715,60 @@ static void after_shrink(struct omap *m, struct om_chunk *c, const struct om_lim
     from->n = 0;
     totals_add(from, -(long)moved);
     chunk_unlink_free(m, from);
+    return m;
 }
 
 /* ---- writes ------------------------------------------------------------- */
 
-static int put(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+/* Makes room for size bytes at offset off of a run (the packed map's, or
+ * tree chunk *c's) that already uses used bytes, moving the tail; returns
+ * where they go. May move the map or the chunk (both updated). */
+static char *run_open(struct omap **mp, struct om_chunk **c, uint32_t off, size_t size)
+{
+    char *data;
+    uint32_t used;
+    if (*c) {
+        *c = chunk_reserve(*mp, *c, (size_t)(*c)->used + size);
+        data = (*c)->data;
+        used = (*c)->used;
+        (*c)->used += (uint32_t)size;
+    } else {
+        *mp = packed_resize(*mp, (size_t)(*mp)->used + size);
+        data = (*mp)->data;
+        used = (*mp)->used;
+        (*mp)->used += (uint32_t)size;
+    }
+    memmove(data + off + size, data + off, used - off);
+    return data + off;
+}
+
+/* Removes size bytes at offset off of a run, moving the tail; a packed map
+ * gives them back (may move). */
+static void run_close(struct omap **mp, struct om_chunk *c, uint32_t off, size_t size)
+{
+    char *data = c ? c->data : (*mp)->data;
+    uint32_t *used = c ? &c->used : &(*mp)->used;
+    memmove(data + off, data + off + size, *used - off - size);
+    *used -= (uint32_t)size;
+    if (!c)
+        *mp = packed_resize(*mp, *used);
+}
+
+/* Counts n elements more (or fewer) in the run. */
+static void run_count(struct omap *m, struct om_chunk *c, long n)
+{
+    if (c) {
+        c->n = (uint32_t)((long)c->n + n);
+        totals_add(c, n);
+    } else {
+        m->n = (uint32_t)((long)m->n + n);
+    }
+}
+
+static int put(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
                const struct om_limits *lim, int replace)
 {
+    struct omap *m = *mp;
     struct spot s;
     int found = locate(m, f, flen, &s);
     size_t size = elem_size(m, flen, vlen);
@@ -697,96 +777,93 @@ static int put(struct omap *m, const char *f, size_t flen, const char *v, size_t
     if (found) {
         if (!replace || !m->values)
             return 0;
-        uint32_t end = elem_skip(m, c, s.off), old = end - s.off;
+        uint32_t old = elem_skip(m, c ? c->data : m->data, s.off) - s.off;
         if (size > old)
-            c = chunk_reserve(m, c, (size_t)c->used + (size - old));
-        memmove(c->data + s.off + size, c->data + end, c->used - end);
-        elem_encode(m, c->data + s.off, f, flen, v, vlen);
-        c->used = (uint32_t)(c->used + size - old);
-        if (size > old)
-            after_grow(m, c, s.idx, flen, vlen, lim);
+            run_open(mp, &c, s.off, size - old);
         else if (size < old)
+            run_close(mp, c, s.off, old - size);
+        m = *mp;
+        elem_encode(m, (c ? c->data : m->data) + s.off, f, flen, v, vlen);
+        if (c && size > old)
+            split_if_big(m, c, s.idx);
+        else if (c && size < old)
             chunk_shrink(m, c);
+        else if (!c && size > old)
+            *mp = packed_after_grow(m, flen, vlen, lim);
         return 0;
     }
-    if (!c) { /* empty map */
-        c = chunk_new(m->packed ? size : OM_CHUNK_BYTES);
-        chunk_link_after(m, NULL, c);
-    }
-    c = chunk_reserve(m, c, (size_t)c->used + size);
-    memmove(c->data + s.off + size, c->data + s.off, c->used - s.off);
-    elem_encode(m, c->data + s.off, f, flen, v, vlen);
-    c->used += (uint32_t)size;
-    c->n++;
-    totals_add(c, 1);
+    char *at = run_open(mp, &c, s.off, size); /* may move m */
+    m = *mp;
+    elem_encode(m, at, f, flen, v, vlen);
+    run_count(m, c, 1);
     if (!m->values && m->allint && !is_integer(f, flen))
         m->allint = 0;
-    after_grow(m, c, s.idx, flen, vlen, lim);
+    if (c)
+        split_if_big(m, c, s.idx);
+    else
+        *mp = packed_after_grow(m, flen, vlen, lim);
     return 1;
 }
 
-int om_set(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+int om_set(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
            const struct om_limits *lim)
 {
-    return put(m, f, flen, v, vlen, lim, 1);
+    return put(mp, f, flen, v, vlen, lim, 1);
 }
 
-int om_add(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+int om_add(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
            const struct om_limits *lim)
 {
-    return put(m, f, flen, v, vlen, lim, 0);
+    return put(mp, f, flen, v, vlen, lim, 0);
 }
 
-void om_append(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+void om_append(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
                const struct om_limits *lim)
 {
+    struct omap *m = *mp;
     size_t size = elem_size(m, flen, vlen);
-    struct om_chunk *c = chunk_of(rb_last(&m->tree));
+    struct om_chunk *c = m->packed ? NULL : chunk_of(rb_last(&m->tree));
+    uint32_t at = c ? c->n : m->n;
 
-    if (!c) {
-        c = chunk_new(m->packed ? size : OM_CHUNK_BYTES);
-        chunk_link_after(m, NULL, c);
-    }
-    c = chunk_reserve(m, c, (size_t)c->used + size);
-    elem_encode(m, c->data + c->used, f, flen, v, vlen);
-    c->used += (uint32_t)size;
-    c->n++;
-    totals_add(c, 1);
+    char *dst = run_open(mp, &c, c ? c->used : m->used, size); /* may move m */
+    m = *mp;
+    elem_encode(m, dst, f, flen, v, vlen);
+    run_count(m, c, 1);
     if (!m->values && m->allint && !is_integer(f, flen))
         m->allint = 0;
-    after_grow(m, c, c->n - 1, flen, vlen, lim);
+    if (c)
+        split_if_big(m, c, at);
+    else
+        *mp = packed_after_grow(m, flen, vlen, lim);
 }
 
-int om_del(struct omap *m, const char *f, size_t flen, const struct om_limits *lim)
+int om_del(struct omap **mp, const char *f, size_t flen, const struct om_limits *lim)
 {
     struct spot s;
+    struct omap *m = *mp;
     if (!locate(m, f, flen, &s))
         return 0;
-    struct om_chunk *c = s.c;
-    uint32_t end = elem_skip(m, c, s.off);
-    memmove(c->data + s.off, c->data + end, c->used - end);
-    c->used -= end - s.off;
-    c->n--;
-    totals_add(c, -1);
-    after_shrink(m, c, lim);
+    uint32_t size = elem_skip(m, s.c ? s.c->data : m->data, s.off) - s.off;
+    run_close(mp, s.c, s.off, size);
+    run_count(*mp, s.c, -1);
+    if (s.c)
+        *mp = tree_after_shrink(*mp, s.c, lim);
     return 1;
 }
 
-void om_del_span(struct omap *m, size_t lo, size_t hi, const struct om_limits *lim)
+void om_del_span(struct omap **mp, size_t lo, size_t hi, const struct om_limits *lim)
 {
     struct om_it it;
-    while (hi > lo && om_seek(m, lo, &it) == 0) {
-        struct om_chunk *c = it.c;
-        uint32_t k = (uint32_t)((hi - lo) < (size_t)(c->n - it.idx) ? hi - lo : c->n - it.idx);
+    while (hi > lo && om_seek(*mp, lo, &it) == 0) {
+        uint32_t k = (uint32_t)((hi - lo) < (size_t)(it.n - it.idx) ? hi - lo : it.n - it.idx);
         uint32_t end = it.off;
         for (uint32_t i = 0; i < k; i++)
-            end = elem_skip(m, c, end);
-        memmove(c->data + it.off, c->data + end, c->used - end);
-        c->used -= end - it.off;
-        c->n -= k;
-        totals_add(c, -(long)k);
+            end = elem_skip(*mp, it.data, end);
+        run_close(mp, it.c, it.off, end - it.off);
+        run_count(*mp, it.c, -(long)k);
         hi -= k;
-        after_shrink(m, c, lim);
+        if (it.c)
+            *mp = tree_after_shrink(*mp, it.c, lim);
     }
 }
 
@@ -794,8 +871,9 @@ void om_del_span(struct omap *m, size_t lo, size_t hi, const struct om_limits *l
 
 struct omap *om_new(int values)
 {
-    struct omap *m = xmalloc(sizeof(*m));
+    struct omap *m = xmalloc(OMAP_HDR);
     m->tree = RB_ROOT;
+    m->n = m->used = 0;
     m->values = (uint8_t)(values != 0);
     m->packed = 1;
     m->allint = (uint8_t)!values;
@@ -821,9 +899,9 @@ int om_free_some(struct omap *m, size_t budget)
 
 struct omap *om_clone(const struct omap *m)
 {
-    struct omap *copy = xmalloc(sizeof(*copy));
+    struct omap *copy = xmalloc(OMAP_HDR + m->used);
     struct om_chunk *last = NULL;
-    *copy = *m;
+    memcpy(copy, m, OMAP_HDR + m->used);
     copy->tree = RB_ROOT;
     for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
         struct om_chunk *nc = chunk_new(c->used);
@@ -865,51 +943,75 @@ static int check_totals(const struct rb_node *rb, const char **why)
     return 0;
 }
 
+/* Checks one run: its elements decode to exactly used bytes and follow
+ * *prev (the last element before, when *have). */
+static int check_run(const struct omap *m, const char *data, uint32_t n, uint32_t used,
+                     struct om_elem *prev, int *have, int *allint, const char **why)
+{
+    uint32_t off = 0;
+    struct om_elem e;
+    for (uint32_t i = 0; i < n; i++) {
+        if (off >= used) {
+            *why = "a run holds fewer elements than it counts";
+            return -1;
+        }
+        off = elem_decode(m, data, off, &e);
+        if (*have && bytes_cmp(prev->f, prev->flen, e.f, e.flen) >= 0) {
+            *why = "elements out of order";
+            return -1;
+        }
+        *allint = *allint && is_integer(e.f, e.flen);
+        *prev = e;
+        *have = 1;
+    }
+    if (off != used) {
+        *why = "a run's bytes do not end with its last element";
+        return -1;
+    }
+    return 0;
+}
+
 int om_check(const struct omap *m, const char **why)
 {
-    struct om_elem prev = {0}, e;
-    size_t count = 0, chunks = 0;
-    int have_prev = 0, allint = 1;
+    struct om_elem prev = {0};
+    size_t count = 0;
+    int have = 0, allint = 1;
 
-    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
-        uint32_t off = 0;
-        chunks++;
-        if (c->n == 0) {
-            *why = "an empty chunk";
+    if (m->packed) {
+        if (m->tree.rb_node) {
+            *why = "a packed map has chunks";
             return -1;
         }
-        if (c->used > chunk_cap(c)) {
-            *why = "a chunk uses more bytes than it has";
+        if (OMAP_HDR + m->used > xsize(m)) {
+            *why = "a packed map uses more bytes than it has";
             return -1;
         }
-        for (uint32_t i = 0; i < c->n; i++) {
-            if (off >= c->used) {
-                *why = "a chunk holds fewer elements than it counts";
+        if (check_run(m, m->data, m->n, m->used, &prev, &have, &allint, why) < 0)
+            return -1;
+        count = m->n;
+    } else {
+        if (!m->tree.rb_node) {
+            *why = "a tree map has no chunks";
+            return -1;
+        }
+        for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
+            if (c->n == 0) {
+                *why = "an empty chunk";
                 return -1;
             }
-            off = elem_decode(m, c, off, &e);
-            if (have_prev && bytes_cmp(prev.f, prev.flen, e.f, e.flen) >= 0) {
-                *why = "elements out of order";
+            if (c->used > chunk_cap(c)) {
+                *why = "a chunk uses more bytes than it has";
                 return -1;
             }
-            allint = allint && is_integer(e.f, e.flen);
-            prev = e;
-            have_prev = 1;
-            count++;
+            if (check_run(m, c->data, c->n, c->used, &prev, &have, &allint, why) < 0)
+                return -1;
+            count += c->n;
         }
-        if (off != c->used) {
-            *why = "a chunk's bytes do not end with its last element";
+        if (check_totals(m->tree.rb_node, why) < 0)
             return -1;
-        }
     }
-    if (check_totals(m->tree.rb_node, why) < 0)
-        return -1;
     if (count != om_len(m)) {
-        *why = "the root's total is not the element count";
-        return -1;
-    }
-    if (m->packed && chunks > 1) {
-        *why = "a packed map has more than one chunk";
+        *why = "the element count is not the map's length";
         return -1;
     }
     if (!m->values && m->allint && !allint) {

@@ -17,20 +17,27 @@
  * its bytes plus a length byte or two, and about 50 bytes per chunk.
  *
  * Two encodings, as Redis has listpack and hashtable:
- *  - packed ("listpack", or "intset" for a set of integers only): one chunk,
- *    while the map holds at most limits->entries elements (limits->int_entries
- *    for an all-integer set) none longer than limits->value bytes;
+ *  - packed ("listpack", or "intset" for a set of integers only): the
+ *    elements in the struct omap's own allocation after 19 bytes of header,
+ *    grown to the byte as a listpack is, while the map holds at most
+ *    limits->entries elements (limits->int_entries for an all-integer set)
+ *    none longer than limits->value bytes;
  *  - tree ("rbtree"): chunks of at most OM_CHUNK_ENTRIES elements and about
  *    OM_CHUNK_BYTES bytes (a longer element sits in a chunk of its own),
  *    split when they grow past it and merged with a neighbour when small.
  * A write that breaks the packed limits converts to the tree; a delete that
  * brings the map to half the entry limit with every element within the
- * value limit converts back to one packed chunk, so a map that grew and
+ * value limit converts back to packed, so a map that grew and
  * shrank does not keep the tree's overhead (Redis never converts back).
  *
- * Invariants (om_check): no chunk is empty; elements strictly increase across
- * the whole walk; each chunk's n and used describe its bytes exactly; every
- * total is its subtree's element count; a packed map is one chunk.
+ * A write may move a packed map (it grows by realloc): the write functions
+ * take the caller's pointer and update it, and a caller whose map sits in
+ * the keyspace stores it back (ks_set_ptr).
+ *
+ * Invariants (om_check): a tree map has chunks, a packed one none; no chunk
+ * is empty; elements strictly increase across the whole walk; each run's n
+ * and used describe its bytes exactly; every total is its subtree's
+ * element count.
  */
 #ifndef RBKV_OMAP_H
 #define RBKV_OMAP_H
@@ -41,8 +48,7 @@
 #include "lexrange.h"
 #include "rbtree.h"
 
-/* A tree chunk splits past either; a packed map's one chunk only obeys the
- * limits the caller passes. */
+/* A tree chunk splits past either. */
 #define OM_CHUNK_ENTRIES 64
 #define OM_CHUNK_BYTES 2048
 
@@ -55,10 +61,12 @@ struct om_chunk {
 };
 
 struct omap {
-    struct rb_root tree;
-    uint8_t values; /* 1: a hash (every element has a value), 0: a set */
-    uint8_t packed; /* the packed encoding: one chunk */
-    uint8_t allint; /* set only: every member is an integer (for "intset") */
+    struct rb_root tree; /* tree encoding: the chunks; packed: empty */
+    uint32_t n, used;    /* packed encoding: elements and bytes in data */
+    uint8_t values;      /* 1: a hash (every element has a value), 0: a set */
+    uint8_t packed;      /* the packed encoding: the elements are in data */
+    uint8_t allint;      /* set only: every member is an integer (for "intset") */
+    char data[];
 };
 
 /* The thresholds of the packed encoding, from the configuration. */
@@ -76,13 +84,14 @@ struct om_elem {
     size_t vlen;
 };
 
-/* A position in the map: the element at rank in chunk c, index idx, byte
- * offset off. Invalid (c == NULL) past either end. Valid until the map
+/* A position in the map: the element at rank, index idx and byte offset off
+ * of its run. Invalid (data == NULL) past either end. Valid until the map
  * changes. */
 struct om_it {
-    struct om_chunk *c;
-    uint32_t idx, off;
-    uint32_t end; /* offset after the element, once om_it_get decoded it; else 0 */
+    struct om_chunk *c;   /* NULL in a packed map */
+    const char *data;     /* the run of elements: c's, or the packed map's; NULL past the ends */
+    uint32_t n, idx, off; /* elements in the run, this one's index and offset */
+    uint32_t end;         /* offset after the element, once om_it_get decoded it; else 0 */
     size_t rank;
 };
 
@@ -116,26 +125,26 @@ int om_find(const struct omap *m, const char *f, size_t flen, struct om_it *it);
 int om_get(const struct omap *m, const char *f, size_t flen, const char **v, size_t *vlen);
 /* Sets f (with value v of a hash; v is ignored in a set). Returns 1 when f
  * was added, 0 when it was there (a hash's value replaced). */
-int om_set(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+int om_set(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
            const struct om_limits *lim);
 /* Adds f only when absent: 1 added, 0 there (untouched). */
-int om_add(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+int om_add(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
            const struct om_limits *lim);
 /* Adds f, which sorts after every element m holds (the caller knows: a
  * snapshot's elements come in order, so does a merge's output): no search,
  * O(log(n / B)), so building a map in order is linear even in one huge
  * packed chunk. */
-void om_append(struct omap *m, const char *f, size_t flen, const char *v, size_t vlen,
+void om_append(struct omap **mp, const char *f, size_t flen, const char *v, size_t vlen,
                const struct om_limits *lim);
 /* Removes f: 1, or 0 when absent. */
-int om_del(struct omap *m, const char *f, size_t flen, const struct om_limits *lim);
+int om_del(struct omap **mp, const char *f, size_t flen, const struct om_limits *lim);
 /* Removes the elements at positions [lo, hi). O(log n + removed). */
-void om_del_span(struct omap *m, size_t lo, size_t hi, const struct om_limits *lim);
+void om_del_span(struct omap **mp, size_t lo, size_t hi, const struct om_limits *lim);
 
 /* Positions: *it at rank k (0-based); returns 0, or -1 (invalid) when
  * k >= om_len. O(log(n / B) + B). */
 int om_seek(const struct omap *m, size_t k, struct om_it *it);
-static inline int om_it_valid(const struct om_it *it) { return it->c != NULL; }
+static inline int om_it_valid(const struct om_it *it) { return it->data != NULL; }
 /* The element at a valid position (remembered, so om_next need not decode
  * it again). */
 void om_it_get(const struct omap *m, struct om_it *it, struct om_elem *e);

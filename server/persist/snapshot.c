@@ -571,7 +571,7 @@ static int load_omap(struct load *l, unsigned op, struct omap **out)
             r_fail(r, elem_at, "%s of %zu bytes is over 4 GB", what, flen + vlen);
             break;
         }
-        om_append(m, l->elem, flen, l->val, vlen, lim);
+        om_append(&m, l->elem, flen, l->val, vlen, lim);
         char *t = l->prev;
         size_t tc = l->prev_cap;
         l->prev = l->elem;

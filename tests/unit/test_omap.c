@@ -211,11 +211,11 @@ static void run_random(int values)
         switch (grow ? rng_below(&rng, 4) : 2 + rng_below(&rng, 6)) {
         case 0:
         case 1:
-            CHECK(om_set(m, f, flen, v, vlen, &lim) == !found);
+            CHECK(om_set(&m, f, flen, v, vlen, &lim) == !found);
             model_set(f, flen, v, vlen);
             break;
         case 2:
-            CHECK(om_add(m, f, flen, v, vlen, &lim) == !found);
+            CHECK(om_add(&m, f, flen, v, vlen, &lim) == !found);
             if (!found)
                 model_set(f, flen, v, vlen);
             break;
@@ -223,7 +223,7 @@ static void run_random(int values)
         case 4:
         case 5:
         case 6:
-            CHECK(om_del(m, f, flen, &lim) == found);
+            CHECK(om_del(&m, f, flen, &lim) == found);
             if (found)
                 model_del_span(pos, pos + 1);
             break;
@@ -232,7 +232,7 @@ static void run_random(int values)
             size_t hi = lo + rng_below(&rng, 4);
             if (hi > model_len)
                 hi = model_len;
-            om_del_span(m, lo, hi, &lim);
+            om_del_span(&m, lo, hi, &lim);
             model_del_span(lo, hi);
         }
         }
@@ -260,11 +260,11 @@ static void part_big(void)
     rng = seed;
     for (int i = 0; i < N; i++) { /* in order: appends */
         size_t len = (size_t)snprintf(f, sizeof(f), "m:%08d", 2 * i);
-        CHECK(om_set(m, f, len, NULL, 0, &lim) == 1);
+        CHECK(om_set(&m, f, len, NULL, 0, &lim) == 1);
     }
     for (int i = 0; i < N; i++) { /* the odd ones at random places */
         size_t len = (size_t)snprintf(f, sizeof(f), "m:%08d", 2 * (int)rng_below(&rng, N) + 1);
-        om_set(m, f, len, NULL, 0, &lim);
+        om_set(&m, f, len, NULL, 0, &lim);
     }
     CHECK_MSG(om_check(m, &why) == 0, "%s", why);
     CHECK(!m->packed && strcmp(om_encoding(m), "rbtree") == 0);
@@ -280,7 +280,7 @@ static void part_big(void)
         CHECK(om_seek(m, k, &it) == 0);
         om_it_get(m, &it, &e);
         memcpy(f, e.f, e.flen);
-        CHECK(om_del(m, f, e.flen, &lim) == 1);
+        CHECK(om_del(&m, f, e.flen, &lim) == 1);
         if (om_len(m) % 5000 == 0)
             CHECK_MSG(om_check(m, &why) == 0, "%s", why);
     }
@@ -300,12 +300,12 @@ static void part_clone(void)
 
     for (int i = 0; i < 500; i++) {
         size_t len = (size_t)snprintf(f, sizeof(f), "f%d", i);
-        om_set(m, f, len, f, len, &lim);
+        om_set(&m, f, len, f, len, &lim);
     }
     struct omap *c = om_clone(m);
     CHECK(om_check(c, &why) == 0);
     CHECK(om_len(c) == 500 && c->packed == m->packed);
-    om_del(m, "f1", 2, &lim);
+    om_del(&m, "f1", 2, &lim);
     CHECK(om_get(c, "f1", 2, &v, &vlen) == 1 && vlen == 2 && !memcmp(v, "f1", 2));
     CHECK(om_get(m, "f1", 2, &v, &vlen) == 0);
     om_free(m);
@@ -325,8 +325,8 @@ static void part_append(void)
         struct omap *a = om_new(1), *b = om_new(1);
         for (int i = 0; i < 20000; i++) {
             size_t len = (size_t)snprintf(f, sizeof(f), "f:%06d", i);
-            om_append(a, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
-            om_set(b, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
+            om_append(&a, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
+            om_set(&b, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
         }
         CHECK_MSG(om_check(a, &why) == 0, "%s", why);
         CHECK(om_len(a) == om_len(b) && a->packed == b->packed && a->packed == (k == 1));
@@ -347,7 +347,7 @@ static void part_append(void)
     struct omap *s = om_new(0);
     for (int i = 0; i < 100; i++) {
         size_t len = (size_t)snprintf(f, sizeof(f), "%d", 100 + i);
-        om_append(s, f, len, NULL, 0, &huge);
+        om_append(&s, f, len, NULL, 0, &huge);
     }
     CHECK(om_check(s, &why) == 0 && s->packed && !strcmp(om_encoding(s), "intset"));
     om_free(s);

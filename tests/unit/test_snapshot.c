@@ -87,10 +87,10 @@ static struct omap *make_map(int values, int n, int ints, size_t value_len)
         char f[32];
         int len = ints ? snprintf(f, sizeof(f), "%d", i * 37 - 1000)
                        : snprintf(f, sizeof(f), "f%c%d%c", (char)(i % 2), i, (char)0xff);
-        om_set(m, f, (size_t)len, v, (size_t)i % (value_len + 1), lim);
+        om_set(&m, f, (size_t)len, v, (size_t)i % (value_len + 1), lim);
     }
     if (!ints)
-        om_set(m, "", 0, v, value_len, lim);
+        om_set(&m, "", 0, v, value_len, lim);
     xfree(v);
     return m;
 }
@@ -310,8 +310,8 @@ static void test_maps(void)
     for (size_t i = 0; i < BIG_VALUE; i++)
         big[i] = (char)(i * 131);
     struct omap *bigset = om_new(0);
-    om_set(bigset, big, BIG_VALUE, NULL, 0, &limits.set);
-    om_set(bigset, "", 0, NULL, 0, &limits.set);
+    om_set(&bigset, big, BIG_VALUE, NULL, 0, &limits.set);
+    om_set(&bigset, "", 0, NULL, 0, &limits.set);
     add_map(&a->dbs[5], "s:big\0", 6, KS_SET, bigset, -1);
     add_map(&a->dbs[5], "gone", 4, KS_HASH, make_map(1, 2, 0, 2), 500); /* expired at save */
     CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
