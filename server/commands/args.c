@@ -63,6 +63,25 @@ char *arg_strdup(const struct resp_slice *a)
     return xmemdup(a->ptr, a->len);
 }
 
+int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi)
+{
+    long long llen = (long long)len;
+
+    if (start < 0)
+        start += llen;
+    if (end < 0)
+        end += llen;
+    if (start < 0)
+        start = 0;
+    if (start > end || start >= llen)
+        return -1;
+    if (end >= llen)
+        end = llen - 1;
+    *lo = (size_t)start;
+    *hi = (size_t)end;
+    return 0;
+}
+
 void reply_ok(struct client *c)
 {
     /* The same bytes in RESP2 and RESP3, appended whole (Redis's shared.ok):

@@ -36,6 +36,10 @@ struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *k
                                     struct ks_probe *p);
 
 void reply_ok(struct client *c);
+/* Redis's rank range rules (ZRANGE, LRANGE): negative ranks count from the
+ * end, start is clamped at 0 and end at the last. Returns 0 with the
+ * inclusive [*lo, *hi] inside len elements, or -1 when the range is empty. */
+int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi);
 
 /* notify_keyspace_event (notify.h) for key in c's database. */
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key);

@@ -42,6 +42,7 @@
 #include "numparse.h"
 #include "omap.h"
 #include "resp_writer.h"
+#include "sample.h"
 #include "server.h"
 
 #define ERR_HASH_NOT_INT "ERR hash value is not an integer"
@@ -386,47 +387,20 @@ static void random_elem(const struct omap *m, struct om_elem *el)
     om_it_get(m, &it, el);
 }
 
-/* Ranks drawn so far: open addressing over a power-of-two table of rank + 1
- * (0 is empty), for Floyd's "drawn already?". */
-struct rank_set {
-    size_t *slots;
-    size_t mask;
-};
-
-/* Adds rank; returns 0 when it was there already. */
-static int rank_set_add(struct rank_set *s, size_t rank)
-{
-    size_t i = (rank * UINT64_C(0x9e3779b97f4a7c15)) >> 7 & s->mask;
-    for (; s->slots[i]; i = (i + 1) & s->mask)
-        if (s->slots[i] == rank + 1)
-            return 0;
-    s->slots[i] = rank + 1;
-    return 1;
-}
-
-/* count (< om_len) distinct fields, drawn uniformly by Floyd's algorithm:
- * for each j of the last count ranks, draw t in [0, j]; take t unless drawn,
- * else j. */
+/* count (< om_len) distinct fields, drawn uniformly (sample.h). */
 static void random_distinct(struct client *c, const struct omap *m, size_t count, int withvalues)
 {
-    size_t size = om_len(m), cap = 2;
-    while (cap < 2 * count)
-        cap *= 2;
-    struct rank_set s = {xcalloc(cap, sizeof(size_t)), cap - 1};
+    size_t *ranks = xmalloc(count * sizeof(*ranks));
     struct om_it it;
     struct om_elem el;
 
-    for (size_t j = size - count; j < size && !c->out.failed; j++) {
-        size_t t = arc4random_uniform((uint32_t)j + 1);
-        if (!rank_set_add(&s, t)) {
-            rank_set_add(&s, j);
-            t = j;
-        }
-        om_seek(m, t, &it);
+    sample_distinct(om_len(m), count, ranks);
+    for (size_t i = 0; i < count && !c->out.failed; i++) {
+        om_seek(m, ranks[i], &it);
         om_it_get(m, &it, &el);
         coll_add_elem(c, &el, withvalues);
     }
-    xfree(s.slots);
+    xfree(ranks);
 }
 
 static size_t list_len(const struct client *c, size_t n, int withvalues)

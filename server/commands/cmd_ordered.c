@@ -248,25 +248,16 @@ static int span_or_reply(struct client *c, int j, struct kr_span *span)
     return 0;
 }
 
-/* ZRANGE's rank rules: negative ranks count from the end, start is clamped
- * to 0 and stop to the last key; REV counts ranks from the last key. */
+/* rank_range's span, ranks counted from the last key under REV. */
 static struct kr_span rank_span(size_t count, long long start, long long stop, int rev)
 {
-    long long n = (long long)count;
     struct kr_span s = {0, 0};
+    size_t lo, hi;
 
-    if (start < 0)
-        start += n;
-    if (stop < 0)
-        stop += n;
-    if (start < 0)
-        start = 0;
-    if (start > stop || start >= n)
-        return s;
-    if (stop >= n)
-        stop = n - 1;
-    s.lo = (size_t)(rev ? n - 1 - stop : start);
-    s.hi = (size_t)(rev ? n - start : stop + 1);
+    if (rank_range(start, stop, count, &lo, &hi) == 0) {
+        s.lo = rev ? count - 1 - hi : lo;
+        s.hi = rev ? count - lo : hi + 1;
+    }
     return s;
 }
 

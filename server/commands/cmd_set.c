@@ -59,6 +59,7 @@
 #include "propagate.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
+#include "sample.h"
 #include "server.h"
 
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
@@ -254,45 +255,6 @@ static size_t random_rank(size_t n)
     return arc4random_uniform((uint32_t)n);
 }
 
-/* A set of ranks, open addressing over a power-of-two table of rank + 1 (0
- * is empty): Floyd's sampling asks "drawn already?" once per draw. */
-struct rank_set {
-    size_t *slots;
-    size_t mask;
-};
-
-/* Adds rank; returns 0 when it was there already. */
-static int rank_set_add(struct rank_set *s, size_t rank)
-{
-    size_t i = (rank * UINT64_C(0x9e3779b97f4a7c15)) >> 7 & s->mask;
-    for (; s->slots[i]; i = (i + 1) & s->mask)
-        if (s->slots[i] == rank + 1)
-            return 0;
-    s->slots[i] = rank + 1;
-    return 1;
-}
-
-/* count distinct ranks below size (count <= size), drawn uniformly, into
- * out in draw order (Floyd's algorithm: for each j of the last count ranks,
- * draw t in [0, j]; take t unless taken, else j). */
-static void draw_distinct(size_t size, size_t count, size_t *out)
-{
-    size_t cap = 2;
-    while (cap < 2 * count)
-        cap *= 2;
-    struct rank_set s = {xcalloc(cap, sizeof(size_t)), cap - 1};
-
-    for (size_t j = size - count, k = 0; j < size; j++) {
-        size_t t = arc4random_uniform((uint32_t)j + 1);
-        if (!rank_set_add(&s, t)) {
-            rank_set_add(&s, j);
-            t = j;
-        }
-        out[k++] = t;
-    }
-    xfree(s.slots);
-}
-
 static int rank_cmp(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -350,7 +312,7 @@ static void srandmember_count(struct client *c)
         return;
     }
     size_t count = (size_t)l, *ranks = xmalloc(count * sizeof(*ranks));
-    draw_distinct(size, count, ranks);
+    sample_distinct(size, count, ranks);
     resp_add_array_len(&c->out, count);
     for (size_t i = 0; i < count && !c->out.failed; i++)
         add_member_at(c, m, ranks[i]);
@@ -434,12 +396,12 @@ static size_t *pop_ranks(size_t size, size_t count)
 {
     size_t *pop = xmalloc(count * sizeof(*pop));
     if (count <= size / 2) {
-        draw_distinct(size, count, pop);
+        sample_distinct(size, count, pop);
         qsort(pop, count, sizeof(*pop), rank_cmp);
         return pop;
     }
     size_t keep_n = size - count, *keep = xmalloc((keep_n ? keep_n : 1) * sizeof(*keep));
-    draw_distinct(size, keep_n, keep);
+    sample_distinct(size, keep_n, keep);
     qsort(keep, keep_n, sizeof(*keep), rank_cmp);
     for (size_t r = 0, k = 0, n = 0; r < size; r++) {
         if (k < keep_n && keep[k] == r)

@@ -44,6 +44,7 @@
 #include "numparse.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
+#include "sample.h"
 #include "server.h"
 #include "watch.h"
 #include "zset.h"
@@ -179,28 +180,6 @@ static int lex_range_or_reply(struct client *c, const struct resp_slice *min,
         return 0;
     resp_add_error(&c->out, ERR_LEX_RANGE);
     return -1;
-}
-
-/* Redis's rank range rules: negative counts from the end, start clamped at 0,
- * end at the last. Returns 0 with [*start, *end] inside the set, or -1 when
- * the range is empty. */
-static int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi)
-{
-    long long llen = (long long)len;
-
-    if (start < 0)
-        start += llen;
-    if (end < 0)
-        end += llen;
-    if (start < 0)
-        start = 0;
-    if (start > end || start >= llen)
-        return -1;
-    if (end >= llen)
-        end = llen - 1;
-    *lo = (size_t)start;
-    *hi = (size_t)end;
-    return 0;
 }
 
 /* ---- ZADD, ZINCRBY, ZREM ------------------------------------------------ */
@@ -1001,42 +980,14 @@ static struct zs_node *random_node(const struct zset *z)
     return zs_select(z, arc4random_uniform((uint32_t)zs_len(z)));
 }
 
-/* A set of ranks, open addressing over a power-of-two table of rank + 1 (0
- * is empty): Floyd's sampling asks "drawn already?" once per draw. */
-struct rank_set {
-    size_t *slots;
-    size_t mask;
-};
-
-/* Adds rank; returns 0 when it was there already. */
-static int rank_set_add(struct rank_set *s, size_t rank)
-{
-    size_t i = (rank * UINT64_C(0x9e3779b97f4a7c15)) >> 7 & s->mask;
-    for (; s->slots[i]; i = (i + 1) & s->mask)
-        if (s->slots[i] == rank + 1)
-            return 0;
-    s->slots[i] = rank + 1;
-    return 1;
-}
-
-/* count distinct members, drawn uniformly (Floyd's algorithm: for each j of
- * the last count ranks, draw t in [0, j]; take t unless taken, else j). */
+/* count distinct members, drawn uniformly (sample.h). */
 static void random_distinct(struct client *c, const struct zset *z, size_t count, int withscores)
 {
-    size_t size = zs_len(z), cap = 2;
-    while (cap < 2 * count)
-        cap *= 2;
-    struct rank_set s = {xcalloc(cap, sizeof(size_t)), cap - 1};
-
-    for (size_t j = size - count; j < size && !c->out.failed; j++) {
-        size_t t = arc4random_uniform((uint32_t)j + 1);
-        if (!rank_set_add(&s, t)) {
-            rank_set_add(&s, j);
-            t = j;
-        }
-        add_member(c, zs_select(z, t), withscores);
-    }
-    xfree(s.slots);
+    size_t *ranks = xmalloc(count * sizeof(*ranks));
+    sample_distinct(zs_len(z), count, ranks);
+    for (size_t i = 0; i < count && !c->out.failed; i++)
+        add_member(c, zs_select(z, ranks[i]), withscores);
+    xfree(ranks);
 }
 
 static void randmember_count(struct client *c, long long l, int withscores)

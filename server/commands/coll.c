@@ -138,25 +138,16 @@ int coll_opts_or_reply(struct client *c, int first, unsigned allowed, struct col
     return 0;
 }
 
-/* ZRANGE's rank rules: negative ranks count from the end, start is clamped
- * to 0 and stop to the last element; REV counts ranks from the last. */
+/* rank_range's span, ranks counted from the last element under REV. */
 static struct om_span rank_span(size_t len, long long start, long long stop, int rev)
 {
-    long long n = (long long)len;
     struct om_span s = {0, 0};
+    size_t lo, hi;
 
-    if (start < 0)
-        start += n;
-    if (stop < 0)
-        stop += n;
-    if (start < 0)
-        start = 0;
-    if (start > stop || start >= n)
-        return s;
-    if (stop >= n)
-        stop = n - 1;
-    s.lo = (size_t)(rev ? n - 1 - stop : start);
-    s.hi = (size_t)(rev ? n - start : stop + 1);
+    if (rank_range(start, stop, len, &lo, &hi) == 0) {
+        s.lo = rev ? len - 1 - hi : lo;
+        s.hi = rev ? len - lo : hi + 1;
+    }
     return s;
 }
 
