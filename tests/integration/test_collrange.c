@@ -2,7 +2,7 @@
  * test_collrange.c - end-to-end tests of the ordered commands over hash
  * fields and set members (server/commands/cmd_collrange.c): HRANGE,
  * HRANGEBYLEX, HPREFIX, HCOUNT, HRANK, HDELRANGE, SRANGE, SCOUNT, SRANK, and
- * HSCAN/SSCAN's ordered cursor.
+ * HSCAN/SSCAN's ordered cursor, and big maps freed in slices (core/lazyfree.c).
  *
  * One server for the whole file; each test FLUSHALLs first. The random part
  * is differential: a hash, a set and a sorted set whose members all score 0
@@ -164,6 +164,44 @@ static void test_scan_while_changing(void)
     CHECK(ok, "HSCAN missed a field present throughout");
     CHECK(calls > 20, "HSCAN took %d calls", calls);
     EXPECT_ERR(c, "ERR invalid cursor", "HSCAN", "h", "x1");
+    redisFree(c);
+}
+
+/* DEL and UNLINK of a big set or hash hand it to core/lazyfree.c: the key is
+ * gone at once, the server answers meanwhile, and the memory comes back. */
+static void test_big_delete(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    enum { N = 200000, BATCH = 1000 };
+    char buf[BATCH][16];
+    const char *argv[2 * BATCH + 2];
+    long long base = h_info_ll(c, "memory", "used_memory");
+
+    for (int k = 0; k < 2; k++) { /* a set, then a hash */
+        for (int i = 0; i < N; i += BATCH) {
+            int argc = 0;
+            argv[argc++] = k ? "HSET" : "SADD";
+            argv[argc++] = "big";
+            for (int j = 0; j < BATCH; j++) {
+                snprintf(buf[j], sizeof(buf[j]), "m:%09d", i + j);
+                argv[argc++] = buf[j];
+                if (k)
+                    argv[argc++] = buf[j];
+            }
+            freeReplyObject(h_command(c, argc, argv, NULL));
+        }
+        EXPECT_INT(c, N, k ? "HLEN" : "SCARD", "big");
+        long long full = h_info_ll(c, "memory", "used_memory");
+        CHECK(full > base + N * 10, "used_memory %lld after %d elements (from %lld)", full, N, base);
+        EXPECT_INT(c, 1, k ? "UNLINK" : "DEL", "big");
+        EXPECT_INT(c, 0, "EXISTS", "big");
+        EXPECT_STATUS(c, "PONG", "PING");
+        CHECK(h_wait_info(c, "memory", "lazyfree_pending_objects", "0", 10000 * H_SLOW),
+              "the big value was never freed");
+        long long after = h_info_ll(c, "memory", "used_memory");
+        CHECK(after < base + (full - base) / 10, "used_memory %lld after freeing (full %lld, base %lld)",
+              after, full, base);
+    }
     redisFree(c);
 }
 
@@ -342,6 +380,7 @@ int main(int argc, char **argv)
     H_RUN(test_hash_ranges);
     H_RUN(test_set_ranges_and_resp3);
     H_RUN(test_scan_while_changing);
+    H_RUN(test_big_delete);
     H_RUN(test_random);
     h_stop(&srv);
     return h_finish();
