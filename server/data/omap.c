@@ -251,7 +251,7 @@ static struct om_chunk *chunk_shrink(struct omap *m, struct om_chunk *c)
     return chunk_move(m, c, c->used + c->used / 4);
 }
 
-/* An unlinked chunk (a rebuild's) cut down to its bytes and a quarter more,
+/* An unlinked chunk (to_tree's) cut down to its bytes and a quarter more,
  * for the inserts to come. */
 static struct om_chunk *chunk_fit(struct om_chunk *c)
 {
