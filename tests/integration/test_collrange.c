@@ -129,7 +129,7 @@ static void test_scan_while_changing(void)
     memset(seen, 0, sizeof(seen));
     for (int i = 0; i < N; i += 2) {
         snprintf(f, sizeof(f), "f:%05d", i);
-        H_CALL(c, "HSET", "h", f, "v");
+        freeReplyObject(H_CALL(c, "HSET", "h", f, "v"));
     }
     char cursor[32] = "0";
     char last[32] = "";
