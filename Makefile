@@ -81,14 +81,15 @@ test-asan:
 # functions in VALGRIND_SKIP:
 #   test_incrbyfloat  valgrind computes long double in double precision, so INCRBYFLOAT's digits
 #   test_bad_floats   differ and "inf" is not seen as infinite (transcript.sh's INCRBYFLOAT lines
-#                     likewise: VALGRIND_SKIP_TESTS).
+#   test_hincr        likewise: VALGRIND_SKIP_TESTS), and HINCRBYFLOAT's the same way
+#   test_hincrbyfloat_replay
 # About 7 minutes with -j 2 on the 2-core machine; not part of .ci/run, which stays well under 20.
 VALGRIND_COMMON = valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--num-callers=30 --suppressions=$(CURDIR)/scripts/valgrind.supp
 VALGRIND ?= $(VALGRIND_COMMON) --errors-for-leak-kinds=definite,indirect,possible -q
 VALGRIND_SERVER ?= $(VALGRIND_COMMON) --errors-for-leak-kinds=none --log-file=valgrind.%p.log
 VALGRIND_SLOW ?= 10
-VALGRIND_SKIP ?= test_incrbyfloat test_bad_floats
+VALGRIND_SKIP ?= test_incrbyfloat test_bad_floats test_hincr test_hincrbyfloat_replay
 VALGRIND_SKIP_TESTS ?= integration_transcript
 VALGRIND_JOBS ?= 2
 empty :=

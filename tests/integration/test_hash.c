@@ -236,7 +236,7 @@ static void test_getall(void)
     redisFree(c);
 }
 
-static void test_incr(void)
+static void test_hincr(void)
 {
     redisContext *c = h_connect_flushed(&srv);
     EXPECT_INT(c, 5, "HINCRBY", "h", "n", "5");
@@ -582,7 +582,7 @@ static void test_dirty_and_watch(void)
 
 /* The append-only log replays every hash write to the same contents,
  * HINCRBYFLOAT's included. */
-static void test_aof_replay(void)
+static void test_hincrbyfloat_replay(void)
 {
     struct h_server s;
     redisContext *c = h_open(&s, H_FLAGS("--appendonly", "yes", "--appendfsync", "always"));
@@ -1069,14 +1069,14 @@ int main(int argc, char **argv)
     H_RUN(test_set_and_get);
     H_RUN(test_del);
     H_RUN(test_getall);
-    H_RUN(test_incr);
+    H_RUN(test_hincr);
     H_RUN(test_randfield);
     H_RUN(test_scan);
     H_RUN(test_events);
     H_RUN(test_dirty_and_watch);
     H_RUN(test_resp3);
     H_RUN(test_differential);
-    H_RUN(test_aof_replay);
+    H_RUN(test_hincrbyfloat_replay);
     h_stop(&srv);
     return h_finish();
 }
