@@ -96,7 +96,7 @@ empty :=
 space := $(empty) $(empty)
 test-valgrind:
 	@scripts/deps.sh build test
-	cmake -S . -B $(VALGRIND_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRBKV_WERROR=ON -DRBKV_SANITIZE=OFF -DRBKV_BENCH=OFF \
+	cmake -S . -B $(VALGRIND_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRBKV_WERROR=ON -DRBKV_SANITIZE=OFF -DRBKV_BENCH=OFF -DRBKV_MALLOC=libc \
 	  "-DCMAKE_CROSSCOMPILING_EMULATOR=$(subst $(space),;,$(strip $(VALGRIND)))" \
 	  -DRBKV_TEST_TIMEOUT_SCALE=$(VALGRIND_SLOW) $(CMAKE_ARGS) >/dev/null
 	cmake --build $(VALGRIND_BUILD) -j $(JOBS)

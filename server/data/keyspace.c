@@ -50,7 +50,7 @@ int ks_expiry_paused(void)
 static void expire_entry(struct db *db, struct ks_entry *e, int due)
 {
     if (expired_hook)
-        expired_hook(db, ks_key(e), e->klen, due);
+        expired_hook(db, ks_key(e), ks_klen(e), due);
     ks_delete(db, e);
 }
 
@@ -151,8 +151,29 @@ void ks_free(struct keyspace *ks)
 static struct ks_expire *entry_expire(const struct ks_entry *e)
 {
     struct ks_expire *x;
-    memcpy(&x, e->data, sizeof(x));
+    memcpy(&x, e->data + ks_expire_offset(e), sizeof(x));
     return x;
+}
+
+/* Bytes before the deadline slot for a key of klen bytes: its length, when
+ * the header's 16 bits cannot hold it. */
+static size_t klen_bytes(size_t klen)
+{
+    return klen >= KS_KLEN_LONG ? sizeof(uint32_t) : 0;
+}
+
+/* Sets the header's key length (and the data's, for a long key) of a new
+ * entry whose flags are 0. */
+static void entry_set_klen(struct ks_entry *e, size_t klen)
+{
+    if (klen < KS_KLEN_LONG) {
+        e->klen = (uint16_t)klen;
+        return;
+    }
+    uint32_t len = (uint32_t)klen;
+    e->klen = KS_KLEN_LONG;
+    e->flags |= KS_LONG_KEY;
+    memcpy(e->data, &len, sizeof(len));
 }
 
 int64_t ks_get_expire(const struct ks_entry *e)
@@ -160,10 +181,11 @@ int64_t ks_get_expire(const struct ks_entry *e)
     return (e->flags & KS_HAS_EXPIRE) ? entry_expire(e)->when : -1;
 }
 
-/* Bytes an entry needs for a value of vlen bytes. */
-static size_t entry_bytes(size_t expire_bytes, size_t klen, size_t vlen)
+/* Bytes an entry needs for a value of vlen bytes, with key_offset bytes
+ * before its key (ks_key_offset). */
+static size_t entry_bytes(size_t key_offset, size_t klen, size_t vlen)
 {
-    return offsetof(struct ks_entry, data) + expire_bytes + klen + vlen;
+    return offsetof(struct ks_entry, data) + key_offset + klen + vlen;
 }
 
 /* Starts loading the bytes of n a descent compares: its links and lengths
@@ -192,9 +214,9 @@ static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
          * and the next one cannot start until this key is compared; start
          * loading both children now so their misses overlap the compare
          * (whose key may be a second line of this entry). */
-        prefetch_node(parent->rb_left, e->klen);
-        prefetch_node(parent->rb_right, e->klen);
-        link = keycmp_inline(ks_key(e), e->klen, ks_key(at), at->klen) < 0 ? &parent->rb_left
+        prefetch_node(parent->rb_left, ks_klen(e));
+        prefetch_node(parent->rb_right, ks_klen(e));
+        link = keycmp_inline(ks_key(e), ks_klen(e), ks_key(at), ks_klen(at)) < 0 ? &parent->rb_left
                                                                         : &parent->rb_right;
     }
     ks_order_insert(&e->node, parent, link, &db->keys);
@@ -234,7 +256,7 @@ struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t 
  * pointer go to the new address; e is freed. */
 static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t bytes)
 {
-    size_t used = entry_bytes(ks_key_offset(e), e->klen, e->vlen);
+    size_t used = entry_bytes(ks_key_offset(e), ks_klen(e), e->vlen);
     struct ks_entry *moved = xmalloc(bytes);
     memcpy(moved, e, used < bytes ? used : bytes);
     ks_order_replace(&e->node, &moved->node, &db->keys);
@@ -247,12 +269,12 @@ static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t byt
 
 static struct ks_entry *entry_new(const char *key, size_t klen, enum ks_type type, size_t vlen)
 {
-    struct ks_entry *e = xmalloc(entry_bytes(0, klen, vlen));
-    e->klen = (uint32_t)klen;
+    struct ks_entry *e = xmalloc(entry_bytes(klen_bytes(klen), klen, vlen));
     e->vlen = (uint32_t)vlen;
     e->type = (uint8_t)type;
     e->flags = 0;
-    memcpy(e->data, key, klen);
+    entry_set_klen(e, klen);
+    memcpy(e->data + klen_bytes(klen), key, klen);
     return e;
 }
 
@@ -295,8 +317,9 @@ struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, c
     value_release(old); /* before the key moves: it reads the value's pointer */
     if (!keep_ttl && (old->flags & KS_HAS_EXPIRE)) {
         expire_unlink(db, old);
-        /* Drop the deadline slot: the key moves down to the front. */
-        memmove(old->data, old->data + sizeof(struct ks_expire *), klen);
+        /* Drop the deadline slot: the key moves down into it. */
+        char *slot = old->data + ks_expire_offset(old);
+        memmove(slot, slot + sizeof(struct ks_expire *), klen);
         old->flags &= (uint8_t)~KS_HAS_EXPIRE;
     }
     old->type = KS_STRING;
@@ -320,7 +343,7 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
 
 struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen)
 {
-    size_t need = entry_bytes(ks_key_offset(e), e->klen, vlen);
+    size_t need = entry_bytes(ks_key_offset(e), ks_klen(e), vlen);
     size_t have = xsize(e);
 
     /* Growing past the block adds half again, so a run of APPENDs costs
@@ -328,7 +351,7 @@ struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen
     if (need > have) {
         size_t want = need;
         if (e->vlen > 0)
-            want = entry_bytes(ks_key_offset(e), e->klen, vlen + vlen / 2);
+            want = entry_bytes(ks_key_offset(e), ks_klen(e), vlen + vlen / 2);
         e = entry_move(db, e, want);
     } else if (need < have / 2 && have > 256) {
         if (e->vlen > vlen)
@@ -379,21 +402,22 @@ struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, en
     size_t expire_bytes = when_ms >= 0 ? sizeof(struct ks_expire *) : 0;
     size_t value_bytes = type == KS_STRING ? vlen : sizeof(value);
     /* Built with its deadline slot at once: ks_set_expire could move it. */
-    struct ks_entry *e = xmalloc(entry_bytes(expire_bytes, klen, value_bytes));
-    e->klen = (uint32_t)klen;
+    struct ks_entry *e =
+        xmalloc(entry_bytes(klen_bytes(klen) + expire_bytes, klen, value_bytes));
     e->vlen = (uint32_t)value_bytes;
     e->type = (uint8_t)type;
     e->flags = 0;
+    entry_set_klen(e, klen);
     if (when_ms >= 0) {
         struct ks_expire *x = xmalloc(sizeof(*x));
         x->entry = e;
         x->when = when_ms;
-        memcpy(e->data, &x, sizeof(x));
-        e->flags = KS_HAS_EXPIRE;
+        memcpy(e->data + klen_bytes(klen), &x, sizeof(x));
+        e->flags |= KS_HAS_EXPIRE;
         expire_link(b->db, x);
         b->db->expires_count++;
     }
-    memcpy(e->data + expire_bytes, key, klen);
+    memcpy(e->data + ks_key_offset(e), key, klen);
     if (type == KS_STRING)
         memcpy(ks_str(e), value, vlen);
     else
@@ -444,15 +468,16 @@ struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_m
         x = entry_expire(e);
         rb_erase_cached(&x->node, &db->expires);
     } else {
-        size_t need = entry_bytes(sizeof(x), e->klen, e->vlen);
-        size_t payload = e->klen + e->vlen;
+        size_t need = entry_bytes(ks_key_offset(e) + sizeof(x), ks_klen(e), e->vlen);
+        size_t payload = ks_klen(e) + e->vlen;
         if (need > xsize(e))
             e = entry_move(db, e, need);
-        memmove(e->data + sizeof(x), e->data, payload);
+        char *slot = e->data + ks_expire_offset(e);
+        memmove(slot + sizeof(x), slot, payload);
         e->flags |= KS_HAS_EXPIRE;
         x = xmalloc(sizeof(*x));
         x->entry = e;
-        memcpy(e->data, &x, sizeof(x));
+        memcpy(slot, &x, sizeof(x));
         db->expires_count++;
     }
     x->when = when_ms;
@@ -465,7 +490,8 @@ int ks_persist(struct db *db, struct ks_entry *e)
     if (!(e->flags & KS_HAS_EXPIRE))
         return 0;
     expire_unlink(db, e);
-    memmove(e->data, e->data + sizeof(struct ks_expire *), e->klen + e->vlen);
+    char *slot = e->data + ks_expire_offset(e);
+    memmove(slot, slot + sizeof(struct ks_expire *), ks_klen(e) + e->vlen);
     e->flags &= (uint8_t)~KS_HAS_EXPIRE;
     return 1;
 }
@@ -528,7 +554,7 @@ size_t ks_count_before(const struct db *db, const char *key, size_t klen, int in
     size_t before = 0;
     while (n) {
         const struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = keycmp_inline(key, klen, ks_key(e), e->klen);
+        int c = keycmp_inline(key, klen, ks_key(e), ks_klen(e));
         if (c < 0 || (c == 0 && !inclusive)) {
             n = n->rb_left;
         } else {
@@ -545,7 +571,7 @@ struct ks_entry *ks_seek_ge(const struct db *db, const char *key, size_t klen, i
     struct ks_entry *best = NULL;
     while (n) {
         struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = keycmp_inline(ks_key(e), e->klen, key, klen);
+        int c = keycmp_inline(ks_key(e), ks_klen(e), key, klen);
         if (c > 0 || (c == 0 && !exclusive)) {
             best = e;
             n = n->rb_left;
@@ -562,7 +588,7 @@ struct ks_entry *ks_seek_le(const struct db *db, const char *key, size_t klen, i
     struct ks_entry *best = NULL;
     while (n) {
         struct ks_entry *e = rb_entry(n, struct ks_entry, node);
-        int c = keycmp_inline(ks_key(e), e->klen, key, klen);
+        int c = keycmp_inline(ks_key(e), ks_klen(e), key, klen);
         if (c < 0 || (c == 0 && !exclusive)) {
             best = e;
             n = n->rb_right;
@@ -590,8 +616,13 @@ int ks_check(const struct db *db, const char **why)
     const struct ks_entry *prev = NULL;
     size_t with_deadline = 0;
     for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
-        if (prev && ks_keycmp(ks_key(prev), prev->klen, ks_key(e), e->klen) >= 0) {
+        if (prev && ks_keycmp(ks_key(prev), ks_klen(prev), ks_key(e), ks_klen(e)) >= 0) {
             *why = "keys out of order";
+            return -1;
+        }
+        if (!(e->flags & KS_LONG_KEY) != (e->klen != KS_KLEN_LONG) ||
+            ((e->flags & KS_LONG_KEY) && ks_klen(e) < KS_KLEN_LONG)) {
+            *why = "long key length stored wrong";
             return -1;
         }
         if (e->size != 1 + ks_order_size(e->node.rb_left) + ks_order_size(e->node.rb_right)) {

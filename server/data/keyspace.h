@@ -31,7 +31,11 @@
 
 enum ks_type { KS_STRING = 0, KS_ZSET = 1, KS_HASH = 2, KS_SET = 3, KS_TYPE_COUNT };
 
-#define KS_HAS_EXPIRE 0x01
+#define KS_HAS_EXPIRE 0x01 /* the data starts with a struct ks_expire * */
+#define KS_LONG_KEY 0x02   /* klen is KS_KLEN_LONG; the real length is stored in the data */
+
+/* klen of an entry whose key is too long for the header's 16 bits. */
+#define KS_KLEN_LONG UINT16_MAX
 
 struct ks_expire {
     struct rb_node node;    /* in db->expires, ordered by when (ties: insertion order) */
@@ -39,14 +43,18 @@ struct ks_expire {
     struct ks_entry *entry;
 };
 
+/* 36 bytes of header: with a 12-byte key and a 16-byte value an entry is 64
+ * bytes, one size class of the allocator with no per-block header (see
+ * docs/internals.md). The data is, in order: the key's 32-bit length when
+ * KS_LONG_KEY, the deadline record's pointer when KS_HAS_EXPIRE, the key,
+ * the value (a string's bytes, or a pointer). */
 struct ks_entry {
     struct rb_node node;    /* in db->keys */
     uint32_t size;          /* entries in this subtree (order statistics) */
-    uint32_t klen;
     uint32_t vlen;          /* string: bytes of the value; other types: unused */
+    uint16_t klen;          /* the key's length, or KS_KLEN_LONG */
     uint8_t type;           /* enum ks_type */
-    uint8_t flags;          /* KS_HAS_EXPIRE */
-    /* [struct ks_expire * when KS_HAS_EXPIRE][key bytes][value: bytes, or a pointer] */
+    uint8_t flags;          /* KS_HAS_EXPIRE, KS_LONG_KEY */
     char data[];
 };
 
@@ -72,25 +80,37 @@ struct keyspace *ks_new(int databases);
 void ks_free(struct keyspace *ks);
 
 /* Accessors. */
+/* Where the deadline's pointer is (after a long key's length). */
+static inline size_t ks_expire_offset(const struct ks_entry *e)
+{
+    return (e->flags & KS_LONG_KEY) ? sizeof(uint32_t) : 0;
+}
 static inline size_t ks_key_offset(const struct ks_entry *e)
 {
-    return (e->flags & KS_HAS_EXPIRE) ? sizeof(struct ks_expire *) : 0;
+    return ks_expire_offset(e) + ((e->flags & KS_HAS_EXPIRE) ? sizeof(struct ks_expire *) : 0);
 }
 static inline const char *ks_key(const struct ks_entry *e) { return e->data + ks_key_offset(e); }
-static inline size_t ks_klen(const struct ks_entry *e) { return e->klen; }
-static inline char *ks_str(struct ks_entry *e) { return e->data + ks_key_offset(e) + e->klen; }
+static inline size_t ks_klen(const struct ks_entry *e)
+{
+    uint32_t len;
+    if (e->klen != KS_KLEN_LONG)
+        return e->klen;
+    memcpy(&len, e->data, sizeof(len));
+    return len;
+}
+static inline char *ks_str(struct ks_entry *e) { return e->data + ks_key_offset(e) + ks_klen(e); }
 static inline size_t ks_slen(const struct ks_entry *e) { return e->vlen; }
 static inline void *ks_ptr(const struct ks_entry *e)
 {
     void *p;
-    memcpy(&p, e->data + ks_key_offset(e) + e->klen, sizeof(p));
+    memcpy(&p, e->data + ks_key_offset(e) + ks_klen(e), sizeof(p));
     return p;
 }
 /* Replaces the pointer a value of another type than string is held by (a
  * packed hash or set moves when it grows: omap.h). */
 static inline void ks_set_ptr(struct ks_entry *e, void *p)
 {
-    memcpy(e->data + ks_key_offset(e) + e->klen, &p, sizeof(p));
+    memcpy(e->data + ks_key_offset(e) + ks_klen(e), &p, sizeof(p));
 }
 static inline struct ks_entry *ks_entry_of(const struct rb_node *n)
 {

@@ -739,6 +739,59 @@ static void test_probe(void)
     free_checking_leaks(ks);
 }
 
+/* Keys of 65,535 bytes and more keep their length in the entry's data, not
+ * its 16-bit header field: each operation that moves the key within the
+ * entry (a deadline added and removed, growth, replacement, bulk loading)
+ * must find it there, around a short key in the same tree. */
+static void test_long_keys(void)
+{
+    struct keyspace *ks = ks_new(2);
+    struct db *db = &ks->dbs[0];
+    size_t lens[] = {KS_KLEN_LONG - 1, KS_KLEN_LONG, KS_KLEN_LONG + 1, 200000};
+    char *key = malloc(200001);
+    CHECK(key != NULL);
+    memset(key, 'k', 200001);
+
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        size_t len = lens[i];
+        key[len - 1] = (char)('0' + i); /* each key its own: k...k0 < k...k1 < ... */
+        struct ks_entry *e = ks_set_string(db, key, len, "v", 1, 0);
+        CHECK(ks_klen(e) == len && memcmp(ks_key(e), key, len) == 0);
+        e = ks_set_expire(db, e, START_MS + 7);
+        e = ks_string_resize(db, e, 1000);
+        memset(ks_str(e), 'x', 1000);
+        check_db(db);
+        CHECK(ks_klen(e) == len && ks_get_expire(e) == START_MS + 7 &&
+              memcmp(ks_key(e), key, len) == 0 && ks_str(e)[999] == 'x');
+        e = ks_set_string(db, key, len, "short", 5, 0); /* drops the deadline */
+        CHECK(ks_get_expire(e) == -1 && ks_klen(e) == len && memcmp(ks_str(e), "short", 5) == 0);
+        e = ks_set_expire(db, e, START_MS + 9);
+        CHECK(ks_persist(db, e) == 1 && ks_klen(e) == len && memcmp(ks_key(e), key, len) == 0);
+        CHECK(ks_find(db, key, len) == e);
+        key[len - 1] = 'k';
+    }
+    ks_set_string(db, "a", 1, "b", 1, 0);
+    check_db(db);
+    CHECK(ks_count(db) == 5 && ks_klen(ks_first(db)) == 1 && ks_klen(ks_last(db)) == 200000);
+
+    /* Bulk loading: the same keys in order, with and without deadlines. */
+    struct ks_bulk b;
+    struct db *loaded = &ks->dbs[1];
+    ks_bulk_begin(&b, loaded);
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e))
+        ks_bulk_add(&b, ks_key(e), ks_klen(e), KS_STRING, ks_str(e), ks_slen(e),
+                    ks_klen(e) % 2 ? START_MS + 3 : -1);
+    ks_bulk_finish(&b);
+    check_db(loaded);
+    for (struct ks_entry *e = ks_first(db), *f = ks_first(loaded); e; e = ks_next(e), f = ks_next(f)) {
+        CHECK(f && ks_klen(f) == ks_klen(e) && memcmp(ks_key(f), ks_key(e), ks_klen(e)) == 0);
+        CHECK(ks_get_expire(f) == (ks_klen(e) % 2 ? START_MS + 3 : -1));
+        CHECK(ks_slen(f) == ks_slen(e) && memcmp(ks_str(f), ks_str(e), ks_slen(e)) == 0);
+    }
+    free(key);
+    free_checking_leaks(ks);
+}
+
 static void test_edge(void)
 {
     test_empty();
@@ -747,6 +800,7 @@ static void test_edge(void)
     test_keycmp_words();
     test_probe();
     test_moves_and_values();
+    test_long_keys();
     printf("edge: ok\n");
 }
 
