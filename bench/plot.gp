@@ -155,3 +155,78 @@ set xlabel "keys in the tree (n)"
 set autoscale xfix
 plot dir."/scan_size.csv" using 1:2 title "p50 at the client" lc rgb RBKV pt 7, \
      "" using 1:3 title "inside the server (INFO commandstats)" lc rgb RBKV dt 2 pt 6
+
+# Range-scan throughput against the range length m (range_length.csv) and against the keyspace size
+# n (range_size.csv), both absent after --no-range-series: each server at both settings, the points
+# the median of the rounds and the bars lowest to highest; below, rbkv / redis of the medians.
+series_setup = sprintf("%s connections x pipeline %s, and %s connections x pipeline 1; " . \
+                       "%s s x %s rounds per server and point (%s)", info("connections"), \
+                       info("pipeline"), info("p1_connections"), info("series_seconds"), \
+                       info("series_rounds"), kind)
+p16 = sprintf("-c %s -P %s", info("connections"), info("pipeline"))
+p1 = sprintf("-c %s -P 1", info("p1_connections"))
+series_names(m) = sprintf("rbkv KRANGE [key + BYLEX LIMIT 0 %s against redis-server ZRANGEBYLEX zkeys " . \
+                          "[key + LIMIT 0 %s (a sorted set of the same keys,\nscore 0), from a random key; " . \
+                          "points: median of the rounds, bars: lowest to highest round; " . \
+                          "the servers take turns going first", m, m)
+set terminal pngcairo size 760,600 font "sans,9"
+do for [i = 1:2] {
+  sfile = dir . (i == 1 ? "/range_length.csv" : "/range_size.csv")
+  if (system(sprintf("test -s '%s' && echo y", sfile)) eq "y") {
+    set output dir . (i == 1 ? "/range_length.png" : "/range_size.png")
+    set multiplot
+    eval labels
+    if (i == 1) {
+      set label 1 sprintf("Range-scan throughput against range length m: rbkv-server and redis-server, %s", keys)
+      set xlabel "keys returned per scan (m)"
+    } else {
+      set label 1 "Range-scan throughput (100 keys) against keyspace size n: rbkv-server and redis-server"
+      set xlabel "keys in the keyspace (n; rbkv: string keys, redis-server: members of one sorted set)"
+    }
+    set label 2 series_setup
+    set label 4 series_names(i == 1 ? "m" : "100")
+    eval place(600)
+    # Top panel: requests per second, log-log.
+    set bmargin at screen 0.45
+    set logscale xy
+    set autoscale xfix
+    set offsets graph 0.04, graph 0.04, 0, 0
+    set yrange [*:*]
+    set format x ""
+    set format y "%.0s%c"
+    set xtics scale 1 norotate
+    set mytics default
+    set ylabel "requests per second (log)"
+    unset xlabel
+    set key top right vertical maxrows 2 font "sans,8"
+    plot sfile using 1:2:3:4 with yerrorlines title "rbkv ".p16 lc rgb RBKV pt 7 ps 0.7, \
+         "" using 1:5:6:7 with yerrorlines title "redis ".p16 lc rgb REDIS pt 7 ps 0.7, \
+         "" using 1:9:10:11 with yerrorlines title "rbkv ".p1 lc rgb RBKV dt 2 pt 6 ps 0.7, \
+         "" using 1:12:13:14 with yerrorlines title "redis ".p1 lc rgb REDIS dt 2 pt 6 ps 0.7
+    # Bottom panel: the ratio of the medians.
+    unset label 1
+    unset label 2
+    unset label 3
+    unset label 4
+    set tmargin at screen 0.43
+    set bmargin at screen 100.0 / 600
+    unset logscale y
+    set format x "%.0s%c"
+    set format y "%.2f"
+    stats sfile using 8 nooutput
+    rmax = STATS_max
+    stats sfile using 15 nooutput
+    rmax = STATS_max > rmax ? STATS_max : rmax
+    set yrange [0:1.2 * rmax]
+    set ylabel "rbkv / redis\n(above 1: rbkv faster)"
+    if (i == 1) { set xlabel "keys returned per scan (m)" } else { set xlabel "keys in the keyspace (n)" }
+    set key top left horizontal font "sans,8"
+    plot sfile using 1:8 with linespoints title p16 lc rgb RBKV pt 7, \
+         "" using 1:8:(sprintf("%.2f", $8)) with labels offset 0, 0.8 font "sans,7" notitle, \
+         "" using 1:15 with linespoints title p1 lc rgb "#6baed6" dt 2 pt 6, \
+         "" using 1:15:(sprintf("%.2f", $15)) with labels offset 0, -0.8 font "sans,7" notitle, \
+         1 with lines dt 2 lc rgb "#aa0000" notitle
+    unset multiplot
+    set offsets 0, 0, 0, 0
+  }
+}
