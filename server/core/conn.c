@@ -363,13 +363,16 @@ static void write_cb(uv_write_t *req, int status)
         conn_run_unblocked();
         return;
     }
-    if ((c->flags & CLIENT_READ_PAUSED) && resp_out_pending(&c->out) <= CLIENT_PAUSE_OUTPUT / 2) {
-        conn_start_reading(c);
-        conn_process_input(c); /* requests that arrived before the pause */
-        conn_run_unblocked();
-        return;
+    if (!(c->flags & CLIENT_READ_PAUSED) || resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT / 2) {
+        conn_send(c);
+        /* Paused, and the kernel took all the rest at once: there will be
+         * no write callback to resume reading, so resume now. */
+        if ((c->flags & (CLIENT_CLOSING | CLIENT_WRITING | CLIENT_READ_PAUSED)) != CLIENT_READ_PAUSED)
+            return;
     }
-    conn_send(c);
+    conn_start_reading(c);
+    conn_process_input(c); /* requests that arrived before the pause */
+    conn_run_unblocked();
 }
 
 void conn_send(struct client *c)
