@@ -368,7 +368,7 @@ static void test_forms(void)
         SAME_AS_EXEC(&r, "KRANGE", lo, hi, "BYLEX", "LIMIT", "7", "-1", "WITHVALUES");
         SAME_AS_EXEC(&r, "KRANGE", hi, lo, "BYLEX", "REV", "LIMIT", "3", "20000");
         SAME_AS_EXEC(&r, "KRANGE", "5", "-6", "REV", "WITHVALUES");
-        SAME_AS_EXEC(&r, "KPREFIX", "key:0000001", "WITHVALUES");
+        SAME_AS_EXEC(&r, "KPREFIX", "key:00000000", "WITHVALUES"); /* 10,000 keys */
         SAME_AS_EXEC(&r, "KPREFIX", "key:", "REV", "LIMIT", "11", "-1");
         SAME_AS_EXEC(&r, "KEYS", "key:*");
         SAME_AS_EXEC(&r, "KFIRST", "100000");
