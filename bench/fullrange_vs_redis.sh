@@ -101,8 +101,8 @@ for _ in $(seq "$ROUNDS"); do
   T[buffered]+="$t "; M[buffered]+="$m "
 done
 
-range() { tr ' ' '\n' | awk 'NF { v[n++] = $1 } END {
-  asort(v); printf "%s .. %s", v[1], v[n] }'; }
+range() { tr ' ' '\n' | awk 'NF { if (!n++ || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+  END { printf "%s .. %s", lo, hi }'; }
 printf '%-34s | %-15s | %s\n' "$KEYS keys, $ROUNDS rounds" "seconds" "peak RSS growth, MB"
 for k in stream redis buffered; do
   case $k in
