@@ -18,3 +18,7 @@ endforeach()
 rbkv_server_test(integration_ordered integration/test_ordered.c 120 integration)
 target_sources(test_integration_ordered PRIVATE unit/ordered_diff.c)
 target_include_directories(test_integration_ordered PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+
+# Streamed replies (server/core/stream.c, server/commands/listing.c): 300,000 keys loaded for each
+# of its parts; about 10 s, most of it loading.
+rbkv_server_test(integration_stream integration/test_stream.c 300 integration)

@@ -16,6 +16,9 @@
  *    saves the descent that counting would take. The one exception to
  *    O(log n) offsets is a TYPE filter, which has to look at each key to
  *    know whether it counts;
+ *  - a listing long enough streams (listing.h) when its length is known
+ *    before its end: by rank, or without a TYPE filter, whose walk counts
+ *    the rest of its span once it has written a chunk;
  *  - syntax borrowed from ZRANGE/ZRANGEBYLEX keeps Redis 7.0's rules and
  *    error texts (t_zset.c): "[x" "(x" "-" "+" bounds, REV taking max before
  *    min, LIMIT with a negative offset listing nothing and a negative count
@@ -30,6 +33,7 @@
 #include "keyspace.h"
 #include "krange.h"
 #include "lexrange.h"
+#include "listing.h"
 #include "notify.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -74,21 +78,6 @@ static void expire_due(struct client *c)
     ks_expire_all_due(c->db, server.cmd_start_us / 1000);
 }
 
-/* A key, or with its value: flat in RESP2, a pair in RESP3. A value of
- * another type than string is nil, its contents being another command's. */
-static void add_entry(struct client *c, struct ks_entry *e, int withvalues)
-{
-    if (withvalues && c->out.proto == 3)
-        resp_add_array_len(&c->out, 2);
-    resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
-    if (!withvalues)
-        return;
-    if (e->type == KS_STRING)
-        resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
-    else
-        resp_add_null(&c->out);
-}
-
 static size_t list_len(const struct client *c, size_t n, int withvalues)
 {
     return withvalues && c->out.proto == 2 ? 2 * n : n;
@@ -125,6 +114,23 @@ static struct ks_entry *walk_jump(struct client *c, const struct walk *w, struct
     return skip < ks_count(c->db) - rank ? ks_select(c->db, rank + skip) : NULL;
 }
 
+/* How many candidates of a walk to a bound or to a prefix's end there are
+ * from e (one of them) on: counted only once a listing turns out long enough
+ * to stream, as its length must be known before the rest goes. O(log n). */
+static size_t walk_rest(struct client *c, const struct walk *w, const struct ks_entry *e)
+{
+    struct kr_span span;
+
+    if (w->end == END_PREFIX) {
+        span = kr_span_prefix(c->db, w->prefix->ptr, w->prefix->len);
+    } else {
+        struct lex_bound inf = {w->rev ? LEX_BOUND_POS_INF : LEX_BOUND_NEG_INF, NULL, 0};
+        span = w->rev ? kr_span_lex(c->db, &w->bound, &inf) : kr_span_lex(c->db, &inf, &w->bound);
+    }
+    size_t rank = ks_rank(e);
+    return w->rev ? rank + 1 - span.lo : span.hi - rank;
+}
+
 static void reply_walk(struct client *c, const struct walk *w)
 {
     struct ks_entry *e = w->offset < 0 ? NULL : w->start;
@@ -134,10 +140,7 @@ static void reply_walk(struct client *c, const struct walk *w)
     if (w->end == END_SPAN && w->type == TYPE_ANY) {
         n = w->len < w->count ? w->len : w->count;
         resp_add_array_len(&c->out, list_len(c, n, w->withvalues));
-        /* Once the reply failed (over the client's hard output limit) the
-         * client will be dropped: walking on would only hold the loop. */
-        for (size_t i = 0; i < n && !c->out.failed; i++, e = walk_step(w, e))
-            add_entry(c, e, w->withvalues);
+        listing_span(c, e, n, w->rev, w->withvalues);
         return;
     }
     /* Without a TYPE filter every candidate is listed, so the offset is a
@@ -146,17 +149,29 @@ static void reply_walk(struct client *c, const struct walk *w)
         e = walk_jump(c, w, e, skip);
         skip = 0;
     }
+    /* Only a listing without a TYPE filter can know its length before its
+     * end, and so stream: once it has written a chunk, it counts the rest
+     * and hands over to listing_span. */
+    size_t stop = w->type == TYPE_ANY ? listing_stop(c) : SIZE_MAX;
     struct resp_deferred d;
     resp_add_deferred(&c->out, &d);
     for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
          e = walk_step(w, e), visited++) {
+        if (resp_out_pending(&c->out) >= stop) {
+            size_t rest = walk_rest(c, w, e);
+            if (rest > w->count - n)
+                rest = w->count - n;
+            resp_set_deferred_array(&c->out, &d, list_len(c, n + rest, w->withvalues));
+            listing_span(c, e, rest, w->rev, w->withvalues);
+            return;
+        }
         if (w->type != TYPE_ANY && e->type != w->type)
             continue;
         if (skip > 0) {
             skip--;
             continue;
         }
-        add_entry(c, e, w->withvalues);
+        listing_add(c, e, w->withvalues);
         n++;
     }
     resp_set_deferred_array(&c->out, &d, list_len(c, n, w->withvalues));

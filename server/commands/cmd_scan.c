@@ -34,6 +34,7 @@
 #include "glob.h"
 #include "keyspace.h"
 #include "krange.h"
+#include "listing.h"
 #include "mem.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -211,12 +212,11 @@ static void reply_keys(struct client *c, size_t first, size_t len, const struct 
 {
     struct ks_entry *e = len ? ks_select(c->db, first) : NULL;
 
+    /* Every key of the span matches: the length is known, so a long reply
+     * streams (listing.h). */
     if (!f->typed && f->prefix_only) {
         resp_add_array_len(&c->out, len);
-        /* Once the reply failed (over the client's hard output limit) the
-         * client will be dropped: walking on would only hold the loop. */
-        for (size_t i = 0; i < len && !c->out.failed; i++, e = ks_next(e))
-            resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+        listing_span(c, e, len, 0, 0);
         return;
     }
     struct resp_deferred d;

@@ -19,6 +19,7 @@
 
 struct db;
 struct command;
+struct reply_stream;
 
 /* Client flags. */
 #define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once replies are out */
@@ -33,6 +34,7 @@ struct command;
 #define CLIENT_REPLICA (1u << 9)           /* on a primary: a replica's link (after SYNC/PSYNC), flag S */
 #define CLIENT_MASTER (1u << 10)           /* on a replica: the link to its primary, flag M */
 #define CLIENT_PUBSUB_PENDING (1u << 11)   /* pubsub.c: messages queued, sent at the loop turn's end */
+#define CLIENT_STREAM_ENDED (1u << 12)     /* stream.c: its streamed reply is all in out; run what follows */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
@@ -76,6 +78,7 @@ struct client {
     struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */
     struct repl_peer *repl;      /* repl.c: what a replica (or one in its handshake) told us */
     struct pubsub_client *pubsub; /* pubsub.c: its subscriptions, NULL when none ever */
+    struct reply_stream *stream; /* stream.c: the reply being streamed, NULL when none */
 
     struct client *prev, *next;  /* server.clients list */
 };

@@ -27,6 +27,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "keyspace.h"
 #include "mem.h"
 #include "multi.h"
 #include "propagate.h"
@@ -379,6 +380,10 @@ void command_call(struct client *c, const struct command *cmd)
     int64_t start = ustime();
 
     server.cmd_start_us = start;
+    /* A write may change a value in place, which no keyspace call reports:
+     * the replies streaming from its db are finished before it (stream.h). */
+    if (cmd->flags & CMD_WRITE)
+        ks_will_change(c->db);
     cmd->proc(c);
     stats->calls++;
     stats->usec += (unsigned long long)(ustime() - start);

@@ -12,6 +12,11 @@
  * what the kernel did not take. The output buffer never moves bytes that are
  * pending (resp_writer.h), so replies added while that write is in flight are
  * simply appended.
+ *
+ * Streamed replies (stream.h): while a client's reply streams, its requests
+ * wait; conn_send tops the output up from the stream whenever it runs low,
+ * so the reply goes out at the socket's pace. Once the stream has ended
+ * (CLIENT_STREAM_ENDED), the requests behind it run.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -32,6 +37,7 @@
 #include "repl.h"
 #include "repl_replica.h"
 #include "server.h"
+#include "stream.h"
 
 #define LISTEN_BACKLOG 511
 #define READ_SUGGESTED (16 * 1024)
@@ -53,6 +59,7 @@ void conn_client_free(struct client *c)
     repl_peer_gone(c);
     pubsub_client_gone(c);
     multi_discard(c);
+    stream_drop(c);
     resp_parser_destroy(&c->parser);
     resp_out_destroy(&c->out);
     xfree(c->name);
@@ -72,6 +79,7 @@ void conn_close(struct client *c)
         return;
     c->flags |= CLIENT_CLOSING;
     block_client_gone(c);
+    stream_drop(c); /* at once: its db need no longer finish it before a change */
     uv_close(&c->h.handle, close_cb);
 }
 
@@ -171,10 +179,12 @@ void conn_start_reading(struct client *c)
 
 /* Runs complete requests in order until the buffer has no whole one left,
  * the client must close or has blocked (the rest waits for its wake-up:
- * conn_run_unblocked), or its unsent output calls for a pause. */
+ * conn_run_unblocked), a reply streams (the rest waits for its end), or its
+ * unsent output calls for a pause. */
 static void run_requests(struct client *c)
 {
-    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY)) && !c->blocked) {
+    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY)) && !c->blocked &&
+           !c->stream) {
         /* With a hard limit configured, the limit bounds the output as in
          * Redis (over it, the client is closed); without one we bound it
          * ourselves by reading no more requests until replies drain. */
@@ -303,7 +313,13 @@ void conn_process_input(struct client *c)
             return;
         }
         conn_send(c);
-        if ((c->flags & (CLIENT_CLOSING | CLIENT_WRITING)) || !(c->flags & CLIENT_READ_PAUSED))
+        if (c->flags & (CLIENT_CLOSING | CLIENT_WRITING))
+            return;
+        if (c->flags & CLIENT_STREAM_ENDED) {
+            c->flags &= ~CLIENT_STREAM_ENDED;
+            continue; /* the requests pipelined behind the streamed reply */
+        }
+        if (!(c->flags & CLIENT_READ_PAUSED))
             return;
         conn_start_reading(c);
     }
@@ -339,13 +355,24 @@ static void write_cb(uv_write_t *req, int status)
     c->write_len = 0;
     if (c->flags & CLIENT_CLOSING)
         return;
-    if ((c->flags & CLIENT_READ_PAUSED) && resp_out_pending(&c->out) <= CLIENT_PAUSE_OUTPUT / 2) {
-        conn_start_reading(c);
-        conn_process_input(c); /* requests that arrived before the pause */
+    /* The socket drained part of a streamed reply: the next chunk, and once
+     * the stream has ended, the requests that waited behind it. */
+    if (c->stream || (c->flags & CLIENT_STREAM_ENDED)) {
+        c->flags &= ~CLIENT_STREAM_ENDED;
+        conn_process_input(c);
         conn_run_unblocked();
         return;
     }
-    conn_send(c);
+    if (!(c->flags & CLIENT_READ_PAUSED) || resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT / 2) {
+        conn_send(c);
+        /* Paused, and the kernel took all the rest at once: there will be
+         * no write callback to resume reading, so resume now. */
+        if ((c->flags & (CLIENT_CLOSING | CLIENT_WRITING | CLIENT_READ_PAUSED)) != CLIENT_READ_PAUSED)
+            return;
+    }
+    conn_start_reading(c);
+    conn_process_input(c); /* requests that arrived before the pause */
+    conn_run_unblocked();
 }
 
 void conn_send(struct client *c)
@@ -356,7 +383,10 @@ void conn_send(struct client *c)
 
     if (c->flags & (CLIENT_WRITING | CLIENT_CLOSING))
         return;
-    while (resp_out_pending(&c->out) > 0) {
+    for (;;) {
+        stream_top_up(c);
+        if ((c->flags & CLIENT_CLOSING) || resp_out_pending(&c->out) == 0)
+            break;
         n = fill_bufs(c, bufs, &total);
         if (n == 0)
             break;
@@ -371,6 +401,8 @@ void conn_send(struct client *c)
         if ((size_t)w < total)
             break; /* the kernel's buffer is full: queue the rest */
     }
+    if (c->flags & CLIENT_CLOSING)
+        return;
     if (resp_out_pending(&c->out) == 0) {
         if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
             conn_close(c);

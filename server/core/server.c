@@ -32,6 +32,7 @@
 #include "repl_primary.h"
 #include "repl_replica.h"
 #include "replay.h"
+#include "stream.h"
 
 #define EXPIRE_SLICE_US 1000
 #define EXPIRE_BATCH 64 /* keys between two looks at the clock */
@@ -222,6 +223,7 @@ int server_start(void)
     repl_replica_init();
     pubsub_init();
     lazyfree_init();
+    stream_init();
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);

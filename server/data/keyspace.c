@@ -24,6 +24,7 @@ RB_DECLARE_ORDER(ks_order, struct ks_entry, node, size)
 
 static ks_value_free_fn *value_free[KS_TYPE_COUNT];
 static ks_expired_fn *expired_hook;
+static ks_change_fn *change_hook;
 static int expiry_paused;
 
 void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
@@ -34,6 +35,17 @@ void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
 void ks_on_expired(ks_expired_fn *fn)
 {
     expired_hook = fn;
+}
+
+void ks_on_change(ks_change_fn *fn)
+{
+    change_hook = fn;
+}
+
+void ks_changing(struct db *db)
+{
+    if (change_hook)
+        change_hook(db);
 }
 
 void ks_pause_expiry(int paused)
@@ -206,6 +218,7 @@ static inline void prefetch_node(const struct rb_node *n, size_t klen)
  * tree compares equal), into db->keys and the index; h is its key's hash. */
 static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
 {
+    ks_will_change(db);
     struct rb_node **link = &db->keys.rb_node, *parent = NULL;
     while (*link) {
         const struct ks_entry *at = ks_entry_of(*link);
@@ -303,6 +316,7 @@ struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, cons
 struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, const char *val,
                                       size_t vlen, int keep_ttl)
 {
+    ks_will_change(db);
     struct ks_entry *old = p->entry;
     size_t klen = p->klen;
     struct ks_entry *e;
@@ -343,6 +357,7 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
 
 struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen)
 {
+    ks_will_change(db);
     size_t need = entry_bytes(ks_key_offset(e), ks_klen(e), vlen);
     size_t have = xsize(e);
 
@@ -364,6 +379,7 @@ struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen
 
 void ks_delete(struct db *db, struct ks_entry *e)
 {
+    ks_will_change(db);
     kix_remove(&db->index, e);
     ks_order_erase(&e->node, &db->keys);
     if (e->flags & KS_HAS_EXPIRE)
@@ -391,6 +407,7 @@ static void expire_link(struct db *db, struct ks_expire *x)
 
 void ks_bulk_begin(struct ks_bulk *b, struct db *db)
 {
+    ks_will_change(db);
     b->db = db;
     b->v = NULL;
     b->n = b->cap = 0;
@@ -463,6 +480,7 @@ void ks_bulk_finish(struct ks_bulk *b)
 
 struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms)
 {
+    ks_will_change(db);
     struct ks_expire *x;
     if (e->flags & KS_HAS_EXPIRE) {
         x = entry_expire(e);
@@ -487,6 +505,7 @@ struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_m
 
 int ks_persist(struct db *db, struct ks_entry *e)
 {
+    ks_will_change(db);
     if (!(e->flags & KS_HAS_EXPIRE))
         return 0;
     expire_unlink(db, e);
@@ -520,6 +539,7 @@ size_t ks_expire_all_due(struct db *db, int64_t now_ms)
 
 void ks_flush(struct db *db)
 {
+    ks_will_change(db);
     struct ks_entry *e, *tmp;
     rbtree_postorder_for_each_entry_safe(e, tmp, &db->keys, node) {
         if (e->flags & KS_HAS_EXPIRE)

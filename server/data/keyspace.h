@@ -65,6 +65,10 @@ struct db {
     struct rb_root_cached expires;
     size_t expires_count;
     unsigned long long expired; /* keys removed because their deadline passed */
+    /* Readers that hold entry pointers between loop turns (replies streamed
+     * in chunks): every change to the db tells the change hook first while
+     * this is nonzero (ks_will_change). */
+    unsigned streams;
 };
 
 struct keyspace {
@@ -206,6 +210,22 @@ void ks_expire_entry(struct db *db, struct ks_entry *e);
  * ks_expiry_paused() and set the deadline instead. */
 void ks_pause_expiry(int paused);
 int ks_expiry_paused(void);
+
+/* Told that db is about to change while db->streams is nonzero: the hook
+ * (one for the process, set at start by core) finishes every streamed reply
+ * over db, so a reply is the db as it was when its command ran and no
+ * reader holds an entry that moves or goes. Every mutating ks_* function
+ * calls ks_will_change first; so must whoever changes a db by other means (a
+ * write command changing a value in place, swapping a db's contents). One
+ * predictable branch when nothing streams. */
+typedef void ks_change_fn(struct db *db);
+void ks_on_change(ks_change_fn *fn);
+void ks_changing(struct db *db);
+static inline void ks_will_change(struct db *db)
+{
+    if (__builtin_expect(db->streams != 0, 0))
+        ks_changing(db);
+}
 
 /* Deletes up to max entries whose deadline is <= now_ms, earliest first
  * (none while expiry is paused). Returns how many it deleted. */

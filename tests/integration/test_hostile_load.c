@@ -72,8 +72,10 @@ static int64_t ping_ms(redisContext *c)
 }
 
 /* Sends one range query on a new connection and never reads; meanwhile
- * measures PINGs on c until the server dropped the greedy client. */
-static void greedy_query(const struct h_server *s, redisContext *c, const char *query)
+ * measures PINGs on c, each followed by a write, until the server dropped
+ * the greedy client. */
+static void greedy_query(const struct h_server *s, redisContext *c, const char *query,
+                         int expect_drop)
 {
     long rss0 = h_rss_kb(s->pid);
     long long used0 = h_info_ll(c, "memory", "used_memory");
@@ -89,12 +91,19 @@ static void greedy_query(const struct h_server *s, redisContext *c, const char *
 
     int64_t t0 = h_now_ms(), worst = 0;
     int pings = 0, pongs = 0, gone = 0;
-    while (!gone && h_now_ms() - t0 < 20000 * H_SLOW) {
+    while (!gone && h_now_ms() - t0 < (expect_drop ? 20000 : 2000) * H_SLOW) {
         int64_t ms = ping_ms(c);
         pings++;
         pongs += ms >= 0;
         if (ms > worst)
             worst = ms;
+        /* A long KRANGE or KEYS streams: the server holds a few chunks of it
+         * while the client does not read, and the limit is never reached.
+         * A write to the db the stream reads finishes it at once into the
+         * output buffer (docs/internals.md, "Streamed replies"), where the
+         * limit applies as to any reply. DEL of a missing key changes
+         * nothing else. */
+        freeReplyObject(H_CALL(c, "DEL", "hostile:load:absent"));
         gone = h_info_ll(c, "clients", "connected_clients") == 1;
         h_sleep_ms(5);
     }
@@ -102,7 +111,10 @@ static void greedy_query(const struct h_server *s, redisContext *c, const char *
     /* The server closed it; whatever reached our socket is far less than the
      * whole reply. */
     size_t got = 0;
-    while (h_raw_wait_closed(&g, 1000 * H_SLOW) == 0) {
+    /* Bounded: a streamed reply filled the kernel's send buffer (MBs) before
+     * the drop, which our 4 KB window lets through at a trickle. */
+    int64_t drained = h_now_ms();
+    while (h_now_ms() - drained < 3000 * H_SLOW && h_raw_wait_closed(&g, 1000 * H_SLOW) == 0) {
         got += g.len;
         g.len = 0;
     }
@@ -115,7 +127,8 @@ static void greedy_query(const struct h_server *s, redisContext *c, const char *
            (int)strcspn(query, "\r"),
            strchr(query, '\r') < query + strlen(query) - 2 ? "a pipeline of KEYS" : query, (long long)(h_now_ms() - t0), got,
            (long long)worst, pings, rss0, rss_peak, rss1, used0, used1);
-    CHECK(gone, "the greedy client was not disconnected (%s)", query);
+    CHECK(gone == expect_drop, "the greedy client was%s disconnected (%s)", gone ? "" : " not",
+          query);
     CHECK(got < (size_t)HARD_LIMIT_BYTES, "the greedy client got %zu bytes", got);
     CHECK(pongs == pings, "the other client got %d PONGs for %d PINGs", pongs, pings);
     CHECK(worst < PING_WORST_MS * H_SLOW, "worst PING took %lld ms", (long long)worst);
@@ -124,7 +137,7 @@ static void greedy_query(const struct h_server *s, redisContext *c, const char *
     if (H_SLOW == 1)
         CHECK(rss1 - rss0 < RSS_SLACK_KB, "RSS grew by %ld KB and stayed", rss1 - rss0);
     CHECK(used1 - used0 < 1024 * 1024, "used_memory grew by %lld", used1 - used0);
-    if (!h_is_reference() && drops0 >= 0)
+    if (!h_is_reference() && drops0 >= 0 && expect_drop)
         CHECK(h_info_ll(c, "stats", "client_output_buffer_limit_disconnections") == drops0 + 1,
               "the disconnection was not counted");
 }
@@ -142,12 +155,15 @@ static void test_huge_reply_never_read(void)
         redisContext *c = h_connect(&s);
         EXPECT_INT(c, KEYS_N, "DBSIZE");
         if (!h_is_reference()) {
-            greedy_query(&s, c, "KRANGE 0 -1\r\n");
-            greedy_query(&s, c, "KRANGE - + BYLEX WITHVALUES\r\n");
+            greedy_query(&s, c, "KRANGE 0 -1\r\n", 1);
+            greedy_query(&s, c, "KRANGE - + BYLEX WITHVALUES\r\n", 1);
         }
-        greedy_query(&s, c, "KEYS *\r\n");
+        greedy_query(&s, c, "KEYS *\r\n", 1);
         /* A pipeline of smaller replies (100,000 keys each) adds up the same
-         * way once the socket is full. */
+         * way once the socket is full in Redis. Here each streams: a write
+         * finishes the one streaming (4 MB, under the limit), and the next
+         * runs only when the socket drains, which it never does, so the
+         * client holds one reply and is not dropped. */
         greedy_query(&s, c, "KEYS hostile:load:key:000000000000000*\r\n"
                             "KEYS hostile:load:key:000000000000001*\r\n"
                             "KEYS hostile:load:key:000000000000002*\r\n"
@@ -157,7 +173,8 @@ static void test_huge_reply_never_read(void)
                             "KEYS hostile:load:key:000000000000006*\r\n"
                             "KEYS hostile:load:key:000000000000007*\r\n"
                             "KEYS hostile:load:key:000000000000008*\r\n"
-                            "KEYS hostile:load:key:000000000000009*\r\n");
+                            "KEYS hostile:load:key:000000000000009*\r\n",
+                     h_is_reference());
         /* The keys are all still there, and a reader gets the whole reply
          * when it fits: a range under the limit. */
         EXPECT_INT(c, KEYS_N, "DBSIZE");

@@ -1,0 +1,78 @@
+/*
+ * listing.c - lists of consecutive keys as replies, streamed when long (see
+ * listing.h).
+ */
+#include "listing.h"
+
+#include <stdint.h>
+
+#include "mem.h"
+#include "resp_writer.h"
+#include "stream.h"
+
+/* The rest of a listing whose start went out: the next entry to list and
+ * how many are left. Holding next between loop turns is safe because every
+ * change to the db finishes the stream first (stream.h): until then no
+ * entry moves or goes. */
+struct listing_stream {
+    struct reply_stream base; /* first: stream.c frees the whole */
+    struct ks_entry *next;
+    size_t left;
+    int rev, withvalues;
+};
+
+void listing_add(struct client *c, struct ks_entry *e, int withvalues)
+{
+    if (withvalues && c->out.proto == 3)
+        resp_add_array_len(&c->out, 2);
+    resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+    if (!withvalues)
+        return;
+    if (e->type == KS_STRING)
+        resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+    else
+        resp_add_null(&c->out);
+}
+
+/* Lists from *e on until n are listed or c's pending output reaches until;
+ * leaves *e at the next one and returns how many are left. Once the reply
+ * failed (over the client's hard output limit, or out of memory) the client
+ * will be dropped: walking on would only hold the loop. */
+static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int rev, int withvalues,
+                         size_t until)
+{
+    struct ks_entry *at = *e;
+    for (; n > 0 && !c->out.failed && resp_out_pending(&c->out) < until; n--) {
+        listing_add(c, at, withvalues);
+        at = rev ? ks_prev(at) : ks_next(at);
+    }
+    *e = at;
+    return n;
+}
+
+static int listing_fill(struct client *c, struct reply_stream *s, size_t until)
+{
+    struct listing_stream *ls = (struct listing_stream *)s;
+    ls->left = list_until(c, &ls->next, ls->left, ls->rev, ls->withvalues, until);
+    return ls->left == 0 || c->out.failed;
+}
+
+size_t listing_stop(const struct client *c)
+{
+    return stream_allowed(c) ? resp_out_pending(&c->out) + STREAM_CHUNK : SIZE_MAX;
+}
+
+void listing_span(struct client *c, struct ks_entry *e, size_t n, int rev, int withvalues)
+{
+    n = list_until(c, &e, n, rev, withvalues, listing_stop(c));
+    if (n == 0 || c->out.failed)
+        return;
+    struct listing_stream *ls = xmalloc(sizeof(*ls));
+    ls->base.fill = listing_fill;
+    ls->base.db = c->db;
+    ls->next = e;
+    ls->left = n;
+    ls->rev = rev;
+    ls->withvalues = withvalues;
+    stream_start(c, &ls->base);
+}
