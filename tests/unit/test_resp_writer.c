@@ -239,6 +239,44 @@ static void test_no_alloc(void)
     resp_out_destroy(&o);
 }
 
+/* Bulks of every length from 0 to 120 (the writer formats lengths under 100
+ * and copies 8 to 32 bytes its own way), each from a heap block of exactly
+ * its size so an over-read faults under ASan, each byte distinct, written
+ * after 0 to 40 bytes of filler so the copy starts at every alignment and
+ * lands on both sides of the inline buffer's and a chunk's end. */
+static void test_bulk_lengths(void)
+{
+    for (size_t lead = 0; lead <= 40; lead++) {
+        struct resp_out o;
+        char want[16384];
+        size_t w = 0;
+
+        resp_out_init(&o);
+        for (size_t len = 0; len <= 120; len++) {
+            char *p = malloc(len ? len : 1);
+            CHECK(p != NULL);
+            for (size_t i = 0; i < len; i++)
+                p[i] = (char)('A' + (i * 7 + len) % 58);
+            if (len % 8 == 0) { /* filler: raw bytes, one at a time */
+                for (size_t i = 0; i < lead; i++)
+                    resp_add_raw(&o, "x", 1);
+                memset(want + w, 'x', lead);
+                w += lead;
+            }
+            resp_add_bulk(&o, p, len);
+            w += (size_t)snprintf(want + w, sizeof(want) - w, "$%zu\r\n", len);
+            memcpy(want + w, p, len);
+            w += len;
+            want[w++] = '\r';
+            want[w++] = '\n';
+            free(p);
+        }
+        CHECK(w < sizeof(want));
+        CHECK(drained_is(&o, want, w));
+        resp_out_destroy(&o);
+    }
+}
+
 /* Bytes handed out by peek stay where they are, unchanged, while more replies
  * are appended and earlier ones consumed. */
 static void test_stability(void)
@@ -608,6 +646,7 @@ int main(void)
     test_table();
     test_doubles(seed);
     test_no_alloc();
+    test_bulk_lengths();
     test_stability();
     test_big_bulk();
     test_deferred();
