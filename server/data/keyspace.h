@@ -57,6 +57,9 @@ struct ks_entry {
     uint8_t flags;          /* KS_HAS_EXPIRE, KS_LONG_KEY */
     char data[];
 };
+/* A field added or widened here costs every key a size class (measured in
+ * bench/README.md, "Memory per key"): make it a decision, not an accident. */
+_Static_assert(offsetof(struct ks_entry, data) == 36, "struct ks_entry's header is 36 bytes");
 
 struct db {
     int id;
