@@ -35,6 +35,8 @@ struct reply_stream;
 #define CLIENT_MASTER (1u << 10)           /* on a replica: the link to its primary, flag M */
 #define CLIENT_PUBSUB_PENDING (1u << 11)   /* pubsub.c: messages queued, sent at the loop turn's end */
 #define CLIENT_STREAM_ENDED (1u << 12)     /* stream.c: its streamed reply is all in out; run what follows */
+#define CLIENT_NO_TOUCH (1u << 13)         /* CLIENT NO-TOUCH: its reads leave keys' LRU/LFU state alone */
+#define CLIENT_NO_EVICT (1u << 14)         /* CLIENT NO-EVICT: never closed to bring client memory down */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
