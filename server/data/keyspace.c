@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "keyaccess.h"
 #include "mem.h"
 #include "rbtree_augmented.h"
 #include "rbtree_order.h"
@@ -30,6 +31,13 @@ static int expiry_paused;
 void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
 {
     value_free[type] = free_fn;
+}
+
+static const struct ka_clock *access_clock;
+
+void ks_access_clock(const struct ka_clock *clock)
+{
+    access_clock = clock;
 }
 
 void ks_on_expired(ks_expired_fn *fn)
@@ -167,25 +175,66 @@ static struct ks_expire *entry_expire(const struct ks_entry *e)
     return x;
 }
 
-/* Bytes before the deadline slot for a key of klen bytes: its length, when
- * the header's 16 bits cannot hold it. */
-static size_t klen_bytes(size_t klen)
+/* Bytes before the deadline slot of a new entry for a key of klen bytes and
+ * a value of vlen: the lengths the header's short fields cannot hold. */
+static size_t lengths_bytes(size_t klen, size_t vlen)
 {
-    return klen >= KS_KLEN_LONG ? sizeof(uint32_t) : 0;
+    return (klen >= KS_KLEN_LONG ? sizeof(uint32_t) : 0) +
+           (vlen >= KS_VLEN_LONG ? sizeof(uint32_t) : 0);
 }
 
-/* Sets the header's key length (and the data's, for a long key) of a new
- * entry whose flags are 0. */
-static void entry_set_klen(struct ks_entry *e, size_t klen)
+/* Stores a string's length in an entry already laid out for it (with the
+ * long length's slot exactly when vlen >= KS_VLEN_LONG). */
+static void entry_store_vlen(struct ks_entry *e, size_t vlen)
 {
-    if (klen < KS_KLEN_LONG) {
-        e->klen = (uint16_t)klen;
+    uint32_t len = (uint32_t)vlen;
+    if (!(e->flags & KS_LONG_VALUE)) {
+        e->vlen = len;
         return;
     }
-    uint32_t len = (uint32_t)klen;
-    e->klen = KS_KLEN_LONG;
-    e->flags |= KS_LONG_KEY;
-    memcpy(e->data, &len, sizeof(len));
+    e->vlen = KS_VLEN_LONG;
+    memcpy(e->data + ks_vlen_offset(e), &len, sizeof(len));
+}
+
+/* Sets the header of a new entry: its type, no flags, the key's length and
+ * the value's (in the data when too long for the header), access state 0. */
+static void entry_set_header(struct ks_entry *e, enum ks_type type, size_t klen, size_t vlen)
+{
+    e->type = type;
+    e->flags = 0;
+    e->access = access_clock ? ka_initial(access_clock) : 0;
+    if (klen < KS_KLEN_LONG) {
+        e->klen = (uint32_t)klen;
+    } else {
+        uint32_t len = (uint32_t)klen;
+        e->klen = KS_KLEN_LONG;
+        e->flags |= KS_LONG_KEY;
+        memcpy(e->data, &len, sizeof(len));
+    }
+    if (vlen >= KS_VLEN_LONG)
+        e->flags |= KS_LONG_VALUE;
+    entry_store_vlen(e, vlen);
+}
+
+/* Adds or removes the long value length's slot, so that e is laid out for a
+ * string of vlen bytes, keeping the first keep bytes of the value. The
+ * deadline's pointer, the key and those bytes shift by the slot; e must have
+ * room for it. */
+static void entry_fit_vlen_slot(struct ks_entry *e, size_t vlen, size_t keep)
+{
+    int want = vlen >= KS_VLEN_LONG, has = (e->flags & KS_LONG_VALUE) != 0;
+    if (want == has)
+        return;
+    char *slot = e->data + ks_vlen_offset(e);
+    size_t tail = ((e->flags & KS_HAS_EXPIRE) ? sizeof(struct ks_expire *) : 0) + ks_klen(e) + keep;
+    if (want) {
+        memmove(slot + sizeof(uint32_t), slot, tail);
+        e->flags |= KS_LONG_VALUE;
+    } else {
+        memmove(slot, slot + sizeof(uint32_t), tail);
+        e->flags &= ~KS_LONG_VALUE & 0xfu;
+    }
+    entry_store_vlen(e, keep);
 }
 
 int64_t ks_get_expire(const struct ks_entry *e)
@@ -269,7 +318,7 @@ struct ks_entry *ks_lookup(struct db *db, const char *key, size_t klen, int64_t 
  * pointer go to the new address; e is freed. */
 static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t bytes)
 {
-    size_t used = entry_bytes(ks_key_offset(e), ks_klen(e), e->vlen);
+    size_t used = entry_bytes(ks_key_offset(e), ks_klen(e), ks_slen(e));
     struct ks_entry *moved = xmalloc(bytes);
     memcpy(moved, e, used < bytes ? used : bytes);
     ks_order_replace(&e->node, &moved->node, &db->keys);
@@ -282,12 +331,9 @@ static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t byt
 
 static struct ks_entry *entry_new(const char *key, size_t klen, enum ks_type type, size_t vlen)
 {
-    struct ks_entry *e = xmalloc(entry_bytes(klen_bytes(klen), klen, vlen));
-    e->vlen = (uint32_t)vlen;
-    e->type = (uint8_t)type;
-    e->flags = 0;
-    entry_set_klen(e, klen);
-    memcpy(e->data + klen_bytes(klen), key, klen);
+    struct ks_entry *e = xmalloc(entry_bytes(lengths_bytes(klen, vlen), klen, vlen));
+    entry_set_header(e, type, klen, vlen);
+    memcpy(e->data + ks_key_offset(e), key, klen);
     return e;
 }
 
@@ -334,9 +380,11 @@ struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, c
         /* Drop the deadline slot: the key moves down into it. */
         char *slot = old->data + ks_expire_offset(old);
         memmove(slot, slot + sizeof(struct ks_expire *), klen);
-        old->flags &= (uint8_t)~KS_HAS_EXPIRE;
+        old->flags &= ~KS_HAS_EXPIRE & 0xfu;
     }
     old->type = KS_STRING;
+    if (old->flags & KS_LONG_VALUE)
+        entry_fit_vlen_slot(old, 0, 0);
     old->vlen = 0;
     e = ks_string_resize(db, old, vlen);
     memcpy(ks_str(e), val, vlen);
@@ -358,22 +406,31 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
 struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen)
 {
     ks_will_change(db);
-    size_t need = entry_bytes(ks_key_offset(e), ks_klen(e), vlen);
+    size_t old = ks_slen(e), keep = old < vlen ? old : vlen;
+    size_t slot_now = (e->flags & KS_LONG_VALUE) ? sizeof(uint32_t) : 0;
+    size_t slot_then = vlen >= KS_VLEN_LONG ? sizeof(uint32_t) : 0;
+    size_t key_offset = ks_key_offset(e) - slot_now + slot_then;
+    size_t need = entry_bytes(key_offset, ks_klen(e), vlen);
     size_t have = xsize(e);
 
+    /* A value leaving the long lengths gives up the slot before any move,
+     * one entering them takes it after (when there is room). */
+    if (slot_then < slot_now)
+        entry_fit_vlen_slot(e, vlen, keep);
     /* Growing past the block adds half again, so a run of APPENDs costs
      * amortised O(1) per byte; shrinking to under half gives memory back. */
     if (need > have) {
         size_t want = need;
-        if (e->vlen > 0)
-            want = entry_bytes(ks_key_offset(e), ks_klen(e), vlen + vlen / 2);
+        if (old > 0)
+            want = entry_bytes(key_offset, ks_klen(e), vlen + vlen / 2);
         e = entry_move(db, e, want);
     } else if (need < have / 2 && have > 256) {
-        if (e->vlen > vlen)
-            e->vlen = (uint32_t)vlen;
+        entry_store_vlen(e, keep);
         e = entry_move(db, e, need);
     }
-    e->vlen = (uint32_t)vlen;
+    if (slot_then > slot_now)
+        entry_fit_vlen_slot(e, vlen, keep);
+    entry_store_vlen(e, vlen);
     return e;
 }
 
@@ -420,16 +477,13 @@ struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, en
     size_t value_bytes = type == KS_STRING ? vlen : sizeof(value);
     /* Built with its deadline slot at once: ks_set_expire could move it. */
     struct ks_entry *e =
-        xmalloc(entry_bytes(klen_bytes(klen) + expire_bytes, klen, value_bytes));
-    e->vlen = (uint32_t)value_bytes;
-    e->type = (uint8_t)type;
-    e->flags = 0;
-    entry_set_klen(e, klen);
+        xmalloc(entry_bytes(lengths_bytes(klen, value_bytes) + expire_bytes, klen, value_bytes));
+    entry_set_header(e, type, klen, value_bytes);
     if (when_ms >= 0) {
         struct ks_expire *x = xmalloc(sizeof(*x));
         x->entry = e;
         x->when = when_ms;
-        memcpy(e->data + klen_bytes(klen), &x, sizeof(x));
+        memcpy(e->data + ks_expire_offset(e), &x, sizeof(x));
         e->flags |= KS_HAS_EXPIRE;
         expire_link(b->db, x);
         b->db->expires_count++;
@@ -486,8 +540,8 @@ struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_m
         x = entry_expire(e);
         rb_erase_cached(&x->node, &db->expires);
     } else {
-        size_t need = entry_bytes(ks_key_offset(e) + sizeof(x), ks_klen(e), e->vlen);
-        size_t payload = ks_klen(e) + e->vlen;
+        size_t need = entry_bytes(ks_key_offset(e) + sizeof(x), ks_klen(e), ks_slen(e));
+        size_t payload = ks_klen(e) + ks_slen(e);
         if (need > xsize(e))
             e = entry_move(db, e, need);
         char *slot = e->data + ks_expire_offset(e);
@@ -510,8 +564,8 @@ int ks_persist(struct db *db, struct ks_entry *e)
         return 0;
     expire_unlink(db, e);
     char *slot = e->data + ks_expire_offset(e);
-    memmove(slot, slot + sizeof(struct ks_expire *), ks_klen(e) + e->vlen);
-    e->flags &= (uint8_t)~KS_HAS_EXPIRE;
+    memmove(slot, slot + sizeof(struct ks_expire *), ks_klen(e) + ks_slen(e));
+    e->flags &= ~KS_HAS_EXPIRE & 0xfu;
     return 1;
 }
 
@@ -643,6 +697,11 @@ int ks_check(const struct db *db, const char **why)
         if (!(e->flags & KS_LONG_KEY) != (e->klen != KS_KLEN_LONG) ||
             ((e->flags & KS_LONG_KEY) && ks_klen(e) < KS_KLEN_LONG)) {
             *why = "long key length stored wrong";
+            return -1;
+        }
+        if (!(e->flags & KS_LONG_VALUE) != (e->vlen != KS_VLEN_LONG) ||
+            ((e->flags & KS_LONG_VALUE) && (e->type != KS_STRING || ks_slen(e) < KS_VLEN_LONG))) {
+            *why = "long value length stored wrong";
             return -1;
         }
         if (e->size != 1 + ks_order_size(e->node.rb_left) + ks_order_size(e->node.rb_right)) {

@@ -31,11 +31,14 @@
 
 enum ks_type { KS_STRING = 0, KS_ZSET = 1, KS_HASH = 2, KS_SET = 3, KS_TYPE_COUNT };
 
-#define KS_HAS_EXPIRE 0x01 /* the data starts with a struct ks_expire * */
-#define KS_LONG_KEY 0x02   /* klen is KS_KLEN_LONG; the real length is stored in the data */
+#define KS_HAS_EXPIRE 0x01  /* the data holds a struct ks_expire * */
+#define KS_LONG_KEY 0x02    /* klen is KS_KLEN_LONG; the real length is stored in the data */
+#define KS_LONG_VALUE 0x04  /* vlen is KS_VLEN_LONG; the real length is stored in the data */
 
-/* klen of an entry whose key is too long for the header's 16 bits. */
-#define KS_KLEN_LONG UINT16_MAX
+/* klen of an entry whose key is too long for the header's 8 bits. */
+#define KS_KLEN_LONG 0xffu
+/* vlen of a string too long for the header's 24 bits (16 MB and more). */
+#define KS_VLEN_LONG 0xffffffu
 
 struct ks_expire {
     struct rb_node node;    /* in db->expires, ordered by when (ties: insertion order) */
@@ -46,15 +49,24 @@ struct ks_expire {
 /* 36 bytes of header: with a 12-byte key and a 16-byte value an entry is 64
  * bytes, one size class of the allocator with no per-block header (see
  * docs/internals.md). The data is, in order: the key's 32-bit length when
- * KS_LONG_KEY, the deadline record's pointer when KS_HAS_EXPIRE, the key,
- * the value (a string's bytes, or a pointer). */
+ * KS_LONG_KEY, the string's 32-bit length when KS_LONG_VALUE, the deadline
+ * record's pointer when KS_HAS_EXPIRE, the key, the value (a string's bytes,
+ * or a pointer).
+ *
+ * The 24 bits of access state are Redis's (evict.c): the LRU clock in
+ * seconds (KS_LRU_BITS) under an LRU policy or none, or under an LFU policy
+ * the minutes of the last decrement (16 bits) over a logarithmic counter (8
+ * bits). They fit because the short key and value lengths keep the common
+ * case in the header and move the rare long ones into the data (keyaccess.h
+ * reads and writes the field). */
 struct ks_entry {
     struct rb_node node;    /* in db->keys */
     uint32_t size;          /* entries in this subtree (order statistics) */
-    uint32_t vlen;          /* string: bytes of the value; other types: unused */
-    uint16_t klen;          /* the key's length, or KS_KLEN_LONG */
-    uint8_t type;           /* enum ks_type */
-    uint8_t flags;          /* KS_HAS_EXPIRE, KS_LONG_KEY */
+    uint32_t vlen : 24;     /* string: bytes of the value, or KS_VLEN_LONG; other types: unused */
+    uint32_t klen : 8;      /* the key's length, or KS_KLEN_LONG */
+    uint32_t access : 24;   /* LRU clock or LFU minutes and counter (keyaccess.h) */
+    uint32_t type : 4;      /* enum ks_type */
+    uint32_t flags : 4;     /* KS_HAS_EXPIRE, KS_LONG_KEY, KS_LONG_VALUE */
     char data[];
 };
 /* A field added or widened here costs every key a size class (measured in
@@ -79,6 +91,12 @@ struct keyspace {
     struct db *dbs;
 };
 
+/* The clock whose ka_initial (keyaccess.h) a new entry's access bits start
+ * from; borrowed, set once at start by core, which keeps it current. Until
+ * then (unit tests) new entries start at 0. */
+struct ka_clock;
+void ks_access_clock(const struct ka_clock *clock);
+
 /* Frees a value of a non-string type; set once at start by each type's module. */
 typedef void ks_value_free_fn(void *value);
 void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn);
@@ -87,10 +105,15 @@ struct keyspace *ks_new(int databases);
 void ks_free(struct keyspace *ks);
 
 /* Accessors. */
-/* Where the deadline's pointer is (after a long key's length). */
-static inline size_t ks_expire_offset(const struct ks_entry *e)
+/* Where the long string's length is (after a long key's length). */
+static inline size_t ks_vlen_offset(const struct ks_entry *e)
 {
     return (e->flags & KS_LONG_KEY) ? sizeof(uint32_t) : 0;
+}
+/* Where the deadline's pointer is (after the long lengths). */
+static inline size_t ks_expire_offset(const struct ks_entry *e)
+{
+    return ks_vlen_offset(e) + ((e->flags & KS_LONG_VALUE) ? sizeof(uint32_t) : 0);
 }
 static inline size_t ks_key_offset(const struct ks_entry *e)
 {
@@ -106,7 +129,14 @@ static inline size_t ks_klen(const struct ks_entry *e)
     return len;
 }
 static inline char *ks_str(struct ks_entry *e) { return e->data + ks_key_offset(e) + ks_klen(e); }
-static inline size_t ks_slen(const struct ks_entry *e) { return e->vlen; }
+static inline size_t ks_slen(const struct ks_entry *e)
+{
+    uint32_t len;
+    if (e->vlen != KS_VLEN_LONG)
+        return e->vlen;
+    memcpy(&len, e->data + ks_vlen_offset(e), sizeof(len));
+    return len;
+}
 static inline void *ks_ptr(const struct ks_entry *e)
 {
     void *p;

@@ -739,8 +739,8 @@ static void test_probe(void)
     free_checking_leaks(ks);
 }
 
-/* Keys of 65,535 bytes and more keep their length in the entry's data, not
- * its 16-bit header field: each operation that moves the key within the
+/* Keys of 255 bytes and more keep their length in the entry's data, not
+ * its 8-bit header field: each operation that moves the key within the
  * entry (a deadline added and removed, growth, replacement, bulk loading)
  * must find it there, around a short key in the same tree. */
 static void test_long_keys(void)
@@ -792,6 +792,85 @@ static void test_long_keys(void)
     free_checking_leaks(ks);
 }
 
+/* The first bytes of a value of len, a pattern that shows a shift by the
+ * long length's 4 bytes. */
+static void fill_value(char *v, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        v[i] = (char)(i * 7 + i / 251);
+}
+
+static int value_is(struct ks_entry *e, size_t len, const char *want)
+{
+    return ks_slen(e) == len && memcmp(ks_str(e), want, len) == 0;
+}
+
+/* Strings of 16 MB and more keep their length in the entry's data, not the
+ * header's 24 bits: a value growing across the threshold and shrinking
+ * back (ks_string_resize, in place and moved), replaced by a short one and
+ * back, loaded in bulk, with a long key and a deadline beside it, keeps its
+ * bytes, key, deadline and access bits. */
+static void test_long_values(void)
+{
+    struct keyspace *ks = ks_new(2);
+    struct db *db = &ks->dbs[0];
+    size_t big = KS_VLEN_LONG + 100;
+    char *val = malloc(big);
+    char key[300];
+    CHECK(val != NULL);
+    fill_value(val, big);
+    memset(key, 'q', sizeof(key));
+    size_t klens[] = {3, KS_KLEN_LONG - 1, KS_KLEN_LONG, sizeof(key)};
+    size_t lens[] = {KS_VLEN_LONG - 1, KS_VLEN_LONG, KS_VLEN_LONG + 1, 40, big, KS_VLEN_LONG - 1, 0};
+
+    for (size_t k = 0; k < sizeof(klens) / sizeof(klens[0]); k++) {
+        size_t klen = klens[k];
+        key[klen - 1] = (char)('0' + k);
+        struct ks_entry *e = ks_set_string(db, key, klen, val, 10, 0);
+        e->access = 0xabcdefu;
+        e = ks_set_expire(db, e, START_MS + (int64_t)k);
+        for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+            size_t before = ks_slen(e);
+            e = ks_string_resize(db, e, lens[i]);
+            if (lens[i] > before)
+                memcpy(ks_str(e) + before, val + before, lens[i] - before);
+            check_db(db);
+            CHECK(value_is(e, lens[i], val) && ks_klen(e) == klen &&
+                  memcmp(ks_key(e), key, klen) == 0);
+            CHECK(ks_get_expire(e) == START_MS + (int64_t)k && e->access == 0xabcdefu);
+            CHECK(((e->flags & KS_LONG_VALUE) != 0) == (lens[i] >= KS_VLEN_LONG));
+        }
+        /* Replacing: long over short, short over long, keeping the deadline
+         * or not; then the deadline added and removed around a long value. */
+        e = ks_set_string(db, key, klen, val, big, 1);
+        CHECK(value_is(e, big, val) && ks_get_expire(e) == START_MS + (int64_t)k);
+        e = ks_set_string(db, key, klen, "tiny", 4, 0);
+        CHECK(value_is(e, 4, "tiny") && ks_get_expire(e) == -1 && !(e->flags & KS_LONG_VALUE));
+        e = ks_set_string(db, key, klen, val, KS_VLEN_LONG, 0);
+        e = ks_set_expire(db, e, START_MS);
+        CHECK(value_is(e, KS_VLEN_LONG, val) && ks_klen(e) == klen);
+        CHECK(ks_persist(db, e) == 1 && value_is(e, KS_VLEN_LONG, val));
+        CHECK(memcmp(ks_key(e), key, klen) == 0 && ks_find(db, key, klen) == e);
+        check_db(db);
+        key[klen - 1] = 'q';
+    }
+
+    struct ks_bulk b;
+    struct db *loaded = &ks->dbs[1];
+    ks_bulk_begin(&b, loaded);
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e))
+        ks_bulk_add(&b, ks_key(e), ks_klen(e), KS_STRING, ks_str(e), ks_slen(e),
+                    ks_klen(e) % 2 ? START_MS + 3 : -1);
+    ks_bulk_finish(&b);
+    check_db(loaded);
+    for (struct ks_entry *e = ks_first(db), *f = ks_first(loaded); e; e = ks_next(e), f = ks_next(f)) {
+        CHECK(f && ks_klen(f) == ks_klen(e) && memcmp(ks_key(f), ks_key(e), ks_klen(e)) == 0);
+        CHECK(ks_slen(f) == KS_VLEN_LONG && value_is(f, ks_slen(e), ks_str(e)));
+    }
+    free(val);
+    free_checking_leaks(ks);
+}
+
 static void test_edge(void)
 {
     test_empty();
@@ -801,6 +880,7 @@ static void test_edge(void)
     test_probe();
     test_moves_and_values();
     test_long_keys();
+    test_long_values();
     printf("edge: ok\n");
 }
 
