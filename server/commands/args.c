@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "command.h"
+#include "evict.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
@@ -96,17 +97,29 @@ struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key)
     return lookup_write_probe(c, key, &p);
 }
 
-struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *key,
-                                    struct ks_probe *p)
+static struct ks_entry *lookup_generic(struct client *c, const struct resp_slice *key,
+                                       struct ks_probe *p, int touch)
 {
     /* The command's start time, read once by the dispatcher: a clock read
      * per lookup showed up in profiles of pipelined GETs. */
-    return ks_lookup_probe(c->db, key->ptr, key->len, server.cmd_start_us / 1000, p);
+    struct ks_entry *e =
+        ks_lookup_probe(c->db, key->ptr, key->len, server.cmd_start_us / 1000, p);
+    if (e && touch)
+        ka_touch(e, evict_clock());
+    return e;
 }
 
-struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
+struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *key,
+                                    struct ks_probe *p)
 {
-    struct ks_entry *e = lookup_write(c, key);
+    return lookup_generic(c, key, p, 1);
+}
+
+static struct ks_entry *lookup_read_generic(struct client *c, const struct resp_slice *key,
+                                            int touch)
+{
+    struct ks_probe p;
+    struct ks_entry *e = lookup_generic(c, key, &p, touch);
     /* A replica removes nothing by itself (its primary's DEL does), but its
      * clients do not read a key past its deadline, as in Redis. */
     if (e && server.cfg.replicaof_host && !(c->flags & CLIENT_MASTER) &&
@@ -120,6 +133,16 @@ struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
         notify_key(c, NOTIFY_KEY_MISS, "keymiss", key);
     }
     return e;
+}
+
+struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
+{
+    return lookup_read_generic(c, key, 1);
+}
+
+struct ks_entry *lookup_peek(struct client *c, const struct resp_slice *key)
+{
+    return lookup_read_generic(c, key, 0);
 }
 
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key)

@@ -27,8 +27,11 @@ char *arg_strdup(const struct resp_slice *a);
 
 /* Key lookups in c's database at the command's start time, with lazy
  * expiry. lookup_read counts keyspace hits and misses for INFO; lookup_write
- * does not. */
+ * does not. Both count as an access for eviction (the key's LRU/LFU state,
+ * evict.h); lookup_peek is lookup_read that does not, for what only looks at
+ * a key (Redis's LOOKUP_NOTOUCH: EXISTS, TYPE, TTL, OBJECT). */
 struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key);
+struct ks_entry *lookup_peek(struct client *c, const struct resp_slice *key);
 struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key);
 /* lookup_write that keeps the probe for a write of the key right after
  * (ks_set_string_probed), so the key is hashed and looked up once. */

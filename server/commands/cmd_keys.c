@@ -80,19 +80,30 @@ static void cmd_del(struct client *c)
 }
 
 /* EXISTS and TOUCH: how many of the arguments name a live key; a key named
- * twice counts twice. There is no access time to touch. */
-static void cmd_exists(struct client *c)
+ * twice counts twice. Only TOUCH counts as an access for eviction. */
+static void exists_generic(struct client *c, struct ks_entry *(*lookup)(struct client *,
+                                                                        const struct resp_slice *))
 {
     long long found = 0;
     for (int j = 1; j < c->argc; j++)
-        if (lookup_read(c, &c->argv[j]))
+        if (lookup(c, &c->argv[j]))
             found++;
     resp_add_int(&c->out, found);
 }
 
+static void cmd_exists(struct client *c)
+{
+    exists_generic(c, lookup_peek);
+}
+
+static void cmd_touch(struct client *c)
+{
+    exists_generic(c, lookup_read);
+}
+
 static void cmd_type(struct client *c)
 {
-    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    struct ks_entry *e = lookup_peek(c, &c->argv[1]);
     resp_add_simple(&c->out, e ? kr_type_name(e->type) : "none");
 }
 
@@ -372,7 +383,7 @@ static void cmd_pexpireat(struct client *c)
  * deadline; seconds are rounded to the nearest, as Redis does. */
 static void ttl_generic(struct client *c, int in_ms, int absolute)
 {
-    struct ks_entry *e = lookup_read(c, &c->argv[1]);
+    struct ks_entry *e = lookup_peek(c, &c->argv[1]);
     if (!e) {
         resp_add_int(&c->out, -2);
         return;
@@ -479,7 +490,7 @@ const struct command keys_commands[] = {
      .summary = "Move a key to another database",
      .complexity = "O(1)",
      .args = "key db"},
-    {.name = "touch", .proc = cmd_exists, .arity = -2, .flags = CMD_READONLY | CMD_FAST,
+    {.name = "touch", .proc = cmd_touch, .arity = -2, .flags = CMD_READONLY | CMD_FAST,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "generic", .since = "3.2.1",
      .summary = "Alters the last access time of a key(s). Returns the number of existing keys "

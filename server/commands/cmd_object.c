@@ -17,12 +17,14 @@
  *    "listpack" or "skiplist".
  *  - REFCOUNT: 1. rbkv shares no values; Redis answers 2147483647 for its
  *    shared small integers (0 to 9999) and 1 otherwise.
- *  - IDLETIME: 0, FREQ: Redis's error for a policy that is not LFU. rbkv
- *    keeps no access times or counters (only maxmemory-policy noeviction is
- *    supported), so there is nothing to report; what Redis answers under
- *    noeviction for a key just read.
+ *  - IDLETIME: seconds since the key's last access, and FREQ: its
+ *    logarithmic access counter after decay, from the entry's access bits
+ *    (keyaccess.h) as Redis computes them, each with Redis's error under the
+ *    other kind of policy (IDLETIME under an LFU policy, FREQ under any
+ *    other).
  * A missing key is a nil reply for every subcommand, as in Redis, and the
- * lookup counts as a read (keyspace hits and misses, lazy expiry).
+ * lookup counts as a read (keyspace hits and misses, lazy expiry) but not
+ * as an access: OBJECT IDLETIME does not reset what it reports.
  */
 #include "cmd_object.h"
 
@@ -30,6 +32,7 @@
 
 #include "args.h"
 #include "client.h"
+#include "evict.h"
 #include "keyspace.h"
 #include "numparse.h"
 #include "omap.h"
@@ -39,6 +42,9 @@
 #define INT_STRING_MAX 20   /* the longest text Redis tries as an integer */
 #define SUBCOMMAND_ECHO_MAX 128 /* Redis's %.128s for an unknown subcommand */
 
+#define ERR_LFU                                                                                   \
+    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "      \
+    "switching between policies at runtime LRU and LFU data will take some time to adjust."
 #define ERR_NO_LFU                                                                                \
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "    \
     "that when switching between policies at runtime LRU and LFU data will take some time to "   \
@@ -69,7 +75,7 @@ static const char *encoding_of(const struct ks_entry *e)
 /* The key at argv[2], or NULL after the nil reply. */
 static struct ks_entry *object_lookup(struct client *c)
 {
-    struct ks_entry *e = lookup_read(c, &c->argv[2]);
+    struct ks_entry *e = lookup_peek(c, &c->argv[2]);
     if (!e)
         resp_add_null(&c->out);
     return e;
@@ -90,14 +96,24 @@ static void object_refcount(struct client *c)
 
 static void object_idletime(struct client *c)
 {
-    if (object_lookup(c))
-        resp_add_int(&c->out, 0);
+    struct ks_entry *e = object_lookup(c);
+    if (!e)
+        return;
+    if (evict_policy_is_lfu())
+        resp_add_error(&c->out, ERR_LFU);
+    else
+        resp_add_int(&c->out, (long long)(ka_idle_ms(e, evict_clock()) / 1000));
 }
 
 static void object_freq(struct client *c)
 {
-    if (object_lookup(c))
+    struct ks_entry *e = object_lookup(c);
+    if (!e)
+        return;
+    if (!evict_policy_is_lfu())
         resp_add_error(&c->out, ERR_NO_LFU);
+    else
+        resp_add_int(&c->out, ka_freq(e, evict_clock()));
 }
 
 static void object_help(struct client *c)

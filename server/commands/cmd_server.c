@@ -85,7 +85,7 @@ static void info_memory(struct text *t)
                 "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
                 "lazyfree_pending_objects:%zu\r\n",
                 u, used, r, rss, mem_peak(), peak, server.cfg.maxmemory, maxmem,
-                server.cfg.maxmemory_policy ? server.cfg.maxmemory_policy : "noeviction",
+                config_maxmemory_policy_names[server.cfg.maxmemory_policy],
                 u ? (double)r / (double)u : 0.0, lazyfree_pending());
 }
 

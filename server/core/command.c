@@ -27,6 +27,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "evict.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "multi.h"
@@ -344,9 +345,11 @@ void command_execute(struct client *c)
         return;
     }
     /* The primary's stream is applied whatever the state here. */
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) &&
-        ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd)) &&
-        mem_used() > server.cfg.maxmemory) {
+    /* Eviction runs before every command, as in Redis, so memory taken by
+     * anything (buffers too) is given back; only a command that may grow
+     * memory is refused when nothing more can go. */
+    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && evict_perform() == EVICT_FAIL &&
+        ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
         resp_add_error(&c->out, ERR_OOM);
         multi_refused(c);
         return;
@@ -380,6 +383,8 @@ void command_call(struct client *c, const struct command *cmd)
     int64_t start = ustime();
 
     server.cmd_start_us = start;
+    /* TOUCH touches whatever the client asked (Redis 7.2). */
+    evict_begin_command(start, !(c->flags & CLIENT_NO_TOUCH) || !strcmp(cmd->name, "touch"));
     /* A write may change a value in place, which no keyspace call reports:
      * the replies streaming from its db are finished before it (stream.h). */
     if (cmd->flags & CMD_WRITE)

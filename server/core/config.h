@@ -36,6 +36,19 @@ struct save_param {
     long long changes;
 };
 
+/* maxmemory-policy, in Redis's order (config_maxmemory_policy_names). */
+enum maxmemory_policy {
+    MAXMEMORY_VOLATILE_LRU,
+    MAXMEMORY_VOLATILE_LFU,
+    MAXMEMORY_VOLATILE_RANDOM,
+    MAXMEMORY_VOLATILE_TTL,
+    MAXMEMORY_ALLKEYS_LRU,
+    MAXMEMORY_ALLKEYS_LFU,
+    MAXMEMORY_ALLKEYS_RANDOM,
+    MAXMEMORY_NO_EVICTION,
+};
+extern const char *const config_maxmemory_policy_names[];
+
 struct config {
     char *bind[CONFIG_MAX_BIND];
     int bind_count;
@@ -48,7 +61,11 @@ struct config {
     long long tcp_keepalive;  /* seconds, 0 = off */
     int databases;
     unsigned long long maxmemory;       /* bytes, 0 = unlimited */
-    char *maxmemory_policy;             /* only "noeviction" is supported */
+    enum maxmemory_policy maxmemory_policy;
+    long long maxmemory_samples;        /* keys sampled per db to fill the eviction pool */
+    long long maxmemory_eviction_tenacity; /* 0-100: how long one eviction run may take */
+    long long lfu_log_factor;
+    long long lfu_decay_time;           /* minutes per decrement of an LFU counter */
     unsigned long long client_query_buffer_limit;
     struct output_limit client_output_limit; /* "normal" class */
     struct output_limit replica_output_limit; /* "replica" ("slave") class */

@@ -23,6 +23,7 @@
 #include "bgsave.h"
 #include "client.h"
 #include "command.h"
+#include "evict.h"
 #include "mem.h"
 #include "propagate.h"
 #include "server.h"
@@ -113,7 +114,7 @@ void multi_exec(struct client *c)
     /* Refusals the dispatcher would give the queued commands now, for the
      * transaction as a whole, as Redis checks EXEC. */
     const char *refusal = NULL;
-    if (server.cfg.maxmemory && (m->cmd_flags & CMD_DENYOOM) && mem_used() > server.cfg.maxmemory)
+    if (server.cfg.maxmemory && (m->cmd_flags & CMD_DENYOOM) && evict_perform() == EVICT_FAIL)
         refusal = ERR_OOM;
     else if ((m->cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
         refusal = ERR_MISCONF;

@@ -23,6 +23,7 @@
 #include "command.h"
 #include "conn.h"
 #include "keyspace.h"
+#include "evict.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
@@ -219,6 +220,7 @@ int server_start(void)
     server_adjust_open_files_limit();
     command_table_init();
     server.ks = ks_new(server.cfg.databases);
+    evict_init();
     repl_init();
     repl_replica_init();
     pubsub_init();

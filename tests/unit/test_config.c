@@ -102,7 +102,9 @@ static void test_defaults(void)
     CHECK(cfg.tcp_keepalive == 300);
     CHECK(cfg.databases == 16);
     CHECK(cfg.maxmemory == 0);
-    CHECK_STR(cfg.maxmemory_policy, "noeviction");
+    CHECK(cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION);
+    CHECK(cfg.maxmemory_samples == 5 && cfg.maxmemory_eviction_tenacity == 10);
+    CHECK(cfg.lfu_log_factor == 10 && cfg.lfu_decay_time == 1);
     CHECK(cfg.client_query_buffer_limit == 1024ULL * 1024 * 1024);
     CHECK(cfg.client_output_limit.hard_bytes == 0 && cfg.client_output_limit.soft_bytes == 0 &&
           cfg.client_output_limit.soft_seconds == 0);
@@ -125,6 +127,10 @@ static void test_defaults(void)
         {"databases", "16"},
         {"maxmemory", "0"},
         {"maxmemory-policy", "noeviction"},
+        {"maxmemory-samples", "5"},
+        {"maxmemory-eviction-tenacity", "10"},
+        {"lfu-log-factor", "10"},
+        {"lfu-decay-time", "1"},
         {"client-query-buffer-limit", "1073741824"},
         {"client-output-buffer-limit",
          "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
@@ -234,8 +240,12 @@ static void test_set(void)
         {"loglevel", "loud",
          "argument(s) must be one of the following: debug, verbose, notice, warning"},
         {"protected-mode", "maybe", "argument must be 'yes' or 'no'"},
-        {"maxmemory-policy", "lru", "argument(s) must be one of the following: noeviction"},
-        {"maxmemory-policy", "allkeys-lru", "is not supported"},
+        {"maxmemory-policy", "lru",
+         "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, "
+         "volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
+        {"maxmemory-samples", "0", "argument must be between 1 and 64 inclusive"},
+        {"maxmemory-eviction-tenacity", "101", "argument must be between 0 and 100 inclusive"},
+        {"lfu-log-factor", "-1", "argument must be between 0 and 2147483647 inclusive"},
         {"daemonize", "yes", "rbkv does not daemonize"},
         {"daemonize", "perhaps", "argument must be 'yes' or 'no'"},
         {"client-output-buffer-limit", "normal 1 2",
@@ -267,6 +277,9 @@ static void test_set(void)
         {"maxmemory", "100mb", "104857600"},
         {"MAXMEMORY", "1G", "1000000000"},
         {"maxmemory-policy", "NOEVICTION", "noeviction"},
+        {"maxmemory-policy", "Allkeys-LFU", "allkeys-lfu"},
+        {"maxmemory-samples", "10", "10"},
+        {"lfu-decay-time", "0", "0"},
         {"loglevel", "WARNING", "warning"},
         {"protected-mode", "No", "no"},
         {"unixsocketperm", "700", "700"},
