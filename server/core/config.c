@@ -127,7 +127,7 @@ static const struct config_def defs[] = {
     {.name = "maxmemory-policy", .type = CONFIG_ENUM, FIELD(maxmemory_policy),
      .enum_names = config_maxmemory_policy_names, .default_value = "noeviction"},
     {.name = "maxmemory-samples", .type = CONFIG_INT, FIELD(maxmemory_samples), .min = 1,
-     .max = 64, .default_value = "5"},
+     .max = INT_MAX, .default_value = "5"},
     {.name = "maxmemory-eviction-tenacity", .type = CONFIG_INT,
      FIELD(maxmemory_eviction_tenacity), .max = 100, .default_value = "10"},
     {.name = "lfu-log-factor", .type = CONFIG_INT, FIELD(lfu_log_factor), .max = INT_MAX,

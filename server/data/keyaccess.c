@@ -4,7 +4,7 @@
  */
 #include "keyaccess.h"
 
-#include <stdlib.h>
+#include "fastrand.h"
 
 #define LFU_MINUTES_MAX 0xffffu
 #define LFU_COUNTER_MAX 255u
@@ -41,7 +41,7 @@ static unsigned lfu_log_incr(unsigned counter, long long log_factor)
 {
     if (counter == LFU_COUNTER_MAX)
         return counter;
-    double r = (double)arc4random() / (double)UINT32_MAX;
+    double r = (double)(fastrand() >> 11) * 0x1p-53;
     double base = counter > KA_LFU_INIT ? (double)(counter - KA_LFU_INIT) : 0.0;
     return r < 1.0 / (base * (double)log_factor + 1.0) ? counter + 1 : counter;
 }

@@ -399,6 +399,22 @@ static int table_check(const struct kix *ix, const struct kix_table *t, const ch
     return 0;
 }
 
+struct ks_entry *kix_random(const struct kix *ix, uint64_t r)
+{
+    size_t n = kix_count(ix);
+    if (!n)
+        return NULL;
+    const struct kix_table *t = &ix->cur;
+    if (ix->old.used && (size_t)((uint32_t)r % n) < ix->old.used)
+        t = &ix->old;
+    size_t i = kix_home(t, r);
+    for (size_t k = 0; k < t->cap; k++, i = i + 1 == t->cap ? 0 : i + 1) {
+        if (t->slots[i])
+            return kix_slot_entry(t->slots[i]);
+    }
+    return NULL; /* not reached: t holds an entry */
+}
+
 int kix_check(const struct kix *ix, const char **why)
 {
     if (table_check(ix, &ix->cur, why) < 0 || table_check(ix, &ix->old, why) < 0)

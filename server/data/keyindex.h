@@ -115,6 +115,12 @@ static inline void kix_step(struct kix *ix)
 static inline size_t kix_count(const struct kix *ix) { return ix->cur.used + ix->old.used; }
 static inline int kix_resizing(const struct kix *ix) { return ix->old.used != 0; }
 
+/* An entry drawn with the random bits r, or NULL when the index is empty:
+ * the first full slot from a random one, in a table chosen in proportion to
+ * the entries it holds. About two cache misses; not quite uniform (an entry
+ * after empty slots is likelier), as Redis's dictGetSomeKeys is not. */
+struct ks_entry *kix_random(const struct kix *ix, uint64_t r);
+
 /* 1 if e itself (not just its key) is in the index, where a lookup of its
  * key would find it; else 0. For checks: cheaper than kix_find, as it
  * compares slots, not keys. */

@@ -622,6 +622,11 @@ struct ks_entry *ks_select(const struct db *db, size_t k)
     return ks_entry_of(ks_order_select(&db->keys, k));
 }
 
+struct ks_entry *ks_random(const struct db *db, uint64_t r)
+{
+    return kix_random(&db->index, r);
+}
+
 size_t ks_count_before(const struct db *db, const char *key, size_t klen, int inclusive)
 {
     const struct rb_node *n = db->keys.rb_node;

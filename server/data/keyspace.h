@@ -272,6 +272,9 @@ void ks_flush(struct db *db);
 size_t ks_count(const struct db *db);
 size_t ks_rank(const struct ks_entry *e);
 struct ks_entry *ks_select(const struct db *db, size_t k);
+/* A random entry (kix_random: nearly uniform, two cache misses), or NULL
+ * when db is empty; r is random bits from the caller. */
+struct ks_entry *ks_random(const struct db *db, uint64_t r);
 /* Number of keys that sort before key (or at or before it when inclusive). */
 size_t ks_count_before(const struct db *db, const char *key, size_t klen, int inclusive);
 /* First entry >= key (> when exclusive), or NULL. */

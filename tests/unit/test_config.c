@@ -243,7 +243,7 @@ static void test_set(void)
         {"maxmemory-policy", "lru",
          "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, "
          "volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
-        {"maxmemory-samples", "0", "argument must be between 1 and 64 inclusive"},
+        {"maxmemory-samples", "0", "argument must be between 1 and 2147483647 inclusive"},
         {"maxmemory-eviction-tenacity", "101", "argument must be between 0 and 100 inclusive"},
         {"lfu-log-factor", "-1", "argument must be between 0 and 2147483647 inclusive"},
         {"daemonize", "yes", "rbkv does not daemonize"},
