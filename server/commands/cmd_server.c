@@ -125,7 +125,7 @@ static void info_stats(struct text *t)
                 "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
                 "rejected_connections:%llu\r\n"
                 "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n"
-                "expired_keys:%llu\r\nevicted_keys:%llu\r\n"
+                "expired_keys:%llu\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
                 "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
                 "client_output_buffer_limit_disconnections:%llu\r\n",

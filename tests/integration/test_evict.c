@@ -124,6 +124,7 @@ static void test_policy(redisContext *c, const char *policy)
     int gone = 2 * KEYS + 1 - p_count - v_count - trigger;
     CHECK(evicted > 0 && evicted == gone, "%s: evicted_keys %lld, keys gone %d", policy, evicted,
           gone);
+    CHECK(h_info_ll(c, "stats", "evicted_clients") == 0, "evicted_clients is not 0");
     if (volatile_only)
         CHECK(p_count == KEYS, "%s evicted %d keys without a deadline", policy, KEYS - p_count);
     if (!strcmp(policy, "volatile-ttl")) {
