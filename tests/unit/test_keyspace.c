@@ -739,6 +739,25 @@ static void test_probe(void)
     free_checking_leaks(ks);
 }
 
+/* Bulk loading (ks_bulk_add) of db's strings into the empty loaded, in
+ * order, odd key lengths with a deadline: each copy has the key, deadline
+ * and value of its original. */
+static void bulk_copy_and_check(struct db *db, struct db *loaded)
+{
+    struct ks_bulk b;
+    ks_bulk_begin(&b, loaded);
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e))
+        ks_bulk_add(&b, ks_key(e), ks_klen(e), KS_STRING, ks_str(e), ks_slen(e),
+                    ks_klen(e) % 2 ? START_MS + 3 : -1);
+    ks_bulk_finish(&b);
+    check_db(loaded);
+    for (struct ks_entry *e = ks_first(db), *f = ks_first(loaded); e; e = ks_next(e), f = ks_next(f)) {
+        CHECK(f && ks_klen(f) == ks_klen(e) && memcmp(ks_key(f), ks_key(e), ks_klen(e)) == 0);
+        CHECK(ks_get_expire(f) == (ks_klen(e) % 2 ? START_MS + 3 : -1));
+        CHECK(ks_slen(f) == ks_slen(e) && memcmp(ks_str(f), ks_str(e), ks_slen(e)) == 0);
+    }
+}
+
 /* Keys of 255 bytes and more keep their length in the entry's data, not
  * its 8-bit header field: each operation that moves the key within the
  * entry (a deadline added and removed, growth, replacement, bulk loading)
@@ -774,20 +793,7 @@ static void test_long_keys(void)
     check_db(db);
     CHECK(ks_count(db) == 5 && ks_klen(ks_first(db)) == 1 && ks_klen(ks_last(db)) == 200000);
 
-    /* Bulk loading: the same keys in order, with and without deadlines. */
-    struct ks_bulk b;
-    struct db *loaded = &ks->dbs[1];
-    ks_bulk_begin(&b, loaded);
-    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e))
-        ks_bulk_add(&b, ks_key(e), ks_klen(e), KS_STRING, ks_str(e), ks_slen(e),
-                    ks_klen(e) % 2 ? START_MS + 3 : -1);
-    ks_bulk_finish(&b);
-    check_db(loaded);
-    for (struct ks_entry *e = ks_first(db), *f = ks_first(loaded); e; e = ks_next(e), f = ks_next(f)) {
-        CHECK(f && ks_klen(f) == ks_klen(e) && memcmp(ks_key(f), ks_key(e), ks_klen(e)) == 0);
-        CHECK(ks_get_expire(f) == (ks_klen(e) % 2 ? START_MS + 3 : -1));
-        CHECK(ks_slen(f) == ks_slen(e) && memcmp(ks_str(f), ks_str(e), ks_slen(e)) == 0);
-    }
+    bulk_copy_and_check(db, &ks->dbs[1]);
     free(key);
     free_checking_leaks(ks);
 }
@@ -855,18 +861,7 @@ static void test_long_values(void)
         key[klen - 1] = 'q';
     }
 
-    struct ks_bulk b;
-    struct db *loaded = &ks->dbs[1];
-    ks_bulk_begin(&b, loaded);
-    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e))
-        ks_bulk_add(&b, ks_key(e), ks_klen(e), KS_STRING, ks_str(e), ks_slen(e),
-                    ks_klen(e) % 2 ? START_MS + 3 : -1);
-    ks_bulk_finish(&b);
-    check_db(loaded);
-    for (struct ks_entry *e = ks_first(db), *f = ks_first(loaded); e; e = ks_next(e), f = ks_next(f)) {
-        CHECK(f && ks_klen(f) == ks_klen(e) && memcmp(ks_key(f), ks_key(e), ks_klen(e)) == 0);
-        CHECK(ks_slen(f) == KS_VLEN_LONG && value_is(f, ks_slen(e), ks_str(e)));
-    }
+    bulk_copy_and_check(db, &ks->dbs[1]);
     free(val);
     free_checking_leaks(ks);
 }
