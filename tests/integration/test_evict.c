@@ -12,7 +12,7 @@
  * better than allkeys-random; allkeys-lfu keeps a often read one. Pipelined
  * writes past the cap stay at it. An evicted key is a DEL in the append-only
  * log (a restart without maxmemory has the same keys), fires "evicted" and
- * breaks a WATCH. OBJECT IDLETIME, OBJECT FREQ, TOUCH and EXISTS give what
+ * breaks a WATCH. A replica over its cap evicts nothing. OBJECT IDLETIME, OBJECT FREQ, TOUCH and EXISTS give what
  * redis-server gives for the same commands, errors included (skipped, and
  * said so, without redis-server).
  */
@@ -311,6 +311,35 @@ static void test_eviction_effects(void)
     h_close(&s, c);
 }
 
+/* A replica over its own maxmemory evicts nothing: it keeps every key its
+ * primary sends, and only the primary's DELs remove any. */
+static void test_replica_never_evicts(void)
+{
+    struct h_server rs;
+    redisContext *p = h_connect_flushed(&srv);
+    redisContext *r = h_open(&rs, H_FLAGS("--maxmemory", "1", "--maxmemory-policy", "allkeys-lru"));
+    if (!p || !r) {
+        if (p)
+            redisFree(p);
+        if (r)
+            h_close(&rs, r);
+        return;
+    }
+    char port[16];
+    snprintf(port, sizeof(port), "%d", srv.port);
+    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port);
+    CHECK(h_wait_info(r, "replication", "master_link_status", "up", 10000 * H_SLOW), "link up");
+    h_fill(p, "r", 1000);
+    EXPECT_INT(p, 1, "WAIT", "1", "5000");
+    EXPECT_INT(r, 1000, "DBSIZE");
+    CHECK(h_info_ll(r, "stats", "evicted_keys") == 0, "the replica evicted keys");
+    EXPECT_INT(p, 1, "DEL", "r:0");
+    EXPECT_INT(p, 1, "WAIT", "1", "5000");
+    EXPECT_INT(r, 999, "DBSIZE");
+    redisFree(p);
+    h_close(&rs, r);
+}
+
 /* The same commands to rbkv and redis-server give the same replies. */
 static void compare(redisContext *ours, redisContext *ref, const char *const *argv, int argc)
 {
@@ -384,6 +413,7 @@ int main(int argc, char **argv)
     H_RUN(test_hot_set);
     H_RUN(test_pipelined_at_cap);
     H_RUN(test_eviction_effects);
+    H_RUN(test_replica_never_evicts);
     H_RUN(test_object_vs_redis);
     h_stop(&srv);
     return h_finish();
