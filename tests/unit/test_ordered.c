@@ -232,7 +232,7 @@ static void test_spans(void)
     memset(long_key, 'k', sizeof(long_key));
     add_key(long_key, sizeof(long_key));
     struct kr_span s = kr_span_prefix(cl.db, long_key, sizeof(long_key) - 1);
-    CHECK(s.hi - s.lo == 1 && ks_select(cl.db, s.lo)->klen == sizeof(long_key));
+    CHECK(s.hi - s.lo == 1 && ks_klen(ks_select(cl.db, s.lo)) == sizeof(long_key));
 
     struct lex_bound lo = bound("(a"), hi = bound("[b");
     s = kr_span_lex(cl.db, &lo, &hi);
