@@ -12,7 +12,8 @@
  * better than allkeys-random; allkeys-lfu keeps a often read one. Pipelined
  * writes past the cap stay at it. An evicted key is a DEL in the append-only
  * log (a restart without maxmemory has the same keys), fires "evicted" and
- * breaks a WATCH. A replica over its cap evicts nothing. OBJECT IDLETIME, OBJECT FREQ, TOUCH and EXISTS give what
+ * breaks a WATCH. A run out of time lets the command through and goes on
+ * in later loop turns. A replica over its cap evicts nothing. OBJECT IDLETIME, OBJECT FREQ, TOUCH and EXISTS give what
  * redis-server gives for the same commands, errors included (skipped, and
  * said so, without redis-server).
  */
@@ -162,10 +163,44 @@ static void test_nothing_to_evict(void)
     EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "1");
     EXPECT_ERR(c, "OOM command not allowed when used memory > 'maxmemory'.", "SET", "x", "y");
     EXPECT_BULK(c, "keep:7", "GET", "keep:7");
-    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+    /* Unlimited tenacity: every key goes before the SET is refused. */
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random",
+              "maxmemory-eviction-tenacity", "100");
     EXPECT_ERR(c, "OOM command not allowed when used memory > 'maxmemory'.", "SET", "x", "y");
     EXPECT_INT(c, 0, "DBSIZE");
-    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0", "maxmemory-eviction-tenacity", "10");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    redisFree(c);
+}
+
+/* Tenacity 0 gives each run a slice of nothing: 16 keys go, the command runs
+ * (eviction is under way, not failed), and the loop goes on evicting in
+ * later turns until nothing is left. */
+static void test_eviction_goes_on(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    h_fill(c, "k", 500);
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random",
+              "maxmemory-eviction-tenacity", "0");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "1");
+    /* Pipelined, so no loop turn (and no timer) runs between the two. */
+    H_APPEND(c, "SET", "x", "y");
+    H_APPEND(c, "DBSIZE");
+    redisReply *set = h_get_reply(c), *size = h_get_reply(c);
+    CHECK(set && set->type == REDIS_REPLY_STATUS, "SET over the cap during eviction refused");
+    long long left = size && size->type == REDIS_REPLY_INTEGER ? size->integer : -1;
+    CHECK(left > 0 && left < 500, "%lld keys after two runs of no slice", left);
+    freeReplyObject(set);
+    freeReplyObject(size);
+    int64_t until = h_now_ms() + 5000 * H_SLOW;
+    while (left > 0 && h_now_ms() < until) {
+        h_sleep_ms(10);
+        left = H_INT_REPLY(c, "DBSIZE");
+    }
+    CHECK(left == 0, "%lld keys left: eviction did not go on", left);
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0", "maxmemory-eviction-tenacity", "10");
     EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "noeviction");
     redisFree(c);
 }
@@ -410,6 +445,7 @@ int main(int argc, char **argv)
     redisFree(c);
     H_RUN(test_policies);
     H_RUN(test_nothing_to_evict);
+    H_RUN(test_eviction_goes_on);
     H_RUN(test_hot_set);
     H_RUN(test_pipelined_at_cap);
     H_RUN(test_eviction_effects);
