@@ -628,10 +628,24 @@ static const struct {
     unsigned flag;
     const char *name;
 } command_flag_names[] = {
-    {CMD_WRITE, "write"},     {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"},
-    {CMD_ADMIN, "admin"},     {CMD_PUBSUB, "pubsub"},     {CMD_NOSCRIPT, "noscript"},
-    {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},       {CMD_FAST, "fast"},
+    {CMD_WRITE, "write"},
+    {CMD_READONLY, "readonly"},
+    {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},
+    {CMD_PUBSUB, "pubsub"},
+    {CMD_NOSCRIPT, "noscript"},
+    {CMD_BLOCKING, "blocking"},
+    {CMD_LOADING, "loading"},
+    {CMD_STALE, "stale"},
+    {CMD_SKIP_MONITOR, "skip_monitor"},
+    {CMD_SKIP_SLOWLOG, "skip_slowlog"},
+    {CMD_FAST, "fast"},
     {CMD_NOAUTH, "no_auth"},
+    {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
+    {CMD_NO_ASYNC_LOADING, "no_async_loading"},
+    {CMD_NO_MULTI, "no_multi"},
+    {CMD_MOVABLE_KEYS, "movablekeys"},
+    {CMD_ALLOW_BUSY, "allow_busy"},
 };
 
 /* Redis's ACL categories, in the order it lists them. */
@@ -697,6 +711,8 @@ static unsigned acl_categories(const struct command *cmd)
         cats |= 1u << ACL_ADMIN | 1u << ACL_DANGEROUS;
     if (cmd->flags & CMD_PUBSUB)
         cats |= 1u << ACL_PUBSUB;
+    if (cmd->flags & CMD_BLOCKING)
+        cats |= 1u << ACL_BLOCKING;
     cats |= 1u << (cmd->flags & CMD_FAST ? ACL_FAST : ACL_SLOW);
     return cats;
 }

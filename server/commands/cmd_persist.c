@@ -63,18 +63,18 @@ static void cmd_bgrewriteaof(struct client *c)
 }
 
 const struct command persist_commands[] = {
-    {.name = "save", .proc = cmd_save, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT,
+    {.name = "save", .proc = cmd_save, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI,
      .group = "server", .since = "1.0.0",
      .summary = "Synchronously saves the database(s) to disk.",
      .complexity = "O(N) where N is the total number of keys in all databases",
      .args = ""},
-    {.name = "bgsave", .proc = cmd_bgsave, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT,
+    {.name = "bgsave", .proc = cmd_bgsave, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
      .group = "server", .since = "1.0.0",
      .summary = "Asynchronously saves the database(s) to disk.",
      .complexity = "O(1)",
      .args = "[SCHEDULE]"},
     {.name = "bgrewriteaof", .proc = cmd_bgrewriteaof, .arity = 1,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
      .group = "server", .since = "1.0.0",
      .summary = "Asynchronously rewrites the append-only file to disk.",
      .complexity = "O(1)",

@@ -83,6 +83,12 @@ static void cmd_psubscribe(struct client *c)
 
 static void cmd_ssubscribe(struct client *c)
 {
+    /* Redis 7.0 lets SUBSCRIBE run inside EXEC (old clients do it) but not
+     * SSUBSCRIBE, which it refuses to any client that may not block. */
+    if (c->multi) {
+        resp_add_error(&c->out, "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+        return;
+    }
     subscribe(c, PUBSUB_SHARD, "ssubscribe");
 }
 

@@ -335,7 +335,7 @@ const struct command server_commands[] = {
      .complexity = "O(1)",
      .args = ""},
     {.name = "shutdown", .proc = cmd_shutdown, .arity = -1,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_ALLOW_BUSY | CMD_NO_MULTI,
      .group = "server", .since = "1.0.0",
      .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
      .complexity = "O(N) when saving, where N is the total number of keys in all databases",

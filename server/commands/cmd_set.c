@@ -827,7 +827,7 @@ const struct command set_commands[] = {
                 "Move a member from one set to another", "O(1)", "source destination member"),
     SET_COMMAND("sinter", cmd_sinter, -2, CMD_READONLY, 1, -1, "1.0.0", "Intersect multiple sets",
                 INTER_N_M, "key [key ...]"),
-    SET_COMMAND("sintercard", cmd_sintercard, -3, CMD_READONLY, 0, 0, "7.0.0",
+    SET_COMMAND("sintercard", cmd_sintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
                 "Intersect multiple sets and return the cardinality of the result", INTER_N_M,
                 "numkeys key [key ...] [LIMIT limit]"),
     SET_COMMAND("sinterstore", cmd_sinterstore, -3, CMD_WRITE | CMD_DENYOOM, 1, -1, "1.0.0",

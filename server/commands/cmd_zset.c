@@ -1511,11 +1511,11 @@ const struct command zset_commands[] = {
                  "O(log(N)*M) with N being the number of elements in the sorted set, and M being "
                  "the number of elements popped.",
                  "key [count]"),
-    ZSET_COMMAND("zmpop", cmd_zmpop, -4, CMD_WRITE, 0, 0, "7.0.0",
+    ZSET_COMMAND("zmpop", cmd_zmpop, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
                  "Remove and return members with scores in a sorted set", MPOP_COMPLEXITY,
                  "numkeys key [key ...] MIN|MAX [COUNT count]"),
     {.name = "bzpopmin", .proc = cmd_bzpopmin, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "sorted-set", .since = "5.0.0",
      .summary = "Remove and return the member with the lowest score from one or more sorted sets, "
@@ -1523,14 +1523,14 @@ const struct command zset_commands[] = {
      .complexity = LOG_N_ONE,
      .args = "key [key ...] timeout"},
     {.name = "bzpopmax", .proc = cmd_bzpopmax, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "sorted-set", .since = "5.0.0",
      .summary = "Remove and return the member with the highest score from one or more sorted "
                "sets, or block until one is available",
      .complexity = LOG_N_ONE,
      .args = "key [key ...] timeout"},
-    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5, CMD_WRITE, 0, 0, "7.0.0",
+    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5, CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING, 0, 0, "7.0.0",
                  "Remove and return members with scores in a sorted set or block until one is "
                  "available",
                  MPOP_COMPLEXITY, "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
@@ -1543,42 +1543,42 @@ const struct command zset_commands[] = {
                  "calls for the cursor to return back to 0. N is the number of elements inside "
                  "the collection.",
                  "key cursor [MATCH pattern] [COUNT count]"),
-    ZSET_COMMAND("zunionstore", cmd_zunionstore, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, "2.0.0",
+    ZSET_COMMAND("zunionstore", cmd_zunionstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
                  "Add multiple sorted sets and store the resulting sorted set in a new key",
                  "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, "
                  "and M being the number of elements in the resulting sorted set.",
                  "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
                  "[AGGREGATE SUM|MIN|MAX]"),
-    ZSET_COMMAND("zinterstore", cmd_zinterstore, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, "2.0.0",
+    ZSET_COMMAND("zinterstore", cmd_zinterstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
                  "Intersect multiple sorted sets and store the resulting sorted set in a new key",
                  "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
                  "being the number of input sorted sets and M being the number of elements in "
                  "the resulting sorted set.",
                  "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
                  "[AGGREGATE SUM|MIN|MAX]"),
-    ZSET_COMMAND("zdiffstore", cmd_zdiffstore, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, "6.2.0",
+    ZSET_COMMAND("zdiffstore", cmd_zdiffstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, 1, 1, "6.2.0",
                  "Subtract multiple sorted sets and store the resulting sorted set in a new key",
                  "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
                  "the sets, N is the size of the first set, and K is the size of the result set.",
                  "destination numkeys key [key ...]"),
-    ZSET_COMMAND("zunion", cmd_zunion, -3, CMD_READONLY, 0, 0, "6.2.0", "Add multiple sorted sets",
+    ZSET_COMMAND("zunion", cmd_zunion, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "6.2.0", "Add multiple sorted sets",
                  "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, "
                  "and M being the number of elements in the resulting sorted set.",
                  "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] "
                  "[WITHSCORES]"),
-    ZSET_COMMAND("zinter", cmd_zinter, -3, CMD_READONLY, 0, 0, "6.2.0",
+    ZSET_COMMAND("zinter", cmd_zinter, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "6.2.0",
                  "Intersect multiple sorted sets",
                  "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
                  "being the number of input sorted sets and M being the number of elements in "
                  "the resulting sorted set.",
                  "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] "
                  "[WITHSCORES]"),
-    ZSET_COMMAND("zdiff", cmd_zdiff, -3, CMD_READONLY, 0, 0, "6.2.0",
+    ZSET_COMMAND("zdiff", cmd_zdiff, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "6.2.0",
                  "Subtract multiple sorted sets",
                  "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
                  "the sets, N is the size of the first set, and K is the size of the result set.",
                  "numkeys key [key ...] [WITHSCORES]"),
-    ZSET_COMMAND("zintercard", cmd_zintercard, -3, CMD_READONLY, 0, 0, "7.0.0",
+    ZSET_COMMAND("zintercard", cmd_zintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
                  "Intersect multiple sorted sets and return the cardinality of the result",
                  "O(N*K) worst case with N being the smallest input sorted set, K being the "
                  "number of input sorted sets.",

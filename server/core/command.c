@@ -334,6 +334,13 @@ void command_execute(struct client *c)
         multi_refused(c);
         return;
     }
+    /* Redis checks this right after authentication: SAVE, SHUTDOWN,
+     * SYNC and PSYNC would run at EXEC with the transaction half done. */
+    if (c->multi && (cmd->flags & CMD_NO_MULTI)) {
+        resp_add_error(&c->out, ERR_NO_MULTI);
+        multi_refused(c);
+        return;
+    }
     if (replication_refuses(c, cmd))
         return;
     if (c->out.proto == 2 && !(cmd->flags & CMD_SUBSCRIBED_OK) && pubsub_client_subscribed(c)) {

@@ -35,6 +35,20 @@ struct client;
 /* Allowed to a RESP2 client with subscriptions: (P|S)(UN)SUBSCRIBE, PING,
  * QUIT, RESET. Not shown by COMMAND INFO. */
 #define CMD_SUBSCRIBED_OK (1u << 13)
+/* Redis 7's remaining flags, shown by COMMAND INFO. NO_MULTI is refused
+ * inside MULTI at queue time; SKIP_MONITOR and SKIP_SLOWLOG keep a command
+ * out of MONITOR and SLOWLOG; the others describe the command (BLOCKING may
+ * wait, MOVABLE_KEYS finds its keys in its arguments, ALLOW_BUSY runs while
+ * a script is busy, NO_ASYNC_LOADING not while a replica loads, and
+ * NO_MANDATORY_KEYS may name no key). */
+#define CMD_BLOCKING (1u << 14)
+#define CMD_SKIP_MONITOR (1u << 15)
+#define CMD_SKIP_SLOWLOG (1u << 16)
+#define CMD_NO_MANDATORY_KEYS (1u << 17)
+#define CMD_NO_ASYNC_LOADING (1u << 18)
+#define CMD_NO_MULTI (1u << 19)
+#define CMD_MOVABLE_KEYS (1u << 20)
+#define CMD_ALLOW_BUSY (1u << 21)
 
 typedef void cmd_handler(struct client *c);
 
@@ -105,6 +119,7 @@ void reply_wrong_arity(struct client *c);
 #define ERR_MASTERDOWN                                                                          \
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 #define ERR_NOREPLICAS "NOREPLICAS Not enough good replicas to write."
+#define ERR_NO_MULTI "ERR Command not allowed inside a transaction"
 #define ERR_WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
 
 #endif

@@ -1,0 +1,114 @@
+/*
+ * test_command_info.c - end-to-end tests of the command flags: what
+ * COMMAND INFO shows, and the one the dispatcher enforces at queue time
+ * (no_multi: SAVE, SHUTDOWN, SYNC and PSYNC refused inside MULTI).
+ *
+ * With redis-server installed, a reference server runs beside ours and
+ * every command both know is compared: its flags must be Redis's, in Redis's
+ * order. Containers (CONFIG, CLIENT, OBJECT, ...) are left out: Redis gives
+ * them no flags of their own and puts them on each subcommand, which rbkv
+ * does not list separately (docs/commands.md, "COMMAND").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+static struct h_server srv, ref;
+static int have_ref;
+
+/* Refused when queued, with Redis's text; EXEC then answers EXECABORT and
+ * nothing ran: in particular, the server is still there. */
+static void test_no_multi(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    static const char *const refused[][3] = {
+        {"SAVE"}, {"SHUTDOWN"}, {"SHUTDOWN", "NOSAVE"}, {"SYNC"}, {"PSYNC", "?", "-1"}};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        int argc = refused[i][1] ? (refused[i][2] ? 3 : 2) : 1;
+        EXPECT_OK(c, "MULTI");
+        EXPECT_STATUS(c, "QUEUED", "SET", "k", "v");
+        redisReply *r = h_command(c, argc, refused[i], NULL);
+        CHECK(r && r->type == REDIS_REPLY_ERROR &&
+                  strcmp(r->str, "ERR Command not allowed inside a transaction") == 0,
+              "%s inside MULTI: %s", refused[i][0], r && r->str ? r->str : "(no error)");
+        freeReplyObject(r);
+        EXPECT_ERR(c, "EXECABORT Transaction discarded because of previous errors.", "EXEC");
+        EXPECT_NIL(c, "GET", "k");
+    }
+    EXPECT_STATUS(c, "PONG", "PING");
+
+    /* Outside MULTI, SAVE still runs; BGSAVE is allowed inside. */
+    EXPECT_OK(c, "SAVE");
+    /* SSUBSCRIBE may not run inside EXEC, SUBSCRIBE may (Redis 7.0). */
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "SSUBSCRIBE", "s");
+    EXPECT_REPLY(c, "[-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client]", "EXEC");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "SUBSCRIBE", "ch");
+    EXPECT_REPLY(c, "[['subscribe', 'ch', :1]]", "EXEC");
+    redisFree(c);
+}
+
+/* The flags (COMMAND INFO's third element) of name, as text; 0 when the
+ * server does not know name or it is a container (subcommands listed). */
+static int flags_of(redisContext *c, const char *name, char *buf, size_t cap)
+{
+    redisReply *r = H_CALL(c, "COMMAND", "INFO", name);
+    int ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+             r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements >= 7;
+    if (ok && r->element[0]->elements >= 10) {
+        const redisReply *subs = r->element[0]->element[9];
+        ok = !(subs->type == REDIS_REPLY_ARRAY && subs->elements > 0);
+    }
+    if (ok)
+        h_repr(r->element[0]->element[2], buf, cap);
+    freeReplyObject(r);
+    return ok;
+}
+
+static void test_flags_as_redis(void)
+{
+    if (!have_ref) {
+        printf("  skipped: no reference server to compare with\n");
+        return;
+    }
+    redisContext *c = h_connect(&srv), *r = h_connect(&ref);
+    redisReply *names = c ? H_CALL(c, "COMMAND", "LIST") : NULL;
+    CHECK(names && names->type == REDIS_REPLY_ARRAY && names->elements > 100, "COMMAND LIST");
+    size_t compared = 0;
+    for (size_t i = 0; names && r && i < names->elements; i++) {
+        const char *name = names->element[i]->str;
+        char ours[256], theirs[256];
+        if (!flags_of(r, name, theirs, sizeof(theirs)) || !flags_of(c, name, ours, sizeof(ours)))
+            continue;
+        compared++;
+        CHECK(strcmp(ours, theirs) == 0, "COMMAND INFO %s flags: rbkv %s, redis %s", name, ours,
+              theirs);
+    }
+    CHECK(compared > 100, "compared the flags of %zu commands", compared);
+    freeReplyObject(names);
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+int main(int argc, char **argv)
+{
+    h_init(argc, argv);
+    if (h_start(&srv, NULL) < 0)
+        return h_finish();
+    int rc = h_is_reference() ? 1 : h_start_reference(&ref, NULL);
+    have_ref = rc == 0;
+    if (rc == 1 && !h_is_reference())
+        printf("no redis-server on PATH: the comparisons with Redis are skipped\n");
+    H_RUN(test_no_multi);
+    H_RUN(test_flags_as_redis);
+    if (have_ref)
+        h_stop(&ref);
+    h_stop(&srv);
+    return h_finish();
+}
