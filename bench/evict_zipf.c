@@ -78,7 +78,8 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: evict_zipf PORT KEYS OPS [ALPHA] [VALUE_BYTES] [SEED] [PIPELINE]\n");
+        fprintf(stderr,
+                "usage: evict_zipf PORT KEYS OPS [ALPHA] [VALUE_BYTES] [SEED] [PIPELINE]\n");
         return 2;
     }
     int port = atoi(argv[1]);

@@ -231,7 +231,8 @@ static struct ks_entry *pick_from_pool(int allkeys, struct db **db_out)
                 continue;
             total += n;
             /* No more draws than keys, as Redis's dictGetSomeKeys. */
-            size_t draws = (size_t)server.cfg.maxmemory_samples < n ? (size_t)server.cfg.maxmemory_samples : n;
+            size_t samples = (size_t)server.cfg.maxmemory_samples;
+            size_t draws = samples < n ? samples : n;
             for (size_t j = 0; j < draws; j++) {
                 const struct ks_entry *e = random_key(db, allkeys);
                 if (e)

@@ -5,17 +5,18 @@
  * Each policy runs against a model of what it may evict: 2000 keys without
  * a deadline (p:NNNN) and 2000 with distinct ones (v:NNNN, nearer deadlines
  * first), then maxmemory is lowered under used_memory and one write makes
- * room ("~trigger", which sorts after them). volatile-* never evicts a p: key; volatile-ttl evicts exactly the
- * nearest deadlines; every policy leaves used memory under the cap, counts
- * evicted_keys, and leaves the tree's counts and ranks right (KCOUNT, KRANK,
- * DBSIZE against the model). allkeys-lru keeps a recently read hot set far
- * better than allkeys-random; allkeys-lfu keeps a often read one. Pipelined
- * writes past the cap stay at it. An evicted key is a DEL in the append-only
- * log (a restart without maxmemory has the same keys), fires "evicted" and
- * breaks a WATCH. A run out of time lets the command through and goes on
- * in later loop turns. A replica over its cap evicts nothing. OBJECT IDLETIME, OBJECT FREQ, TOUCH and EXISTS give what
- * redis-server gives for the same commands, errors included (skipped, and
- * said so, without redis-server).
+ * room ("~trigger", which sorts after them). volatile-* never evicts a p:
+ * key; volatile-ttl evicts exactly the nearest deadlines; every policy
+ * leaves used memory under the cap, counts evicted_keys, and leaves the
+ * tree's counts and ranks right (KCOUNT, KRANK, DBSIZE against the model).
+ * allkeys-lru keeps a recently read hot set far better than allkeys-random;
+ * allkeys-lfu keeps a often read one. Pipelined writes past the cap stay at
+ * it. An evicted key is a DEL in the append-only log (a restart without
+ * maxmemory has the same keys), fires "evicted" and breaks a WATCH. A run
+ * out of time lets the command through and goes on in later loop turns. A
+ * replica over its cap evicts nothing. OBJECT IDLETIME, OBJECT FREQ, TOUCH
+ * and EXISTS give what redis-server gives for the same commands, errors
+ * included (skipped, and said so, without redis-server).
  */
 #include <stdio.h>
 #include <stdlib.h>
