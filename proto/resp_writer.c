@@ -236,6 +236,7 @@ void resp_out_init(struct resp_out *o)
     o->failed = 0;
     o->limit = 0;
     o->over_limit = 0;
+    o->on_error = NULL;
 }
 
 void resp_out_destroy(struct resp_out *o)
@@ -324,6 +325,8 @@ void resp_add_simple(struct resp_out *o, const char *s)
 
 void resp_add_error(struct resp_out *o, const char *msg)
 {
+    if (o->on_error)
+        o->on_error(o, msg);
     out_append(o, "-", 1, 0);
     /* A CR or LF would end the reply early and desynchronize the client. */
     for (;;) {

@@ -53,6 +53,9 @@ struct resp_out {
      * when a chunk is allocated, so small replies pay nothing for it. */
     size_t limit;
     int over_limit;
+    /* When set, called with each error reply's message before it is
+     * written (the owner's error statistics); NULL after resp_out_init. */
+    void (*on_error)(struct resp_out *o, const char *msg);
 };
 
 /* A view of pending bytes; same layout idea as struct iovec. */

@@ -631,7 +631,7 @@ static const struct {
     {CMD_WRITE, "write"},     {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},     {CMD_PUBSUB, "pubsub"},     {CMD_NOSCRIPT, "noscript"},
     {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},       {CMD_FAST, "fast"},
-    {CMD_NOAUTH, "no_auth"},
+    {CMD_NOAUTH, "no_auth"},   {CMD_SKIP_SLOWLOG, "skip_slowlog"},
 };
 
 /* Redis's ACL categories, in the order it lists them. */

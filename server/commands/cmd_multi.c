@@ -66,7 +66,7 @@ const struct command multi_commands[] = {
      .summary = "Mark the start of a transaction block",
      .complexity = "O(1)",
      .args = ""},
-    {.name = "exec", .proc = cmd_exec, .arity = 1, .flags = TX_FLAGS | CMD_TX_NOW | CMD_TX_END,
+    {.name = "exec", .proc = cmd_exec, .arity = 1, .flags = TX_FLAGS | CMD_TX_NOW | CMD_TX_END | CMD_SKIP_SLOWLOG,
      .group = "transactions", .since = "1.2.0",
      .summary = "Execute all commands issued after MULTI",
      .complexity = "Depends on commands in the transaction",
