@@ -19,7 +19,7 @@
 
 #define HIST_SUB (1u << HIST_SUB_BITS)
 #define HIST_MAX_BITS 40
-#define HIST_MAX ((UINT64_C(1) << HIST_MAX_BITS) - 1)
+#define HIST_MAX (UINT64_C(1) << HIST_MAX_BITS) /* the top of the last bucket */
 /* Bucket 0 holds 0; the rest are indexed by value - 1 (see histogram.c). */
 #define HIST_BUCKETS (1 + (HIST_MAX_BITS - HIST_SUB_BITS + 1) * HIST_SUB)
 

@@ -80,8 +80,10 @@ static void cmd_slowlog(struct client *c)
 {
     /* GET takes at most one count; Redis's handler, not its arity, says so. */
     if (c->argc > 3 && arg_is(&c->argv[1], "get")) {
-        resp_add_error(&c->out, "ERR unknown subcommand or wrong number of arguments for 'get'. "
-                                "Try SLOWLOG HELP.");
+        resp_add_errorf(&c->out,
+                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                        "SLOWLOG HELP.",
+                        (int)c->argv[1].len, c->argv[1].ptr);
         return;
     }
     subcommand_dispatch(c, "slowlog", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
