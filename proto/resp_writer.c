@@ -258,11 +258,13 @@ void resp_out_reset(struct resp_out *o)
 {
     int proto = o->proto;
     size_t limit = o->limit;
+    void (*on_error)(struct resp_out *, const char *) = o->on_error;
 
     resp_out_destroy(o);
     resp_out_init(o);
     o->proto = proto;
     o->limit = limit;
+    o->on_error = on_error;
 }
 
 int resp_out_peek(const struct resp_out *o, struct resp_iov *iov, int max)

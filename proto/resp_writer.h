@@ -74,7 +74,7 @@ void resp_out_init(struct resp_out *o);
 /* Frees every chunk. */
 void resp_out_destroy(struct resp_out *o);
 /* Drops all pending bytes (e.g. on CLIENT KILL) and clears failed and
- * over_limit (limit stays); deferred
+ * over_limit (limit, proto and on_error stay); deferred
  * lengths not set yet are abandoned and must not be set afterwards. */
 void resp_out_reset(struct resp_out *o);
 
