@@ -236,6 +236,7 @@ void resp_out_init(struct resp_out *o)
     o->failed = 0;
     o->limit = 0;
     o->over_limit = 0;
+    o->on_error = NULL;
 }
 
 void resp_out_destroy(struct resp_out *o)
@@ -257,11 +258,13 @@ void resp_out_reset(struct resp_out *o)
 {
     int proto = o->proto;
     size_t limit = o->limit;
+    void (*on_error)(struct resp_out *, const char *) = o->on_error;
 
     resp_out_destroy(o);
     resp_out_init(o);
     o->proto = proto;
     o->limit = limit;
+    o->on_error = on_error;
 }
 
 int resp_out_peek(const struct resp_out *o, struct resp_iov *iov, int max)
@@ -324,6 +327,8 @@ void resp_add_simple(struct resp_out *o, const char *s)
 
 void resp_add_error(struct resp_out *o, const char *msg)
 {
+    if (o->on_error)
+        o->on_error(o, msg);
     out_append(o, "-", 1, 0);
     /* A CR or LF would end the reply early and desynchronize the client. */
     for (;;) {

@@ -53,6 +53,9 @@ struct resp_out {
      * when a chunk is allocated, so small replies pay nothing for it. */
     size_t limit;
     int over_limit;
+    /* When set, called with each error reply's message before it is
+     * written (the owner's error statistics); NULL after resp_out_init. */
+    void (*on_error)(struct resp_out *o, const char *msg);
 };
 
 /* A view of pending bytes; same layout idea as struct iovec. */
@@ -71,7 +74,7 @@ void resp_out_init(struct resp_out *o);
 /* Frees every chunk. */
 void resp_out_destroy(struct resp_out *o);
 /* Drops all pending bytes (e.g. on CLIENT KILL) and clears failed and
- * over_limit (limit stays); deferred
+ * over_limit (limit, proto and on_error stay); deferred
  * lengths not set yet are abandoned and must not be set afterwards. */
 void resp_out_reset(struct resp_out *o);
 

@@ -12,6 +12,7 @@
 #include "args.h"
 #include "client.h"
 #include "config.h"
+#include "errorstats.h"
 #include "glob.h"
 #include "log.h"
 #include "mem.h"
@@ -100,6 +101,10 @@ static void config_set_command(struct client *c)
                             (int)name->len, name->ptr);
         return;
     }
+    /* Redis's sensitive settings: their values never reach the slow log. */
+    for (int i = 2; i + 1 < c->argc; i += 2)
+        if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth"))
+            command_redact_arg(c, i + 1);
     pairs = xmalloc(sizeof(*pairs) * (size_t)(c->argc - 2));
     for (int i = 2; i < c->argc; i++)
         pairs[i - 2] = arg_strdup(&c->argv[i]);
@@ -138,6 +143,7 @@ static void config_resetstat_command(struct client *c)
 {
     memset(&server.stats, 0, sizeof(server.stats));
     command_reset_stats();
+    errorstats_reset();
     reply_ok(c);
 }
 

@@ -96,7 +96,10 @@ static int password_configured(void)
 static int authenticate_or_reply(struct client *c, const struct resp_slice *user,
                                  const struct resp_slice *pass)
 {
-    if ((user && !arg_is(user, "default")) || !pass || !password_matches(pass)) {
+    /* With no password the default user takes any (Redis's nopass), as HELLO
+     * AUTH can ask without one configured. */
+    if ((user && !arg_is(user, "default")) || !pass ||
+        (password_configured() && !password_matches(pass))) {
         resp_add_error(&c->out, ERR_WRONGPASS);
         return -1;
     }
@@ -111,6 +114,10 @@ static void cmd_auth(struct client *c)
         resp_add_error(&c->out, ERR_SYNTAX);
         return;
     }
+    /* Redis always hides these from the slow log. */
+    command_redact_arg(c, 1);
+    if (c->argc == 3)
+        command_redact_arg(c, 2);
     if (!password_configured()) {
         resp_add_error(&c->out, "ERR AUTH <password> called without any password configured for "
                                 "the default user. Are you sure your configuration is correct?");
@@ -160,6 +167,8 @@ static void cmd_hello(struct client *c)
     for (; i < c->argc; i++) {
         int more = c->argc - i - 1;
         if (arg_is(&c->argv[i], "AUTH") && more >= 2) {
+            command_redact_arg(c, i + 1);
+            command_redact_arg(c, i + 2);
             if (authenticate_or_reply(c, &c->argv[i + 1], &c->argv[i + 2]) < 0)
                 return;
             i += 2;

@@ -19,6 +19,8 @@
 #include "clock.h"
 #include "cmd_repl.h"
 #include "cmd_server.h"
+#include "errorstats.h"
+#include "histogram.h"
 #include "keyspace.h"
 #include "log.h"
 #include "lazyfree.h"
@@ -135,6 +137,8 @@ static void info_stats(struct text *t)
                 s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
                 pubsub_name_count(PUBSUB_PATTERN), pubsub_name_count(PUBSUB_SHARD),
                 s->output_limit_disconnects);
+    text_printf(t, "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n",
+                s->unexpected_error_replies, s->error_replies);
 }
 
 static void info_replication(struct text *t)
@@ -142,13 +146,55 @@ static void info_replication(struct text *t)
     cmd_repl_info(t);
 }
 
+static void info_rusage(struct text *t, const char *suffix, int who)
+{
+    struct rusage r;
+    if (getrusage(who, &r) < 0)
+        memset(&r, 0, sizeof(r));
+    text_printf(t, "used_cpu_sys%s:%ld.%06ld\r\nused_cpu_user%s:%ld.%06ld\r\n", suffix,
+                (long)r.ru_stime.tv_sec, (long)r.ru_stime.tv_usec, suffix,
+                (long)r.ru_utime.tv_sec, (long)r.ru_utime.tv_usec);
+}
+
+/* Redis 7's lines: the process, its reaped children (BGSAVE, rewrites, full
+ * syncs) and the loop thread alone (the log's fsync runs on a libuv worker). */
 static void info_cpu(struct text *t)
 {
-    struct rusage self;
-    getrusage(RUSAGE_SELF, &self);
-    text_printf(t, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n",
-                (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec,
-                (long)self.ru_utime.tv_sec, (long)self.ru_utime.tv_usec);
+    text_printf(t, "# CPU\r\n");
+    info_rusage(t, "", RUSAGE_SELF);
+    info_rusage(t, "_children", RUSAGE_CHILDREN);
+    info_rusage(t, "_main_thread", RUSAGE_THREAD);
+}
+
+static void info_errorstats(struct text *t)
+{
+    const char *code;
+    unsigned long long count;
+    text_printf(t, "# Errorstats\r\n");
+    for (size_t i = 0; (code = errorstats_code_at(i, &count)); i++)
+        text_printf(t, "errorstat_%s:count=%llu\r\n", code, count);
+}
+
+/* latency_percentiles_usec_<cmd>:p50=1.003,p99=... for each command with
+ * calls tracked, at latency-tracking-info-percentiles. */
+static void info_latencystats(struct text *t)
+{
+    text_printf(t, "# Latencystats\r\n");
+    for (size_t i = 0; i < command_count(); i++) {
+        const struct command *cmd = command_at(i);
+        const struct histogram *h = command_stats(cmd)->latency;
+        if (!h || !h->total)
+            continue;
+        text_printf(t, "latency_percentiles_usec_%s:", cmd->name);
+        for (int p = 0; p < server.cfg.latency_percentile_count; p++) {
+            char name[64];
+            double pct = server.cfg.latency_percentiles[p];
+            config_format_percentile(name, sizeof(name), pct);
+            text_printf(t, "%sp%s=%.3f", p ? "," : "", name,
+                        (double)histogram_percentile(h, pct));
+        }
+        text_printf(t, "\r\n");
+    }
 }
 
 static void info_commandstats(struct text *t)
@@ -157,12 +203,13 @@ static void info_commandstats(struct text *t)
     for (size_t i = 0; i < command_count(); i++) {
         const struct command *cmd = command_at(i);
         const struct command_stats *st = command_stats(cmd);
-        if (!st->calls)
+        if (!st->calls && !st->rejected_calls && !st->failed_calls)
             continue;
         text_printf(t,
-                    "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=0,"
+                    "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,"
                     "failed_calls=%llu\r\n",
-                    cmd->name, st->calls, st->usec, (double)st->usec / (double)st->calls,
+                    cmd->name, st->calls, st->usec,
+                    st->calls ? (double)st->usec / (double)st->calls : 0.0, st->rejected_calls,
                     st->failed_calls);
     }
 }
@@ -204,6 +251,7 @@ static const struct info_section sections[] = {
     {"memory", info_memory, 1},           {"persistence", info_persistence, 1},
     {"stats", info_stats, 1},             {"replication", info_replication, 1},
     {"cpu", info_cpu, 1},                 {"commandstats", info_commandstats, 0},
+    {"errorstats", info_errorstats, 1},   {"latencystats", info_latencystats, 0},
     {"cluster", info_cluster, 1},         {"keyspace", info_keyspace, 1},
 };
 

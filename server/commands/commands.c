@@ -14,6 +14,7 @@
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
 #include "cmd_multi.h"
+#include "cmd_latency.h"
 #include "cmd_object.h"
 #include "cmd_ordered.h"
 #include "cmd_persist.h"
@@ -22,6 +23,7 @@
 #include "cmd_scan.h"
 #include "cmd_server.h"
 #include "cmd_set.h"
+#include "cmd_slowlog.h"
 #include "cmd_string.h"
 #include "cmd_zset.h"
 #include "keyspace.h"
@@ -76,6 +78,8 @@ void commands_register(void)
         pubsub_commands,
         debug_commands,
         object_commands,
+        slowlog_commands,
+        latency_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);

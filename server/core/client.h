@@ -73,6 +73,7 @@ struct client {
     /* The request being executed. */
     int argc;
     struct resp_slice *argv;
+    uint32_t redacted_args;      /* bit i: argv[i] is secret (command_redact_arg) */
 
     struct multi_state *multi;   /* multi.c: the queue, NULL when not in MULTI */
     struct watcher *watching;    /* watch.c: this client's WATCHed keys */

@@ -28,6 +28,8 @@
 #include "client.h"
 #include "clock.h"
 #include "evict.h"
+#include "histogram.h"
+#include "latency.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "multi.h"
@@ -36,6 +38,7 @@
 #include "repl_primary.h"
 #include "repl_replica.h"
 #include "server.h"
+#include "slowlog.h"
 #include "watch.h"
 
 #define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
@@ -241,8 +244,41 @@ const struct command_stats *command_stats(const struct command *cmd)
 
 void command_reset_stats(void)
 {
-    for (size_t i = 0; i < INDEX_SLOTS; i++)
+    for (size_t i = 0; i < INDEX_SLOTS; i++) {
+        xfree(stats_slots[i].stats.latency);
         memset(&stats_slots[i].stats, 0, sizeof(stats_slots[i].stats));
+    }
+}
+
+void command_redact_arg(struct client *c, int i)
+{
+    if (i >= 0 && i < 32)
+        c->redacted_args |= UINT32_C(1) << i;
+}
+
+int command_arg_redacted(const struct client *c, int i)
+{
+    return i >= 0 && i < 32 && (c->redacted_args >> i & 1);
+}
+
+/* Redis's incrCommandStatsOnError: the error replies sent since the last
+ * call make cmd's call a rejected or a failed one. Counting from the last
+ * call rather than from the command's start keeps EXEC's errors on the
+ * commands inside it (each command_call settles its own) and not on EXEC. */
+static unsigned long long errors_seen;
+
+static int count_errors_since_last(const struct command *cmd, int rejected)
+{
+    int erred = server.stats.error_replies > errors_seen;
+    errors_seen = server.stats.error_replies;
+    if (!erred || !cmd)
+        return 0;
+    struct command_stats *st = &stats_slot_of(cmd)->stats;
+    if (rejected)
+        st->rejected_calls++;
+    else
+        st->failed_calls++;
+    return 1;
 }
 
 void reply_wrong_arity(struct client *c)
@@ -269,6 +305,14 @@ static void reply_unknown_command(struct client *c)
     }
     resp_add_errorf(&c->out, "ERR unknown command '%.*s', with args beginning with: %s",
                     (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
+}
+
+/* A refusal before running: a transaction it was queued for aborts, and
+ * the error counts as cmd's rejected call. */
+static void refused(struct client *c, const struct command *cmd)
+{
+    multi_refused(c);
+    count_errors_since_last(cmd, 1);
 }
 
 static int arity_ok(const struct command *cmd, int argc)
@@ -299,7 +343,7 @@ static int replication_refuses(struct client *c, const struct command *cmd)
     if (!err)
         return 0;
     resp_add_error(&c->out, err);
-    multi_refused(c);
+    refused(c, cmd);
     return 1;
 }
 
@@ -308,11 +352,12 @@ void command_execute(struct client *c)
     const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
 
     server.stats.total_commands++;
+    count_errors_since_last(NULL, 0);
     /* Redis 7's order: unknown command and arity are reported even before
      * authentication. */
     if (!cmd) {
         reply_unknown_command(c);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     c->last_cmd = cmd;
@@ -326,19 +371,19 @@ void command_execute(struct client *c)
     }
     if (!arity_ok(cmd, c->argc)) {
         reply_wrong_arity(c);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     if (needs_auth(c) && !(cmd->flags & CMD_NOAUTH)) {
         resp_add_error(&c->out, ERR_NOAUTH);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     /* Redis checks this right after authentication: SAVE, SHUTDOWN,
      * SYNC and PSYNC would run at EXEC with the transaction half done. */
     if (c->multi && (cmd->flags & CMD_NO_MULTI)) {
         resp_add_error(&c->out, ERR_NO_MULTI);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     if (replication_refuses(c, cmd))
@@ -348,7 +393,7 @@ void command_execute(struct client *c)
                         "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                         "QUIT / RESET are allowed in this context",
                         cmd->name);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     /* The primary's stream is applied whatever the state here. */
@@ -358,20 +403,20 @@ void command_execute(struct client *c)
     if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && evict_perform() == EVICT_FAIL &&
         ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
         resp_add_error(&c->out, ERR_OOM);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
         persist_writes_refused()) {
         resp_add_error(&c->out, ERR_MISCONF);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     const char *aof_why;
     if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
         aof_writes_refused(&aof_why)) {
         resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
-        multi_refused(c);
+        refused(c, cmd);
         return;
     }
     if (c->multi && multi_queue(c, cmd))
@@ -380,6 +425,23 @@ void command_execute(struct client *c)
     /* Here, not in command_call: EXEC's commands run through that, and the
      * clients its writes can serve must wait for the whole transaction. */
     block_serve_ready();
+}
+
+/* The slow log, the latency monitor's command events and the command's
+ * histogram, as Redis's call() feeds them. */
+static void record_duration(struct client *c, const struct command *cmd,
+                            struct command_stats *stats, long long duration)
+{
+    if (!(cmd->flags & CMD_SKIP_SLOWLOG))
+        slowlog_push_if_needed(c, duration);
+    latency_add_sample_if_needed(server.cfg.latency_monitor_threshold,
+                                 cmd->flags & CMD_FAST ? "fast-command" : "command",
+                                 duration / 1000);
+    if (server.cfg.latency_tracking) {
+        if (!stats->latency)
+            stats->latency = xcalloc(1, sizeof(*stats->latency));
+        histogram_add(stats->latency, (uint64_t)(duration > 0 ? duration : 0));
+    }
 }
 
 void command_call(struct client *c, const struct command *cmd)
@@ -396,9 +458,18 @@ void command_call(struct client *c, const struct command *cmd)
      * the replies streaming from its db are finished before it (stream.h). */
     if (cmd->flags & CMD_WRITE)
         ks_will_change(c->db);
+    count_errors_since_last(NULL, 0);
+    c->redacted_args = 0;
     cmd->proc(c);
+    long long duration = ustime() - start;
     stats->calls++;
-    stats->usec += (unsigned long long)(ustime() - start);
+    stats->usec += (unsigned long long)duration;
+    count_errors_since_last(cmd, 0);
+    /* A client that blocked has only started waiting: as in Redis, its wait
+     * is no latency of the server's. The log's replay (client id 0) is left
+     * out as Redis leaves out loading. */
+    if (!c->blocked && c->id != 0)
+        record_duration(c, cmd, stats, duration);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
      * or a DEL of missing keys does not, as in Redis. A write that sent its
      * effects itself (propagate_effects: SPOP as SREM or DEL, since its own

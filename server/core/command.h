@@ -86,13 +86,26 @@ int command_check_renames(char *const *renames, int count, char *err, size_t err
 size_t command_count(void);
 const struct command *command_at(size_t i);
 
-/* INFO commandstats' figures for one command. */
+struct histogram;
+
+/* INFO commandstats' figures for one command. rejected_calls: refused
+ * before running (arity, OOM, ...); failed_calls: ran and replied with an
+ * error; both as Redis counts them. latency: the durations of its calls in
+ * microseconds while latency-tracking is on (INFO latencystats, LATENCY
+ * HISTOGRAM), made at its first call, owned here; NULL before. */
 struct command_stats {
-    unsigned long long calls, usec, failed_calls;
+    unsigned long long calls, usec, failed_calls, rejected_calls;
+    struct histogram *latency;
 };
 /* The figures of a registered command (never NULL for one). */
 const struct command_stats *command_stats(const struct command *cmd);
-void command_reset_stats(void); /* CONFIG RESETSTAT */
+void command_reset_stats(void); /* CONFIG RESETSTAT: the histograms too */
+
+/* Marks argv[i] of the running command as secret: the slow log shows
+ * "(redacted)" instead (AUTH's and HELLO's passwords, as Redis's
+ * redactClientCommandArgument). Arguments past 31 are never logged. */
+void command_redact_arg(struct client *c, int i);
+int command_arg_redacted(const struct client *c, int i);
 
 /* Runs the request in c->argc/argv: lookup, arity, authentication, memory
  * limit, MISCONF, then the handler or MULTI's queue, with Redis's error text

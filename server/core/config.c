@@ -95,6 +95,8 @@ static config_setter set_dir, set_dbfilename, set_save, set_replicaof;
 static config_getter get_dir, get_save, get_replicaof;
 static config_setter set_notify;
 static config_getter get_notify;
+static config_setter set_slowlog_threshold, set_percentiles;
+static config_getter get_slowlog_threshold, get_percentiles;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -228,6 +230,18 @@ static const struct config_def defs[] = {
      FIELD(zset_max_listpack_entries), .max = LONG_MAX, .default_value = "128"},
     {.name = "zset-max-listpack-value", .alias = "zset-max-ziplist-value", .type = CONFIG_MEMORY,
      FIELD(zset_max_listpack_value), .max = LONG_MAX, .default_value = "64"},
+    /* Diagnostics (slowlog.h, latency.h): Redis 7's names and defaults. */
+    {.name = "slowlog-log-slower-than", .type = CONFIG_SPECIAL, .default_value = "10000",
+     .set = set_slowlog_threshold, .get = get_slowlog_threshold},
+    {.name = "slowlog-max-len", .type = CONFIG_INT, FIELD(slowlog_max_len), .max = LLONG_MAX,
+     .default_value = "128"},
+    {.name = "latency-monitor-threshold", .type = CONFIG_INT, FIELD(latency_monitor_threshold),
+     .max = LLONG_MAX, .default_value = "0"},
+    {.name = "latency-tracking", .type = CONFIG_BOOL, FIELD(latency_tracking),
+     .default_value = "yes"},
+    {.name = "latency-tracking-info-percentiles", .type = CONFIG_SPECIAL,
+     .flags = CONFIG_MULTI_ARG, .default_value = "50 99 99.9", .set = set_percentiles,
+     .get = get_percentiles},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -902,6 +916,81 @@ static char *get_save(const struct config *cfg, const struct config_def *def)
         xfree(s);
     }
     return t.p;
+}
+
+/* slowlog-log-slower-than: the one signed setting (-1 and below turn the log
+ * off), so the unsigned table range does not fit it. */
+static int set_slowlog_threshold(struct config *cfg, const struct config_def *def, int argc,
+                                 const char *const *argv, char *err, size_t errlen)
+{
+    long long n;
+    (void)def, (void)argc;
+    if (parse_ll(argv[0], strlen(argv[0]), &n) < 0)
+        return fail(err, errlen, "argument couldn't be parsed into an integer");
+    if (n < -1)
+        return fail(err, errlen, "argument must be between -1 and %lld inclusive", LLONG_MAX);
+    cfg->slowlog_log_slower_than = n;
+    return 0;
+}
+
+static char *get_slowlog_threshold(const struct config *cfg, const struct config_def *def)
+{
+    (void)def;
+    return textf("%lld", cfg->slowlog_log_slower_than);
+}
+
+/* latency-tracking-info-percentiles: numbers in [0, 100], "" for none. */
+static int set_percentiles(struct config *cfg, const struct config_def *def, int argc,
+                           const char *const *argv, char *err, size_t errlen)
+{
+    double p[CONFIG_MAX_PERCENTILES] = {0};
+    int n = 0;
+    (void)def;
+    for (int i = 0; i < argc; i++) {
+        if (!argv[i][0])
+            continue;
+        if (n == CONFIG_MAX_PERCENTILES ||
+            parse_double(argv[i], strlen(argv[i]), &p[n]) < 0)
+            return fail(err, errlen, "Invalid latency-tracking-info-percentiles parameters");
+        if (p[n] < 0 || p[n] > 100)
+            return fail(err, errlen,
+                        "latency-tracking-info-percentiles parameters should sit between "
+                        "[0.0,100.0]");
+        n++;
+    }
+    memcpy(cfg->latency_percentiles, p, sizeof(p[0]) * (size_t)n);
+    cfg->latency_percentile_count = n;
+    return 0;
+}
+
+static char *get_percentiles(const struct config *cfg, const struct config_def *def)
+{
+    struct text t = {0};
+    (void)def;
+    text_add(&t, "", 0);
+    for (int i = 0; i < cfg->latency_percentile_count; i++) {
+        char num[64];
+        config_format_percentile(num, sizeof(num), cfg->latency_percentiles[i]);
+        char *s = textf("%s%s", i ? " " : "", num);
+        text_adds(&t, s);
+        xfree(s);
+    }
+    return t.p;
+}
+
+void config_format_percentile(char *out, size_t len, double p)
+{
+    /* Redis prints "%f" and trims the zeros: 99.9, 50, 0. */
+    snprintf(out, len, "%f", p);
+    char *dot = strchr(out, '.');
+    if (!dot)
+        return;
+    char *end = out + strlen(out);
+    while (end > dot + 1 && end[-1] == '0')
+        end--;
+    if (end == dot + 1)
+        end = dot;
+    *end = '\0';
 }
 
 /* replicaof <host> <port>, or "" / "no one" for none. */

@@ -49,6 +49,9 @@ enum maxmemory_policy {
 };
 extern const char *const config_maxmemory_policy_names[];
 
+/* latency-tracking-info-percentiles: at most this many. */
+#define CONFIG_MAX_PERCENTILES 16
+
 struct config {
     char *bind[CONFIG_MAX_BIND];
     int bind_count;
@@ -121,7 +124,18 @@ struct config {
     unsigned long long set_max_listpack_value;
     long long zset_max_listpack_entries;
     unsigned long long zset_max_listpack_value;
+    /* Diagnostics (slowlog.h, latency.h, INFO latencystats). */
+    long long slowlog_log_slower_than;  /* microseconds; < 0 = off, 0 = every command */
+    long long slowlog_max_len;
+    long long latency_monitor_threshold; /* milliseconds, 0 = off */
+    int latency_tracking;                /* per-command histograms for INFO latencystats */
+    double latency_percentiles[CONFIG_MAX_PERCENTILES];
+    int latency_percentile_count;
 };
+
+/* A latency-tracking-info-percentiles value as Redis prints it, both in
+ * CONFIG GET and in INFO latencystats' names ("%f", zeros trimmed: 99.9, 50). */
+void config_format_percentile(char *out, size_t len, double p);
 
 /* Fills cfg with the defaults of config.c's table. Returns 0, or -1 (with a
  * line on stderr) if a built-in default does not parse, which is a bug:

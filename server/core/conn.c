@@ -29,6 +29,7 @@
 #include "client.h"
 #include "command.h"
 #include "conn.h"
+#include "errorstats.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -467,6 +468,7 @@ static struct client *client_new(void)
         return NULL;
     }
     resp_out_init(&c->out);
+    errorstats_watch(c, 0);
     c->out.proto = 2;
     c->out.limit = server.cfg.client_output_limit.hard_bytes;
     c->id = ++server.next_client_id;

@@ -23,6 +23,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "latency.h"
 #include "conn.h"
 #include "log.h"
 #include "mem.h"
@@ -266,7 +267,10 @@ static void start_sync(void)
         log_warning("Can't start a full sync: pipe: %s", strerror(errno));
         return;
     }
+    int64_t fork_start = ustime();
     pid_t pid = fork();
+    if (pid > 0)
+        latency_add_since(server.cfg.latency_monitor_threshold, "fork", fork_start);
     if (pid < 0) {
         log_warning("Can't start a full sync: fork: %s", strerror(errno));
         close(fds[0]);

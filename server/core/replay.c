@@ -10,6 +10,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "command.h"
+#include "errorstats.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "numparse.h"
@@ -29,6 +30,7 @@ struct replay *replay_new(void)
     struct replay *r = xcalloc(1, sizeof(*r));
     struct client *c = &r->client;
     resp_out_init(&c->out);
+    errorstats_watch(c, 1);
     c->out.proto = 2;
     c->flags = CLIENT_AUTHENTICATED;
     c->db = &server.ks->dbs[0];

@@ -23,7 +23,8 @@ struct server_stats {
     unsigned long long evicted_keys;
     unsigned long long keyspace_hits, keyspace_misses;
     unsigned long long net_input_bytes, net_output_bytes;
-    unsigned long long error_replies;
+    unsigned long long error_replies;            /* errorstats.c: every error reply */
+    unsigned long long unexpected_error_replies; /* to a primary, replica or the log's replay */
     unsigned long long output_limit_disconnects;
 };
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "latency.h"
 #include "command.h"
 #include "config.h"
 #include "feed.h"
@@ -156,7 +157,9 @@ static int write_out(int fd, struct resp_out *b, off_t *size)
 static int write_pending(void)
 {
     off_t before = aof.size;
+    int64_t start = ustime();
     int err = write_out(aof.fd, &aof.main.buf, &aof.size);
+    latency_add_since(server.cfg.latency_monitor_threshold, "aof-write", start);
     if (aof.size != before)
         aof.need_sync = 1;
     if (err) {
@@ -170,7 +173,13 @@ static int sync_file(void)
 {
     if (!aof.need_sync)
         return 0;
-    if (fdatasync(aof.fd) < 0) {
+    /* Under appendfsync always the loop waits for this sync: Redis's
+     * aof-fsync-always (everysec's runs on a worker). */
+    int64_t start = ustime();
+    int rc = fdatasync(aof.fd);
+    if (server.cfg.appendfsync == APPENDFSYNC_ALWAYS)
+        latency_add_since(server.cfg.latency_monitor_threshold, "aof-fsync-always", start);
+    if (rc < 0) {
         write_failed(errno);
         return -1;
     }
@@ -429,6 +438,7 @@ static void rewrite_child(void)
 
 int aof_rewrite_start(void)
 {
+    int64_t fork_start = ustime();
     pid_t pid = fork();
     if (pid < 0) {
         log_warning("Can't rewrite append only file in background: fork: %s", strerror(errno));
@@ -436,6 +446,7 @@ int aof_rewrite_start(void)
     }
     if (pid == 0)
         rewrite_child();
+    latency_add_since(server.cfg.latency_monitor_threshold, "fork", fork_start);
     aof.child = pid;
     resp_out_init(&aof.rewrite.buf);
     aof.rewrite.db = -1;

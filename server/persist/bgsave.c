@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "latency.h"
 #include "keyspace.h"
 #include "log.h"
 #include "server.h"
@@ -136,6 +137,7 @@ static void child_main(void)
 int persist_bgsave(void)
 {
     persist.last_try_s = now_s();
+    int64_t fork_start = ustime();
     pid_t pid = fork();
     if (pid < 0) {
         log_warning("Can't save in background: fork: %s", strerror(errno));
@@ -144,6 +146,7 @@ int persist_bgsave(void)
     }
     if (pid == 0)
         child_main();
+    latency_add_since(server.cfg.latency_monitor_threshold, "fork", fork_start);
     log_notice("Background saving started by pid %ld", (long)pid);
     persist.child = pid;
     persist.child_start_s = now_s();

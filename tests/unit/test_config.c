@@ -174,6 +174,11 @@ static void test_defaults(void)
         {"set-max-listpack-value", "64"},
         {"zset-max-listpack-entries", "128"},
         {"zset-max-listpack-value", "64"},
+        {"slowlog-log-slower-than", "10000"},
+        {"slowlog-max-len", "128"},
+        {"latency-monitor-threshold", "0"},
+        {"latency-tracking", "yes"},
+        {"latency-tracking-info-percentiles", "50 99 99.9"},
     };
     /* One more: "dir", whose default is wherever the server was started. */
     CHECK(config_count() == sizeof(want) / sizeof(want[0]) + 1);

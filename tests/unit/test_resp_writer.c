@@ -469,6 +469,40 @@ static void test_oom(void)
     free(val);
 }
 
+/* ---- The error hook ---- */
+
+static int hook_calls;
+static char hook_last[64];
+
+static void count_error_hook(struct resp_out *o, const char *msg)
+{
+    (void)o;
+    hook_calls++;
+    snprintf(hook_last, sizeof(hook_last), "%s", msg);
+}
+
+/* on_error sees each error reply's message, from resp_add_error and
+ * resp_add_errorf alike, nothing else, and survives resp_out_reset. */
+static void test_error_hook(void)
+{
+    struct resp_out o;
+    resp_out_init(&o);
+    CHECK(o.on_error == NULL);
+    resp_add_error(&o, "ERR before the hook");
+    o.on_error = count_error_hook;
+    resp_add_simple(&o, "OK");
+    resp_add_int(&o, 1);
+    CHECK(hook_calls == 0);
+    resp_add_error(&o, "WRONGTYPE x");
+    CHECK(hook_calls == 1 && !strcmp(hook_last, "WRONGTYPE x"));
+    resp_add_errorf(&o, "ERR n=%d", 7);
+    CHECK(hook_calls == 2 && !strcmp(hook_last, "ERR n=7"));
+    resp_out_reset(&o);
+    resp_add_error(&o, "ERR after reset");
+    CHECK(hook_calls == 3 && o.on_error == count_error_hook);
+    resp_out_destroy(&o);
+}
+
 /* ---- Random replies against a model encoder ---- */
 
 struct sbuf {
@@ -652,6 +686,7 @@ int main(void)
     test_deferred();
     test_large_array();
     test_oom();
+    test_error_hook();
     test_random(seed);
     return test_finish("test_resp_writer");
 }

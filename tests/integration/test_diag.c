@@ -1,0 +1,376 @@
+/*
+ * test_diag.c - end-to-end tests of the diagnostics: SLOWLOG (what is
+ * logged, argument capping and redaction, the length cap, RESET), LATENCY
+ * (a deliberately slow DEBUG SLEEP in LATEST, HISTORY, GRAPH and DOCTOR;
+ * RESET; HISTOGRAM's shape in RESP2 and RESP3), INFO latencystats,
+ * errorstats and cpu, and CONFIG RESETSTAT.
+ *
+ * Where redis-server is installed, the help texts, the error replies and
+ * the error counters after the same failing requests are compared with
+ * its own (Redis 7.0).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static struct h_server srv, ref;
+static int have_ref;
+
+/* Sends argv to both servers and expects the same reply text. */
+static void same_at(const char *file, int line, redisContext *c, redisContext *r, int argc,
+                    const char *const *argv)
+{
+    if (!r)
+        return;
+    redisReply *ours = h_command(c, argc, argv, NULL);
+    redisReply *theirs = h_command(r, argc, argv, NULL);
+    char a[4096], b[4096];
+    h_repr(ours, a, sizeof(a));
+    h_repr(theirs, b, sizeof(b));
+    h_check(file, line, ours && theirs && !strcmp(a, b), "%s %s: rbkv %s, redis %s", argv[0],
+            argc > 1 ? argv[1] : "", a, b);
+    freeReplyObject(ours);
+    freeReplyObject(theirs);
+}
+#define SAME(c, r, ...)                                                                           \
+    same_at(__FILE__, __LINE__, (c), (r), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+
+/* INFO section into out ("" when it fails). */
+static void info(redisContext *c, const char *section, char *out, size_t cap)
+{
+    redisReply *r = H_CALL(c, "INFO", section);
+    out[0] = '\0';
+    if (CHECK(r && r->type == REDIS_REPLY_STRING, "INFO %s",
+              section))
+        snprintf(out, cap, "%s", r->str);
+    freeReplyObject(r);
+}
+
+static redisContext *ref_connect(void)
+{
+    return have_ref ? h_connect_flushed(&ref) : NULL;
+}
+
+static void test_slowlog_slow_command(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_OK(c, "SLOWLOG", "RESET");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "40000");
+    EXPECT_OK(c, "CLIENT", "SETNAME", "sleeper");
+    EXPECT_OK(c, "SET", "fast", "1");
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0.05");
+    EXPECT_INT(c, 1, "SLOWLOG", "LEN");
+    redisReply *r = H_CALL(c, "SLOWLOG", "GET");
+    if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1, "SLOWLOG GET: one entry")) {
+        redisReply *e = r->element[0];
+        char buf[512];
+        h_repr(e, buf, sizeof(buf));
+        CHECK(e->elements == 6 && e->element[2]->integer >= 50000 &&
+                  e->element[2]->integer < 5000000,
+              "entry: duration in us, got %s", buf);
+        CHECK(h_glob("[:*, :*, :*, ['DEBUG', 'SLEEP', '0.05'], '127.0.0.1:*', 'sleeper']", buf,
+                     strlen(buf)),
+              "entry: %s", buf);
+    }
+    freeReplyObject(r);
+    EXPECT_REPLY(c, "[]", "SLOWLOG", "GET", "0");
+    EXPECT_OK(c, "SLOWLOG", "RESET");
+    EXPECT_INT(c, 0, "SLOWLOG", "LEN");
+    /* Negative: off. */
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "-1");
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0.01");
+    EXPECT_INT(c, 0, "SLOWLOG", "LEN");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "10000");
+    EXPECT_OK(c, "CLIENT", "SETNAME", "");
+    redisFree(c);
+}
+
+static void test_slowlog_capping(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_OK(c, "SLOWLOG", "RESET");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "0");
+    /* 40 arguments: 31 kept, then "... (9 more arguments)". */
+    const char *argv[40];
+    char names[40][8];
+    argv[0] = "DEL";
+    for (int i = 1; i < 40; i++) {
+        snprintf(names[i], sizeof(names[i]), "k%d", i);
+        argv[i] = names[i];
+    }
+    freeReplyObject(h_command(c, 40, argv, NULL));
+    char big[201];
+    memset(big, 'x', 200);
+    big[200] = '\0';
+    EXPECT_OK(c, "SET", "big", big);
+    freeReplyObject(H_CALL(c, "AUTH", "secretpass")); /* an error: no password is set */
+    /* DEL, SET, AUTH (its error is a reply too) and the CONFIG SET itself. */
+    redisReply *r = H_CALL(c, "SLOWLOG", "GET", "-1");
+    if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 4, "4 entries, got %zu",
+              r ? r->elements : 0)) {
+        redisReply *auth = r->element[0]->element[3];
+        CHECK(auth->elements == 2 && !strcmp(auth->element[1]->str, "(redacted)"),
+              "AUTH's password redacted");
+        redisReply *set = r->element[1]->element[3];
+        char want[300];
+        snprintf(want, sizeof(want), "%.128s... (72 more bytes)", big);
+        CHECK(set->elements == 3 && !strcmp(set->element[2]->str, want),
+              "a long argument is cut at 128 bytes: %s", set->element[2]->str);
+        redisReply *del = r->element[2]->element[3];
+        CHECK(del->elements == 32 && !strcmp(del->element[30]->str, "k30") &&
+                  !strcmp(del->element[31]->str, "... (9 more arguments)"),
+              "40 arguments shown as 31 and a count");
+        CHECK(r->element[0]->element[0]->integer == r->element[3]->element[0]->integer + 3,
+              "ids count up");
+    }
+    freeReplyObject(r);
+    /* slowlog-max-len: the newest kept, ids go on after a RESET. */
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-max-len", "2");
+    EXPECT_OK(c, "SET", "a", "1");
+    EXPECT_INT(c, 2, "SLOWLOG", "LEN");
+    EXPECT_MATCH(c, "[[:*, :*, :*, ['SLOWLOG', 'LEN'], *], [:*, :*, :*, ['SET', 'a', '1'], *]]",
+                 "SLOWLOG", "GET");
+    /* EXEC is not logged, the commands it ran are. */
+    EXPECT_OK(c, "SLOWLOG", "RESET");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-max-len", "128");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "SET", "b", "2");
+    EXPECT_REPLY(c, "[+OK]", "EXEC");
+    EXPECT_MATCH(c, "[[:*, :*, :*, ['SET', 'b', '2'], *], [:*, :*, :*, ['MULTI'], *], *]",
+                 "SLOWLOG", "GET");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "10000");
+    redisFree(c);
+}
+
+static void test_slowlog_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        return;
+    SAME(c, r, "SLOWLOG", "HELP");
+    SAME(c, r, "SLOWLOG", "GET", "-2");
+    SAME(c, r, "SLOWLOG", "GET", "abc");
+    SAME(c, r, "SLOWLOG", "GET", "1", "2");
+    SAME(c, r, "SLOWLOG", "LEN", "1");
+    SAME(c, r, "SLOWLOG", "NOSUCH");
+    SAME(c, r, "SLOWLOG");
+    SAME(c, r, "CONFIG", "SET", "slowlog-log-slower-than", "-2");
+    SAME(c, r, "CONFIG", "SET", "slowlog-log-slower-than", "x");
+    static const char *const names[] = {"slowlog-log-slower-than", "slowlog-max-len",
+                                        "latency-monitor-threshold", "latency-tracking",
+                                        "latency-tracking-info-percentiles"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        SAME(c, r, "CONFIG", "GET", names[i]);
+    SAME(c, r, "CONFIG", "SET", "latency-tracking-info-percentiles", "50 101");
+    SAME(c, r, "CONFIG", "SET", "latency-tracking-info-percentiles", "50 x");
+    SAME(c, r, "COMMAND", "INFO", "exec");
+    redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+static void test_latency_monitor(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_INT_RANGE(c, 0, 100, "LATENCY", "RESET");
+    EXPECT_MATCH(c, "'I\\'m sorry, Dave*", "LATENCY", "DOCTOR");
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0.02");
+    EXPECT_REPLY(c, "[]", "LATENCY", "LATEST"); /* threshold 0: off */
+    EXPECT_OK(c, "CONFIG", "SET", "latency-monitor-threshold", "10");
+    EXPECT_MATCH(c, "'Dave, no latency spike*", "LATENCY", "DOCTOR");
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0.05");
+    EXPECT_OK(c, "SET", "quick", "1");
+    redisReply *r = H_CALL(c, "LATENCY", "LATEST");
+    if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1, "one event")) {
+        redisReply *e = r->element[0];
+        CHECK(e->elements == 4 && !strcmp(e->element[0]->str, "command") &&
+                  e->element[2]->integer >= 50 && e->element[3]->integer >= 50,
+              "command, time, latest >= 50 ms, max");
+    }
+    freeReplyObject(r);
+    EXPECT_MATCH(c, "[[:*, :*]]", "LATENCY", "HISTORY", "command");
+    EXPECT_REPLY(c, "[]", "LATENCY", "HISTORY", "fork");
+    EXPECT_MATCH(c, "'command - high * ms, low * ms (all time high * ms)\\n-----*\\n_\\n*0\\ns\\n'",
+                 "LATENCY", "GRAPH", "command");
+    EXPECT_ERR(c, "ERR No samples available for event 'fork'", "LATENCY", "GRAPH", "fork");
+    EXPECT_MATCH(c, "*1. command: 1 latency spikes (average *ms, mean deviation 0ms, period *"
+                    "Slow Log*",
+                 "LATENCY", "DOCTOR");
+    EXPECT_INT(c, 0, "LATENCY", "RESET", "fork");
+    EXPECT_INT(c, 1, "LATENCY", "RESET", "command", "fork");
+    EXPECT_REPLY(c, "[]", "LATENCY", "LATEST");
+    EXPECT_OK(c, "CONFIG", "SET", "latency-monitor-threshold", "0");
+    redisFree(c);
+}
+
+static void test_latency_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        return;
+    SAME(c, r, "LATENCY", "HELP");
+    SAME(c, r, "LATENCY", "RESET");
+    SAME(c, r, "LATENCY", "LATEST");
+    SAME(c, r, "LATENCY", "DOCTOR");
+    SAME(c, r, "LATENCY", "HISTORY");
+    SAME(c, r, "LATENCY", "HISTORY", "command");
+    SAME(c, r, "LATENCY", "GRAPH", "command");
+    SAME(c, r, "LATENCY", "LATEST", "x");
+    SAME(c, r, "LATENCY", "NOSUCH");
+    SAME(c, r, "LATENCY", "HISTOGRAM", "nosuchcommand");
+    SAME(c, r, "CONFIG", "SET", "latency-monitor-threshold", "-1");
+    redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+static void test_histogram(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(c, "SET", "h", "v");
+    EXPECT_MATCH(c, "['set', ['calls', :3, 'histogram_usec', [*:3]]]", "LATENCY", "HISTOGRAM",
+                 "set", "nosuch");
+    EXPECT_MATCH(c, "[*'set', ['calls', :3, *]*]", "LATENCY", "HISTOGRAM");
+    EXPECT_MATCH(c, "*\\r\\nlatency_percentiles_usec_set:p50=*.000,p99=*.000,p99.9=*.000\\r\\n*",
+                 "INFO", "latencystats");
+    EXPECT_OK(c, "CONFIG", "SET", "latency-tracking-info-percentiles", "50.0 99.99 0");
+    EXPECT_REPLY(c, "['latency-tracking-info-percentiles', '50 99.99 0']", "CONFIG", "GET",
+                 "latency-tracking-info-percentiles");
+    EXPECT_MATCH(c, "*\\r\\nlatency_percentiles_usec_set:p50=*,p99.99=*,p0=*\\r\\n*", "INFO",
+                 "latencystats");
+    EXPECT_OK(c, "CONFIG", "SET", "latency-tracking-info-percentiles", "50 99 99.9");
+    /* RESP3: a map of command names to maps, the buckets a map too. */
+    struct h_raw raw;
+    if (h_raw_open(&raw, &srv) == 0) {
+        RAW_SEND(&raw, "HELLO 3\r\n");
+        size_t len;
+        if (CHECK(h_raw_read_reply(&raw, &len, H_RAW_TIMEOUT_MS) == 0, "HELLO 3"))
+            h_raw_consume(&raw, len);
+        RAW_SEND(&raw, "LATENCY HISTOGRAM set\r\n");
+        RAW_EXPECT_MATCH(&raw, "%1\r\n$3\r\nset\r\n%2\r\n$5\r\ncalls\r\n:3\r\n"
+                               "$14\r\nhistogram_usec\r\n%*\r\n:*\r\n:3\r\n");
+        h_raw_close(&raw);
+    }
+    /* latency-tracking no: no histogram for what runs then. */
+    EXPECT_OK(c, "CONFIG", "SET", "latency-tracking", "no");
+    EXPECT_NIL(c, "GET", "nothing");
+    EXPECT_OK(c, "CONFIG", "SET", "latency-tracking", "yes");
+    EXPECT_REPLY(c, "[]", "LATENCY", "HISTOGRAM", "get");
+    /* RESETSTAT drops the histograms but not the slow log. */
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "0");
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "10000");
+    EXPECT_INT_RANGE(c, 2, 200, "SLOWLOG", "LEN");
+    EXPECT_MATCH(c, "*# Latencystats\\r\\nlatency_percentiles_usec_config:*", "INFO",
+                 "latencystats");
+    redisFree(c);
+}
+
+/* The same failing requests to both servers; then errorstats, the totals
+ * and the rejected/failed counts of the commands involved must agree. */
+static void test_errorstats_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        return;
+    static const char *const reqs[][5] = {
+        {"SET", "s", "text"},        {"ZADD", "s", "1", "a"},     {"INCR", "s"},
+        {"NOSUCHCOMMAND", "x"},      {"GET"},                     {"MULTI"},
+        {"SET", "only-key"},         {"EXEC"},                    {"ZADD", "s", "x", "a"},
+        {"CONFIG", "GET"},           {"AUTH", "pw"},
+    };
+    for (int side = 0; side < 2; side++) {
+        redisContext *x = side ? r : c;
+        if (!x)
+            continue;
+        freeReplyObject(H_CALL(x, "CONFIG", "RESETSTAT"));
+        for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+            int argc = 0;
+            while (argc < 5 && reqs[i][argc])
+                argc++;
+            freeReplyObject(h_command(x, argc, reqs[i], NULL));
+        }
+    }
+    static char ours[65536], theirs[65536];
+    info(c, "errorstats", ours, sizeof(ours));
+    CHECK(strstr(ours, "errorstat_WRONGTYPE:count=1\r\n") && strstr(ours, "errorstat_EXECABORT"),
+          "errorstats: %s", ours);
+    if (r) {
+        info(r, "errorstats", theirs, sizeof(theirs));
+        CHECK(!strcmp(ours, theirs), "errorstats: rbkv\n%s\nredis\n%s", ours, theirs);
+        static const char *const fields[] = {"total_error_replies", "unexpected_error_replies",
+                                             "cmdstat_zadd", "cmdstat_incr", "cmdstat_set",
+                                             "cmdstat_exec", "cmdstat_get", "cmdstat_auth"};
+        static char sa[65536], sb[65536];
+        info(c, "all", sa, sizeof(sa));
+        info(r, "all", sb, sizeof(sb));
+        for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+            char a[256] = "", b[256] = "";
+            h_info_field(sa, fields[i], a, sizeof(a));
+            h_info_field(sb, fields[i], b, sizeof(b));
+            /* Only the counts: usec differ. */
+            const char *ca = strstr(a, "rejected"), *cb = strstr(b, "rejected");
+            CHECK(!strcmp(ca ? ca : a, cb ? cb : b), "%s: rbkv %s, redis %s", fields[i], a, b);
+        }
+    }
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    info(c, "errorstats", ours, sizeof(ours));
+    CHECK(!strcmp(ours, "# Errorstats\r\n"), "RESETSTAT clears errorstats: %s", ours);
+    redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+static void test_info_cpu(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    char text[2048], v[64];
+    info(c, "cpu", text, sizeof(text));
+    static const char *const fields[] = {"used_cpu_sys",           "used_cpu_user",
+                                         "used_cpu_sys_children",  "used_cpu_user_children",
+                                         "used_cpu_sys_main_thread", "used_cpu_user_main_thread"};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        CHECK(h_info_field(text, fields[i], v, sizeof(v)) == 0 && strchr(v, '.'), "%s: %s",
+              fields[i], text);
+    /* errorstats is a default section, latencystats is not. */
+    info(c, "default", text, sizeof(text));
+    CHECK(strstr(text, "# Errorstats") && !strstr(text, "# Latencystats"), "default sections");
+    redisFree(c);
+}
+
+int main(int argc, char **argv)
+{
+    h_init(argc, argv);
+    if (h_start(&srv, NULL) < 0)
+        return h_finish();
+    int rc = h_is_reference() ? 1 : h_start_reference(&ref, NULL);
+    have_ref = rc == 0;
+    if (rc == 1 && !h_is_reference())
+        printf("no redis-server on PATH: the comparisons with Redis are skipped\n");
+    H_RUN(test_slowlog_slow_command);
+    H_RUN(test_slowlog_capping);
+    H_RUN(test_slowlog_like_redis);
+    H_RUN(test_latency_monitor);
+    H_RUN(test_latency_like_redis);
+    H_RUN(test_histogram);
+    H_RUN(test_errorstats_like_redis);
+    H_RUN(test_info_cpu);
+    if (have_ref)
+        h_stop(&ref);
+    h_stop(&srv);
+    return h_finish();
+}
