@@ -29,7 +29,9 @@
 #include "clock.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "monitor.h"
 #include "multi.h"
+#include "pause.h"
 #include "propagate.h"
 #include "pubsub.h"
 #include "repl_primary.h"
@@ -244,6 +246,13 @@ void command_reset_stats(void)
         memset(&stats_slots[i].stats, 0, sizeof(stats_slots[i].stats));
 }
 
+void command_redact_arg(struct client *c, int i)
+{
+    static const char redacted[] = "(redacted)";
+    if (i < c->argc)
+        c->argv[i] = (struct resp_slice){redacted, sizeof(redacted) - 1};
+}
+
 void reply_wrong_arity(struct client *c)
 {
     const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
@@ -364,6 +373,15 @@ void command_execute(struct client *c)
         multi_refused(c);
         return;
     }
+    /* Redis counts a monitor as a replica, which may not touch the keyspace
+     * (so that pauses, which replicas are exempt from, cannot be dodged). */
+    if ((c->flags & CLIENT_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY))) {
+        resp_add_error(&c->out, "ERR Replica can't interact with the keyspace");
+        multi_refused(c);
+        return;
+    }
+    if (pause_postpones(c, cmd))
+        return;
     if (c->multi && multi_queue(c, cmd))
         return;
     command_call(c, cmd);
@@ -387,6 +405,7 @@ void command_call(struct client *c, const struct command *cmd)
     cmd->proc(c);
     stats->calls++;
     stats->usec += (unsigned long long)(ustime() - start);
+    monitor_feed(c, cmd);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
      * or a DEL of missing keys does not, as in Redis. A write that sent its
      * effects itself (propagate_effects: SPOP as SREM or DEL, since its own

@@ -49,6 +49,9 @@ struct command {
     const char *summary;         /* COMMAND DOCS summary */
     const char *complexity;
     const char *args;            /* argument syntax for hints, e.g. "key value [NX|XX]" */
+    /* A container's subcommands Redis flags admin where the others are not
+     * (space-separated, lower case): hidden from MONITOR as admin commands are. */
+    const char *admin_subcommands;
 };
 
 /* Registers a table, whose last row has a NULL name; before
@@ -88,6 +91,10 @@ void command_execute(struct client *c);
  * write changed to WATCH and the append-only log (EXEC runs its queue through
  * this). */
 void command_call(struct client *c, const struct command *cmd);
+/* Called by a handler once it has used argument i of the running request:
+ * replaces it with "(redacted)", which is all MONITOR shows of it (Redis's
+ * redactClientCommandArgument, for passwords). */
+void command_redact_arg(struct client *c, int i);
 /* Redis's "wrong number of arguments" for the request in c. */
 void reply_wrong_arity(struct client *c);
 
