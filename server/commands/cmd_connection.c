@@ -82,10 +82,14 @@ static void cmd_quit(struct client *c)
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
 }
 
-/* Constant-time comparison of a slice with the configured password. */
+/* Constant-time comparison of a slice with the configured password. With
+ * none, the default user is Redis's "nopass": any password matches (HELLO
+ * AUTH reaches here; AUTH refuses earlier). */
 static int password_matches(const struct resp_slice *given)
 {
     const char *pass = server.cfg.requirepass;
+    if (!password_configured())
+        return 1;
     size_t plen = strlen(pass);
     unsigned diff = (unsigned)(given->len ^ plen);
     for (size_t i = 0; i < given->len; i++)

@@ -95,6 +95,8 @@ static config_setter set_dir, set_dbfilename, set_save, set_replicaof;
 static config_getter get_dir, get_save, get_replicaof;
 static config_setter set_notify;
 static config_getter get_notify;
+static config_setter set_maxmemory_clients;
+static config_getter get_maxmemory_clients;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -123,6 +125,8 @@ static const struct config_def defs[] = {
      .default_value = "0"},
     {.name = "maxmemory-policy", .type = CONFIG_STRING, FIELD(maxmemory_policy),
      .default_value = "noeviction", .set = set_maxmemory_policy},
+    {.name = "maxmemory-clients", .type = CONFIG_SPECIAL, .default_value = "0",
+     .set = set_maxmemory_clients, .get = get_maxmemory_clients},
     {.name = "client-query-buffer-limit", .type = CONFIG_MEMORY, FIELD(client_query_buffer_limit),
      .min = MB, .max = LONG_MAX, .default_value = "1gb"},
     {.name = "client-output-buffer-limit", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
@@ -761,6 +765,23 @@ static int set_maxmemory_policy(struct config *cfg, const struct config_def *def
                         evicting[i]);
     }
     return enum_error(supported, err, errlen);
+}
+
+/* maxmemory-clients: only 0 (off), so a Redis config file loads; any other
+ * value is refused with the reason, since rbkv does not evict clients. */
+static int set_maxmemory_clients(struct config *cfg, const struct config_def *def, int argc,
+                                 const char *const *argv, char *err, size_t errlen)
+{
+    (void)cfg, (void)def, (void)argc;
+    if (!strcmp(argv[0], "0") || !strcmp(argv[0], "0%"))
+        return 0;
+    return fail(err, errlen, "client eviction is not supported: rbkv accepts only 0 (off)");
+}
+
+static char *get_maxmemory_clients(const struct config *cfg, const struct config_def *def)
+{
+    (void)cfg, (void)def;
+    return xstrdup("0");
 }
 
 /* client-output-buffer-limit <class> <hard> <soft> <soft-seconds> [...]:
