@@ -711,7 +711,7 @@ const struct command connection_commands[] = {
      .args = ""},
     {.name = "quit", .proc = cmd_quit, .arity = -1,
      .flags = CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_TX_NOW | CMD_TX_END |
-              CMD_SUBSCRIBED_OK,
+              CMD_SUBSCRIBED_OK | CMD_SKIP_MONITOR,
      .group = "connection", .since = "1.0.0",
      .summary = "Closes the connection.",
      .complexity = "O(1)",

@@ -85,7 +85,7 @@ static int listed(const char *list, const char *word, size_t len)
  * SHUTDOWN, MONITOR itself...), and a container's admin subcommands. */
 static int hidden(const struct client *c, const struct command *cmd)
 {
-    if (cmd->flags & CMD_ADMIN)
+    if (cmd->flags & (CMD_ADMIN | CMD_SKIP_MONITOR))
         return 1;
     return cmd->admin_subcommands && c->argc >= 2 &&
            listed(cmd->admin_subcommands, c->argv[1].ptr, c->argv[1].len);
