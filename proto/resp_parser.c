@@ -668,3 +668,28 @@ const char *resp_parser_error(const struct resp_parser *p)
 {
     return p->error;
 }
+
+size_t resp_parser_free_space(const struct resp_parser *p)
+{
+    return p->cap - p->len;
+}
+
+size_t resp_slices_bytes(int argc, const struct resp_slice *argv)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < argc; i++)
+        bytes += argv[i].len;
+    return bytes;
+}
+
+void resp_slices_copy(struct resp_slice *dst, char *bytes, int argc, const struct resp_slice *argv)
+{
+    for (int i = 0; i < argc; i++) {
+        /* A zero-length slice may have no pointer to copy from. */
+        if (argv[i].len)
+            memcpy(bytes, argv[i].ptr, argv[i].len);
+        dst[i].ptr = bytes;
+        dst[i].len = argv[i].len;
+        bytes += argv[i].len;
+    }
+}

@@ -146,4 +146,14 @@ size_t resp_parser_memory(const struct resp_parser *p);
  * e.g. "Protocol error: invalid bulk length"; NULL when there was none. */
 const char *resp_parser_error(const struct resp_parser *p);
 
+/* Bytes of the query buffer allocated but not yet filled (CLIENT LIST qbuf-free). */
+size_t resp_parser_free_space(const struct resp_parser *p);
+
+/* The bytes argv[0..argc) point to, in total: what resp_slices_copy needs
+ * at bytes. */
+size_t resp_slices_bytes(int argc, const struct resp_slice *argv);
+/* Copies argv[0..argc)'s bytes one after another into bytes and points
+ * dst[0..argc) at the copies, so a request outlives the parser's buffer. */
+void resp_slices_copy(struct resp_slice *dst, char *bytes, int argc, const struct resp_slice *argv);
+
 #endif

@@ -5,6 +5,7 @@
  * Owns no state: everything lives in struct client. Authentication compares
  * in constant time so the reply's timing says nothing about the password.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,9 +15,12 @@
 #include "cmd_connection.h"
 #include "conn.h"
 #include "keyspace.h"
+#include "clock.h"
 #include "mem.h"
+#include "monitor.h"
 #include "multi.h"
 #include "numparse.h"
+#include "pause.h"
 #include "pubsub.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -53,12 +57,15 @@ static int password_configured(void);
 
 /* Redis 6.2's RESET: the connection as it was when it connected, but
  * still open: no transaction, WATCH or subscription, database 0, RESP2, no
- * name, and not authenticated when a password is set. */
+ * name, no longer a monitor, no NO-EVICT or NO-TOUCH (as Redis 7.2), and not
+ * authenticated when a password is set. */
 static void cmd_reset(struct client *c)
 {
     multi_discard(c);
     watch_unwatch_all(c);
     pubsub_client_gone(c);
+    monitor_stop(c);
+    c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
     c->db_index = 0;
     c->db = &server.ks->dbs[0];
     c->out.proto = 2;
@@ -75,10 +82,14 @@ static void cmd_quit(struct client *c)
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
 }
 
-/* Constant-time comparison of a slice with the configured password. */
+/* Constant-time comparison of a slice with the configured password. With
+ * none, the default user is Redis's "nopass": any password matches (HELLO
+ * AUTH reaches here; AUTH refuses earlier). */
 static int password_matches(const struct resp_slice *given)
 {
     const char *pass = server.cfg.requirepass;
+    if (!password_configured())
+        return 1;
     size_t plen = strlen(pass);
     unsigned diff = (unsigned)(given->len ^ plen);
     for (size_t i = 0; i < given->len; i++)
@@ -110,21 +121,20 @@ static int authenticate_or_reply(struct client *c, const struct resp_slice *user
 
 static void cmd_auth(struct client *c)
 {
+    /* Redis shows a malformed AUTH to monitors unredacted: only the two
+     * forms that carry a password are redacted. */
     if (c->argc > 3) {
         resp_add_error(&c->out, ERR_SYNTAX);
         return;
     }
-    /* Redis always hides these from the slow log. */
-    command_redact_arg(c, 1);
-    if (c->argc == 3)
-        command_redact_arg(c, 2);
-    if (!password_configured()) {
+    if (!password_configured())
         resp_add_error(&c->out, "ERR AUTH <password> called without any password configured for "
                                 "the default user. Are you sure your configuration is correct?");
-        return;
-    }
-    if (authenticate_or_reply(c, c->argc == 3 ? &c->argv[1] : NULL, &c->argv[c->argc - 1]) == 0)
+    else if (authenticate_or_reply(c, c->argc == 3 ? &c->argv[1] : NULL,
+                                   &c->argv[c->argc - 1]) == 0)
         reply_ok(c);
+    for (int i = 1; i < c->argc; i++)
+        command_redact_arg(c, i);
 }
 
 static void reply_hello(struct client *c)
@@ -167,9 +177,10 @@ static void cmd_hello(struct client *c)
     for (; i < c->argc; i++) {
         int more = c->argc - i - 1;
         if (arg_is(&c->argv[i], "AUTH") && more >= 2) {
+            int rc = authenticate_or_reply(c, &c->argv[i + 1], &c->argv[i + 2]);
             command_redact_arg(c, i + 1);
             command_redact_arg(c, i + 2);
-            if (authenticate_or_reply(c, &c->argv[i + 1], &c->argv[i + 2]) < 0)
+            if (rc < 0)
                 return;
             i += 2;
         } else if (arg_is(&c->argv[i], "SETNAME") && more >= 1) {
@@ -213,6 +224,22 @@ static void cmd_select(struct client *c)
     reply_ok(c);
 }
 
+/* MONITOR: from now on c receives a line for every command the server runs
+ * (monitor.h). As in Redis, a second MONITOR, or one from a replica's link,
+ * is ignored without a reply; one run by EXEC is refused, since a
+ * transaction's client expects one reply per command. */
+static void cmd_monitor(struct client *c)
+{
+    if (c->multi) {
+        resp_add_error(&c->out, "ERR MONITOR isn't allowed for DENY BLOCKING client");
+        return;
+    }
+    if (c->flags & (CLIENT_MONITOR | CLIENT_REPLICA))
+        return;
+    monitor_start(c);
+    reply_ok(c);
+}
+
 /* CLIENT LIST TYPE and CLIENT KILL TYPE's kinds, as Redis's getClientType:
  * a primary's link is "master", a replica's "replica" (or "slave"), every
  * a client with subscriptions "pubsub", every other client "normal". */
@@ -251,6 +278,8 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
     char flags[16];
     size_t f = 0;
     /* The letters rbkv has, in catClientInfoString's order. */
+    if (c->flags & CLIENT_MONITOR)
+        flags[f++] = 'O';
     if (c->flags & CLIENT_REPLICA)
         flags[f++] = 'S';
     if (c->flags & CLIENT_MASTER)
@@ -259,7 +288,7 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
         flags[f++] = 'P';
     if (c->multi)
         flags[f++] = 'x';
-    if (c->blocked)
+    if (c->blocked || (c->flags & CLIENT_POSTPONED))
         flags[f++] = 'b';
     if (c->flags & CLIENT_DIRTY_CAS)
         flags[f++] = 'd';
@@ -267,6 +296,10 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
         flags[f++] = 'c';
     if (c->flags & CLIENT_UNIX)
         flags[f++] = 'U';
+    if (c->flags & CLIENT_NO_EVICT)
+        flags[f++] = 'e';
+    if (c->flags & CLIENT_NO_TOUCH)
+        flags[f++] = 'T';
     if (!f)
         flags[f++] = 'N';
     flags[f] = '\0';
@@ -279,19 +312,38 @@ static void client_info_line(const struct client *c, char *buf, size_t len)
         snprintf(cmd, sizeof(cmd), "%s", c->last_cmd->name);
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
+    /* Redis's meanings mapped onto rbkv's buffers: qbuf is the unparsed
+     * input, argv-mem the running request's arguments, rbs/rbp the inline
+     * reply buffer's size and the bytes it holds, obl/oll/omem that buffer's
+     * pending bytes, the reply chunks and their memory. */
+    size_t argv_mem = resp_slices_bytes(c->argc, c->argv);
+    size_t multi_mem = multi_memory(c);
+    size_t obl = c->out.inline_used - c->out.inline_start;
+    size_t oll = 0;
+    for (const struct resp_chunk *k = c->out.head; k; k = k->next)
+        oll++;
+    size_t tot = sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes + argv_mem +
+                 multi_mem;
+    char events[3] = "";
+    size_t e = 0;
+    if (!(c->flags & CLIENT_READ_PAUSED))
+        events[e++] = 'r';
+    if (c->flags & CLIENT_WRITING)
+        events[e++] = 'w';
+    events[e] = '\0';
     snprintf(buf, len,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
-             "psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%zu rbp=0 "
-             "obl=0 oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
-             "lib-name=%s lib-ver=%s",
+             "psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
+             "rbs=%d rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
+             "redir=-1 resp=%d lib-name=%s lib-ver=%s",
              (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000),
              (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
              pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
-             pubsub_client_count(c, PUBSUB_SHARD), multi_queued(c), resp_parser_buffered(&c->parser), resp_parser_memory(&c->parser),
-             resp_out_pending(&c->out),
-             sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes,
-             cmd, c->out.proto, c->lib_name ? c->lib_name : "",
+             pubsub_client_count(c, PUBSUB_SHARD), multi_queued(c),
+             resp_parser_buffered(&c->parser), resp_parser_free_space(&c->parser), argv_mem,
+             multi_mem, RESP_OUT_INLINE, c->out.inline_used, obl, oll, c->out.chunk_bytes, tot,
+             events, cmd, c->out.proto, c->lib_name ? c->lib_name : "",
              c->lib_ver ? c->lib_ver : "");
 }
 
@@ -463,6 +515,50 @@ static int valid_client_name(const struct resp_slice *s)
     return 1;
 }
 
+/* CLIENT PAUSE timeout [WRITE|ALL]: Redis 7.0's checks, in its order. */
+static void client_pause(struct client *c)
+{
+    enum pause_kind kind = PAUSE_ALL;
+    long long ms;
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "WRITE")) {
+            kind = PAUSE_WRITE;
+        } else if (!arg_is(&c->argv[3], "ALL")) {
+            resp_add_error(&c->out, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &ms) < 0) {
+        resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (ms < 0) {
+        resp_add_error(&c->out, "ERR timeout is negative");
+        return;
+    }
+    int64_t now = mstime();
+    if (ms > INT64_MAX - now) {
+        resp_add_error(&c->out, "ERR timeout is out of range");
+        return;
+    }
+    pause_start(kind, now + ms);
+    reply_ok(c);
+}
+
+/* CLIENT NO-EVICT|NO-TOUCH on|off: sets or clears flag. */
+static void client_flag_switch(struct client *c, unsigned flag)
+{
+    if (arg_is(&c->argv[2], "ON"))
+        c->flags |= flag;
+    else if (arg_is(&c->argv[2], "OFF"))
+        c->flags &= ~flag;
+    else {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    reply_ok(c);
+}
+
 static void client_subcommand_arity(struct client *c, const char *sub)
 {
     resp_add_errorf(&c->out, "ERR wrong number of arguments for 'client|%s' command", sub);
@@ -533,6 +629,28 @@ static void cmd_client(struct client *c)
         if (c->argc != 3 && c->argc != 4)
             return client_subcommand_arity(c, "unblock");
         client_unblock(c);
+    } else if (arg_is(sub, "PAUSE")) {
+        if (c->argc < 3)
+            return client_subcommand_arity(c, "pause");
+        if (c->argc > 4) {
+            resp_add_error(&c->out, "ERR unknown subcommand or wrong number of arguments for "
+                                    "'pause'. Try CLIENT HELP.");
+            return;
+        }
+        client_pause(c);
+    } else if (arg_is(sub, "UNPAUSE")) {
+        if (c->argc != 2)
+            return client_subcommand_arity(c, "unpause");
+        pause_end();
+        reply_ok(c);
+    } else if (arg_is(sub, "NO-EVICT")) {
+        if (c->argc != 3)
+            return client_subcommand_arity(c, "no-evict");
+        client_flag_switch(c, CLIENT_NO_EVICT);
+    } else if (arg_is(sub, "NO-TOUCH")) {
+        if (c->argc != 3)
+            return client_subcommand_arity(c, "no-touch");
+        client_flag_switch(c, CLIENT_NO_TOUCH);
     } else if (arg_is(sub, "HELP")) {
         static const char *help[] = {
             "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -556,10 +674,15 @@ static void cmd_client(struct client *c)
             "    Return information about client connections. Options:",
             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
             "      Return clients of specified type.",
+            "UNPAUSE", "    Stop the current client pause, resuming traffic.",
+            "PAUSE <timeout> [WRITE|ALL]",
+            "    Suspend all, or just write, clients for <timeout> milliseconds.",
             "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
             "SETNAME <name>", "    Assign the name <name> to the current connection.",
             "UNBLOCK <clientid> [TIMEOUT|ERROR]",
             "    Unblock the specified blocked client.",
+            "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+            "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
             "HELP", "    Prints this help.",
         };
         resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
@@ -590,8 +713,8 @@ const struct command connection_commands[] = {
      .complexity = "O(1)",
      .args = ""},
     {.name = "quit", .proc = cmd_quit, .arity = -1,
-     .flags = CMD_NOSCRIPT | CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_TX_NOW | CMD_TX_END |
-              CMD_SUBSCRIBED_OK | CMD_ALLOW_BUSY,
+     .flags = CMD_NOSCRIPT | CMD_NOAUTH | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_TX_NOW |
+              CMD_TX_END | CMD_SUBSCRIBED_OK | CMD_ALLOW_BUSY | CMD_NOT_DISPATCHED,
      .group = "connection", .since = "1.0.0",
      .summary = "Closes the connection.",
      .complexity = "O(1)",
@@ -618,6 +741,12 @@ const struct command connection_commands[] = {
      .group = "connection", .since = "2.4.0",
      .summary = "A container for client connection commands.",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+     .args = "subcommand [arg ...]",
+     .admin_subcommands = "kill list pause unpause unblock no-evict"},
+    {.name = "monitor", .proc = cmd_monitor, .arity = 1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "1.0.0",
+     .summary = "Listen for all requests received by the server in real time",
+     .args = ""},
     {0},
 };

@@ -17,6 +17,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "conn.h"
 #include "cmd_repl.h"
 #include "cmd_server.h"
 #include "errorstats.h"
@@ -25,6 +26,7 @@
 #include "log.h"
 #include "lazyfree.h"
 #include "mem.h"
+#include "pause.h"
 #include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
@@ -63,12 +65,19 @@ static void info_server(struct text *t)
                 server.cfg.hz, server.config_file ? server.config_file : "");
 }
 
+/* Redis 7.0's fields and order; a client held by CLIENT PAUSE counts as
+ * blocked, as in Redis. */
 static void info_clients(struct text *t)
 {
+    size_t in, out;
+    conn_recent_max_buffers(&in, &out);
     text_printf(t,
-                "# Clients\r\nconnected_clients:%llu\r\nmaxclients:%lld\r\n"
-                "blocked_clients:%lu\r\ntracking_clients:0\r\n",
-                server.client_count, server.cfg.maxclients, block_count());
+                "# Clients\r\nconnected_clients:%llu\r\ncluster_connections:0\r\n"
+                "maxclients:%lld\r\nclient_recent_max_input_buffer:%zu\r\n"
+                "client_recent_max_output_buffer:%zu\r\nblocked_clients:%lu\r\n"
+                "tracking_clients:0\r\nclients_in_timeout_table:%lu\r\n",
+                server.client_count, server.cfg.maxclients, in, out,
+                block_count() + pause_postponed_count(), block_timed_count());
 }
 
 static void info_memory(struct text *t)

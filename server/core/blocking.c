@@ -316,3 +316,11 @@ unsigned long block_count(void)
 {
     return server.blocking ? server.blocking->blocked : 0;
 }
+
+unsigned long block_timed_count(void)
+{
+    unsigned long n = 0;
+    for (const struct client *c = server.clients; c; c = c->next)
+        n += c->blocked && c->blocked->timed;
+    return n;
+}

@@ -75,5 +75,7 @@ int block_unblock(struct client *c, int error);
 
 /* Clients blocked now (INFO blocked_clients). */
 unsigned long block_count(void);
+/* Clients blocked now with a timeout (INFO clients_in_timeout_table). */
+unsigned long block_timed_count(void);
 
 #endif

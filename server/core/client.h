@@ -20,6 +20,7 @@
 struct db;
 struct command;
 struct reply_stream;
+struct postponed_request;
 
 /* Client flags. */
 #define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once replies are out */
@@ -37,6 +38,8 @@ struct reply_stream;
 #define CLIENT_STREAM_ENDED (1u << 12)     /* stream.c: its streamed reply is all in out; run what follows */
 #define CLIENT_NO_TOUCH (1u << 13)         /* CLIENT NO-TOUCH: its reads leave keys' LRU/LFU state alone */
 #define CLIENT_NO_EVICT (1u << 14)         /* CLIENT NO-EVICT: never closed to bring client memory down */
+#define CLIENT_MONITOR (1u << 15)          /* monitor.c: receives every command run, flag O */
+#define CLIENT_POSTPONED (1u << 16)        /* pause.c: its request waits for CLIENT PAUSE to end */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
@@ -73,7 +76,6 @@ struct client {
     /* The request being executed. */
     int argc;
     struct resp_slice *argv;
-    uint32_t redacted_args;      /* bit i: argv[i] is secret (command_redact_arg) */
 
     struct multi_state *multi;   /* multi.c: the queue, NULL when not in MULTI */
     struct watcher *watching;    /* watch.c: this client's WATCHed keys */
@@ -82,6 +84,7 @@ struct client {
     struct repl_peer *repl;      /* repl.c: what a replica (or one in its handshake) told us */
     struct pubsub_client *pubsub; /* pubsub.c: its subscriptions, NULL when none ever */
     struct reply_stream *stream; /* stream.c: the reply being streamed, NULL when none */
+    struct postponed_request *postponed; /* pause.c: its request held by CLIENT PAUSE, or NULL */
 
     struct client *prev, *next;  /* server.clients list */
 };

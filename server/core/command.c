@@ -32,7 +32,9 @@
 #include "latency.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "monitor.h"
 #include "multi.h"
+#include "pause.h"
 #include "propagate.h"
 #include "pubsub.h"
 #include "repl_primary.h"
@@ -250,17 +252,6 @@ void command_reset_stats(void)
     }
 }
 
-void command_redact_arg(struct client *c, int i)
-{
-    if (i >= 0 && i < 32)
-        c->redacted_args |= UINT32_C(1) << i;
-}
-
-int command_arg_redacted(const struct client *c, int i)
-{
-    return i >= 0 && i < 32 && (c->redacted_args >> i & 1);
-}
-
 /* Redis's incrCommandStatsOnError: the error replies sent since the last
  * call make cmd's call a rejected or a failed one. Counting from the last
  * call rather than from the command's start keeps EXEC's errors on the
@@ -279,6 +270,13 @@ static int count_errors_since_last(const struct command *cmd, int rejected)
     else
         st->failed_calls++;
     return 1;
+}
+
+void command_redact_arg(struct client *c, int i)
+{
+    static const char redacted[] = "(redacted)";
+    if (i < c->argc)
+        c->argv[i] = (struct resp_slice){redacted, sizeof(redacted) - 1};
 }
 
 void reply_wrong_arity(struct client *c)
@@ -419,6 +417,15 @@ void command_execute(struct client *c)
         refused(c, cmd);
         return;
     }
+    /* Redis counts a monitor as a replica, which may not touch the keyspace
+     * (so that pauses, which replicas are exempt from, cannot be dodged). */
+    if ((c->flags & CLIENT_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY))) {
+        resp_add_error(&c->out, "ERR Replica can't interact with the keyspace");
+        multi_refused(c);
+        return;
+    }
+    if (pause_postpones(c, cmd))
+        return;
     if (c->multi && multi_queue(c, cmd))
         return;
     command_call(c, cmd);
@@ -459,7 +466,6 @@ void command_call(struct client *c, const struct command *cmd)
     if (cmd->flags & CMD_WRITE)
         ks_will_change(c->db);
     count_errors_since_last(NULL, 0);
-    c->redacted_args = 0;
     cmd->proc(c);
     long long duration = ustime() - start;
     stats->calls++;
@@ -470,6 +476,7 @@ void command_call(struct client *c, const struct command *cmd)
      * out as Redis leaves out loading. */
     if (!c->blocked && c->id != 0)
         record_duration(c, cmd, stats, duration);
+    monitor_feed(c, cmd);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
      * or a DEL of missing keys does not, as in Redis. A write that sent its
      * effects itself (propagate_effects: SPOP as SREM or DEL, since its own

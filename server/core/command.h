@@ -49,6 +49,9 @@ struct client;
 #define CMD_NO_MULTI (1u << 19)
 #define CMD_MOVABLE_KEYS (1u << 20)
 #define CMD_ALLOW_BUSY (1u << 21)
+/* Answered by Redis before dispatch (QUIT), so never shown to MONITOR.
+ * Not shown by COMMAND INFO. */
+#define CMD_NOT_DISPATCHED (1u << 22)
 
 typedef void cmd_handler(struct client *c);
 
@@ -63,6 +66,9 @@ struct command {
     const char *summary;         /* COMMAND DOCS summary */
     const char *complexity;
     const char *args;            /* argument syntax for hints, e.g. "key value [NX|XX]" */
+    /* A container's subcommands Redis flags admin where the others are not
+     * (space-separated, lower case): hidden from MONITOR as admin commands are. */
+    const char *admin_subcommands;
 };
 
 /* Registers a table, whose last row has a NULL name; before
@@ -101,12 +107,6 @@ struct command_stats {
 const struct command_stats *command_stats(const struct command *cmd);
 void command_reset_stats(void); /* CONFIG RESETSTAT: the histograms too */
 
-/* Marks argv[i] of the running command as secret: the slow log shows
- * "(redacted)" instead (AUTH's and HELLO's passwords, as Redis's
- * redactClientCommandArgument). Arguments past 31 are never logged. */
-void command_redact_arg(struct client *c, int i);
-int command_arg_redacted(const struct client *c, int i);
-
 /* Runs the request in c->argc/argv: lookup, arity, authentication, memory
  * limit, MISCONF, then the handler or MULTI's queue, with Redis's error text
  * for each refusal. */
@@ -115,6 +115,10 @@ void command_execute(struct client *c);
  * write changed to WATCH and the append-only log (EXEC runs its queue through
  * this). */
 void command_call(struct client *c, const struct command *cmd);
+/* Called by a handler once it has used argument i of the running request:
+ * replaces it with "(redacted)", which is all MONITOR and SLOWLOG show of it
+ * (Redis's redactClientCommandArgument, for passwords). */
+void command_redact_arg(struct client *c, int i);
 /* Redis's "wrong number of arguments" for the request in c. */
 void reply_wrong_arity(struct client *c);
 

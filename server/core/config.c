@@ -97,6 +97,8 @@ static config_setter set_notify;
 static config_getter get_notify;
 static config_setter set_slowlog_threshold, set_percentiles;
 static config_getter get_slowlog_threshold, get_percentiles;
+static config_setter set_maxmemory_clients;
+static config_getter get_maxmemory_clients;
 
 /* Same order as enum log_level. */
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -136,6 +138,8 @@ static const struct config_def defs[] = {
      .default_value = "10"},
     {.name = "lfu-decay-time", .type = CONFIG_INT, FIELD(lfu_decay_time), .max = INT_MAX,
      .default_value = "1"},
+    {.name = "maxmemory-clients", .type = CONFIG_SPECIAL, .default_value = "0",
+     .set = set_maxmemory_clients, .get = get_maxmemory_clients},
     {.name = "client-query-buffer-limit", .type = CONFIG_MEMORY, FIELD(client_query_buffer_limit),
      .min = MB, .max = LONG_MAX, .default_value = "1gb"},
     {.name = "client-output-buffer-limit", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
@@ -764,6 +768,23 @@ static int set_hz(struct config *cfg, const struct config_def *def, int argc,
         return -1;
     cfg->hz = n < CONFIG_MIN_HZ ? CONFIG_MIN_HZ : n > CONFIG_MAX_HZ ? CONFIG_MAX_HZ : (int)n;
     return 0;
+}
+
+/* maxmemory-clients: only 0 (off), so a Redis config file loads; any other
+ * value is refused with the reason, since rbkv does not evict clients. */
+static int set_maxmemory_clients(struct config *cfg, const struct config_def *def, int argc,
+                                 const char *const *argv, char *err, size_t errlen)
+{
+    (void)cfg, (void)def, (void)argc;
+    if (!strcmp(argv[0], "0") || !strcmp(argv[0], "0%"))
+        return 0;
+    return fail(err, errlen, "client eviction is not supported: rbkv accepts only 0 (off)");
+}
+
+static char *get_maxmemory_clients(const struct config *cfg, const struct config_def *def)
+{
+    (void)cfg, (void)def;
+    return xstrdup("0");
 }
 
 /* client-output-buffer-limit <class> <hard> <soft> <soft-seconds> [...]:

@@ -33,7 +33,9 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "monitor.h"
 #include "multi.h"
+#include "pause.h"
 #include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
@@ -59,6 +61,8 @@ void conn_client_free(struct client *c)
         repl_replica_link_gone(c);
     repl_peer_gone(c);
     pubsub_client_gone(c);
+    monitor_stop(c);
+    pause_client_gone(c);
     multi_discard(c);
     stream_drop(c);
     resp_parser_destroy(&c->parser);
@@ -80,6 +84,7 @@ void conn_close(struct client *c)
         return;
     c->flags |= CLIENT_CLOSING;
     block_client_gone(c);
+    pause_client_gone(c);
     stream_drop(c); /* at once: its db need no longer finish it before a change */
     uv_close(&c->h.handle, close_cb);
 }
@@ -180,12 +185,13 @@ void conn_start_reading(struct client *c)
 
 /* Runs complete requests in order until the buffer has no whole one left,
  * the client must close or has blocked (the rest waits for its wake-up:
- * conn_run_unblocked), a reply streams (the rest waits for its end), or its
- * unsent output calls for a pause. */
+ * conn_run_unblocked), CLIENT PAUSE holds its request (the rest waits for
+ * the pause's end: pause.c), a reply streams (the rest waits for its end),
+ * or its unsent output calls for a pause. */
 static void run_requests(struct client *c)
 {
-    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY)) && !c->blocked &&
-           !c->stream) {
+    while (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY | CLIENT_POSTPONED)) &&
+           !c->blocked && !c->stream) {
         /* With a hard limit configured, the limit bounds the output as in
          * Redis (over it, the client is closed); without one we bound it
          * ourselves by reading no more requests until replies drain. */
@@ -775,7 +781,43 @@ void conn_close_all(void)
     }
 }
 
-/* Once per cron tick: idle timeouts and the soft output limit's clock. */
+/* INFO's client_recent_max_input_buffer and _output_buffer: the largest
+ * query buffer and reply list any client held in each of the last
+ * RECENT_SECONDS seconds, one slot a second (Redis's
+ * clientsCronTrackExpansiveClients, which samples the same way). */
+#define RECENT_SECONDS 8
+static size_t recent_in[RECENT_SECONDS], recent_out[RECENT_SECONDS];
+static int64_t recent_second;
+
+static void track_recent_max(const struct client *c, int64_t now_ms)
+{
+    int64_t sec = now_ms / 1000;
+    /* Slots of the seconds passed since the last sample start empty. */
+    for (int64_t s = recent_second + 1; s <= sec && s - recent_second <= RECENT_SECONDS; s++)
+        recent_in[s % RECENT_SECONDS] = recent_out[s % RECENT_SECONDS] = 0;
+    if (sec > recent_second)
+        recent_second = sec;
+    size_t slot = (size_t)(sec % RECENT_SECONDS);
+    size_t in = resp_parser_memory(&c->parser), out = c->out.chunk_bytes;
+    if (in > recent_in[slot])
+        recent_in[slot] = in;
+    if (out > recent_out[slot])
+        recent_out[slot] = out;
+}
+
+void conn_recent_max_buffers(size_t *in, size_t *out)
+{
+    *in = *out = 0;
+    for (int i = 0; i < RECENT_SECONDS; i++) {
+        if (recent_in[i] > *in)
+            *in = recent_in[i];
+        if (recent_out[i] > *out)
+            *out = recent_out[i];
+    }
+}
+
+/* Once per cron tick: idle timeouts, the soft output limit's clock and the
+ * recent buffer peaks. */
 void conn_cron(int64_t now_ms)
 {
     struct client *next;
@@ -783,9 +825,11 @@ void conn_cron(int64_t now_ms)
         next = c->next;
         if (c->flags & CLIENT_CLOSING)
             continue;
+        track_recent_max(c, now_ms);
         /* A blocked client is idle by design, as Redis exempts it. */
         if (server.cfg.timeout > 0 &&
-            !(c->flags & (CLIENT_WRITING | CLIENT_REPLICA | CLIENT_MASTER)) && !c->blocked &&
+            !(c->flags & (CLIENT_WRITING | CLIENT_REPLICA | CLIENT_MASTER | CLIENT_POSTPONED)) &&
+            !c->blocked &&
             now_ms - c->last_interaction_ms > server.cfg.timeout * 1000) {
             log_verbose("Closing idle client id=%llu addr=%s", (unsigned long long)c->id,
                         c->addr);

@@ -5,6 +5,7 @@
 #ifndef RBKV_CONN_H
 #define RBKV_CONN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct client;
@@ -18,6 +19,9 @@ void conn_close(struct client *c);
 void conn_client_free(struct client *c);
 void conn_close_all(void);
 void conn_cron(int64_t now_ms);
+/* The largest query buffer and reply list a client held in the last few
+ * seconds, sampled by conn_cron (INFO client_recent_max_*_buffer). */
+void conn_recent_max_buffers(size_t *in, size_t *out);
 struct client *conn_find(uint64_t id);
 /* Re-reads the parser limits for c (after AUTH, or a limit's CONFIG SET). */
 void conn_update_limits(struct client *c);

@@ -51,17 +51,9 @@ int multi_queue(struct client *c, const struct command *cmd)
 {
     if (cmd->flags & CMD_TX_NOW)
         return 0;
-    size_t bytes = 0;
-    for (int i = 0; i < c->argc; i++)
-        bytes += c->argv[i].len;
+    size_t bytes = resp_slices_bytes(c->argc, c->argv);
     struct multi_cmd *q = xmalloc(sizeof(*q) + (size_t)c->argc * sizeof(q->argv[0]) + bytes);
-    char *p = (char *)(q->argv + c->argc);
-    for (int i = 0; i < c->argc; i++) {
-        memcpy(p, c->argv[i].ptr, c->argv[i].len);
-        q->argv[i].ptr = p;
-        q->argv[i].len = c->argv[i].len;
-        p += c->argv[i].len;
-    }
+    resp_slices_copy(q->argv, (char *)(q->argv + c->argc), c->argc, c->argv);
     q->next = NULL;
     q->cmd = cmd;
     q->argc = c->argc;
@@ -100,6 +92,22 @@ void multi_discard(struct client *c)
 long multi_queued(const struct client *c)
 {
     return c->multi ? c->multi->count : -1;
+}
+
+size_t multi_memory(const struct client *c)
+{
+    size_t bytes = 0;
+    if (!c->multi)
+        return 0;
+    for (const struct multi_cmd *q = c->multi->head; q; q = q->next)
+        bytes += sizeof(*q) + (size_t)q->argc * sizeof(q->argv[0]) +
+                 resp_slices_bytes(q->argc, q->argv);
+    return bytes;
+}
+
+int multi_has_write(const struct client *c)
+{
+    return c->multi && (c->multi->cmd_flags & CMD_WRITE);
 }
 
 void multi_start(struct client *c)

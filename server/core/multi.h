@@ -10,6 +10,8 @@
 #ifndef RBKV_MULTI_H
 #define RBKV_MULTI_H
 
+#include <stddef.h>
+
 struct client;
 struct command;
 
@@ -39,5 +41,10 @@ void multi_discard(struct client *c);
 
 /* The number of queued commands, or -1 when c is not in MULTI (CLIENT LIST). */
 long multi_queued(const struct client *c);
+/* Bytes c's queue holds (CLIENT LIST multi-mem); 0 outside MULTI. */
+size_t multi_memory(const struct client *c);
+/* Whether c's queue holds a write: EXEC is then a write that CLIENT PAUSE
+ * WRITE holds back, as Redis does. */
+int multi_has_write(const struct client *c);
 
 #endif

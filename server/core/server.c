@@ -28,6 +28,8 @@
 #include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
+#include "monitor.h"
+#include "pause.h"
 #include "propagate.h"
 #include "pubsub.h"
 #include "repl.h"
@@ -49,6 +51,9 @@ static int started; /* server_start got as far as serving */
 static int expire_due_keys(int64_t start)
 {
     int64_t now_ms = start / 1000;
+    /* CLIENT PAUSE: the dataset must not change under the pause. */
+    if (pause_stops_writes())
+        return 0;
     for (int i = 0; i < server.ks->count; i++) {
         struct db *db = &server.ks->dbs[i];
         while (db->expires_count) {
@@ -107,6 +112,7 @@ static void cron_cb(uv_timer_t *t)
     if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
         uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
     conn_cron((int64_t)uv_now(server.loop));
+    pause_cron(mstime());
     persist_cron();
     repl_primary_cron();
     repl_replica_cron();
@@ -133,6 +139,8 @@ void server_shutdown(void)
     repl_primary_shutdown();
     repl_cleanup();
     pubsub_close();
+    monitor_close();
+    pause_close();
     lazyfree_close();
     close_handle((uv_handle_t *)&server.cron);
     close_handle((uv_handle_t *)&expire_timer);
@@ -235,6 +243,8 @@ int server_start(void)
     repl_init();
     repl_replica_init();
     pubsub_init();
+    monitor_init();
+    pause_init();
     lazyfree_init();
     stream_init();
     if (server.cfg.appendonly) {

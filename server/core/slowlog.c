@@ -68,8 +68,6 @@ static struct slowlog_entry *entry_new(const struct client *c, long long duratio
             char more[64];
             snprintf(more, sizeof(more), "... (%d more arguments)", c->argc - argc + 1);
             e->argv[i] = copy_text(more);
-        } else if (command_arg_redacted(c, i)) {
-            e->argv[i] = copy_text("(redacted)");
         } else {
             e->argv[i] = copy_arg(&c->argv[i]);
         }

@@ -1,0 +1,169 @@
+/*
+ * pause.c - CLIENT PAUSE (pause.h).
+ *
+ * Held requests are resumed from an idle handle, never from inside the
+ * command that ended the pause (CLIENT UNPAUSE) nor the cron, so one
+ * client's request never runs nested in another's, and the idle handle
+ * keeps the loop from sleeping in poll while some are due.
+ */
+#include <string.h>
+
+#include "pause.h"
+
+#include "blocking.h"
+#include "client.h"
+#include "clock.h"
+#include "command.h"
+#include "conn.h"
+#include "mem.h"
+#include "multi.h"
+#include "server.h"
+
+struct postponed_request {
+    struct postponed_request *next;
+    struct client *c;
+    int argc;
+    struct resp_slice argv[]; /* then the bytes they point to */
+};
+
+static enum pause_kind kind;
+static int64_t end_ms;
+static struct postponed_request *head, **tail = &head;
+static unsigned long held;
+static uv_idle_t resume_idle;
+
+static void resume_cb(uv_idle_t *h);
+
+void pause_init(void)
+{
+    uv_idle_init(server.loop, &resume_idle);
+}
+
+void pause_close(void)
+{
+    while (head)
+        pause_client_gone(head->c);
+    if (resume_idle.type == UV_IDLE && !uv_is_closing((uv_handle_t *)&resume_idle))
+        uv_close((uv_handle_t *)&resume_idle, NULL);
+    kind = PAUSE_NONE;
+}
+
+void pause_start(enum pause_kind k, int64_t end)
+{
+    kind = k;
+    if (end > end_ms)
+        end_ms = end;
+}
+
+void pause_end(void)
+{
+    kind = PAUSE_NONE;
+    end_ms = 0;
+    if (head)
+        uv_idle_start(&resume_idle, resume_cb);
+}
+
+enum pause_kind pause_current(void)
+{
+    if (kind != PAUSE_NONE && mstime() >= end_ms)
+        pause_end();
+    return kind;
+}
+
+int pause_stops_writes(void)
+{
+    return pause_current() != PAUSE_NONE;
+}
+
+void pause_cron(int64_t now_ms)
+{
+    if (kind != PAUSE_NONE && now_ms >= end_ms)
+        pause_end();
+}
+
+static int held_back(const struct client *c, const struct command *cmd)
+{
+    if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER | CLIENT_MONITOR))
+        return 0;
+    switch (pause_current()) {
+    case PAUSE_ALL:
+        return 1;
+    case PAUSE_WRITE:
+        return (cmd->flags & CMD_WRITE) ||
+               (cmd == command_lookup_builtin("exec", 4) && multi_has_write(c));
+    default:
+        return 0;
+    }
+}
+
+int pause_postpones(struct client *c, const struct command *cmd)
+{
+    if (!held_back(c, cmd))
+        return 0;
+    size_t bytes = resp_slices_bytes(c->argc, c->argv);
+    struct postponed_request *r =
+        xmalloc(sizeof(*r) + (size_t)c->argc * sizeof(r->argv[0]) + bytes);
+    resp_slices_copy(r->argv, (char *)(r->argv + c->argc), c->argc, c->argv);
+    r->argc = c->argc;
+    r->c = c;
+    r->next = NULL;
+    *tail = r;
+    tail = &r->next;
+    held++;
+    c->postponed = r;
+    c->flags |= CLIENT_POSTPONED;
+    return 1;
+}
+
+/* Unlinks r from the queue. */
+static void unlink_request(struct postponed_request *r)
+{
+    struct postponed_request **p = &head;
+    while (*p != r)
+        p = &(*p)->next;
+    *p = r->next;
+    if (tail == &r->next)
+        tail = p;
+    held--;
+    r->c->postponed = NULL;
+    r->c->flags &= ~CLIENT_POSTPONED;
+}
+
+void pause_client_gone(struct client *c)
+{
+    struct postponed_request *r = c->postponed;
+    if (!r)
+        return;
+    unlink_request(r);
+    xfree(r);
+}
+
+unsigned long pause_postponed_count(void)
+{
+    return held;
+}
+
+/* Runs the held requests in arrival order, each client's pipelined requests
+ * after its own; stops if one of them paused again (CLIENT PAUSE), leaving
+ * the rest held in order. */
+static void resume_cb(uv_idle_t *h)
+{
+    uv_idle_stop(h);
+    while (head && kind == PAUSE_NONE) {
+        struct postponed_request *r = head;
+        struct client *c = r->c;
+        unlink_request(r);
+        if (c->flags & CLIENT_CLOSING) {
+            xfree(r);
+            continue;
+        }
+        c->argc = r->argc;
+        c->argv = r->argv;
+        command_execute(c);
+        c->argc = 0;
+        c->argv = NULL;
+        xfree(r);
+        conn_process_input(c);
+    }
+    conn_run_unblocked();
+}
