@@ -101,13 +101,14 @@ static void config_set_command(struct client *c)
                             (int)name->len, name->ptr);
         return;
     }
-    /* Redis's sensitive settings: their values never reach the slow log. */
-    for (int i = 2; i + 1 < c->argc; i += 2)
-        if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth"))
-            command_redact_arg(c, i + 1);
     pairs = xmalloc(sizeof(*pairs) * (size_t)(c->argc - 2));
     for (int i = 2; i < c->argc; i++)
         pairs[i - 2] = arg_strdup(&c->argv[i]);
+    /* Redis's sensitive settings: their values never reach the slow log or
+     * MONITOR (redacted once copied, since redaction replaces the argument). */
+    for (int i = 2; i + 1 < c->argc; i += 2)
+        if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth"))
+            command_redact_arg(c, i + 1);
     /* The values before, to set back when the system cannot take them. */
     const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));
     for (int i = 0; i < npairs; i++) {
