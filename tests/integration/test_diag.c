@@ -338,7 +338,7 @@ static void test_info_cpu(void)
     redisContext *c = h_connect_flushed(&srv);
     if (!c)
         return;
-    char text[2048], v[64];
+    char text[8192], v[64];
     info(c, "cpu", text, sizeof(text));
     static const char *const fields[] = {"used_cpu_sys",           "used_cpu_user",
                                          "used_cpu_sys_children",  "used_cpu_user_children",
