@@ -10,11 +10,15 @@
 #include <string.h>
 
 #include "args.h"
+#include "childinfo.h"
 #include "client.h"
 #include "config.h"
 #include "glob.h"
+#include "keyspace.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
+#include "repl.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -134,10 +138,17 @@ static void config_set_command(struct client *c)
     xfree(pairs);
 }
 
+/* Every counter INFO shows, as Redis's resetServerStats: not the gauges
+ * (used memory and its peak, clients, keys). */
 static void config_resetstat_command(struct client *c)
 {
     memset(&server.stats, 0, sizeof(server.stats));
     command_reset_stats();
+    for (int i = 0; i < server.ks->count; i++)
+        server.ks->dbs[i].expired = 0;
+    memset(&repl.stats, 0, sizeof(repl.stats));
+    child_info_reset_stats();
+    lazyfree_reset_stats();
     reply_ok(c);
 }
 

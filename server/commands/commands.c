@@ -13,6 +13,7 @@
 #include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
+#include "cmd_memory.h"
 #include "cmd_multi.h"
 #include "cmd_object.h"
 #include "cmd_ordered.h"
@@ -76,6 +77,7 @@ void commands_register(void)
         pubsub_commands,
         debug_commands,
         object_commands,
+        memory_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);

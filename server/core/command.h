@@ -35,6 +35,9 @@ struct client;
 /* Allowed to a RESP2 client with subscriptions: (P|S)(UN)SUBSCRIBE, PING,
  * QUIT, RESET. Not shown by COMMAND INFO. */
 #define CMD_SUBSCRIBED_OK (1u << 13)
+/* Refused unless enable-debug-command allows this client (DEBUG), with
+ * Redis's text, before authentication. Not shown by COMMAND INFO. */
+#define CMD_PROTECTED (1u << 14)
 
 typedef void cmd_handler(struct client *c);
 

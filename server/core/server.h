@@ -25,6 +25,11 @@ struct server_stats {
     unsigned long long net_input_bytes, net_output_bytes;
     unsigned long long error_replies;
     unsigned long long output_limit_disconnects;
+    /* INFO stats' I/O and active expiry figures (all cleared by CONFIG RESETSTAT) */
+    unsigned long long total_reads, total_writes; /* read callbacks with data; writes done */
+    unsigned long long expire_cycle_us;           /* time the active expiry took */
+    unsigned long long expire_time_cap_reached;   /* slices that ran out of time */
+    double expired_stale_perc; /* due keys the last slice left, in % of keys with a deadline */
 };
 
 struct server {

@@ -26,6 +26,11 @@ struct persist_status {
     long long last_save_time;   /* unix seconds of the last good save (or of the start) */
     int bgsave_in_progress;
     int last_bgsave_ok;
+    long long last_bgsave_time_s;    /* duration of the last BGSAVE, -1 before the first */
+    long long current_bgsave_time_s; /* of the running one, -1 when none */
+    size_t last_cow_bytes;           /* copy-on-write of the last BGSAVE's child */
+    size_t current_cow_bytes;        /* of the running child so far, 0 when none */
+    size_t current_keys_total;       /* keys the running child writes, 0 when none */
 };
 
 struct snap_limits;
