@@ -82,7 +82,7 @@ static void memory_stats(struct client *c)
     struct memstats st;
     char name[32];
     memstats_fill(&st);
-    resp_add_map_len(&c->out, 26 + (size_t)st.db_count);
+    resp_add_map_len(&c->out, 27 + (size_t)st.db_count);
     add_field(c, "peak.allocated", (long long)st.peak);
     add_field(c, "total.allocated", (long long)st.total);
     add_field(c, "startup.allocated", (long long)st.startup);
