@@ -24,7 +24,6 @@
 #include "resp_writer.h"
 #include "server.h"
 
-#define SUBCOMMAND_ECHO_MAX 128 /* Redis's %.128s for an unknown subcommand */
 #define USAGE_DEFAULT_SAMPLES 5 /* Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES */
 
 /* MEMORY DOCTOR's thresholds, Redis's. */
@@ -238,16 +237,10 @@ static void memory_help(struct client *c)
         "HELP",
         "    Prints this help.",
     };
-    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
-    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
-        resp_add_simple(&c->out, help[i]);
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct {
-    const char *name;
-    int arity; /* counting MEMORY and the subcommand; -N means at least N */
-    void (*proc)(struct client *c);
-} subcommands[] = {
+static const struct subcommand subcommands[] = {
     {"usage", -3, memory_usage},  {"stats", 2, memory_stats},
     {"doctor", 2, memory_doctor}, {"purge", 2, memory_purge},
     {"malloc-stats", 2, memory_malloc_stats}, {"help", 2, memory_help},
@@ -255,22 +248,7 @@ static const struct {
 
 static void cmd_memory(struct client *c)
 {
-    const struct resp_slice *sub = &c->argv[1];
-
-    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-        int arity = subcommands[i].arity;
-        if (!arg_is(sub, subcommands[i].name))
-            continue;
-        if (arity > 0 ? c->argc != arity : c->argc < -arity)
-            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'memory|%s' command",
-                            subcommands[i].name);
-        else
-            subcommands[i].proc(c);
-        return;
-    }
-    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try MEMORY HELP.",
-                    (int)(sub->len < SUBCOMMAND_ECHO_MAX ? sub->len : SUBCOMMAND_ECHO_MAX),
-                    sub->ptr);
+    subcommand_dispatch(c, "MEMORY", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
 }
 
 const struct command memory_commands[] = {
