@@ -49,9 +49,8 @@ size_t mem_startup(void);
 /* The allocator's view, as Redis's allocator.* figures: allocated is what
  * the server asked for (mem_used), active the heap the allocator holds for
  * it (mimalloc's committed pages, at most the RSS; glibc's arena and
- * mmapped blocks), and
- * resident what of that is in RAM (the process's RSS: neither allocator
- * tells its own apart). */
+ * mmapped blocks), and resident what of that is in RAM (the process's RSS:
+ * neither allocator tells its own apart). */
 struct mem_allocator_stats {
     size_t allocated, active, resident;
 };
