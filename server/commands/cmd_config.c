@@ -9,7 +9,9 @@
 
 #include <string.h>
 
+#include "aof.h"
 #include "args.h"
+#include "bgsave.h"
 #include "childinfo.h"
 #include "client.h"
 #include "config.h"
@@ -146,6 +148,8 @@ static void config_resetstat_command(struct client *c)
     memset(&repl.stats, 0, sizeof(repl.stats));
     child_info_reset_stats();
     lazyfree_reset_stats();
+    persist_reset_stats();
+    aof_reset_stats();
     reply_ok(c);
 }
 

@@ -149,15 +149,19 @@ static void info_persistence(struct text *t)
                 "rdb_changes_since_last_save:%llu\r\n"
                 "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
                 "rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
-                "rdb_current_bgsave_time_sec:%lld\r\nrdb_last_cow_size:%zu\r\n"
-                "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\n"
+                "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%llu\r\nrdb_last_cow_size:%zu\r\n"
+                "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:0\r\n"
                 "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
+                "aof_last_bgrewrite_status:%s\r\naof_rewrites:%llu\r\n"
+                "aof_rewrites_consecutive_failures:%llu\r\n"
                 "aof_last_write_status:%s\r\naof_last_cow_size:%zu\r\n"
                 "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                 server.dirty, st.bgsave_in_progress, st.last_save_time,
                 st.last_bgsave_ok ? "ok" : "err", st.last_bgsave_time_s, st.current_bgsave_time_s,
-                st.last_cow_bytes, aof_enabled(), aof_rewrite_in_progress(), rw.last_time_s,
-                rw.current_time_s, aof_last_write_ok() ? "ok" : "err", rw.last_cow_bytes);
+                st.saves, st.last_cow_bytes, aof_enabled(), aof_rewrite_in_progress(),
+                rw.last_time_s, rw.current_time_s, rw.consecutive_failures ? "err" : "ok",
+                rw.rewrites, rw.consecutive_failures, aof_last_write_ok() ? "ok" : "err",
+                rw.last_cow_bytes);
 }
 
 static unsigned long long expired_keys(void)

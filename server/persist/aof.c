@@ -63,6 +63,8 @@ static struct {
     struct child_info info;      /* its pipe and start */
     long long last_rewrite_time_s; /* how long the last rewrite took, -1 none yet */
     size_t last_cow_bytes;       /* the copy-on-write it cost */
+    unsigned long long rewrites; /* children started (INFO's aof_rewrites) */
+    unsigned long long rewrite_failures; /* in a row, since the last good one */
     off_t base_size;             /* of the log after the last rewrite, for auto-rewrite */
     int write_err;               /* errno of the last failed write or sync, 0 ok */
     int need_sync;               /* written since the last fdatasync */
@@ -443,6 +445,7 @@ int aof_rewrite_start(void)
     if (pid == 0)
         rewrite_child();
     aof.child = pid;
+    aof.rewrites++;
     resp_out_init(&aof.rewrite.buf);
     aof.rewrite.db = -1;
     aof.rewrite.in_multi = 0; /* an EXEC that started it opens its own MULTI there */
@@ -501,6 +504,9 @@ static void rewrite_done(int status)
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || rewrite_switch(tmp) < 0) {
         log_warning("Background AOF rewrite failed; the log is the previous one");
         unlink(tmp);
+        aof.rewrite_failures++;
+    } else {
+        aof.rewrite_failures = 0;
     }
     resp_out_destroy(&aof.rewrite.buf);
 }
@@ -555,6 +561,14 @@ void aof_get_rewrite_status(struct aof_rewrite_status *st)
     st->last_cow_bytes = aof.last_cow_bytes;
     st->current_cow_bytes = child_info_current_cow(&aof.info);
     st->buffer_bytes = resp_out_pending(&aof.main.buf) + resp_out_pending(&aof.rewrite.buf);
+    st->rewrites = aof.rewrites;
+    st->consecutive_failures = aof.rewrite_failures;
+}
+
+void aof_reset_stats(void)
+{
+    aof.rewrites = 0;
+    aof.rewrite_failures = 0;
 }
 
 /* ---- reading ---- */

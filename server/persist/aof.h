@@ -89,8 +89,12 @@ struct aof_rewrite_status {
     size_t last_cow_bytes;    /* copy-on-write of the last rewrite's child */
     size_t current_cow_bytes; /* of the running child so far, 0 when none */
     size_t buffer_bytes;      /* fed and not yet written: the log's, and the rewrite's */
+    unsigned long long rewrites;             /* children started since start or RESETSTAT */
+    unsigned long long consecutive_failures; /* rewrites failed since the last good one */
 };
 void aof_get_rewrite_status(struct aof_rewrite_status *st);
+/* CONFIG RESETSTAT: the rewrite counters. */
+void aof_reset_stats(void);
 
 /* BGREWRITEAOF: forks a child that writes the dataset as a compact log
  * (SET, ZADD, PEXPIREAT per key) into temp-rewriteaof-<pid>.aof, while new

@@ -43,6 +43,7 @@ static struct {
     unsigned long long dirty_at_fork;
     long long last_bgsave_time_s;      /* how long the last one took, -1 none yet */
     size_t last_cow_bytes;             /* what copy-on-write the last one cost */
+    unsigned long long saves;          /* good saves, SAVE's and BGSAVE's (INFO's rdb_saves) */
     long long last_save_s;             /* LASTSAVE */
     long long last_try_s;              /* the last BGSAVE attempt */
     int last_bgsave_ok;
@@ -91,6 +92,7 @@ static void saved(void)
     server.dirty = 0;
     persist.last_save_s = now_s();
     persist.last_bgsave_ok = 1;
+    persist.saves++;
 }
 
 int persist_save(void)
@@ -148,6 +150,7 @@ static void child_done(int status)
         server.dirty -= persist.dirty_at_fork;
         persist.last_save_s = now_s();
         persist.last_bgsave_ok = 1;
+        persist.saves++;
     } else {
         char tmp[4096];
         if (WIFSIGNALED(status))
@@ -226,5 +229,11 @@ void persist_get_status(struct persist_status *st)
     st->last_cow_bytes = persist.last_cow_bytes;
     st->current_cow_bytes = child_info_current_cow(&persist.info);
     st->current_keys_total = persist.child ? persist.keys_at_fork : 0;
+    st->saves = persist.saves;
+}
+
+void persist_reset_stats(void)
+{
+    persist.saves = 0;
 }
 

@@ -454,6 +454,7 @@ static void test_info_fields(void)
     CHECK(info_ll(c, "persistence", "rdb_current_bgsave_time_sec") == -1, "none running");
     CHECK(info_ll(c, "persistence", "rdb_last_cow_size") > 0, "BGSAVE's copy-on-write");
     CHECK(info_ll(c, "stats", "total_forks") == 1, "one fork");
+    CHECK(info_ll(c, "persistence", "rdb_saves") == 1, "one save");
     CHECK(info_ll(c, "stats", "latest_fork_usec") > 0, "the fork's time");
     h_close(&s, c);
 
@@ -469,6 +470,8 @@ static void test_info_fields(void)
         h_sleep_ms(50);
     CHECK(info_ll(c, "persistence", "aof_last_rewrite_time_sec") >= 0, "the rewrite's duration");
     CHECK(info_ll(c, "persistence", "aof_last_cow_size") > 0, "the rewrite's copy-on-write");
+    CHECK(info_ll(c, "persistence", "aof_rewrites") == 1, "one rewrite");
+    CHECK(info_ll(c, "persistence", "aof_rewrites_consecutive_failures") == 0, "it went well");
     h_close(&s, c);
 }
 
@@ -491,6 +494,7 @@ static void test_resetstat(void)
     int64_t deadline = h_now_ms() + WAIT_MS;
     while (info_ll(c, "persistence", "rdb_bgsave_in_progress") == 1 && h_now_ms() < deadline)
         h_sleep_ms(20);
+    CHECK(info_ll(c, "persistence", "rdb_saves") == 1, "a save");
 
     EXPECT_OK(c, "CONFIG", "RESETSTAT");
     static const char *const zeroed[] = {
@@ -502,6 +506,7 @@ static void test_resetstat(void)
     CHECK(info_ll(c, "stats", "total_reads_processed") <= 16, "reads after RESETSTAT");
     CHECK(info_ll(c, "stats", "total_commands_processed") <= 16, "commands after RESETSTAT");
     CHECK(info_ll(c, "memory", "lazyfreed_objects") == 0, "lazyfreed_objects after RESETSTAT");
+    CHECK(info_ll(c, "persistence", "rdb_saves") == 0, "rdb_saves after RESETSTAT");
     h_close(&s, c);
 }
 
