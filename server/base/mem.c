@@ -19,6 +19,7 @@
 
 static _Thread_local size_t used_bytes;
 static _Thread_local size_t peak_bytes;
+static size_t startup_bytes;
 
 static void *account(void *p)
 {
@@ -141,6 +142,12 @@ static void trim(void)
 }
 #endif
 
+void mem_purge(void)
+{
+    trim();
+    trim_high = used_bytes;
+}
+
 void mem_trim_cron(int64_t now_ms)
 {
     if (used_bytes > trim_high)
@@ -169,4 +176,123 @@ size_t mem_rss(void)
         rss = (size_t)pages_rss * (size_t)sysconf(_SC_PAGESIZE);
     fclose(f);
     return rss;
+}
+
+void mem_mark_startup(void)
+{
+    startup_bytes = used_bytes;
+}
+
+size_t mem_startup(void)
+{
+    return startup_bytes;
+}
+
+#ifdef RBKV_MIMALLOC
+void mem_allocator_stats(struct mem_allocator_stats *st)
+{
+    size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
+    mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+    st->allocated = used_bytes;
+    st->resident = mem_rss();
+    /* mimalloc commits whole segments ahead of use: what is untouched is
+     * neither active nor resident. */
+    st->active = commit < st->resident ? commit : st->resident;
+}
+
+const char *mem_allocator_name(void)
+{
+    static char name[32];
+    /* mi_version() is major * 100 + minor * 10 + patch. */
+    int v = mi_version();
+    snprintf(name, sizeof(name), "mimalloc-%d.%d.%d", v / 100, v / 10 % 10, v % 10);
+    return name;
+}
+
+struct report {
+    char *buf;
+    size_t len, cap;
+};
+
+static void report_append(const char *msg, void *arg)
+{
+    struct report *r = arg;
+    size_t n = strlen(msg);
+    if (r->len + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+        while (cap < r->len + n + 1)
+            cap *= 2;
+        r->buf = xrealloc(r->buf, cap);
+        r->cap = cap;
+    }
+    memcpy(r->buf + r->len, msg, n + 1);
+    r->len += n;
+}
+
+char *mem_allocator_report(void)
+{
+    struct report r = {0};
+    mi_stats_print_out(report_append, &r);
+    return r.buf;
+}
+#else
+void mem_allocator_stats(struct mem_allocator_stats *st)
+{
+    struct mallinfo2 mi = mallinfo2();
+    st->allocated = used_bytes;
+    st->active = mi.arena + mi.hblkhd;
+    st->resident = mem_rss();
+}
+
+const char *mem_allocator_name(void)
+{
+    return "libc";
+}
+
+char *mem_allocator_report(void)
+{
+    char *text = NULL, *copy = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    if (malloc_info(0, f) == 0 && fflush(f) == 0)
+        copy = xmemdup(text, len);
+    fclose(f);
+    free(text); /* open_memstream's, from plain malloc */
+    return copy;
+}
+#endif
+
+size_t mem_total_system(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+size_t mem_private_dirty(pid_t pid)
+{
+    char path[64], line[256];
+    unsigned long long total = 0, kb;
+    const char *who = pid ? NULL : "self";
+    char num[24];
+    if (!who) {
+        snprintf(num, sizeof(num), "%ld", (long)pid);
+        who = num;
+    }
+    snprintf(path, sizeof(path), "/proc/%s/smaps_rollup", who);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(path, sizeof(path), "/proc/%s/smaps", who);
+        f = fopen(path, "r");
+    }
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f)) {
+        /* The kernel writes these numbers: no range to check. */
+        if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) // NOLINT(cert-err34-c)
+            total += kb;
+    }
+    fclose(f);
+    return (size_t)total * 1024;
 }

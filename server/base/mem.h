@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
@@ -36,5 +37,35 @@ size_t mem_peak(void);
 /* From the cron (now_ms: the loop's clock): returns freed heap to the
  * system once used memory fell well below its recent high (malloc_trim). */
 void mem_trim_cron(int64_t now_ms);
+/* MEMORY PURGE: gives every freed page the allocator can spare back to the
+ * system now, whatever the cron's wait. */
+void mem_purge(void);
+
+/* mem_used() once the server is set up and before it loads data, as Redis's
+ * startup.allocated: what an empty server costs. */
+void mem_mark_startup(void);
+size_t mem_startup(void);
+
+/* The allocator's view, as Redis's allocator.* figures: allocated is what
+ * the server asked for (mem_used), active the heap the allocator holds for
+ * it (mimalloc's committed pages, at most the RSS; glibc's arena and
+ * mmapped blocks), and resident what of that is in RAM (the process's RSS:
+ * neither allocator tells its own apart). */
+struct mem_allocator_stats {
+    size_t allocated, active, resident;
+};
+void mem_allocator_stats(struct mem_allocator_stats *st);
+/* "mimalloc-2.0.9" or "libc" (INFO's mem_allocator). */
+const char *mem_allocator_name(void);
+/* The allocator's own statistics as text (mimalloc's report, glibc's
+ * malloc_info XML), NUL-terminated and owned by the caller (xfree); NULL
+ * when the allocator gave nothing. */
+char *mem_allocator_report(void);
+/* Bytes of RAM the machine has (sysconf), or 0. */
+size_t mem_total_system(void);
+/* Private_Dirty bytes of process pid (from /proc/PID/smaps_rollup, or
+ * smaps): for a forked child, the pages copied because one side wrote to
+ * them. 0 when it cannot be read. */
+size_t mem_private_dirty(pid_t pid);
 
 #endif

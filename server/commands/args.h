@@ -39,6 +39,23 @@ struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *k
                                     struct ks_probe *p);
 
 void reply_ok(struct client *c);
+/* A HELP reply: an array of the n lines as simple strings, as Redis's
+ * addReplyHelp. */
+void reply_help(struct client *c, const char *const *lines, size_t n);
+
+/* One subcommand of a container command (CONFIG, MEMORY): its name in lower
+ * case, its arity counting the container and itself (-N: at least N). */
+struct subcommand {
+    const char *name;
+    int arity;
+    void (*proc)(struct client *c);
+};
+/* Runs the row of table[0..n) that argv[1] names, or replies Redis's errors:
+ * "wrong number of arguments for 'memory|usage' command", "unknown
+ * subcommand 'x'. Try MEMORY HELP." container: the command's name in upper
+ * case. */
+void subcommand_dispatch(struct client *c, const char *container, const struct subcommand *table,
+                         size_t n);
 /* Redis's rank range rules (ZRANGE, LRANGE): negative ranks count from the
  * end, start is clamped at 0 and end at the last. Returns 0 with the
  * inclusive [*lo, *hi] inside len elements, or -1 when the range is empty. */

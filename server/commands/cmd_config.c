@@ -9,19 +9,22 @@
 
 #include <string.h>
 
+#include "aof.h"
 #include "args.h"
+#include "bgsave.h"
+#include "childinfo.h"
 #include "client.h"
 #include "config.h"
 #include "errorstats.h"
 #include "glob.h"
+#include "keyspace.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
+#include "repl.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
-
-/* Redis prints at most this much of an unknown subcommand. */
-#define SUBCOMMAND_ECHO_MAX 128
 
 /* CONFIG GET pattern [pattern ...]: a map of each matching name once, in
  * the order first matched. A pattern without glob characters is a plain
@@ -140,11 +143,20 @@ static void config_set_command(struct client *c)
     xfree(pairs);
 }
 
+/* Every counter INFO shows, as Redis's resetServerStats: not the gauges
+ * (used memory and its peak, clients, keys). */
 static void config_resetstat_command(struct client *c)
 {
     memset(&server.stats, 0, sizeof(server.stats));
     command_reset_stats();
     errorstats_reset();
+    for (int i = 0; i < server.ks->count; i++)
+        server.ks->dbs[i].expired = 0;
+    memset(&repl.stats, 0, sizeof(repl.stats));
+    child_info_reset_stats();
+    lazyfree_reset_stats();
+    persist_reset_stats();
+    aof_reset_stats();
     reply_ok(c);
 }
 
@@ -180,18 +192,10 @@ static void config_help_command(struct client *c)
         "HELP",
         "    Prints this help.",
     };
-    size_t n = sizeof(help) / sizeof(help[0]);
-
-    resp_add_array_len(&c->out, n);
-    for (size_t i = 0; i < n; i++)
-        resp_add_simple(&c->out, help[i]);
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct {
-    const char *name;
-    int arity; /* counting CONFIG and the subcommand; -N means at least N */
-    void (*proc)(struct client *c);
-} subcommands[] = {
+static const struct subcommand subcommands[] = {
     {"get", -3, config_get_command},
     {"set", -4, config_set_command},
     {"resetstat", 2, config_resetstat_command},
@@ -201,21 +205,7 @@ static const struct {
 
 static void cmd_config(struct client *c)
 {
-    const struct resp_slice *sub = &c->argv[1];
-
-    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-        int arity = subcommands[i].arity;
-        if (!arg_is(sub, subcommands[i].name))
-            continue;
-        if (arity > 0 ? c->argc != arity : c->argc < -arity)
-            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'config|%s' command",
-                            subcommands[i].name);
-        else
-            subcommands[i].proc(c);
-        return;
-    }
-    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try CONFIG HELP.",
-                    (int)(sub->len < SUBCOMMAND_ECHO_MAX ? sub->len : SUBCOMMAND_ECHO_MAX), sub->ptr);
+    subcommand_dispatch(c, "CONFIG", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
 }
 
 const struct command config_commands[] = {

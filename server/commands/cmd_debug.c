@@ -1,7 +1,10 @@
 /*
  * cmd_debug.c - DEBUG: DIGEST and DIGEST-VALUE (a fingerprint of the whole
  * dataset or of single values, for checking that a replica, a reloaded
- * snapshot or a replayed log holds what the original held), SLEEP and HELP.
+ * snapshot or a replayed log holds what the original held), RELOAD (save
+ * the snapshot and load it back), OBJECT (a key's low-level line), SLEEP
+ * and HELP. Who may run DEBUG at all is the dispatcher's business
+ * (enable-debug-command, CMD_PROTECTED).
  *
  * Owns no state. The digest is built as Redis 7.0's (debug.c): SHA-1 mixes,
  * where mixing bytes into a digest is digest = SHA1(digest ^ SHA1(bytes)), so
@@ -22,11 +25,16 @@
 #include <time.h>
 
 #include "args.h"
+#include "bgsave.h"
+#include "cmd_object.h"
 #include "command.h"
 #include "keyspace.h"
+#include "log.h"
 #include "omap.h"
 #include "server.h"
 #include "sha1.h"
+#include "snapshot.h"
+#include "watch.h"
 #include "zset.h"
 
 /* digest ^= SHA1(p[0..len)): a commutative "add". */
@@ -177,6 +185,109 @@ static void debug_sleep(struct client *c)
     reply_ok(c);
 }
 
+/* NOFLUSH: the loaded keys join the live ones. A key in both is replaced
+ * under MERGE; without it (where Redis kills the server) nothing is moved
+ * and the reply names the key. Returns 0, or -1 after the error reply. */
+static int reload_merge(struct client *c, struct keyspace *loaded, int merge)
+{
+    for (int i = 0; i < loaded->count && !merge; i++) {
+        struct db *live = &server.ks->dbs[i];
+        for (struct ks_entry *e = ks_first(&loaded->dbs[i]); e; e = ks_next(e)) {
+            if (ks_find(live, ks_key(e), ks_klen(e))) {
+                resp_add_errorf(&c->out,
+                                "ERR DEBUG RELOAD NOFLUSH: key '%.*s' in db %d is also in the "
+                                "file; add MERGE to replace it",
+                                (int)(ks_klen(e) < 128 ? ks_klen(e) : 128), ks_key(e), i);
+                return -1;
+            }
+        }
+    }
+    for (int i = 0; i < loaded->count; i++) {
+        struct db *from = &loaded->dbs[i], *live = &server.ks->dbs[i];
+        struct ks_entry *e;
+        while ((e = ks_first(from)) != NULL) {
+            struct ks_entry *old = ks_find(live, ks_key(e), ks_klen(e));
+            if (old)
+                ks_delete(live, old);
+            /* e's own key: ks_move reads it before it frees e. */
+            ks_move(from, e, live, ks_key(e), ks_klen(e));
+        }
+        watch_touch_db(live);
+    }
+    return 0;
+}
+
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: saves the snapshot (unless
+ * NOSAVE) and loads it back. The file is loaded into a keyspace of its
+ * own first, so a file that does not load leaves the data as it was
+ * (Redis has flushed it by then); then it replaces the data, or with
+ * NOFLUSH joins it. */
+static void debug_reload(struct client *c)
+{
+    int merge = 0, noflush = 0, nosave = 0;
+    for (int j = 2; j < c->argc; j++) {
+        if (arg_is(&c->argv[j], "MERGE")) {
+            merge = 1;
+        } else if (arg_is(&c->argv[j], "NOFLUSH")) {
+            noflush = 1;
+        } else if (arg_is(&c->argv[j], "NOSAVE")) {
+            nosave = 1;
+        } else {
+            resp_add_error(&c->out,
+                           "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
+    if (!nosave && persist_save() < 0) {
+        resp_add_error(&c->out, "ERR"); /* Redis's shared.err */
+        return;
+    }
+    struct snap_limits lim;
+    char err[512];
+    int absent = 0;
+    struct keyspace *loaded = ks_new(server.ks->count);
+    persist_snap_limits(&lim);
+    long long n = snap_load(loaded, server.cfg.dbfilename, &lim, &absent, err, sizeof(err));
+    if (n < 0 || absent) {
+        log_warning("DEBUG RELOAD: %s", absent ? "no snapshot file" : err);
+        resp_add_error(&c->out, "ERR Error trying to load the RDB dump, check server logs.");
+        ks_free(loaded);
+        return;
+    }
+    if (noflush) {
+        if (reload_merge(c, loaded, merge) < 0) {
+            ks_free(loaded);
+            return;
+        }
+    } else {
+        for (int i = 0; i < loaded->count; i++) {
+            ks_swap(&server.ks->dbs[i], &loaded->dbs[i]);
+            watch_touch_db(&server.ks->dbs[i]);
+        }
+    }
+    ks_free(loaded); /* what was replaced, or the loaded keyspace emptied by the merge */
+    log_warning("DB reloaded by DEBUG RELOAD");
+    reply_ok(c);
+}
+
+/* DEBUG OBJECT key: Redis's line. refcount is 1 and lru 0: rbkv shares no
+ * values and keeps no access clock; serializedlength is what the value
+ * takes in rbkv's snapshot. */
+static void debug_object(struct client *c)
+{
+    const struct resp_slice *key = &c->argv[2];
+    struct ks_entry *e = ks_lookup(c->db, key->ptr, key->len, server.cmd_start_us / 1000);
+    if (!e) {
+        resp_add_error(&c->out, ERR_NO_SUCH_KEY);
+        return;
+    }
+    char line[256];
+    snprintf(line, sizeof(line),
+             "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 lru_seconds_idle:0",
+             (void *)e, object_encoding_name(e), snap_value_len(e));
+    resp_add_simple(&c->out, line);
+}
+
 static void debug_help(struct client *c)
 {
     static const char *const help[] = {
@@ -185,14 +296,20 @@ static void debug_help(struct client *c)
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "OBJECT <key>",
+        "    Show low level info about `key` and associated value.",
+        "RELOAD [option ...]",
+        "    Save the snapshot on disk and reload it back to memory. Valid <option> values:",
+        "    * MERGE: conflicting keys will be loaded from the snapshot.",
+        "    * NOFLUSH: the existing database will not be removed before load, and",
+        "      conflicting keys refuse the load (unless MERGE).",
+        "    * NOSAVE: the database will be loaded from an existing snapshot file.",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
         "HELP",
         "    Prints this help.",
     };
-    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
-    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
-        resp_add_simple(&c->out, help[i]);
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
 static void cmd_debug(struct client *c)
@@ -206,6 +323,10 @@ static void cmd_debug(struct client *c)
         debug_digest_value(c);
     else if (arg_is(sub, "SLEEP") && c->argc == 3)
         debug_sleep(c);
+    else if (arg_is(sub, "RELOAD"))
+        debug_reload(c);
+    else if (arg_is(sub, "OBJECT") && c->argc == 3)
+        debug_object(c);
     else /* the name cut at 128 bytes, as Redis's %.128s */
         resp_add_errorf(&c->out,
                         "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
@@ -215,7 +336,7 @@ static void cmd_debug(struct client *c)
 
 const struct command debug_commands[] = {
     {.name = "debug", .proc = cmd_debug, .arity = -2,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PROTECTED,
      .group = "server", .since = "1.0.0",
      .summary = "A container for debugging commands",
      .complexity = "Depends on subcommand.",

@@ -40,26 +40,11 @@ static int same_bytes(const struct resp_slice *a, const struct resp_slice *b)
     return a->len == b->len && memcmp(a->ptr, b->ptr, a->len) == 0;
 }
 
-/* Gives e's value and deadline to a new entry named key in db `to`, where
- * key must be absent, then deletes e from `from`. A string's bytes are
- * copied (they live inside the entry); a pointer value changes owner. */
+/* ks_move, and a client waiting for key in `to` may take it now. */
 static void entry_move(struct db *from, struct ks_entry *e, struct db *to, const char *key,
                        size_t klen)
 {
-    int64_t when = ks_get_expire(e);
-    struct ks_entry *moved;
-
-    if (e->type == KS_STRING) {
-        moved = ks_set_string(to, key, klen, ks_str(e), ks_slen(e), 0);
-    } else {
-        moved = ks_add_ptr(to, key, klen, (enum ks_type)e->type, ks_ptr(e));
-        /* The value belongs to `moved` now. As a string, e's payload is just
-         * the pointer's bytes inside the entry, so deleting e frees only e. */
-        e->type = KS_STRING;
-    }
-    if (when != -1)
-        ks_set_expire(to, moved, when);
-    ks_delete(from, e);
+    ks_move(from, e, to, key, klen);
     block_signal_key(to, key, klen);
 }
 

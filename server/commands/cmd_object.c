@@ -59,7 +59,7 @@ static const char *string_encoding(const struct ks_entry *e)
     return len <= EMBSTR_MAX ? "embstr" : "raw";
 }
 
-static const char *encoding_of(const struct ks_entry *e)
+const char *object_encoding_name(const struct ks_entry *e)
 {
     switch (e->type) {
     case KS_STRING:
@@ -85,7 +85,7 @@ static void object_encoding(struct client *c)
 {
     struct ks_entry *e = object_lookup(c);
     if (e)
-        resp_add_bulk_cstr(&c->out, encoding_of(e));
+        resp_add_bulk_cstr(&c->out, object_encoding_name(e));
 }
 
 static void object_refcount(struct client *c)

@@ -9,4 +9,9 @@
 
 extern const struct command object_commands[];
 
+struct ks_entry;
+/* OBJECT ENCODING's answer for e (also DEBUG OBJECT's encoding:): a static
+ * string. */
+const char *object_encoding_name(const struct ks_entry *e);
+
 #endif

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "bgsave.h"
 #include "blocking.h"
+#include "childinfo.h"
 #include "client.h"
 #include "clock.h"
 #include "conn.h"
@@ -27,6 +28,7 @@
 #include "lazyfree.h"
 #include "mem.h"
 #include "pause.h"
+#include "memstats.h"
 #include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
@@ -80,43 +82,97 @@ static void info_clients(struct text *t)
                 block_count() + pause_postponed_count(), block_timed_count());
 }
 
+/* Redis 7.0's fields in its order; Lua's and functions' are 0 (rbkv has
+ * neither) but printed, as Redis prints them whatever is loaded. What each
+ * figure means here: memstats.h and docs/operations.md. */
 static void info_memory(struct text *t)
 {
-    char used[32], rss[32], peak[32], maxmem[32];
-    size_t u = mem_used(), r = mem_rss();
-    human_bytes(used, sizeof(used), (double)u);
-    human_bytes(rss, sizeof(rss), (double)r);
-    human_bytes(peak, sizeof(peak), (double)mem_peak());
+    char used[32], rss[32], peak[32], maxmem[32], sysmem[32];
+    struct memstats st;
+    memstats_fill(&st);
+    size_t sys = mem_total_system();
+    human_bytes(used, sizeof(used), (double)st.total);
+    human_bytes(rss, sizeof(rss), (double)st.rss);
+    human_bytes(peak, sizeof(peak), (double)st.peak);
     human_bytes(maxmem, sizeof(maxmem), (double)server.cfg.maxmemory);
+    human_bytes(sysmem, sizeof(sysmem), (double)sys);
     text_printf(t,
                 "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n"
                 "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n"
                 "used_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
+                "used_memory_peak_perc:%.2f%%\r\nused_memory_overhead:%zu\r\n"
+                "used_memory_startup:%zu\r\nused_memory_dataset:%zu\r\n"
+                "used_memory_dataset_perc:%.2f%%\r\n"
+                "allocator_allocated:%zu\r\nallocator_active:%zu\r\nallocator_resident:%zu\r\n"
+                "total_system_memory:%zu\r\ntotal_system_memory_human:%s\r\n",
+                st.total, used, st.rss, rss, st.peak, peak, st.peak_perc, st.overhead_total,
+                st.startup, st.dataset, st.dataset_perc, st.alloc.allocated, st.alloc.active,
+                st.alloc.resident, sys, sysmem);
+    text_printf(t,
+                "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
+                "used_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\n"
+                "number_of_functions:0\r\nnumber_of_libraries:0\r\n"
+                "used_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
+                "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\n"
+                "used_memory_scripts:0\r\nused_memory_scripts_human:0B\r\n");
+    text_printf(t,
                 "maxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
-                "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
-                "lazyfree_pending_objects:%zu\r\n",
-                u, used, r, rss, mem_peak(), peak, server.cfg.maxmemory, maxmem,
+                "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\n"
+                "allocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%lld\r\n"
+                "rss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
+                "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\n"
+                "mem_not_counted_for_evict:0\r\nmem_replication_backlog:%zu\r\n"
+                "mem_total_replication_buffers:%zu\r\n"
+                "mem_clients_slaves:%zu\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\n"
+                "mem_aof_buffer:%zu\r\nmem_allocator:%s\r\nactive_defrag_running:0\r\n"
+                "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
+                server.cfg.maxmemory, maxmem,
                 config_maxmemory_policy_names[server.cfg.maxmemory_policy],
-                u ? (double)r / (double)u : 0.0, lazyfree_pending());
+                st.alloc_frag, st.alloc_frag_bytes, st.alloc_rss, st.alloc_rss_bytes,
+                st.rss_overhead, st.rss_overhead_bytes, st.frag, st.frag_bytes, st.repl_backlog,
+                st.repl_backlog + st.clients_replicas, st.clients_replicas, st.clients_normal,
+                st.aof_buffer, mem_allocator_name(), lazyfree_pending(), lazyfree_freed());
+    memstats_destroy(&st);
 }
 
 static void info_persistence(struct text *t)
 {
     struct persist_status st;
+    struct aof_rewrite_status rw;
     struct repl_link_status link;
     persist_get_status(&st);
+    aof_get_rewrite_status(&rw);
     repl_replica_status(&link);
+    /* A child's copy-on-write so far, read from /proc when asked (Redis's
+     * child reports it every second, hence its _age: 0 here). */
+    size_t cow = st.current_cow_bytes + rw.current_cow_bytes;
     /* A replica loads its primary's snapshot while serving the old data:
-     * Redis 7 calls that async_loading (repl-diskless-load swapdb). */
+     * Redis 7 calls that async_loading (repl-diskless-load swapdb). The
+     * child does not report its progress: keys_processed and fork_perc are
+     * 0 while it runs. */
     text_printf(t, "# Persistence\r\nloading:0\r\nasync_loading:%d\r\n", link.loading);
+    text_printf(t,
+                "current_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\ncurrent_cow_size_age:0\r\n"
+                "current_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
+                "current_save_keys_total:%zu\r\n",
+                cow, cow, st.current_keys_total);
     text_printf(t,
                 "rdb_changes_since_last_save:%llu\r\n"
                 "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
-                "rdb_last_bgsave_status:%s\r\naof_enabled:%d\r\naof_rewrite_in_progress:%d\r\n"
-                "aof_last_write_status:%s\r\n",
+                "rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
+                "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%llu\r\nrdb_last_cow_size:%zu\r\n"
+                "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:0\r\n"
+                "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
+                "aof_last_bgrewrite_status:%s\r\naof_rewrites:%llu\r\n"
+                "aof_rewrites_consecutive_failures:%llu\r\n"
+                "aof_last_write_status:%s\r\naof_last_cow_size:%zu\r\n"
+                "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                 server.dirty, st.bgsave_in_progress, st.last_save_time,
-                st.last_bgsave_ok ? "ok" : "err", aof_enabled(), aof_rewrite_in_progress(),
-                aof_last_write_ok() ? "ok" : "err");
+                st.last_bgsave_ok ? "ok" : "err", st.last_bgsave_time_s, st.current_bgsave_time_s,
+                st.saves, st.last_cow_bytes, aof_enabled(), aof_rewrite_in_progress(),
+                rw.last_time_s, rw.current_time_s, rw.consecutive_failures ? "err" : "ok",
+                rw.rewrites, rw.consecutive_failures, aof_last_write_ok() ? "ok" : "err",
+                rw.last_cow_bytes);
 }
 
 static unsigned long long expired_keys(void)
@@ -136,18 +192,28 @@ static void info_stats(struct text *t)
                 "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
                 "rejected_connections:%llu\r\n"
                 "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n"
-                "expired_keys:%llu\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
+                "expired_keys:%llu\r\nexpired_stale_perc:%.2f\r\n"
+                "expired_time_cap_reached_count:%llu\r\nexpire_cycle_cpu_milliseconds:%llu\r\n"
+                "evicted_keys:%llu\r\nevicted_clients:0\r\n"
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
                 "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
+                "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
+                "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
+                "tracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\n"
+                "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n"
+                "dump_payload_sanitizations:0\r\n"
+                "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\n"
+                "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"
                 "client_output_buffer_limit_disconnections:%llu\r\n",
                 s->total_connections, s->total_commands, s->net_input_bytes, s->net_output_bytes,
                 s->rejected_connections, repl.stats.sync_full, repl.stats.sync_partial_ok,
-                repl.stats.sync_partial_err, expired_keys(), s->evicted_keys, s->keyspace_hits,
-                s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
+                repl.stats.sync_partial_err, expired_keys(), s->expired_stale_perc,
+                s->expire_time_cap_reached, s->expire_cycle_us / 1000, s->evicted_keys,
+                s->keyspace_hits, s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
                 pubsub_name_count(PUBSUB_PATTERN), pubsub_name_count(PUBSUB_SHARD),
+                child_info_latest_fork_usec(), child_info_total_forks(),
+                s->unexpected_error_replies, s->error_replies, s->total_reads, s->total_writes,
                 s->output_limit_disconnects);
-    text_printf(t, "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n",
-                s->unexpected_error_replies, s->error_replies);
 }
 
 static void info_replication(struct text *t)

@@ -13,6 +13,7 @@
 #include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
+#include "cmd_memory.h"
 #include "cmd_multi.h"
 #include "cmd_latency.h"
 #include "cmd_object.h"
@@ -80,6 +81,7 @@ void commands_register(void)
         object_commands,
         slowlog_commands,
         latency_commands,
+        memory_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);

@@ -30,6 +30,7 @@
 #include "evict.h"
 #include "histogram.h"
 #include "latency.h"
+#include "conn.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "monitor.h"
@@ -345,6 +346,13 @@ static int replication_refuses(struct client *c, const struct command *cmd)
     return 1;
 }
 
+/* Redis's allowProtectedAction for enable-debug-command. */
+static int protected_allowed(const struct client *c)
+{
+    enum protected_access a = server.cfg.enable_debug_command;
+    return a == PROTECTED_YES || (a == PROTECTED_LOCAL && conn_is_local(c));
+}
+
 void command_execute(struct client *c)
 {
     const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
@@ -369,6 +377,14 @@ void command_execute(struct client *c)
     }
     if (!arity_ok(cmd, c->argc)) {
         reply_wrong_arity(c);
+        refused(c, cmd);
+        return;
+    }
+    if ((cmd->flags & CMD_PROTECTED) && !protected_allowed(c)) {
+        resp_add_error(&c->out,
+                       "ERR DEBUG command not allowed. If the enable-debug-command option is set "
+                       "to \"local\", you can run it from a local connection, otherwise you need "
+                       "to set this option in the configuration file, and then restart the server.");
         refused(c, cmd);
         return;
     }

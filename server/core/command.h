@@ -52,6 +52,9 @@ struct client;
 /* Answered by Redis before dispatch (QUIT), so never shown to MONITOR.
  * Not shown by COMMAND INFO. */
 #define CMD_NOT_DISPATCHED (1u << 22)
+/* Refused unless enable-debug-command allows this client (DEBUG), with
+ * Redis's text, before authentication. Not shown by COMMAND INFO. */
+#define CMD_PROTECTED (1u << 23)
 
 typedef void cmd_handler(struct client *c);
 

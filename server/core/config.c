@@ -107,6 +107,8 @@ const char *const config_maxmemory_policy_names[] = {
     "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction", NULL};
 /* Same order as enum appendfsync. */
 static const char *const appendfsync_names[] = {"always", "everysec", "no", NULL};
+/* Same order as enum protected_access. */
+static const char *const protected_names[] = {"no", "yes", "local", NULL};
 
 static const struct config_def defs[] = {
     {.name = "bind", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
@@ -218,6 +220,11 @@ static const struct config_def defs[] = {
     /* Keyspace notifications (notify.h): Redis's letters. */
     {.name = "notify-keyspace-events", .type = CONFIG_SPECIAL, FIELD(notify_keyspace_events),
      .default_value = "", .set = set_notify, .get = get_notify},
+    /* Who may run DEBUG. Redis 7.0's default is "no"; rbkv's is "local", so
+     * the tests and an operator on the host can use it (issue #21). Only at
+     * start, as in Redis. */
+    {.name = "enable-debug-command", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,
+     FIELD(enable_debug_command), .enum_names = protected_names, .default_value = "local"},
     /* Encodings of hashes and sets (omap.h), Redis 7's names and defaults;
      * set-max-listpack-* are Redis 7.2's. */
     {.name = "hash-max-listpack-entries", .alias = "hash-max-ziplist-entries", .type = CONFIG_INT,

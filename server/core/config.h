@@ -22,6 +22,8 @@
 
 /* When the append-only log is fdatasync'ed (aof.h). */
 enum appendfsync { APPENDFSYNC_ALWAYS, APPENDFSYNC_EVERYSEC, APPENDFSYNC_NO };
+/* Redis's protected configs (enable-debug-command): who may run the command. */
+enum protected_access { PROTECTED_NO, PROTECTED_YES, PROTECTED_LOCAL };
 
 struct output_limit {
     unsigned long long hard_bytes; /* 0 = none */
@@ -114,6 +116,7 @@ struct config {
     long long min_replicas_to_write;
     long long min_replicas_max_lag;     /* seconds */
     int notify_keyspace_events;         /* NOTIFY_ bits (notify.h), 0 = off */
+    enum protected_access enable_debug_command; /* DEBUG: nobody, everybody, local clients */
     /* When a hash or set leaves its packed encoding (omap.h); Redis's names.
      * The sorted-set pair is accepted and kept for clients that set it: a
      * sorted set has one encoding here. */

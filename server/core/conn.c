@@ -170,6 +170,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     resp_parser_commit(&c->parser, (size_t)nread);
     server.stats.net_input_bytes += (unsigned long long)nread;
+    server.stats.total_reads++;
     c->last_interaction_ms = uv_now(server.loop);
     conn_process_input(c);
     conn_run_unblocked();
@@ -348,6 +349,7 @@ static void written(struct client *c, size_t n)
 {
     resp_out_consume(&c->out, n);
     server.stats.net_output_bytes += n;
+    server.stats.total_writes++;
 }
 
 static void write_cb(uv_write_t *req, int status)
@@ -548,13 +550,17 @@ static int is_loopback(const char *ip, size_t len)
            (len == 3 && !strncmp(ip, "::1", 3));
 }
 
+int conn_is_local(const struct client *c)
+{
+    const char *port = strrchr(c->addr, ':');
+    return (c->flags & CLIENT_UNIX) || (port && is_loopback(c->addr, (size_t)(port - c->addr)));
+}
+
 /* As Redis 7: the bind addresses play no part, only the peer's. A peer whose
  * address is unknown (c->addr "") counts as remote, as in Redis. */
 static int protected_mode_refuses(const struct client *c)
 {
-    const char *port = strrchr(c->addr, ':');
-    return server.cfg.protected_mode && no_password() && !(c->flags & CLIENT_UNIX) &&
-           !(port && is_loopback(c->addr, (size_t)(port - c->addr)));
+    return server.cfg.protected_mode && no_password() && !conn_is_local(c);
 }
 
 /* At start: a password-less server listening beyond loopback is either
@@ -839,4 +845,9 @@ void conn_cron(int64_t now_ms)
         if (resp_out_pending(&c->out))
             check_output_limits(c, now_ms);
     }
+}
+
+size_t conn_client_memory(const struct client *c)
+{
+    return xsize(c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes;
 }

@@ -47,5 +47,11 @@ void conn_start_reading(struct client *c);
 struct client *conn_new_outgoing(void);
 /* Fills c->addr and c->laddr from its connected TCP handle. */
 void conn_name_peers(struct client *c);
+/* Whether c came through the unix socket or from a loopback address
+ * (Redis's islocalClient; an unknown peer is not local). */
+int conn_is_local(const struct client *c);
+/* Bytes c holds: its struct, query buffer and pending replies (MEMORY
+ * STATS' clients.normal and clients.slaves, INFO's mem_clients_*). */
+size_t conn_client_memory(const struct client *c);
 
 #endif

@@ -26,6 +26,7 @@ struct lazy_item {
 static struct {
     struct lazy_item *head, *tail;
     size_t count;
+    unsigned long long freed; /* values queued here and freed since start or RESETSTAT */
     uv_idle_t idle;
     uv_thread_t loop_thread;
     int ready;
@@ -39,6 +40,7 @@ static void idle_cb(uv_idle_t *h)
         if (!lazy.head)
             lazy.tail = NULL;
         lazy.count--;
+        lazy.freed++;
         xfree(it);
     }
     if (!lazy.head)
@@ -75,6 +77,16 @@ void lazyfree_push(lazyfree_fn *fn, void *value)
 size_t lazyfree_pending(void)
 {
     return lazy.count;
+}
+
+unsigned long long lazyfree_freed(void)
+{
+    return lazy.freed;
+}
+
+void lazyfree_reset_stats(void)
+{
+    lazy.freed = 0;
 }
 
 void lazyfree_close(void)

@@ -24,6 +24,10 @@ void lazyfree_init(void);
 void lazyfree_push(lazyfree_fn *fn, void *value);
 /* Values queued and not yet fully freed (INFO's lazyfree_pending_objects). */
 size_t lazyfree_pending(void);
+/* Values freed in slices so far (INFO's lazyfreed_objects), and its reset
+ * (CONFIG RESETSTAT). */
+unsigned long long lazyfree_freed(void);
+void lazyfree_reset_stats(void);
 /* At shutdown: frees everything queued and closes the handle. */
 void lazyfree_close(void);
 

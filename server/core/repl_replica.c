@@ -221,11 +221,7 @@ static void install(struct load_job *j)
         /* The old contents are freed with the job: replies streaming from
          * them are finished first (which also brings db->streams to 0, so
          * the count that moves with the contents is right). */
-        ks_will_change(&server.ks->dbs[i]);
-        struct db tmp = server.ks->dbs[i];
-        server.ks->dbs[i] = ks->dbs[i];
-        server.ks->dbs[i].id = tmp.id;
-        ks->dbs[i] = tmp;
+        ks_swap(&server.ks->dbs[i], &ks->dbs[i]);
         watch_touch_db(&server.ks->dbs[i]);
     }
     server.dirty++;

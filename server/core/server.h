@@ -26,6 +26,11 @@ struct server_stats {
     unsigned long long error_replies;            /* errorstats.c: every error reply */
     unsigned long long unexpected_error_replies; /* to a primary, replica or the log's replay */
     unsigned long long output_limit_disconnects;
+    /* INFO stats' I/O and active expiry figures (all cleared by CONFIG RESETSTAT) */
+    unsigned long long total_reads, total_writes; /* read callbacks with data; writes done */
+    unsigned long long expire_cycle_us;           /* time the active expiry took */
+    unsigned long long expire_time_cap_reached;   /* slices that ran out of time */
+    double expired_stale_perc; /* due keys the last slice left, in % of keys with a deadline */
 };
 
 struct server {

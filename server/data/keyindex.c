@@ -429,3 +429,8 @@ int kix_check(const struct kix *ix, const char **why)
     }
     return 0;
 }
+
+size_t kix_memory(const struct kix *ix)
+{
+    return (ix->cur.slots ? xsize(ix->cur.slots) : 0) + (ix->old.slots ? xsize(ix->old.slots) : 0);
+}

@@ -128,5 +128,7 @@ int kix_contains(const struct kix *ix, const struct ks_entry *e);
 
 /* Checks the invariants above. Returns 0, or -1 with *why set. */
 int kix_check(const struct kix *ix, const char **why);
+/* Bytes of the slot arrays (both while resizing). */
+size_t kix_memory(const struct kix *ix);
 
 #endif

@@ -678,6 +678,37 @@ struct ks_entry *ks_seek_le(const struct db *db, const char *key, size_t klen, i
     return best;
 }
 
+void ks_swap(struct db *a, struct db *b)
+{
+    ks_will_change(a);
+    ks_will_change(b);
+    struct db tmp = *a;
+    *a = *b;
+    *b = tmp;
+    b->id = a->id;
+    a->id = tmp.id;
+}
+
+struct ks_entry *ks_move(struct db *from, struct ks_entry *e, struct db *to, const char *key,
+                         size_t klen)
+{
+    int64_t when = ks_get_expire(e);
+    struct ks_entry *moved;
+
+    if (e->type == KS_STRING) {
+        moved = ks_set_string(to, key, klen, ks_str(e), ks_slen(e), 0);
+    } else {
+        moved = ks_add_ptr(to, key, klen, (enum ks_type)e->type, ks_ptr(e));
+        /* The value belongs to `moved` now. As a string, e's payload is just
+         * the pointer's bytes inside the entry, so deleting e frees only e. */
+        e->type = KS_STRING;
+    }
+    if (when != -1)
+        moved = ks_set_expire(to, moved, when);
+    ks_delete(from, e);
+    return moved;
+}
+
 size_t ks_entry_memory(const struct ks_entry *e)
 {
     size_t bytes = xsize(e);

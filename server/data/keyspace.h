@@ -267,6 +267,15 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max);
 size_t ks_expire_all_due(struct db *db, int64_t now_ms);
 /* Deletes every entry. */
 void ks_flush(struct db *db);
+/* Swaps everything a and b hold (keys, index, deadlines, counters); each
+ * keeps its id and address. Both are told of the change first. */
+void ks_swap(struct db *a, struct db *b);
+/* Gives e's value and deadline to a new entry named key in db `to`, where
+ * key must be absent, then deletes e from `from`. A string's bytes are
+ * copied (they live inside the entry); a pointer value changes owner.
+ * Returns the new entry. */
+struct ks_entry *ks_move(struct db *from, struct ks_entry *e, struct db *to, const char *key,
+                         size_t klen);
 
 /* Order statistics over db->keys, O(log n). */
 size_t ks_count(const struct db *db);

@@ -922,6 +922,21 @@ size_t om_memory(const struct omap *m)
     return bytes;
 }
 
+size_t om_memory_sampled(const struct omap *m, size_t samples)
+{
+    if (m->packed || samples == 0)
+        return om_memory(m);
+    size_t bytes = 0, elems = 0;
+    const struct om_chunk *c = first_chunk(m);
+    for (; c && elems < samples; c = chunk_of(rb_next(&c->rb))) {
+        bytes += xsize(c);
+        elems += c->n;
+    }
+    if (!c || !elems)
+        return xsize(m) + bytes;
+    return xsize(m) + (size_t)((double)bytes / (double)elems * (double)om_len(m));
+}
+
 const char *om_encoding(const struct omap *m)
 {
     if (!m->packed)

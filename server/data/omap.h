@@ -115,6 +115,10 @@ struct omap *om_clone(const struct omap *m);
 size_t om_len(const struct omap *m);
 /* Bytes allocated for the map. O(chunks). */
 size_t om_memory(const struct omap *m);
+/* om_memory from the chunks holding the first `samples` elements, scaled
+ * to the whole map (MEMORY USAGE's SAMPLES); exact for a packed map, when
+ * samples is 0, or when those chunks are all there is. */
+size_t om_memory_sampled(const struct omap *m, size_t samples);
 /* "listpack", "intset" or "rbtree". */
 const char *om_encoding(const struct omap *m);
 

@@ -408,3 +408,14 @@ int zs_check(const struct zset *z, const char **why)
     }
     return 0;
 }
+
+size_t zs_memory(const struct zset *z, size_t samples)
+{
+    size_t bytes = 0, seen = 0, len = zs_len(z);
+    for (const struct zs_node *n = zs_first(z); n && (!samples || seen < samples);
+         n = zs_next(n), seen++)
+        bytes += xsize(n);
+    if (seen && seen < len)
+        bytes = (size_t)((double)bytes / (double)seen * (double)len);
+    return xsize(z) + (z->buckets ? xsize(z->buckets) : 0) + bytes;
+}

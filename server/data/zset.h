@@ -70,6 +70,10 @@ struct zset *zs_clone(const struct zset *z);
 
 /* Members held. O(1). */
 size_t zs_len(const struct zset *z);
+/* Bytes allocated for the set: its struct, hash buckets and nodes, the
+ * nodes measured on the first `samples` (in order) and scaled to the whole
+ * set; all of them when samples is 0 (MEMORY USAGE's SAMPLES). */
+size_t zs_memory(const struct zset *z, size_t samples);
 
 /* The node named m[0..len), or NULL. O(1) expected. */
 struct zs_node *zs_find(const struct zset *z, const char *m, size_t len);

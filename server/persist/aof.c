@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "childinfo.h"
 #include "clock.h"
 #include "latency.h"
 #include "command.h"
@@ -60,6 +61,11 @@ static struct {
     struct feed main;            /* fed, not yet written to fd */
     struct feed rewrite;         /* fed since the rewrite child forked */
     pid_t child;                 /* the BGREWRITEAOF child, 0 when none */
+    struct child_info info;      /* its pipe and start */
+    long long last_rewrite_time_s; /* how long the last rewrite took, -1 none yet */
+    size_t last_cow_bytes;       /* the copy-on-write it cost */
+    unsigned long long rewrites; /* children started (INFO's aof_rewrites) */
+    unsigned long long rewrite_failures; /* in a row, since the last good one */
     off_t base_size;             /* of the log after the last rewrite, for auto-rewrite */
     int write_err;               /* errno of the last failed write or sync, 0 ok */
     int need_sync;               /* written since the last fdatasync */
@@ -72,7 +78,7 @@ static struct {
     int sync_fd;                 /* its own dup of fd, closed when it is done */
     int sync_err;                /* its errno, written by the worker */
     int in_exec;                 /* between aof_exec_begin and aof_exec_end */
-} aof = {.fd = -1, .main.db = -1};
+} aof = {.fd = -1, .main.db = -1, .info.fd = -1, .last_rewrite_time_s = -1};
 
 static void rewrite_cron(void);
 static void rewrite_kill(void);
@@ -433,13 +439,15 @@ static void rewrite_child(void)
     resp_out_init(&aof.main.buf);
     aof.main.db = -1;
     aof.size = 0;
-    _exit(write_dataset(mstime()) < 0 ? 1 : 0);
+    int rc = write_dataset(mstime());
+    child_info_send(&aof.info);
+    _exit(rc < 0 ? 1 : 0);
 }
 
 int aof_rewrite_start(void)
 {
     int64_t fork_start = ustime();
-    pid_t pid = fork();
+    pid_t pid = child_info_fork(&aof.info);
     if (pid < 0) {
         log_warning("Can't rewrite append only file in background: fork: %s", strerror(errno));
         return -1;
@@ -448,6 +456,7 @@ int aof_rewrite_start(void)
         rewrite_child();
     latency_add_since(server.cfg.latency_monitor_threshold, "fork", fork_start);
     aof.child = pid;
+    aof.rewrites++;
     resp_out_init(&aof.rewrite.buf);
     aof.rewrite.db = -1;
     aof.rewrite.in_multi = 0; /* an EXEC that started it opens its own MULTI there */
@@ -499,11 +508,16 @@ static int rewrite_switch(const char *tmp)
 static void rewrite_done(int status)
 {
     char tmp[64];
+    aof.last_rewrite_time_s = (mstime() - aof.info.start_ms) / 1000;
+    aof.last_cow_bytes = child_info_receive(&aof.info);
     rewrite_temp_name(tmp, sizeof(tmp), (long)aof.child);
     aof.child = 0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || rewrite_switch(tmp) < 0) {
         log_warning("Background AOF rewrite failed; the log is the previous one");
         unlink(tmp);
+        aof.rewrite_failures++;
+    } else {
+        aof.rewrite_failures = 0;
     }
     resp_out_destroy(&aof.rewrite.buf);
 }
@@ -534,6 +548,7 @@ static void rewrite_kill(void)
     log_warning("There is a child rewriting the AOF. Killing it!");
     kill(aof.child, SIGKILL);
     waitpid(aof.child, NULL, 0);
+    child_info_receive(&aof.info);
     rewrite_temp_name(tmp, sizeof(tmp), (long)aof.child);
     unlink(tmp);
     aof.child = 0;
@@ -548,6 +563,23 @@ int aof_rewrite_in_progress(void)
 pid_t aof_child_pid(void)
 {
     return aof.child;
+}
+
+void aof_get_rewrite_status(struct aof_rewrite_status *st)
+{
+    st->last_time_s = aof.last_rewrite_time_s;
+    st->current_time_s = aof.child ? (mstime() - aof.info.start_ms) / 1000 : -1;
+    st->last_cow_bytes = aof.last_cow_bytes;
+    st->current_cow_bytes = child_info_current_cow(&aof.info);
+    st->buffer_bytes = resp_out_pending(&aof.main.buf) + resp_out_pending(&aof.rewrite.buf);
+    st->rewrites = aof.rewrites;
+    st->consecutive_failures = aof.rewrite_failures;
+}
+
+void aof_reset_stats(void)
+{
+    aof.rewrites = 0;
+    aof.rewrite_failures = 0;
 }
 
 /* ---- reading ---- */

@@ -82,6 +82,19 @@ int aof_last_write_ok(void);
 int aof_rewrite_in_progress(void);
 /* The running rewrite child, 0 when none: only the log's timer may reap it. */
 pid_t aof_child_pid(void);
+/* INFO persistence's rewrite figures, and MEMORY STATS' aof.buffer. */
+struct aof_rewrite_status {
+    long long last_time_s;    /* duration of the last rewrite, -1 before the first */
+    long long current_time_s; /* of the running one, -1 when none */
+    size_t last_cow_bytes;    /* copy-on-write of the last rewrite's child */
+    size_t current_cow_bytes; /* of the running child so far, 0 when none */
+    size_t buffer_bytes;      /* fed and not yet written: the log's, and the rewrite's */
+    unsigned long long rewrites;             /* children started since start or RESETSTAT */
+    unsigned long long consecutive_failures; /* rewrites failed since the last good one */
+};
+void aof_get_rewrite_status(struct aof_rewrite_status *st);
+/* CONFIG RESETSTAT: the rewrite counters. */
+void aof_reset_stats(void);
 
 /* BGREWRITEAOF: forks a child that writes the dataset as a compact log
  * (SET, ZADD, PEXPIREAT per key) into temp-rewriteaof-<pid>.aof, while new

@@ -22,9 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "childinfo.h"
 #include "clock.h"
 #include "latency.h"
 #include "keyspace.h"
+#include "mem.h"
 #include "log.h"
 #include "server.h"
 #include "snapshot.h"
@@ -37,12 +39,16 @@
  * with work in flight; it belongs there once that settles. */
 static struct {
     pid_t child;                       /* the BGSAVE child, 0 when none */
-    long long child_start_s;
+    struct child_info info;            /* its pipe and start */
+    size_t keys_at_fork;               /* what it has to write */
     unsigned long long dirty_at_fork;
+    long long last_bgsave_time_s;      /* how long the last one took, -1 none yet */
+    size_t last_cow_bytes;             /* what copy-on-write the last one cost */
+    unsigned long long saves;          /* good saves, SAVE's and BGSAVE's (INFO's rdb_saves) */
     long long last_save_s;             /* LASTSAVE */
     long long last_try_s;              /* the last BGSAVE attempt */
     int last_bgsave_ok;
-} persist = {.last_bgsave_ok = 1};
+} persist = {.last_bgsave_ok = 1, .last_bgsave_time_s = -1, .info.fd = -1};
 
 static long long now_s(void)
 {
@@ -87,6 +93,7 @@ static void saved(void)
     server.dirty = 0;
     persist.last_save_s = now_s();
     persist.last_bgsave_ok = 1;
+    persist.saves++;
 }
 
 int persist_save(void)
@@ -101,26 +108,6 @@ int persist_save(void)
     return 0;
 }
 
-/* The child's private dirty memory: the pages it copied because the parent
- * wrote to them, which is what a BGSAVE costs beyond the fork. */
-static unsigned long long private_dirty_kb(void)
-{
-    unsigned long long total = 0, kb;
-    char line[256];
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    if (!f)
-        f = fopen("/proc/self/smaps", "r");
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof(line), f)) {
-        /* The kernel writes these numbers: no range to check. */
-        if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) // NOLINT(cert-err34-c)
-            total += kb;
-    }
-    fclose(f);
-    return total;
-}
-
 static void child_main(void)
 {
     char err[512];
@@ -130,7 +117,8 @@ static void child_main(void)
         log_warning("%s", err);
     else
         log_notice("DB saved on disk");
-    log_notice("Snapshot: %llu MB of memory used by copy-on-write", private_dirty_kb() / 1024);
+    log_notice("Snapshot: %zu MB of memory used by copy-on-write", mem_private_dirty(0) >> 20);
+    child_info_send(&persist.info);
     _exit(rc < 0 ? 1 : 0);
 }
 
@@ -138,7 +126,7 @@ int persist_bgsave(void)
 {
     persist.last_try_s = now_s();
     int64_t fork_start = ustime();
-    pid_t pid = fork();
+    pid_t pid = child_info_fork(&persist.info);
     if (pid < 0) {
         log_warning("Can't save in background: fork: %s", strerror(errno));
         persist.last_bgsave_ok = 0;
@@ -149,18 +137,23 @@ int persist_bgsave(void)
     latency_add_since(server.cfg.latency_monitor_threshold, "fork", fork_start);
     log_notice("Background saving started by pid %ld", (long)pid);
     persist.child = pid;
-    persist.child_start_s = now_s();
     persist.dirty_at_fork = server.dirty;
+    persist.keys_at_fork = 0;
+    for (int i = 0; i < server.ks->count; i++)
+        persist.keys_at_fork += ks_count(&server.ks->dbs[i]);
     return 0;
 }
 
 static void child_done(int status)
 {
+    persist.last_bgsave_time_s = (mstime() - persist.info.start_ms) / 1000;
+    persist.last_cow_bytes = child_info_receive(&persist.info);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         log_notice("Background saving terminated with success");
         server.dirty -= persist.dirty_at_fork;
         persist.last_save_s = now_s();
         persist.last_bgsave_ok = 1;
+        persist.saves++;
     } else {
         char tmp[4096];
         if (WIFSIGNALED(status))
@@ -203,6 +196,7 @@ int persist_shutdown(enum persist_shutdown_mode mode)
         log_warning("There is a child saving a snapshot. Killing it!");
         kill(persist.child, SIGKILL);
         waitpid(persist.child, NULL, 0);
+        child_info_receive(&persist.info);
         snap_temp_name(tmp, sizeof(tmp), server.cfg.dbfilename, (long)persist.child);
         unlink(tmp);
         persist.child = 0;
@@ -233,5 +227,16 @@ void persist_get_status(struct persist_status *st)
     st->last_save_time = persist.last_save_s;
     st->bgsave_in_progress = persist.child != 0;
     st->last_bgsave_ok = persist.last_bgsave_ok;
+    st->last_bgsave_time_s = persist.last_bgsave_time_s;
+    st->current_bgsave_time_s = persist.child ? (mstime() - persist.info.start_ms) / 1000 : -1;
+    st->last_cow_bytes = persist.last_cow_bytes;
+    st->current_cow_bytes = child_info_current_cow(&persist.info);
+    st->current_keys_total = persist.child ? persist.keys_at_fork : 0;
+    st->saves = persist.saves;
+}
+
+void persist_reset_stats(void)
+{
+    persist.saves = 0;
 }
 

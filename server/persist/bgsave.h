@@ -26,6 +26,12 @@ struct persist_status {
     long long last_save_time;   /* unix seconds of the last good save (or of the start) */
     int bgsave_in_progress;
     int last_bgsave_ok;
+    long long last_bgsave_time_s;    /* duration of the last BGSAVE, -1 before the first */
+    long long current_bgsave_time_s; /* of the running one, -1 when none */
+    size_t last_cow_bytes;           /* copy-on-write of the last BGSAVE's child */
+    size_t current_cow_bytes;        /* of the running child so far, 0 when none */
+    size_t current_keys_total;       /* keys the running child writes, 0 when none */
+    unsigned long long saves;        /* good saves since start or RESETSTAT */
 };
 
 struct snap_limits;
@@ -55,5 +61,7 @@ pid_t persist_child_pid(void);
  * `save` rules are set and stop-writes-on-bgsave-error is yes (Redis's rule). */
 int persist_writes_refused(void);
 void persist_get_status(struct persist_status *st);
+/* CONFIG RESETSTAT: the save counter. */
+void persist_reset_stats(void);
 
 #endif

@@ -196,6 +196,43 @@ static void w_omap(struct writer *w, const struct omap *m)
     }
 }
 
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >>= 7)
+        n++;
+    return n;
+}
+
+static size_t blob_len(size_t n)
+{
+    return varint_len(n) + n;
+}
+
+/* What w_blob, w_zset and w_omap write for e's value, counted. */
+size_t snap_value_len(const struct ks_entry *e)
+{
+    size_t len = 0;
+    if (e->type == KS_STRING)
+        return blob_len(ks_slen(e));
+    if (e->type == KS_ZSET) {
+        const struct zset *z = ks_ptr(e);
+        len = varint_len(zs_len(z));
+        for (const struct zs_node *n = zs_first(z); n; n = zs_next(n))
+            len += blob_len(n->len) + sizeof(uint64_t);
+        return len;
+    }
+    const struct omap *m = ks_ptr(e);
+    struct om_it it;
+    struct om_elem el;
+    len = varint_len(om_len(m));
+    for (om_seek(m, 0, &it); om_it_valid(&it); om_next(m, &it)) {
+        om_it_get(m, &it, &el);
+        len += blob_len(el.flen) + (el.v ? blob_len(el.vlen) : 0);
+    }
+    return len;
+}
+
 static unsigned record_op(const struct ks_entry *e)
 {
     switch (e->type) {

@@ -74,6 +74,11 @@ void snap_on_write_repl(snap_repl_fn *fn);
  * *pos, else 0. */
 int snap_loaded_repl(struct snap_repl *pos);
 
+struct ks_entry;
+/* Bytes e's value takes in a snapshot record (after the key): DEBUG
+ * OBJECT's serializedlength. O(members). */
+size_t snap_value_len(const struct ks_entry *e);
+
 /* The CRC-64/Jones of n bytes at p, continuing from crc (0 to start). */
 uint64_t snap_crc64(uint64_t crc, const void *p, size_t n);
 

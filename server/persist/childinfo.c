@@ -1,0 +1,96 @@
+/*
+ * childinfo.c - forking a persistence child and its report (childinfo.h).
+ *
+ * The child's report is one size_t written into the pipe as it ends: far
+ * under PIPE_BUF, so the write never blocks nor splits, and the parent reads
+ * it after waitpid, when it is already there or never will be. fork()'s
+ * time is measured around the call, as Redis's latest_fork_usec.
+ */
+#include "childinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "mem.h"
+
+static long long latest_fork_usec;
+static unsigned long long total_forks;
+
+pid_t child_info_fork(struct child_info *ci)
+{
+    int fds[2] = {-1, -1};
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+        fds[0] = fds[1] = -1;
+    int64_t start = ustime();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (fds[0] >= 0)
+            close(fds[0]);
+        ci->fd = fds[1];
+        return 0;
+    }
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (pid < 0) {
+        int err = errno;
+        if (fds[0] >= 0)
+            close(fds[0]);
+        ci->fd = -1;
+        errno = err;
+        return pid;
+    }
+    latest_fork_usec = ustime() - start;
+    total_forks++;
+    ci->fd = fds[0];
+    ci->pid = pid;
+    ci->start_ms = start / 1000;
+    return pid;
+}
+
+void child_info_send(struct child_info *ci)
+{
+    size_t cow = mem_private_dirty(0);
+    if (ci->fd < 0)
+        return;
+    /* Nothing to do when it fails: the parent then reports 0. */
+    if (write(ci->fd, &cow, sizeof(cow)) != (ssize_t)sizeof(cow))
+        cow = 0;
+    close(ci->fd);
+    ci->fd = -1;
+}
+
+size_t child_info_receive(struct child_info *ci)
+{
+    size_t cow = 0;
+    if (ci->fd >= 0) {
+        if (read(ci->fd, &cow, sizeof(cow)) != (ssize_t)sizeof(cow))
+            cow = 0;
+        close(ci->fd);
+    }
+    ci->fd = -1;
+    ci->pid = 0;
+    return cow;
+}
+
+size_t child_info_current_cow(const struct child_info *ci)
+{
+    return ci->pid ? mem_private_dirty(ci->pid) : 0;
+}
+
+long long child_info_latest_fork_usec(void)
+{
+    return latest_fork_usec;
+}
+
+unsigned long long child_info_total_forks(void)
+{
+    return total_forks;
+}
+
+void child_info_reset_stats(void)
+{
+    latest_fork_usec = 0;
+    total_forks = 0;
+}
