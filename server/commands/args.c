@@ -203,37 +203,3 @@ void text_printf(struct text *t, const char *fmt, ...)
         t->buf = xrealloc(t->buf, t->cap);
     }
 }
-
-void subcommand_dispatch(struct client *c, const char *container, const struct subcommand *table,
-                         size_t n)
-{
-    /* Redis prints at most this much of an unknown subcommand. */
-    enum { ECHO_MAX = 128 };
-    const struct resp_slice *sub = &c->argv[1];
-    char upper[32];
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        if (!arg_is(sub, table[i].name))
-            continue;
-        int arity = table[i].arity;
-        if (arity > 0 ? c->argc != arity : c->argc < -arity)
-            resp_add_errorf(&c->out, "ERR wrong number of arguments for '%s|%s' command",
-                            container, table[i].name);
-        else
-            table[i].proc(c);
-        return;
-    }
-    for (i = 0; i < sizeof(upper) - 1 && container[i]; i++)
-        upper[i] = (char)toupper((unsigned char)container[i]);
-    upper[i] = '\0';
-    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try %s HELP.",
-                    (int)(sub->len < ECHO_MAX ? sub->len : ECHO_MAX), sub->ptr, upper);
-}
-
-void reply_help(struct client *c, const char *const *lines, size_t n)
-{
-    resp_add_array_len(&c->out, n);
-    for (size_t i = 0; i < n; i++)
-        resp_add_simple(&c->out, lines[i]);
-}

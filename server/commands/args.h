@@ -72,19 +72,4 @@ struct text {
 };
 void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A container's subcommand: its name (lower case), arity counting the
- * container and the subcommand (-N: at least N), and handler. */
-struct subcommand {
-    const char *name;
-    int arity;
-    void (*proc)(struct client *c);
-};
-/* Runs the row of table[0..n) that argv[1] names, or replies with Redis's
- * error for a wrong arity ("'slowlog|get'") or an unknown subcommand
- * ("Try SLOWLOG HELP."); container is the command's name in lower case. */
-void subcommand_dispatch(struct client *c, const char *container, const struct subcommand *table,
-                         size_t n);
-/* A HELP reply: the lines as an array of simple strings. */
-void reply_help(struct client *c, const char *const *lines, size_t n);
-
 #endif

@@ -354,7 +354,7 @@ static const struct subcommand subcommands[] = {
 
 static void cmd_latency(struct client *c)
 {
-    subcommand_dispatch(c, "latency", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
+    subcommand_dispatch(c, "LATENCY", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
 }
 
 const struct command latency_commands[] = {

@@ -86,7 +86,7 @@ static void cmd_slowlog(struct client *c)
                         (int)c->argv[1].len, c->argv[1].ptr);
         return;
     }
-    subcommand_dispatch(c, "slowlog", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
+    subcommand_dispatch(c, "SLOWLOG", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
 }
 
 const struct command slowlog_commands[] = {
