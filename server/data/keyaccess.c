@@ -51,7 +51,10 @@ void ka_touch(struct ks_entry *e, const struct ka_clock *clock)
     if (!clock->touch)
         return;
     if (!clock->lfu) {
-        e->access = clock->lru;
+        /* Stored only when it changes (once a second at most for a hot
+         * key), so reads of an entry do not keep dirtying its cache line. */
+        if (e->access != clock->lru)
+            e->access = clock->lru;
         return;
     }
     unsigned counter = lfu_log_incr(ka_freq(e, clock), clock->log_factor);
