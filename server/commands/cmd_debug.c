@@ -28,6 +28,8 @@
 #include "bgsave.h"
 #include "cmd_object.h"
 #include "command.h"
+#include "evict.h"
+#include "keyaccess.h"
 #include "keyspace.h"
 #include "log.h"
 #include "omap.h"
@@ -270,9 +272,9 @@ static void debug_reload(struct client *c)
     reply_ok(c);
 }
 
-/* DEBUG OBJECT key: Redis's line. refcount is 1 and lru 0: rbkv shares no
- * values and keeps no access clock; serializedlength is what the value
- * takes in rbkv's snapshot. */
+/* DEBUG OBJECT key: Redis's line. refcount is 1: rbkv shares no values;
+ * lru is the entry's 24 access bits as Redis prints its object's;
+ * serializedlength is what the value takes in rbkv's snapshot. */
 static void debug_object(struct client *c)
 {
     const struct resp_slice *key = &c->argv[2];
@@ -283,8 +285,10 @@ static void debug_object(struct client *c)
     }
     char line[256];
     snprintf(line, sizeof(line),
-             "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 lru_seconds_idle:0",
-             (void *)e, object_encoding_name(e), snap_value_len(e));
+             "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u "
+             "lru_seconds_idle:%llu",
+             (void *)e, object_encoding_name(e), snap_value_len(e), (unsigned)e->access,
+             (unsigned long long)(ka_idle_ms(e, evict_clock()) / 1000));
     resp_add_simple(&c->out, line);
 }
 

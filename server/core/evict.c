@@ -28,9 +28,11 @@
 #include "clock.h"
 #include "fastrand.h"
 #include "keyspace.h"
+#include "latency.h"
 #include "lazyfree.h"
 #include "mem.h"
 #include "notify.h"
+#include "pause.h"
 #include "propagate.h"
 #include "resp_parser.h"
 #include "server.h"
@@ -310,16 +312,9 @@ static int over_maxmemory(void)
     return mem_used() > server.cfg.maxmemory;
 }
 
-enum evict_result evict_perform(void)
+/* Evicts from start until memory is under the cap or the slice ends. */
+static enum evict_result evict_run(int64_t start)
 {
-    if (!server.cfg.maxmemory || !over_maxmemory())
-        return EVICT_OK;
-    /* A replica is its primary's copy: it evicts nothing (Redis's
-     * replica-ignore-maxmemory yes) and refuses as before. */
-    if (server.cfg.replicaof_host || server.cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION)
-        return EVICT_FAIL;
-
-    int64_t start = ustime();
     uint64_t limit = slice_us();
     size_t to_free = mem_used() - server.cfg.maxmemory, freed = 0;
     unsigned long long evicted = 0;
@@ -345,4 +340,22 @@ enum evict_result evict_perform(void)
         }
     }
     return EVICT_OK;
+}
+
+enum evict_result evict_perform(void)
+{
+    if (!server.cfg.maxmemory || !over_maxmemory())
+        return EVICT_OK;
+    /* A replica is its primary's copy: it evicts nothing (Redis's
+     * replica-ignore-maxmemory yes) and refuses as before. */
+    if (server.cfg.replicaof_host || server.cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION)
+        return EVICT_FAIL;
+    /* CLIENT PAUSE: the dataset must not change under the pause (Redis
+     * 7.0 evicts nothing while clients are paused). */
+    if (pause_stops_writes())
+        return EVICT_OK;
+    int64_t start = ustime();
+    enum evict_result r = evict_run(start);
+    latency_add_since(server.cfg.latency_monitor_threshold, "eviction-cycle", start);
+    return r;
 }

@@ -206,6 +206,34 @@ static void test_eviction_goes_on(void)
     redisFree(c);
 }
 
+/* No eviction while clients are paused (the dataset holds still), and a
+ * long eviction run is the latency monitor's eviction-cycle event. */
+static void test_pause_and_latency(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    h_fill(c, "k", 20000);
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random",
+              "maxmemory-eviction-tenacity", "100", "latency-monitor-threshold", "1");
+    freeReplyObject(H_CALL(c, "LATENCY", "RESET"));
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CLIENT", "PAUSE", "10000", "WRITE");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "1");
+    EXPECT_NIL(c, "GET", "nokey");
+    EXPECT_INT(c, 20000, "DBSIZE");
+    CHECK(h_info_ll(c, "stats", "evicted_keys") == 0, "keys evicted during a pause");
+    EXPECT_OK(c, "CLIENT", "UNPAUSE");
+    /* Nearly 20,000 keys in one unlimited slice: far more than a millisecond. */
+    long long left = H_INT_REPLY(c, "DBSIZE");
+    CHECK(left < 1000, "%lld keys left after the pause", left);
+    EXPECT_MATCH(c, "[['eviction-cycle', :*, :*, :*]]", "LATENCY", "LATEST");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0", "maxmemory-eviction-tenacity", "10",
+              "latency-monitor-threshold", "0");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    redisFree(c);
+}
+
 /* How many of the first `hot` keys of prefix survive a squeeze to half of
  * used memory after they alone were read. */
 static int hot_survivors(redisContext *c, const char *policy, int hot, int wait_ms)
@@ -454,6 +482,7 @@ int main(int argc, char **argv)
     H_RUN(test_policies);
     H_RUN(test_nothing_to_evict);
     H_RUN(test_eviction_goes_on);
+    H_RUN(test_pause_and_latency);
     H_RUN(test_hot_set);
     H_RUN(test_pipelined_at_cap);
     H_RUN(test_eviction_effects);
