@@ -6,10 +6,11 @@ want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev)
 for what in "$@"; do
   case "$what" in
     build) ;;
-    # redis-sentinel: tests/integration/test_sentinel.sh. nodejs npm: tests/clients. Only when npm
+    # redis-sentinel: tests/integration/test_sentinel.sh. prometheus-redis-exporter curl:
+    # tests/integration/test_exporter.sh. redis-server: the tests' reference. nodejs npm: tests/clients. Only when npm
     # is missing: NodeSource's nodejs ships npm itself and conflicts with Debian's npm package, which
     # apt would then resolve by removing nodejs.
-    test) want+=(redis-tools redis-sentinel valgrind tmux)
+    test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux)
           command -v npm >/dev/null || want+=(nodejs npm) ;;
     bench) want+=(redis-tools redis-server gnuplot-nox) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;

@@ -128,6 +128,10 @@ static const struct config_def defs[] = {
      .default_value = "300"},
     {.name = "databases", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(databases),
      .min = 1, .max = INT_MAX, .default_value = "16"},
+    /* Redis's I/O threads: rbkv does all I/O on its one loop thread, so only
+     * Redis's default is accepted (a config file asking for more is told). */
+    {.name = "io-threads", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(io_threads),
+     .min = 1, .max = 1, .default_value = "1"},
     {.name = "maxmemory", .type = CONFIG_MEMORY, FIELD(maxmemory), .max = ULLONG_MAX,
      .default_value = "0"},
     {.name = "maxmemory-policy", .type = CONFIG_ENUM, FIELD(maxmemory_policy),

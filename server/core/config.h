@@ -65,6 +65,7 @@ struct config {
     long long timeout;        /* seconds of idleness before a client is closed, 0 = never */
     long long tcp_keepalive;  /* seconds, 0 = off */
     int databases;
+    int io_threads;           /* always 1: accepted for Redis config files */
     unsigned long long maxmemory;       /* bytes, 0 = unlimited */
     enum maxmemory_policy maxmemory_policy;
     long long maxmemory_samples;        /* keys sampled per db to fill the eviction pool */

@@ -132,6 +132,7 @@ static void test_defaults(void)
         {"lfu-log-factor", "10"},
         {"lfu-decay-time", "1"},
         {"maxmemory-clients", "0"},
+        {"io-threads", "1"},
         {"client-query-buffer-limit", "1073741824"},
         {"client-output-buffer-limit",
          "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},

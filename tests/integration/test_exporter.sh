@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The Prometheus exporter operators use, Debian's prometheus-redis-exporter, scraping rbkv and
+# redis-server 7 that hold the same data: every metric family Redis yields must come from rbkv
+# too (but the few listed in REDIS_ONLY, which rbkv has no counterpart for by design), and the
+# exporter must log no error against rbkv (an unknown command or an unparsable INFO field shows
+# up there). One exporter serves both through its multi-target /scrape endpoint.
+#   tests/integration/test_exporter.sh SERVER_BIN
+# Skips (77) without prometheus-redis-exporter, redis-server, redis-cli or curl
+# (scripts/deps.sh test installs them).
+set -u
+[ $# -eq 1 ] || { echo "usage: $0 SERVER_BIN" >&2; exit 2; }
+server_bin=$1
+for tool in prometheus-redis-exporter redis-server redis-cli curl; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh test)"; exit 77; }
+done
+[ -x "$server_bin" ] || { echo "$server_bin is not an executable" >&2; exit 2; }
+server_bin=$(cd "$(dirname "$server_bin")" && pwd)/$(basename "$server_bin")
+SLOW=${RBKV_TEST_SLOW:-1}
+
+# Families only Redis can have: active defragmentation (jemalloc's), I/O threads, modules and
+# cluster. Everything else Redis yields rbkv must yield too.
+REDIS_ONLY_RE='^redis_(active_defrag_.*|defrag_.*|io_threads_active|module_.*|modules|cluster_.*)$'
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-exporter-XXXXXX") || exit 1
+pids=()
+cleanup() {
+  local rc=$? p
+  for p in "${pids[@]}"; do
+    kill -9 "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
+    rm -rf "$work"
+  else
+    echo "logs kept in $work" >&2
+  fi
+  return "$rc"
+}
+trap cleanup EXIT
+
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+
+# start NAME PORT CMD...: runs CMD in $work/NAME with its log there, and waits for PING.
+start_server() {
+  local name=$1 port=$2 i
+  shift 2
+  mkdir -p "$work/$name"
+  (cd "$work/$name" && exec "$@") >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  for ((i = 0; i < 200 * SLOW; i++)); do
+    [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] && return 0
+    sleep 0.05
+  done
+  fail "$name did not answer PING on port $port"
+  return 1
+}
+
+rbkv_port=$(free_port)
+redis_port=$(free_port)
+read -r -a wrapper <<<"${RBKV_SERVER_WRAPPER:-}"
+start_server rbkv "$rbkv_port" "${wrapper[@]}" "$server_bin" --port "$rbkv_port" ||
+  exit 1
+start_server redis "$redis_port" redis-server --port "$redis_port" --save "" --appendonly no \
+  --enable-debug-command local ||
+  exit 1
+
+# The same data in both, of every type both have, some with deadlines, in two databases, and a
+# deliberately slow command so the slow log has an entry.
+for port in "$rbkv_port" "$redis_port"; do
+  {
+    for i in $(seq 1 50); do echo "SET key:$i value:$i"; done
+    echo "EXPIRE key:1 1000"
+    echo "HSET h f1 v1 f2 v2"
+    echo "SADD s a b c"
+    echo "ZADD z 1 a 2 b"
+    echo "SELECT 1"
+    echo "SET other 1"
+    echo "CONFIG SET slowlog-log-slower-than 0"
+    echo "GET key:2"
+    echo "GET nokey"
+    echo "INCR key:2"
+    echo "CONFIG SET slowlog-log-slower-than 10000"
+    echo "CONFIG SET latency-monitor-threshold 100"
+    echo "DEBUG SLEEP 0.12"
+  } | redis-cli -p "$port" >/dev/null
+done
+
+# The exporter on a free port; another test may take the port first, so it retries on a new one.
+start_exporter() {
+  local attempt i pid
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    exporter_port=$(free_port)
+    prometheus-redis-exporter -web.listen-address "127.0.0.1:$exporter_port" -redis.addr "" \
+      -include-system-metrics -export-client-list -ping-on-connect >>"$work/exporter.log" 2>&1 &
+    pid=$!
+    pids+=("$pid")
+    for ((i = 0; i < 100 * SLOW; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      curl -sf "http://127.0.0.1:$exporter_port/" >/dev/null && return 0
+      sleep 0.05
+    done
+    kill -9 "$pid" 2>/dev/null
+  done
+  fail "the exporter did not start"
+  return 1
+}
+start_exporter || exit 1
+
+# scrape PORT FILE: the exporter's /metrics for the server on PORT, into FILE.
+scrape() {
+  local i
+  for ((i = 0; i < 100 * SLOW; i++)); do
+    curl -sf "http://127.0.0.1:$exporter_port/scrape?target=redis://127.0.0.1:$1" >"$2" && return 0
+    sleep 0.1
+  done
+  fail "no scrape of port $1"
+  return 1
+}
+# families FILE: the metric family names in FILE, one per line, sorted.
+families() {
+  awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$1" | sort -u
+}
+
+scrape "$rbkv_port" "$work/rbkv.prom" || exit 1
+scrape "$redis_port" "$work/redis.prom" || exit 1
+families "$work/rbkv.prom" >"$work/rbkv.families"
+families "$work/redis.prom" >"$work/redis.families"
+
+missing=$(comm -13 "$work/rbkv.families" "$work/redis.families" | grep -Ev "$REDIS_ONLY_RE")
+[ -z "$missing" ] || fail "metric families Redis yields and rbkv does not:
+$missing"
+[ "$(awk '$1 == "redis_up" { print $2 }' "$work/rbkv.prom")" = 1 ] || fail "redis_up is not 1 for rbkv"
+# A few figures that must be right, not merely present.
+for family in redis_db_keys redis_slowlog_length redis_connected_clients; do
+  grep -q "^$family" "$work/rbkv.prom" || fail "no $family sample for rbkv"
+done
+grep -q '^redis_db_keys{db="db0"} 53' "$work/rbkv.prom" || fail "redis_db_keys for db0 is not 53"
+grep -q '^redis_db_keys_expiring{db="db0"} 1' "$work/rbkv.prom" ||
+  fail "redis_db_keys_expiring for db0 is not 1"
+
+# The exporter logs what it could not read or parse: against rbkv it must log no error.
+errors=$(grep -iE 'level=(error|warn)|ERR ' "$work/exporter.log" | grep -v 'address already in use')
+[ -z "$errors" ] || fail "the exporter logged:
+$errors"
+
+echo "rbkv: $(wc -l <"$work/rbkv.families") families, redis: $(wc -l <"$work/redis.families");" \
+  "Redis's alone by design: $(comm -13 "$work/rbkv.families" "$work/redis.families" | tr '\n' ' ')"
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "PASS"
