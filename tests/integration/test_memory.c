@@ -272,7 +272,7 @@ static void test_debug_reload(void)
 
     /* DEBUG OBJECT: Redis's line (serializedlength of "bar" is 4, as
      * Redis's). */
-    EXPECT_MATCH(c, "+Value at:0x* refcount:1 encoding:embstr serializedlength:4 lru:0 "
+    EXPECT_MATCH(c, "+Value at:0x* refcount:1 encoding:embstr serializedlength:4 lru:* "
                     "lru_seconds_idle:0",
                  "DEBUG", "OBJECT", "str");
     EXPECT_MATCH(c, "+Value at:0x* encoding:int serializedlength:6 *", "DEBUG", "OBJECT", "num");
