@@ -647,6 +647,18 @@ int h_start(struct h_server *s, const char *const *flags)
     return start_binary(s, NULL, flags);
 }
 
+int h_start_comparison(struct h_server *ref)
+{
+    if (h_is_reference()) {
+        printf("running against redis-server itself: nothing to compare with\n");
+        return 0;
+    }
+    int rc = h_start_reference(ref, NULL);
+    if (rc == 1)
+        printf("no redis-server on PATH: the comparisons with Redis are skipped\n");
+    return rc == 0;
+}
+
 int h_start_reference(struct h_server *s, const char *const *flags)
 {
     static char found[PATH_MAX];

@@ -78,6 +78,11 @@ int h_start(struct h_server *s, const char *const *flags);
  * server's replies with. Returns 0; 1 when there is no redis-server (not a
  * failure: the caller skips the comparison); -1 after recording a failure. */
 int h_start_reference(struct h_server *s, const char *const *flags);
+/* The reference beside the server under test, for a file whose comparisons
+ * are optional: 1 when it runs; 0, having printed why, when there is
+ * nothing to compare with (no redis-server, or the tests run against
+ * redis-server itself) or it failed to start (a recorded failure). */
+int h_start_comparison(struct h_server *ref);
 /* Starts the server again in s's dir, after it stopped (h_stop, SHUTDOWN,
  * SIGKILL and h_wait_exit): files it left there, such as a snapshot, are
  * still there. A new port; otherwise as h_start. */

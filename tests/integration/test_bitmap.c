@@ -995,11 +995,7 @@ int main(int argc, char **argv)
     h_init(argc, argv);
     if (h_start(&srv, NULL) < 0)
         return h_finish();
-    /* Against redis-server itself (the tests' own check) there is nothing to compare with. */
-    int rc = h_is_reference() ? 1 : h_start_reference(&ref, NULL);
-    have_ref = rc == 0;
-    if (rc == 1 && !h_is_reference())
-        printf("no redis-server on PATH: the comparisons with Redis are skipped\n");
+    have_ref = h_start_comparison(&ref);
     H_RUN(test_setbit_getbit);
     H_RUN(test_setbit_growth);
     H_RUN(test_offset_limit);
