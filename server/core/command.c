@@ -440,8 +440,12 @@ void command_execute(struct client *c)
         multi_refused(c);
         return;
     }
-    if (pause_postpones(c, cmd))
+    /* A held request comes through here again when the pause ends: it is
+     * counted then. */
+    if (pause_postpones(c, cmd)) {
+        server.stats.total_commands--;
         return;
+    }
     if (c->multi && multi_queue(c, cmd))
         return;
     command_call(c, cmd);

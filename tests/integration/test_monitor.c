@@ -315,6 +315,7 @@ static void test_pause_write(void)
     EXPECT_OK(a, "MULTI");
     EXPECT_STATUS(a, "QUEUED", "GET", "k");
     EXPECT_REPLY(a, "[(nil)]", "EXEC");
+    long long before = h_info_ll(a, "stats", "total_commands_processed");
     EXPECT_OK(a, "CLIENT", "UNPAUSE");
     redisReply *r;
     char buf[64];
@@ -329,6 +330,10 @@ static void test_pause_write(void)
     CHECK(r && r->type == REDIS_REPLY_INTEGER && r->integer == 2, "INCR ran after w1's SET");
     freeReplyObject(r);
     expect_info(a, "blocked_clients", "0");
+    /* Each held command counts once, when it runs: UNPAUSE, the four held,
+     * and the two INFOs since. */
+    long long after = h_info_ll(a, "stats", "total_commands_processed");
+    CHECK(after == before + 7, "total_commands_processed %lld after %lld", after, before);
     redisFree(w1);
     redisFree(w2);
     h_close(&s, a);
