@@ -52,29 +52,37 @@ free_port() {
   done
 }
 
-# start NAME PORT CMD...: runs CMD in $work/NAME with its log there, and waits for PING.
+# start_server NAME CMD...: runs `CMD --port P` in $work/NAME on a free port P and waits for its
+# PING; another test may take P first, so a start that fails is retried on a new port. Sets
+# started_port.
 start_server() {
-  local name=$1 port=$2 i
-  shift 2
+  local name=$1 attempt i pid
+  shift
   mkdir -p "$work/$name"
-  (cd "$work/$name" && exec "$@") >"$work/$name.log" 2>&1 &
-  pids+=($!)
-  for ((i = 0; i < 200 * SLOW; i++)); do
-    [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] && return 0
-    sleep 0.05
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    started_port=$(free_port)
+    (cd "$work/$name" && exec "$@" --port "$started_port") >>"$work/$name.log" 2>&1 &
+    pid=$!
+    pids+=("$pid")
+    for ((i = 0; i < 200 * SLOW; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      # Ours answered only if it is still alive after the answer.
+      [ "$(redis-cli -p "$started_port" PING 2>/dev/null)" = PONG ] && kill -0 "$pid" 2>/dev/null &&
+        return 0
+      sleep 0.05
+    done
+    kill -9 "$pid" 2>/dev/null
   done
-  fail "$name did not answer PING on port $port"
+  fail "$name did not start"
   return 1
 }
 
-rbkv_port=$(free_port)
-redis_port=$(free_port)
 read -r -a wrapper <<<"${RBKV_SERVER_WRAPPER:-}"
-start_server rbkv "$rbkv_port" "${wrapper[@]}" "$server_bin" --port "$rbkv_port" ||
-  exit 1
-start_server redis "$redis_port" redis-server --port "$redis_port" --save "" --appendonly no \
-  --enable-debug-command local ||
-  exit 1
+# enable-debug-command local is rbkv's default, and lets the file run against redis-server too.
+start_server rbkv "${wrapper[@]}" "$server_bin" --enable-debug-command local || exit 1
+rbkv_port=$started_port
+start_server redis redis-server --save "" --appendonly no --enable-debug-command local || exit 1
+redis_port=$started_port
 
 # The same data in both, of every type both have, some with deadlines, in two databases, and a
 # deliberately slow command so the slow log has an entry.
