@@ -135,14 +135,18 @@ struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key)
     return lookup_write_probe(c, key, &p);
 }
 
+/* Whether a lookup stamps the key's access bits (keyaccess.h). */
+enum lookup_touch { TOUCH_NEVER, TOUCH_UNLESS_NO_TOUCH, TOUCH_ALWAYS };
+
 static struct ks_entry *lookup_generic(struct client *c, const struct resp_slice *key,
-                                       struct ks_probe *p, int touch)
+                                       struct ks_probe *p, enum lookup_touch touch)
 {
     /* The command's start time, read once by the dispatcher: a clock read
      * per lookup showed up in profiles of pipelined GETs. */
     struct ks_entry *e =
         ks_lookup_probe(c->db, key->ptr, key->len, server.cmd_start_us / 1000, p);
-    if (e && touch)
+    if (e && (touch == TOUCH_ALWAYS ||
+              (touch == TOUCH_UNLESS_NO_TOUCH && !(c->flags & CLIENT_NO_TOUCH))))
         ka_touch(e, evict_clock());
     return e;
 }
@@ -150,11 +154,11 @@ static struct ks_entry *lookup_generic(struct client *c, const struct resp_slice
 struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *key,
                                     struct ks_probe *p)
 {
-    return lookup_generic(c, key, p, 1);
+    return lookup_generic(c, key, p, TOUCH_UNLESS_NO_TOUCH);
 }
 
 static struct ks_entry *lookup_read_generic(struct client *c, const struct resp_slice *key,
-                                            int touch)
+                                            enum lookup_touch touch)
 {
     struct ks_probe p;
     struct ks_entry *e = lookup_generic(c, key, &p, touch);
@@ -175,12 +179,17 @@ static struct ks_entry *lookup_read_generic(struct client *c, const struct resp_
 
 struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)
 {
-    return lookup_read_generic(c, key, 1);
+    return lookup_read_generic(c, key, TOUCH_UNLESS_NO_TOUCH);
 }
 
 struct ks_entry *lookup_peek(struct client *c, const struct resp_slice *key)
 {
-    return lookup_read_generic(c, key, 0);
+    return lookup_read_generic(c, key, TOUCH_NEVER);
+}
+
+struct ks_entry *lookup_touch(struct client *c, const struct resp_slice *key)
+{
+    return lookup_read_generic(c, key, TOUCH_ALWAYS);
 }
 
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key)

@@ -32,6 +32,9 @@ char *arg_strdup(const struct resp_slice *a);
  * a key (Redis's LOOKUP_NOTOUCH: EXISTS, TYPE, TTL, OBJECT). */
 struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key);
 struct ks_entry *lookup_peek(struct client *c, const struct resp_slice *key);
+/* lookup_read that stamps the key even for a CLIENT NO-TOUCH client:
+ * TOUCH's own purpose (Redis 7.2). */
+struct ks_entry *lookup_touch(struct client *c, const struct resp_slice *key);
 struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key);
 /* lookup_write that keeps the probe for a write of the key right after
  * (ks_set_string_probed), so the key is hashed and looked up once. */

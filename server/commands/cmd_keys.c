@@ -83,7 +83,7 @@ static void cmd_exists(struct client *c)
 
 static void cmd_touch(struct client *c)
 {
-    exists_generic(c, lookup_read);
+    exists_generic(c, lookup_touch);
 }
 
 static void cmd_type(struct client *c)

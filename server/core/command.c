@@ -479,8 +479,7 @@ void command_call(struct client *c, const struct command *cmd)
     int64_t start = ustime();
 
     server.cmd_start_us = start;
-    /* TOUCH touches whatever the client asked (Redis 7.2). */
-    evict_begin_command(start, !(c->flags & CLIENT_NO_TOUCH) || !strcmp(cmd->name, "touch"));
+    evict_begin_command(start);
     /* A write may change a value in place, which no keyspace call reports:
      * the replies streaming from its db are finished before it (stream.h). */
     if (cmd->flags & CMD_WRITE)

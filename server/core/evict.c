@@ -65,12 +65,12 @@ int evict_policy_is_lfu(void)
     return policy_is_lfu(server.cfg.maxmemory_policy);
 }
 
-static void clock_refresh(int64_t now_us, int touch)
+static void clock_refresh(int64_t now_us)
 {
     ka_clock_set_time(&access_clock, now_us / 1000);
     access_clock.lfu = evict_policy_is_lfu();
     /* As Redis: no access stamps while a child holds the pages copy-on-write. */
-    access_clock.touch = touch && persist_child_pid() <= 0;
+    access_clock.touch = persist_child_pid() <= 0;
     access_clock.log_factor = server.cfg.lfu_log_factor;
     access_clock.decay_time = server.cfg.lfu_decay_time;
 }
@@ -84,7 +84,7 @@ static void again_cb(uv_timer_t *t)
 
 void evict_init(void)
 {
-    clock_refresh(ustime(), 1);
+    clock_refresh(ustime());
     ks_access_clock(&access_clock);
     uv_timer_init(server.loop, &again_timer);
 }
@@ -94,9 +94,9 @@ const struct ka_clock *evict_clock(void)
     return &access_clock;
 }
 
-void evict_begin_command(int64_t now_us, int touch)
+void evict_begin_command(int64_t now_us)
 {
-    clock_refresh(now_us, touch);
+    clock_refresh(now_us);
 }
 
 /* Redis's evictionTimeLimitUs: linear up to tenacity 10 (500 us), then 15%
@@ -318,7 +318,7 @@ static enum evict_result evict_run(int64_t start)
     uint64_t limit = slice_us();
     size_t to_free = mem_used() - server.cfg.maxmemory, freed = 0;
     unsigned long long evicted = 0;
-    clock_refresh(start, access_clock.touch);
+    clock_refresh(start);
     while (freed < to_free) {
         struct db *db = NULL;
         struct ks_entry *e = pick_victim(&db);

@@ -29,8 +29,8 @@ void evict_init(void);
 const struct ka_clock *evict_clock(void);
 
 /* Before each command, with the time the dispatcher read: keeps the access
- * clock current. touch 0 leaves keys' access bits alone (CLIENT NO-TOUCH). */
-void evict_begin_command(int64_t now_us, int touch);
+ * clock current. (CLIENT NO-TOUCH is the lookups' business: args.h.) */
+void evict_begin_command(int64_t now_us);
 
 /* Redis's performEvictions: frees keys while used memory is over maxmemory,
  * for at most the slice maxmemory-eviction-tenacity allows. A replica and a

@@ -234,6 +234,23 @@ static void test_pause_and_latency(void)
     redisFree(c);
 }
 
+/* CLIENT NO-TOUCH: reads leave the access time alone, TOUCH still sets it. */
+static void test_no_touch(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_OK(c, "SET", "nt", "v");
+    h_sleep_ms(2100);
+    EXPECT_OK(c, "CLIENT", "NO-TOUCH", "on");
+    EXPECT_BULK(c, "v", "GET", "nt");
+    EXPECT_INT_RANGE(c, 2, 100, "OBJECT", "IDLETIME", "nt");
+    EXPECT_INT(c, 1, "TOUCH", "nt");
+    EXPECT_INT(c, 0, "OBJECT", "IDLETIME", "nt");
+    EXPECT_OK(c, "CLIENT", "NO-TOUCH", "off");
+    redisFree(c);
+}
+
 /* How many of the first `hot` keys of prefix survive a squeeze to half of
  * used memory after they alone were read. */
 static int hot_survivors(redisContext *c, const char *policy, int hot, int wait_ms)
@@ -483,6 +500,7 @@ int main(int argc, char **argv)
     H_RUN(test_nothing_to_evict);
     H_RUN(test_eviction_goes_on);
     H_RUN(test_pause_and_latency);
+    H_RUN(test_no_touch);
     H_RUN(test_hot_set);
     H_RUN(test_pipelined_at_cap);
     H_RUN(test_eviction_effects);
