@@ -12,23 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ $# -eq 1 ] || { echo "usage: $0 SERVER_BIN" >&2; exit 2; }
 server_bin=$1
 
-for tool in node npm redis-cli; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh test)"; exit 77; }
-done
-
-# npm ci removes node_modules first, so it runs only when the installed tree does not match the
-# lock file (npm writes node_modules/.package-lock.json as its record of what it installed).
-if ! cmp -s <(sed -n '/"packages"/,$p' "$here/package-lock.json") \
-            <(sed -n '/"packages"/,$p' "$here/node_modules/.package-lock.json" 2>/dev/null); then
-  # Concurrent runs (several build dirs) must not install into the same tree at once.
-  exec 9>"${TMPDIR:-/tmp}/rbkv-npm-ci.$(id -u).lock"
-  flock 9
-  if ! (cd "$here" && npm ci --no-audit --no-fund --loglevel=error); then
-    echo "SKIP: npm ci failed (is the npm registry reachable?)"
-    exit 77
-  fi
-  flock -u 9
-fi
+command -v redis-cli >/dev/null || { echo "SKIP: redis-cli not installed (scripts/deps.sh test)"; exit 77; }
+. "$here/../integration/npm_ci.sh"
+npm_ci_or_skip "$here"
 
 . "$here/../integration/server.sh"
 server_start "$server_bin" || exit 1

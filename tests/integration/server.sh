@@ -45,6 +45,10 @@ free_port() {
 server_start() {
   local bin=$1 attempt waited reply
   shift
+  # The server runs in its temp dir: a relative path must not be looked up from there.
+  case $bin in
+    */*) bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" ;;
+  esac
   local extra=() wrapper=()
   read -r -a wrapper <<<"${RBKV_SERVER_WRAPPER:-}"
   [ "$(basename "$bin")" = redis-server ] && extra=(--save "" --appendonly no)
