@@ -16,6 +16,8 @@ framework_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 framework_run() {
   local server_bin=$1 status monitor_pid=
   shift
+  command -v "$server_bin" >/dev/null ||
+    { echo "SKIP: $server_bin not found (scripts/deps.sh test installs redis-server)"; exit 77; }
   command -v redis-cli >/dev/null || { echo "SKIP: redis-cli not installed (scripts/deps.sh test)"; exit 77; }
   server_start "$server_bin" || exit 1
   if [ -n "${RBKV_FRAMEWORK_MONITOR:-}" ]; then
