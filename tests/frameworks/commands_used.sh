@@ -22,7 +22,7 @@ fi
 (
   . "$here/../integration/server.sh"
   server_start "$rbkv_bin" || exit 1
-  redis-cli -p "$SERVER_PORT" COMMAND LIST | tr 'A-Z' 'a-z' >"$known"
+  redis-cli -p "$SERVER_PORT" COMMAND LIST | tr '[:upper:]' '[:lower:]' >"$known"
   server_stop
 ) || { rm -f "$monitor" "$known"; exit 1; }
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Installs the npm packages a test folder pins in its package-lock.json, for the scripts that run
 # Node.js tests (tests/clients/run.sh, tests/frameworks/bullmq/run.sh). Sourced, not run:
 #   . tests/integration/npm_ci.sh
