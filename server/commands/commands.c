@@ -29,6 +29,7 @@
 #include "cmd_zset.h"
 #include "keyspace.h"
 #include "lazyfree.h"
+#include "olist.h"
 #include "omap.h"
 #include "zset.h"
 
@@ -54,6 +55,23 @@ static void omap_value_free(void *value)
         lazyfree_push(omap_free_slice, value);
     else
         om_free(value);
+}
+
+/* Lists of more chunks than Redis's LAZYFREE_THRESHOLD (which counts a
+ * quicklist's nodes) are freed in slices too: one free per chunk. */
+#define LAZYFREE_MIN_CHUNKS 64
+
+static int olist_free_slice(void *value, size_t budget)
+{
+    return ol_free_some(value, budget);
+}
+
+static void olist_value_free(void *value)
+{
+    if (ol_chunks(value) > LAZYFREE_MIN_CHUNKS)
+        lazyfree_push(olist_free_slice, value);
+    else
+        ol_free(value);
 }
 
 void commands_register(void)
@@ -88,4 +106,5 @@ void commands_register(void)
     ks_register_type(KS_ZSET, zset_value_free);
     ks_register_type(KS_HASH, omap_value_free);
     ks_register_type(KS_SET, omap_value_free);
+    ks_register_type(KS_LIST, olist_value_free);
 }

@@ -38,8 +38,10 @@
 struct olist;
 
 /* The chunk size, from list-max-listpack-size: a positive value is the
- * most elements per chunk; -1..-5 the most bytes per chunk (4, 8, 16, 32,
- * 64 KB), as Redis reads it. */
+ * most elements per chunk (and at most 8 KB, Redis's safety limit); -1..-5
+ * the most bytes per chunk (4, 8, 16, 32, 64 KB; below -5 reads as -5), as
+ * Redis reads it. A chunk's bytes count its header, so a full chunk is one
+ * allocation of that size. */
 struct ol_limits {
     long max_listpack_size;
 };
@@ -52,6 +54,7 @@ struct ol_it {
     uint32_t off;       /* the element's byte offset in its chunk */
     uint32_t idx;       /* the element's index in its chunk */
     size_t pos;         /* the element's position in the list */
+    char num[24];       /* an element stored as an integer, as text (ol_it_get) */
 };
 
 /* An empty list, owned by the caller, freed with ol_free. ol_free(NULL)
@@ -76,6 +79,10 @@ size_t ol_memory_sampled(const struct olist *l, size_t samples);
 /* Chunks in the list (DEBUG OBJECT's ql_nodes). */
 size_t ol_chunks(const struct olist *l);
 
+/* The longest element, as Redis's LIST_MAX_ITEM_SIZE: the commands refuse a
+ * longer one ("Element too large") before calling here. */
+#define OL_MAX_ELEM (((size_t)1 << 32) - 1024)
+
 /* Adds v at the head (tail 0) or the tail (tail 1). */
 void ol_push(struct olist **lp, int tail, const char *v, size_t vlen, const struct ol_limits *lim);
 /* Inserts v before position k (0 <= k <= len; k == len appends). */
@@ -96,7 +103,9 @@ size_t ol_remove(struct olist **lp, const char *v, size_t vlen, long count,
 int ol_seek(const struct olist *l, size_t k, struct ol_it *it);
 static inline int ol_it_valid(const struct ol_it *it) { return it->chunk != NULL; }
 /* The element at a valid position, borrowed from its chunk: valid until the
- * list changes. */
+ * list changes. An element that reads as an integer is stored as one (as a
+ * listpack stores it) and its text is in the iterator's num: valid until
+ * the iterator moves too. */
 void ol_it_get(const struct ol_it *it, const char **v, size_t *vlen);
 /* One step towards the tail or the head; O(1) amortised both ways. */
 void ol_next(struct ol_it *it);
