@@ -60,6 +60,39 @@ int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *ou
     return -1;
 }
 
+int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
+{
+    double t;
+    if (parse_double(a->ptr, a->len, &t) < 0) {
+        resp_add_error(&c->out, "ERR timeout is not a float or out of range");
+        return -1;
+    }
+    t *= 1000;
+    /* Redis casts the milliseconds to a long long, which on x86 makes what
+     * does not fit LLONG_MIN: "negative" too. */
+    if (t <= -1 || t >= 0x1p63) {
+        resp_add_error(&c->out, "ERR timeout is negative");
+        return -1;
+    }
+    /* Redis's bound: the deadline, now plus this, must fit a long long. */
+    if (t >= (double)(LLONG_MAX / 2)) {
+        resp_add_error(&c->out, "ERR timeout is out of range");
+        return -1;
+    }
+    *ms = (int64_t)t;
+    return 0;
+}
+
+int arg_positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
+                          long long *out)
+{
+    if (parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
+        resp_add_error(&c->out, err);
+        return -1;
+    }
+    return 0;
+}
+
 char *arg_strdup(const struct resp_slice *a)
 {
     return xmemdup(a->ptr, a->len);

@@ -9,6 +9,8 @@
 #ifndef RBKV_ARGS_H
 #define RBKV_ARGS_H
 
+#include <stdint.h>
+
 #include "client.h"
 
 struct db;
@@ -22,6 +24,15 @@ int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *ou
 /* A database number as SELECT, MOVE and COPY take it, with Redis's two
  * errors (not an int; no such database). */
 int arg_db_or_reply(struct client *c, const struct resp_slice *a, struct db **db);
+/* An integer of at least 1, as Redis's getRangeLongFromObjectOrReply(1,
+ * LONG_MAX) with a message: err (the whole reply, "ERR ...") for "not a
+ * number" and "below 1" alike (numkeys and COUNT of ZMPOP and LMPOP). */
+int arg_positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
+                          long long *out);
+/* A blocking command's timeout, as Redis's getTimeoutFromObjectOrReply in
+ * seconds: a float, truncated to milliseconds (so -0.0001 is 0, forever, as
+ * there); 0 means no timeout. Redis's three errors, in its order. */
+int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms);
 /* A copy of a slice as a NUL-terminated heap string; caller frees. */
 char *arg_strdup(const struct resp_slice *a);
 

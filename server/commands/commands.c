@@ -13,6 +13,7 @@
 #include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
+#include "cmd_list.h"
 #include "cmd_memory.h"
 #include "cmd_multi.h"
 #include "cmd_latency.h"
@@ -86,6 +87,7 @@ void commands_register(void)
         zset_commands,
         hash_commands,
         set_commands,
+        list_commands,
         collrange_commands,
         scan_commands,
         server_commands,
