@@ -695,6 +695,14 @@ size_t ol_chunks(const struct olist *l)
     return l->chunks;
 }
 
+size_t ol_bytes(const struct olist *l)
+{
+    size_t bytes = 0;
+    for (struct ol_chunk *c = first_chunk(l); c; c = chunk_of(rb_next(&c->rb)))
+        bytes += c->used;
+    return bytes;
+}
+
 size_t ol_memory(const struct olist *l)
 {
     size_t bytes = xsize(l);
@@ -1021,7 +1029,7 @@ static int check_chunk(const struct ol_chunk *c, const char **why)
 
 int ol_check(const struct olist *l, const struct ol_limits *lim, const char **why)
 {
-    struct caps k = caps_of(lim);
+    struct caps k = lim ? caps_of(lim) : (struct caps){SIZE_MAX, SIZE_MAX};
     size_t count = 0, chunks = 0;
     for (struct ol_chunk *c = first_chunk(l); c; c = chunk_of(rb_next(&c->rb))) {
         if (c->n == 0) {

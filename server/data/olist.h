@@ -78,6 +78,9 @@ size_t ol_memory(const struct olist *l);
 size_t ol_memory_sampled(const struct olist *l, size_t samples);
 /* Chunks in the list (DEBUG OBJECT's ql_nodes). */
 size_t ol_chunks(const struct olist *l);
+/* Bytes the encoded elements take in their chunks (DEBUG OBJECT's
+ * ql_uncompressed_size). O(chunks). */
+size_t ol_bytes(const struct olist *l);
 
 /* The longest element, as Redis's LIST_MAX_ITEM_SIZE: the commands refuse a
  * longer one ("Element too large") before calling here. */
@@ -111,8 +114,10 @@ void ol_it_get(const struct ol_it *it, const char **v, size_t *vlen);
 void ol_next(struct ol_it *it);
 void ol_prev(struct ol_it *it);
 
-/* Checks the invariants above against lim. Returns 0, or -1 with *why set.
- * O(bytes). */
+/* Checks the invariants above against lim, or all but the chunk limit when
+ * lim is NULL (chunks cut under a list-max-listpack-size changed since keep
+ * their size until a write splits or merges them). Returns 0, or -1 with
+ * *why set. O(bytes). */
 int ol_check(const struct olist *l, const struct ol_limits *lim, const char **why);
 
 #endif

@@ -5,7 +5,8 @@
  * Owns: one list and its model per run. No server, no RESP.
  *
  * Parts:
- *   random  for each chunk limit (-1..-5, 0, 1, 2, 128), RANDOM_OPS random
+ *   random_bytes, random_count
+ *           for each chunk limit (-1..-6; 0, 1, 2, 128), RANDOM_OPS random
  *           pushes at either end, inserts, sets, range deletes and removes
  *           (LREM's, both ways, with and without a count) of elements
  *           from 0 bytes to past a chunk's size, integers of every width
@@ -250,14 +251,27 @@ static void run_random(long limit)
     CHECK(mem_used() == base);
 }
 
-static void part_random(void)
+static void run_limits(const long *limits, size_t n)
 {
-    static const long limits[] = {-1, -2, -3, -4, -5, -6, 0, 1, 2, 128};
-    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+    for (size_t i = 0; i < n; i++) {
         printf("random, list-max-listpack-size %ld\n", limits[i]);
         fflush(stdout);
         run_random(limits[i]);
     }
+}
+
+/* Chunks limited by bytes (below -5 reads as -5). */
+static void part_random_bytes(void)
+{
+    static const long limits[] = {-1, -2, -3, -4, -5, -6};
+    run_limits(limits, sizeof(limits) / sizeof(limits[0]));
+}
+
+/* Chunks limited by count (0 reads as 1). */
+static void part_random_count(void)
+{
+    static const long limits[] = {0, 1, 2, 128};
+    run_limits(limits, sizeof(limits) / sizeof(limits[0]));
 }
 
 static void part_ints(void)
@@ -401,8 +415,10 @@ int main(int argc, char **argv)
     check_report_op(&op);
     for (int i = 1; i <= argc - (argc > 1); i++) {
         const char *part = argc > 1 ? argv[i] : NULL;
-        if (!part || !strcmp(part, "random"))
-            part_random();
+        if (!part || !strcmp(part, "random_bytes"))
+            part_random_bytes();
+        if (!part || !strcmp(part, "random_count"))
+            part_random_count();
         if (!part || !strcmp(part, "ints"))
             part_ints();
         if (!part || !strcmp(part, "big"))
