@@ -24,11 +24,19 @@ int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *ou
 /* A database number as SELECT, MOVE and COPY take it, with Redis's two
  * errors (not an int; no such database). */
 int arg_db_or_reply(struct client *c, const struct resp_slice *a, struct db **db);
-/* An integer of at least 1, as Redis's getRangeLongFromObjectOrReply(1,
- * LONG_MAX) with a message: err (the whole reply, "ERR ...") for "not a
- * number" and "below 1" alike (numkeys and COUNT of ZMPOP and LMPOP). */
-int arg_positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
-                          long long *out);
+/* The grammar ZMPOP, LMPOP and their blocking forms share (Redis's
+ * zmpopGenericCommand, lmpopGenericCommand): numkeys at argv[numkeys_idx],
+ * the keys, then word0 or word1 (MIN|MAX, LEFT|RIGHT), then [COUNT count],
+ * with Redis's errors in its order. Returns 0 with *out set (keys borrowed
+ * from c->argv), or -1 after the error reply. */
+struct mpop_args {
+    const struct resp_slice *keys;
+    int nkeys;
+    int which;       /* 0: word0, 1: word1 */
+    long long count; /* 1 without COUNT */
+};
+int arg_mpop_or_reply(struct client *c, int numkeys_idx, const char *word0, const char *word1,
+                      struct mpop_args *out);
 /* A blocking command's timeout, as Redis's getTimeoutFromObjectOrReply in
  * seconds: a float, truncated to milliseconds (so -0.0001 is 0, forever, as
  * there); 0 means no timeout. Redis's three errors, in its order. */

@@ -759,34 +759,14 @@ static int end_or_reply(struct client *c, const struct resp_slice *a, int *tail)
  * them, as Redis reads it. */
 static void lmpop_generic(struct client *c, int numkeys_idx, int block)
 {
-    long long numkeys, count = -1;
+    struct mpop_args a;
     int64_t ms = 0;
-    struct list_how how = {0};
 
-    if (arg_positive_or_reply(c, &c->argv[numkeys_idx], "ERR numkeys should be greater than 0",
-                          &numkeys) < 0)
+    if (arg_mpop_or_reply(c, numkeys_idx, "LEFT", "RIGHT", &a) < 0 ||
+        (block && arg_timeout_or_reply(c, &c->argv[1], &ms) < 0))
         return;
-    if (numkeys >= c->argc - numkeys_idx - 1) {
-        resp_add_error(&c->out, ERR_SYNTAX);
-        return;
-    }
-    int where = numkeys_idx + (int)numkeys + 1;
-    if (end_or_reply(c, &c->argv[where], &how.from_tail) < 0)
-        return;
-    for (int j = where + 1; j < c->argc; j++) {
-        if (count == -1 && j + 1 < c->argc && arg_is(&c->argv[j], "COUNT")) {
-            if (arg_positive_or_reply(c, &c->argv[++j], "ERR count should be greater than 0",
-                                  &count) < 0)
-                return;
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-    }
-    how.count = count == -1 ? 1 : count;
-    if (block && arg_timeout_or_reply(c, &c->argv[1], &ms) < 0)
-        return;
-    pop_first_or_block(c, &c->argv[numkeys_idx + 1], (int)numkeys, &how, block, ms);
+    struct list_how how = {.from_tail = a.which, .count = a.count};
+    pop_first_or_block(c, a.keys, a.nkeys, &how, block, ms);
 }
 
 static void cmd_lmpop(struct client *c)

@@ -891,37 +891,11 @@ static void cmd_bzpopmax(struct client *c)
  * or MAX, then [COUNT count]. */
 static void zmpop_generic(struct client *c, int numkeys_idx, int block, int64_t timeout_ms)
 {
-    long long numkeys, count = -1;
-    struct pop_how how;
-
-    if (arg_positive_or_reply(c, &c->argv[numkeys_idx], "ERR numkeys should be greater than 0",
-                          &numkeys) < 0)
+    struct mpop_args a;
+    if (arg_mpop_or_reply(c, numkeys_idx, "MIN", "MAX", &a) < 0)
         return;
-    if (numkeys >= c->argc - numkeys_idx - 1) {
-        resp_add_error(&c->out, ERR_SYNTAX);
-        return;
-    }
-    int where = numkeys_idx + (int)numkeys + 1;
-    if (arg_is(&c->argv[where], "MIN")) {
-        how.max = 0;
-    } else if (arg_is(&c->argv[where], "MAX")) {
-        how.max = 1;
-    } else {
-        resp_add_error(&c->out, ERR_SYNTAX);
-        return;
-    }
-    for (int j = where + 1; j < c->argc; j++) {
-        if (count == -1 && j + 1 < c->argc && arg_is(&c->argv[j], "COUNT")) {
-            if (arg_positive_or_reply(c, &c->argv[++j], "ERR count should be greater than 0",
-                                  &count) < 0)
-                return;
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-    }
-    how.count = count == -1 ? 1 : count;
-    pop_first_or_block(c, &c->argv[numkeys_idx + 1], (int)numkeys, &how, block, timeout_ms);
+    struct pop_how how = {.max = a.which, .count = a.count};
+    pop_first_or_block(c, a.keys, a.nkeys, &how, block, timeout_ms);
 }
 
 static void cmd_zmpop(struct client *c)

@@ -390,6 +390,33 @@ int h_same(const char *file, int line, redisContext *c, redisContext *r, int arg
     return h_expect(file, line, c, want, 0, argc, argv, lens);
 }
 
+int h_split(const char *text, struct h_line *l)
+{
+    l->argc = 0;
+    while (*text && l->argc < H_LINE_ARGS) {
+        while (*text == ' ')
+            text++;
+        size_t len = strcspn(text, " ");
+        if (!len)
+            break;
+        snprintf(l->words[l->argc], H_LINE_CHARS, "%.*s", (int)len, text);
+        l->argv[l->argc] = l->words[l->argc];
+        l->argc++;
+        text += len;
+    }
+    return l->argc;
+}
+
+void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
+                  const char *const *lines, size_t n)
+{
+    struct h_line l;
+    for (size_t i = 0; i < n; i++) {
+        h_split(lines[i], &l);
+        h_same(file, line, c, r, l.argc, l.argv, NULL);
+    }
+}
+
 int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
                  const char *const *argv)
 {

@@ -35,36 +35,6 @@
 static struct h_server srv, ref;
 static int have_ref;
 
-/* ---- comparing with the reference ---- */
-
-/* Splits line at spaces into argv (words of at most ARG_CHARS - 1 bytes). */
-static int split(const char *line, char words[][ARG_CHARS], const char **argv)
-{
-    int n = 0;
-    while (*line && n < MAX_ARGS) {
-        while (*line == ' ')
-            line++;
-        size_t len = strcspn(line, " ");
-        if (!len)
-            break;
-        snprintf(words[n], ARG_CHARS, "%.*s", (int)len, line);
-        argv[n] = words[n];
-        n++;
-        line += len;
-    }
-    return n;
-}
-
-static void same_lines(redisContext *c, redisContext *r, const char *const *lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char words[MAX_ARGS][ARG_CHARS];
-        const char *argv[MAX_ARGS];
-        int argc = split(lines[i], words, argv);
-        h_same(__FILE__, __LINE__, c, r, argc, argv, NULL);
-    }
-}
-
 /* Every command's replies and error paths, each line sent to both. */
 static const char *const script[] = {
     /* pushes, and their errors */
@@ -165,7 +135,7 @@ static void test_same_as_redis(void)
     }
     redisContext *c = h_connect_flushed(&srv), *r = h_connect_flushed(&ref);
     if (c && r) {
-        same_lines(c, r, script, sizeof(script) / sizeof(script[0]));
+        H_SAME_LINES(c, r, script);
         /* The same in a transaction: a blocking command acts as its
          * non-blocking form. */
         static const char *const tx[] = {
@@ -173,7 +143,7 @@ static void test_same_as_redis(void)
             "BLMOVE nokey d LEFT LEFT 0", "BRPOPLPUSH nokey d 0", "RPUSH k a", "BLPOP k 0",
             "EXEC",
         };
-        same_lines(c, r, tx, sizeof(tx) / sizeof(tx[0]));
+        H_SAME_LINES(c, r, tx);
         H_SAME(c, r, "FLUSHALL");
     }
     redisFree(c);
@@ -286,7 +256,7 @@ static void test_config(void)
             "CONFIG SET list-compress-depth x",
         };
         if (r)
-            same_lines(c, r, lines, sizeof(lines) / sizeof(lines[0]));
+            H_SAME_LINES(c, r, lines);
         redisFree(r);
     }
     redisFree(c);
@@ -411,11 +381,9 @@ static void test_dirty(void)
         {"LMOVE nokey k2 LEFT LEFT", 0}, {"LMPOP 1 k2 LEFT COUNT 3", 1}, {"BLPOP nokey 0.01", 0},
     };
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-        char words[MAX_ARGS][ARG_CHARS];
-        const char *argv[MAX_ARGS];
-        int argc = split(steps[i].line, words, argv);
+        struct h_line l;
         long long before = dirty(c);
-        freeReplyObject(h_command(c, argc, argv, NULL));
+        freeReplyObject(h_command(c, h_split(steps[i].line, &l), l.argv, NULL));
         CHECK(dirty(c) - before == steps[i].changes, "%s: %lld changes, expected %lld",
               steps[i].line, dirty(c) - before, steps[i].changes);
     }
@@ -443,10 +411,8 @@ static void test_events(void)
         "del:d", "lpop:k", "del:k", "new:k", "rpush:k", "lpop:k", "del:k",
     };
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-        char words[MAX_ARGS][ARG_CHARS];
-        const char *argv[MAX_ARGS];
-        int argc = split(lines[i], words, argv);
-        freeReplyObject(h_command(c, argc, argv, NULL));
+        struct h_line l;
+        freeReplyObject(h_command(c, h_split(lines[i], &l), l.argv, NULL));
     }
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         redisReply *m = h_get_reply(sub);
