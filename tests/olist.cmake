@@ -8,3 +8,7 @@ foreach(part random_bytes random_count ints big clone free)
   add_test(NAME olist_${part} COMMAND test_olist ${part})
   set_tests_properties(olist_${part} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
+
+# Lists through snapshots (restart, DEBUG RELOAD), the log's rewrite, lazy freeing, and MEMORY
+# USAGE and DEBUG DIGEST-VALUE beside redis-server.
+rbkv_server_test(integration_list_persist integration/test_list_persist.c 180 integration)

@@ -435,16 +435,18 @@ static struct ol_chunk *chunk_resize(struct olist *l, struct ol_chunk *c, size_t
     return nc;
 }
 
-/* c with room for need bytes of data: grown by half again, as far as the
- * chunk limit, so pushes are amortised and a full chunk is one allocation
- * of the limit's size. May move it. */
+/* c with room for need bytes of data: grown by an eighth again, as far as
+ * the chunk limit, so pushes are amortised while a partly filled chunk
+ * wastes no more than the allocator's size classes would (a listpack grows
+ * to the byte and leaves that to jemalloc's); a full chunk is one
+ * allocation of the limit's size. May move it. */
 static struct ol_chunk *chunk_reserve(struct olist *l, struct ol_chunk *c, size_t need,
                                       struct caps k)
 {
     size_t cap = chunk_cap(c);
     if (need <= cap)
         return c;
-    cap += cap / 2;
+    cap += cap / 8;
     if (CHUNK_HDR + cap > k.bytes)
         cap = k.bytes > CHUNK_HDR ? k.bytes - CHUNK_HDR : 0;
     return chunk_resize(l, c, cap < need ? need : cap);
