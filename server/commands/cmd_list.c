@@ -856,9 +856,9 @@ static void cmd_brpoplpush(struct client *c)
 /* ---- the table ---------------------------------------------------------- */
 
 #define LIST_COMMAND(nm, fn, ar, fl, fk, lk, since_, sum, cx, a)                               \
-    {.name = nm, .proc = fn, .arity = ar, .flags = fl, .first_key = fk, .last_key = lk,          \
-     .key_step = (fk) ? 1 : 0, .group = "list", .since = since_, .summary = sum,                \
-     .complexity = cx, .args = a}
+    {.name = (nm), .proc = (fn), .arity = (ar), .flags = (fl), .first_key = (fk),                \
+     .last_key = (lk), .key_step = (fk) != 0, .group = "list", .since = (since_),               \
+     .summary = (sum), .complexity = (cx), .args = (a)}
 
 #define PUSH_COMPLEXITY                                                                          \
     "O(1) for each element added, so O(N) to add N elements when the command is called with "   \
