@@ -19,8 +19,11 @@
  * value has exactly one encoding, and two elements are equal exactly when
  * their bytes are: LREM and LPOS compare bytes, never numbers.
  *
- * The tree is not searched by key: a position is found by descending with
- * the subtree totals, and chunks are linked beside a known neighbour.
+ * The chunks and their counted tree are ctree.h's, shared with hashes and
+ * sets; this file decides what the bytes are and when a chunk grows,
+ * splits or merges. The tree is not searched by key: a position is found
+ * by descending with the subtree totals, and chunks are linked beside a
+ * known neighbour.
  */
 #include "olist.h"
 
@@ -28,23 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctree.h"
 #include "mem.h"
-#include "rbtree_augmented.h"
-
-struct ol_chunk {
-    struct rb_node rb;
-    uint32_t total; /* elements in this subtree */
-    uint32_t n;     /* elements in this chunk */
-    uint32_t used;  /* bytes of data (room for more: the allocation's usable size) */
-    unsigned char data[];
-};
 
 struct olist {
     struct rb_root tree;
     size_t chunks;
 };
 
-#define CHUNK_HDR offsetof(struct ol_chunk, data)
 
 /* Redis's SIZE_SAFETY_LIMIT: a chunk limited by count stays within it too. */
 #define SAFETY_BYTES 8192
@@ -308,26 +302,11 @@ static bool enc_matches(const struct enc *e, const unsigned char *p)
 
 /* ---- chunks and the tree ------------------------------------------------ */
 
-static struct ol_chunk *chunk_of(const struct rb_node *rb)
+/* A chunk's data as the bytes the element code reads. */
+static inline unsigned char *bytes_of(const struct ct_chunk *c)
 {
-    return rb ? rb_entry(rb, struct ol_chunk, rb) : NULL;
+    return (unsigned char *)c->data;
 }
-
-static size_t total_of(const struct rb_node *rb)
-{
-    return rb ? chunk_of(rb)->total : 0;
-}
-
-static bool total_compute(struct ol_chunk *c, bool exit)
-{
-    size_t t = c->n + total_of(c->rb.rb_left) + total_of(c->rb.rb_right);
-    if (exit && c->total == t)
-        return true;
-    c->total = (uint32_t)t;
-    return false;
-}
-
-RB_DECLARE_CALLBACKS(static, ol_cb, struct ol_chunk, rb, total, total_compute);
 
 /* What lim allows a chunk: bytes (its header included) and elements. */
 struct caps {
@@ -345,94 +324,22 @@ static struct caps caps_of(const struct ol_limits *lim)
 }
 
 /* Whether c takes `more` elements of `bytes` bytes in all. */
-static bool chunk_takes(const struct ol_chunk *c, size_t more, size_t bytes, struct caps k)
+static bool chunk_takes(const struct ct_chunk *c, size_t more, size_t bytes, struct caps k)
 {
-    return c->n + more <= k.n && CHUNK_HDR + c->used + bytes <= k.bytes;
+    return c->n + more <= k.n && CT_HDR + c->used + bytes <= k.bytes;
 }
 
-static size_t chunk_cap(const struct ol_chunk *c)
+/* The tree's link and unlink, counting the chunks. */
+static void chunk_link(struct olist *l, struct ct_chunk *prev, struct ct_chunk *c)
 {
-    return xsize(c) - CHUNK_HDR;
-}
-
-static struct ol_chunk *first_chunk(const struct olist *l)
-{
-    return chunk_of(rb_first(&l->tree));
-}
-
-static struct ol_chunk *last_chunk(const struct olist *l)
-{
-    return chunk_of(rb_last(&l->tree));
-}
-
-/* Adds delta to the totals of c and its ancestors (c's n changed by it). */
-static void totals_add(struct ol_chunk *c, long delta)
-{
-    for (struct rb_node *rb = &c->rb; rb; rb = rb_parent(rb))
-        chunk_of(rb)->total = (uint32_t)((long)chunk_of(rb)->total + delta);
-}
-
-/* A chunk, not linked, with room for cap bytes of data and none used. */
-static struct ol_chunk *chunk_new(size_t cap)
-{
-    struct ol_chunk *c = xmalloc(CHUNK_HDR + cap);
-    memset(c, 0, CHUNK_HDR);
-    return c;
-}
-
-/* Links c (its n set) right after prev, or at the front when prev is NULL:
- * the new node's place is the leftmost spot of prev's right subtree. */
-static void chunk_link(struct olist *l, struct ol_chunk *prev, struct ol_chunk *c)
-{
-    struct rb_node *parent, **link;
-
-    if (!prev) {
-        parent = NULL;
-        link = &l->tree.rb_node;
-    } else {
-        parent = &prev->rb;
-        link = &prev->rb.rb_right;
-    }
-    while (*link) {
-        parent = *link;
-        link = &parent->rb_left;
-    }
-    for (struct rb_node *up = parent; up; up = rb_parent(up))
-        chunk_of(up)->total += c->n;
-    c->total = c->n;
-    rb_link_node(&c->rb, parent, link);
-    rb_insert_augmented(&c->rb, &l->tree, &ol_cb);
+    ct_link_after(&l->tree, prev, c);
     l->chunks++;
 }
 
-static void chunk_unlink_free(struct olist *l, struct ol_chunk *c)
+static void chunk_unlink_free(struct olist *l, struct ct_chunk *c)
 {
-    rb_erase_augmented(&c->rb, &l->tree, &ol_cb);
-    xfree(c);
+    ct_unlink_free(&l->tree, c);
     l->chunks--;
-}
-
-/* c reallocated to room for cap bytes of data, its neighbours in the tree
- * pointed at the new place; returns it. The links are read before the
- * realloc, so nothing reads the old block after. */
-static struct ol_chunk *chunk_resize(struct olist *l, struct ol_chunk *c, size_t cap)
-{
-    struct rb_node *parent = rb_parent(&c->rb);
-    bool left = parent && parent->rb_left == &c->rb;
-    struct ol_chunk *nc = xrealloc(c, CHUNK_HDR + cap);
-    if (nc == c)
-        return nc;
-    if (!parent)
-        l->tree.rb_node = &nc->rb;
-    else if (left)
-        parent->rb_left = &nc->rb;
-    else
-        parent->rb_right = &nc->rb;
-    if (nc->rb.rb_left)
-        rb_set_parent(nc->rb.rb_left, &nc->rb);
-    if (nc->rb.rb_right)
-        rb_set_parent(nc->rb.rb_right, &nc->rb);
-    return nc;
 }
 
 /* c with room for need bytes of data: grown by an eighth again, as far as
@@ -440,72 +347,72 @@ static struct ol_chunk *chunk_resize(struct olist *l, struct ol_chunk *c, size_t
  * wastes no more than the allocator's size classes would (a listpack grows
  * to the byte and leaves that to jemalloc's); a full chunk is one
  * allocation of the limit's size. May move it. */
-static struct ol_chunk *chunk_reserve(struct olist *l, struct ol_chunk *c, size_t need,
+static struct ct_chunk *chunk_reserve(struct olist *l, struct ct_chunk *c, size_t need,
                                       struct caps k)
 {
-    size_t cap = chunk_cap(c);
+    size_t cap = ct_cap(c);
     if (need <= cap)
         return c;
     cap += cap / 8;
-    if (CHUNK_HDR + cap > k.bytes)
-        cap = k.bytes > CHUNK_HDR ? k.bytes - CHUNK_HDR : 0;
-    return chunk_resize(l, c, cap < need ? need : cap);
+    if (CT_HDR + cap > k.bytes)
+        cap = k.bytes > CT_HDR ? k.bytes - CT_HDR : 0;
+    return ct_resize(&l->tree, c, cap < need ? need : cap);
 }
 
 /* Gives back what c no longer needs once under half full, keeping a quarter
  * for growth. May move it. */
-static struct ol_chunk *chunk_trim(struct olist *l, struct ol_chunk *c)
+static struct ct_chunk *chunk_trim(struct olist *l, struct ct_chunk *c)
 {
-    if (chunk_cap(c) <= 2 * (size_t)c->used + 64)
+    if (ct_cap(c) <= 2 * (size_t)c->used + 64)
         return c;
-    return chunk_resize(l, c, c->used + c->used / 4);
+    return ct_resize(&l->tree, c, c->used + c->used / 4);
 }
 
 /* The byte offset of element idx of c (idx <= n), walked from the nearer
  * end. */
-static uint32_t chunk_offset(const struct ol_chunk *c, uint32_t idx)
+static uint32_t chunk_offset(const struct ct_chunk *c, uint32_t idx)
 {
     size_t off = 0;
     if (idx <= c->n / 2) {
         for (uint32_t i = 0; i < idx; i++)
-            off += elem_size(c->data + off);
+            off += elem_size(bytes_of(c) + off);
         return (uint32_t)off;
     }
     off = c->used;
     for (uint32_t i = c->n; i > idx; i--) {
-        size_t bs, body = backlen_get(c->data + off, &bs);
+        size_t bs, body = backlen_get(bytes_of(c) + off, &bs);
         off -= bs + body;
     }
     return (uint32_t)off;
 }
 
 /* Writes e at offset off of c, moving what follows. May move c. */
-static struct ol_chunk *chunk_put(struct olist *l, struct ol_chunk *c, uint32_t off,
+static struct ct_chunk *chunk_put(struct olist *l, struct ct_chunk *c, uint32_t off,
                                   const struct enc *e, struct caps k)
 {
     c = chunk_reserve(l, c, c->used + e->size, k);
-    memmove(c->data + off + e->size, c->data + off, c->used - off);
-    enc_write(e, c->data + off);
+    memmove(bytes_of(c) + off + e->size, bytes_of(c) + off, c->used - off);
+    enc_write(e, bytes_of(c) + off);
     c->used += (uint32_t)e->size;
     c->n++;
-    totals_add(c, 1);
+    ct_totals_add(c, 1);
     return c;
 }
 
 /* Removes `bytes` bytes holding `count` elements at offset off of c. */
-static void chunk_cut(struct ol_chunk *c, uint32_t off, size_t bytes, uint32_t count)
+static void chunk_cut(struct ct_chunk *c, uint32_t off, size_t bytes, uint32_t count)
 {
-    memmove(c->data + off, c->data + off + bytes, c->used - off - bytes);
+    memmove(bytes_of(c) + off, bytes_of(c) + off + bytes, c->used - off - bytes);
     c->used -= (uint32_t)bytes;
     c->n -= count;
-    totals_add(c, -(long)count);
+    ct_totals_add(c, -(long)count);
 }
 
 /* A new chunk holding only e, linked after prev (NULL: at the front). */
-static void chunk_alone(struct olist *l, struct ol_chunk *prev, const struct enc *e)
+static void chunk_alone(struct olist *l, struct ct_chunk *prev, const struct enc *e)
 {
-    struct ol_chunk *c = chunk_new(e->size);
-    enc_write(e, c->data);
+    struct ct_chunk *c = ct_new(e->size);
+    enc_write(e, bytes_of(c));
     c->used = (uint32_t)e->size;
     c->n = 1;
     chunk_link(l, prev, c);
@@ -513,15 +420,15 @@ static void chunk_alone(struct olist *l, struct ol_chunk *prev, const struct enc
 
 /* Moves c's elements from idx (at offset off, 0 < idx < n) to a new chunk
  * linked after c; returns it. */
-static struct ol_chunk *chunk_split(struct olist *l, struct ol_chunk *c, uint32_t idx,
+static struct ct_chunk *chunk_split(struct olist *l, struct ct_chunk *c, uint32_t idx,
                                     uint32_t off)
 {
     size_t tail = c->used - off;
-    struct ol_chunk *nc = chunk_new(tail);
-    memcpy(nc->data, c->data + off, tail);
+    struct ct_chunk *nc = ct_new(tail);
+    memcpy(bytes_of(nc), bytes_of(c) + off, tail);
     nc->used = (uint32_t)tail;
     nc->n = c->n - idx;
-    totals_add(c, -(long)nc->n);
+    ct_totals_add(c, -(long)nc->n);
     c->n = idx;
     c->used = off;
     chunk_link(l, c, nc);
@@ -531,7 +438,7 @@ static struct ol_chunk *chunk_split(struct olist *l, struct ol_chunk *c, uint32_
 /* Inserts e before element idx of c (at offset off; idx == n: after c's
  * last): into c when it has room, else into a neighbour with room at that
  * edge, else into one of the halves of c split there, else alone. */
-static void insert_at(struct olist *l, struct ol_chunk *c, uint32_t idx, uint32_t off,
+static void insert_at(struct olist *l, struct ct_chunk *c, uint32_t idx, uint32_t off,
                       const struct enc *e, struct caps k)
 {
     if (chunk_takes(c, 1, e->size, k)) {
@@ -539,7 +446,7 @@ static void insert_at(struct olist *l, struct ol_chunk *c, uint32_t idx, uint32_
         return;
     }
     if (idx == 0) {
-        struct ol_chunk *prev = chunk_of(rb_prev(&c->rb));
+        struct ct_chunk *prev = ct_prev(c);
         if (prev && chunk_takes(prev, 1, e->size, k))
             chunk_put(l, prev, prev->used, e, k);
         else
@@ -547,14 +454,14 @@ static void insert_at(struct olist *l, struct ol_chunk *c, uint32_t idx, uint32_
         return;
     }
     if (idx == c->n) {
-        struct ol_chunk *next = chunk_of(rb_next(&c->rb));
+        struct ct_chunk *next = ct_next(c);
         if (next && chunk_takes(next, 1, e->size, k))
             chunk_put(l, next, 0, e, k);
         else
             chunk_alone(l, c, e);
         return;
     }
-    struct ol_chunk *nc = chunk_split(l, c, idx, off);
+    struct ct_chunk *nc = chunk_split(l, c, idx, off);
     if (chunk_takes(c, 1, e->size, k))
         chunk_put(l, c, c->used, e, k);
     else if (chunk_takes(nc, 1, e->size, k))
@@ -565,14 +472,14 @@ static void insert_at(struct olist *l, struct ol_chunk *c, uint32_t idx, uint32_
 
 /* After c lost elements: frees it when empty, else merges it with a
  * neighbour when both fit in one chunk, else gives back spare room. */
-static void after_shrink(struct olist *l, struct ol_chunk *c, struct caps k)
+static void after_shrink(struct olist *l, struct ct_chunk *c, struct caps k)
 {
     if (c->n == 0) {
         chunk_unlink_free(l, c);
         return;
     }
-    struct ol_chunk *into = NULL, *from = NULL;
-    struct ol_chunk *next = chunk_of(rb_next(&c->rb)), *prev = chunk_of(rb_prev(&c->rb));
+    struct ct_chunk *into = NULL, *from = NULL;
+    struct ct_chunk *next = ct_next(c), *prev = ct_prev(c);
     if (next && chunk_takes(c, next->n, next->used, k)) {
         into = c;
         from = next;
@@ -586,36 +493,15 @@ static void after_shrink(struct olist *l, struct ol_chunk *c, struct caps k)
     }
     uint32_t moved = from->n;
     into = chunk_reserve(l, into, (size_t)into->used + from->used, k);
-    memcpy(into->data + into->used, from->data, from->used);
+    memcpy(bytes_of(into) + into->used, bytes_of(from), from->used);
     into->used += from->used;
     into->n += moved;
-    totals_add(into, (long)moved);
+    ct_totals_add(into, (long)moved);
     /* from's elements are counted twice on the shared path until it goes:
      * erasing it recomputes every total above it from the children. */
     from->n = 0;
-    totals_add(from, -(long)moved);
+    ct_totals_add(from, -(long)moved);
     chunk_unlink_free(l, from);
-}
-
-/* The chunk holding position k (< len), with k's index in it. */
-static struct ol_chunk *chunk_at(const struct olist *l, size_t k, uint32_t *idx)
-{
-    struct rb_node *rb = l->tree.rb_node;
-    *idx = 0;
-    while (rb) {
-        struct ol_chunk *c = chunk_of(rb);
-        size_t left = total_of(rb->rb_left);
-        if (k < left) {
-            rb = rb->rb_left;
-        } else if (k < left + c->n) {
-            *idx = (uint32_t)(k - left);
-            return c;
-        } else {
-            k -= left + c->n;
-            rb = rb->rb_right;
-        }
-    }
-    return NULL;
 }
 
 /* ---- whole lists -------------------------------------------------------- */
@@ -628,45 +514,18 @@ struct olist *ol_new(void)
     return l;
 }
 
-/* Frees up to budget chunks, post-order without recursion: a chunk goes
- * once both its sides are gone, cut from its parent first, so a later call
- * starts again from the root over live nodes only. Returns whether the tree
- * is empty. */
-static bool free_chunks(struct olist *l, size_t budget)
-{
-    struct rb_node *rb = l->tree.rb_node;
-    for (size_t freed = 0; rb && freed < budget;) {
-        struct rb_node *child = rb->rb_left ? rb->rb_left : rb->rb_right;
-        if (child) {
-            rb = child;
-            continue;
-        }
-        struct rb_node *up = rb_parent(rb);
-        if (!up)
-            l->tree.rb_node = NULL;
-        else if (up->rb_left == rb)
-            up->rb_left = NULL;
-        else
-            up->rb_right = NULL;
-        xfree(chunk_of(rb));
-        l->chunks--;
-        freed++;
-        rb = up;
-    }
-    return l->tree.rb_node == NULL;
-}
-
 void ol_free(struct olist *l)
 {
     if (!l)
         return;
-    free_chunks(l, SIZE_MAX);
+    ct_free_some(&l->tree, SIZE_MAX);
     xfree(l);
 }
 
 int ol_free_some(struct olist *l, size_t budget)
 {
-    if (!free_chunks(l, budget))
+    l->chunks -= ct_free_some(&l->tree, budget);
+    if (l->tree.rb_node)
         return 0;
     xfree(l);
     return 1;
@@ -675,21 +534,14 @@ int ol_free_some(struct olist *l, size_t budget)
 struct olist *ol_clone(const struct olist *l)
 {
     struct olist *copy = ol_new();
-    struct ol_chunk *last = NULL;
-    for (struct ol_chunk *c = first_chunk(l); c; c = chunk_of(rb_next(&c->rb))) {
-        struct ol_chunk *nc = chunk_new(c->used);
-        memcpy(nc->data, c->data, c->used);
-        nc->n = c->n;
-        nc->used = c->used;
-        chunk_link(copy, last, nc);
-        last = nc;
-    }
+    ct_clone(&copy->tree, &l->tree);
+    copy->chunks = l->chunks;
     return copy;
 }
 
 size_t ol_len(const struct olist *l)
 {
-    return total_of(l->tree.rb_node);
+    return ct_total(l->tree.rb_node);
 }
 
 size_t ol_chunks(const struct olist *l)
@@ -700,32 +552,19 @@ size_t ol_chunks(const struct olist *l)
 size_t ol_bytes(const struct olist *l)
 {
     size_t bytes = 0;
-    for (struct ol_chunk *c = first_chunk(l); c; c = chunk_of(rb_next(&c->rb)))
+    for (struct ct_chunk *c = ct_first(&l->tree); c; c = ct_next(c))
         bytes += c->used;
     return bytes;
 }
 
 size_t ol_memory(const struct olist *l)
 {
-    size_t bytes = xsize(l);
-    for (struct ol_chunk *c = first_chunk(l); c; c = chunk_of(rb_next(&c->rb)))
-        bytes += xsize(c);
-    return bytes;
+    return xsize(l) + ct_memory(&l->tree);
 }
 
 size_t ol_memory_sampled(const struct olist *l, size_t samples)
 {
-    if (samples == 0)
-        return ol_memory(l);
-    size_t bytes = 0, elems = 0;
-    const struct ol_chunk *c = first_chunk(l);
-    for (; c && elems < samples; c = chunk_of(rb_next(&c->rb))) {
-        bytes += xsize(c);
-        elems += c->n;
-    }
-    if (!c || !elems)
-        return xsize(l) + bytes;
-    return xsize(l) + (size_t)((double)bytes / (double)elems * (double)ol_len(l));
+    return samples ? xsize(l) + ct_memory_sampled(&l->tree, samples) : ol_memory(l);
 }
 
 /* ---- writes ------------------------------------------------------------- */
@@ -735,7 +574,7 @@ void ol_push(struct olist **lp, int tail, const char *v, size_t vlen, const stru
     struct olist *l = *lp;
     struct enc e;
     enc_make(&e, v, vlen);
-    struct ol_chunk *c = tail ? last_chunk(l) : first_chunk(l);
+    struct ct_chunk *c = tail ? ct_last(&l->tree) : ct_first(&l->tree);
     if (!c)
         chunk_alone(l, NULL, &e);
     else if (tail)
@@ -753,7 +592,7 @@ void ol_insert(struct olist **lp, size_t k, const char *v, size_t vlen,
         ol_push(lp, 1, v, vlen, lim);
         return;
     }
-    struct ol_chunk *c = chunk_at(l, k, &idx);
+    struct ct_chunk *c = ct_select(&l->tree, k, &idx);
     struct enc e;
     enc_make(&e, v, vlen);
     insert_at(l, c, idx, chunk_offset(c, idx), &e, caps_of(lim));
@@ -764,9 +603,9 @@ void ol_set(struct olist **lp, size_t k, const char *v, size_t vlen, const struc
     struct olist *l = *lp;
     struct caps caps = caps_of(lim);
     uint32_t idx;
-    struct ol_chunk *c = chunk_at(l, k, &idx);
+    struct ct_chunk *c = ct_select(&l->tree, k, &idx);
     uint32_t off = chunk_offset(c, idx);
-    size_t old = elem_size(c->data + off);
+    size_t old = elem_size(bytes_of(c) + off);
     struct enc e;
     enc_make(&e, v, vlen);
 
@@ -778,12 +617,12 @@ void ol_set(struct olist **lp, size_t k, const char *v, size_t vlen, const struc
     }
     if (e.size > old) {
         c = chunk_reserve(l, c, c->used - old + e.size, caps);
-        memmove(c->data + off + e.size, c->data + off + old, c->used - off - old);
+        memmove(bytes_of(c) + off + e.size, bytes_of(c) + off + old, c->used - off - old);
     } else if (e.size < old) {
-        memmove(c->data + off + e.size, c->data + off + old, c->used - off - old);
+        memmove(bytes_of(c) + off + e.size, bytes_of(c) + off + old, c->used - off - old);
     }
     c->used = (uint32_t)(c->used - old + e.size);
-    enc_write(&e, c->data + off);
+    enc_write(&e, bytes_of(c) + off);
     if (e.size < old)
         chunk_trim(l, c);
 }
@@ -794,14 +633,14 @@ void ol_del_range(struct olist **lp, size_t lo, size_t hi, const struct ol_limit
     struct caps caps = caps_of(lim);
     while (hi > lo) {
         uint32_t idx;
-        struct ol_chunk *c = chunk_at(l, lo, &idx);
+        struct ct_chunk *c = ct_select(&l->tree, lo, &idx);
         uint32_t count = (uint32_t)(hi - lo < (size_t)(c->n - idx) ? hi - lo : c->n - idx);
         if (count == c->n) {
             chunk_unlink_free(l, c);
         } else {
             uint32_t off = chunk_offset(c, idx), end = off;
             for (uint32_t i = 0; i < count; i++)
-                end += (uint32_t)elem_size(c->data + end);
+                end += (uint32_t)elem_size(bytes_of(c) + end);
             chunk_cut(c, off, end - off, count);
             after_shrink(l, c, caps);
         }
@@ -811,42 +650,42 @@ void ol_del_range(struct olist **lp, size_t lo, size_t hi, const struct ol_limit
 
 /* Removes from c's elements [from, to) up to `limit` that are e, in one
  * pass; returns how many went. */
-static uint32_t chunk_remove(struct ol_chunk *c, const struct enc *e, uint32_t from, uint32_t to,
+static uint32_t chunk_remove(struct ct_chunk *c, const struct enc *e, uint32_t from, uint32_t to,
                              size_t limit)
 {
     size_t rd = chunk_offset(c, from), wr = rd;
     uint32_t gone = 0;
     for (uint32_t i = from; i < to; i++) {
-        size_t size = elem_size(c->data + rd);
-        if (gone < limit && enc_matches(e, c->data + rd)) {
+        size_t size = elem_size(bytes_of(c) + rd);
+        if (gone < limit && enc_matches(e, bytes_of(c) + rd)) {
             gone++;
         } else {
             if (wr != rd)
-                memmove(c->data + wr, c->data + rd, size);
+                memmove(bytes_of(c) + wr, bytes_of(c) + rd, size);
             wr += size;
         }
         rd += size;
     }
     if (gone) {
-        memmove(c->data + wr, c->data + rd, c->used - rd);
+        memmove(bytes_of(c) + wr, bytes_of(c) + rd, c->used - rd);
         c->used = (uint32_t)(c->used - (rd - wr));
         c->n -= gone;
-        totals_add(c, -(long)gone);
+        ct_totals_add(c, -(long)gone);
     }
     return gone;
 }
 
 /* Walking c back from element last, the index of the `want`th element that
  * is e (or of the earliest when fewer are); last + 1 when none is. */
-static uint32_t chunk_match_back(const struct ol_chunk *c, const struct enc *e, uint32_t last,
+static uint32_t chunk_match_back(const struct ct_chunk *c, const struct enc *e, uint32_t last,
                                  size_t want)
 {
     size_t off = chunk_offset(c, last + 1), seen = 0;
     uint32_t at = last + 1;
     for (uint32_t i = last + 1; i > 0 && seen < want; i--) {
-        size_t bs, body = backlen_get(c->data + off, &bs);
+        size_t bs, body = backlen_get(bytes_of(c) + off, &bs);
         off -= bs + body;
-        if (enc_matches(e, c->data + off)) {
+        if (enc_matches(e, bytes_of(c) + off)) {
             seen++;
             at = i - 1;
         }
@@ -870,7 +709,7 @@ size_t ol_remove(struct olist **lp, const char *v, size_t vlen, long count,
      * the part already walked. */
     if (count >= 0) {
         for (size_t pos = 0; gone < want && pos < ol_len(l);) {
-            struct ol_chunk *c = chunk_at(l, pos, &idx);
+            struct ct_chunk *c = ct_select(&l->tree, pos, &idx);
             uint32_t went = chunk_remove(c, &e, idx, c->n, want - gone);
             gone += went;
             pos += c->n - idx;
@@ -880,7 +719,7 @@ size_t ol_remove(struct olist **lp, const char *v, size_t vlen, long count,
         return gone;
     }
     for (size_t end = ol_len(l); gone < want && end > 0;) {
-        struct ol_chunk *c = chunk_at(l, end - 1, &idx);
+        struct ct_chunk *c = ct_select(&l->tree, end - 1, &idx);
         uint32_t from = chunk_match_back(c, &e, idx, want - gone);
         uint32_t went = from <= idx ? chunk_remove(c, &e, from, idx + 1, want - gone) : 0;
         gone += went;
@@ -902,8 +741,8 @@ static void it_invalid(struct ol_it *it)
 /* Fills num when the element at it is stored as an integer. */
 static void it_load(struct ol_it *it)
 {
-    const struct ol_chunk *c = it->chunk;
-    const unsigned char *p = c->data + it->off;
+    const struct ct_chunk *c = it->chunk;
+    const unsigned char *p = bytes_of(c) + it->off;
     if (head_is_int(p[0]))
         int_to_text(elem_int(p), it->num);
 }
@@ -911,7 +750,7 @@ static void it_load(struct ol_it *it)
 int ol_seek(const struct olist *l, size_t k, struct ol_it *it)
 {
     uint32_t idx;
-    struct ol_chunk *c = chunk_at(l, k, &idx);
+    struct ct_chunk *c = ct_select(&l->tree, k, &idx);
     it->l = l;
     it->pos = k;
     if (!c) {
@@ -927,8 +766,8 @@ int ol_seek(const struct olist *l, size_t k, struct ol_it *it)
 
 void ol_it_get(const struct ol_it *it, const char **v, size_t *vlen)
 {
-    const struct ol_chunk *c = it->chunk;
-    const unsigned char *p = c->data + it->off;
+    const struct ct_chunk *c = it->chunk;
+    const unsigned char *p = bytes_of(c) + it->off;
     if (head_is_int(p[0])) {
         *v = it->num;
         *vlen = strlen(it->num);
@@ -939,13 +778,13 @@ void ol_it_get(const struct ol_it *it, const char **v, size_t *vlen)
 
 void ol_next(struct ol_it *it)
 {
-    const struct ol_chunk *c = it->chunk;
+    const struct ct_chunk *c = it->chunk;
     it->pos++;
     if (it->idx + 1 < c->n) {
-        it->off += (uint32_t)elem_size(c->data + it->off);
+        it->off += (uint32_t)elem_size(bytes_of(c) + it->off);
         it->idx++;
     } else {
-        it->chunk = chunk_of(rb_next(&c->rb));
+        it->chunk = ct_next(c);
         it->off = it->idx = 0;
         if (!it->chunk)
             return;
@@ -955,10 +794,10 @@ void ol_next(struct ol_it *it)
 
 void ol_prev(struct ol_it *it)
 {
-    const struct ol_chunk *c = it->chunk;
+    const struct ct_chunk *c = it->chunk;
     it->pos--;
     if (it->idx == 0) {
-        c = chunk_of(rb_prev(&c->rb));
+        c = ct_prev(c);
         if (!c) {
             it_invalid(it);
             return;
@@ -967,7 +806,7 @@ void ol_prev(struct ol_it *it)
         it->idx = c->n;
         it->off = c->used;
     }
-    size_t bs, body = backlen_get(c->data + it->off, &bs);
+    size_t bs, body = backlen_get(bytes_of(c) + it->off, &bs);
     it->off -= (uint32_t)(bs + body);
     it->idx--;
     it_load(it);
@@ -975,31 +814,17 @@ void ol_prev(struct ol_it *it)
 
 /* ---- the checker -------------------------------------------------------- */
 
-static int check_totals(const struct rb_node *rb, const char **why)
-{
-    if (!rb)
-        return 0;
-    if (check_totals(rb->rb_left, why) < 0 || check_totals(rb->rb_right, why) < 0)
-        return -1;
-    const struct ol_chunk *c = chunk_of(rb);
-    if (c->total != c->n + total_of(rb->rb_left) + total_of(rb->rb_right)) {
-        *why = "a chunk's total is not its subtree's element count";
-        return -1;
-    }
-    return 0;
-}
-
 /* Checks one chunk's bytes: n elements forwards to exactly used bytes, the
  * same boundaries backwards, each in its one encoding. */
-static int check_chunk(const struct ol_chunk *c, const char **why)
+static int check_chunk(const struct ct_chunk *c, const char **why)
 {
     size_t off = 0;
     for (uint32_t i = 0; i < c->n; i++) {
-        if (off >= c->used || off + elem_size(c->data + off) > c->used) {
+        if (off >= c->used || off + elem_size(bytes_of(c) + off) > c->used) {
             *why = "a chunk holds fewer elements than it counts";
             return -1;
         }
-        const unsigned char *p = c->data + off;
+        const unsigned char *p = bytes_of(c) + off;
         size_t body = elem_body(p), bs;
         if (backlen_get(p + body + backlen_size(body), &bs) != body || bs != backlen_size(body)) {
             *why = "an element's back length is not its length";
@@ -1033,16 +858,16 @@ int ol_check(const struct olist *l, const struct ol_limits *lim, const char **wh
 {
     struct caps k = lim ? caps_of(lim) : (struct caps){SIZE_MAX, SIZE_MAX};
     size_t count = 0, chunks = 0;
-    for (struct ol_chunk *c = first_chunk(l); c; c = chunk_of(rb_next(&c->rb))) {
+    for (struct ct_chunk *c = ct_first(&l->tree); c; c = ct_next(c)) {
         if (c->n == 0) {
             *why = "an empty chunk";
             return -1;
         }
-        if (c->used > chunk_cap(c)) {
+        if (c->used > ct_cap(c)) {
             *why = "a chunk uses more bytes than it has";
             return -1;
         }
-        if (c->n > 1 && (c->n > k.n || CHUNK_HDR + c->used > k.bytes)) {
+        if (c->n > 1 && (c->n > k.n || CT_HDR + c->used > k.bytes)) {
             *why = "a chunk is over its limit";
             return -1;
         }
@@ -1051,7 +876,7 @@ int ol_check(const struct olist *l, const struct ol_limits *lim, const char **wh
         count += c->n;
         chunks++;
     }
-    if (check_totals(l->tree.rb_node, why) < 0)
+    if (ct_check_totals(&l->tree, why) < 0)
         return -1;
     if (count != ol_len(l)) {
         *why = "the element count is not the list's length";
