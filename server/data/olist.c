@@ -84,8 +84,12 @@ static void backlen_put(unsigned char *p, size_t len)
 }
 
 /* The length of head and payload of the element that ends at end. */
-static size_t backlen_get(const unsigned char *end, size_t *bs)
+static inline size_t backlen_get(const unsigned char *end, size_t *bs)
 {
+    if (end[-1] < 128) { /* an element of under 128 bytes: nearly all */
+        *bs = 1;
+        return end[-1];
+    }
     size_t len = 0, i = 0;
     unsigned char b;
     do {
@@ -138,8 +142,14 @@ static size_t elem_body(const unsigned char *p)
 }
 
 /* The whole size of the element at p. */
-static size_t elem_size(const unsigned char *p)
+static inline size_t elem_size(const unsigned char *p)
 {
+    /* The two heads of nearly every element first: a seek walks up to half
+     * a chunk of them. */
+    if (p[0] < 0x80)
+        return 2;
+    if ((p[0] & 0xc0) == 0x80)
+        return (size_t)(p[0] & 0x3f) + 2;
     size_t body = elem_body(p);
     return body + backlen_size(body);
 }
