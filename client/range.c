@@ -11,7 +11,8 @@
  * one (KRANGE WITHVALUES gives nil) as the commands that rebuild it, asked
  * for a page at a time so memory stays bounded whatever its size: a hash
  * from HSCAN as HSET, a set from SSCAN as SADD, a sorted set from ZRANGE
- * ... WITHSCORES by rank as ZADD, at most DUMP_BATCH elements a command.
+ * ... WITHSCORES by rank as ZADD, a list from LRANGE by position as RPUSH,
+ * at most DUMP_BATCH elements a command.
  * Deadlines are not dumped, for strings or others. A value that changes
  * while it is paged through comes out as the pages saw it.
  */
@@ -20,7 +21,7 @@
 
 #include "cli.h"
 
-#define DUMP_BATCH 256 /* elements per page fetched and per HSET, SADD or ZADD written */
+#define DUMP_BATCH 256 /* elements per page fetched and per HSET, SADD, ZADD or RPUSH written */
 
 int cli_bound_check(const char *b)
 {
@@ -179,23 +180,29 @@ static int dump_scan(redisContext *ctx, struct cli_writer *w, const char *key, s
     return CLI_OK;
 }
 
-/* ZRANGE key start stop WITHSCORES, DUMP_BATCH ranks at a time, writing ZADD. */
-static int dump_zset(redisContext *ctx, struct cli_writer *w, const char *key, size_t klen)
+/* By rank, DUMP_BATCH at a time: ZRANGE key start stop WITHSCORES writing
+ * ZADD for a sorted set, LRANGE key start stop writing RPUSH (head to tail)
+ * for a list. */
+static int dump_by_rank(redisContext *ctx, struct cli_writer *w, const char *key, size_t klen,
+                        int zset)
 {
+    const char *cmd = zset ? "ZRANGE" : "LRANGE";
+    size_t step = zset ? 2 : 1;
     for (long long start = 0;; start += DUMP_BATCH) {
         char from[24], to[24];
         snprintf(from, sizeof(from), "%lld", start);
         snprintf(to, sizeof(to), "%lld", start + DUMP_BATCH - 1);
-        const char *argv[] = {"ZRANGE", key, from, to, "WITHSCORES"};
+        const char *argv[] = {cmd, key, from, to, "WITHSCORES"};
         size_t lens[] = {6, klen, strlen(from), strlen(to), 10};
-        redisReply *r = redisCommandArgv(ctx, 5, argv, lens);
+        redisReply *r = redisCommandArgv(ctx, zset ? 5 : 4, argv, lens);
         if (!r)
             return cli_conn_error(ctx);
-        int rc = check_strings(r, r, 2, "ZRANGE");
+        int rc = check_strings(r, r, step, cmd);
         if (rc)
             return rc;
-        write_elements(w, "ZADD", key, klen, r->element, r->elements, 1, 1);
-        size_t got = r->elements / 2;
+        write_elements(w, zset ? "ZADD" : "RPUSH", key, klen, r->element, r->elements, zset,
+                       zset);
+        size_t got = r->elements / step;
         freeReplyObject(r);
         if (got < DUMP_BATCH)
             return CLI_OK;
@@ -216,11 +223,12 @@ static int dump_other(redisContext *ctx, struct cli_writer *w, const char *key, 
     int hash = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "hash");
     int set = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "set");
     int zset = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "zset");
+    int list = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "list");
     freeReplyObject(r);
     if (hash || set)
         return dump_scan(ctx, w, key, klen, hash);
-    if (zset)
-        return dump_zset(ctx, w, key, klen);
+    if (zset || list)
+        return dump_by_rank(ctx, w, key, klen, zset);
     (*skipped)++;
     return CLI_OK;
 }

@@ -60,6 +60,78 @@ int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *ou
     return -1;
 }
 
+int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
+{
+    double t;
+    if (parse_double(a->ptr, a->len, &t) < 0) {
+        resp_add_error(&c->out, "ERR timeout is not a float or out of range");
+        return -1;
+    }
+    t *= 1000;
+    /* Redis casts the milliseconds to a long long, which on x86 makes what
+     * does not fit LLONG_MIN: "negative" too. */
+    if (t <= -1 || t >= 0x1p63) {
+        resp_add_error(&c->out, "ERR timeout is negative");
+        return -1;
+    }
+    /* Redis's bound: the deadline, now plus this, must fit a long long. */
+    if (t >= (double)(LLONG_MAX / 2)) {
+        resp_add_error(&c->out, "ERR timeout is out of range");
+        return -1;
+    }
+    *ms = (int64_t)t;
+    return 0;
+}
+
+/* Redis's getRangeLongFromObjectOrReply(1, LONG_MAX) with a message: one
+ * error, err, for "not a number" and "below 1" alike. */
+static int positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
+                             long long *out)
+{
+    if (parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
+        resp_add_error(&c->out, err);
+        return -1;
+    }
+    return 0;
+}
+
+int arg_mpop_or_reply(struct client *c, int numkeys_idx, const char *word0, const char *word1,
+                      struct mpop_args *out)
+{
+    long long numkeys, count = -1;
+
+    if (positive_or_reply(c, &c->argv[numkeys_idx], "ERR numkeys should be greater than 0",
+                          &numkeys) < 0)
+        return -1;
+    if (numkeys >= c->argc - numkeys_idx - 1) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return -1;
+    }
+    int where = numkeys_idx + (int)numkeys + 1;
+    if (arg_is(&c->argv[where], word0)) {
+        out->which = 0;
+    } else if (arg_is(&c->argv[where], word1)) {
+        out->which = 1;
+    } else {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return -1;
+    }
+    for (int j = where + 1; j < c->argc; j++) {
+        if (count == -1 && j + 1 < c->argc && arg_is(&c->argv[j], "COUNT")) {
+            if (positive_or_reply(c, &c->argv[++j], "ERR count should be greater than 0",
+                                  &count) < 0)
+                return -1;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return -1;
+        }
+    }
+    out->keys = &c->argv[numkeys_idx + 1];
+    out->nkeys = (int)numkeys;
+    out->count = count == -1 ? 1 : count;
+    return 0;
+}
+
 char *arg_strdup(const struct resp_slice *a)
 {
     return xmemdup(a->ptr, a->len);

@@ -9,6 +9,8 @@
 #ifndef RBKV_ARGS_H
 #define RBKV_ARGS_H
 
+#include <stdint.h>
+
 #include "client.h"
 
 struct db;
@@ -22,6 +24,23 @@ int arg_double_or_reply(struct client *c, const struct resp_slice *a, double *ou
 /* A database number as SELECT, MOVE and COPY take it, with Redis's two
  * errors (not an int; no such database). */
 int arg_db_or_reply(struct client *c, const struct resp_slice *a, struct db **db);
+/* The grammar ZMPOP, LMPOP and their blocking forms share (Redis's
+ * zmpopGenericCommand, lmpopGenericCommand): numkeys at argv[numkeys_idx],
+ * the keys, then word0 or word1 (MIN|MAX, LEFT|RIGHT), then [COUNT count],
+ * with Redis's errors in its order. Returns 0 with *out set (keys borrowed
+ * from c->argv), or -1 after the error reply. */
+struct mpop_args {
+    const struct resp_slice *keys;
+    int nkeys;
+    int which;       /* 0: word0, 1: word1 */
+    long long count; /* 1 without COUNT */
+};
+int arg_mpop_or_reply(struct client *c, int numkeys_idx, const char *word0, const char *word1,
+                      struct mpop_args *out);
+/* A blocking command's timeout, as Redis's getTimeoutFromObjectOrReply in
+ * seconds: a float, truncated to milliseconds (so -0.0001 is 0, forever, as
+ * there); 0 means no timeout. Redis's three errors, in its order. */
+int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms);
 /* A copy of a slice as a NUL-terminated heap string; caller frees. */
 char *arg_strdup(const struct resp_slice *a);
 

@@ -32,6 +32,7 @@
 #include "keyaccess.h"
 #include "keyspace.h"
 #include "log.h"
+#include "olist.h"
 #include "omap.h"
 #include "server.h"
 #include "sha1.h"
@@ -66,9 +67,9 @@ static void digest_mix_u32(unsigned char *digest, uint32_t v)
  * key), as Redis's xorObjectDigest. */
 static void digest_value(unsigned char *digest, const struct ks_entry *e)
 {
-    /* Redis's OBJ_STRING, OBJ_SET, OBJ_ZSET and OBJ_HASH. */
+    /* Redis's OBJ_STRING, OBJ_LIST, OBJ_SET, OBJ_ZSET and OBJ_HASH. */
     static const uint32_t redis_type[KS_TYPE_COUNT] = {
-        [KS_STRING] = 0, [KS_SET] = 2, [KS_ZSET] = 3, [KS_HASH] = 4};
+        [KS_STRING] = 0, [KS_LIST] = 1, [KS_SET] = 2, [KS_ZSET] = 3, [KS_HASH] = 4};
     char buf[64];
     digest_mix_u32(digest, redis_type[e->type]);
     if (e->type == KS_STRING) {
@@ -83,6 +84,16 @@ static void digest_value(unsigned char *digest, const struct ks_entry *e)
             int len = snprintf(buf, sizeof(buf), "%.17g", n->score);
             digest_mix(el, buf, (size_t)len);
             digest_xor(digest, el, SHA1_LEN);
+        }
+    } else if (e->type == KS_LIST) {
+        /* As Redis: the elements mixed in order, integers as their text. */
+        const struct olist *l = ks_ptr(e);
+        struct ol_it it;
+        const char *v;
+        size_t vlen;
+        for (ol_seek(l, 0, &it); ol_it_valid(&it); ol_next(&it)) {
+            ol_it_get(&it, &v, &vlen);
+            digest_mix(digest, v, vlen);
         }
     } else if (e->type == KS_SET || e->type == KS_HASH) {
         /* As Redis: a set XORs in each member's SHA1; a hash mixes field
@@ -274,7 +285,11 @@ static void debug_reload(struct client *c)
 
 /* DEBUG OBJECT key: Redis's line. refcount is 1: rbkv shares no values;
  * lru is the entry's 24 access bits as Redis prints its object's;
- * serializedlength is what the value takes in rbkv's snapshot. */
+ * serializedlength is what the value takes in rbkv's snapshot. A list adds
+ * Redis's quicklist fields, read from its chunks: ql_nodes the chunks,
+ * ql_avg_node the elements per chunk, ql_listpack_max the configured
+ * list-max-listpack-size, ql_compressed 0 (chunks are never compressed),
+ * ql_uncompressed_size the bytes of the encoded elements. */
 static void debug_object(struct client *c)
 {
     const struct resp_slice *key = &c->argv[2];
@@ -283,12 +298,20 @@ static void debug_object(struct client *c)
         resp_add_error(&c->out, ERR_NO_SUCH_KEY);
         return;
     }
-    char line[256];
+    char line[384], extra[160] = "";
+    if (e->type == KS_LIST) {
+        const struct olist *l = ks_ptr(e);
+        snprintf(extra, sizeof(extra),
+                 " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%lld ql_compressed:0"
+                 " ql_uncompressed_size:%zu",
+                 ol_chunks(l), (double)ol_len(l) / (double)ol_chunks(l),
+                 server.cfg.list_max_listpack_size, ol_bytes(l));
+    }
     snprintf(line, sizeof(line),
              "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u "
-             "lru_seconds_idle:%llu",
+             "lru_seconds_idle:%llu%s",
              (void *)e, object_encoding_name(e), snap_value_len(e), (unsigned)e->access,
-             (unsigned long long)(ka_idle_ms(e, evict_clock()) / 1000));
+             (unsigned long long)(ka_idle_ms(e, evict_clock()) / 1000), extra);
     resp_add_simple(&c->out, line);
 }
 

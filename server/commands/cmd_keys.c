@@ -27,6 +27,7 @@
 #include "keyspace.h"
 #include "krange.h"
 #include "notify.h"
+#include "olist.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "omap.h"
@@ -183,6 +184,9 @@ static void cmd_copy(struct client *c)
     case KS_HASH:
     case KS_SET:
         copy = ks_add_ptr(to, dst->ptr, dst->len, (enum ks_type)e->type, om_clone(ks_ptr(e)));
+        break;
+    case KS_LIST:
+        copy = ks_add_ptr(to, dst->ptr, dst->len, KS_LIST, ol_clone(ks_ptr(e)));
         break;
     default:
         copy = ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);

@@ -67,6 +67,8 @@ const char *object_encoding_name(const struct ks_entry *e)
     case KS_HASH:
     case KS_SET:
         return om_encoding(ks_ptr(e));
+    case KS_LIST:
+        return "quicklist"; /* Redis 7.0's one name for every list */
     default:
         return "rbtree";
     }

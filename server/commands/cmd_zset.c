@@ -868,33 +868,10 @@ static void pop_first_or_block(struct client *c, const struct resp_slice *keys, 
     block_client(c, keys, nkeys, timeout_ms, pop_serve, how, sizeof(*how));
 }
 
-/* Redis's getTimeoutFromObjectOrReply in seconds: a float, truncated to
- * milliseconds (so -0.0001 is 0, forever, as there). */
-static int timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
-{
-    double t;
-    if (parse_double(a->ptr, a->len, &t) < 0) {
-        resp_add_error(&c->out, "ERR timeout is not a float or out of range");
-        return -1;
-    }
-    t *= 1000;
-    if (t <= -1) {
-        resp_add_error(&c->out, "ERR timeout is negative");
-        return -1;
-    }
-    /* Redis's bound: the deadline, now plus this, must fit a long long. */
-    if (t >= (double)(LLONG_MAX / 2)) {
-        resp_add_error(&c->out, "ERR timeout is out of range");
-        return -1;
-    }
-    *ms = (int64_t)t;
-    return 0;
-}
-
 static void bzpop_generic(struct client *c, int max)
 {
     int64_t ms;
-    if (timeout_or_reply(c, &c->argv[c->argc - 1], &ms) < 0)
+    if (arg_timeout_or_reply(c, &c->argv[c->argc - 1], &ms) < 0)
         return;
     struct pop_how how = {max, -1};
     pop_first_or_block(c, &c->argv[1], c->argc - 2, &how, 1, ms);
@@ -910,53 +887,15 @@ static void cmd_bzpopmax(struct client *c)
     bzpop_generic(c, 1);
 }
 
-/* Redis's getRangeLongFromObjectOrReply with a message: one error for "not
- * a number" and "below 1" alike. */
-static int positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
-                             long long *out)
-{
-    if (parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
-        resp_add_error(&c->out, err);
-        return -1;
-    }
-    return 0;
-}
-
 /* Redis's zmpopGenericCommand: numkeys at argv[numkeys_idx], the keys, MIN
  * or MAX, then [COUNT count]. */
 static void zmpop_generic(struct client *c, int numkeys_idx, int block, int64_t timeout_ms)
 {
-    long long numkeys, count = -1;
-    struct pop_how how;
-
-    if (positive_or_reply(c, &c->argv[numkeys_idx], "ERR numkeys should be greater than 0",
-                          &numkeys) < 0)
+    struct mpop_args a;
+    if (arg_mpop_or_reply(c, numkeys_idx, "MIN", "MAX", &a) < 0)
         return;
-    if (numkeys >= c->argc - numkeys_idx - 1) {
-        resp_add_error(&c->out, ERR_SYNTAX);
-        return;
-    }
-    int where = numkeys_idx + (int)numkeys + 1;
-    if (arg_is(&c->argv[where], "MIN")) {
-        how.max = 0;
-    } else if (arg_is(&c->argv[where], "MAX")) {
-        how.max = 1;
-    } else {
-        resp_add_error(&c->out, ERR_SYNTAX);
-        return;
-    }
-    for (int j = where + 1; j < c->argc; j++) {
-        if (count == -1 && j + 1 < c->argc && arg_is(&c->argv[j], "COUNT")) {
-            if (positive_or_reply(c, &c->argv[++j], "ERR count should be greater than 0",
-                                  &count) < 0)
-                return;
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-    }
-    how.count = count == -1 ? 1 : count;
-    pop_first_or_block(c, &c->argv[numkeys_idx + 1], (int)numkeys, &how, block, timeout_ms);
+    struct pop_how how = {.max = a.which, .count = a.count};
+    pop_first_or_block(c, a.keys, a.nkeys, &how, block, timeout_ms);
 }
 
 static void cmd_zmpop(struct client *c)
@@ -967,7 +906,7 @@ static void cmd_zmpop(struct client *c)
 static void cmd_bzmpop(struct client *c)
 {
     int64_t ms;
-    if (timeout_or_reply(c, &c->argv[1], &ms) < 0)
+    if (arg_timeout_or_reply(c, &c->argv[1], &ms) < 0)
         return;
     zmpop_generic(c, 2, 1, ms);
 }

@@ -13,6 +13,7 @@
 #include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
+#include "cmd_list.h"
 #include "cmd_memory.h"
 #include "cmd_multi.h"
 #include "cmd_latency.h"
@@ -29,6 +30,7 @@
 #include "cmd_zset.h"
 #include "keyspace.h"
 #include "lazyfree.h"
+#include "olist.h"
 #include "omap.h"
 #include "zset.h"
 
@@ -56,6 +58,23 @@ static void omap_value_free(void *value)
         om_free(value);
 }
 
+/* Lists of more chunks than Redis's LAZYFREE_THRESHOLD (which counts a
+ * quicklist's nodes) are freed in slices too: one free per chunk. */
+#define LAZYFREE_MIN_CHUNKS 64
+
+static int olist_free_slice(void *value, size_t budget)
+{
+    return ol_free_some(value, budget);
+}
+
+static void olist_value_free(void *value)
+{
+    if (ol_chunks(value) > LAZYFREE_MIN_CHUNKS)
+        lazyfree_push(olist_free_slice, value);
+    else
+        ol_free(value);
+}
+
 void commands_register(void)
 {
     static const struct command *const tables[] = {
@@ -68,6 +87,7 @@ void commands_register(void)
         zset_commands,
         hash_commands,
         set_commands,
+        list_commands,
         collrange_commands,
         scan_commands,
         server_commands,
@@ -88,4 +108,5 @@ void commands_register(void)
     ks_register_type(KS_ZSET, zset_value_free);
     ks_register_type(KS_HASH, omap_value_free);
     ks_register_type(KS_SET, omap_value_free);
+    ks_register_type(KS_LIST, olist_value_free);
 }

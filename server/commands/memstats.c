@@ -10,6 +10,7 @@
 #include "client.h"
 #include "conn.h"
 #include "keyspace.h"
+#include "olist.h"
 #include "omap.h"
 #include "repl.h"
 #include "server.h"
@@ -94,6 +95,8 @@ size_t memstats_key_usage(const struct ks_entry *e, size_t samples)
     case KS_HASH:
     case KS_SET:
         return bytes + om_memory_sampled(ks_ptr(e), samples);
+    case KS_LIST:
+        return bytes + ol_memory_sampled(ks_ptr(e), samples);
     default:
         return bytes;
     }

@@ -98,6 +98,8 @@ static config_getter get_notify;
 static config_setter set_slowlog_threshold, set_percentiles;
 static config_getter get_slowlog_threshold, get_percentiles;
 static config_setter set_maxmemory_clients;
+static config_setter set_list_size;
+static config_getter get_list_size;
 static config_getter get_maxmemory_clients;
 
 /* Same order as enum log_level. */
@@ -245,6 +247,11 @@ static const struct config_def defs[] = {
      FIELD(zset_max_listpack_entries), .max = LONG_MAX, .default_value = "128"},
     {.name = "zset-max-listpack-value", .alias = "zset-max-ziplist-value", .type = CONFIG_MEMORY,
      FIELD(zset_max_listpack_value), .max = LONG_MAX, .default_value = "64"},
+    /* Lists (olist.h): Redis 7.0's names, aliases and defaults. */
+    {.name = "list-max-listpack-size", .alias = "list-max-ziplist-size", .type = CONFIG_SPECIAL,
+     .default_value = "-2", .set = set_list_size, .get = get_list_size},
+    {.name = "list-compress-depth", .type = CONFIG_INT, FIELD(list_compress_depth), .max = INT_MAX,
+     .default_value = "0"},
     /* Diagnostics (slowlog.h, latency.h): Redis 7's names and defaults. */
     {.name = "slowlog-log-slower-than", .type = CONFIG_SPECIAL, .default_value = "10000",
      .set = set_slowlog_threshold, .get = get_slowlog_threshold},
@@ -969,6 +976,28 @@ static char *get_slowlog_threshold(const struct config *cfg, const struct config
 {
     (void)def;
     return textf("%lld", cfg->slowlog_log_slower_than);
+}
+
+/* list-max-listpack-size: any int, as Redis takes it (olist.h's limits
+ * read the meaningful part). */
+static int set_list_size(struct config *cfg, const struct config_def *def, int argc,
+                         const char *const *argv, char *err, size_t errlen)
+{
+    long long n;
+    (void)def, (void)argc;
+    if (parse_ll(argv[0], strlen(argv[0]), &n) < 0)
+        return fail(err, errlen, "argument couldn't be parsed into an integer");
+    if (n < INT_MIN || n > INT_MAX)
+        return fail(err, errlen, "argument must be between %d and %d inclusive", INT_MIN,
+                    INT_MAX);
+    cfg->list_max_listpack_size = n;
+    return 0;
+}
+
+static char *get_list_size(const struct config *cfg, const struct config_def *def)
+{
+    (void)def;
+    return textf("%lld", cfg->list_max_listpack_size);
 }
 
 /* latency-tracking-info-percentiles: numbers in [0, 100], "" for none. */

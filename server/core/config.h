@@ -128,6 +128,12 @@ struct config {
     unsigned long long set_max_listpack_value;
     long long zset_max_listpack_entries;
     unsigned long long zset_max_listpack_value;
+    /* A list's chunk size (olist.h's struct ol_limits): positive, the most
+     * elements; -1..-5, the most bytes (4 to 64 KB), as Redis reads it. The
+     * compress depth is accepted and shown only: chunks are never
+     * compressed (docs/operations.md, "Lists"). */
+    long long list_max_listpack_size;
+    long long list_compress_depth;
     /* Diagnostics (slowlog.h, latency.h, INFO latencystats). */
     long long slowlog_log_slower_than;  /* microseconds; < 0 = off, 0 = every command */
     long long slowlog_max_len;

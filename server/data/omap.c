@@ -1,7 +1,7 @@
 /*
  * omap.c - the ordered map (see omap.h): one packed run in the map's own
  * allocation, or sorted packed chunks in a red-black tree counted by
- * elements.
+ * elements (ctree.h, shared with the lists).
  *
  * Every lookup is one descent that compares against each visited chunk's
  * first element (the chunk to search is the last one whose first element is
@@ -16,31 +16,8 @@
 #include <string.h>
 
 #include "mem.h"
-#include "rbtree_augmented.h"
 
-#define CHUNK_HDR offsetof(struct om_chunk, data)
 #define OMAP_HDR offsetof(struct omap, data)
-
-static struct om_chunk *chunk_of(const struct rb_node *rb)
-{
-    return rb ? rb_entry(rb, struct om_chunk, rb) : NULL;
-}
-
-static size_t total_of(const struct rb_node *rb)
-{
-    return rb ? chunk_of(rb)->total : 0;
-}
-
-static bool total_compute(struct om_chunk *c, bool exit)
-{
-    size_t t = c->n + total_of(c->rb.rb_left) + total_of(c->rb.rb_right);
-    if (exit && c->total == t)
-        return true;
-    c->total = (uint32_t)t;
-    return false;
-}
-
-RB_DECLARE_CALLBACKS(static, om_cb, struct om_chunk, rb, total, total_compute);
 
 /* ---- the packed format -------------------------------------------------- */
 
@@ -167,101 +144,32 @@ static int is_integer(const char *s, size_t len)
 
 /* ---- chunks in the tree ------------------------------------------------- */
 
-static struct om_chunk *chunk_new(size_t cap)
-{
-    struct om_chunk *c = xmalloc(CHUNK_HDR + cap);
-    memset(c, 0, CHUNK_HDR);
-    return c;
-}
-
-/* Bytes of data c has room for: what malloc really gave, so no field keeps
- * it. */
-static size_t chunk_cap(const struct om_chunk *c)
-{
-    return xsize(c) - CHUNK_HDR;
-}
-
-/* Adds delta to the totals of c and its ancestors (c's n changed). */
-static void totals_add(struct om_chunk *c, long delta)
-{
-    for (struct rb_node *rb = &c->rb; rb; rb = rb_parent(rb))
-        chunk_of(rb)->total = (uint32_t)((long)chunk_of(rb)->total + delta);
-}
-
-/* Links c (its n set) right after prev, or first when prev is NULL. */
-static void chunk_link_after(struct omap *m, struct om_chunk *prev, struct om_chunk *c)
-{
-    struct rb_node *parent = NULL, **link = &m->tree.rb_node;
-
-    if (!prev) {
-        while (*link) {
-            parent = *link;
-            link = &parent->rb_left;
-        }
-    } else if (!prev->rb.rb_right) {
-        parent = &prev->rb;
-        link = &parent->rb_right;
-    } else {
-        parent = prev->rb.rb_right;
-        while (parent->rb_left)
-            parent = parent->rb_left;
-        link = &parent->rb_left;
-    }
-    for (struct rb_node *up = parent; up; up = rb_parent(up))
-        chunk_of(up)->total += c->n;
-    c->total = c->n;
-    rb_link_node(&c->rb, parent, link);
-    rb_insert_augmented(&c->rb, &m->tree, &om_cb);
-}
-
-static void chunk_unlink_free(struct omap *m, struct om_chunk *c)
-{
-    rb_erase_augmented(&c->rb, &m->tree, &om_cb);
-    xfree(c);
-}
-
-/* c moved to an allocation with room for cap bytes of data (at least its
- * used ones), put in the old one's place; returns it. */
-static struct om_chunk *chunk_move(struct omap *m, struct om_chunk *c, size_t cap)
-{
-    struct om_chunk *nc = xmalloc(CHUNK_HDR + cap);
-    memcpy(nc, c, CHUNK_HDR + c->used);
-    rb_replace_node(&c->rb, &nc->rb, &m->tree);
-    xfree(c);
-    return nc;
-}
-
 /* c with room for need bytes of data, grown by half again so a run of
  * inserts is amortised; may move it. */
-static struct om_chunk *chunk_reserve(struct omap *m, struct om_chunk *c, size_t need)
+static struct ct_chunk *chunk_reserve(struct omap *m, struct ct_chunk *c, size_t need)
 {
-    size_t cap = chunk_cap(c);
+    size_t cap = ct_cap(c);
     if (need <= cap)
         return c;
     cap += cap / 2;
-    return chunk_move(m, c, cap < need ? need : cap);
+    return ct_resize(&m->tree, c, cap < need ? need : cap);
 }
 
 /* Gives back what c no longer needs once under half full, keeping a quarter
  * for growth. May move it. */
-static struct om_chunk *chunk_shrink(struct omap *m, struct om_chunk *c)
+static struct ct_chunk *chunk_shrink(struct omap *m, struct ct_chunk *c)
 {
-    if (chunk_cap(c) <= 2 * (size_t)c->used + 128)
+    if (ct_cap(c) <= 2 * (size_t)c->used + 128)
         return c;
-    return chunk_move(m, c, c->used + c->used / 4);
+    return ct_resize(&m->tree, c, c->used + c->used / 4);
 }
 
 /* An unlinked chunk (to_tree's) cut down to its bytes and a quarter more,
  * for the inserts to come. */
-static struct om_chunk *chunk_fit(struct om_chunk *c)
+static struct ct_chunk *chunk_fit(struct ct_chunk *c)
 {
     size_t cap = c->used + c->used / 4;
-    return cap + 16 <= chunk_cap(c) ? xrealloc(c, CHUNK_HDR + cap) : c;
-}
-
-static struct om_chunk *first_chunk(const struct omap *m)
-{
-    return chunk_of(rb_first(&m->tree));
+    return cap + 16 <= ct_cap(c) ? xrealloc(c, CT_HDR + cap) : c;
 }
 
 /* ---- the packed run ----------------------------------------------------- */
@@ -278,7 +186,7 @@ static struct omap *packed_resize(struct omap *m, size_t used)
  * offset in its run (idx == n: after its last element), and the rank.
  * locate returns 1 when f is there. A tree map always has a chunk. */
 struct spot {
-    struct om_chunk *c;
+    struct ct_chunk *c;
     uint32_t idx, off;
     size_t rank;
 };
@@ -309,7 +217,7 @@ static int scan_run(const struct omap *m, const char *data, uint32_t n, size_t b
 static int locate(const struct omap *m, const char *f, size_t flen, struct spot *s)
 {
     struct rb_node *rb = m->tree.rb_node;
-    struct om_chunk *cand = NULL;
+    struct ct_chunk *cand = NULL;
     size_t before = 0, cand_rank = 0;
     struct om_elem e;
 
@@ -318,19 +226,19 @@ static int locate(const struct omap *m, const char *f, size_t flen, struct spot 
         return scan_run(m, m->data, m->n, 0, f, flen, s);
     }
     while (rb) {
-        struct om_chunk *c = chunk_of(rb);
+        struct ct_chunk *c = ct_of(rb);
         elem_decode(m, c->data, 0, &e);
         if (bytes_cmp(f, flen, e.f, e.flen) < 0) {
             rb = rb->rb_left;
         } else {
             cand = c;
-            cand_rank = before + total_of(rb->rb_left);
+            cand_rank = before + ct_total(rb->rb_left);
             before = cand_rank + c->n;
             rb = rb->rb_right;
         }
     }
     if (!cand) { /* before everything */
-        s->c = first_chunk(m);
+        s->c = ct_first(&m->tree);
         s->idx = s->off = 0;
         s->rank = 0;
         return 0;
@@ -341,7 +249,7 @@ static int locate(const struct omap *m, const char *f, size_t flen, struct spot 
 
 /* Points it at chunk c's element idx (offset off), or, c being NULL, at the
  * packed run's; past the run's end it moves to the next chunk's first. */
-static void it_set(const struct omap *m, struct om_it *it, struct om_chunk *c, uint32_t idx,
+static void it_set(const struct omap *m, struct om_it *it, struct ct_chunk *c, uint32_t idx,
                    uint32_t off, size_t rank)
 {
     it->c = c;
@@ -353,7 +261,7 @@ static void it_set(const struct omap *m, struct om_it *it, struct om_chunk *c, u
     it->rank = rank;
     if (idx < it->n)
         return;
-    it->c = c ? chunk_of(rb_next(&c->rb)) : NULL;
+    it->c = c ? ct_next(c) : NULL;
     it->data = it->c ? it->c->data : NULL;
     it->n = it->c ? it->c->n : 0;
     it->idx = it->off = 0;
@@ -381,13 +289,12 @@ int om_get(const struct omap *m, const char *f, size_t flen, const char **v, siz
 
 size_t om_len(const struct omap *m)
 {
-    return m->packed ? m->n : total_of(m->tree.rb_node);
+    return m->packed ? m->n : ct_total(m->tree.rb_node);
 }
 
 int om_seek(const struct omap *m, size_t k, struct om_it *it)
 {
-    struct rb_node *rb = m->tree.rb_node;
-    size_t rank = k;
+    uint32_t idx;
 
     if (m->packed) {
         if (k >= m->n) {
@@ -397,22 +304,13 @@ int om_seek(const struct omap *m, size_t k, struct om_it *it)
         it_set(m, it, NULL, (uint32_t)k, run_offset(m, m->data, (uint32_t)k), k);
         return 0;
     }
-    while (rb) {
-        struct om_chunk *c = chunk_of(rb);
-        size_t left = total_of(rb->rb_left);
-        if (k < left) {
-            rb = rb->rb_left;
-        } else if (k < left + c->n) {
-            k -= left;
-            it_set(m, it, c, (uint32_t)k, run_offset(m, c->data, (uint32_t)k), rank);
-            return 0;
-        } else {
-            k -= left + c->n;
-            rb = rb->rb_right;
-        }
+    struct ct_chunk *c = ct_select(&m->tree, k, &idx);
+    if (!c) {
+        it->data = NULL;
+        return -1;
     }
-    it->data = NULL;
-    return -1;
+    it_set(m, it, c, idx, run_offset(m, c->data, idx), k);
+    return 0;
 }
 
 void om_it_get(const struct omap *m, struct om_it *it, struct om_elem *e)
@@ -428,13 +326,13 @@ void om_next(const struct omap *m, struct om_it *it)
 
 void om_prev(const struct omap *m, struct om_it *it)
 {
-    struct om_chunk *c = it->c;
+    struct ct_chunk *c = it->c;
     uint32_t idx;
 
     if (it->idx > 0) {
         idx = it->idx - 1;
     } else {
-        c = c ? chunk_of(rb_prev(&c->rb)) : NULL;
+        c = c ? ct_prev(c) : NULL;
         if (!c) {
             it->data = NULL;
             return;
@@ -518,53 +416,23 @@ static int fits_packed(const struct omap *m, size_t count, const struct om_limit
     return count <= lim->entries;
 }
 
-/* Frees up to budget chunks of the tree, post-order without recursion: a
- * chunk goes once both its sides are gone (an in-order walk would climb
- * through freed parents), so a later call resumes from the root. Returns
- * how many it freed; root is empty once all are. */
-static size_t free_chunks(struct rb_root *root, size_t budget)
-{
-    struct rb_node *rb = root->rb_node;
-    size_t freed = 0;
-
-    while (rb && freed < budget) {
-        if (rb->rb_left) {
-            rb = rb->rb_left;
-        } else if (rb->rb_right) {
-            rb = rb->rb_right;
-        } else {
-            struct rb_node *parent = rb_parent(rb);
-            if (!parent)
-                root->rb_node = NULL;
-            else if (parent->rb_left == rb)
-                parent->rb_left = NULL;
-            else
-                parent->rb_right = NULL;
-            xfree(chunk_of(rb));
-            freed++;
-            rb = parent;
-        }
-    }
-    return freed;
-}
-
 /* A tree map packed into its own allocation. O(bytes). */
 static struct omap *to_packed(struct omap *m)
 {
     size_t bytes = 0;
-    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb)))
+    for (struct ct_chunk *c = ct_first(&m->tree); c; c = ct_next(c))
         bytes += c->used;
     struct omap *p = xmalloc(OMAP_HDR + bytes);
     memcpy(p, m, OMAP_HDR); /* the struct's size has padding the header lacks */
     p->tree = RB_ROOT;
     p->packed = 1;
     p->n = p->used = 0;
-    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
+    for (struct ct_chunk *c = ct_first(&m->tree); c; c = ct_next(c)) {
         memcpy(p->data + p->used, c->data, c->used);
         p->used += c->used;
         p->n += c->n;
     }
-    free_chunks(&m->tree, SIZE_MAX);
+    ct_free_some(&m->tree, SIZE_MAX);
     xfree(m);
     return p;
 }
@@ -573,7 +441,7 @@ static struct omap *to_packed(struct omap *m)
  * inserts do not split at once. O(bytes). */
 static struct omap *to_tree(struct omap *m)
 {
-    struct om_chunk *cur = NULL, *last = NULL;
+    struct ct_chunk *cur = NULL, *last = NULL;
     uint32_t off = 0;
 
     m->packed = 0;
@@ -583,10 +451,10 @@ static struct omap *to_tree(struct omap *m)
             (cur->n > 0 && cur->used + len > OM_CHUNK_BYTES * 3 / 4)) {
             if (cur) {
                 cur = chunk_fit(cur);
-                chunk_link_after(m, last, cur);
+                ct_link_after(&m->tree, last, cur);
                 last = cur;
             }
-            cur = chunk_new(len > OM_CHUNK_BYTES ? len : OM_CHUNK_BYTES);
+            cur = ct_new(len > OM_CHUNK_BYTES ? len : OM_CHUNK_BYTES);
         }
         memcpy(cur->data + cur->used, m->data + off, len);
         cur->used += len;
@@ -594,7 +462,7 @@ static struct omap *to_tree(struct omap *m)
         off = next;
     }
     if (cur)
-        chunk_link_after(m, last, chunk_fit(cur));
+        ct_link_after(&m->tree, last, chunk_fit(cur));
     m->n = m->used = 0;
     /* The root moves with the struct: no node points back at it. */
     return xrealloc(m, OMAP_HDR);
@@ -602,7 +470,7 @@ static struct omap *to_tree(struct omap *m)
 
 /* After a write grew tree chunk c by the element at index at: splits c when
  * it is past its bounds. */
-static void split_if_big(struct omap *m, struct om_chunk *c, uint32_t at)
+static void split_if_big(struct omap *m, struct ct_chunk *c, uint32_t at)
 {
     if (c->n <= OM_CHUNK_ENTRIES && (c->used <= OM_CHUNK_BYTES || c->n == 1))
         return;
@@ -611,7 +479,7 @@ static void split_if_big(struct omap *m, struct om_chunk *c, uint32_t at)
      * is at the middle byte, or the middle element when there are many small
      * ones, with one element at least on each side. */
     uint32_t off = 0, idx = 0;
-    int append = at == c->n - 1 && at > 0 && !rb_next(&c->rb);
+    int append = at == c->n - 1 && at > 0 && !ct_next(c);
     if (append) {
         idx = at;
         off = run_offset(m, c->data, at);
@@ -627,19 +495,19 @@ static void split_if_big(struct omap *m, struct om_chunk *c, uint32_t at)
     }
     size_t tail = c->used - off;
     size_t cap = append ? OM_CHUNK_BYTES : tail + tail / 4;
-    struct om_chunk *nc = chunk_new(cap > tail ? cap : tail);
+    struct ct_chunk *nc = ct_new(cap > tail ? cap : tail);
     memcpy(nc->data, c->data + off, tail);
     nc->used = (uint32_t)tail;
     nc->n = c->n - idx;
-    totals_add(c, -(long)nc->n);
+    ct_totals_add(c, -(long)nc->n);
     c->n = idx;
     c->used = off;
-    chunk_link_after(m, c, nc);
+    ct_link_after(&m->tree, c, nc);
     /* The left part keeps a quarter for growth; after an append it is
      * complete (elements come in order), so it keeps none. */
     size_t keep = append ? c->used : c->used + c->used / 4;
-    if (chunk_cap(c) >= keep + 16)
-        chunk_move(m, c, keep);
+    if (ct_cap(c) >= keep + 16)
+        ct_resize(&m->tree, c, keep);
 }
 
 /* After a write added an element (of those lengths) to a packed map:
@@ -655,11 +523,11 @@ static struct omap *packed_after_grow(struct omap *m, size_t flen, size_t vlen,
 /* After a delete shrank tree chunk c (or emptied it): frees an empty chunk,
  * packs a small enough map again, or merges a small chunk into a
  * neighbour. Returns the map, which may have moved. */
-static struct omap *tree_after_shrink(struct omap *m, struct om_chunk *c,
+static struct omap *tree_after_shrink(struct omap *m, struct ct_chunk *c,
                                       const struct om_limits *lim)
 {
     if (c->n == 0) {
-        chunk_unlink_free(m, c);
+        ct_unlink_free(&m->tree, c);
         c = NULL;
     }
     if (!m->tree.rb_node) { /* empty: packed again, with nothing in it */
@@ -669,7 +537,7 @@ static struct omap *tree_after_shrink(struct omap *m, struct om_chunk *c,
     }
     if (om_len(m) <= lim->entries / 2) {
         int fits = 1, allint = !m->values;
-        for (struct om_chunk *k = first_chunk(m); k && fits; k = chunk_of(rb_next(&k->rb))) {
+        for (struct ct_chunk *k = ct_first(&m->tree); k && fits; k = ct_next(k)) {
             uint32_t off = 0;
             struct om_elem e;
             for (uint32_t i = 0; i < k->n; i++) {
@@ -689,8 +557,8 @@ static struct omap *tree_after_shrink(struct omap *m, struct om_chunk *c,
         chunk_shrink(m, c);
         return m;
     }
-    struct om_chunk *next = chunk_of(rb_next(&c->rb)), *prev = chunk_of(rb_prev(&c->rb));
-    struct om_chunk *into = NULL, *from = NULL;
+    struct ct_chunk *next = ct_next(c), *prev = ct_prev(c);
+    struct ct_chunk *into = NULL, *from = NULL;
     if (next && c->n + next->n <= OM_CHUNK_ENTRIES * 3 / 4 &&
         c->used + next->used <= OM_CHUNK_BYTES * 3 / 4) {
         into = c;
@@ -709,12 +577,12 @@ static struct omap *tree_after_shrink(struct omap *m, struct om_chunk *c,
     memcpy(into->data + into->used, from->data, from->used);
     into->used += from->used;
     into->n += moved;
-    totals_add(into, (long)moved);
+    ct_totals_add(into, (long)moved);
     /* from's elements are now counted twice on the shared path; erasing it
      * recomputes every total above it from the children. */
     from->n = 0;
-    totals_add(from, -(long)moved);
-    chunk_unlink_free(m, from);
+    ct_totals_add(from, -(long)moved);
+    ct_unlink_free(&m->tree, from);
     return m;
 }
 
@@ -723,7 +591,7 @@ static struct omap *tree_after_shrink(struct omap *m, struct om_chunk *c,
 /* Makes room for size bytes at offset off of a run (the packed map's, or
  * tree chunk *c's) that already uses used bytes, moving the tail; returns
  * where they go. May move the map or the chunk (both updated). */
-static char *run_open(struct omap **mp, struct om_chunk **c, uint32_t off, size_t size)
+static char *run_open(struct omap **mp, struct ct_chunk **c, uint32_t off, size_t size)
 {
     char *data;
     uint32_t used;
@@ -744,7 +612,7 @@ static char *run_open(struct omap **mp, struct om_chunk **c, uint32_t off, size_
 
 /* Removes size bytes at offset off of a run, moving the tail; a packed map
  * gives them back (may move). */
-static void run_close(struct omap **mp, struct om_chunk *c, uint32_t off, size_t size)
+static void run_close(struct omap **mp, struct ct_chunk *c, uint32_t off, size_t size)
 {
     char *data = c ? c->data : (*mp)->data;
     uint32_t *used = c ? &c->used : &(*mp)->used;
@@ -755,11 +623,11 @@ static void run_close(struct omap **mp, struct om_chunk *c, uint32_t off, size_t
 }
 
 /* Counts n elements more (or fewer) in the run. */
-static void run_count(struct omap *m, struct om_chunk *c, long n)
+static void run_count(struct omap *m, struct ct_chunk *c, long n)
 {
     if (c) {
         c->n = (uint32_t)((long)c->n + n);
-        totals_add(c, n);
+        ct_totals_add(c, n);
     } else {
         m->n = (uint32_t)((long)m->n + n);
     }
@@ -772,7 +640,7 @@ static int put(struct omap **mp, const char *f, size_t flen, const char *v, size
     struct spot s;
     int found = locate(m, f, flen, &s);
     size_t size = elem_size(m, flen, vlen);
-    struct om_chunk *c = s.c;
+    struct ct_chunk *c = s.c;
 
     if (found) {
         if (!replace || !m->values)
@@ -822,7 +690,7 @@ void om_append(struct omap **mp, const char *f, size_t flen, const char *v, size
 {
     struct omap *m = *mp;
     size_t size = elem_size(m, flen, vlen);
-    struct om_chunk *c = m->packed ? NULL : chunk_of(rb_last(&m->tree));
+    struct ct_chunk *c = m->packed ? NULL : ct_of(rb_last(&m->tree));
     uint32_t at = c ? c->n : m->n;
 
     char *dst = run_open(mp, &c, c ? c->used : m->used, size); /* may move m */
@@ -884,13 +752,13 @@ void om_free(struct omap *m)
 {
     if (!m)
         return;
-    free_chunks(&m->tree, SIZE_MAX);
+    ct_free_some(&m->tree, SIZE_MAX);
     xfree(m);
 }
 
 int om_free_some(struct omap *m, size_t budget)
 {
-    free_chunks(&m->tree, budget);
+    ct_free_some(&m->tree, budget);
     if (m->tree.rb_node)
         return 0;
     xfree(m);
@@ -900,41 +768,22 @@ int om_free_some(struct omap *m, size_t budget)
 struct omap *om_clone(const struct omap *m)
 {
     struct omap *copy = xmalloc(OMAP_HDR + m->used);
-    struct om_chunk *last = NULL;
     memcpy(copy, m, OMAP_HDR + m->used);
     copy->tree = RB_ROOT;
-    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
-        struct om_chunk *nc = chunk_new(c->used);
-        memcpy(nc->data, c->data, c->used);
-        nc->n = c->n;
-        nc->used = c->used;
-        chunk_link_after(copy, last, nc);
-        last = nc;
-    }
+    ct_clone(&copy->tree, &m->tree);
     return copy;
 }
 
 size_t om_memory(const struct omap *m)
 {
-    size_t bytes = xsize(m);
-    for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb)))
-        bytes += xsize(c);
-    return bytes;
+    return xsize(m) + ct_memory(&m->tree);
 }
 
 size_t om_memory_sampled(const struct omap *m, size_t samples)
 {
     if (m->packed || samples == 0)
         return om_memory(m);
-    size_t bytes = 0, elems = 0;
-    const struct om_chunk *c = first_chunk(m);
-    for (; c && elems < samples; c = chunk_of(rb_next(&c->rb))) {
-        bytes += xsize(c);
-        elems += c->n;
-    }
-    if (!c || !elems)
-        return xsize(m) + bytes;
-    return xsize(m) + (size_t)((double)bytes / (double)elems * (double)om_len(m));
+    return xsize(m) + ct_memory_sampled(&m->tree, samples);
 }
 
 const char *om_encoding(const struct omap *m)
@@ -942,20 +791,6 @@ const char *om_encoding(const struct omap *m)
     if (!m->packed)
         return "rbtree";
     return !m->values && m->allint ? "intset" : "listpack";
-}
-
-static int check_totals(const struct rb_node *rb, const char **why)
-{
-    if (!rb)
-        return 0;
-    if (check_totals(rb->rb_left, why) < 0 || check_totals(rb->rb_right, why) < 0)
-        return -1;
-    const struct om_chunk *c = chunk_of(rb);
-    if (c->total != c->n + total_of(rb->rb_left) + total_of(rb->rb_right)) {
-        *why = "a chunk's total is not its subtree's element count";
-        return -1;
-    }
-    return 0;
 }
 
 /* Checks one run: its elements decode to exactly used bytes and follow
@@ -1009,12 +844,12 @@ int om_check(const struct omap *m, const char **why)
             *why = "a tree map has no chunks";
             return -1;
         }
-        for (struct om_chunk *c = first_chunk(m); c; c = chunk_of(rb_next(&c->rb))) {
+        for (struct ct_chunk *c = ct_first(&m->tree); c; c = ct_next(c)) {
             if (c->n == 0) {
                 *why = "an empty chunk";
                 return -1;
             }
-            if (c->used > chunk_cap(c)) {
+            if (c->used > ct_cap(c)) {
                 *why = "a chunk uses more bytes than it has";
                 return -1;
             }
@@ -1022,7 +857,7 @@ int om_check(const struct omap *m, const char **why)
                 return -1;
             count += c->n;
         }
-        if (check_totals(m->tree.rb_node, why) < 0)
+        if (ct_check_totals(&m->tree, why) < 0)
             return -1;
     }
     if (count != om_len(m)) {

@@ -45,20 +45,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctree.h"
 #include "lexrange.h"
 #include "rbtree.h"
 
 /* A tree chunk splits past either. */
 #define OM_CHUNK_ENTRIES 64
 #define OM_CHUNK_BYTES 2048
-
-struct om_chunk {
-    struct rb_node rb;
-    uint32_t total; /* elements in this subtree */
-    uint32_t n;     /* elements in this chunk */
-    uint32_t used;  /* bytes of data (room for more: malloc's usable size) */
-    char data[];
-};
 
 struct omap {
     struct rb_root tree; /* tree encoding: the chunks; packed: empty */
@@ -88,7 +81,7 @@ struct om_elem {
  * of its run. Invalid (data == NULL) past either end. Valid until the map
  * changes. */
 struct om_it {
-    struct om_chunk *c;   /* NULL in a packed map */
+    struct ct_chunk *c;   /* NULL in a packed map */
     const char *data;     /* the run of elements: c's, or the packed map's; NULL past the ends */
     uint32_t n, idx, off; /* elements in the run, this one's index and offset */
     uint32_t end;         /* offset after the element, once om_it_get decoded it; else 0 */

@@ -39,6 +39,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "olist.h"
 #include "omap.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -341,8 +342,33 @@ static void add_map(struct feed *k, const char *key, size_t klen, const struct o
     }
 }
 
+/* RPUSH key element ..., MAP_BATCH elements per command, head to tail. */
+static void add_list(struct feed *k, const char *key, size_t klen, const struct olist *l)
+{
+    struct resp_slice argv[2 + MAP_BATCH];
+    /* An element stored as an integer is text in its iterator only: one
+     * iterator per element of the batch keeps each alive until it is fed. */
+    struct ol_it its[MAP_BATCH];
+    size_t pos = 0, len = ol_len(l);
+    while (pos < len) {
+        int argc = 2;
+        argv[0] = (struct resp_slice){"RPUSH", 5};
+        argv[1] = (struct resp_slice){key, klen};
+        ol_seek(l, pos, &its[0]);
+        for (int i = 0; i < MAP_BATCH && ol_it_valid(&its[i]); i++, pos++) {
+            ol_it_get(&its[i], &argv[argc].ptr, &argv[argc].len);
+            argc++;
+            if (i + 1 < MAP_BATCH) {
+                its[i + 1] = its[i];
+                ol_next(&its[i + 1]);
+            }
+        }
+        resp_add_command(&k->buf, argc, argv);
+    }
+}
+
 /* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/HSET/SADD/
- * PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
+ * RPUSH/PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
 static int write_dataset(int64_t now_ms)
 {
     for (int i = 0; i < server.ks->count; i++) {
@@ -357,6 +383,8 @@ static int write_dataset(int64_t now_ms)
                 add_string(&aof.main, ks_key(e), ks_klen(e), ks_str(e), ks_slen(e));
             else if (e->type == KS_ZSET)
                 add_zset(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
+            else if (e->type == KS_LIST)
+                add_list(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             else
                 add_map(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             if (when >= 0)

@@ -30,6 +30,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "olist.h"
 #include "omap.h"
 #include "zset.h"
 
@@ -40,6 +41,7 @@
 #define OP_ZSET 0x01
 #define OP_HASH 0x02
 #define OP_SET 0x03
+#define OP_LIST 0x04
 #define OP_REPL 0xFD
 #define OP_SELECT 0xFE
 #define OP_END 0xFF
@@ -196,6 +198,19 @@ static void w_omap(struct writer *w, const struct omap *m)
     }
 }
 
+/* A list's elements, head to tail. */
+static void w_olist(struct writer *w, const struct olist *l)
+{
+    struct ol_it it;
+    const char *v;
+    size_t vlen;
+    w_varint(w, ol_len(l));
+    for (ol_seek(l, 0, &it); ol_it_valid(&it); ol_next(&it)) {
+        ol_it_get(&it, &v, &vlen);
+        w_blob(w, v, vlen);
+    }
+}
+
 static size_t varint_len(uint64_t v)
 {
     size_t n = 1;
@@ -209,7 +224,7 @@ static size_t blob_len(size_t n)
     return varint_len(n) + n;
 }
 
-/* What w_blob, w_zset and w_omap write for e's value, counted. */
+/* What w_blob, w_zset, w_omap and w_olist write for e's value, counted. */
 size_t snap_value_len(const struct ks_entry *e)
 {
     size_t len = 0;
@@ -220,6 +235,18 @@ size_t snap_value_len(const struct ks_entry *e)
         len = varint_len(zs_len(z));
         for (const struct zs_node *n = zs_first(z); n; n = zs_next(n))
             len += blob_len(n->len) + sizeof(uint64_t);
+        return len;
+    }
+    if (e->type == KS_LIST) {
+        const struct olist *l = ks_ptr(e);
+        struct ol_it it;
+        const char *v;
+        size_t vlen;
+        len = varint_len(ol_len(l));
+        for (ol_seek(l, 0, &it); ol_it_valid(&it); ol_next(&it)) {
+            ol_it_get(&it, &v, &vlen);
+            len += blob_len(vlen);
+        }
         return len;
     }
     const struct omap *m = ks_ptr(e);
@@ -242,6 +269,8 @@ static unsigned record_op(const struct ks_entry *e)
         return OP_HASH;
     case KS_SET:
         return OP_SET;
+    case KS_LIST:
+        return OP_LIST;
     default:
         return OP_STRING;
     }
@@ -306,6 +335,8 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
                 w_blob(w, ks_str(e), ks_slen(e));
             else if (e->type == KS_ZSET)
                 w_zset(w, ks_ptr(e));
+            else if (e->type == KS_LIST)
+                w_olist(w, ks_ptr(e));
             else
                 w_omap(w, ks_ptr(e));
         }
@@ -625,6 +656,36 @@ static int load_omap(struct load *l, unsigned op, struct omap **out)
     return 0;
 }
 
+/* A list, its elements appended head to tail. */
+static int load_olist(struct load *l, struct olist **out)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), n;
+    size_t vlen = 0;
+    if (r_varint(r, &n) < 0)
+        return -1;
+    /* Each element takes at least its length byte. */
+    if (n == 0 || n > (r->size - r_offset(r)))
+        return r_fail(r, at, "bad list size %llu", (unsigned long long)n);
+    struct olist *list = ol_new();
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t elem_at = r_offset(r);
+        if (r_blob(r, &l->val, &l->val_cap, &vlen) < 0)
+            break;
+        if (vlen > OL_MAX_ELEM) {
+            r_fail(r, elem_at, "list element of %zu bytes is too large", vlen);
+            break;
+        }
+        ol_push(&list, 1, l->val, vlen, &l->lim->list);
+    }
+    if (r->failed) {
+        ol_free(list);
+        return -1;
+    }
+    *out = list;
+    return 0;
+}
+
 static int load_entry(struct load *l, unsigned op)
 {
     struct reader *r = l->r;
@@ -633,6 +694,7 @@ static int load_entry(struct load *l, unsigned op)
     size_t klen, vlen = 0;
     struct zset *z = NULL;
     struct omap *m = NULL;
+    struct olist *list = NULL;
 
     if (!l->db)
         return r_fail(r, at - 1, "key before any database");
@@ -651,17 +713,21 @@ static int load_entry(struct load *l, unsigned op)
         return r_fail(r, key_at, "key out of order");
     int rc = op == OP_STRING ? r_blob(r, &l->val, &l->val_cap, &vlen)
              : op == OP_ZSET ? load_zset(l, &z)
+             : op == OP_LIST ? load_olist(l, &list)
                              : load_omap(l, op, &m);
     if (rc < 0)
         return -1;
     if ((flags & FLAG_DEADLINE) && (int64_t)when <= l->now_ms) {
         zs_free(z); /* expired while the server was down */
         om_free(m);
+        ol_free(list);
         return 0;
     }
     int64_t deadline = (flags & FLAG_DEADLINE) ? (int64_t)when : -1;
     if (z)
         l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_ZSET, z, 0, deadline);
+    else if (list)
+        l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_LIST, list, 0, deadline);
     else if (m)
         l->last = ks_bulk_add(&l->bulk, l->key, klen, op == OP_HASH ? KS_HASH : KS_SET, m, 0,
                               deadline);
@@ -730,6 +796,7 @@ static int load_records(struct load *l)
         case OP_ZSET:
         case OP_HASH:
         case OP_SET:
+        case OP_LIST:
             if (load_entry(l, op) < 0)
                 return -1;
             break;

@@ -16,7 +16,8 @@
  * byte for byte what it wrote, so it still reads it. A version naming them
  * would have to be known before the header is written, which means a walk of
  * every key first (or a per-type count the keyspace does not keep), and
- * would buy only a different wording of the same refusal.
+ * would buy only a different wording of the same refusal. The LIST record
+ * came the same way.
  *
  *   header   "RBKV" | u16 version (1) | u16 flags (0) | i64 unix ms of the save
  *   records, each starting with an opcode byte:
@@ -34,6 +35,9 @@
  *                  (shorter prefix first), n >= 1; the loader rebuilds each
  *                  map in that order under the caller's packed thresholds, so
  *                  its encoding follows those in force at load, as Redis's
+ *     0x04 LIST    flags | [i64 deadline] | key | varint n | n * element
+ *                  head to tail, n >= 1; the loader appends them in order
+ *                  in chunks of the caller's list-max-listpack-size
  *     0xFF END     u64 checksum
  *   key, value, field and member are a varint length then that many bytes; flags bit
  *   0 says a deadline follows (absolute unix ms); other bits must be 0.
@@ -53,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "olist.h"
 #include "omap.h"
 
 struct keyspace;
@@ -99,10 +104,12 @@ int snap_save(const struct keyspace *ks, const char *path, int64_t now_ms, char 
 void snap_temp_name(char *buf, size_t cap, const char *path, long pid);
 
 /* The thresholds of the packed encodings a load builds hashes and sets
- * with: the configuration's (hash-max-listpack-*, set-max-*), which this file
+ * with, and the chunk size of its lists: the configuration's
+ * (hash-max-listpack-*, set-max-*, list-max-listpack-size), which this file
  * does not read, so a load on a worker thread takes a copy made on the loop. */
 struct snap_limits {
     struct om_limits hash, set;
+    struct ol_limits list;
 };
 
 /* Loads the snapshot at path into ks, whose databases must be empty, its

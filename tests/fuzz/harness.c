@@ -31,6 +31,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "olist.h"
 #include "omap.h"
 #include "pubsub.h"
 #include "repl.h"
@@ -167,6 +168,11 @@ void harness_check_keyspace(const struct keyspace *ks)
             if ((e->type == KS_HASH || e->type == KS_SET) &&
                 ((const struct omap *)ks_ptr(e))->values != (e->type == KS_HASH))
                 fail("om_check", "a hash's map without values, or a set's with them");
+            /* The limit is not checked: CONFIG SET may have changed it. */
+            if (e->type == KS_LIST && ol_check(ks_ptr(e), NULL, &why) < 0)
+                fail("ol_check", why);
+            if (e->type == KS_LIST && ol_len(ks_ptr(e)) == 0)
+                fail("ol_check", "an empty list is stored");
             if (e->type >= KS_TYPE_COUNT)
                 fail("ks_check", "entry of unknown type");
         }

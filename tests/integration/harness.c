@@ -362,6 +362,61 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
     return 0;
 }
 
+int h_expect_next(const char *file, int line, redisContext *c, const char *want)
+{
+    char got[REPR_CAP];
+    redisReply *r = h_get_reply(c);
+    if (r)
+        h_repr(r, got, sizeof(got));
+    else
+        snprintf(got, sizeof(got), "(connection error: %s)", c ? c->errstr : "no connection");
+    freeReplyObject(r);
+    return h_check(file, line, strcmp(got, want) == 0, "next reply: expected %s, got %s", want,
+                   got);
+}
+
+int h_same(const char *file, int line, redisContext *c, redisContext *r, int argc,
+           const char *const *argv, const size_t *lens)
+{
+    static char want[REPR_CAP];
+    if (!r)
+        return 1;
+    redisReply *theirs = h_command(r, argc, argv, lens);
+    if (theirs)
+        h_repr(theirs, want, sizeof(want));
+    else
+        snprintf(want, sizeof(want), "(reference's connection error: %s)", r->errstr);
+    freeReplyObject(theirs);
+    return h_expect(file, line, c, want, 0, argc, argv, lens);
+}
+
+int h_split(const char *text, struct h_line *l)
+{
+    l->argc = 0;
+    while (*text && l->argc < H_LINE_ARGS) {
+        while (*text == ' ')
+            text++;
+        size_t len = strcspn(text, " ");
+        if (!len)
+            break;
+        snprintf(l->words[l->argc], H_LINE_CHARS, "%.*s", (int)len, text);
+        l->argv[l->argc] = l->words[l->argc];
+        l->argc++;
+        text += len;
+    }
+    return l->argc;
+}
+
+void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
+                  const char *const *lines, size_t n)
+{
+    struct h_line l;
+    for (size_t i = 0; i < n; i++) {
+        h_split(lines[i], &l);
+        h_same(file, line, c, r, l.argc, l.argv, NULL);
+    }
+}
+
 int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
                  const char *const *argv)
 {

@@ -163,6 +163,33 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
                  (const char *const[]){__VA_ARGS__})
 int h_expect_int(const char *file, int line, redisContext *c, long long want, int argc,
                  const char *const *argv);
+/* Reads the reply of a command sent earlier (H_SEND: a blocked one) and
+ * expects its text form to be want. Returns 1 when it matched. */
+int h_expect_next(const char *file, int line, redisContext *c, const char *want);
+#define EXPECT_NEXT(c, want) h_expect_next(__FILE__, __LINE__, (c), (want))
+/* Sends argv to c and to the reference r and expects the same reply text
+ * (h_repr: a nil and an empty array, an integer and a string differ).
+ * Returns 1 when they match or r is NULL (nothing to compare with). */
+int h_same(const char *file, int line, redisContext *c, redisContext *r, int argc,
+           const char *const *argv, const size_t *lens);
+#define H_SAME(c, r, ...)                                                                         \
+    h_same(__FILE__, __LINE__, (c), (r), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, \
+           NULL)
+/* A command written as one line of words separated by spaces (test
+ * tables): h_split fills l and returns l->argc; longer words are cut. */
+#define H_LINE_ARGS 32
+#define H_LINE_CHARS 64
+struct h_line {
+    int argc;
+    const char *argv[H_LINE_ARGS];
+    char words[H_LINE_ARGS][H_LINE_CHARS];
+};
+int h_split(const char *text, struct h_line *l);
+/* h_same for each of lines[0..n), split at spaces. */
+void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
+                  const char *const *lines, size_t n);
+#define H_SAME_LINES(c, r, lines)                                                                  \
+    h_same_lines(__FILE__, __LINE__, (c), (r), (lines), sizeof(lines) / sizeof((lines)[0]))
 /* An integer in [lo, hi]: for TTLs, which a stalled machine may see lower. */
 #define EXPECT_INT_RANGE(c, lo, hi, ...)                                                          \
     h_expect_int_range(__FILE__, __LINE__, (c), (lo), (hi), H_ARGC(__VA_ARGS__),                  \

@@ -104,32 +104,13 @@ static int same_at(const char *file, int line, redisContext *c, redisContext *r,
     same_at(__FILE__, __LINE__, (c), (r), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, \
             NULL)
 
-/* Splits line at spaces into argv (words of at most ARG_CHARS - 1 bytes). */
-static int split(const char *line, char words[][ARG_CHARS], const char **argv)
-{
-    int n = 0;
-    while (*line && n < MAX_ARGS) {
-        while (*line == ' ')
-            line++;
-        size_t len = strcspn(line, " ");
-        if (!len)
-            break;
-        snprintf(words[n], ARG_CHARS, "%.*s", (int)len, line);
-        argv[n] = words[n];
-        n++;
-        line += len;
-    }
-    return n;
-}
-
 /* SAME for each line of a table, its words split at spaces. */
 static void same_lines(redisContext *c, redisContext *r, const char *const *lines, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        char words[MAX_ARGS][ARG_CHARS];
-        const char *argv[MAX_ARGS];
-        int argc = split(lines[i], words, argv);
-        same_at(__FILE__, __LINE__, c, r, argc, argv, NULL);
+        struct h_line l;
+        h_split(lines[i], &l);
+        same_at(__FILE__, __LINE__, c, r, l.argc, l.argv, NULL);
     }
 }
 
@@ -677,10 +658,9 @@ static void run_events(const struct h_server *s, char *events, size_t cap, long 
     r = H_CALL(sub, "PSUBSCRIBE", "__keyevent@*__:*");
     freeReplyObject(r);
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-        char words[MAX_ARGS][ARG_CHARS];
-        const char *argv[MAX_ARGS];
+        struct h_line l;
         long long before = h_info_ll(c, "persistence", "rdb_changes_since_last_save");
-        r = h_command(c, split(lines[i], words, argv), argv, NULL);
+        r = h_command(c, h_split(lines[i], &l), l.argv, NULL);
         freeReplyObject(r);
         dirty[i] = h_info_ll(c, "persistence", "rdb_changes_since_last_save") - before;
     }

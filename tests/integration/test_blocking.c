@@ -20,22 +20,6 @@ static struct h_server srv;
 /* How long a client may take to show up as blocked in INFO. */
 #define BLOCK_WAIT_MS (2000 * H_SLOW)
 
-/* Expects the next reply on c, of a command sent earlier, to read want. */
-#define EXPECT_NEXT(c, want) expect_next(__FILE__, __LINE__, (c), (want))
-
-static int expect_next(const char *file, int line, redisContext *c, const char *want)
-{
-    char got[512];
-    redisReply *r = h_get_reply(c);
-    if (r)
-        h_repr(r, got, sizeof(got));
-    else
-        snprintf(got, sizeof(got), "(connection error: %s)", c->errstr);
-    freeReplyObject(r);
-    return h_check(file, line, strcmp(got, want) == 0, "next reply: expected %s, got %s", want,
-                   got);
-}
-
 /* Waits until INFO (through c) shows n blocked clients. */
 static void wait_blocked(redisContext *c, long n)
 {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of rbkv-cli against a real server (one per test, on a free port).
 # usage: tests/integration/test_cli.sh SERVER_BIN CLI_BIN TEST
-#   TEST: paging | binary | exit_codes | plain | formats | load_million | zsets | maps
-#   (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL, SMEMBERS)
+#   TEST: paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists
+#   (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL, SMEMBERS; lists
+#   RPUSH and LRANGE)
 # Exits 0 when every check passes, 1 otherwise, 77 (skip) without redis-cli (server.sh needs it to
 # see the server answer). Failures name the check; the server's temp dir is kept for its log.
 set -u
@@ -288,6 +289,26 @@ test_maps() {
   cli dump 2>&1 >/dev/null | grep -q "skipped 6 keys" || fail "tsv dump did not skip the maps"
 }
 
+# dump --format resp | load of lists: RPUSH in pages of 256 head to tail, binary, empty, repeated
+# and integer elements; the digest (DEBUG DIGEST, order-sensitive for lists) is the same after.
+test_lists() {
+  local before
+  cli rpush l a "" a $'b\x01\xff' $'\r\n' 12 -7 007 >/dev/null || fail "rpush"
+  cli lpush one only >/dev/null
+  awk 'BEGIN { for (i = 0; i < 600; i++) printf "RPUSH big %d\nLPUSH big x%d\n", i, i }' |
+    redis-cli -p "$SERVER_PORT" >/dev/null
+  before=$(digest)
+  cli dump --format resp >"$SERVER_DIR/dump.resp" || fail "dump --format resp"
+  [ "$(grep -c '^RPUSH' "$SERVER_DIR/dump.resp")" -eq 7 ] || fail "1200 + 8 + 1 elements: 7 RPUSH commands"
+  cli flushall >/dev/null
+  cat "$SERVER_DIR/dump.resp" | cli load - || fail "dump | load"
+  [ "$(digest)" = "$before" ] || fail "lists changed by dump | load"
+  [ "$(cli llen big)" = 1200 ] || fail "llen big"
+  [ "$(cli lindex big 0)" = x599 ] || fail "lindex big 0"
+  [ "$(cli lindex big -1)" = 599 ] || fail "lindex big -1"
+  cli dump 2>&1 >/dev/null | grep -q "skipped 3 keys" || fail "tsv dump did not skip the lists"
+}
+
 test_load_million() {
   local n=1000000 start end
   awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "key:%07d\tvalue-%d\n", i, i }' \
@@ -305,7 +326,7 @@ test_load_million() {
 }
 
 case $3 in
-paging | binary | exit_codes | plain | formats | load_million | zsets | maps) ;;
+paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists) ;;
 *)
   echo "unknown test '$3'" >&2
   exit 2

@@ -100,6 +100,8 @@ static char *dump(redisContext *c)
             const char *t = type ? type->str : "";
             redisReply *v = !strcmp(t, "zset")   ? H_CALL_BIN(c, H_S("ZRANGE"), k, H_S("0"),
                                                               H_S("-1"), H_S("WITHSCORES"))
+                            : !strcmp(t, "list") ? H_CALL_BIN(c, H_S("LRANGE"), k, H_S("0"),
+                                                              H_S("-1"))
                             : !strcmp(t, "hash") ? H_CALL_BIN(c, H_S("HGETALL"), k)
                             : !strcmp(t, "set")  ? H_CALL_BIN(c, H_S("SMEMBERS"), k)
                                                  : H_CALL_BIN(c, H_S("GET"), k);
@@ -209,7 +211,8 @@ static void test_full_sync_large(void)
     if (!p || !r)
         goto out;
     h_fill(p, "key", BIG_KEYS);
-    /* Deadlines, sorted sets and other databases too. */
+    /* Deadlines, sorted sets, lists (pushed from both ends) and other
+     * databases too. */
     for (int i = 0; i < 1000; i++) {
         char k[32], v[32];
         snprintf(k, sizeof(k), "ttl:%d", i);
@@ -217,8 +220,10 @@ static void test_full_sync_large(void)
         H_APPEND(p, "SET", k, "v", "EX", v);
         snprintf(k, sizeof(k), "z:%d", i % 10);
         H_APPEND(p, "ZADD", k, v, k + 2);
+        snprintf(k, sizeof(k), "l:%d", i % 10);
+        H_APPEND(p, i % 3 ? "RPUSH" : "LPUSH", k, v);
     }
-    for (int i = 0; i < 2000; i++)
+    for (int i = 0; i < 3000; i++)
         freeReplyObject(h_get_reply(p));
     EXPECT_OK(p, "SELECT", "7");
     EXPECT_OK(p, "SET", "in7", "x");
@@ -246,6 +251,9 @@ static void test_full_sync_large(void)
     EXPECT_INT(r, keys, "DBSIZE");
     EXPECT_INT_RANGE(r, 1000, 2000, "TTL", "ttl:999");
     EXPECT_REPLY(r, "['9', '1999']", "ZRANGE", "z:9", "-1", "-1", "WITHSCORES");
+    EXPECT_REPLY(r, "['1999', '1969']", "LRANGE", "l:9", "0", "1");
+    EXPECT_REPLY(r, "['1979', '1989']", "LRANGE", "l:9", "-2", "-1");
+    EXPECT_INT(r, 100, "LLEN", "l:0");
     EXPECT_OK(r, "SELECT", "7");
     EXPECT_BULK(r, "x", "GET", "in7");
     EXPECT_OK(r, "SELECT", "0");

@@ -15,9 +15,13 @@
  * ranks, whatever the shape of its last level.
  *
  * Files written by hand (with a valid checksum) check that a map's elements
- * out of order, repeated, or counted wrong are refused with an offset.
+ * out of order, repeated, or counted wrong are refused with an offset, and
+ * a list's count wrong.
  *
- * usage: test_snapshot [crc|bulk|roundtrip|maps|badmaps|corrupt|save|repl]... (none: all).
+ * Lists round trip in order, integers, empty and long elements included,
+ * and a load cuts them in chunks of its own list-max-listpack-size.
+ *
+ * usage: test_snapshot [crc|bulk|roundtrip|maps|lists|badmaps|corrupt|save|repl]... (none: all).
  */
 #include <errno.h>
 #include <math.h>
@@ -31,6 +35,7 @@
 #include "commands.h"
 #include "keyspace.h"
 #include "mem.h"
+#include "olist.h"
 #include "omap.h"
 #include "snapshot.h"
 #include "zset.h"
@@ -41,8 +46,9 @@
 #define BULK_MAX_KEYS 520             /* past several full trees (255, 511) */
 
 /* Redis's defaults: hash-max-listpack-entries 128, -value 64;
- * set-max-listpack-entries 128, -value 64, set-max-intset-entries 512. */
-static const struct snap_limits limits = {{128, 64, 0}, {128, 64, 512}};
+ * set-max-listpack-entries 128, -value 64, set-max-intset-entries 512;
+ * list-max-listpack-size -2. */
+static const struct snap_limits limits = {{128, 64, 0}, {128, 64, 512}, {-2}};
 
 static char dir[256];
 
@@ -95,12 +101,53 @@ static struct omap *make_map(int values, int n, int ints, size_t value_len)
     return m;
 }
 
-static void add_map(struct db *db, const char *k, size_t klen, int type, struct omap *m,
-                    int64_t when)
+/* A hash, set or list value m under key k. */
+static void add_map(struct db *db, const char *k, size_t klen, int type, void *m, int64_t when)
 {
     struct ks_entry *e = ks_add_ptr(db, k, klen, (enum ks_type)type, m);
     if (when >= 0)
         ks_set_expire(db, e, when);
+}
+
+/* A list of n elements: element i is an integer when i % 3 is 0, else
+ * "e<i>" with a NUL inside; then an empty element, and one of value_len
+ * bytes when value_len is not 0. */
+static struct olist *make_list(int n, size_t value_len)
+{
+    struct olist *l = ol_new();
+    for (int i = 0; i < n; i++) {
+        char v[32];
+        int len = i % 3 ? snprintf(v, sizeof(v), "e%c%d", (char)0, i)
+                        : snprintf(v, sizeof(v), "%d", i * 977 - 50000);
+        ol_push(&l, 1, v, (size_t)len, &limits.list);
+    }
+    ol_push(&l, 1, "", 0, &limits.list);
+    if (value_len) {
+        char *v = xmalloc(value_len);
+        for (size_t i = 0; i < value_len; i++)
+            v[i] = (char)(i * 131);
+        ol_push(&l, 0, v, value_len, &limits.list);
+        xfree(v);
+    }
+    return l;
+}
+
+static void compare_lists(const struct olist *x, const struct olist *y, const struct ol_limits *lim)
+{
+    const char *why;
+    struct ol_it i, j;
+    CHECK_MSG(ol_check(y, lim, &why) == 0, "ol_check: %s", why);
+    CHECK_MSG(ol_len(x) == ol_len(y), "list length %zu, loaded %zu", ol_len(x), ol_len(y));
+    ol_seek(x, 0, &i);
+    ol_seek(y, 0, &j);
+    for (; ol_it_valid(&i) && ol_it_valid(&j); ol_next(&i), ol_next(&j)) {
+        const char *a, *b;
+        size_t alen, blen;
+        ol_it_get(&i, &a, &alen);
+        ol_it_get(&j, &b, &blen);
+        CHECK_MSG(alen == blen && (alen == 0 || !memcmp(a, b, alen)), "list element %zu", i.pos);
+    }
+    CHECK_MSG(!ol_it_valid(&i) && !ol_it_valid(&j), "walks of different lengths");
 }
 
 static void compare_maps(const struct omap *x, const struct omap *y)
@@ -149,6 +196,10 @@ static void compare(const struct keyspace *a, const struct keyspace *b)
             }
             if (x->type == KS_HASH || x->type == KS_SET) {
                 compare_maps(ks_ptr(x), ks_ptr(y));
+                continue;
+            }
+            if (x->type == KS_LIST) {
+                compare_lists(ks_ptr(x), ks_ptr(y), &limits.list);
                 continue;
             }
             const struct zset *zx = ks_ptr(x), *zy = ks_ptr(y);
@@ -323,7 +374,8 @@ static void test_maps(void)
     ks_free(b);
 
     /* Other thresholds: a small map loads as a tree, a big one packed. */
-    struct snap_limits tight = {{1, 64, 0}, {1, 64, 0}}, loose = {{5000, 64, 0}, {1000, 64, 0}};
+    struct snap_limits tight = {{1, 64, 0}, {1, 64, 0}, {-2}};
+    struct snap_limits loose = {{5000, 64, 0}, {1000, 64, 0}, {-2}};
     int absent;
     b = ks_new(DBS);
     CHECK_MSG(snap_load(b, path, &tight, &absent, err, sizeof(err)) > 0, "tight: %s", err);
@@ -347,6 +399,46 @@ static void test_maps(void)
     ks_free(b);
 
     xfree(big);
+    ks_free(a);
+    unlink(path);
+    CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
+}
+
+/* Lists round trip; a load cuts them in its own chunk size. */
+static void test_lists(void)
+{
+    size_t mem0 = mem_used();
+    char path[300], err[512];
+    int absent;
+    path_of(path, sizeof(path), "lists.rbkv");
+    struct keyspace *a = ks_new(DBS), *b;
+    add_map(&a->dbs[0], "l:one", 5, KS_LIST, make_list(0, 0), -1); /* only "" */
+    add_map(&a->dbs[0], "l:small", 7, KS_LIST, make_list(10, 70), FAR_FUTURE_MS);
+    add_map(&a->dbs[0], "l:many", 6, KS_LIST, make_list(100000, 0), -1);
+    add_map(&a->dbs[3], "l:big", 5, KS_LIST, make_list(3, BIG_VALUE), -1);
+    add_map(&a->dbs[3], "l:gone", 6, KS_LIST, make_list(3, 0), 500); /* expired at save */
+    CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
+    ks_delete(&a->dbs[3], ks_find(&a->dbs[3], "l:gone", 6));
+    b = load_or_null(path, err, sizeof(err));
+    CHECK_MSG(b != NULL, "lists: %s", err);
+    compare(a, b);
+    ks_free(b);
+
+    /* One element a chunk, then 64 KB chunks: the same elements either way. */
+    static const long sizes[] = {1, -5};
+    for (size_t i = 0; i < 2; i++) {
+        struct snap_limits own = limits;
+        own.list.max_listpack_size = sizes[i];
+        b = ks_new(DBS);
+        CHECK_MSG(snap_load(b, path, &own, &absent, err, sizeof(err)) == 4, "%ld: %s", sizes[i],
+                  err);
+        const struct olist *x = ks_ptr(ks_find(&a->dbs[0], "l:many", 6));
+        const struct olist *y = ks_ptr(ks_find(&b->dbs[0], "l:many", 6));
+        compare_lists(x, y, &own.list);
+        CHECK_MSG(sizes[i] == 1 ? ol_chunks(y) == ol_len(y) : ol_chunks(y) < ol_chunks(x),
+                  "%ld: %zu chunks", sizes[i], ol_chunks(y));
+        ks_free(b);
+    }
     ks_free(a);
     unlink(path);
     CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
@@ -399,6 +491,11 @@ static void test_badmaps(void)
         {"hash field without value", "\x02" "\x00" "\x01" "h" "\x01" "\x01" "a", 7, ""},
         {"set count over its members", "\x03" "\x00" "\x01" "s" "\x03" "\x01" "a" "\x01" "b", 9, ""},
         {"flags", "\x03" "\x02" "\x01" "s" "\x01" "\x01" "a", 7, "unknown entry flags"},
+        /* op 0x04 LIST: any order, repeats allowed */
+        {"list", "\x04" "\x00" "\x01" "l" "\x03" "\x01" "b" "\x00" "\x01" "b", 10, NULL},
+        {"empty list", "\x04" "\x00" "\x01" "l" "\x00", 5, "bad list size 0"},
+        {"list count past the file", "\x04" "\x00" "\x01" "l" "\x20" "\x01" "a", 7, "bad list size"},
+        {"list count over its elements", "\x04" "\x00" "\x01" "l" "\x03" "\x01" "a" "\x01" "b", 9, ""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         write_snapshot(path, (const unsigned char *)cases[i].body, cases[i].len);
@@ -409,7 +506,9 @@ static void test_badmaps(void)
             CHECK_MSG(rc == 1, "%s: %s", cases[i].what, err);
             struct ks_entry *e = ks_first(&ks->dbs[0]);
             const char *why;
-            CHECK_MSG(e && om_check(ks_ptr(e), &why) == 0, "%s: om_check", cases[i].what);
+            CHECK_MSG(e && (e->type == KS_LIST ? ol_check(ks_ptr(e), &limits.list, &why)
+                                               : om_check(ks_ptr(e), &why)) == 0,
+                      "%s: check", cases[i].what);
         } else {
             CHECK_MSG(rc < 0, "%s: accepted", cases[i].what);
             CHECK_MSG(strstr(err, " at offset ") && strstr(err, cases[i].reason),
@@ -504,6 +603,7 @@ static void test_corrupt(void)
     add_map(&a->dbs[2], "zh", 2, KS_HASH, make_map(1, 3, 0, 4), -1);
     add_map(&a->dbs[2], "zs", 2, KS_SET, make_map(0, 2, 0, 0), FAR_FUTURE_MS);
     add_map(&a->dbs[2], "zt", 2, KS_SET, make_map(0, 3, 1, 0), -1);
+    add_map(&a->dbs[2], "zu", 2, KS_LIST, make_list(4, 0), -1);
     add_string(&a->dbs[15], "last", 4, "v", 1, -1);
     CHECK_MSG(snap_save(a, good, 1000, err, sizeof(err)) == 0, "%s", err);
     ks_free(a);
@@ -586,6 +686,7 @@ int main(int argc, char **argv)
                  {"bulk", test_bulk},
                  {"roundtrip", test_roundtrip},
                  {"maps", test_maps},
+                 {"lists", test_lists},
                  {"badmaps", test_badmaps},
                  {"corrupt", test_corrupt},
                  {"save", test_save_errors},

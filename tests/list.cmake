@@ -1,0 +1,12 @@
+# Tests of the list commands (server/commands/cmd_list.c; the value is server/data/olist.[ch], whose
+# own tests are in olist.cmake). include()d from tests/CMakeLists.txt after integration.cmake
+# (fragments are included in name order), so rbkv_server_test exists.
+
+# End-to-end against the real server with hiredis: every command and error path compared with
+# redis-server 7.0 in RESP2 and RESP3 where it is installed, COMMAND INFO, the settings, chunk sizes,
+# a long list, dirty counts, keyspace events, WATCH, and a random differential run. SEED=<n> replays.
+rbkv_server_test(integration_list integration/test_list.c 180 integration)
+# Blocking list pops and moves (BLPOP BRPOP BLMPOP BLMOVE BRPOPLPUSH on server/core/blocking.c):
+# FIFO service, timeouts, CLIENT UNBLOCK, BLMOVE chains and a wrong-typed destination, MULTI, and
+# the non-blocking commands the log records for them. About 2 s: the timeout tests sleep.
+rbkv_server_test(integration_list_blocking integration/test_list_blocking.c 60 integration)
