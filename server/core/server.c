@@ -25,6 +25,7 @@
 #include "conn.h"
 #include "keyspace.h"
 #include "evict.h"
+#include "functions.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
@@ -270,6 +271,7 @@ int server_start(void)
     lazyfree_init();
     stream_init();
     mem_mark_startup();
+    fn_init();
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);
@@ -278,9 +280,10 @@ int server_start(void)
         if (rc == 0 && replay_position(replay, replid, &offset))
             repl_adopt_position(replid, offset);
         replay_free(replay);
-        if (rc < 0 || (rc == 1 && persist_load() < 0) || aof_open() < 0)
+        if (rc < 0 || (rc == 1 && (persist_load() < 0 || fn_install_loaded() < 0)) ||
+            aof_open() < 0)
             return -1;
-    } else if (persist_load() < 0) {
+    } else if (persist_load() < 0 || fn_install_loaded() < 0) {
         return -1;
     }
     propagate_init();
