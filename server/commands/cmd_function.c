@@ -34,10 +34,12 @@ static struct {
 } now;
 
 /* Replies and returns 1 when this server may not change its functions for
- * c: a read-only replica, except for its primary's stream. */
+ * c: a read-only replica, except for its primary's stream and the log's
+ * replay (client id 0). */
 static int read_only_refuses(struct client *c)
 {
-    if ((c->flags & CLIENT_MASTER) || !server.cfg.replicaof_host || !server.cfg.replica_read_only)
+    if ((c->flags & CLIENT_MASTER) || c->id == 0 || !server.cfg.replicaof_host ||
+        !server.cfg.replica_read_only)
         return 0;
     resp_add_error(&c->out, ERR_READONLY);
     return 1;
@@ -279,6 +281,7 @@ static void function_help(struct client *c)
         "    Return general information on all the libraries:",
         "    * Library name",
         "    * The engine used to run the Library",
+        "    * Library description",
         "    * Functions list",
         "    * Library code (if WITHCODE is given)",
         "    It also possible to get only function that matches a pattern using LIBRARYNAME "
@@ -384,7 +387,7 @@ static void cmd_fcall_ro(struct client *c)
 
 const struct command function_commands[] = {
     {.name = "function", .proc = cmd_function, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .flags = CMD_CONTAINER | CMD_NOSCRIPT | CMD_ALLOW_BUSY | CMD_MAY_REPLICATE,
      .group = "scripting", .since = "7.0.0",
      .summary = "A container for function commands",
      .complexity = "Depends on subcommand.",

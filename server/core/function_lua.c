@@ -64,17 +64,26 @@ static int nonexistent_error(lua_State *L)
                       lua_tostring(L, 2) ? lua_tostring(L, 2) : "?");
 }
 
-/* Gives the table on top a metatable that refuses writes and, for a
- * missing name, raises the nonexistent-global error. */
-static void seal_table(lua_State *L)
+/* Pushes a metatable that refuses writes, hides itself, and answers a
+ * missing name with the value at index (made absolute by the caller). */
+static void push_guard(lua_State *L, int index)
 {
     lua_newtable(L);
-    lua_pushcfunction(L, nonexistent_error);
+    lua_pushvalue(L, index);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, readonly_error);
     lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
+}
+
+/* Gives the table on top a guard whose missing names raise the
+ * nonexistent-global error. */
+static void seal_table(lua_State *L)
+{
+    lua_pushcfunction(L, nonexistent_error);
+    push_guard(L, lua_gettop(L));
+    lua_remove(L, -2);
     lua_setmetatable(L, -2);
 }
 
@@ -260,13 +269,9 @@ void fnlua_init(void)
     fl.globals = luaL_ref(L, LUA_REGISTRYINDEX);
 
     lua_newtable(L); /* env */
-    lua_newtable(L); /* its metatable */
     lua_rawgeti(L, LUA_REGISTRYINDEX, fl.globals);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, readonly_error);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
+    push_guard(L, lua_gettop(L));
+    lua_remove(L, -2);
     lua_pushvalue(L, -1);
     fl.env_meta = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setmetatable(L, -2);
