@@ -35,6 +35,7 @@
 #ifndef RBKV_SCRIPT_H
 #define RBKV_SCRIPT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct client;
@@ -50,13 +51,12 @@ struct resp_slice;
 #define SCRIPT_FLAG_ALLOW_CROSS_SLOT (1u << 4)
 #define SCRIPT_FLAG_EVAL_COMPAT (1u << 5)
 
-/* Parses a flags list as Redis does ("no-writes,allow-oom", separators ','
- * only, empty allowed) into *flags. Returns 0, or -1 with the unknown flag
- * in Redis's text ("Unexpected flag in script shebang: x" for a shebang)
- * in err. */
-int script_parse_flags(const char *list, size_t len, unsigned *flags, char *err, size_t errlen);
-/* The flags' names, for FUNCTION LIST: flag i of SCRIPT_FLAG_* (up to
- * SCRIPT_FLAG_ALLOW_CROSS_SLOT) is script_flag_name(i), NULL past the end. */
+/* The flag named name[0..len) ("no-writes", ...), or 0 for an unknown
+ * name: shebangs and functions parse their lists with it. */
+unsigned script_flag_by_name(const char *name, size_t len);
+/* The flags' names, for FUNCTION LIST: bit i of SCRIPT_FLAG_* (up to
+ * SCRIPT_FLAG_ALLOW_CROSS_SLOT) is named script_flag_name(i); NULL past
+ * the end. */
 const char *script_flag_name(int i);
 
 /* Run flags, in script_run.state */
@@ -74,8 +74,7 @@ struct script_run {
     int resp;                    /* engine: 2 or 3, redis.setresp */
     int64_t start_us;            /* monotonic */
     int64_t snapshot_ms;         /* the clock keys expire by during the run */
-    int repl;                    /* redis.set_repl: SCRIPT_REPL_* */
-    unsigned long long dirty_before;
+    int repl;                    /* redis.set_repl: SCRIPT_REPL_* (accepted; effects go to both) */
 };
 
 /* redis.set_repl's targets (REPL_* in the redis library). */

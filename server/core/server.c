@@ -7,6 +7,7 @@
  * of time it schedules the next one a millisecond later, and clients are
  * served in between. Until then lookups still hide due keys (lazy expiry).
  */
+#include "script.h"
 #include "server.h"
 
 #include <errno.h>
@@ -102,6 +103,10 @@ static int expire_slice(void)
 
 static void expire_timer_cb(uv_timer_t *t)
 {
+    /* A busy script serves the loop: no key may expire under it (the
+     * cron starts the slices again afterwards). */
+    if (script_running())
+        return;
     if (expire_slice())
         uv_timer_start(t, expire_timer_cb, 1, 0);
 }
@@ -131,6 +136,10 @@ static void reap_orphans(void)
 static void cron_cb(uv_timer_t *t)
 {
     (void)t;
+    /* Nothing of the cron runs under a busy script: expiry, saves, client
+     * timeouts would all act in the middle of it (script.c). */
+    if (script_running())
+        return;
     server.cron_runs++;
     if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
         uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
