@@ -214,14 +214,8 @@ void eval_command(struct client *c, int by_sha, int ro)
         resp_add_error(&c->out, ERR_NOT_INT);
         return;
     }
-    if (numkeys > c->argc - 3) {
-        resp_add_error(&c->out, "ERR Number of keys can't be greater than number of args");
+    if (script_numkeys_or_reply(c, numkeys) < 0)
         return;
-    }
-    if (numkeys < 0) {
-        resp_add_error(&c->out, "ERR Number of keys can't be negative");
-        return;
-    }
     if (by_sha) {
         for (int i = 0; i < SHA_HEX; i++)
             sha[i] = (char)tolower((unsigned char)first->ptr[i]);

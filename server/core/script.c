@@ -153,6 +153,19 @@ static int refuse_or_reply(struct client *caller, unsigned flags, int ro, int st
     return 0;
 }
 
+int script_numkeys_or_reply(struct client *c, long long numkeys)
+{
+    if (numkeys > c->argc - 3) {
+        resp_add_error(&c->out, "ERR Number of keys can't be greater than number of args");
+        return -1;
+    }
+    if (numkeys < 0) {
+        resp_add_error(&c->out, "ERR Number of keys can't be negative");
+        return -1;
+    }
+    return 0;
+}
+
 int script_prepare_or_reply(struct script_run *run, struct client *caller, const char *name,
                             unsigned flags, int eval, int ro)
 {

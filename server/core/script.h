@@ -83,6 +83,10 @@ struct script_run {
 #define SCRIPT_REPL_SLAVE 2
 #define SCRIPT_REPL_ALL 3
 
+/* Redis's checks of EVAL's and FCALL's numkeys against the request in c
+ * (keys start at argv[3]): 0, or -1 after replying the error. */
+int script_numkeys_or_reply(struct client *c, long long numkeys);
+
 /* Starts a run for caller (its db) under flags; eval: SCRIPT_RUN_EVAL's
  * kind; ro: called as EVAL_RO/EVALSHA_RO/FCALL_RO. Returns 0, or -1 after
  * replying Redis's refusal to the caller. name is borrowed for the run. */

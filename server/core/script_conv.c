@@ -287,12 +287,43 @@ static void write_table(lua_State *L, struct resp_out *o, int script_resp)
     resp_set_deferred_array(o, &d, n);
 }
 
+/* {map={k=v...}} as a map, {set={k=true...}} as a set (field "map" or
+ * "set"); returns 1 when the table on top was one. */
+static int write_aggregate(lua_State *L, struct resp_out *o, int script_resp, const char *field)
+{
+    int map = field[0] == 'm';
+    struct resp_deferred d;
+    size_t n = 0;
+    lua_pushstring(L, field);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    resp_add_deferred(o, &d);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (!map)
+            lua_pop(L, 1); /* a set's true */
+        lua_pushvalue(L, -1 - map);
+        script_conv_write_value(L, o, script_resp); /* the key */
+        if (map)
+            script_conv_write_value(L, o, script_resp); /* the value */
+        n++;
+    }
+    if (map)
+        resp_set_deferred_map(o, &d, n);
+    else
+        resp_set_deferred_set(o, &d, n);
+    lua_pop(L, 1);
+    return 1;
+}
+
 /* The tables that stand for one reply type; returns 1 when it wrote one. */
 static int write_special_table(lua_State *L, struct resp_out *o, int script_resp)
 {
     size_t len;
     const char *s;
-    struct resp_deferred d;
 
     if ((s = string_field(L, "err", &len))) {
         resp_add_error(o, s);
@@ -341,41 +372,7 @@ static int write_special_table(lua_State *L, struct resp_out *o, int script_resp
         }
     }
     lua_pop(L, 1);
-    lua_pushstring(L, "map");
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TTABLE) {
-        size_t n = 0;
-        resp_add_deferred(o, &d);
-        lua_pushnil(L);
-        while (lua_next(L, -2)) {
-            lua_pushvalue(L, -2);
-            script_conv_write_value(L, o, script_resp); /* the key */
-            script_conv_write_value(L, o, script_resp); /* the value */
-            n++;
-        }
-        resp_set_deferred_map(o, &d, n);
-        lua_pop(L, 1);
-        return 1;
-    }
-    lua_pop(L, 1);
-    lua_pushstring(L, "set");
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TTABLE) {
-        size_t n = 0;
-        resp_add_deferred(o, &d);
-        lua_pushnil(L);
-        while (lua_next(L, -2)) {
-            lua_pop(L, 1);
-            lua_pushvalue(L, -1);
-            script_conv_write_value(L, o, script_resp);
-            n++;
-        }
-        resp_set_deferred_set(o, &d, n);
-        lua_pop(L, 1);
-        return 1;
-    }
-    lua_pop(L, 1);
-    return 0;
+    return write_aggregate(L, o, script_resp, "map") || write_aggregate(L, o, script_resp, "set");
 }
 
 void script_conv_write_value(lua_State *L, struct resp_out *o, int script_resp)
