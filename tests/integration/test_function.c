@@ -22,7 +22,9 @@ static int have_ref;
 
 #define LIB1                                                                                      \
     "#!lua name=lib1\n"                                                                           \
-    "redis.register_function('f1', function(keys, args) return #keys + #args end)"
+    "redis.register_function('f1', function(keys, args) return #keys + #args end)\n"            \
+    "redis.register_function{function_name='getit', flags={'no-writes'},\n"                        \
+    "  callback=function(keys) return redis.call('get', keys[1]) end}"
 #define LIB2                                                                                      \
     "#!lua name=lib2\n"                                                                           \
     "redis.register_function{function_name='setit', callback=function(keys, args)\n"              \
@@ -197,6 +199,15 @@ static void test_fcall(void)
     SAME(c, r, "FCALL_RO", "setit", "1", "k", "w");
     SAME(c, r, "FCALL", "ro", "1", "k");
     SAME(c, r, "FCALL_RO", "f1", "0");
+    SAME(c, r, "FCALL_RO", "getit", "1", "k");
+    SAME(c, r, "GET", "k");
+    /* Inside MULTI: queued, then run in order; a load's error is EXEC's. */
+    SAME(c, r, "MULTI");
+    SAME(c, r, "FUNCTION", "DELETE", "lib3");
+    SAME(c, r, "FUNCTION", "LOAD", LIB3);
+    SAME(c, r, "FUNCTION", "LOAD", LIB3);
+    SAME(c, r, "FCALL", "setit", "1", "k", "multi");
+    SAME(c, r, "EXEC");
     SAME(c, r, "GET", "k");
     close_pair(c, r);
 }
@@ -285,6 +296,62 @@ static void test_persistence(void)
     redisFree(c);
 }
 
+/* Polls until key reads want on c (a replica applying its stream). */
+static int wait_value(redisContext *c, const char *key, const char *want)
+{
+    int64_t deadline = h_now_ms() + 10000 * H_SLOW;
+    while (h_now_ms() < deadline) {
+        redisReply *r = redisCommand(c, "GET %s", key);
+        int ok = r && r->type == REDIS_REPLY_STRING && strcmp(r->str, want) == 0;
+        freeReplyObject(r);
+        if (ok)
+            return 1;
+        h_sleep_ms(20);
+    }
+    return 0;
+}
+
+/* A replica gets the libraries with its full sync, then FUNCTION LOAD and
+ * DELETE in the stream, and FCALL's writes as their effects; it refuses
+ * FUNCTION LOAD of its own but lists and calls read-only functions. */
+static void test_replica(void)
+{
+    struct h_server rep;
+    redisContext *p = h_connect_flushed(&srv);
+    EXPECT_OK(p, "FUNCTION", "FLUSH");
+    EXPECT_BULK(p, "lib1", "FUNCTION", "LOAD", LIB1);
+    EXPECT_BULK(p, "lib2", "FUNCTION", "LOAD", LIB2);
+    EXPECT_OK(p, "CONFIG", "SET", "repl-diskless-sync-delay", "0");
+    char port[16];
+    snprintf(port, sizeof(port), "%d", srv.port);
+    redisContext *r = h_open(&rep, H_FLAGS("--replicaof", "127.0.0.1", port));
+    if (!r) {
+        redisFree(p);
+        return;
+    }
+    CHECK(h_wait_info(r, "replication", "master_link_status", "up", 10000 * H_SLOW),
+          "the replica's link did not come up");
+    EXPECT_ERR(r, "ERR Can not run script with write flag on readonly replica", "FCALL_RO", "f1",
+               "1", "a");
+    EXPECT_OK(p, "FCALL", "setit", "1", "k", "v1");
+    CHECK(wait_value(r, "k", "v1"), "FCALL's SET did not reach the replica");
+    EXPECT_BULK(r, "v1", "FCALL_RO", "getit", "1", "k");
+    EXPECT_OK(p, "FUNCTION", "DELETE", "lib1");
+    EXPECT_BULK(p, "lib3", "FUNCTION", "LOAD", LIB3);
+    EXPECT_OK(p, "SET", "k", "v2");
+    CHECK(wait_value(r, "k", "v2"), "the stream did not reach the replica");
+    EXPECT_MATCH(r, "[['library_name', 'lib2', *], ['library_name', 'lib3', *]]", "FUNCTION",
+                 "LIST");
+    EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "FUNCTION", "LOAD",
+               LIB1);
+    EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "FUNCTION", "FLUSH");
+    EXPECT_ERR(r, "ERR Function not found", "FCALL_RO", "getit", "1", "k");
+    EXPECT_ERR(r, "ERR Can not run script with write flag on readonly replica", "FCALL", "setit",
+               "1", "k", "v");
+    h_close(&rep, r);
+    redisFree(p);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -296,8 +363,10 @@ int main(int argc, char **argv)
     H_RUN(test_list_and_stats);
     H_RUN(test_fcall);
     H_RUN(test_dump_restore);
-    if (!h_is_reference())
+    if (!h_is_reference()) {
         H_RUN(test_persistence);
+        H_RUN(test_replica);
+    }
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
