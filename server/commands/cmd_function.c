@@ -10,7 +10,6 @@
  */
 #include "cmd_function.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -20,6 +19,7 @@
 #include "function_lua.h"
 #include "glob.h"
 #include "keyspace.h"
+#include "mem.h"
 #include "numparse.h"
 #include "propagate.h"
 #include "resp_writer.h"
@@ -198,7 +198,7 @@ static void function_dump(struct client *c)
     size_t len;
     char *payload = fn_dump(&len);
     resp_add_bulk(&c->out, payload, len);
-    free(payload);
+    xfree(payload);
 }
 
 static void function_restore(struct client *c)

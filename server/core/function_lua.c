@@ -126,8 +126,8 @@ struct registration {
 
 static void registration_drop(lua_State *L, struct registration *r)
 {
-    free(r->name);
-    free(r->desc);
+    xfree(r->name);
+    xfree(r->desc);
     if (r->ref != LUA_NOREF)
         luaL_unref(L, LUA_REGISTRYINDEX, r->ref);
 }
@@ -145,12 +145,12 @@ static const char *read_named(lua_State *L, struct registration *r)
             return "named argument key given to redis.register_function is not a string";
         const char *key = lua_tostring(L, -2);
         if (!strcasecmp(key, "function_name")) {
-            free(r->name);
+            xfree(r->name);
             if (!(r->name = dup_string(L, -1, &r->name_len)))
                 return "function_name argument given to redis.register_function must be a "
                        "string";
         } else if (!strcasecmp(key, "description")) {
-            free(r->desc);
+            xfree(r->desc);
             if (!(r->desc = dup_string(L, -1, &r->desc_len)))
                 return "description argument given to redis.register_function must be a string";
         } else if (!strcasecmp(key, "callback")) {

@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -140,14 +139,14 @@ static void free_library(struct fn_library *lib)
     for (size_t i = 0; i < lib->nfuncs; i++) {
         struct fn_function *f = lib->funcs[i];
         fnlua_unref(f->ref);
-        free(f->name);
-        free(f->desc);
-        free(f);
+        xfree(f->name);
+        xfree(f->desc);
+        xfree(f);
     }
-    free(lib->funcs);
-    free(lib->name);
-    free(lib->code);
-    free(lib);
+    xfree(lib->funcs);
+    xfree(lib->name);
+    xfree(lib->code);
+    xfree(lib);
 }
 
 /* Unlinks and frees every library of s. */
@@ -249,7 +248,7 @@ static int parse_shebang(const char *code, size_t len, char **name, size_t *body
     *body = (size_t)(nl - code);
     return 0;
 fail:
-    free(*name);
+    xfree(*name);
     *name = NULL;
     return -1;
 }
@@ -571,9 +570,9 @@ int fn_install_loaded(void)
             log_warning("A function library in the snapshot does not load: %s", err);
             rc = -1;
         }
-        free(codes[i].code);
+        xfree(codes[i].code);
     }
-    free(codes);
+    xfree(codes);
     if (rc == 0)
         install(&s);
     clear_set(&s);

@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -267,8 +266,8 @@ const char *snap_function_code(size_t i, size_t *len)
 static void drop_loaded_functions(void)
 {
     for (size_t i = 0; i < loaded_ncodes; i++)
-        free(loaded_codes[i].code);
-    free(loaded_codes);
+        xfree(loaded_codes[i].code);
+    xfree(loaded_codes);
     loaded_codes = NULL;
     loaded_ncodes = 0;
 }
@@ -738,7 +737,7 @@ static int load_function(struct reader *r)
     char *code = NULL;
     size_t cap = 0, len;
     if (r_blob(r, &code, &cap, &len) < 0) {
-        free(code);
+        xfree(code);
         return -1;
     }
     loaded_codes = xrealloc(loaded_codes, (loaded_ncodes + 1) * sizeof(*loaded_codes));

@@ -87,7 +87,7 @@ void snap_on_write_functions(snap_function_fn *fn);
 /* The hook's answer, NULL when no hook is set (the log's rewrite uses it). */
 const char *snap_function_code(size_t i, size_t *len);
 /* The libraries the last snap_load read, in file order, handed to the
- * caller, who frees each code and the array; NULL with *n = 0 when none.
+ * caller, who xfrees each code and the array; NULL with *n = 0 when none.
  * The registry compiles them on the loop thread once the load is over (a
  * replica loads on a worker). */
 struct snap_code {
