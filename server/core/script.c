@@ -54,6 +54,7 @@ static struct {
     int oom;                 /* over maxmemory when the run started (Redis's script_oom) */
     int wrapped;             /* this run opened the propagation's MULTI */
     int stopped_reading;     /* busy mode stopped reading the caller */
+    int (*busy_stop)(void);  /* script_set_busy_stop's */
     char err[256];           /* a refusal's text with a formatted part */
 } cur;
 
@@ -318,9 +319,16 @@ int script_interrupt(struct script_run *run)
         run->state |= SCRIPT_RUN_TIMEDOUT;
         protect_caller(run->caller);
     }
+    if (cur.busy_stop && cur.busy_stop())
+        return 1;
     if (!server.shutting_down)
         uv_run(server.loop, UV_RUN_NOWAIT);
     return (run->state & SCRIPT_RUN_KILLED) || server.shutting_down;
+}
+
+void script_set_busy_stop(int (*stop)(void))
+{
+    cur.busy_stop = stop;
 }
 
 int script_running(void)

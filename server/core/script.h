@@ -111,6 +111,12 @@ const char *script_call(struct script_run *run, int argc, struct resp_slice *arg
  * network once per call (uv_run NOWAIT) without running the cron. */
 int script_interrupt(struct script_run *run);
 
+/* For the fuzz harness, which has no second client to send SCRIPT KILL:
+ * stop (when set) is asked at each check of a script past
+ * busy-reply-threshold, before the loop runs; nonzero ends the script as
+ * SHUTDOWN NOSAVE would, written or not. NULL (the default) asks nothing. */
+void script_set_busy_stop(int (*stop)(void));
+
 /* Whether a script is running / has run past busy-reply-threshold. */
 int script_running(void);
 int script_timedout(void);
