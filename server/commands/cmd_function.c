@@ -355,14 +355,8 @@ static void fcall_generic(struct client *c, int ro)
         resp_add_error(&c->out, "ERR Bad number of keys provided");
         return;
     }
-    if (numkeys > c->argc - 3) {
-        resp_add_error(&c->out, "ERR Number of keys can't be greater than number of args");
+    if (script_numkeys_or_reply(c, numkeys) < 0)
         return;
-    }
-    if (numkeys < 0) {
-        resp_add_error(&c->out, "ERR Number of keys can't be negative");
-        return;
-    }
     struct script_run run;
     if (script_prepare_or_reply(&run, c, f->name, f->flags, 0, ro) < 0)
         return;

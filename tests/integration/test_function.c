@@ -180,9 +180,19 @@ static void test_list_and_stats(void)
     /* rbkv lists libraries by name */
     EXPECT_MATCH(c, "[['library_name', 'lib1', *], ['library_name', 'lib2', *], ['library_name', 'lib3', *]]",
                  "FUNCTION", "LIST");
+    CHECK(h_info_ll(c, "memory", "number_of_functions") == 4 &&
+              h_info_ll(c, "memory", "number_of_libraries") == 3 &&
+              h_info_ll(c, "memory", "used_memory_functions") > 0 &&
+              h_info_ll(c, "memory", "used_memory_vm_functions") > 0,
+          "INFO memory's function figures");
+    if (r)
+        CHECK(h_info_ll(r, "memory", "number_of_functions") == 4 &&
+                  h_info_ll(r, "memory", "number_of_libraries") == 3,
+              "redis-server counts the same");
     SAME(c, r, "FUNCTION", "DELETE", "lib1");
     SAME(c, r, "FCALL", "f1", "0");
     SAME(c, r, "FUNCTION", "STATS");
+    CHECK(h_info_ll(c, "memory", "number_of_functions") == 2, "a deleted library's functions");
     close_pair(c, r);
 }
 
