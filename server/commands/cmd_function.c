@@ -70,8 +70,11 @@ static void function_load(struct client *c)
     if (read_only_refuses(c))
         return;
     char err[1024];
-    const struct fn_library *lib =
-        fn_load(c->argv[at].ptr, c->argv[at].len, replace, err, sizeof(err));
+    /* The log's replay and a primary's stream must load what the original
+     * loaded, however long it takes here. */
+    int obey = (c->flags & CLIENT_MASTER) || c->id == 0;
+    const struct fn_library *lib = fn_load(c->argv[at].ptr, c->argv[at].len, replace,
+                                           obey ? 0 : FN_LOAD_TIMEOUT_MS, err, sizeof(err));
     if (!lib) {
         resp_add_errorf(&c->out, "ERR %s", err);
         return;

@@ -40,6 +40,7 @@ static struct {
     int load_api;              /* ref: the load-time API (load time) */
     struct fn_library *loading; /* the library being loaded, NULL otherwise */
     int64_t load_start_us;
+    long load_timeout_ms;
 } fl;
 
 /* Raises a Redis error table {err = "ERR msg"}, as luaPushError + luaError:
@@ -218,7 +219,7 @@ static int register_function(lua_State *L)
 static void load_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
-    if (ustime() - fl.load_start_us > (int64_t)FNLUA_LOAD_TIMEOUT_MS * 1000) {
+    if (ustime() - fl.load_start_us > (int64_t)fl.load_timeout_ms * 1000) {
         /* Once per line from now on, so a loop that catches the error with
          * pcall is stopped again at once. */
         lua_sethook(L, load_hook, LUA_MASKLINE, 0);
@@ -294,8 +295,8 @@ static void env_index(int ref)
     lua_pop(fl.L, 1);
 }
 
-int fnlua_compile(struct fn_library *lib, const char *body, size_t len, char *err,
-                  size_t errlen)
+int fnlua_compile(struct fn_library *lib, const char *body, size_t len, long timeout_ms,
+                  char *err, size_t errlen)
 {
     lua_State *L = fl.L;
     char msg[512];
@@ -308,7 +309,9 @@ int fnlua_compile(struct fn_library *lib, const char *body, size_t len, char *er
     env_index(fl.load_api);
     fl.loading = lib;
     fl.load_start_us = ustime();
-    lua_sethook(L, load_hook, LUA_MASKCOUNT, LOAD_HOOK_INSTRUCTIONS);
+    fl.load_timeout_ms = timeout_ms;
+    if (timeout_ms > 0)
+        lua_sethook(L, load_hook, LUA_MASKCOUNT, LOAD_HOOK_INSTRUCTIONS);
     int rc = lua_pcall(L, 0, 0, 0);
     lua_sethook(L, NULL, 0, 0);
     fl.loading = NULL;

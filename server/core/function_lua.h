@@ -26,13 +26,12 @@ void fnlua_close(void);
 
 /* Runs a library's code (after its shebang line) with the load-time API,
  * adding what it registers to lib (fn_library_add). Gives up after
- * FNLUA_LOAD_TIMEOUT_MS of running. Returns 0, or -1 with Redis's text in
+ * timeout_ms of running (0: never). Returns 0, or -1 with Redis's text in
  * err ("Error compiling function: ...", "Error registering functions:
  * ..."); the functions lib got before the failure stay in it, for the
  * caller to free. */
-#define FNLUA_LOAD_TIMEOUT_MS 500
-int fnlua_compile(struct fn_library *lib, const char *body, size_t len, char *err,
-                  size_t errlen);
+int fnlua_compile(struct fn_library *lib, const char *body, size_t len, long timeout_ms,
+                  char *err, size_t errlen);
 /* Drops a callback's ref. */
 void fnlua_unref(int ref);
 /* Calls the callback ref as f(keys, args) under run (prepared); replies to

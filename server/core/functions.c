@@ -255,7 +255,8 @@ fail:
 
 /* Compiles one library's code into a new unlinked library. Returns it, or
  * NULL with Redis's text in err. */
-static struct fn_library *compile(const char *code, size_t len, char *err, size_t errlen)
+static struct fn_library *compile(const char *code, size_t len, long timeout_ms, char *err,
+                                  size_t errlen)
 {
     char *name;
     size_t body;
@@ -265,7 +266,7 @@ static struct fn_library *compile(const char *code, size_t len, char *err, size_
     lib->name = name;
     lib->code = xmemdup(code, len);
     lib->code_len = len;
-    if (fnlua_compile(lib, code + body, len - body, err, errlen) < 0) {
+    if (fnlua_compile(lib, code + body, len - body, timeout_ms, err, errlen) < 0) {
         free_library(lib);
         return NULL;
     }
@@ -320,10 +321,10 @@ void fn_close(void)
     fnlua_close();
 }
 
-const struct fn_library *fn_load(const char *code, size_t len, int replace, char *err,
-                                 size_t errlen)
+const struct fn_library *fn_load(const char *code, size_t len, int replace, long timeout_ms,
+                                 char *err, size_t errlen)
 {
-    struct fn_library *lib = compile(code, len, err, errlen);
+    struct fn_library *lib = compile(code, len, timeout_ms, err, errlen);
     if (!lib)
         return NULL;
     struct fn_library *old = set_lib(&live, lib->name, strlen(lib->name));
@@ -495,7 +496,7 @@ done:
 static int compile_into(struct fn_set *s, const char *code, size_t len, char *err,
                         size_t errlen)
 {
-    struct fn_library *lib = compile(code, len, err, errlen);
+    struct fn_library *lib = compile(code, len, 0, err, errlen);
     if (!lib)
         return -1;
     if (set_lib(s, lib->name, strlen(lib->name))) {

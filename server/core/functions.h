@@ -52,9 +52,13 @@ void fn_close(void);
 
 /* FUNCTION LOAD [REPLACE]: compiles code[0..len) and links the library it
  * names. Returns the library (owned by the registry), or NULL with Redis's
- * error text (without "ERR ") in err. */
-const struct fn_library *fn_load(const char *code, size_t len, int replace, char *err,
-                                 size_t errlen);
+ * error text (without "ERR ") in err. A client's load is stopped after
+ * FN_LOAD_TIMEOUT_MS; one the server must obey (the log's replay, a
+ * primary's stream: timed 0) runs to its end, as do restores and snapshot
+ * loads, as in Redis. */
+#define FN_LOAD_TIMEOUT_MS 500
+const struct fn_library *fn_load(const char *code, size_t len, int replace, long timeout_ms,
+                                 char *err, size_t errlen);
 /* FUNCTION DELETE: 0, or -1 when there is no such library. */
 int fn_delete(const char *name, size_t len);
 /* FUNCTION FLUSH: every library gone, the engine's state made anew. */

@@ -115,6 +115,12 @@ static void test_load_errors(void)
     };
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
         SAME(c, r, "FUNCTION", "LOAD", codes[i]);
+    /* A load that never ends is stopped after 500 ms, and leaves nothing. */
+    int64_t start = h_now_ms();
+    SAME(c, r, "FUNCTION", "LOAD", "#!lua name=slow\nlocal i = 0 while true do i = i + 1 end");
+    CHECK(h_now_ms() - start < 5000 * H_SLOW, "the endless load took %lld ms",
+          (long long)(h_now_ms() - start));
+    SAME(c, r, "FUNCTION", "LIST");
     SAME(c, r, "FUNCTION", "LOAD");
     SAME(c, r, "FUNCTION", "LOAD", "REPLACE");
     SAME(c, r, "FUNCTION", "LOAD", "foo", LIB1);
