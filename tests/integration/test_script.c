@@ -16,6 +16,7 @@
  * (and a restart replaying them), and on a replica; EVAL inside MULTI and
  * under WATCH.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,109 @@ static void test_multi_and_watch(void)
     redisFree(b);
 }
 
+/* ---- random scripts, compared with redis-server ---- */
+
+struct buf {
+    char p[4096];
+    size_t n;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p + b->n, sizeof(b->p) - b->n, fmt, ap);
+    va_end(ap);
+    if (n > 0 && b->n + (size_t)n < sizeof(b->p))
+        b->n += (size_t)n;
+}
+
+static const char *pick(const char *const *v, size_t n)
+{
+    return v[(size_t)rand() % n];
+}
+#define PICK(...) pick((const char *const[]){__VA_ARGS__}, H_ARGC(__VA_ARGS__))
+
+/* A Lua expression of depth at most depth: every kind the conversion knows. */
+static void random_value(struct buf *b, int depth)
+{
+    switch (rand() % (depth > 0 ? 12 : 8)) {
+    case 0: put(b, "%d", rand() % 2000 - 1000); break;
+    case 1: put(b, "%d.%d", rand() % 100 - 50, rand() % 1000); break;
+    case 2: put(b, "'%s'", PICK("", "a", "text", "with space", "1e3")); break;
+    case 3: put(b, "%s", PICK("true", "false", "nil")); break;
+    case 4: put(b, "{ok='%s'}", PICK("OK", "fine", "")); break;
+    case 5: put(b, "{err='%s'}", PICK("ERR bad", "CODE thing", "x")); break;
+    case 6: put(b, "{double=%d.25}", rand() % 100); break;
+    case 7: put(b, "r"); break; /* what the calls returned */
+    case 8: put(b, "{map={%s=", PICK("a", "b")); random_value(b, depth - 1); put(b, "}}"); break;
+    case 9: put(b, "{set={%s=true}}", PICK("a", "b", "c")); break;
+    default: {
+        int n = rand() % 4;
+        put(b, "{");
+        for (int i = 0; i < n; i++) {
+            random_value(b, depth - 1);
+            put(b, ", ");
+        }
+        put(b, "}");
+    }
+    }
+}
+
+/* A few redis.pcall's on a handful of keys of several types, their
+ * results in the table r, then a random return. */
+static void random_script(struct buf *b)
+{
+    b->n = 0;
+    if (rand() % 3 == 0)
+        put(b, "redis.setresp(3) ");
+    put(b, "local r = {} ");
+    for (int i = rand() % 5; i > 0; i--) {
+        const char *key = PICK("KEYS[1]", "KEYS[2]", "'k'", "'h'", "'s'", "'z'");
+        put(b, "r[#r+1] = redis.pcall(");
+        switch (rand() % 9) {
+        case 0: put(b, "'set', %s, ARGV[1])", key); break;
+        case 1: put(b, "'incrby', %s, %d)", key, rand() % 10); break;
+        case 2: put(b, "'get', %s)", key); break;
+        case 3: put(b, "'hset', %s, 'f', ARGV[1])", key); break;
+        case 4: put(b, "'hgetall', %s)", key); break;
+        case 5: put(b, "'sadd', %s, 'm%d')", key, rand() % 3); break;
+        case 6: put(b, "'zadd', %s, %d.5, 'm')", key, rand() % 5); break;
+        case 7: put(b, "'zscore', %s, 'm')", key); break;
+        default: put(b, "'del', %s)", key); break;
+        }
+        put(b, " ");
+    }
+    put(b, "return ");
+    random_value(b, 3);
+}
+
+static void test_random_scripts(void)
+{
+    const char *seed_env = getenv("SEED");
+    unsigned seed = seed_env ? (unsigned)strtoul(seed_env, NULL, 10) : (unsigned)h_now_ms();
+    printf("  SEED=%u\n", seed);
+    srand(seed);
+    int bad = 0;
+    for (int proto = 2; proto <= 3; proto++) {
+        struct pair p;
+        if (pair_open(&p, proto) < 0)
+            return;
+        for (int i = 0; i < 300; i++) {
+            struct buf b;
+            random_script(&b);
+            const char *ro = rand() % 8 ? "EVAL" : "EVAL_RO";
+            bad |= !SAME(&p, ro, b.p, "2", "a", "b", PICK("1", "x", "2.5"));
+        }
+        SAME(&p, "HGETALL", "h");
+        SAME(&p, "ZRANGE", "z", "0", "-1", "WITHSCORES");
+        pair_close(&p);
+    }
+    if (bad)
+        printf("  replay with SEED=%u\n", seed);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -476,6 +580,7 @@ int main(int argc, char **argv)
     H_RUN(test_sandbox);
     H_RUN(test_script_command);
     H_RUN(test_multi_and_watch);
+    H_RUN(test_random_scripts);
     H_RUN(test_effects_in_log);
     H_RUN(test_replica);
     H_RUN(test_busy_and_kill);
