@@ -272,7 +272,7 @@ static const char *call_refused(struct script_run *run, const struct command *cm
 static void gather_reply(void *ctx, const char *p, size_t n)
 {
     (void)ctx;
-    if (cur.reply_len + n + 1 > cur.reply_cap) {
+    if (!cur.reply || cur.reply_len + n + 1 > cur.reply_cap) {
         cur.reply_cap = (cur.reply_len + n + 1) * 2;
         cur.reply = xrealloc(cur.reply, cur.reply_cap);
     }
