@@ -399,8 +399,7 @@ size_t fn_memory(void)
     size_t n = 0;
     for (const struct fn_library *lib = fn_first(); lib; lib = fn_next(lib)) {
         n += xsize(lib) + xsize(lib->name) + xsize(lib->code);
-        if (lib->funcs)
-            n += xsize(lib->funcs);
+        n += xsize(lib->funcs); /* a linked library has functions */
         for (size_t i = 0; i < lib->nfuncs; i++) {
             const struct fn_function *f = lib->funcs[i];
             n += xsize(f) + xsize(f->name) + (f->desc ? xsize(f->desc) : 0);

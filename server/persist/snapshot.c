@@ -735,7 +735,7 @@ static int load_header(struct reader *r)
 static int load_function(struct reader *r)
 {
     char *code = NULL;
-    size_t cap = 0, len;
+    size_t cap = 0, len = 0;
     if (r_blob(r, &code, &cap, &len) < 0) {
         xfree(code);
         return -1;
