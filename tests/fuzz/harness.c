@@ -29,6 +29,7 @@
 #include "config.h"
 #include "conn.h"
 #include "eval.h"
+#include "functions.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -116,6 +117,7 @@ void harness_init(void)
     repl_init();
     repl_replica_init();
     pubsub_init();
+    fn_init();
     ready = 1;
 }
 
@@ -155,6 +157,7 @@ void harness_reset(void)
         ks_flush(&server.ks->dbs[i]);
     server.dirty = 0;
     eval_flush(); /* cached scripts would pile up from input to input */
+    fn_flush();   /* and function libraries */
     /* Only handles closed already are left: this reaps them, fires nothing. */
     uv_run(server.loop, UV_RUN_NOWAIT);
 }
