@@ -279,9 +279,10 @@ void eval_flush(void)
     ev.L = NULL;
 }
 
+/* 0 before the first script: INFO must not make the state it reports. */
 size_t eval_vm_memory(void)
 {
-    return script_lua_memory(state());
+    return ev.L ? script_lua_memory(ev.L) : 0;
 }
 
 size_t eval_scripts_memory(void)
