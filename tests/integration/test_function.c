@@ -293,10 +293,16 @@ static void test_persistence(void)
     c = h_reopen(&srv, aof);
     EXPECT_OK(c, "FUNCTION", "DELETE", "lib1");
     EXPECT_BULK(c, "lib3", "FUNCTION", "LOAD", LIB3);
+    /* A call is logged as what it did: the SET, never the FCALL. */
+    EXPECT_OK(c, "FCALL", "setit", "1", "k", "from-fcall");
+    CHECK(h_file_has(&srv, "appendonly.aof", "from-fcall") &&
+              !h_file_has(&srv, "appendonly.aof", "FCALL"),
+          "the log should hold FCALL's SET, not the FCALL");
     redisFree(c);
     h_stop(&srv);
     c = h_reopen(&srv, aof);
     EXPECT_ERR(c, "ERR Function not found", "FCALL", "f1", "0");
+    EXPECT_BULK(c, "from-fcall", "GET", "k");
     EXPECT_MATCH(c, "*Write commands are not allowed from read-only scripts*", "FCALL", "ro", "1",
                  "k");
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
