@@ -318,6 +318,47 @@ static void test_persistence(void)
     redisFree(c);
 }
 
+/* A function looping past busy-reply-threshold: other clients get -BUSY
+ * but for FUNCTION STATS (which names it) and FUNCTION KILL; a load waits;
+ * the caller learns it was killed. On both servers, as the same texts. */
+static void busy_on(struct h_server *s)
+{
+    redisContext *a = h_connect_flushed(s), *b = h_connect(s);
+    EXPECT_OK(a, "FUNCTION", "FLUSH");
+    EXPECT_OK(a, "CONFIG", "SET", "busy-reply-threshold", "100");
+    EXPECT_BULK(a, "spin", "FUNCTION", "LOAD",
+                "#!lua name=spin\nredis.register_function{function_name='spin', flags={'no-writes'},"
+                "\n  callback=function() while true do end end}");
+    h_send(a, 3, (const char *const[]){"FCALL", "spin", "0"}, NULL);
+    h_sleep_ms(400);
+    EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                  "SHUTDOWN NOSAVE.",
+               "GET", "k");
+    EXPECT_MATCH(b, "['running_script', ['name', 'spin', 'command', ['FCALL', 'spin', '0'], 'duration_ms', :*], "
+                 "'engines', ['LUA', ['libraries_count', :1, 'functions_count', :1]]]",
+                 "FUNCTION", "STATS");
+    EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                  "SHUTDOWN NOSAVE.",
+               "FUNCTION", "LOAD", LIB1);
+    EXPECT_OK(b, "FUNCTION", "KILL");
+    redisReply *r = h_get_reply(a);
+    CHECK(r && r->type == REDIS_REPLY_ERROR &&
+              strncmp(r->str, "ERR Script killed by user with ", 31) == 0,
+          "the killed call: %s", r && r->str ? r->str : "(none)");
+    freeReplyObject(r);
+    EXPECT_ERR(b, "NOTBUSY No scripts in execution right now.", "FUNCTION", "KILL");
+    EXPECT_OK(b, "CONFIG", "SET", "busy-reply-threshold", "5000");
+    redisFree(a);
+    redisFree(b);
+}
+
+static void test_busy(void)
+{
+    busy_on(&srv);
+    if (have_ref)
+        busy_on(&ref);
+}
+
 /* The next raw reply's bytes into out (NUL-terminated), "" on a timeout. */
 static void raw_reply(struct h_raw *raw, char *out, size_t cap)
 {
@@ -430,6 +471,7 @@ int main(int argc, char **argv)
     H_RUN(test_fcall);
     H_RUN(test_dump_restore);
     H_RUN(test_resp3_shapes);
+    H_RUN(test_busy);
     if (!h_is_reference()) {
         H_RUN(test_persistence);
         H_RUN(test_replica);
