@@ -192,6 +192,8 @@ static const char *read_positional(lua_State *L, struct registration *r)
 
 static int register_function(lua_State *L)
 {
+    /* A callback that kept the load-time redis table (local r = redis)
+     * may call it later. */
     if (!fl.loading)
         return raise_error(L, "redis.register_function can only be called on FUNCTION LOAD "
                               "command");
@@ -257,11 +259,6 @@ void fnlua_init(void)
         log_warning("Can't create the Lua state for functions: out of memory");
         abort();
     }
-    /* At run time a callback may call it too, to be told it cannot. */
-    lua_getglobal(L, "redis");
-    lua_pushcfunction(L, register_function);
-    lua_setfield(L, -2, "register_function");
-    lua_pop(L, 1);
     script_lua_seal(L);
     fl.L = L;
     lua_pushvalue(L, LUA_GLOBALSINDEX);

@@ -216,6 +216,17 @@ static void test_fcall(void)
     SAME(c, r, "FCALL", "ro", "1", "k");
     SAME(c, r, "FCALL_RO", "f1", "0");
     SAME(c, r, "FCALL_RO", "getit", "1", "k");
+    /* At run time: the sandbox, but no register_function; globals read-only. */
+    SAME(c, r, "FUNCTION", "LOAD",
+         "#!lua name=rt\nlocal r = redis\n"
+         "redis.register_function('reg', function() redis.register_function('x', print) end)\n"
+         "redis.register_function('kept', function() r.register_function('x', print) end)\n"
+         "redis.register_function('glob', function() return string.upper('a') .. type(cjson) end)\n"
+         "redis.register_function('setg', function() x = 1 end)");
+    SAME(c, r, "FCALL", "reg", "0");
+    SAME(c, r, "FCALL", "kept", "0");
+    SAME(c, r, "FCALL", "glob", "0");
+    SAME(c, r, "FCALL", "setg", "0");
     SAME(c, r, "GET", "k");
     /* Inside MULTI: queued, then run in order; a load's error is EXEC's. */
     SAME(c, r, "MULTI");
