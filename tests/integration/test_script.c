@@ -281,7 +281,7 @@ static void test_script_command(void)
     SAME(&p, "EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0");
     /* EVAL caches what it runs. */
     SAME(&p, "EVAL", "return 'cached'", "0");
-    SAME(&p, "SCRIPT", "EXISTS", "6ebd6aa8f9ed5f3a6d0b0c2d3c97f08d1a42c2b6");
+    SAME(&p, "SCRIPT", "EXISTS", "952f49ffc8f7b098d8ab5da45d3164ca36ed18b1");
     SAME(&p, "SCRIPT", "FLUSH");
     SAME(&p, "SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
     SAME(&p, "EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0");
@@ -309,6 +309,7 @@ static void test_script_command(void)
     CHECK(h_info_ll(c, "memory", "number_of_cached_scripts") == 0, "no script cached");
     EXPECT_BULK(c, "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "SCRIPT", "LOAD", "return 1");
     EXPECT_INT(c, 2, "EVAL", "return 2", "0");
+    EXPECT_REPLY(c, "[:1]", "SCRIPT", "EXISTS", "7f923f79fe76194c868d7e1d0820de36700eb649");
     CHECK(h_info_ll(c, "memory", "number_of_cached_scripts") == 2, "two scripts cached");
     CHECK(h_info_ll(c, "memory", "used_memory_lua") > 10000, "the Lua state counted");
     CHECK(h_info_ll(c, "memory", "used_memory_scripts_eval") > 0, "the cache counted");
