@@ -2,7 +2,8 @@
 # Installs the Debian packages that building, testing or benchmarking rbkv needs, when they are missing.
 # usage: scripts/deps.sh [build|test|bench|fuzz|lint]...   (build is always included)
 set -euo pipefail
-want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev)
+# liblua5.1-0-dev lua-cjson-dev lua-bitop-dev: EVAL and FUNCTION (docs/scripting.md).
+want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
 for what in "$@"; do
   case "$what" in
     build) ;;

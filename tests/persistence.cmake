@@ -6,7 +6,7 @@
 # keyspace's bulk build at every size up to 520 keys. Under a second at -O2, a few under ASan.
 add_executable(test_snapshot unit/test_snapshot.c)
 target_link_libraries(test_snapshot PRIVATE rbkv_server_core)
-foreach(part crc bulk roundtrip maps lists badmaps corrupt save repl)
+foreach(part crc bulk roundtrip maps lists badmaps corrupt save repl functions)
   add_test(NAME snapshot_${part} COMMAND test_snapshot ${part})
   set_tests_properties(snapshot_${part} PROPERTIES LABELS unit TIMEOUT 60)
 endforeach()

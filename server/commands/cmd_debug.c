@@ -29,6 +29,7 @@
 #include "cmd_object.h"
 #include "command.h"
 #include "evict.h"
+#include "functions.h"
 #include "keyaccess.h"
 #include "keyspace.h"
 #include "log.h"
@@ -279,6 +280,7 @@ static void debug_reload(struct client *c)
         }
     }
     ks_free(loaded); /* what was replaced, or the loaded keyspace emptied by the merge */
+    fn_install_loaded();
     log_warning("DB reloaded by DEBUG RELOAD");
     reply_ok(c);
 }

@@ -22,6 +22,8 @@
 #include "cmd_repl.h"
 #include "cmd_server.h"
 #include "errorstats.h"
+#include "eval.h"
+#include "functions.h"
 #include "histogram.h"
 #include "keyspace.h"
 #include "log.h"
@@ -33,6 +35,7 @@
 #include "repl.h"
 #include "repl_replica.h"
 #include "resp_writer.h"
+#include "script.h"
 #include "server.h"
 #include "watch.h"
 
@@ -82,8 +85,7 @@ static void info_clients(struct text *t)
                 block_count() + pause_postponed_count(), block_timed_count());
 }
 
-/* Redis 7.0's fields in its order; Lua's and functions' are 0 (rbkv has
- * neither) but printed, as Redis prints them whatever is loaded. What each
+/* Redis 7.0's fields in its order. What each
  * figure means here: memstats.h and docs/operations.md. */
 static void info_memory(struct text *t)
 {
@@ -108,13 +110,24 @@ static void info_memory(struct text *t)
                 st.total, used, st.rss, rss, st.peak, peak, st.peak_perc, st.overhead_total,
                 st.startup, st.dataset, st.dataset_perc, st.alloc.allocated, st.alloc.active,
                 st.alloc.resident, sys, sysmem);
+    /* EVAL's Lua state and script cache (eval.h), FUNCTION's state and
+     * libraries (functions.h); the totals are their sums, as Redis's. */
+    size_t vm_eval = eval_vm_memory(), scripts_eval = eval_scripts_memory();
+    size_t vm_fn = fn_engine_memory(), scripts_fn = fn_memory();
+    char vm_human[32], vm_total_human[32], scripts_human[32];
+    human_bytes(vm_human, sizeof(vm_human), (double)vm_eval);
+    human_bytes(vm_total_human, sizeof(vm_total_human), (double)(vm_eval + vm_fn));
+    human_bytes(scripts_human, sizeof(scripts_human), (double)(scripts_eval + scripts_fn));
     text_printf(t,
-                "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
-                "used_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\n"
-                "number_of_functions:0\r\nnumber_of_libraries:0\r\n"
-                "used_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
-                "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\n"
-                "used_memory_scripts:0\r\nused_memory_scripts_human:0B\r\n");
+                "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:%s\r\n"
+                "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\n"
+                "number_of_functions:%zu\r\nnumber_of_libraries:%zu\r\n"
+                "used_memory_vm_functions:%zu\r\nused_memory_vm_total:%zu\r\n"
+                "used_memory_vm_total_human:%s\r\nused_memory_functions:%zu\r\n"
+                "used_memory_scripts:%zu\r\nused_memory_scripts_human:%s\r\n",
+                vm_eval, vm_eval, vm_human, scripts_eval, eval_script_count(),
+                fn_function_count(), fn_library_count(), vm_fn, vm_eval + vm_fn, vm_total_human,
+                scripts_fn, scripts_eval + scripts_fn, scripts_human);
     text_printf(t,
                 "maxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
                 "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\n"
@@ -427,6 +440,12 @@ static void cmd_shutdown(struct client *c)
             mode = PERSIST_SAVE;
         else if (arg_is(a, "FORCE"))
             force = 1;
+    }
+    /* Under a busy script only SHUTDOWN NOSAVE: a save would write the
+     * script's half-done changes. */
+    if (script_timedout() && mode != PERSIST_NOSAVE) {
+        resp_add_error(&c->out, script_busy_reply());
+        return;
     }
     log_warning("User requested shutdown...");
     if (persist_shutdown(mode) < 0 && !force) {

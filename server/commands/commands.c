@@ -10,6 +10,7 @@
 #include "cmd_config.h"
 #include "cmd_connection.h"
 #include "cmd_debug.h"
+#include "cmd_function.h"
 #include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
@@ -22,6 +23,7 @@
 #include "cmd_persist.h"
 #include "cmd_pubsub.h"
 #include "cmd_repl.h"
+#include "cmd_script.h"
 #include "cmd_scan.h"
 #include "cmd_server.h"
 #include "cmd_set.h"
@@ -97,7 +99,9 @@ void commands_register(void)
         multi_commands,
         repl_commands,
         pubsub_commands,
+        script_commands,
         debug_commands,
+        function_commands,
         object_commands,
         slowlog_commands,
         latency_commands,

@@ -40,6 +40,7 @@ struct postponed_request;
 #define CLIENT_NO_EVICT (1u << 14)         /* CLIENT NO-EVICT: never closed to bring client memory down */
 #define CLIENT_MONITOR (1u << 15)          /* monitor.c: receives every command run, flag O */
 #define CLIENT_POSTPONED (1u << 16)        /* pause.c: its request waits for CLIENT PAUSE to end */
+#define CLIENT_PROTECTED (1u << 17)        /* script.c: a busy script's caller: not read, close put off */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that

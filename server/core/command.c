@@ -40,6 +40,7 @@
 #include "pubsub.h"
 #include "repl_primary.h"
 #include "repl_replica.h"
+#include "script.h"
 #include "server.h"
 #include "slowlog.h"
 #include "watch.h"
@@ -414,7 +415,8 @@ void command_execute(struct client *c)
     /* Eviction runs before every command, as in Redis, so memory taken by
      * anything (buffers too) is given back; only a command that may grow
      * memory is refused when nothing more can go. */
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && evict_perform() == EVICT_FAIL &&
+    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !script_running() &&
+        evict_perform() == EVICT_FAIL &&
         ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
         resp_add_error(&c->out, ERR_OOM);
         refused(c, cmd);
@@ -430,6 +432,13 @@ void command_execute(struct client *c)
     if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
         aof_writes_refused(&aof_why)) {
         resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
+        refused(c, cmd);
+        return;
+    }
+    /* A script past busy-reply-threshold serves the loop from inside:
+     * only what may run beside it does (script.h). */
+    if (script_timedout() && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        resp_add_error(&c->out, script_busy_reply());
         refused(c, cmd);
         return;
     }
@@ -478,7 +487,9 @@ void command_call(struct client *c, const struct command *cmd)
     /* Our own clock: EXEC's commands reset the shared one. */
     int64_t start = ustime();
 
-    server.cmd_start_us = start;
+    /* A script's commands all see the time it started, as in Redis, so
+     * no key expires halfway through it. */
+    server.cmd_start_us = c->id == SCRIPT_CLIENT_ID ? script_time_snapshot() * 1000 : start;
     evict_begin_command(start);
     /* A write may change a value in place, which no keyspace call reports:
      * the replies streaming from its db are finished before it (stream.h). */

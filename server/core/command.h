@@ -55,6 +55,11 @@ struct client;
 /* Refused unless enable-debug-command allows this client (DEBUG), with
  * Redis's text, before authentication. Not shown by COMMAND INFO. */
 #define CMD_PROTECTED (1u << 23)
+/* Not a write for the dispatcher (no read-only or OOM refusal, no
+ * propagation of its own), yet it may change what the log keeps and send
+ * itself there (FUNCTION, one row whose LOAD writes and LIST does not): the
+ * log's replay accepts it. Not shown by COMMAND INFO. */
+#define CMD_MAY_REPLICATE (1u << 24)
 
 typedef void cmd_handler(struct client *c);
 

@@ -264,6 +264,10 @@ static const struct config_def defs[] = {
     {.name = "latency-tracking-info-percentiles", .type = CONFIG_SPECIAL,
      .flags = CONFIG_MULTI_ARG, .default_value = "50 99 99.9", .set = set_percentiles,
      .get = get_percentiles},
+    /* Scripts (script.h): how long a script runs before other clients get
+     * -BUSY and SCRIPT KILL may stop it; Redis 7's name, default and alias. */
+    {.name = "busy-reply-threshold", .alias = "lua-time-limit", .type = CONFIG_INT,
+     FIELD(busy_reply_threshold), .max = LLONG_MAX, .default_value = "5000"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

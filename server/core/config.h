@@ -138,6 +138,7 @@ struct config {
     long long slowlog_log_slower_than;  /* microseconds; < 0 = off, 0 = every command */
     long long slowlog_max_len;
     long long latency_monitor_threshold; /* milliseconds, 0 = off */
+    long long busy_reply_threshold;      /* milliseconds a script runs before -BUSY */
     int latency_tracking;                /* per-command histograms for INFO latencystats */
     double latency_percentiles[CONFIG_MAX_PERCENTILES];
     int latency_percentile_count;

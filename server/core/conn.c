@@ -82,6 +82,12 @@ void conn_close(struct client *c)
 {
     if (c->flags & CLIENT_CLOSING)
         return;
+    /* A busy script's caller is still inside its EVAL: it closes once its
+     * replies are out, after the script (script.h). */
+    if (c->flags & CLIENT_PROTECTED) {
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        return;
+    }
     c->flags |= CLIENT_CLOSING;
     block_client_gone(c);
     pause_client_gone(c);
@@ -362,7 +368,8 @@ static void write_cb(uv_write_t *req, int status)
     }
     written(c, c->write_len);
     c->write_len = 0;
-    if (c->flags & CLIENT_CLOSING)
+    /* A busy script's caller runs nothing more until its EVAL returns. */
+    if (c->flags & (CLIENT_CLOSING | CLIENT_PROTECTED))
         return;
     /* The socket drained part of a streamed reply: the next chunk, and once
      * the stream has ended, the requests that waited behind it. */

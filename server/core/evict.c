@@ -35,6 +35,7 @@
 #include "pause.h"
 #include "propagate.h"
 #include "resp_parser.h"
+#include "script.h"
 #include "server.h"
 #include "watch.h"
 
@@ -79,7 +80,9 @@ static void again_cb(uv_timer_t *t)
 {
     (void)t;
     again_pending = 0;
-    evict_perform();
+    /* Not under a busy script: the next command evicts instead. */
+    if (!script_running())
+        evict_perform();
 }
 
 void evict_init(void)

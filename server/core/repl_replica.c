@@ -21,6 +21,7 @@
 #include "bgsave.h"
 #include "client.h"
 #include "conn.h"
+#include "functions.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -224,6 +225,8 @@ static void install(struct load_job *j)
         ks_swap(&server.ks->dbs[i], &ks->dbs[i]);
         watch_touch_db(&server.ks->dbs[i]);
     }
+    /* The primary's function libraries replace ours, as its keys did. */
+    fn_install_loaded();
     server.dirty++;
     repl_adopt(ml.new_replid, ml.new_offset);
     repl_backlog();

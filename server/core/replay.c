@@ -93,7 +93,8 @@ int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **wh
         *why = "wrong number of arguments";
         return -1;
     }
-    if (!(cmd->flags & CMD_WRITE) && cmd != command_lookup_builtin("select", 6)) {
+    if (!(cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) &&
+        cmd != command_lookup_builtin("select", 6)) {
         *why = "not a write command";
         return -1;
     }

@@ -7,6 +7,7 @@
  * of time it schedules the next one a millisecond later, and clients are
  * served in between. Until then lookups still hide due keys (lazy expiry).
  */
+#include "script.h"
 #include "server.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include "conn.h"
 #include "keyspace.h"
 #include "evict.h"
+#include "functions.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
@@ -101,6 +103,10 @@ static int expire_slice(void)
 
 static void expire_timer_cb(uv_timer_t *t)
 {
+    /* A busy script serves the loop: no key may expire under it (the
+     * cron starts the slices again afterwards). */
+    if (script_running())
+        return;
     if (expire_slice())
         uv_timer_start(t, expire_timer_cb, 1, 0);
 }
@@ -130,6 +136,10 @@ static void reap_orphans(void)
 static void cron_cb(uv_timer_t *t)
 {
     (void)t;
+    /* Nothing of the cron runs under a busy script: expiry, saves, client
+     * timeouts would all act in the middle of it (script.c). */
+    if (script_running())
+        return;
     server.cron_runs++;
     if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
         uv_timer_start(&expire_timer, expire_timer_cb, 1, 0);
@@ -270,6 +280,7 @@ int server_start(void)
     lazyfree_init();
     stream_init();
     mem_mark_startup();
+    fn_init();
     if (server.cfg.appendonly) {
         struct replay *replay = replay_new();
         int rc = aof_load(replay_command, replay);
@@ -278,9 +289,10 @@ int server_start(void)
         if (rc == 0 && replay_position(replay, replid, &offset))
             repl_adopt_position(replid, offset);
         replay_free(replay);
-        if (rc < 0 || (rc == 1 && persist_load() < 0) || aof_open() < 0)
+        if (rc < 0 || (rc == 1 && (persist_load() < 0 || fn_install_loaded() < 0)) ||
+            aof_open() < 0)
             return -1;
-    } else if (persist_load() < 0) {
+    } else if (persist_load() < 0 || fn_install_loaded() < 0) {
         return -1;
     }
     propagate_init();

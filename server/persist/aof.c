@@ -44,6 +44,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "snapshot.h"
 #include "zset.h"
 
 #define AOF_IOVS 64
@@ -371,6 +372,14 @@ static void add_list(struct feed *k, const char *key, size_t klen, const struct 
  * RPUSH/PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
 static int write_dataset(int64_t now_ms)
 {
+    /* Function libraries first: a replayed FCALL needs its library. */
+    const char *code;
+    size_t clen;
+    for (size_t i = 0; (code = snap_function_code(i, &clen)); i++) {
+        const char *words[] = {"FUNCTION", "LOAD", code};
+        size_t lens[] = {8, 4, clen};
+        feed_words(&aof.main, 3, words, lens);
+    }
     for (int i = 0; i < server.ks->count; i++) {
         struct db *db = &server.ks->dbs[i];
         for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {

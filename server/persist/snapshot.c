@@ -42,6 +42,7 @@
 #define OP_HASH 0x02
 #define OP_SET 0x03
 #define OP_LIST 0x04
+#define OP_FUNCTION 0xF5
 #define OP_REPL 0xFD
 #define OP_SELECT 0xFE
 #define OP_END 0xFF
@@ -276,6 +277,39 @@ static unsigned record_op(const struct ks_entry *e)
     }
 }
 
+static snap_function_fn *function_code;
+/* The libraries the last load read, until snap_take_loaded_functions. */
+static struct snap_code *loaded_codes;
+static size_t loaded_ncodes;
+
+void snap_on_write_functions(snap_function_fn *fn)
+{
+    function_code = fn;
+}
+
+const char *snap_function_code(size_t i, size_t *len)
+{
+    return function_code ? function_code(i, len) : NULL;
+}
+
+static void drop_loaded_functions(void)
+{
+    for (size_t i = 0; i < loaded_ncodes; i++)
+        xfree(loaded_codes[i].code);
+    xfree(loaded_codes);
+    loaded_codes = NULL;
+    loaded_ncodes = 0;
+}
+
+struct snap_code *snap_take_loaded_functions(size_t *n)
+{
+    struct snap_code *codes = loaded_codes;
+    *n = loaded_ncodes;
+    loaded_codes = NULL;
+    loaded_ncodes = 0;
+    return codes;
+}
+
 static snap_repl_fn *repl_position;
 static struct snap_repl loaded_repl;
 static int loaded_has_repl;
@@ -313,6 +347,12 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
         w_u8(w, OP_REPL);
         w_bytes(w, pos.replid, 40);
         w_varint(w, (uint64_t)pos.offset);
+    }
+    const char *code;
+    size_t clen;
+    for (size_t i = 0; (code = snap_function_code(i, &clen)); i++) {
+        w_u8(w, OP_FUNCTION);
+        w_blob(w, code, clen);
     }
     for (int i = 0; i < ks->count && !w->err; i++) {
         const struct db *db = &ks->dbs[i];
@@ -756,6 +796,23 @@ static int load_header(struct reader *r)
     return 0;
 }
 
+/* One library's code, kept for the caller (snap_take_loaded_functions),
+ * which compiles it: this file knows nothing of functions. */
+static int load_function(struct reader *r)
+{
+    char *code = NULL;
+    size_t cap = 0, len = 0;
+    if (r_blob(r, &code, &cap, &len) < 0) {
+        xfree(code);
+        return -1;
+    }
+    loaded_codes = xrealloc(loaded_codes, (loaded_ncodes + 1) * sizeof(*loaded_codes));
+    loaded_codes[loaded_ncodes].code = code;
+    loaded_codes[loaded_ncodes].len = len;
+    loaded_ncodes++;
+    return 0;
+}
+
 static int load_records(struct load *l)
 {
     struct reader *r = l->r;
@@ -776,6 +833,12 @@ static int load_records(struct load *l)
             loaded_repl.replid[40] = '\0';
             loaded_repl.offset = (long long)n;
             loaded_has_repl = 1;
+            break;
+        case OP_FUNCTION:
+            if (l->db)
+                return r_fail(r, at, "function library after the keys");
+            if (load_function(r) < 0)
+                return -1;
             break;
         case OP_SELECT:
             if (r_varint(r, &n) < 0)
@@ -829,6 +892,7 @@ long long snap_load(struct keyspace *ks, const char *path, const struct snap_lim
     struct stat st;
     *absent = 0;
     loaded_has_repl = 0;
+    drop_loaded_functions();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {
         *absent = 1;

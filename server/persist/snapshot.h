@@ -24,6 +24,9 @@
  *     0xFD REPL    replid (40 bytes) | varint offset
  *                                       version 2 only, first if present: the
  *                                       replication position the data is at
+ *     0xF5 FUNCTION code                 after REPL, before the first SELECT:
+ *                                       one a function library, its FUNCTION
+ *                                       LOAD text (shebang included)
  *     0xFE SELECT  varint db            databases in increasing order, only
  *                                       non-empty ones
  *     0x00 STRING  flags | [i64 deadline] | key | value
@@ -78,6 +81,25 @@ void snap_on_write_repl(snap_repl_fn *fn);
 /* The position the last snap_load read, if it had one: returns 1 and fills
  * *pos, else 0. */
 int snap_loaded_repl(struct snap_repl *pos);
+
+/* Function libraries (FUNCTION LOAD's code), which the registry in core/
+ * owns: a snapshot carries them as opaque texts. The writer asks the hook
+ * for the i-th library's code (borrowed, *len set) until it returns NULL;
+ * set once at start by the registry, NULL: none written. A forked child
+ * reads its copy of the registry through it. */
+typedef const char *snap_function_fn(size_t i, size_t *len);
+void snap_on_write_functions(snap_function_fn *fn);
+/* The hook's answer, NULL when no hook is set (the log's rewrite uses it). */
+const char *snap_function_code(size_t i, size_t *len);
+/* The libraries the last snap_load read, in file order, handed to the
+ * caller, who xfrees each code and the array; NULL with *n = 0 when none.
+ * The registry compiles them on the loop thread once the load is over (a
+ * replica loads on a worker). */
+struct snap_code {
+    char *code;
+    size_t len;
+};
+struct snap_code *snap_take_loaded_functions(size_t *n);
 
 struct ks_entry;
 /* Bytes e's value takes in a snapshot record (after the key): DEBUG

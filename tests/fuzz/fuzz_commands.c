@@ -4,6 +4,10 @@
  * the keyspace under them, run in-process against the real server state
  * (harness.h) with HARNESS_DATABASES databases.
  *
+ * Scripts run too (EVAL and kin, SCRIPT): their bodies come from the input
+ * (the dictionary holds Lua pieces), their redis.calls go through the same
+ * dispatcher, and one still running after HARNESS_SCRIPT_MS is stopped.
+ *
  * Input: a RESP request stream, as a client would send it (multibulk or
  * inline), cut into requests by the real parser with default limits; a
  * protocol error ends the input, as it closes a connection. Three clients

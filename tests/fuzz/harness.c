@@ -28,6 +28,8 @@
 #include "commands.h"
 #include "config.h"
 #include "conn.h"
+#include "eval.h"
+#include "functions.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -38,12 +40,18 @@
 #include "repl_replica.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
+#include "script.h"
 #include "server.h"
 #include "zset.h"
 
 #define REFUSED "ERR refused by the fuzz harness"
 
 static int ready;
+
+static int stop_busy_script(void)
+{
+    return 1;
+}
 
 static void fail(const char *what, const char *why)
 {
@@ -94,6 +102,10 @@ void harness_init(void)
         fail("config_init", NULL);
     server.cfg.databases = HARNESS_DATABASES;
     server.cfg.save_count = 0;
+    /* A script that loops is stopped at its first busy check: there is no
+     * second client to send SCRIPT KILL, and an input must end. */
+    server.cfg.busy_reply_threshold = HARNESS_SCRIPT_MS;
+    script_set_busy_stop(stop_busy_script);
     if (!getenv("RBKV_FUZZ_LOG") && log_open("/dev/null") < 0)
         fail("log_open", "/dev/null");
     server.loop = uv_default_loop();
@@ -106,6 +118,7 @@ void harness_init(void)
     repl_init();
     repl_replica_init();
     pubsub_init();
+    fn_init();
     ready = 1;
 }
 
@@ -144,6 +157,8 @@ void harness_reset(void)
     for (int i = 0; i < server.ks->count; i++)
         ks_flush(&server.ks->dbs[i]);
     server.dirty = 0;
+    eval_flush(); /* cached scripts would pile up from input to input */
+    fn_flush();   /* and function libraries */
     /* Only handles closed already are left: this reaps them, fires nothing. */
     uv_run(server.loop, UV_RUN_NOWAIT);
 }

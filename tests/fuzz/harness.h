@@ -19,11 +19,16 @@ struct keyspace;
 /* Databases of the fuzzed keyspace: few, so SELECT, MOVE and COPY ... DB
  * land on the same ones often. */
 #define HARNESS_DATABASES 4
+/* busy-reply-threshold under fuzzing: a script still running after this
+ * many milliseconds is stopped (script_set_busy_stop), so `while true do
+ * end` costs an input a few milliseconds, not a hang. */
+#define HARNESS_SCRIPT_MS 5
 
 /* Once per process, idempotent: config defaults, logging to /dev/null
  * (RBKV_FUZZ_LOG=1 keeps it on stdout), the default loop (never run but
- * to reap closed handles), the command tables, and server.ks with
- * HARNESS_DATABASES empty databases. */
+ * to reap closed handles), the command tables, server.ks with
+ * HARNESS_DATABASES empty databases, and scripts stopped once past
+ * HARNESS_SCRIPT_MS. harness_reset also empties the script cache. */
 void harness_init(void);
 
 /* Runs c's request through the dispatcher, except the commands that would

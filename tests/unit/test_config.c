@@ -182,6 +182,7 @@ static void test_defaults(void)
         {"latency-monitor-threshold", "0"},
         {"latency-tracking", "yes"},
         {"latency-tracking-info-percentiles", "50 99 99.9"},
+        {"busy-reply-threshold", "5000"},
     };
     /* One more: "dir", whose default is wherever the server was started. */
     CHECK(config_count() == sizeof(want) / sizeof(want[0]) + 1);
@@ -191,6 +192,7 @@ static void test_defaults(void)
     /* Redis's older names find the same setting. */
     CHECK(config_find("hash-max-ziplist-entries", 24) == config_find("hash-max-listpack-entries", 25));
     CHECK(config_find("zset-max-ziplist-value", 22) == config_find("zset-max-listpack-value", 23));
+    CHECK(config_find("lua-time-limit", 14) == config_find("busy-reply-threshold", 20));
     CHECK(config_find("maxmemoryx", 9) == config_find("maxmemory", 9)); /* length-bounded */
     CHECK(config_find("nosuch", 6) == -1);
     config_destroy(&cfg);

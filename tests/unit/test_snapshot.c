@@ -567,6 +567,84 @@ static void test_repl_position(void)
     unlink(path);
 }
 
+static const char *const libraries[] = {"#!lua name=a\nreturn 1", "#!lua name=b\n\0binary"};
+static const size_t library_lens[] = {21, 20};
+
+static const char *give_library(size_t i, size_t *len)
+{
+    if (i >= 2)
+        return NULL;
+    *len = library_lens[i];
+    return libraries[i];
+}
+
+static void expect_refused(const char *path, size_t size, const char *what, size_t at);
+
+/* Function libraries: written before the keys, read back in order for the
+ * registry to take; a load without them leaves none to take (nothing
+ * stale); truncated anywhere, or after a key, is refused without a leak. */
+static void test_functions(void)
+{
+    size_t mem0 = mem_used();
+    char path[300], err[512];
+    path_of(path, sizeof(path), "functions.rbkv");
+    struct keyspace *a = ks_new(DBS);
+    add_string(&a->dbs[1], "k", 1, "v", 1, -1);
+    snap_on_write_functions(give_library);
+    CHECK_MSG(snap_save(a, path, 1000, err, sizeof(err)) == 0, "%s", err);
+    snap_on_write_functions(NULL);
+    struct keyspace *b = load_or_null(path, err, sizeof(err));
+    CHECK_MSG(b != NULL, "with libraries: %s", err);
+    compare(a, b);
+    ks_free(b);
+    size_t n;
+    struct snap_code *codes = snap_take_loaded_functions(&n);
+    CHECK(n == 2);
+    for (size_t i = 0; i < n && i < 2; i++) {
+        CHECK(codes[i].len == library_lens[i] && !memcmp(codes[i].code, libraries[i], codes[i].len));
+        xfree(codes[i].code);
+    }
+    xfree(codes);
+    CHECK(snap_take_loaded_functions(&n) == NULL && n == 0);
+
+    unsigned char buf[512];
+    FILE *f = fopen(path, "rb");
+    size_t size = f ? fread(buf, 1, sizeof(buf), f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(size > 17 && buf[16] == 0xF5);
+    for (size_t cut = 17; cut < size; cut++) {
+        write_file(path, buf, cut);
+        expect_refused(path, cut, "truncated", cut);
+    }
+    codes = snap_take_loaded_functions(&n);
+    for (size_t i = 0; i < n; i++)
+        xfree(codes[i].code);
+    xfree(codes);
+
+    /* A library after the first SELECT: the loader sees keys first. */
+    unsigned char late[] = {'R', 'B', 'K', 'V', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                            0xFE, 0, 0xF5, 1, 'x', 0xFF, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t crc = snap_crc64(0, late, sizeof(late) - 8);
+    for (int i = 0; i < 8; i++)
+        late[sizeof(late) - 8 + i] = (unsigned char)(crc >> (8 * i));
+    write_file(path, late, sizeof(late));
+    b = ks_new(DBS);
+    int absent;
+    CHECK(snap_load(b, path, &limits, &absent, err, sizeof(err)) < 0 &&
+          strstr(err, "function library after the keys"));
+    ks_free(b);
+    ks_free(a);
+    /* A load without libraries drops what a failed one read. */
+    CHECK_MSG(snap_save(a = ks_new(DBS), path, 1000, err, sizeof(err)) == 0, "%s", err);
+    b = load_or_null(path, err, sizeof(err));
+    CHECK(b && snap_take_loaded_functions(&n) == NULL && n == 0);
+    ks_free(b);
+    ks_free(a);
+    unlink(path);
+    CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
+}
+
 static void write_file(const char *path, const unsigned char *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -690,7 +768,8 @@ int main(int argc, char **argv)
                  {"badmaps", test_badmaps},
                  {"corrupt", test_corrupt},
                  {"save", test_save_errors},
-                 {"repl", test_repl_position}};
+                 {"repl", test_repl_position},
+                 {"functions", test_functions}};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         int run = argc < 2;
         for (int j = 1; j < argc; j++)

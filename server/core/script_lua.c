@@ -1,0 +1,734 @@
+/*
+ * script_lua.c - Lua states for scripts: libraries, the redis library, the
+ * sandbox, and running a function under a script run (script_lua.h).
+ *
+ * Owns: each state's allocator record (struct state_ud, freed with the
+ * state) which counts its bytes and points at the run in progress, so the
+ * redis library's C functions find their run without globals.
+ *
+ * The sandbox, as Redis 7.0.15 shows it to scripts: the globals are those
+ * of Redis's allow list that Debian's Lua has (no os, io, package, require,
+ * module, dofile, loadfile, print, getfenv, setfenv, newproxy, debug);
+ * sealing swaps the globals table and every library table for read-only
+ * proxies. A proxy is an empty table whose metatable reads through to the
+ * real table and raises on writes; Redis patches its Lua to mark tables
+ * read-only instead, which Debian's Lua cannot do, so pairs() over a
+ * library table or _G sees nothing here (docs/scripting.md). rawset and
+ * setmetatable refuse proxies, so nothing a script does outlives it.
+ */
+#include "script_lua.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "client.h"
+#include "command.h"
+#include "log.h"
+#include "mem.h"
+#include "resp_parser.h"
+#include "script.h"
+#include "script_conv.h"
+#include "server.h"
+#include "sha1.h"
+
+int luaopen_cjson(lua_State *L);
+int luaopen_bit(lua_State *L);
+
+/* Redis's count hook period: the engine looks at the clock this often. */
+#define HOOK_INSTRUCTIONS 100000
+/* A GC step every so many calls, as Redis's LUA_GC_CYCLE_PERIOD, so a full
+ * collection never lands in one script. */
+#define GC_CYCLE_PERIOD 50
+#define REAL_GLOBALS "rbkv_globals"
+#define ERR_HANDLER "rbkv_err_handler"
+#define READONLY_MARK "__rbkv_readonly"
+
+struct state_ud {
+    size_t bytes;              /* what the state holds */
+    struct script_run *run;    /* the run in progress on this state, or NULL */
+    uint64_t rand48;           /* math.random's state (Redis's redisLrand48) */
+};
+
+static struct state_ud *ud_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+static void *lua_alloc_cb(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    struct state_ud *s = ud;
+    if (nsize == 0) {
+        xfree(ptr);
+        s->bytes -= osize;
+        return NULL;
+    }
+    void *p = xrealloc(ptr, nsize);
+    s->bytes += nsize - (ptr ? osize : 0);
+    return p;
+}
+
+/* ---- errors ---- */
+
+/* Raises Redis's error table for text (see script_conv_push_error). */
+static int raise_error(lua_State *L, const char *text)
+{
+    script_conv_push_error(L, text);
+    return lua_error(L);
+}
+
+static struct script_run *run_or_raise(lua_State *L, const char *what)
+{
+    struct script_run *run = ud_of(L)->run;
+    if (!run) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "%s can only be called inside a script invocation", what);
+        raise_error(L, msg);
+    }
+    return run;
+}
+
+/* ---- the redis library ---- */
+
+#define MAX_INLINE_ARGS 16
+
+/* redis.call (raise 1) and redis.pcall (raise 0). */
+static int redis_generic_call(lua_State *L, int raise)
+{
+    static int inuse; /* a debug hook could call in again; Redis refuses it too */
+    struct script_run *run = run_or_raise(L, "redis.call/pcall");
+    int argc = lua_gettop(L);
+    if (argc == 0) {
+        script_conv_push_error(L, "Please specify at least one argument for this redis lib call");
+        return raise ? lua_error(L) : 1;
+    }
+    struct resp_slice inline_argv[MAX_INLINE_ARGS];
+    char numbuf[MAX_INLINE_ARGS][32];
+    struct resp_slice *argv = argc <= MAX_INLINE_ARGS ? inline_argv : xmalloc(sizeof(*argv) * (size_t)argc);
+    char *heap_nums = NULL;
+    if (argc > MAX_INLINE_ARGS)
+        heap_nums = xmalloc(32 * (size_t)argc);
+    int bad = 0;
+    for (int j = 0; j < argc; j++) {
+        char *num = argc <= MAX_INLINE_ARGS ? numbuf[j] : heap_nums + 32 * j;
+        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+            /* Not lua_tolstring: its %.14g loses digits. */
+            int n = snprintf(num, 32, "%.17g", (double)lua_tonumber(L, j + 1));
+            argv[j] = (struct resp_slice){num, (size_t)n};
+        } else if (lua_type(L, j + 1) == LUA_TSTRING) {
+            size_t len;
+            const char *s = lua_tolstring(L, j + 1, &len);
+            argv[j] = (struct resp_slice){s, len};
+        } else {
+            bad = 1;
+            break;
+        }
+    }
+    if (bad || inuse) {
+        if (argv != inline_argv)
+            xfree(argv);
+        xfree(heap_nums);
+        lua_settop(L, 0);
+        if (inuse) {
+            log_msg(LOG_WARNING, "luaRedisGenericCommand() recursive call detected. Are you "
+                                 "doing funny stuff with Lua debug hooks?");
+            script_conv_push_error(L, "luaRedisGenericCommand() recursive call detected. Are you "
+                                      "doing funny stuff with Lua debug hooks?");
+            return 1;
+        }
+        script_conv_push_error(L, "Lua redis lib command arguments must be strings or integers");
+        return raise ? lua_error(L) : 1;
+    }
+    inuse = 1;
+    size_t len;
+    const char *err;
+    /* The arguments stay on the stack (their strings are the slices)
+     * until the reply is pushed. */
+    const char *reply = script_call(run, argc, argv, &len, &err);
+    inuse = 0;
+    if (argv != inline_argv)
+        xfree(argv);
+    xfree(heap_nums);
+    if (!reply) {
+        lua_settop(L, 0);
+        script_conv_push_error(L, err);
+        lua_pushstring(L, "ignore_error_stats_update");
+        lua_pushboolean(L, 1);
+        lua_settable(L, -3);
+        return raise ? lua_error(L) : 1;
+    }
+    int is_error = len > 0 && reply[0] == '-';
+    script_conv_push_reply(L, reply, len);
+    lua_replace(L, 1);
+    lua_settop(L, 1);
+    return raise && is_error ? lua_error(L) : 1;
+}
+
+static int redis_call(lua_State *L)
+{
+    return redis_generic_call(L, 1);
+}
+
+static int redis_pcall(lua_State *L)
+{
+    return redis_generic_call(L, 0);
+}
+
+/* The global pcall: Redis 7 raises tables, and scripts written for older
+ * versions expect pcall to hand back the message. */
+static int global_pcall(lua_State *L)
+{
+    int argc = lua_gettop(L);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0)) {
+        lua_remove(L, 1);
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            if (lua_isstring(L, -1))
+                lua_replace(L, -2);
+            else
+                lua_pop(L, 1);
+        }
+        lua_pushboolean(L, 0);
+        lua_insert(L, 1);
+    }
+    return lua_gettop(L);
+}
+
+static int redis_sha1hex(lua_State *L)
+{
+    if (lua_gettop(L) != 1)
+        return raise_error(L, "wrong number of arguments");
+    size_t len;
+    const char *s = lua_tolstring(L, 1, &len);
+    unsigned char digest[SHA1_LEN];
+    char hex[2 * SHA1_LEN + 1];
+    sha1(s ? s : "", s ? len : 0, digest);
+    for (int i = 0; i < SHA1_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int redis_error_reply(lua_State *L)
+{
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+        script_conv_push_error(L, "wrong number or type of arguments");
+        return 1;
+    }
+    const char *err = lua_tostring(L, -1);
+    if (err[0] == '-') {
+        script_conv_push_error(L, err);
+    } else {
+        lua_pushliteral(L, "-");
+        lua_pushvalue(L, 1);
+        lua_concat(L, 2);
+        script_conv_push_error(L, lua_tostring(L, -1));
+    }
+    return 1;
+}
+
+static int redis_status_reply(lua_State *L)
+{
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+        script_conv_push_error(L, "wrong number or type of arguments");
+        return 1;
+    }
+    lua_newtable(L);
+    lua_pushstring(L, "ok");
+    lua_pushvalue(L, -3);
+    lua_settable(L, -3);
+    return 1;
+}
+
+static int redis_log(lua_State *L)
+{
+    int argc = lua_gettop(L);
+    if (argc < 2)
+        return raise_error(L, "redis.log() requires two arguments or more.");
+    if (!lua_isnumber(L, 1))
+        return raise_error(L, "First argument must be a number (log level).");
+    int level = (int)lua_tonumber(L, 1);
+    if (level < LOG_DEBUG || level > LOG_WARNING)
+        return raise_error(L, "Invalid debug level.");
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int j = 2; j <= argc; j++) {
+        size_t len;
+        const char *s = lua_tolstring(L, j, &len);
+        if (!s)
+            continue;
+        if (j != 2)
+            luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, s, len);
+    }
+    luaL_pushresult(&b);
+    log_msg((enum log_level)level, "%s", lua_tostring(L, -1));
+    return 0;
+}
+
+static int redis_setresp(lua_State *L)
+{
+    struct script_run *run = run_or_raise(L, "redis.setresp");
+    if (lua_gettop(L) != 1)
+        return raise_error(L, "redis.setresp() requires one argument.");
+    int resp = (int)lua_tonumber(L, 1);
+    if (resp != 2 && resp != 3)
+        return raise_error(L, "RESP version must be 2 or 3.");
+    run->resp = resp;
+    return 0;
+}
+
+/* Accepted and checked as Redis does; every write still reaches both the
+ * log and the replicas (docs/scripting.md). */
+static int redis_set_repl(lua_State *L)
+{
+    struct script_run *run = run_or_raise(L, "redis.set_repl");
+    if (lua_gettop(L) != 1)
+        return raise_error(L, "redis.set_repl() requires two arguments.");
+    int flags = (int)lua_tonumber(L, -1);
+    if (flags & ~SCRIPT_REPL_ALL)
+        return raise_error(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
+                              "REPL_NONE.");
+    run->repl = flags;
+    return 0;
+}
+
+static int redis_replicate_commands(lua_State *L)
+{
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* No debugger: redis.breakpoint answers false and redis.debug does
+ * nothing, as in Redis without LDB. */
+static int redis_breakpoint(lua_State *L)
+{
+    lua_pushboolean(L, 0);
+    return 1;
+}
+
+static int redis_debug(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* There are no ACL users: every existing command is allowed. */
+static int redis_acl_check_cmd(lua_State *L)
+{
+    run_or_raise(L, "redis.acl_check_cmd");
+    size_t len;
+    const char *name = lua_gettop(L) ? lua_tolstring(L, 1, &len) : NULL;
+    if (!name)
+        return raise_error(L, "Please specify at least one argument for this redis lib call");
+    if (!command_lookup(name, len))
+        return raise_error(L, "Invalid command passed to redis.acl_check_cmd()");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* ---- math.random, as Redis's (rand.c's drand48 sequence) ---- */
+
+#define RAND48_MASK ((UINT64_C(1) << 48) - 1)
+
+static void rand48_seed(struct state_ud *s, int32_t seed)
+{
+    s->rand48 = (((uint64_t)(uint32_t)seed << 16) | 0x330E) & RAND48_MASK;
+}
+
+static int32_t rand48_next(struct state_ud *s)
+{
+    s->rand48 = (s->rand48 * UINT64_C(0x5DEECE66D) + 0xB) & RAND48_MASK;
+    return (int32_t)(s->rand48 >> 17);
+}
+
+static int math_random(lua_State *L)
+{
+    run_or_raise(L, "math.random");
+    struct state_ud *s = ud_of(L);
+    lua_Number r = (lua_Number)(rand48_next(s) % INT32_MAX) / (lua_Number)INT32_MAX;
+    switch (lua_gettop(L)) {
+    case 0:
+        lua_pushnumber(L, r);
+        break;
+    case 1: {
+        int u = luaL_checkint(L, 1);
+        luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+        lua_pushnumber(L, floor(r * u) + 1);
+        break;
+    }
+    case 2: {
+        int l = luaL_checkint(L, 1), u = luaL_checkint(L, 2);
+        luaL_argcheck(L, l <= u, 2, "interval is empty");
+        lua_pushnumber(L, floor(r * (u - l + 1)) + l);
+        break;
+    }
+    default:
+        return luaL_error(L, "wrong number of arguments");
+    }
+    return 1;
+}
+
+static int math_randomseed(lua_State *L)
+{
+    run_or_raise(L, "math.randomseed");
+    rand48_seed(ud_of(L), luaL_checkint(L, 1));
+    return 0;
+}
+
+/* ---- the state ---- */
+
+static void set_fn(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_pushcfunction(L, f);
+    lua_setfield(L, -2, name);
+}
+
+static void set_num(lua_State *L, const char *name, lua_Number n)
+{
+    lua_pushnumber(L, n);
+    lua_setfield(L, -2, name);
+}
+
+static void open_lib(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_pushcfunction(L, f);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 0);
+}
+
+static void register_redis(lua_State *L)
+{
+    lua_newtable(L);
+    set_fn(L, "call", redis_call);
+    set_fn(L, "pcall", redis_pcall);
+    set_fn(L, "log", redis_log);
+    set_num(L, "LOG_DEBUG", LOG_DEBUG);
+    set_num(L, "LOG_VERBOSE", LOG_VERBOSE);
+    set_num(L, "LOG_NOTICE", LOG_NOTICE);
+    set_num(L, "LOG_WARNING", LOG_WARNING);
+    lua_pushstring(L, SCRIPT_REDIS_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    set_num(L, "REDIS_VERSION_NUM", SCRIPT_REDIS_VERSION_NUM);
+    set_fn(L, "setresp", redis_setresp);
+    set_fn(L, "sha1hex", redis_sha1hex);
+    set_fn(L, "error_reply", redis_error_reply);
+    set_fn(L, "status_reply", redis_status_reply);
+    set_fn(L, "set_repl", redis_set_repl);
+    set_num(L, "REPL_NONE", SCRIPT_REPL_NONE);
+    set_num(L, "REPL_AOF", SCRIPT_REPL_AOF);
+    set_num(L, "REPL_SLAVE", SCRIPT_REPL_SLAVE);
+    set_num(L, "REPL_REPLICA", SCRIPT_REPL_SLAVE);
+    set_num(L, "REPL_ALL", SCRIPT_REPL_ALL);
+    set_fn(L, "replicate_commands", redis_replicate_commands);
+    set_fn(L, "breakpoint", redis_breakpoint);
+    set_fn(L, "debug", redis_debug);
+    set_fn(L, "acl_check_cmd", redis_acl_check_cmd);
+    lua_setglobal(L, "redis");
+
+    lua_getglobal(L, "math");
+    set_fn(L, "random", math_random);
+    set_fn(L, "randomseed", math_randomseed);
+    lua_pop(L, 1);
+}
+
+/* Redis's error handler: every error becomes {err=, source=, line=} with
+ * the script's position (the C function's caller when raised in C). It
+ * keeps debug as an upvalue; the global goes. */
+static const char err_handler_src[] =
+    "local dbg = debug\n"
+    "return function(err)\n"
+    "  local i = dbg.getinfo(2, 'nSl')\n"
+    "  if i and i.what == 'C' then i = dbg.getinfo(3, 'nSl') end\n"
+    "  if type(err) ~= 'table' then err = {err = 'ERR ' .. tostring(err)} end\n"
+    "  if i then err['source'] = i.source; err['line'] = i.currentline end\n"
+    "  return err\n"
+    "end\n";
+
+lua_State *script_lua_new(void)
+{
+    struct state_ud *ud = xcalloc(1, sizeof(*ud));
+    lua_State *L = lua_newstate(lua_alloc_cb, ud);
+    if (!L) {
+        xfree(ud);
+        return NULL;
+    }
+    open_lib(L, "", luaopen_base);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, LUA_DBLIBNAME, luaopen_debug);
+    /* Debian builds lua-cjson without its global: set both ourselves. */
+    lua_pushcfunction(L, luaopen_cjson);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "cjson");
+    lua_pushcfunction(L, luaopen_bit);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "bit");
+    register_redis(L);
+    lua_pushcfunction(L, global_pcall);
+    lua_setglobal(L, "pcall");
+
+    if (luaL_loadbuffer(L, err_handler_src, sizeof(err_handler_src) - 1, "=err_handler") ||
+        lua_pcall(L, 0, 1, 0)) {
+        lua_close(L);
+        xfree(ud);
+        return NULL;
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, ERR_HANDLER);
+    lua_setglobal(L, "__redis__err__handler");
+
+    static const char *const removed[] = {"debug", "dofile", "loadfile", "print", "getfenv",
+                                          "setfenv", "newproxy", "module", "require", "package"};
+    for (size_t i = 0; i < sizeof(removed) / sizeof(removed[0]); i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, removed[i]);
+    }
+    return L;
+}
+
+/* ---- sealing ---- */
+
+static int readonly_error(lua_State *L)
+{
+    return luaL_error(L, "Attempt to modify a readonly table");
+}
+
+/* __index of the globals proxy: upvalue 1 is the real table. */
+static int global_index(lua_State *L)
+{
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (lua_isnil(L, -1)) {
+        const char *name = lua_tostring(L, 2);
+        return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                          name ? name : "?");
+    }
+    return 1;
+}
+
+/* Replaces the table at idx's place by nothing; pushes a proxy reading
+ * through to it (a function __index when globals, else the table). */
+static void push_proxy(lua_State *L, int idx, int globals)
+{
+    idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+    lua_newtable(L);               /* the proxy */
+    lua_newtable(L);               /* its metatable */
+    lua_pushvalue(L, idx);
+    if (globals)
+        lua_pushcclosure(L, global_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_error);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, READONLY_MARK);
+    lua_setmetatable(L, -2);
+}
+
+static int is_readonly(lua_State *L, int idx)
+{
+    if (!lua_getmetatable(L, idx))
+        return 0;
+    lua_getfield(L, -1, READONLY_MARK);
+    int ro = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    return ro;
+}
+
+/* The error Redis's patched Lua raises, without a position. */
+static int raise_readonly(lua_State *L)
+{
+    lua_pushliteral(L, "Attempt to modify a readonly table");
+    return lua_error(L);
+}
+
+static int safe_rawset(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_readonly(L, 1))
+        return raise_readonly(L);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int safe_setmetatable(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_readonly(L, 1))
+        return raise_readonly(L);
+    int t = lua_type(L, 2);
+    if (t != LUA_TNIL && t != LUA_TTABLE)
+        return luaL_typerror(L, 2, "nil or table");
+    if (luaL_getmetafield(L, 1, "__metatable"))
+        return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+void script_lua_seal(lua_State *L)
+{
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, safe_rawset);
+    lua_setglobal(L, "rawset");
+    lua_pushcfunction(L, safe_setmetatable);
+    lua_setglobal(L, "setmetatable");
+
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    int real = lua_gettop(L);
+    /* Every library table (string, math, redis, ...) behind a proxy. */
+    lua_pushnil(L);
+    while (lua_next(L, real)) {
+        if (lua_istable(L, -1) && !lua_rawequal(L, -1, real)) {
+            push_proxy(L, -1, 0);
+            lua_pushvalue(L, -3); /* the key */
+            lua_insert(L, -2);
+            lua_rawset(L, real);
+        }
+        lua_pop(L, 1);
+    }
+    /* Strings' methods through the string proxy, and their metatable out
+     * of reach (getmetatable("") gives a read-only view of it). */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_getfield(L, real, "string");
+    lua_setfield(L, -2, "__index");
+    push_proxy(L, -1, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+
+    push_proxy(L, real, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, real, "_G");
+    lua_pushvalue(L, real);
+    lua_setfield(L, LUA_REGISTRYINDEX, REAL_GLOBALS);
+    lua_replace(L, LUA_GLOBALSINDEX);
+    lua_settop(L, top);
+}
+
+void script_lua_free(lua_State *L)
+{
+    if (!L)
+        return;
+    struct state_ud *ud = ud_of(L);
+    lua_close(L);
+    xfree(ud);
+}
+
+size_t script_lua_memory(lua_State *L)
+{
+    return ud_of(L)->bytes;
+}
+
+int script_lua_load(lua_State *L, const char *chunkname, const char *code, size_t len, char *err,
+                    size_t errlen)
+{
+    if (luaL_loadbuffer(L, code, len, chunkname) == 0)
+        return 0;
+    snprintf(err, errlen, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error");
+    lua_pop(L, 1);
+    return -1;
+}
+
+/* ---- running ---- */
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct script_run *run = ud_of(L)->run;
+    if (!run || !script_interrupt(run))
+        return;
+    log_msg(LOG_WARNING, "Lua script killed by user with SCRIPT KILL.");
+    /* Every line from now on raises again, so pcall cannot catch it for
+     * good. */
+    lua_sethook(L, count_hook, LUA_MASKLINE, 0);
+    raise_error(L, "Script killed by user with SCRIPT KILL...");
+}
+
+static void push_array(lua_State *L, int n, const struct resp_slice *v)
+{
+    lua_createtable(L, n, 0);
+    for (int j = 0; j < n; j++) {
+        lua_pushlstring(L, v[j].ptr, v[j].len);
+        lua_rawseti(L, -2, j + 1);
+    }
+}
+
+static void reply_error(lua_State *L, struct script_run *run)
+{
+    struct resp_out *o = &run->caller->out;
+    if (!lua_istable(L, -1)) {
+        const char *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+        resp_add_errorf(o, "ERR Error running script %s, %.100s", run->name, msg);
+        return;
+    }
+    lua_getfield(L, -1, "err");
+    lua_getfield(L, -2, "source");
+    lua_getfield(L, -3, "line");
+    const char *msg = lua_tostring(L, -3);
+    const char *source = lua_tostring(L, -2);
+    const char *line = lua_tostring(L, -1);
+    if (!msg)
+        msg = "";
+    if (source && line)
+        resp_add_errorf(o, "%s script: %s, on %s:%s.", msg, run->name, source, line);
+    else
+        resp_add_error(o, msg);
+    lua_pop(L, 3);
+}
+
+void script_lua_call(lua_State *L, struct script_run *run, enum script_lua_pass pass, int nkeys,
+                     const struct resp_slice *keys, int nargs, const struct resp_slice *args)
+{
+    static long gc_count;
+    struct state_ud *ud = ud_of(L);
+    ud->run = run;
+    /* The same sequence at every call, so replicas and replays agree. */
+    rand48_seed(ud, 0);
+
+    lua_getfield(L, LUA_REGISTRYINDEX, ERR_HANDLER);
+    lua_insert(L, -2); /* handler, function */
+    int handler = lua_gettop(L) - 1, nparams = 0;
+    if (pass == SCRIPT_LUA_GLOBALS) {
+        lua_getfield(L, LUA_REGISTRYINDEX, REAL_GLOBALS);
+        push_array(L, nkeys, keys);
+        lua_setfield(L, -2, "KEYS");
+        push_array(L, nargs, args);
+        lua_setfield(L, -2, "ARGV");
+        lua_pop(L, 1);
+    } else {
+        push_array(L, nkeys, keys);
+        push_array(L, nargs, args);
+        nparams = 2;
+    }
+    if (server.cfg.busy_reply_threshold > 0)
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    int err = lua_pcall(L, nparams, 1, handler);
+    if (++gc_count == GC_CYCLE_PERIOD) {
+        lua_gc(L, LUA_GCSTEP, GC_CYCLE_PERIOD);
+        gc_count = 0;
+    }
+    if (err)
+        reply_error(L, run);
+    else
+        script_conv_write_value(L, &run->caller->out, run->resp);
+    if (err)
+        lua_pop(L, 1);
+    lua_pop(L, 1); /* the handler */
+    lua_sethook(L, NULL, 0, 0);
+    ud->run = NULL;
+}
