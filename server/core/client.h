@@ -21,6 +21,7 @@ struct db;
 struct command;
 struct reply_stream;
 struct postponed_request;
+struct tls_conn;
 
 /* Client flags. */
 #define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once replies are out */
@@ -71,7 +72,8 @@ struct client {
     char last_sub[24];               /* its subcommand, lower case, for containers */
 
     struct resp_parser parser;
-    struct resp_out out;
+    struct resp_out out;          /* plaintext replies */
+    struct tls_conn *tls;         /* tls.c: owned; NULL on a plaintext connection */
 
     /* The request being executed. */
     int argc;
