@@ -74,6 +74,7 @@ struct client {
     struct resp_parser parser;
     struct resp_out out;          /* plaintext replies */
     struct tls_conn *tls;         /* tls.c: owned; NULL on a plaintext connection */
+    void (*raw_read)(struct client *c, const char *p, ssize_t n); /* conn_read_raw's owner */
 
     /* The request being executed. */
     int argc;

@@ -221,6 +221,63 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     conn_run_unblocked();
 }
 
+/* ---- bytes read by their owner (conn_read_raw) ---- */
+
+/* One read's plaintext: a read takes at most TLS's read room of ciphertext,
+ * and with what a partial record held back, its plaintext fits. */
+#define RAW_CHUNK (64 * 1024)
+static char raw_chunk[RAW_CHUNK];
+
+static void raw_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct client *c = h->data;
+    char *p;
+    size_t cap;
+    (void)suggested;
+    if (c->tls) {
+        tls_read_space(c->tls, &p, &cap);
+        *buf = uv_buf_init(p, (unsigned int)cap);
+    } else {
+        *buf = uv_buf_init(raw_chunk, sizeof(raw_chunk));
+    }
+}
+
+static void raw_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct client *c = s->data;
+    if (nread == 0)
+        return;
+    if (nread < 0 || !c->tls) {
+        c->raw_read(c, buf->base, nread);
+        return;
+    }
+    /* All of it decrypted before the owner sees any, so the owner's "the
+     * rest" when it hands over to conn.c's own reads (a replica's link
+     * going up) is the whole rest. */
+    tls_read_commit(c->tls, (size_t)nread);
+    size_t used = 0;
+    long n = 0;
+    while (used < sizeof(raw_chunk) &&
+           (n = tls_read(c->tls, raw_chunk + used, sizeof(raw_chunk) - used)) > 0)
+        used += (size_t)n;
+    if (used)
+        c->raw_read(c, raw_chunk, (ssize_t)used);
+    if (c->flags & CLIENT_CLOSING)
+        return;
+    if (n < 0) {
+        log_warning("TLS error on the link to %s: %s", c->addr, tls_error(c->tls));
+        c->raw_read(c, NULL, UV_EPROTO);
+        return;
+    }
+    conn_send(c); /* the handshake's next message, and what waited for its end */
+}
+
+int conn_read_raw(struct client *c, conn_bytes_fn *on_bytes)
+{
+    c->raw_read = on_bytes;
+    return uv_read_start(&c->h.stream, raw_alloc_cb, raw_read_cb);
+}
+
 void conn_start_reading(struct client *c)
 {
     c->flags &= ~CLIENT_READ_PAUSED;
@@ -571,11 +628,17 @@ static void list_client(struct client *c)
     server.client_count++;
 }
 
-struct client *conn_new_outgoing(void)
+struct client *conn_new_outgoing(int tls)
 {
     struct client *c = client_new();
     if (!c)
         return NULL;
+    if (tls && !(c->tls = tls_conn_new(0))) {
+        resp_parser_destroy(&c->parser);
+        resp_out_destroy(&c->out);
+        xfree(c);
+        return NULL;
+    }
     uv_tcp_init(server.loop, &c->h.tcp);
     c->h.handle.data = c;
     list_client(c);

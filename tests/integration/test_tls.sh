@@ -11,6 +11,8 @@
 #               gets no reply; the server serves on afterwards (and logs each refusal)
 #   optional    tls-auth-clients optional: without a certificate served, with a bad one refused
 #   protocols   tls-protocols TLSv1.3 refuses a TLSv1.2 handshake (a downgrade) and takes TLSv1.3
+#   replication a replica with tls-replication yes follows the primary's tls-port: the full sync
+#               (the 1 MB value) and a write streamed after it
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
 #               once; a missing file is refused with Redis's error and the old one keeps serving
 #   start       a certificate that does not load, a key that does not match, tls-port without a
@@ -27,7 +29,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/server.sh"
 
 CERTS=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-tls-XXXXXX") || exit 1
-trap 'st=$?; rm -rf "$CERTS"; (exit $st); server_cleanup' EXIT
+REPLICA_PID=
+trap 'st=$?; [ -n "$REPLICA_PID" ] && kill -9 "$REPLICA_PID"; rm -rf "$CERTS"; (exit $st); server_cleanup' EXIT
 failures=0
 fail() {
   echo "FAIL: $*" >&2
@@ -107,6 +110,32 @@ expect "pipelined INCRs" "$(cli client GET counter)" 20000
 out=$(timeout 60 redis-benchmark -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt" \
   --cert "$CERTS/client.crt" --key "$CERTS/client.key" -t set,get -n 20000 -P 16 -c 20 -q 2>&1)
 [ "$(echo "$out" | grep -c 'requests per second')" -eq 2 ] || fail "redis-benchmark --tls: $out"
+
+# ---- replication over TLS: the replica's link to the primary's tls-port ----
+REPLICA_PID=
+replica_port=$(free_port)
+mkdir -p "$CERTS/replica"
+(cd "$CERTS/replica" && exec "$server_bin" --port "$replica_port" --save "" --appendonly no \
+  "${TLS_FLAGS[@]}" --tls-replication yes --replicaof 127.0.0.1 "$TLS_PORT") \
+  >"$CERTS/replica.log" 2>&1 &
+REPLICA_PID=$!
+for ((i = 0; i < 200; i++)); do
+  redis-cli -p "$replica_port" INFO replication 2>/dev/null | grep -q "master_link_status:up" && break
+  sleep 0.05
+done
+redis-cli -p "$replica_port" INFO replication | grep -q "master_link_status:up" ||
+  fail "replica over TLS: link not up: $(tail -n 5 "$CERTS/replica.log")"
+expect "full sync over TLS, the 1 MB value" "$(redis-cli -p "$replica_port" STRLEN big)" \
+  "$(stat -c %s "$CERTS/big")"
+cli client SET after-sync 42 >/dev/null
+for ((i = 0; i < 100; i++)); do
+  [ "$(redis-cli -p "$replica_port" GET after-sync)" = 42 ] && break
+  sleep 0.05
+done
+expect "a write streamed over TLS" "$(redis-cli -p "$replica_port" GET after-sync)" 42
+kill -TERM "$REPLICA_PID"
+wait "$REPLICA_PID" || fail "the replica did not exit 0"
+REPLICA_PID=
 
 # ---- refused ----
 out=$(cli "" PING)
