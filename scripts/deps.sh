@@ -2,7 +2,7 @@
 # Installs the Debian packages that building, testing or benchmarking rbkv needs, when they are missing.
 # usage: scripts/deps.sh [build|test|bench|fuzz|lint]...   (build is always included)
 set -euo pipefail
-want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev)
+want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev libssl-dev)
 for what in "$@"; do
   case "$what" in
     build) ;;
@@ -10,7 +10,7 @@ for what in "$@"; do
     # tests/integration/test_exporter.sh. redis-server: the tests' reference. nodejs npm: tests/clients. Only when npm
     # is missing: NodeSource's nodejs ships npm itself and conflicts with Debian's npm package, which
     # apt would then resolve by removing nodejs.
-    test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux)
+    test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux openssl)
           command -v npm >/dev/null || want+=(nodejs npm) ;;
     bench) want+=(redis-tools redis-server gnuplot-nox) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
