@@ -151,6 +151,15 @@ static void pause_reading(struct client *c)
     }
 }
 
+/* A TLS client's reads go to the TLS layer's buffer, as ciphertext. */
+static void tls_read_buf(struct client *c, uv_buf_t *buf)
+{
+    char *p;
+    size_t cap;
+    tls_read_space(c->tls, &p, &cap);
+    *buf = uv_buf_init(p, (unsigned int)cap);
+}
+
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct client *c = h->data;
@@ -158,8 +167,7 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     size_t cap;
     (void)suggested;
     if (c->tls) {
-        tls_read_space(c->tls, &p, &cap);
-        *buf = uv_buf_init(p, (unsigned int)cap);
+        tls_read_buf(c, buf);
         return;
     }
     if (resp_parser_reserve(&c->parser, READ_SUGGESTED, &p, &cap) < 0) {
@@ -231,15 +239,11 @@ static char raw_chunk[RAW_CHUNK];
 static void raw_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct client *c = h->data;
-    char *p;
-    size_t cap;
     (void)suggested;
-    if (c->tls) {
-        tls_read_space(c->tls, &p, &cap);
-        *buf = uv_buf_init(p, (unsigned int)cap);
-    } else {
+    if (c->tls)
+        tls_read_buf(c, buf);
+    else
         *buf = uv_buf_init(raw_chunk, sizeof(raw_chunk));
-    }
 }
 
 static void raw_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
@@ -889,31 +893,30 @@ static int listen_unix(void)
     return 0;
 }
 
+/* Listens on port at every bind address; -1 when one that is not optional
+ * failed, or none could be listened on. */
+static int listen_port(int port, int is_tls)
+{
+    for (int i = 0; i < server.cfg.bind_count; i++) {
+        if (listen_tcp(server.cfg.bind[i], port, is_tls) < 0)
+            return -1;
+    }
+    if ((is_tls ? server.tls_listener_count : server.listener_count) == 0) {
+        log_warning("No bind address could be listened on%s", is_tls ? " for TLS" : "");
+        return -1;
+    }
+    return 0;
+}
+
 int conn_listen(void)
 {
     uv_check_init(server.loop, &sync_check);
     uv_idle_init(server.loop, &sync_idle);
     sync_handles = 1;
-    if (server.cfg.port) {
-        for (int i = 0; i < server.cfg.bind_count; i++) {
-            if (listen_tcp(server.cfg.bind[i], server.cfg.port, 0) < 0)
-                return -1;
-        }
-        if (server.listener_count == 0) {
-            log_warning("No bind address could be listened on");
-            return -1;
-        }
-    }
-    if (server.cfg.tls_port) {
-        for (int i = 0; i < server.cfg.bind_count; i++) {
-            if (listen_tcp(server.cfg.bind[i], server.cfg.tls_port, 1) < 0)
-                return -1;
-        }
-        if (server.tls_listener_count == 0) {
-            log_warning("No bind address could be listened on for TLS");
-            return -1;
-        }
-    }
+    if (server.cfg.port && listen_port(server.cfg.port, 0) < 0)
+        return -1;
+    if (server.cfg.tls_port && listen_port(server.cfg.tls_port, 1) < 0)
+        return -1;
     if (server.cfg.unixsocket && server.cfg.unixsocket[0] && listen_unix() < 0)
         return -1;
     if (server.listener_count == 0 && server.tls_listener_count == 0 && !server.unix_listening) {
