@@ -5,7 +5,7 @@
 # Checked, each against the server's tls-port next to its plaintext port:
 #   clients     redis-cli --tls --cacert with a client certificate: SET, GET, a 1 MB value both
 #               ways (many records per read and per write), 20000 pipelined commands (--pipe),
-#               and redis-benchmark --tls -P 16
+#               redis-benchmark --tls -P 16, and rbkv-cli --tls (with our server)
 #   refused     tls-auth-clients yes: no client certificate, one from another CA, an expired one;
 #               a client that trusts another CA refuses our server; plaintext RESP to the TLS port
 #               gets no reply; the server serves on afterwards (and logs each refusal)
@@ -107,6 +107,20 @@ for i in $(seq 1 20000); do printf 'INCR counter\r\n'; done >"$CERTS/pipe"
 out=$(cli client --pipe <"$CERTS/pipe")
 echo "$out" | grep -q "errors: 0, replies: 20000" || fail "--pipe over TLS: $out"
 expect "pipelined INCRs" "$(cli client GET counter)" 20000
+# rbkv-cli --tls, when the server is ours (it sits beside it in the build tree).
+rbkv_cli="$(dirname "$server_bin")/../client/rbkv-cli"
+if [ -x "$rbkv_cli" ]; then
+  ours=(timeout 20 "$rbkv_cli" -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt")
+  expect "rbkv-cli --tls GET" "$("${ours[@]}" --cert "$CERTS/client.crt" --key "$CERTS/client.key" GET k 2>&1)" v
+  expect "rbkv-cli --tls count" \
+    "$("${ours[@]}" --cert "$CERTS/client.crt" --key "$CERTS/client.key" count - + 2>&1)" 3
+  out=$("${ours[@]}" GET k 2>&1)
+  [ "$out" = v ] && fail "rbkv-cli --tls without a certificate: served"
+  out=$(timeout 20 "$rbkv_cli" -p "$TLS_PORT" --tls --cacert "$CERTS/otherca.crt" \
+    --cert "$CERTS/client.crt" --key "$CERTS/client.key" GET k 2>&1)
+  echo "$out" | grep -q "could not connect to 127.0.0.1:$TLS_PORT over TLS: unable to get local issuer" ||
+    fail "rbkv-cli --tls trusting another CA: $out"
+fi
 out=$(timeout 60 redis-benchmark -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt" \
   --cert "$CERTS/client.crt" --key "$CERTS/client.key" -t set,get -n 20000 -P 16 -c 20 -q 2>&1)
 [ "$(echo "$out" | grep -c 'requests per second')" -eq 2 ] || fail "redis-benchmark --tls: $out"
