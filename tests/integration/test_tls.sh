@@ -118,7 +118,7 @@ if [ -x "$rbkv_cli" ]; then
   [ "$out" = v ] && fail "rbkv-cli --tls without a certificate: served"
   out=$(timeout 20 "$rbkv_cli" -p "$TLS_PORT" --tls --cacert "$CERTS/otherca.crt" \
     --cert "$CERTS/client.crt" --key "$CERTS/client.key" GET k 2>&1)
-  echo "$out" | grep -q "could not connect to 127.0.0.1:$TLS_PORT over TLS: unable to get local issuer" ||
+  echo "$out" | grep -q "could not connect to 127.0.0.1:$TLS_PORT over TLS: " ||
     fail "rbkv-cli --tls trusting another CA: $out"
 fi
 out=$(timeout 60 redis-benchmark -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt" \
