@@ -158,11 +158,10 @@ static int key_password_cb(char *buf, int size, int rwflag, void *u)
 {
     const char *pass = u;
     (void)rwflag;
-    size_t n = pass ? strlen(pass) : 0;
-    if (n > (size_t)size)
-        n = (size_t)size;
-    memcpy(buf, pass, n);
-    return (int)n;
+    if (!pass || size <= 0)
+        return 0;
+    int n = snprintf(buf, (size_t)size, "%s", pass);
+    return n < size ? n : size - 1;
 }
 
 static int load_dh_params(SSL_CTX *ctx, const char *path, char *err, size_t errlen)
@@ -214,9 +213,9 @@ static SSL_CTX *build_context(char *err, size_t errlen)
         snprintf(err, errlen, "Failed to create TLS context: %s", why);
         return NULL;
     }
-    /* OpenSSL 3 refuses a client's renegotiation unless allowed: not allowed. */
-    SSL_CTX_set_options(ctx, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION |
-                                 SSL_OP_SINGLE_DH_USE | SSL_OP_SINGLE_ECDH_USE);
+    /* OpenSSL 3 refuses a client's renegotiation unless allowed, and always
+     * uses fresh (EC)DH keys: Redis's options for those are no-ops here. */
+    SSL_CTX_set_options(ctx, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION);
     if (!(protos & PROTO_TLSV1))
         SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1);
     if (!(protos & PROTO_TLSV1_1))

@@ -16,7 +16,8 @@
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
 #               once; a missing file is refused with Redis's error and the old one keeps serving
 #   start       a certificate that does not load, a key that does not match, tls-port without a
-#               key: no start, with the reason logged; port 0 serves TLS only
+#               key, a wrong tls-key-file-pass: no start, with the reason logged; port 0 serves TLS
+#               only (with a passphrase-protected key and the right tls-key-file-pass)
 # usage: tests/integration/test_tls.sh SERVER_BIN (Debian's redis-server passes it too)
 # Exits 77 (skip) without openssl, redis-cli or redis-benchmark.
 set -u
@@ -215,10 +216,16 @@ refused_start "a certificate that does not load" "Failed to load certificate" \
 refused_start "a key that does not match" "key values mismatch" \
   --tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/client.key" --tls-auth-clients no
 refused_start "no key" "No tls-key-file configured!" --tls-cert-file "$CERTS/server.crt"
+openssl rsa -aes256 -in "$CERTS/server.key" -out "$CERTS/locked.key" -passout pass:s3cret 2>/dev/null
+refused_start "a key with the wrong passphrase" "Failed to load private key" \
+  --tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/locked.key" \
+  --tls-key-file-pass wrong --tls-auth-clients no
 
 # port 0: TLS only (server_start's readiness check needs the plaintext port, so by hand).
 port=$(free_port)
-(cd "$CERTS" && exec "$server_bin" --port 0 --tls-port "$port" --save "" "${TLS_FLAGS[@]}") \
+# Its key is the passphrase-protected copy: tls-key-file-pass opens it.
+(cd "$CERTS" && exec "$server_bin" --port 0 --tls-port "$port" --save "" "${TLS_FLAGS[@]}" \
+  --tls-key-file "$CERTS/locked.key" --tls-key-file-pass s3cret) \
   >"$CERTS/tlsonly.log" 2>&1 &
 SERVER_PID=$!
 TLS_PORT=$port
