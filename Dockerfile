@@ -1,7 +1,7 @@
 # rbkv in a container (issue #9). Two stages, both on debian:bookworm-slim:
 #   build    the build packages, the project's own CMake build, then its unit tests (a failing test
 #            fails the image build); the integration tests stay with `make test`, on the host.
-#   runtime  libuv, hiredis, mimalloc and Lua 5.1 with cjson and bit, the two binaries, the entrypoint and healthcheck scripts (docker/).
+#   runtime  libuv, hiredis, mimalloc, libssl3 and Lua 5.1 with cjson and bit, the two binaries, the entrypoint and healthcheck scripts (docker/).
 # Build and run (docs/operations.md, "Run in a container"):
 #   docker build -t rbkv .
 #   docker run -d -p 127.0.0.1:6379:6379 -v rbkv-data:/data rbkv --requirepass "$RBKV_PASSWORD" --appendonly yes
@@ -11,7 +11,7 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        gcc libc6-dev make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev \
+        gcc libc6-dev make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev libssl-dev \
         liblua5.1-0-dev lua-cjson-dev lua-bitop-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -31,7 +31,7 @@ FROM debian:bookworm-slim
 # apt's caches go too (80 MB; Docker Hub's debian images drop them by an apt hook, a base image built
 # with debootstrap does not). uid/gid 999 as in the redis image, so a host directory mounted on /data can be chowned to match.
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libhiredis0.14 libmimalloc2.0 \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libhiredis0.14 libmimalloc2.0 libssl3 \
         liblua5.1-0 lua-cjson lua-bitop \
     && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
     && groupadd --system --gid 999 rbkv \

@@ -25,6 +25,15 @@ enum { CLI_OK = 0, CLI_ERR_REPLY = 1, CLI_ERR_USAGE = 2 };
 
 /* conn.c */
 
+/* redis-cli's TLS flags (tls.c). */
+struct cli_tls_opts {
+    int enabled;          /* --tls */
+    int insecure;         /* --insecure: the server's certificate is not verified */
+    const char *cacert, *cacertdir; /* NULL both: the system's CAs */
+    const char *cert, *key;         /* our certificate, for tls-auth-clients */
+    const char *sni;
+};
+
 struct cli_conn_opts {
     const char *host;
     int port;
@@ -32,12 +41,21 @@ struct cli_conn_opts {
     const char *password; /* NULL or "": no AUTH */
     int db;
     double timeout_s;
+    struct cli_tls_opts tls;
 };
 
 /* Connects, authenticates and selects the database. Returns CLI_OK with
  * *out set (the caller frees it with redisFree), or an exit code after
  * printing why. */
 int cli_connect(const struct cli_conn_opts *o, redisContext **out);
+
+/* tls.c */
+
+struct timeval;
+/* Connects to o->host:o->port over TLS with o->tls; returns a plaintext fd
+ * for redisConnectFd (a relay thread carries it over the TLS connection),
+ * or -1 with the reason in err. */
+int cli_tls_connect(const struct cli_conn_opts *o, const struct timeval *tv, char *err, size_t len);
 
 /* Reports a failed redisCommand/redisGetReply (ctx->err set) and returns
  * CLI_ERR_USAGE, the code of a lost connection. */

@@ -1,6 +1,6 @@
 /*
  * conn.c - opening rbkv-cli's one connection: connect with a timeout (TCP
- * or unix socket), AUTH, SELECT. Owns nothing after returning: the caller
+ * or unix socket, or TLS through tls.c), AUTH, SELECT. Owns nothing after returning: the caller
  * owns the context.
  */
 #include <stdio.h>
@@ -34,11 +34,23 @@ int cli_connect(const struct cli_conn_opts *o, redisContext **out)
 {
     struct timeval tv = {(time_t)o->timeout_s,
                          (suseconds_t)((o->timeout_s - (double)(time_t)o->timeout_s) * 1e6)};
-    redisContext *ctx = o->socket ? redisConnectUnixWithTimeout(o->socket, tv)
-                                  : redisConnectWithTimeout(o->host, o->port, tv);
+    redisContext *ctx;
     int rc = CLI_OK;
 
     *out = NULL;
+    if (o->tls.enabled && !o->socket) {
+        char err[256];
+        int fd = cli_tls_connect(o, &tv, err, sizeof(err));
+        if (fd < 0) {
+            fprintf(stderr, "rbkv-cli: could not connect to %s:%d over TLS: %s\n", o->host, o->port,
+                    err);
+            return CLI_ERR_USAGE;
+        }
+        ctx = redisConnectFd(fd);
+    } else {
+        ctx = o->socket ? redisConnectUnixWithTimeout(o->socket, tv)
+                        : redisConnectWithTimeout(o->host, o->port, tv);
+    }
     if (!ctx || ctx->err) {
         if (o->socket)
             fprintf(stderr, "rbkv-cli: could not connect to %s: %s\n", o->socket,

@@ -22,7 +22,8 @@
 static void usage(FILE *out)
 {
     fputs("Usage: rbkv-cli [-h host] [-p port] [-s socket] [-a|--pass password] [-n db]\n"
-          "                [--timeout seconds] MODE|CMD [ARG ...]\n"
+          "                [--timeout seconds] [--tls [--cacert file] [--cacertdir dir]\n"
+          "                [--cert file --key file] [--sni name] [--insecure]] MODE|CMD [ARG ...]\n"
           "  CMD [ARG ...]                 send one command, print the reply as redis-cli\n"
           "  range MIN MAX [opts]          keys from MIN to MAX (\"[k\" \"(k\" \"-\" \"+\")\n"
           "  prefix P [opts]               keys starting with P\n"
@@ -75,6 +76,13 @@ static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o, int 
             usage(stdout);
             exit(CLI_OK);
         }
+        /* The flags without a value: one step back, so the loop's two
+         * steps land on the next flag. */
+        if (!strcmp(f, "--tls") || !strcmp(f, "--insecure")) {
+            *(!strcmp(f, "--tls") ? &o->tls.enabled : &o->tls.insecure) = 1;
+            i--;
+            continue;
+        }
         if (!v)
             return usage_error("%s needs a value", f);
         if (!strcmp(f, "-h")) {
@@ -91,6 +99,16 @@ static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o, int 
             if (parse_ll(v, 0, 65535, &n) < 0)
                 return usage_error("bad database '%s'", v);
             o->db = (int)n;
+        } else if (!strcmp(f, "--cacert")) {
+            o->tls.cacert = v;
+        } else if (!strcmp(f, "--cacertdir")) {
+            o->tls.cacertdir = v;
+        } else if (!strcmp(f, "--cert")) {
+            o->tls.cert = v;
+        } else if (!strcmp(f, "--key")) {
+            o->tls.key = v;
+        } else if (!strcmp(f, "--sni")) {
+            o->tls.sni = v;
         } else if (!strcmp(f, "--timeout")) {
             char *end;
             o->timeout_s = strtod(v, &end);
@@ -223,7 +241,8 @@ static int run_plain(redisContext *ctx, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    struct cli_conn_opts conn = {"127.0.0.1", 6379, NULL, getenv("RBKV_PASSWORD"), 0, 10.0};
+    struct cli_conn_opts conn = {.host = "127.0.0.1", .port = 6379,
+                                 .password = getenv("RBKV_PASSWORD"), .timeout_s = 10.0};
     struct mode_args a = {
         .range = {.min = "-", .max = "+", .limit = -1, .page = DEFAULT_PAGE},
         .w = {.format = FMT_PLAIN},

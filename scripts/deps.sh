@@ -2,8 +2,8 @@
 # Installs the Debian packages that building, testing or benchmarking rbkv needs, when they are missing.
 # usage: scripts/deps.sh [build|test|bench|fuzz|lint]...   (build is always included)
 set -euo pipefail
-# liblua5.1-0-dev lua-cjson-dev lua-bitop-dev: EVAL and FUNCTION (docs/scripting.md).
-want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
+# libssl-dev: TLS (tls-port). liblua5.1-0-dev lua-cjson-dev lua-bitop-dev: EVAL and FUNCTION (docs/scripting.md).
+want=(gcc make cmake pkg-config libuv1-dev libhiredis-dev libmimalloc-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libssl-dev)
 for what in "$@"; do
   case "$what" in
     build) ;;
@@ -14,7 +14,7 @@ for what in "$@"; do
     # ruby-sidekiq ruby-redis python3-celery python3-redis: tests/frameworks (BullMQ's npm
     # packages come from its lock file).
     test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux
-                 ruby-sidekiq ruby-redis python3-celery python3-redis)
+                 ruby-sidekiq ruby-redis python3-celery python3-redis openssl)
           command -v npm >/dev/null || want+=(nodejs npm) ;;
     bench) want+=(redis-tools redis-server gnuplot-nox) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;

@@ -20,6 +20,8 @@ foreach(name commands snapshot aof)
   set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
 endforeach()
+# The TLS layer alone, on a context of its own (no server started).
+set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
 
 set(RBKV_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 if(RBKV_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")

@@ -8,6 +8,7 @@
 #include "cmd_config.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "aof.h"
 #include "args.h"
@@ -25,6 +26,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "tls.h"
 
 /* CONFIG GET pattern [pattern ...]: a map of each matching name once, in
  * the order first matched. A pattern without glob characters is a plain
@@ -76,6 +78,32 @@ static void config_get_command(struct client *c)
     xfree(order);
 }
 
+/* The first tls- setting among the pairs, whose change rebuilds the TLS
+ * context; NULL when none. */
+static const char *first_tls_setting(int npairs, const char *const *pairs)
+{
+    for (int i = 0; i < npairs; i++)
+        if (!strncasecmp(pairs[2 * i], "tls-", 4))
+            return pairs[2 * i];
+    return NULL;
+}
+
+/* Rebuilds the TLS context from the settings just set, when TLS is in use
+ * (tls-port or tls-replication); on failure logs why and sets the values in
+ * before back. Returns 0 or -1. New connections get the new certificate;
+ * those already made keep theirs. */
+static int tls_reconfigure_or_undo(int npairs, const char *const *before)
+{
+    char err[512];
+    if (!server.cfg.tls_port && !server.cfg.tls_replication)
+        return 0;
+    if (tls_configure(err, sizeof(err)) == 0)
+        return 0;
+    log_warning("%s", err);
+    config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+    return -1;
+}
+
 /* CONFIG SET name value [name value ...]: all or nothing (config_set_many). */
 static void config_set_command(struct client *c)
 {
@@ -110,7 +138,8 @@ static void config_set_command(struct client *c)
     /* Redis's sensitive settings: their values never reach the slow log or
      * MONITOR (redacted once copied, since redaction replaces the argument). */
     for (int i = 2; i + 1 < c->argc; i += 2)
-        if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth"))
+        if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth") ||
+            arg_is(&c->argv[i], "tls-key-file-pass"))
             command_redact_arg(c, i + 1);
     /* The values before, to set back when the system cannot take them. */
     const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));
@@ -120,8 +149,16 @@ static void config_set_command(struct client *c)
         before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
     }
     long long maxclients = server.cfg.maxclients;
+    const char *tls_name = first_tls_setting(npairs, pairs);
     if (config_set_many(&server.cfg, npairs, pairs, err, sizeof(err)) < 0) {
         resp_add_error(&c->out, err);
+    } else if (tls_name && tls_reconfigure_or_undo(npairs, before) < 0) {
+        /* Redis's applyTlsCfg: the certificate, key or CAs did not load, so
+         * the old context keeps serving and the settings go back. */
+        resp_add_errorf(&c->out,
+                        "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to "
+                        "update TLS configuration. Check server logs.",
+                        tls_name);
     } else if (server.cfg.maxclients > maxclients && server_adjust_open_files_limit() < 0) {
         /* Redis's updateMaxclients: the new maxclients needs the fds, and
          * the whole CONFIG SET fails when it cannot have them. */

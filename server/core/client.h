@@ -21,6 +21,7 @@ struct db;
 struct command;
 struct reply_stream;
 struct postponed_request;
+struct tls_conn;
 
 /* Client flags. */
 #define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once replies are out */
@@ -72,7 +73,9 @@ struct client {
     char last_sub[24];               /* its subcommand, lower case, for containers */
 
     struct resp_parser parser;
-    struct resp_out out;
+    struct resp_out out;          /* plaintext replies */
+    struct tls_conn *tls;         /* tls.c: owned; NULL on a plaintext connection */
+    void (*raw_read)(struct client *c, const char *p, ssize_t n); /* conn_read_raw's owner */
 
     /* The request being executed. */
     int argc;

@@ -112,6 +112,9 @@ static const char *const appendfsync_names[] = {"always", "everysec", "no", NULL
 /* Same order as enum protected_access. */
 static const char *const protected_names[] = {"no", "yes", "local", NULL};
 
+/* Same order as enum tls_auth_clients. */
+static const char *const tls_auth_names[] = {"no", "yes", "optional", NULL};
+
 static const struct config_def defs[] = {
     {.name = "bind", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
      .default_value = "127.0.0.1", .set = set_bind, .get = get_bind},
@@ -121,6 +124,40 @@ static const struct config_def defs[] = {
      FIELD(unixsocket), .default_value = ""},
     {.name = "unixsocketperm", .type = CONFIG_OCTAL, .flags = CONFIG_IMMUTABLE,
      FIELD(unixsocketperm), .max = 0777, .default_value = "0"},
+    /* TLS (tls.c). A CONFIG SET of any tls- setting but the port rebuilds the
+     * context (cmd_config.c), so certificates are reloaded without a restart. */
+    {.name = "tls-port", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(tls_port),
+     .max = 65535, .default_value = "0"},
+    {.name = "tls-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_cert_file), .default_value = ""},
+    {.name = "tls-key-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_key_file), .default_value = ""},
+    {.name = "tls-key-file-pass", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_key_file_pass), .default_value = ""},
+    {.name = "tls-ca-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_ca_cert_file), .default_value = ""},
+    {.name = "tls-ca-cert-dir", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_ca_cert_dir), .default_value = ""},
+    {.name = "tls-dh-params-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_dh_params_file), .default_value = ""},
+    {.name = "tls-auth-clients", .type = CONFIG_ENUM, FIELD(tls_auth_clients),
+     .enum_names = tls_auth_names, .default_value = "yes"},
+    {.name = "tls-protocols", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_protocols), .default_value = ""},
+    {.name = "tls-ciphers", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_ciphers), .default_value = ""},
+    {.name = "tls-ciphersuites", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_ciphersuites), .default_value = ""},
+    {.name = "tls-prefer-server-ciphers", .type = CONFIG_BOOL, FIELD(tls_prefer_server_ciphers),
+     .default_value = "no"},
+    {.name = "tls-session-caching", .type = CONFIG_BOOL, FIELD(tls_session_caching),
+     .default_value = "yes"},
+    {.name = "tls-session-cache-size", .type = CONFIG_INT, FIELD(tls_session_cache_size),
+     .max = INT_MAX, .default_value = "20480"},
+    {.name = "tls-session-cache-timeout", .type = CONFIG_INT, FIELD(tls_session_cache_timeout),
+     .max = INT_MAX, .default_value = "300"},
+    {.name = "tls-replication", .type = CONFIG_BOOL, FIELD(tls_replication),
+     .default_value = "no"},
     {.name = "requirepass", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(requirepass), .default_value = ""},
     {.name = "maxclients", .type = CONFIG_INT, FIELD(maxclients), .min = 1, .max = UINT_MAX,

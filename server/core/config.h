@@ -51,6 +51,9 @@ enum maxmemory_policy {
 };
 extern const char *const config_maxmemory_policy_names[];
 
+/* tls-auth-clients, in config order: no, yes, optional. */
+enum tls_auth_clients { TLS_AUTH_NO, TLS_AUTH_YES, TLS_AUTH_OPTIONAL };
+
 /* latency-tracking-info-percentiles: at most this many. */
 #define CONFIG_MAX_PERCENTILES 16
 
@@ -142,6 +145,19 @@ struct config {
     int latency_tracking;                /* per-command histograms for INFO latencystats */
     double latency_percentiles[CONFIG_MAX_PERCENTILES];
     int latency_percentile_count;
+    /* TLS (tls.h); Redis's names and defaults. tls_port 0 = no TLS listener.
+     * Files NULL = unset. */
+    int tls_port;
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    char *tls_ca_cert_file, *tls_ca_cert_dir, *tls_dh_params_file;
+    enum tls_auth_clients tls_auth_clients;
+    char *tls_protocols;      /* NULL = "TLSv1.2 TLSv1.3" */
+    char *tls_ciphers, *tls_ciphersuites; /* NULL = OpenSSL's defaults */
+    int tls_prefer_server_ciphers;
+    int tls_session_caching;
+    long long tls_session_cache_size;
+    long long tls_session_cache_timeout; /* seconds */
+    int tls_replication;      /* a replica's link to its primary uses TLS */
 };
 
 /* A latency-tracking-info-percentiles value as Redis prints it, both in

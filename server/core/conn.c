@@ -13,6 +13,13 @@
  * pending (resp_writer.h), so replies added while that write is in flight are
  * simply appended.
  *
+ * TLS (tls.h): a client of the tls-port has a struct tls_conn under it. Its
+ * reads go to the TLS layer's buffer and come out decrypted into the same
+ * parser; its replies are written into the same c->out, and the write path
+ * sends the TLS layer's ciphertext output instead (wire()), so requests and
+ * replies take one path whatever the transport, and a plaintext client pays
+ * one pointer test per read and per write.
+ *
  * Streamed replies (stream.h): while a client's reply streams, its requests
  * wait; conn_send tops the output up from the stream whenever it runs low,
  * so the reply goes out at the socket's pace. Once the stream has ended
@@ -41,6 +48,7 @@
 #include "repl_replica.h"
 #include "server.h"
 #include "stream.h"
+#include "tls.h"
 
 #define LISTEN_BACKLOG 511
 #define READ_SUGGESTED (16 * 1024)
@@ -67,6 +75,7 @@ void conn_client_free(struct client *c)
     stream_drop(c);
     resp_parser_destroy(&c->parser);
     resp_out_destroy(&c->out);
+    tls_conn_free(c->tls);
     xfree(c->name);
     xfree(c->lib_name);
     xfree(c->lib_ver);
@@ -148,17 +157,56 @@ static void pause_reading(struct client *c)
     }
 }
 
+/* A TLS client's reads go to the TLS layer's buffer, as ciphertext. */
+static void tls_read_buf(struct client *c, uv_buf_t *buf)
+{
+    char *p;
+    size_t cap;
+    tls_read_space(c->tls, &p, &cap);
+    *buf = uv_buf_init(p, (unsigned int)cap);
+}
+
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct client *c = h->data;
     char *p;
     size_t cap;
     (void)suggested;
+    if (c->tls) {
+        tls_read_buf(c, buf);
+        return;
+    }
     if (resp_parser_reserve(&c->parser, READ_SUGGESTED, &p, &cap) < 0) {
         *buf = uv_buf_init(NULL, 0); /* read_cb gets UV_ENOBUFS and closes */
         return;
     }
     *buf = uv_buf_init(p, (unsigned int)(cap > UINT32_MAX ? UINT32_MAX : cap));
+}
+
+/* Decrypts the ciphertext just read into c's parser. Returns 0, or -1 when
+ * c must close (logged). */
+static int tls_take(struct client *c, size_t nread)
+{
+    tls_read_commit(c->tls, nread);
+    for (;;) {
+        char *p;
+        size_t cap;
+        if (resp_parser_reserve(&c->parser, READ_SUGGESTED, &p, &cap) < 0)
+            return -1;
+        long n = tls_read(c->tls, p, cap);
+        if (n == 0)
+            return 0;
+        if (n < 0) {
+            if (!tls_handshake_done(c->tls))
+                log_warning("Error accepting a client connection: %s (addr=%s laddr=%s)",
+                            tls_error(c->tls), c->addr, c->laddr);
+            else
+                log_verbose("Client id=%llu addr=%s TLS error: %s", (unsigned long long)c->id,
+                            c->addr, tls_error(c->tls));
+            return -1;
+        }
+        resp_parser_commit(&c->parser, (size_t)n);
+    }
 }
 
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
@@ -174,12 +222,70 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0)
         return;
-    resp_parser_commit(&c->parser, (size_t)nread);
+    if (!c->tls) {
+        resp_parser_commit(&c->parser, (size_t)nread);
+    } else if (tls_take(c, (size_t)nread) < 0) {
+        conn_close(c);
+        return;
+    }
     server.stats.net_input_bytes += (unsigned long long)nread;
     server.stats.total_reads++;
     c->last_interaction_ms = uv_now(server.loop);
     conn_process_input(c);
     conn_run_unblocked();
+}
+
+/* ---- bytes read by their owner (conn_read_raw) ---- */
+
+/* One read's plaintext: a read takes at most TLS's read room of ciphertext,
+ * and with what a partial record held back, its plaintext fits. */
+#define RAW_CHUNK (64 * 1024)
+static char raw_chunk[RAW_CHUNK];
+
+static void raw_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct client *c = h->data;
+    (void)suggested;
+    if (c->tls)
+        tls_read_buf(c, buf);
+    else
+        *buf = uv_buf_init(raw_chunk, sizeof(raw_chunk));
+}
+
+static void raw_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct client *c = s->data;
+    if (nread == 0)
+        return;
+    if (nread < 0 || !c->tls) {
+        c->raw_read(c, buf->base, nread);
+        return;
+    }
+    /* All of it decrypted before the owner sees any, so the owner's "the
+     * rest" when it hands over to conn.c's own reads (a replica's link
+     * going up) is the whole rest. */
+    tls_read_commit(c->tls, (size_t)nread);
+    size_t used = 0;
+    long n = 0;
+    while (used < sizeof(raw_chunk) &&
+           (n = tls_read(c->tls, raw_chunk + used, sizeof(raw_chunk) - used)) > 0)
+        used += (size_t)n;
+    if (used)
+        c->raw_read(c, raw_chunk, (ssize_t)used);
+    if (c->flags & CLIENT_CLOSING)
+        return;
+    if (n < 0) {
+        log_warning("TLS error on the link to %s: %s", c->addr, tls_error(c->tls));
+        c->raw_read(c, NULL, UV_EPROTO);
+        return;
+    }
+    conn_send(c); /* the handshake's next message, and what waited for its end */
+}
+
+int conn_read_raw(struct client *c, conn_bytes_fn *on_bytes)
+{
+    c->raw_read = on_bytes;
+    return uv_read_start(&c->h.stream, raw_alloc_cb, raw_read_cb);
 }
 
 void conn_start_reading(struct client *c)
@@ -339,11 +445,32 @@ void conn_process_input(struct client *c)
     }
 }
 
+/* What goes on the wire: the replies themselves, or their ciphertext. */
+static struct resp_out *wire(struct client *c)
+{
+    return c->tls ? tls_wire(c->tls) : &c->out;
+}
+
+/* Bytes owed to c that the socket has not taken: replies not yet encrypted
+ * included. */
+static size_t unsent(struct client *c)
+{
+    return resp_out_pending(&c->out) + (c->tls ? resp_out_pending(tls_wire(c->tls)) : 0);
+}
+
+/* Views of the next bytes to write; returns how many (0: nothing can go
+ * yet, as replies before the TLS handshake's end), or -1 when encrypting
+ * failed. */
 static int fill_bufs(struct client *c, uv_buf_t *bufs, size_t *total)
 {
     struct resp_iov iov[WRITE_IOVS];
-    int n = resp_out_peek(&c->out, iov, WRITE_IOVS);
     *total = 0;
+    if (c->tls && tls_encrypt(c->tls, &c->out) < 0) {
+        log_verbose("Client id=%llu addr=%s TLS error: %s", (unsigned long long)c->id, c->addr,
+                    tls_error(c->tls));
+        return -1;
+    }
+    int n = resp_out_peek(wire(c), iov, WRITE_IOVS);
     for (int i = 0; i < n; i++) {
         bufs[i] = uv_buf_init((char *)iov[i].base, (unsigned int)iov[i].len);
         *total += iov[i].len;
@@ -353,7 +480,7 @@ static int fill_bufs(struct client *c, uv_buf_t *bufs, size_t *total)
 
 static void written(struct client *c, size_t n)
 {
-    resp_out_consume(&c->out, n);
+    resp_out_consume(wire(c), n);
     server.stats.net_output_bytes += n;
     server.stats.total_writes++;
 }
@@ -401,9 +528,13 @@ void conn_send(struct client *c)
         return;
     for (;;) {
         stream_top_up(c);
-        if ((c->flags & CLIENT_CLOSING) || resp_out_pending(&c->out) == 0)
+        if ((c->flags & CLIENT_CLOSING) || unsent(c) == 0)
             break;
         n = fill_bufs(c, bufs, &total);
+        if (n < 0) {
+            conn_close(c);
+            return;
+        }
         if (n == 0)
             break;
         int w = uv_try_write(&c->h.stream, bufs, (unsigned int)n);
@@ -419,12 +550,18 @@ void conn_send(struct client *c)
     }
     if (c->flags & CLIENT_CLOSING)
         return;
-    if (resp_out_pending(&c->out) == 0) {
+    if (unsent(c) == 0) {
         if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
             conn_close(c);
         return;
     }
     n = fill_bufs(c, bufs, &total);
+    if (n < 0) {
+        conn_close(c);
+        return;
+    }
+    if (n == 0)
+        return; /* replies wait for the TLS handshake's end */
     c->write_len = total;
     c->write_req.data = c;
     c->flags |= CLIENT_WRITING;
@@ -502,11 +639,17 @@ static void list_client(struct client *c)
     server.client_count++;
 }
 
-struct client *conn_new_outgoing(void)
+struct client *conn_new_outgoing(int tls)
 {
     struct client *c = client_new();
     if (!c)
         return NULL;
+    if (tls && !(c->tls = tls_conn_new(0))) {
+        resp_parser_destroy(&c->parser);
+        resp_out_destroy(&c->out);
+        xfree(c);
+        return NULL;
+    }
     uv_tcp_init(server.loop, &c->h.tcp);
     c->h.handle.data = c;
     list_client(c);
@@ -601,7 +744,19 @@ static void warn_if_exposed(void)
                     exposed, server.cfg.port);
 }
 
-static void accept_client(uv_stream_t *listener, int is_unix)
+/* A refused client gets its error and is closed after it; over TLS the
+ * error can only go after the handshake, which needs its reads. */
+static void refuse(struct client *c, const char *err)
+{
+    server.stats.rejected_connections++;
+    resp_add_error(&c->out, err);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    if (c->tls)
+        conn_start_reading(c);
+    conn_send(c);
+}
+
+static void accept_client(uv_stream_t *listener, int is_unix, int is_tls)
 {
     struct client *c = client_new();
     if (!c)
@@ -630,20 +785,20 @@ static void accept_client(uv_stream_t *listener, int is_unix)
         if (server.cfg.tcp_keepalive > 0)
             uv_tcp_keepalive(&c->h.tcp, 1, (unsigned int)server.cfg.tcp_keepalive);
     }
+    if (is_tls && !(c->tls = tls_conn_new(1))) {
+        log_warning("Error accepting a client connection: out of memory for TLS (addr=%s)",
+                    c->addr);
+        conn_close(c);
+        return;
+    }
     server.stats.total_connections++;
     /* The new client is already counted, hence ">". */
     if (server.client_count > (unsigned long long)server.cfg.maxclients) {
-        server.stats.rejected_connections++;
-        resp_add_error(&c->out, "ERR max number of clients reached");
-        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        conn_send(c);
+        refuse(c, "ERR max number of clients reached");
         return;
     }
     if (protected_mode_refuses(c)) {
-        server.stats.rejected_connections++;
-        resp_add_error(&c->out, ERR_DENIED);
-        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        conn_send(c);
+        refuse(c, ERR_DENIED);
         return;
     }
     conn_start_reading(c);
@@ -655,7 +810,16 @@ static void on_tcp_connection(uv_stream_t *listener, int status)
         log_warning("Accepting a client connection failed: %s", uv_strerror(status));
         return;
     }
-    accept_client(listener, 0);
+    accept_client(listener, 0, 0);
+}
+
+static void on_tls_connection(uv_stream_t *listener, int status)
+{
+    if (status < 0) {
+        log_warning("Accepting a TLS client connection failed: %s", uv_strerror(status));
+        return;
+    }
+    accept_client(listener, 0, 1);
 }
 
 static void on_unix_connection(uv_stream_t *listener, int status)
@@ -664,10 +828,11 @@ static void on_unix_connection(uv_stream_t *listener, int status)
         log_warning("Accepting a unix socket connection failed: %s", uv_strerror(status));
         return;
     }
-    accept_client(listener, 1);
+    accept_client(listener, 1, 0);
 }
 
-static int listen_tcp(const char *bind_addr)
+/* Listens on bind_addr at port: the plaintext port, or tls-port (is_tls). */
+static int listen_tcp(const char *bind_addr, int port, int is_tls)
 {
     struct sockaddr_storage ss;
     const char *addr = bind_addr;
@@ -684,30 +849,35 @@ static int listen_tcp(const char *bind_addr)
     else if (strcmp(addr, "::*") == 0)
         addr = "::";
     if (strchr(addr, ':'))
-        rc = uv_ip6_addr(addr, server.cfg.port, (struct sockaddr_in6 *)&ss);
+        rc = uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss);
     else
-        rc = uv_ip4_addr(addr, server.cfg.port, (struct sockaddr_in *)&ss);
+        rc = uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
     if (rc < 0) {
         log_warning("Invalid bind address '%s'", bind_addr);
         return -1;
     }
-    uv_tcp_t *t = &server.listeners[server.listener_count];
+    uv_tcp_t *t = is_tls ? &server.tls_listeners[server.tls_listener_count]
+                         : &server.listeners[server.listener_count];
     uv_tcp_init(server.loop, t);
     rc = uv_tcp_bind(t, (const struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *)t, LISTEN_BACKLOG, on_tcp_connection);
+        rc = uv_listen((uv_stream_t *)t, LISTEN_BACKLOG,
+                       is_tls ? on_tls_connection : on_tcp_connection);
     if (rc < 0) {
         uv_close((uv_handle_t *)t, NULL);
         if (optional) {
-            log_notice("Skipping optional bind address %s:%d: %s", addr, server.cfg.port,
+            log_notice("Skipping optional bind address %s:%d: %s", addr, port,
                        uv_strerror(rc));
             return 0;
         }
-        log_warning("Could not create server TCP listening socket %s:%d: %s", addr,
-                    server.cfg.port, uv_strerror(rc));
+        log_warning("Could not create server %s listening socket %s:%d: %s",
+                    is_tls ? "TLS" : "TCP", addr, port, uv_strerror(rc));
         return -1;
     }
-    server.listener_count++;
+    if (is_tls)
+        server.tls_listener_count++;
+    else
+        server.listener_count++;
     return 0;
 }
 
@@ -730,25 +900,34 @@ static int listen_unix(void)
     return 0;
 }
 
+/* Listens on port at every bind address; -1 when one that is not optional
+ * failed, or none could be listened on. */
+static int listen_port(int port, int is_tls)
+{
+    for (int i = 0; i < server.cfg.bind_count; i++) {
+        if (listen_tcp(server.cfg.bind[i], port, is_tls) < 0)
+            return -1;
+    }
+    if ((is_tls ? server.tls_listener_count : server.listener_count) == 0) {
+        log_warning("No bind address could be listened on%s", is_tls ? " for TLS" : "");
+        return -1;
+    }
+    return 0;
+}
+
 int conn_listen(void)
 {
     uv_check_init(server.loop, &sync_check);
     uv_idle_init(server.loop, &sync_idle);
     sync_handles = 1;
-    if (server.cfg.port) {
-        for (int i = 0; i < server.cfg.bind_count; i++) {
-            if (listen_tcp(server.cfg.bind[i]) < 0)
-                return -1;
-        }
-        if (server.listener_count == 0) {
-            log_warning("No bind address could be listened on");
-            return -1;
-        }
-    }
+    if (server.cfg.port && listen_port(server.cfg.port, 0) < 0)
+        return -1;
+    if (server.cfg.tls_port && listen_port(server.cfg.tls_port, 1) < 0)
+        return -1;
     if (server.cfg.unixsocket && server.cfg.unixsocket[0] && listen_unix() < 0)
         return -1;
-    if (server.listener_count == 0 && !server.unix_listening) {
-        log_warning("Configured to not listen anywhere (port 0 and no unixsocket)");
+    if (server.listener_count == 0 && server.tls_listener_count == 0 && !server.unix_listening) {
+        log_warning("Configured to not listen anywhere (port 0, tls-port 0 and no unixsocket)");
         return -1;
     }
     warn_if_exposed();
@@ -765,6 +944,9 @@ void conn_close_listeners(void)
     for (int i = 0; i < server.listener_count; i++)
         uv_close((uv_handle_t *)&server.listeners[i], NULL);
     server.listener_count = 0;
+    for (int i = 0; i < server.tls_listener_count; i++)
+        uv_close((uv_handle_t *)&server.tls_listeners[i], NULL);
+    server.tls_listener_count = 0;
     if (server.unix_listening) {
         uv_close((uv_handle_t *)&server.unix_listener, NULL);
         unlink(server.cfg.unixsocket);
@@ -856,5 +1038,6 @@ void conn_cron(int64_t now_ms)
 
 size_t conn_client_memory(const struct client *c)
 {
-    return xsize(c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes;
+    return xsize(c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes +
+           (c->tls ? tls_conn_memory(c->tls) : 0);
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct client;
 
@@ -42,9 +43,20 @@ void conn_process_input(struct client *c);
 /* Starts (or resumes) reading and running c's requests. */
 void conn_start_reading(struct client *c);
 /* A listed client with an initialised TCP handle and nothing read yet, for
- * a connection we make (a replica's link to its primary); NULL when out of
- * memory. Closed with conn_close like any other. */
-struct client *conn_new_outgoing(void);
+ * a connection we make (a replica's link to its primary), over TLS when tls
+ * (its ClientHello goes with the first conn_send after the connect); NULL
+ * when out of memory or TLS is not configured. Closed with conn_close like
+ * any other. */
+struct client *conn_new_outgoing(int tls);
+/* Called with each piece of plaintext read from c (n > 0), or with n < 0 a
+ * libuv error (UV_EOF, UV_EPROTO for a TLS failure, logged) after which c
+ * must be closed. */
+typedef void conn_bytes_fn(struct client *c, const char *p, ssize_t n);
+/* Starts reading c for its owner, which parses the bytes itself (a replica's
+ * link before its stream), decrypted when c is over TLS. The owner hands c to
+ * the request path with uv_read_stop and conn_start_reading. Returns 0 or a
+ * libuv error. */
+int conn_read_raw(struct client *c, conn_bytes_fn *on_bytes);
 /* Fills c->addr and c->laddr from its connected TCP handle. */
 void conn_name_peers(struct client *c);
 /* Whether c came through the unix socket or from a loopback address

@@ -30,13 +30,13 @@
 #include "repl_primary.h"
 #include "server.h"
 #include "snapshot.h"
+#include "tls.h"
 #include "watch.h"
 
 #define RETRY_FIRST_MS 200
 #define RETRY_MAX_MS 5000
 #define ACK_PERIOD_MS 1000
 #define MARK_LEN 40
-#define READ_CHUNK (64 * 1024)
 
 enum link_state {
     LINK_NONE,       /* not a replica */
@@ -536,24 +536,16 @@ static void handshake_line(const char *line)
     }
 }
 
-static void link_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+/* The handshake's replies and the snapshot, plaintext (conn_read_raw). */
+static void link_read(struct client *c, const char *buf, ssize_t nread)
 {
-    static char chunk[READ_CHUNK];
-    (void)h;
-    (void)suggested;
-    *buf = uv_buf_init(chunk, sizeof(chunk));
-}
-
-static void link_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
-{
-    struct client *c = s->data;
     if (nread < 0) {
         fail_link(nread == UV_EOF ? "connection closed by the primary"
                                   : uv_strerror((int)nread));
         return;
     }
     ml.last_io_ms = now_ms();
-    const char *p = buf->base;
+    const char *p = buf;
     size_t n = (size_t)nread;
     while (n && c == ml.c && !(c->flags & CLIENT_CLOSING)) {
         if (ml.state == LINK_TRANSFER) {
@@ -600,6 +592,7 @@ static void link_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 static void connected(uv_connect_t *req, int status)
 {
     struct client *c = req->data;
+    int rc;
     if (c != ml.c || (c->flags & CLIENT_CLOSING))
         return;
     if (status < 0) {
@@ -613,7 +606,11 @@ static void connected(uv_connect_t *req, int status)
     ml.line_len = 0;
     log_notice("MASTER <-> REPLICA sync: connected to %s:%d, handshaking",
                server.cfg.replicaof_host, server.cfg.replicaof_port);
-    uv_read_start(&c->h.stream, link_alloc, link_read);
+    rc = conn_read_raw(c, link_read);
+    if (rc < 0) {
+        fail_link(uv_strerror(rc));
+        return;
+    }
     const char *w[] = {"PING"};
     send_command(c, 1, w);
     ml.step = HS_PING;
@@ -641,8 +638,11 @@ static void connect_now(void)
         schedule_retry();
         return;
     }
-    struct client *c = conn_new_outgoing();
+    struct client *c = conn_new_outgoing(server.cfg.tls_replication);
     if (!c) {
+        if (server.cfg.tls_replication && !tls_configured())
+            log_warning("Replication: tls-replication yes needs the TLS settings "
+                        "(tls-cert-file, tls-key-file, tls-ca-cert-file)");
         uv_freeaddrinfo(gai.addrinfo);
         schedule_retry();
         return;

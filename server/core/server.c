@@ -39,6 +39,7 @@
 #include "repl_replica.h"
 #include "replay.h"
 #include "stream.h"
+#include "tls.h"
 
 #define EXPIRE_SLICE_US 1000
 #define EXPIRE_BATCH 64 /* keys between two looks at the clock */
@@ -259,6 +260,21 @@ int server_adjust_open_files_limit(void)
     return 0;
 }
 
+/* Redis's rule: a certificate or key that does not load stops the start,
+ * before anything is loaded or listened on. */
+static int configure_tls(void)
+{
+    char err[512];
+    if (!server.cfg.tls_port && !server.cfg.tls_replication)
+        return 0;
+    if (tls_configure(err, sizeof(err)) < 0) {
+        log_warning("%s", err);
+        log_warning("Failed to configure TLS. Check logs for more info.");
+        return -1;
+    }
+    return 0;
+}
+
 int server_start(void)
 {
     server.loop = uv_default_loop();
@@ -270,6 +286,8 @@ int server_start(void)
     signal(SIGXFSZ, SIG_IGN);
     server_adjust_open_files_limit();
     command_table_init();
+    if (configure_tls() < 0)
+        return -1;
     server.ks = ks_new(server.cfg.databases);
     evict_init();
     repl_init();
@@ -313,6 +331,8 @@ int server_start(void)
         repl_replica_start();
     if (server.listener_count)
         log_notice("Ready to accept connections tcp on port %d", server.cfg.port);
+    if (server.tls_listener_count)
+        log_notice("Ready to accept connections tls on port %d", server.cfg.tls_port);
     if (server.unix_listening)
         log_notice("Ready to accept connections unix on %s", server.cfg.unixsocket);
     return 0;
@@ -329,6 +349,8 @@ void server_child_close_listeners(void)
 {
     for (int i = 0; i < server.listener_count; i++)
         close_fd_of((uv_handle_t *)&server.listeners[i]);
+    for (int i = 0; i < server.tls_listener_count; i++)
+        close_fd_of((uv_handle_t *)&server.tls_listeners[i]);
     if (server.unix_listening)
         close_fd_of((uv_handle_t *)&server.unix_listener);
 }
@@ -344,6 +366,7 @@ void server_cleanup(void)
     uv_run(server.loop, UV_RUN_DEFAULT);
     ks_free(server.ks);
     server.ks = NULL;
+    tls_cleanup();
     if (uv_loop_close(server.loop) != 0)
         log_warning("Event loop closed with handles still open");
 }

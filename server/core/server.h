@@ -40,6 +40,8 @@ struct server {
 
     uv_tcp_t listeners[CONFIG_MAX_BIND];
     int listener_count;
+    uv_tcp_t tls_listeners[CONFIG_MAX_BIND]; /* on tls-port, one per bind address */
+    int tls_listener_count;
     uv_pipe_t unix_listener;
     int unix_listening;
     uv_signal_t sigterm, sigint;

@@ -1,0 +1,65 @@
+/*
+ * tls.h - TLS under a connection (tls.c): OpenSSL over a BIO of our own, so
+ * libuv keeps owning the socket and conn.c keeps one request and reply path.
+ *
+ * Ciphertext read by libuv goes into tls_read_space(); tls_read() decrypts
+ * it (driving the handshake on the way) into the caller's plaintext buffer.
+ * Replies are encrypted by tls_encrypt() from the connection's plaintext
+ * output into the ciphertext output it returns, which the connection writes
+ * exactly as it writes a plaintext client's output.
+ *
+ * Ownership: the server's one context (built from server.cfg's tls- settings
+ * by tls_configure) is owned here; each connection owns its struct tls_conn,
+ * which holds a reference to the context it was made from, so a reload never
+ * changes a connection's certificate under it.
+ */
+#ifndef RBKV_TLS_H
+#define RBKV_TLS_H
+
+#include <stddef.h>
+
+struct resp_out;
+struct tls_conn;
+
+/* Builds a context from server.cfg (certificate, key, CAs, protocols,
+ * ciphers...) and, when it is complete, makes it the one new connections get;
+ * the old one lives on in the connections made from it. Returns 0, or -1 with
+ * the reason in err (the current context is kept). */
+int tls_configure(char *err, size_t errlen);
+/* Whether a context is configured (tls-port or tls-replication needs one). */
+int tls_configured(void);
+/* Frees the current context (at exit). */
+void tls_cleanup(void);
+
+/* A connection's TLS state from the current context: accepting (a client's
+ * connection to our tls-port) or connecting (our link to a primary). NULL
+ * when out of memory or when no context is configured. Free with
+ * tls_conn_free; tls_conn_free(NULL) does nothing. */
+struct tls_conn *tls_conn_new(int accepting);
+void tls_conn_free(struct tls_conn *t);
+
+/* Where libuv may put the next ciphertext it reads. */
+void tls_read_space(struct tls_conn *t, char **p, size_t *cap);
+/* Records n bytes of ciphertext read into tls_read_space's room. */
+void tls_read_commit(struct tls_conn *t, size_t n);
+/* Decrypts what was read into buf[0, cap): returns the plaintext bytes (> 0),
+ * 0 when more ciphertext is needed, -1 when the connection must close (a
+ * failed handshake, a bad record, the peer's close: tls_error says which). */
+long tls_read(struct tls_conn *t, char *buf, size_t cap);
+
+/* Moves plaintext from plain into t's ciphertext output, a bounded amount
+ * at a time so plain's pending bytes still measure the client's backlog for
+ * the output limits; nothing before the handshake has ended. Returns 0, or
+ * -1 when encrypting failed (tls_error says why). */
+int tls_encrypt(struct tls_conn *t, struct resp_out *plain);
+/* t's ciphertext output (handshake messages and encrypted replies), owned by
+ * t: the connection writes and consumes it as a plaintext client's output. */
+struct resp_out *tls_wire(struct tls_conn *t);
+/* Whether the handshake has ended. */
+int tls_handshake_done(const struct tls_conn *t);
+/* Why the last call failed, for the log ("" when nothing failed). */
+const char *tls_error(const struct tls_conn *t);
+/* Bytes t holds (its ciphertext buffers), for the client's memory. */
+size_t tls_conn_memory(const struct tls_conn *t);
+
+#endif
