@@ -7,6 +7,7 @@
  * of time it schedules the next one a millisecond later, and clients are
  * served in between. Until then lookups still hide due keys (lazy expiry).
  */
+#include "acl.h"
 #include "server.h"
 
 #include <errno.h>
@@ -260,6 +261,8 @@ int server_start(void)
     signal(SIGXFSZ, SIG_IGN);
     server_adjust_open_files_limit();
     command_table_init();
+    if (acl_start() < 0)
+        return -1;
     server.ks = ks_new(server.cfg.databases);
     evict_init();
     repl_init();
