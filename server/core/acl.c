@@ -8,7 +8,10 @@
  * in, and ACL DELUSER closes the user's clients before freeing it.
  *
  * A selector's command permissions are one byte per command (by
- * command_index), plus "cmd|sub" exceptions for container commands; its
+ * command_index): bit ALLOW_CMD for the command (a container's ordinary
+ * subcommands), bit ALLOW_ADMIN_SUBS for a container's admin_subcommands,
+ * which Redis files under @admin @dangerous besides the container's own
+ * categories; plus "cmd|sub" exceptions for containers. Its
  * description is the list of rules that still matter, in order, as Redis
  * 7.0 keeps it: a rule about a command drops earlier rules about the same
  * command, a category drops earlier rules about the commands in it, and
@@ -72,25 +75,23 @@ static const struct {
 
 #define CAT(c) (1u << (c))
 
-/* Redis 7.0's explicit categories (its commands' JSON "acl_categories"),
- * for the commands whose flags and group do not imply them. */
+/* Redis 7.0's explicit categories (its commands' JSON "acl_categories")
+ * for the commands whose flags and group do not imply them all; checked
+ * against redis-server by test_command_info. */
 static const struct {
     const char *name;
-    unsigned add;
+    unsigned add, drop; /* drop: what the group would wrongly imply */
 } extra_categories[] = {
-    {"keys", CAT(ACL_DANGEROUS)},       {"flushdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS)},
-    {"flushall", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS)},
-    {"sort", CAT(ACL_DANGEROUS)},       {"sort_ro", CAT(ACL_DANGEROUS)},
-    {"migrate", CAT(ACL_DANGEROUS)},    {"restore", CAT(ACL_DANGEROUS)},
-    {"dump", CAT(ACL_DANGEROUS)},       {"info", CAT(ACL_DANGEROUS)},
-    {"role", CAT(ACL_DANGEROUS)},       {"swapdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS)},
-    {"client", CAT(ACL_DANGEROUS)},     {"object", CAT(ACL_KEYSPACE)},
-    {"lastsave", CAT(ACL_DANGEROUS)},   {"pfdebug", CAT(ACL_DANGEROUS)},
-    {"pfselftest", CAT(ACL_DANGEROUS)}, {"randomkey", 0},
-    {"auth", CAT(ACL_CONNECTION)},      {"hello", CAT(ACL_CONNECTION)},
-    {"ping", CAT(ACL_CONNECTION)},      {"echo", CAT(ACL_CONNECTION)},
-    {"select", CAT(ACL_CONNECTION)},    {"reset", CAT(ACL_CONNECTION)},
-    {"quit", CAT(ACL_CONNECTION)},
+    {"wait", CAT(ACL_CONNECTION), CAT(ACL_KEYSPACE)},
+    {"keys", CAT(ACL_DANGEROUS), 0},
+    {"flushdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
+    {"flushall", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
+    {"dbsize", CAT(ACL_KEYSPACE), 0},
+    {"info", CAT(ACL_DANGEROUS), 0},
+    {"role", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
+    {"lastsave", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
+    {"client", CAT(ACL_DANGEROUS), 0},
+    {"object", CAT(ACL_KEYSPACE), 0},
 };
 
 int acl_category_lookup(const char *name, size_t len)
@@ -111,7 +112,7 @@ unsigned acl_command_categories(const struct command *cmd)
     }
     for (size_t i = 0; i < sizeof(extra_categories) / sizeof(extra_categories[0]); i++) {
         if (strcmp(cmd->name, extra_categories[i].name) == 0)
-            cats |= extra_categories[i].add;
+            cats = (cats | extra_categories[i].add) & ~extra_categories[i].drop;
     }
     if (cmd->flags & CMD_WRITE)
         cats |= CAT(ACL_WRITE);
@@ -127,10 +128,21 @@ unsigned acl_command_categories(const struct command *cmd)
     return cats;
 }
 
+/* The categories of a container's admin subcommands. */
+static unsigned admin_sub_categories(const struct command *cmd)
+{
+    unsigned cats = acl_command_categories(cmd);
+    return cmd->admin_subcommands ? cats | CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS) : cats;
+}
+
 /* ---- Users and selectors ---- */
 
 #define KEYS_READ 1u
 #define KEYS_WRITE 2u
+
+#define ALLOW_CMD 1u
+#define ALLOW_ADMIN_SUBS 2u
+#define ALLOW_BOTH (ALLOW_CMD | ALLOW_ADMIN_SUBS)
 
 struct acl_pattern {
     char *pat; /* owned */
@@ -302,8 +314,11 @@ static void user_insert(struct acl_user *u)
     nusers++;
 }
 
+static void sync_requirepass(void);
+
 struct acl_user *acl_lookup(const char *name, size_t len)
 {
+    sync_requirepass();
     int found;
     size_t at = user_pos(name, len, &found);
     return found ? users[at] : NULL;
@@ -311,6 +326,7 @@ struct acl_user *acl_lookup(const char *name, size_t len)
 
 size_t acl_user_count(void)
 {
+    sync_requirepass();
     return nusers;
 }
 
@@ -403,6 +419,8 @@ int acl_random_hex(char *out, size_t chars)
 static void sync_requirepass(void)
 {
     const char *pass = server.cfg.requirepass ? server.cfg.requirepass : "";
+    if (!default_user)
+        acl_init();
     if (applied_requirepass && strcmp(applied_requirepass, pass) == 0)
         return;
     xfree(applied_requirepass);
@@ -500,7 +518,7 @@ static int is_command(const struct command *cmd, const void *arg)
 
 static int in_category(const struct command *cmd, const void *arg)
 {
-    return (acl_command_categories(cmd) & *(const unsigned *)arg) != 0;
+    return (admin_sub_categories(cmd) & *(const unsigned *)arg) != 0;
 }
 
 static void rules_append(struct acl_selector *s, char sign, const char *name, size_t len)
@@ -528,12 +546,16 @@ static void subs_drop(struct acl_selector *s, size_t cmd, const char *sub, size_
     s->nsubs = kept;
 }
 
-static void command_set(struct acl_selector *s, const struct command *cmd, int allow)
+/* Sets the bits of mask in cmd's byte to allow, and drops its "cmd|sub"
+ * exceptions. */
+static void command_set(struct acl_selector *s, const struct command *cmd, unsigned mask,
+                        int allow)
 {
     size_t i = command_index(cmd);
-    s->allowed[i] = (unsigned char)allow;
+    s->allowed[i] = (unsigned char)(allow ? s->allowed[i] | mask : s->allowed[i] & ~mask);
     subs_drop(s, i, NULL, 0);
 }
+
 
 /* +cmd, -cmd, +cmd|sub, -cmd|sub, +@cat, -@cat, +@all, -@all. */
 static const char *command_rule(struct acl_selector *s, const char *r, size_t len)
@@ -541,7 +563,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     int allow = r[0] == '+';
     if (len >= 2 && r[1] == '@') {
         if (len == 5 && strncasecmp(r + 2, "all", 3) == 0) {
-            memset(s->allowed, allow, command_builtin_count() + 1);
+            memset(s->allowed, allow ? ALLOW_BOTH : 0, command_builtin_count() + 1);
             for (size_t i = 0; i < s->nsubs; i++)
                 xfree(s->subs[i].sub);
             s->nsubs = 0;
@@ -555,8 +577,11 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
             return ERR_UNKNOWN;
         unsigned bit = CAT(cat);
         for (size_t i = 0; i < command_count(); i++) {
-            if (acl_command_categories(command_at(i)) & bit)
-                command_set(s, command_at(i), allow);
+            const struct command *cmd = command_at(i);
+            unsigned mask = (acl_command_categories(cmd) & bit ? ALLOW_CMD : 0) |
+                            (admin_sub_categories(cmd) & bit ? ALLOW_ADMIN_SUBS : 0);
+            if (mask)
+                command_set(s, cmd, mask, allow);
         }
         rules_drop(s, in_category, &bit);
         rules_append(s, r[0], r + 1, len - 1);
@@ -568,7 +593,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     if (!cmd)
         return ERR_UNKNOWN;
     if (!bar) {
-        command_set(s, cmd, allow);
+        command_set(s, cmd, ALLOW_BOTH, allow);
         rules_drop(s, is_command, cmd);
         rules_append(s, r[0], r + 1, len - 1);
         return NULL;
@@ -812,7 +837,7 @@ static const char *user_rule(struct acl_user *u, const char *r, size_t len)
 static int selector_all(const struct acl_selector *s)
 {
     for (size_t i = 0; i < command_builtin_count(); i++) {
-        if (!s->allowed[i])
+        if (s->allowed[i] != ALLOW_BOTH)
             return 0;
     }
     for (size_t i = 0; i < s->nsubs; i++) {
@@ -1096,10 +1121,24 @@ char *acl_describe(const struct acl_user *u)
 
 /* ---- The check ---- */
 
+/* Whether the space-separated words of list hold w (any case). */
+static int word_in(const char *list, const struct resp_slice *w)
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, " ");
+        if (len == w->len && strncasecmp(p, w->ptr, len) == 0)
+            return 1;
+        p += len;
+        p += strspn(p, " ");
+    }
+    return 0;
+}
+
 static int command_allowed(const struct acl_selector *s, const struct command *cmd, int argc,
                            const struct resp_slice *argv)
 {
     size_t i = command_index(cmd);
+    unsigned bit = ALLOW_CMD;
     if ((cmd->flags & CMD_CONTAINER) && argc >= 2) {
         for (size_t k = 0; k < s->nsubs; k++) {
             const struct acl_subrule *r = &s->subs[k];
@@ -1107,8 +1146,10 @@ static int command_allowed(const struct acl_selector *s, const struct command *c
                 strncasecmp(r->sub, argv[1].ptr, argv[1].len) == 0)
                 return r->allow;
         }
+        if (word_in(cmd->admin_subcommands, &argv[1]))
+            bit = ALLOW_ADMIN_SUBS;
     }
-    return s->allowed[i];
+    return (s->allowed[i] & bit) != 0;
 }
 
 static int key_allowed(const struct acl_selector *s, const char *k, size_t len, unsigned need)
