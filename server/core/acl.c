@@ -780,6 +780,21 @@ static void selectors_clear(struct acl_user *u)
     u->nsel = 1;
 }
 
+/* Adds a password's hash (">", "#") or removes it ("<", "!"). */
+static const char *password_rule(struct acl_user *u, int add, const unsigned char h[32])
+{
+    if (add) {
+        hash_add(u, h);
+        u->flags &= ~ACL_USER_NOPASS;
+        return NULL;
+    }
+    int at = hash_index(u, h);
+    if (at < 0)
+        return ERR_NOPASSWORD;
+    hash_remove(u, at);
+    return NULL;
+}
+
 /* One rule of ACL SETUSER applied to u; NULL, or the reason it failed. */
 static const char *user_rule(struct acl_user *u, const char *r, size_t len)
 {
@@ -796,27 +811,11 @@ static const char *user_rule(struct acl_user *u, const char *r, size_t len)
         u->nhashes = 0;
     } else if (len && (r[0] == '>' || r[0] == '<')) {
         sha256(r + 1, len - 1, h);
-        if (r[0] == '>') {
-            hash_add(u, h);
-            u->flags &= ~ACL_USER_NOPASS;
-        } else {
-            int at = hash_index(u, h);
-            if (at < 0)
-                return ERR_NOPASSWORD;
-            hash_remove(u, at);
-        }
+        return password_rule(u, r[0] == '>', h);
     } else if (len && (r[0] == '#' || r[0] == '!')) {
         if (hex_hash(r + 1, len - 1, h) < 0)
             return ERR_BADHASH;
-        if (r[0] == '#') {
-            hash_add(u, h);
-            u->flags &= ~ACL_USER_NOPASS;
-        } else {
-            int at = hash_index(u, h);
-            if (at < 0)
-                return ERR_NOPASSWORD;
-            hash_remove(u, at);
-        }
+        return password_rule(u, r[0] == '#', h);
     } else if (len >= 2 && r[0] == '(' && r[len - 1] == ')') {
         return selector_add(u, r, len);
     } else if (rule_is(r, len, "clearselectors")) {

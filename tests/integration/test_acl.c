@@ -110,6 +110,15 @@ static void test_rules(void)
                   "a positive number up to 4096",
                "ACL", "GENPASS", "0");
     EXPECT_BULK(c, "default", "ACL", "WHOAMI");
+    /* ACL CAT and COMMAND's category filter come from one derivation. */
+    char cat[8192], filtered[8192];
+    r = H_CALL(c, "ACL", "CAT", "sortedset");
+    h_repr(r, cat, sizeof(cat));
+    freeReplyObject(r);
+    r = H_CALL(c, "COMMAND", "LIST", "FILTERBY", "ACLCAT", "sortedset");
+    h_repr(r, filtered, sizeof(filtered));
+    freeReplyObject(r);
+    CHECK(strcmp(cat, filtered) == 0 && strstr(cat, "'zadd'"), "ACL CAT sortedset %s", cat);
     EXPECT_MATCH(c, "[+ACL <subcommand> *, +    Prints this help.]", "ACL", "HELP");
     EXPECT_ERR(c, "ERR This Redis instance is not configured to use an ACL file. You may want "
                   "to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE "
