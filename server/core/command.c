@@ -334,9 +334,11 @@ static int arity_ok(const struct command *cmd, int argc)
     return cmd->arity >= 0 ? argc == cmd->arity : argc >= -cmd->arity;
 }
 
+/* Clients with no user (the log's replay, the primary's link, unit
+ * tests' clients) are the server's own and never authenticate. */
 static int needs_auth(const struct client *c)
 {
-    return !(c->flags & CLIENT_AUTHENTICATED) && acl_default_requires_auth();
+    return !(c->flags & CLIENT_AUTHENTICATED) && c->user && acl_default_requires_auth();
 }
 
 /* Redis's order: a replica's read-only rule, stale data, then
