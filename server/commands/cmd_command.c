@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "args.h"
 #include "client.h"
 #include "cmd_command.h"
@@ -648,75 +649,6 @@ static const struct {
     {CMD_ALLOW_BUSY, "allow_busy"},
 };
 
-/* Redis's ACL categories, in the order it lists them. */
-enum acl_category {
-    ACL_KEYSPACE,
-    ACL_READ,
-    ACL_WRITE,
-    ACL_SET,
-    ACL_SORTEDSET,
-    ACL_LIST,
-    ACL_HASH,
-    ACL_STRING,
-    ACL_BITMAP,
-    ACL_HYPERLOGLOG,
-    ACL_GEO,
-    ACL_STREAM,
-    ACL_PUBSUB,
-    ACL_ADMIN,
-    ACL_FAST,
-    ACL_SLOW,
-    ACL_BLOCKING,
-    ACL_DANGEROUS,
-    ACL_CONNECTION,
-    ACL_TRANSACTION,
-    ACL_SCRIPTING,
-    ACL_CATEGORY_COUNT,
-};
-
-static const char *const acl_category_names[ACL_CATEGORY_COUNT] = {
-    "@keyspace", "@read",  "@write",     "@set",        "@sortedset",  "@list",   "@hash",
-    "@string",   "@bitmap", "@hyperloglog", "@geo",     "@stream",     "@pubsub", "@admin",
-    "@fast",     "@slow",  "@blocking",  "@dangerous",  "@connection", "@transaction",
-    "@scripting",
-};
-
-/* The category a docs group implies; Redis's "server" group implies none. */
-static const struct {
-    const char *group;
-    enum acl_category category;
-} group_categories[] = {
-    {"generic", ACL_KEYSPACE},   {"keyspace", ACL_KEYSPACE},     {"string", ACL_STRING},
-    {"list", ACL_LIST},          {"set", ACL_SET},               {"sorted-set", ACL_SORTEDSET},
-    {"hash", ACL_HASH},          {"bitmap", ACL_BITMAP},         {"hyperloglog", ACL_HYPERLOGLOG},
-    {"geo", ACL_GEO},            {"stream", ACL_STREAM},         {"pubsub", ACL_PUBSUB},
-    {"connection", ACL_CONNECTION}, {"transactions", ACL_TRANSACTION},
-    {"scripting", ACL_SCRIPTING},
-};
-
-/* A bit per enum acl_category: the group's category plus the ones Redis
- * implies from the flags (setImplicitACLCategories), "slow" being "not fast". */
-static unsigned acl_categories(const struct command *cmd)
-{
-    unsigned cats = 0;
-    for (size_t i = 0; i < sizeof(group_categories) / sizeof(group_categories[0]); i++) {
-        if (cmd->group && strcmp(cmd->group, group_categories[i].group) == 0)
-            cats |= 1u << group_categories[i].category;
-    }
-    if (cmd->flags & CMD_WRITE)
-        cats |= 1u << ACL_WRITE;
-    if (cmd->flags & CMD_READONLY)
-        cats |= 1u << ACL_READ;
-    if (cmd->flags & CMD_ADMIN)
-        cats |= 1u << ACL_ADMIN | 1u << ACL_DANGEROUS;
-    if (cmd->flags & CMD_PUBSUB)
-        cats |= 1u << ACL_PUBSUB;
-    if (cmd->flags & CMD_BLOCKING)
-        cats |= 1u << ACL_BLOCKING;
-    cats |= 1u << (cmd->flags & CMD_FAST ? ACL_FAST : ACL_SLOW);
-    return cats;
-}
-
 static void add_command_flags(struct resp_out *o, const struct command *cmd)
 {
     size_t n = 0;
@@ -733,8 +665,11 @@ static void add_acl_categories(struct resp_out *o, unsigned cats)
 {
     resp_add_set_len(o, (size_t)__builtin_popcount(cats));
     for (int i = 0; i < ACL_CATEGORY_COUNT; i++) {
-        if (cats & 1u << i)
-            resp_add_simple(o, acl_category_names[i]);
+        char name[32];
+        if (!(cats & 1u << i))
+            continue;
+        snprintf(name, sizeof(name), "@%s", acl_category_names[i]);
+        resp_add_simple(o, name);
     }
 }
 
@@ -794,7 +729,7 @@ static void add_command_info(struct resp_out *o, const struct command *cmd)
     resp_add_int(o, cmd->first_key);
     resp_add_int(o, cmd->last_key);
     resp_add_int(o, cmd->key_step);
-    add_acl_categories(o, acl_categories(cmd));
+    add_acl_categories(o, acl_command_categories(cmd));
     resp_add_set_len(o, 0);
     add_key_specs(o, cmd);
     resp_add_set_len(o, 0);
@@ -853,16 +788,6 @@ static void command_docs(struct client *c)
     }
 }
 
-/* The category named by a (case-insensitive, no '@') slice, or -1. */
-static int acl_category_lookup(const struct resp_slice *name)
-{
-    for (int i = 0; i < ACL_CATEGORY_COUNT; i++) {
-        if (arg_is(name, acl_category_names[i] + 1))
-            return i;
-    }
-    return -1;
-}
-
 /* COMMAND LIST [FILTERBY MODULE m|ACLCAT c|PATTERN p]. No modules exist, so
  * MODULE matches nothing; PATTERN is a case-insensitive glob, as in Redis. */
 static void command_list(struct client *c)
@@ -877,7 +802,7 @@ static void command_list(struct client *c)
             resp_add_error(&c->out, ERR_SYNTAX);
             return;
         }
-        category = acl_category_lookup(arg);
+        category = acl_category_lookup(arg->ptr, arg->len);
     } else if (c->argc != 2) {
         resp_add_error(&c->out, ERR_SYNTAX);
         return;
@@ -894,7 +819,7 @@ static void command_list(struct client *c)
         else if (arg_is(kind, "PATTERN"))
             match = glob_match(arg->ptr, arg->len, cmd->name, strlen(cmd->name), 1);
         else if (arg_is(kind, "ACLCAT"))
-            match = category >= 0 && (acl_categories(cmd) & 1u << category);
+            match = category >= 0 && (acl_command_categories(cmd) & 1u << category);
         else
             match = 0;
         if (match) {

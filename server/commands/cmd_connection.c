@@ -2,16 +2,18 @@
  * cmd_connection.c - commands about the connection itself: PING, ECHO, QUIT,
  * HELLO, AUTH, SELECT and CLIENT.
  *
- * Owns no state: everything lives in struct client. Authentication compares
- * in constant time so the reply's timing says nothing about the password.
+ * Owns no state: everything lives in struct client. Users and passwords
+ * are acl.c's, which compares in constant time.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "acl.h"
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
+#include "clientinfo.h"
 #include "cmd_connection.h"
 #include "conn.h"
 #include "keyspace.h"
@@ -53,8 +55,6 @@ static void cmd_echo(struct client *c)
     resp_add_bulk(&c->out, c->argv[1].ptr, c->argv[1].len);
 }
 
-static int password_configured(void);
-
 /* Redis 6.2's RESET: the connection as it was when it connected, but
  * still open: no transaction, WATCH or subscription, database 0, RESP2, no
  * name, no longer a monitor, no NO-EVICT or NO-TOUCH (as Redis 7.2), and not
@@ -71,7 +71,8 @@ static void cmd_reset(struct client *c)
     c->out.proto = 2;
     xfree(c->name);
     c->name = NULL;
-    if (password_configured())
+    c->user = acl_default_user();
+    if (acl_default_requires_auth())
         c->flags &= ~CLIENT_AUTHENTICATED;
     resp_add_simple(&c->out, "RESET");
 }
@@ -82,38 +83,20 @@ static void cmd_quit(struct client *c)
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
 }
 
-/* Constant-time comparison of a slice with the configured password. With
- * none, the default user is Redis's "nopass": any password matches (HELLO
- * AUTH reaches here; AUTH refuses earlier). */
-static int password_matches(const struct resp_slice *given)
-{
-    const char *pass = server.cfg.requirepass;
-    if (!password_configured())
-        return 1;
-    size_t plen = strlen(pass);
-    unsigned diff = (unsigned)(given->len ^ plen);
-    for (size_t i = 0; i < given->len; i++)
-        diff |= (unsigned char)given->ptr[i] ^ (unsigned char)pass[plen ? i % plen : 0];
-    return diff == 0;
-}
-
-static int password_configured(void)
-{
-    return server.cfg.requirepass && server.cfg.requirepass[0];
-}
-
-/* Checks user (must be "default") and password; replies on failure.
- * Returns 0 when c is now authenticated. */
+/* Checks user ("default" when NULL) and password; replies and logs the
+ * failure in ACL LOG. Returns 0 when c now acts as that user. */
 static int authenticate_or_reply(struct client *c, const struct resp_slice *user,
                                  const struct resp_slice *pass)
 {
-    /* With no password the default user takes any (Redis's nopass), as HELLO
-     * AUTH can ask without one configured. */
-    if ((user && !arg_is(user, "default")) || !pass ||
-        (password_configured() && !password_matches(pass))) {
+    static const struct resp_slice default_name = {.ptr = "default", .len = 7};
+    const struct resp_slice *name = user ? user : &default_name;
+    struct acl_user *u = acl_authenticate(name, pass);
+    if (!u) {
+        acl_log_add(c, "auth", "AUTH", 4, name->ptr, name->len);
         resp_add_error(&c->out, ERR_WRONGPASS);
         return -1;
     }
+    c->user = u;
     c->flags |= CLIENT_AUTHENTICATED;
     conn_update_limits(c);
     return 0;
@@ -127,7 +110,7 @@ static void cmd_auth(struct client *c)
         resp_add_error(&c->out, ERR_SYNTAX);
         return;
     }
-    if (!password_configured())
+    if (c->argc == 2 && (acl_default_user()->flags & ACL_USER_NOPASS))
         resp_add_error(&c->out, "ERR AUTH <password> called without any password configured for "
                                 "the default user. Are you sure your configuration is correct?");
     else if (authenticate_or_reply(c, c->argc == 3 ? &c->argv[1] : NULL,
@@ -191,7 +174,7 @@ static void cmd_hello(struct client *c)
             return;
         }
     }
-    if (password_configured() && !(c->flags & CLIENT_AUTHENTICATED)) {
+    if (!(c->flags & CLIENT_AUTHENTICATED) && acl_default_requires_auth()) {
         resp_add_error(&c->out, "NOAUTH HELLO must be called with the client already "
                                 "authenticated, otherwise the HELLO <proto> AUTH <user> <pass> "
                                 "option can be used to authenticate the client and select the "
@@ -269,82 +252,6 @@ static int client_type_or_reply(struct client *c, const struct resp_slice *a)
         return CLIENT_TYPE_MASTER;
     resp_add_errorf(&c->out, "ERR Unknown client type '%.*s'", (int)a->len, a->ptr);
     return -1;
-}
-
-/* One CLIENT LIST / CLIENT INFO line, in Redis 7's field order. */
-static void client_info_line(const struct client *c, char *buf, size_t len)
-{
-    int64_t now = (int64_t)uv_now(server.loop);
-    char flags[16];
-    size_t f = 0;
-    /* The letters rbkv has, in catClientInfoString's order. */
-    if (c->flags & CLIENT_MONITOR)
-        flags[f++] = 'O';
-    if (c->flags & CLIENT_REPLICA)
-        flags[f++] = 'S';
-    if (c->flags & CLIENT_MASTER)
-        flags[f++] = 'M';
-    if (pubsub_client_subscribed(c))
-        flags[f++] = 'P';
-    if (c->multi)
-        flags[f++] = 'x';
-    if (c->blocked || (c->flags & CLIENT_POSTPONED))
-        flags[f++] = 'b';
-    if (c->flags & CLIENT_DIRTY_CAS)
-        flags[f++] = 'd';
-    if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
-        flags[f++] = 'c';
-    if (c->flags & CLIENT_UNIX)
-        flags[f++] = 'U';
-    if (c->flags & CLIENT_NO_EVICT)
-        flags[f++] = 'e';
-    if (c->flags & CLIENT_NO_TOUCH)
-        flags[f++] = 'T';
-    if (!f)
-        flags[f++] = 'N';
-    flags[f] = '\0';
-    char cmd[64];
-    if (!c->last_cmd)
-        snprintf(cmd, sizeof(cmd), "NULL");
-    else if (c->last_sub[0])
-        snprintf(cmd, sizeof(cmd), "%s|%s", c->last_cmd->name, c->last_sub);
-    else
-        snprintf(cmd, sizeof(cmd), "%s", c->last_cmd->name);
-    uv_os_fd_t fd = -1;
-    uv_fileno(&c->h.handle, &fd);
-    /* Redis's meanings mapped onto rbkv's buffers: qbuf is the unparsed
-     * input, argv-mem the running request's arguments, rbs/rbp the inline
-     * reply buffer's size and the bytes it holds, obl/oll/omem that buffer's
-     * pending bytes, the reply chunks and their memory. */
-    size_t argv_mem = resp_slices_bytes(c->argc, c->argv);
-    size_t multi_mem = multi_memory(c);
-    size_t obl = c->out.inline_used - c->out.inline_start;
-    size_t oll = 0;
-    for (const struct resp_chunk *k = c->out.head; k; k = k->next)
-        oll++;
-    size_t tot = sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes + argv_mem +
-                 multi_mem;
-    char events[3] = "";
-    size_t e = 0;
-    if (!(c->flags & CLIENT_READ_PAUSED))
-        events[e++] = 'r';
-    if (c->flags & CLIENT_WRITING)
-        events[e++] = 'w';
-    events[e] = '\0';
-    snprintf(buf, len,
-             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
-             "psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
-             "rbs=%d rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
-             "redir=-1 resp=%d lib-name=%s lib-ver=%s",
-             (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
-             (long long)((now - c->ctime_ms) / 1000),
-             (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
-             pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
-             pubsub_client_count(c, PUBSUB_SHARD), multi_queued(c),
-             resp_parser_buffered(&c->parser), resp_parser_free_space(&c->parser), argv_mem,
-             multi_mem, RESP_OUT_INLINE, c->out.inline_used, obl, oll, c->out.chunk_bytes, tot,
-             events, cmd, c->out.proto, c->lib_name ? c->lib_name : "",
-             c->lib_ver ? c->lib_ver : "");
 }
 
 /* Appends o's line to text[0..*used) of capacity *cap, growing it. */

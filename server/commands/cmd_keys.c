@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reach.h"
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
@@ -490,7 +491,7 @@ const struct command keys_commands[] = {
      .group = "generic", .since = "1.0.0",
      .summary = "Return a random key from the keyspace",
      .complexity = "O(1)",
-     .args = ""},
+     .args = "", .key_reach = reach_all},
     {.name = "dbsize", .proc = cmd_dbsize, .arity = 1, .flags = CMD_READONLY | CMD_FAST,
      .group = "server", .since = "1.0.0",
      .summary = "Return the number of keys in the selected database",

@@ -34,6 +34,7 @@
 #include "krange.h"
 #include "lexrange.h"
 #include "listing.h"
+#include "reach.h"
 #include "notify.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -497,10 +498,11 @@ static void cmd_ksplit(struct client *c)
     }
 }
 
-#define KEYSPACE_COMMAND(name_, proc_, arity_, flags_, key, summary_, complexity_, args_)        \
+/* reach_: the keys it may reach beyond its key (reach.h), for ACLs. */
+#define KEYSPACE_COMMAND(name_, proc_, arity_, flags_, key, reach_, summary_, complexity_, args_) \
     {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = (key),  \
      .last_key = (key), .key_step = (key) != 0, .group = "keyspace", .since = "0.1.0",            \
-     .summary = (summary_), .complexity = (complexity_), .args = (args_)}
+     .summary = (summary_), .complexity = (complexity_), .args = (args_), .key_reach = (reach_)}
 
 #define WALK_COMPLEXITY                                                                          \
     "O(log(N)+M) with N the number of keys in the database and M the number of keys returned."
@@ -508,37 +510,37 @@ static void cmd_ksplit(struct client *c)
 /* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS.
  * Only KRANK and KREVRANK name a key: the others take bounds or positions. */
 const struct command ordered_commands[] = {
-    KEYSPACE_COMMAND("krange", cmd_krange, -3, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("krange", cmd_krange, -3, CMD_READONLY, 0, reach_krange,
                      "Return the keys in a range of ranks or, with BYLEX, of key order",
                      WALK_COMPLEXITY " With TYPE, M is the number of keys visited.",
                      "start stop [BYLEX] [REV] [LIMIT offset count] [WITHVALUES] [TYPE type]"),
-    KEYSPACE_COMMAND("kprefix", cmd_kprefix, -2, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("kprefix", cmd_kprefix, -2, CMD_READONLY, 0, reach_prefix_arg,
                      "Return the keys that start with a prefix", WALK_COMPLEXITY,
                      "prefix [REV] [LIMIT offset count] [WITHVALUES]"),
-    KEYSPACE_COMMAND("kcount", cmd_kcount, 3, CMD_READONLY | CMD_FAST, 0,
+    KEYSPACE_COMMAND("kcount", cmd_kcount, 3, CMD_READONLY | CMD_FAST, 0, reach_span_arg,
                      "Count the keys in a range of key order or with a prefix",
                      "O(log(N)) with N the number of keys in the database.",
                      "min max|PREFIX prefix"),
-    KEYSPACE_COMMAND("krank", cmd_krank, 2, CMD_READONLY | CMD_FAST, 1,
+    KEYSPACE_COMMAND("krank", cmd_krank, 2, CMD_READONLY | CMD_FAST, 1, reach_all,
                      "Return the position of a key in key order",
                      "O(log(N)) with N the number of keys in the database.", "key"),
-    KEYSPACE_COMMAND("krevrank", cmd_krevrank, 2, CMD_READONLY | CMD_FAST, 1,
+    KEYSPACE_COMMAND("krevrank", cmd_krevrank, 2, CMD_READONLY | CMD_FAST, 1, reach_all,
                      "Return the position of a key in reverse key order",
                      "O(log(N)) with N the number of keys in the database.", "key"),
-    KEYSPACE_COMMAND("kfirst", cmd_kfirst, -1, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("kfirst", cmd_kfirst, -1, CMD_READONLY, 0, reach_all,
                      "Return the smallest keys, ascending", WALK_COMPLEXITY, "[count]"),
-    KEYSPACE_COMMAND("klast", cmd_klast, -1, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("klast", cmd_klast, -1, CMD_READONLY, 0, reach_all,
                      "Return the largest keys, descending", WALK_COMPLEXITY, "[count]"),
-    KEYSPACE_COMMAND("knext", cmd_knext, -2, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("knext", cmd_knext, -2, CMD_READONLY, 0, reach_all,
                      "Return the keys after a key, ascending", WALK_COMPLEXITY, "key [count]"),
-    KEYSPACE_COMMAND("kprev", cmd_kprev, -2, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("kprev", cmd_kprev, -2, CMD_READONLY, 0, reach_all,
                      "Return the keys before a key, descending", WALK_COMPLEXITY, "key [count]"),
-    KEYSPACE_COMMAND("kdelrange", cmd_kdelrange, -3, CMD_WRITE, 0,
+    KEYSPACE_COMMAND("kdelrange", cmd_kdelrange, -3, CMD_WRITE, 0, reach_span_arg,
                      "Delete the keys in a range of key order or with a prefix",
                      "O((1+M)*log(N)) with N the number of keys in the database and M the "
                      "number of keys deleted.",
                      "min max [LIMIT count]|PREFIX prefix [LIMIT count]"),
-    KEYSPACE_COMMAND("ksplit", cmd_ksplit, -2, CMD_READONLY, 0,
+    KEYSPACE_COMMAND("ksplit", cmd_ksplit, -2, CMD_READONLY, 0, reach_ksplit,
                      "Return the keys that split a range into parts of equal count",
                      "O(P*log(N)) with N the number of keys in the database and P the number "
                      "of parts.",

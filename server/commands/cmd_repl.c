@@ -4,6 +4,7 @@
  * core's (repl.h, repl_primary.h, repl_replica.h); this is the Redis syntax
  * and replies around it.
  */
+#include "reach.h"
 #include "cmd_repl.h"
 
 #include <stdio.h>
@@ -295,13 +296,13 @@ const struct command repl_commands[] = {
      .group = "server", .since = "2.8.0",
      .summary = "An internal command used in replication.",
      .complexity = "",
-     .args = "replicationid offset"},
+     .args = "replicationid offset", .key_reach = reach_all},
     {.name = "sync", .proc = cmd_sync, .arity = 1,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI,
      .group = "server", .since = "1.0.0",
      .summary = "An internal command used in replication.",
      .complexity = "",
-     .args = ""},
+     .args = "", .key_reach = reach_all},
     {.name = "wait", .proc = cmd_wait, .arity = 3,
      .flags = CMD_NOSCRIPT,
      .group = "generic", .since = "3.0.0",

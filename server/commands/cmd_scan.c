@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reach.h"
 #include "args.h"
 #include "client.h"
 #include "cmd_scan.h"
@@ -322,13 +323,13 @@ const struct command scan_commands[] = {
      .complexity = "O(log(N)+C) for every call, with N the number of keys and C the COUNT "
                   "(default 10). A MATCH pattern with a literal prefix visits only the keys with "
                   "that prefix.",
-     .args = "cursor [MATCH pattern] [COUNT count] [TYPE type]"},
+     .args = "cursor [MATCH pattern] [COUNT count] [TYPE type]", .key_reach = reach_scan},
     {.name = "keys", .proc = cmd_keys, .arity = 2, .flags = CMD_READONLY,
      .group = "generic", .since = "1.0.0",
      .summary = "Find all keys matching the given pattern, in ascending key order",
      .complexity = "O(log(N)+M) with N the number of keys in the database and M the number of "
                   "keys with the pattern's literal prefix (all of them when it starts with a "
                   "wildcard).",
-     .args = "pattern"},
+     .args = "pattern", .key_reach = reach_keys},
     {0},
 };

@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "reach.h"
 #include "aof.h"
 #include "args.h"
 #include "bgsave.h"
@@ -465,12 +466,12 @@ const struct command server_commands[] = {
      .group = "server", .since = "1.0.0",
      .summary = "Removes all keys from the current database.",
      .complexity = "O(N) where N is the number of keys",
-     .args = "[ASYNC|SYNC]"},
+     .args = "[ASYNC|SYNC]", .key_reach = reach_all},
     {.name = "flushall", .proc = cmd_flushall, .arity = -1, .flags = CMD_WRITE,
      .group = "server", .since = "1.0.0",
      .summary = "Removes all keys from all databases.",
      .complexity = "O(N) where N is the total number of keys",
-     .args = "[ASYNC|SYNC]"},
+     .args = "[ASYNC|SYNC]", .key_reach = reach_all},
     {.name = "time", .proc = cmd_time, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
      .group = "server", .since = "2.6.0",
      .summary = "Returns the server time.",

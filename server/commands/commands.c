@@ -20,6 +20,7 @@
 #include "cmd_latency.h"
 #include "cmd_object.h"
 #include "cmd_ordered.h"
+#include "cmd_acl.h"
 #include "cmd_persist.h"
 #include "cmd_pubsub.h"
 #include "cmd_repl.h"
@@ -96,6 +97,7 @@ void commands_register(void)
         config_commands,
         persist_commands,
         command_commands,
+        acl_commands,
         multi_commands,
         repl_commands,
         pubsub_commands,

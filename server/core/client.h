@@ -18,6 +18,7 @@
 #include "resp_writer.h"
 
 struct db;
+struct acl_user;
 struct command;
 struct reply_stream;
 struct postponed_request;
@@ -89,6 +90,11 @@ struct client {
     struct pubsub_client *pubsub; /* pubsub.c: its subscriptions, NULL when none ever */
     struct reply_stream *stream; /* stream.c: the reply being streamed, NULL when none */
     struct postponed_request *postponed; /* pause.c: its request held by CLIENT PAUSE, or NULL */
+
+    /* acl.c: the user it acts as, owned there; the default user until
+     * AUTH. NULL for the log's replay and the primary's link, which ACLs
+     * never limit. */
+    struct acl_user *user;
 
     struct client *prev, *next;  /* server.clients list */
 };

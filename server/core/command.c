@@ -22,6 +22,7 @@
 
 #include "command.h"
 
+#include "acl.h"
 #include "aof.h"
 #include "bgsave.h"
 #include "blocking.h"
@@ -71,6 +72,7 @@ static size_t total_commands;
  * row's address, filled for every registered command by command_table_init. */
 struct stats_slot {
     const struct command *cmd; /* NULL: an empty slot */
+    size_t index;              /* command_index */
     struct command_stats stats;
 };
 static struct stats_slot stats_slots[INDEX_SLOTS];
@@ -99,6 +101,7 @@ static struct stats_slot *stats_slot_of(const struct command *cmd)
 }
 /* Every command under its own name, renames or not (command_lookup_builtin). */
 static struct command_name builtin_slots[INDEX_SLOTS];
+static size_t builtin_count;
 
 static uint32_t name_hash(const char *name, size_t len)
 {
@@ -204,7 +207,9 @@ void command_table_init(void)
     for (size_t i = 0; i < n; i++) {
         index_add(builtin_slots, &names[i]);
         stats_slot_of(names[i].cmd)->cmd = names[i].cmd;
+        stats_slot_of(names[i].cmd)->index = i;
     }
+    builtin_count = n;
     /* config_set checked this very list with command_check_renames, from the
      * same built-in names, so it cannot fail here; serving with a command
      * the operator disabled would be worse than stopping. */
@@ -239,6 +244,16 @@ size_t command_count(void)
 const struct command *command_at(size_t i)
 {
     return i < total_commands ? all_commands[i] : NULL;
+}
+
+size_t command_index(const struct command *cmd)
+{
+    return stats_slot_of(cmd)->index;
+}
+
+size_t command_builtin_count(void)
+{
+    return builtin_count;
 }
 
 const struct command_stats *command_stats(const struct command *cmd)
@@ -320,10 +335,11 @@ static int arity_ok(const struct command *cmd, int argc)
     return cmd->arity >= 0 ? argc == cmd->arity : argc >= -cmd->arity;
 }
 
+/* Clients with no user (the log's replay, the primary's link, unit
+ * tests' clients) are the server's own and never authenticate. */
 static int needs_auth(const struct client *c)
 {
-    const char *pass = server.cfg.requirepass;
-    return pass && pass[0] && !(c->flags & CLIENT_AUTHENTICATED);
+    return !(c->flags & CLIENT_AUTHENTICATED) && c->user && acl_default_requires_auth();
 }
 
 /* Redis's order: a replica's read-only rule, stale data, then
@@ -398,6 +414,11 @@ void command_execute(struct client *c)
      * SYNC and PSYNC would run at EXEC with the transaction half done. */
     if (c->multi && (cmd->flags & CMD_NO_MULTI)) {
         resp_add_error(&c->out, ERR_NO_MULTI);
+        refused(c, cmd);
+        return;
+    }
+    /* A user that may do everything costs one flag test. */
+    if (c->user && !(c->user->flags & ACL_USER_ALLPERM) && acl_refuses(c, cmd)) {
         refused(c, cmd);
         return;
     }

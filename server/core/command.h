@@ -61,6 +61,23 @@ struct client;
  * log's replay accepts it. Not shown by COMMAND INFO. */
 #define CMD_MAY_REPLICATE (1u << 24)
 
+/* Its channel arguments are patterns (PSUBSCRIBE): an ACL allows one only
+ * when the user has that very pattern. Not shown by COMMAND INFO. */
+#define CMD_CHANNEL_PATTERNS (1u << 25)
+
+/* The keys a command that names none may reach (a listing, a range, a
+ * whole-dataset command): an ACL with key patterns allows it only when the
+ * reach stays inside one of them (acl.c). PREFIX: every key starting with
+ * lo; LEX: keys from lo to hi in key order; the slices are the request's. */
+struct key_reach {
+    enum { KEY_REACH_ALL, KEY_REACH_PREFIX, KEY_REACH_LEX } kind;
+    const char *lo, *hi;
+    size_t lolen, hilen;
+};
+struct resp_slice;
+/* Fills r for argv[0..argc) (arity already checked). */
+typedef void key_reach_fn(int argc, const struct resp_slice *argv, struct key_reach *r);
+
 typedef void cmd_handler(struct client *c);
 
 struct command {
@@ -77,6 +94,10 @@ struct command {
     /* A container's subcommands Redis flags admin where the others are not
      * (space-separated, lower case): hidden from MONITOR as admin commands are. */
     const char *admin_subcommands;
+    /* NULL: the command reaches only the keys at its key positions. */
+    key_reach_fn *key_reach;
+    /* Channel arguments, as the key positions (last -1: to the end); 0: none. */
+    int first_channel, last_channel;
 };
 
 /* Registers a table, whose last row has a NULL name; before
@@ -99,6 +120,10 @@ int command_check_renames(char *const *renames, int count, char *err, size_t err
  * (COMMAND, INFO commandstats); command_at returns NULL past the end. */
 size_t command_count(void);
 const struct command *command_at(size_t i);
+/* Every registered command, renamed or disabled ones too, has a number in
+ * 0..command_builtin_count()-1 (ACL permissions are arrays by it). */
+size_t command_index(const struct command *cmd);
+size_t command_builtin_count(void);
 
 struct histogram;
 

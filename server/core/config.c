@@ -109,6 +109,8 @@ const char *const config_maxmemory_policy_names[] = {
     "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction", NULL};
 /* Same order as enum appendfsync. */
 static const char *const appendfsync_names[] = {"always", "everysec", "no", NULL};
+/* acl-pubsub-default: what a new user's channels are. */
+static const char *const acl_pubsub_names[] = {"resetchannels", "allchannels", NULL};
 /* Same order as enum protected_access. */
 static const char *const protected_names[] = {"no", "yes", "local", NULL};
 
@@ -160,6 +162,12 @@ static const struct config_def defs[] = {
      .default_value = "no"},
     {.name = "requirepass", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(requirepass), .default_value = ""},
+    {.name = "aclfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     FIELD(aclfile), .default_value = ""},
+    {.name = "acllog-max-len", .type = CONFIG_INT, FIELD(acllog_max_len), .max = LLONG_MAX,
+     .default_value = "128"},
+    {.name = "acl-pubsub-default", .type = CONFIG_ENUM, FIELD(acl_pubsub_default_all),
+     .enum_names = acl_pubsub_names, .default_value = "resetchannels"},
     {.name = "maxclients", .type = CONFIG_INT, FIELD(maxclients), .min = 1, .max = UINT_MAX,
      .default_value = "10000"},
     {.name = "timeout", .type = CONFIG_INT, FIELD(timeout), .max = INT_MAX, .default_value = "0"},

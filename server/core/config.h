@@ -64,6 +64,9 @@ struct config {
     char *unixsocket;         /* NULL = none */
     int unixsocketperm;       /* octal permission bits, 0 = leave as created */
     char *requirepass;        /* NULL or "" = no password */
+    char *aclfile;            /* NULL = users only from ACL SETUSER (acl.c) */
+    long long acllog_max_len; /* ACL LOG's entries */
+    int acl_pubsub_default_all; /* acl-pubsub-default: 0 resetchannels, 1 allchannels */
     long long maxclients;
     long long timeout;        /* seconds of idleness before a client is closed, 0 = never */
     long long tcp_keepalive;  /* seconds, 0 = off */

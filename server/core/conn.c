@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "aof.h"
 #include "blocking.h"
 #include "client.h"
@@ -592,8 +593,7 @@ static void name_of(const struct sockaddr_storage *ss, char *out, size_t len)
  * the server allocate large buffers. */
 static void limits_for(const struct client *c, struct resp_limits *lim)
 {
-    int unauth = server.cfg.requirepass && server.cfg.requirepass[0] &&
-                 !(c->flags & CLIENT_AUTHENTICATED);
+    int unauth = !(c->flags & CLIENT_AUTHENTICATED) && acl_default_requires_auth();
     lim->max_bulk_len = server.cfg.proto_max_bulk_len;
     /* Redis 7 caps a request's element count only at INT_MAX (argv grows as
      * elements arrive, and the query buffer limit bounds the bytes). */
@@ -686,9 +686,10 @@ void conn_name_peers(struct client *c)
     "You only need to do one of the above things in order for the server to start accepting "    \
     "connections from the outside."
 
+/* Redis's test: the default user takes any password (its nopass flag). */
 static int no_password(void)
 {
-    return !server.cfg.requirepass || !server.cfg.requirepass[0];
+    return (acl_default_user()->flags & ACL_USER_NOPASS) != 0;
 }
 
 /* Whether the IP ip[0..len) is on the loopback interface: 127.0.0.0/8 (as
@@ -761,6 +762,7 @@ static void accept_client(uv_stream_t *listener, int is_unix, int is_tls)
     struct client *c = client_new();
     if (!c)
         return;
+    c->user = acl_default_user();
     int rc = is_unix ? uv_pipe_init(server.loop, &c->h.pipe, 0)
                      : uv_tcp_init(server.loop, &c->h.tcp);
     if (rc < 0) {

@@ -7,6 +7,7 @@
  * of time it schedules the next one a millisecond later, and clients are
  * served in between. Until then lookups still hide due keys (lazy expiry).
  */
+#include "acl.h"
 #include "script.h"
 #include "server.h"
 
@@ -286,7 +287,7 @@ int server_start(void)
     signal(SIGXFSZ, SIG_IGN);
     server_adjust_open_files_limit();
     command_table_init();
-    if (configure_tls() < 0)
+    if (configure_tls() < 0 || acl_start() < 0)
         return -1;
     server.ks = ks_new(server.cfg.databases);
     evict_init();

@@ -5,7 +5,8 @@
  *
  * With redis-server installed, a reference server runs beside ours and
  * every command both know is compared: its flags must be Redis's, in Redis's
- * order. Containers (CONFIG, CLIENT, OBJECT, ...) are left out: Redis gives
+ * order, and so must its ACL categories (which ACL CAT lists from the same
+ * derivation, server/core/acl.c). Containers (CONFIG, CLIENT, OBJECT, ...) are left out: Redis gives
  * them no flags of their own and puts them on each subcommand, which rbkv
  * does not list separately (docs/commands.md, "COMMAND").
  */
@@ -52,9 +53,10 @@ static void test_no_multi(void)
     redisFree(c);
 }
 
-/* The flags (COMMAND INFO's third element) of name, as text; 0 when the
- * server does not know name or it is a container (subcommands listed). */
-static int flags_of(redisContext *c, const char *name, char *buf, size_t cap)
+/* Element i of name's COMMAND INFO (2: flags, 6: ACL categories), as
+ * text; 0 when the server does not know name or it is a container
+ * (subcommands listed). */
+static int info_element(redisContext *c, const char *name, size_t i, char *buf, size_t cap)
 {
     redisReply *r = H_CALL(c, "COMMAND", "INFO", name);
     int ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
@@ -64,7 +66,7 @@ static int flags_of(redisContext *c, const char *name, char *buf, size_t cap)
         ok = !(subs->type == REDIS_REPLY_ARRAY && subs->elements > 0);
     }
     if (ok)
-        h_repr(r->element[0]->element[2], buf, cap);
+        h_repr(r->element[0]->element[i], buf, cap);
     freeReplyObject(r);
     return ok;
 }
@@ -82,13 +84,18 @@ static void test_flags_as_redis(void)
     for (size_t i = 0; names && r && i < names->elements; i++) {
         const char *name = names->element[i]->str;
         char ours[256], theirs[256];
-        if (!flags_of(r, name, theirs, sizeof(theirs)) || !flags_of(c, name, ours, sizeof(ours)))
+        if (!info_element(r, name, 2, theirs, sizeof(theirs)) ||
+            !info_element(c, name, 2, ours, sizeof(ours)))
             continue;
         compared++;
         CHECK(strcmp(ours, theirs) == 0, "COMMAND INFO %s flags: rbkv %s, redis %s", name, ours,
               theirs);
+        info_element(r, name, 6, theirs, sizeof(theirs));
+        info_element(c, name, 6, ours, sizeof(ours));
+        CHECK(strcmp(ours, theirs) == 0, "COMMAND INFO %s ACL categories: rbkv %s, redis %s",
+              name, ours, theirs);
     }
-    CHECK(compared > 100, "compared the flags of %zu commands", compared);
+    CHECK(compared > 100, "compared the flags and categories of %zu commands", compared);
     freeReplyObject(names);
     if (c)
         redisFree(c);

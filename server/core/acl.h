@@ -1,0 +1,150 @@
+/*
+ * acl.h - users and their permissions, Redis 7's ACL model (acl.c).
+ *
+ * A user has a name, an on/off switch, SHA-256 hashes of its passwords (or
+ * nopass) and one or more selectors: the root selector, plus any added with
+ * "(...)"; a request is allowed when one selector allows all of it. A
+ * selector allows commands (by command, "cmd|sub" and @category), keys
+ * (~pattern, %R~ / %W~ for reads or writes only) and pub/sub channels
+ * (&pattern).
+ *
+ * Ownership: acl.c owns every user; clients point at theirs (c->user) and a
+ * user is freed only after its clients are closed (acl_deluser). The default
+ * user always exists; requirepass is its password, as in Redis.
+ *
+ * The dispatcher pays one flag test for a user that may do everything
+ * (ACL_USER_ALLPERM); only others go through acl_check.
+ */
+#ifndef RBKV_ACL_H
+#define RBKV_ACL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resp_parser.h"
+
+struct client;
+struct command;
+struct resp_out;
+
+#define ACL_USER_ON (1u << 0)
+#define ACL_USER_NOPASS (1u << 1)
+/* One selector with every command, key and channel: acl_check is skipped. */
+#define ACL_USER_ALLPERM (1u << 2)
+
+struct acl_selector;
+
+struct acl_user {
+    char *name;                   /* owned, NUL-terminated */
+    unsigned flags;
+    unsigned char (*hashes)[32];  /* SHA-256 of each password, owned */
+    size_t nhashes;
+    struct acl_selector *sel;     /* sel[0] is the root selector; owned */
+    size_t nsel;
+};
+
+/* Redis's ACL categories, in the order ACL CAT lists them. */
+enum acl_category {
+    ACL_KEYSPACE,
+    ACL_READ,
+    ACL_WRITE,
+    ACL_SET,
+    ACL_SORTEDSET,
+    ACL_LIST,
+    ACL_HASH,
+    ACL_STRING,
+    ACL_BITMAP,
+    ACL_HYPERLOGLOG,
+    ACL_GEO,
+    ACL_STREAM,
+    ACL_PUBSUB,
+    ACL_ADMIN,
+    ACL_FAST,
+    ACL_SLOW,
+    ACL_BLOCKING,
+    ACL_DANGEROUS,
+    ACL_CONNECTION,
+    ACL_TRANSACTION,
+    ACL_SCRIPTING,
+    ACL_CATEGORY_COUNT,
+};
+
+/* "keyspace", "read", ... indexed by enum acl_category (no '@'). */
+extern const char *const acl_category_names[ACL_CATEGORY_COUNT];
+/* The category named by name[0..len) (any case, no '@'), or -1. */
+int acl_category_lookup(const char *name, size_t len);
+/* A bit per enum acl_category: the ones Redis derives from the flags and
+ * the docs group, plus its explicit extras (@dangerous, @keyspace, ...). */
+unsigned acl_command_categories(const struct command *cmd);
+
+/* Creates the default user once (after the command tables), as later
+ * calls do. */
+void acl_init(void);
+/* At start: acl_init, then the aclfile's users; -1 (logged) when the
+ * file cannot be loaded. */
+int acl_start(void);
+/* The default user (never NULL after acl_init). */
+struct acl_user *acl_default_user(void);
+/* Whether a new connection must authenticate: the default user is off or
+ * has a password (requirepass). */
+int acl_default_requires_auth(void);
+/* A user's name; "default" for NULL (the replay and primary's clients). */
+const char *acl_user_name(const struct acl_user *u);
+/* The user named name[0..len), or NULL. */
+struct acl_user *acl_lookup(const char *name, size_t len);
+/* The user that name and password open (on, and nopass or a matching
+ * hash, compared in constant time), or NULL. */
+struct acl_user *acl_authenticate(const struct resp_slice *name, const struct resp_slice *pass);
+
+/* Creates or changes a user by rules, all or nothing: 0, or -1 with Redis's
+ * "Error in ACL SETUSER modifier ..." reason in err. */
+int acl_setuser(const struct resp_slice *name, int argc, const struct resp_slice *rules,
+                char *err, size_t errlen);
+/* Deletes a user (never "default") and closes its clients (self, the one
+ * asking, after its reply); 1 if it existed. */
+int acl_deluser(struct client *self, const struct resp_slice *name);
+/* The users sorted by name: 0..acl_user_count()-1. */
+size_t acl_user_count(void);
+struct acl_user *acl_user_at(size_t i);
+/* Replaces every user by the "user <name> <rules>" lines of path, all or
+ * nothing; 0, or -1 with the reason in err. Clients of users the file no
+ * longer has are closed (self after its reply); NULL self at start. */
+int acl_load_file(struct client *self, const char *path, char *err, size_t errlen);
+/* Writes every user's line to path (through a temporary file); 0 or -1. */
+int acl_save_file(const char *path, char *err, size_t errlen);
+
+/* chars random hex digits from OpenSSL's generator (ACL GENPASS); 0, or -1
+ * when it has none to give. */
+int acl_random_hex(char *out, size_t chars);
+
+/* What a user's description is made of, each an xmalloc'd string: the flags
+ * and passwords ("on #..."), and for selector i its commands, keys and
+ * channels. acl_describe is ACL LIST's whole line after "user <name> ". */
+char *acl_describe(const struct acl_user *u);
+char *acl_describe_flags(const struct acl_user *u);
+char *acl_describe_commands(const struct acl_user *u, size_t sel);
+char *acl_describe_keys(const struct acl_user *u, size_t sel);
+char *acl_describe_channels(const struct acl_user *u, size_t sel);
+
+/* Why a request is refused. */
+enum acl_denial { ACL_ALLOWED, ACL_DENIED_CMD, ACL_DENIED_KEY, ACL_DENIED_CHANNEL };
+/* Whether u may run cmd with argv[0..argc): on a key or channel denial,
+ * *pos is the argument at fault (-1 for a listing that would leave the
+ * user's keys). */
+enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, int argc,
+                          const struct resp_slice *argv, int *pos);
+/* Checks c's request, and on a denial replies with Redis's NOPERM text and
+ * logs it. Returns 1 when refused. */
+int acl_refuses(struct client *c, const struct command *cmd);
+/* Redis's NOPERM error for a denial; object is the command's name (with
+ * "|sub") for ACL_DENIED_CMD, unused otherwise. */
+void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object);
+
+/* ACL LOG: reason "auth", "command", "key" or "channel"; object the
+ * command's name, key or channel. c may be NULL. */
+void acl_log_add(struct client *c, const char *reason, const char *object, size_t olen,
+                 const char *username, size_t ulen);
+void acl_log_reply(struct resp_out *o, long count);
+void acl_log_reset(void);
+
+#endif
