@@ -32,6 +32,7 @@
 #include "omap.h"
 #include "server.h"
 #include "watch.h"
+#include "xstream.h"
 #include "zset.h"
 
 
@@ -183,6 +184,9 @@ static void cmd_copy(struct client *c)
     case KS_HASH:
     case KS_SET:
         copy = ks_add_ptr(to, dst->ptr, dst->len, (enum ks_type)e->type, om_clone(ks_ptr(e)));
+        break;
+    case KS_STREAM:
+        copy = ks_add_ptr(to, dst->ptr, dst->len, KS_STREAM, xs_clone(ks_ptr(e)));
         break;
     default:
         copy = ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);

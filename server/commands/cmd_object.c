@@ -37,6 +37,7 @@
 #include "numparse.h"
 #include "omap.h"
 #include "resp_writer.h"
+#include "xstream.h"
 
 #define EMBSTR_MAX 44       /* Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT */
 #define INT_STRING_MAX 20   /* the longest text Redis tries as an integer */
@@ -67,6 +68,8 @@ const char *object_encoding_name(const struct ks_entry *e)
     case KS_HASH:
     case KS_SET:
         return om_encoding(ks_ptr(e));
+    case KS_STREAM:
+        return "stream";
     default:
         return "rbtree";
     }

@@ -245,6 +245,11 @@ static const struct config_def defs[] = {
      FIELD(zset_max_listpack_entries), .max = LONG_MAX, .default_value = "128"},
     {.name = "zset-max-listpack-value", .alias = "zset-max-ziplist-value", .type = CONFIG_MEMORY,
      FIELD(zset_max_listpack_value), .max = LONG_MAX, .default_value = "64"},
+    /* Streams (xstream.h): the emulated node's limits, which "~" trims by. */
+    {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, FIELD(stream_node_max_bytes),
+     .max = LONG_MAX, .default_value = "4096"},
+    {.name = "stream-node-max-entries", .type = CONFIG_INT, FIELD(stream_node_max_entries),
+     .max = LONG_MAX, .default_value = "100"},
     /* Diagnostics (slowlog.h, latency.h): Redis 7's names and defaults. */
     {.name = "slowlog-log-slower-than", .type = CONFIG_SPECIAL, .default_value = "10000",
      .set = set_slowlog_threshold, .get = get_slowlog_threshold},

@@ -127,6 +127,7 @@ struct config {
     long long set_max_listpack_entries;
     unsigned long long set_max_listpack_value;
     long long zset_max_listpack_entries;
+    long long stream_node_max_bytes, stream_node_max_entries;
     unsigned long long zset_max_listpack_value;
     /* Diagnostics (slowlog.h, latency.h, INFO latencystats). */
     long long slowlog_log_slower_than;  /* microseconds; < 0 = off, 0 = every command */

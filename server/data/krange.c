@@ -16,6 +16,7 @@ static const char *const type_names[KS_TYPE_COUNT] = {
     [KS_ZSET] = "zset",
     [KS_HASH] = "hash",
     [KS_SET] = "set",
+    [KS_STREAM] = "stream",
 };
 
 /* The number of keys before the bound, taken as a lower bound (upper 0:
