@@ -34,6 +34,13 @@
  *                  (shorter prefix first), n >= 1; the loader rebuilds each
  *                  map in that order under the caller's packed thresholds, so
  *                  its encoding follows those in force at load, as Redis's
+ *     0x05 STREAM  flags | [i64 deadline] | key | 3 * (u64 ms | u64 seq) (last,
+ *                  first, max deleted ID) | varint entries added | varint tail
+ *                  node, its entries, its bytes | varint n | n * (u64 ms |
+ *                  u64 seq | varint node | varint pairs | pairs * (field |
+ *                  value)); IDs strictly increasing, nodes never decreasing,
+ *                  n >= 0 (an empty stream is a value); checked whole
+ *                  (xs_check) once read
  *     0xFF END     u64 checksum
  *   key, value, field and member are a varint length then that many bytes; flags bit
  *   0 says a deadline follows (absolute unix ms); other bits must be 0.
