@@ -163,6 +163,20 @@ static int stream_lookup_or_reply(struct client *c, const struct resp_slice *key
     return 0;
 }
 
+/* The stream at key, or NULL after WRONGTYPE or "ERR no such key" (XSETID,
+ * XINFO). */
+static struct xstream *existing_stream_or_reply(struct client *c, const struct resp_slice *key,
+                                                int write)
+{
+    struct ks_entry *e;
+    struct xstream *s;
+    if (stream_lookup_or_reply(c, key, write, &e, &s) < 0)
+        return NULL;
+    if (!s)
+        resp_add_error(&c->out, "ERR no such key");
+    return s;
+}
+
 static void stream_limits(struct xs_limits *lim)
 {
     lim->node_bytes = (uint64_t)server.cfg.stream_node_max_bytes;
@@ -516,14 +530,9 @@ static void cmd_xsetid(struct client *c)
             return;
         }
     }
-    struct ks_entry *e;
-    struct xstream *s;
-    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+    struct xstream *s = existing_stream_or_reply(c, &c->argv[1], 1);
+    if (!s)
         return;
-    if (!s) {
-        resp_add_error(&c->out, "ERR no such key");
-        return;
-    }
     struct xs_entry last;
     if (xs_len(s) && xs_at(s, xs_len(s) - 1, &last) == 0 && xs_id_cmp(&id, &last.id) < 0) {
         resp_add_error(&c->out,
@@ -792,18 +801,13 @@ out:
 
 static void xinfo_stream(struct client *c)
 {
-    struct ks_entry *e;
-    struct xstream *s;
     if (c->argc > 3) {
         resp_add_error(&c->out, "ERR XINFO STREAM FULL is not supported by rbkv");
         return;
     }
-    if (stream_lookup_or_reply(c, &c->argv[2], 0, &e, &s) < 0)
+    struct xstream *s = existing_stream_or_reply(c, &c->argv[2], 0);
+    if (!s)
         return;
-    if (!s) {
-        resp_add_error(&c->out, "ERR no such key");
-        return;
-    }
     size_t nodes = xs_nodes(s);
     resp_add_map_len(&c->out, 10);
     resp_add_bulk_cstr(&c->out, "length");
@@ -839,25 +843,13 @@ static void xinfo_stream(struct client *c)
 /* No stream has groups yet: what Redis answers for a stream without any. */
 static void xinfo_groups(struct client *c)
 {
-    struct ks_entry *e;
-    struct xstream *s;
-    if (stream_lookup_or_reply(c, &c->argv[2], 0, &e, &s) < 0)
-        return;
-    if (!s)
-        resp_add_error(&c->out, "ERR no such key");
-    else
+    if (existing_stream_or_reply(c, &c->argv[2], 0))
         resp_add_array_len(&c->out, 0);
 }
 
 static void xinfo_consumers(struct client *c)
 {
-    struct ks_entry *e;
-    struct xstream *s;
-    if (stream_lookup_or_reply(c, &c->argv[2], 0, &e, &s) < 0)
-        return;
-    if (!s)
-        resp_add_error(&c->out, "ERR no such key");
-    else
+    if (existing_stream_or_reply(c, &c->argv[2], 0))
         resp_add_errorf(&c->out, "NOGROUP No such consumer group '%.*s' for key name '%.*s'",
                         (int)c->argv[3].len, c->argv[3].ptr, (int)c->argv[2].len,
                         c->argv[2].ptr);

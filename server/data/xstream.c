@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "varint.h"
 
 /* A small stream stays in one packed run, as a small hash does; entries
  * are only ever appended, so growing it is a realloc, never a shift. */
@@ -19,42 +20,6 @@ static const struct om_limits map_limits = {.entries = 128, .value = 256, .int_e
 #define NODE_OVERHEAD 11
 /* Per entry: flags, ms and seq deltas, and the trailing count. */
 #define ENTRY_OVERHEAD 4
-
-static size_t varint_size(uint64_t n)
-{
-    size_t s = 1;
-    while (n >= 0x80) {
-        n >>= 7;
-        s++;
-    }
-    return s;
-}
-
-static size_t varint_put(char *p, uint64_t n)
-{
-    size_t i = 0;
-    while (n >= 0x80) {
-        p[i++] = (char)(0x80 | (n & 0x7f));
-        n >>= 7;
-    }
-    p[i++] = (char)n;
-    return i;
-}
-
-static size_t varint_get(const char *p, uint64_t *n)
-{
-    uint64_t v = 0;
-    size_t i = 0;
-    unsigned shift = 0;
-    unsigned char b;
-    do {
-        b = (unsigned char)p[i++];
-        v |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    *n = v;
-    return i;
-}
 
 /* A listpack element's bytes: the string, its header and its back length. */
 static uint64_t lp_elem_bytes(size_t len)
@@ -159,13 +124,13 @@ static void id_decode(const char *p, struct xs_id *id)
 void xs_entry_of(const struct xstream *s, struct om_it *it, struct xs_entry *e)
 {
     struct om_elem el;
-    uint64_t nf;
+    size_t node;
     om_it_get(s->m, it, &el);
     id_decode(el.f, &e->id);
     const char *p = el.v;
-    p += varint_get(p, &e->node);
-    p += varint_get(p, &nf);
-    e->nfields = (size_t)nf;
+    p += varint_get(p, &node);
+    p += varint_get(p, &e->nfields);
+    e->node = node;
     e->data = p;
     e->end = el.v + el.vlen;
 }
@@ -174,11 +139,9 @@ int xs_next_str(const char **p, const char *end, struct xs_str *out)
 {
     if (*p >= end)
         return -1;
-    uint64_t len;
-    *p += varint_get(*p, &len);
+    *p += varint_get(*p, &out->len);
     out->ptr = *p;
-    out->len = (size_t)len;
-    *p += len;
+    *p += out->len;
     return 0;
 }
 
