@@ -38,6 +38,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "xstream.h"
 #include "zset.h"
 
 #define REFUSED "ERR refused by the fuzz harness"
@@ -167,6 +168,8 @@ void harness_check_keyspace(const struct keyspace *ks)
             if ((e->type == KS_HASH || e->type == KS_SET) &&
                 ((const struct omap *)ks_ptr(e))->values != (e->type == KS_HASH))
                 fail("om_check", "a hash's map without values, or a set's with them");
+            if (e->type == KS_STREAM && xs_check(ks_ptr(e), &why) < 0)
+                fail("xs_check", why);
             if (e->type >= KS_TYPE_COUNT)
                 fail("ks_check", "entry of unknown type");
         }
