@@ -12,7 +12,8 @@
  * for a page at a time so memory stays bounded whatever its size: a hash
  * from HSCAN as HSET, a set from SSCAN as SADD, a sorted set from ZRANGE
  * ... WITHSCORES by rank as ZADD, a list from LRANGE by position as RPUSH,
- * at most DUMP_BATCH elements a command.
+ * at most DUMP_BATCH elements a command, a stream from XRANGE as XADD per
+ * entry then XSETID for its counters.
  * Deadlines are not dumped, for strings or others. A value that changes
  * while it is paged through comes out as the pages saw it.
  */
@@ -137,12 +138,17 @@ static void write_elements(struct cli_writer *w, const char *cmd, const char *ke
 
 /* A page's reply: an array of strings, a multiple of step long. Returns 0,
  * or an exit code after printing why (and freeing r). */
-static int check_strings(redisReply *r, const redisReply *arr, size_t step, const char *cmd)
+static int strings_ok(const redisReply *arr, size_t step)
 {
     int ok = arr && arr->type == REDIS_REPLY_ARRAY && arr->elements % step == 0;
     for (size_t i = 0; ok && i < arr->elements; i++)
         ok = arr->element[i]->type == REDIS_REPLY_STRING;
-    if (ok)
+    return ok;
+}
+
+static int check_strings(redisReply *r, const redisReply *arr, size_t step, const char *cmd)
+{
+    if (strings_ok(arr, step))
         return CLI_OK;
     if (r->type == REDIS_REPLY_ERROR)
         fprintf(stderr, "rbkv-cli: (error) %.*s\n", (int)r->len, r->str);
@@ -209,6 +215,83 @@ static int dump_by_rank(redisContext *ctx, struct cli_writer *w, const char *key
     }
 }
 
+/* The reply to XINFO STREAM key's field name (a flat array in RESP2), or NULL. */
+static const redisReply *info_field(const redisReply *info, const char *name)
+{
+    for (size_t i = 0; info->type == REDIS_REPLY_ARRAY && i + 1 < info->elements; i += 2)
+        if (info->element[i]->type == REDIS_REPLY_STRING && !strcmp(info->element[i]->str, name))
+            return info->element[i + 1];
+    return NULL;
+}
+
+/* XRANGE key (last + DUMP_BATCH entries at a time, writing XADD key id
+ * field value ... each, then XSETID key last-id ENTRIESADDED n MAXDELETEDID
+ * id from XINFO STREAM, as the server's own log rewrite does (an empty
+ * stream first as XADD key MAXLEN 0 0-1 x y). */
+static int dump_stream(redisContext *ctx, struct cli_writer *w, const char *key, size_t klen)
+{
+    char from[48] = "-", count[16];
+    size_t n = 0;
+    snprintf(count, sizeof(count), "%d", DUMP_BATCH);
+    for (;;) {
+        const char *argv[] = {"XRANGE", key, from, "+", "COUNT", count};
+        size_t lens[] = {6, klen, strlen(from), 1, 5, strlen(count)};
+        redisReply *r = redisCommandArgv(ctx, 6, argv, lens);
+        if (!r)
+            return cli_conn_error(ctx);
+        int ok = r->type == REDIS_REPLY_ARRAY;
+        for (size_t i = 0; ok && i < r->elements; i++) {
+            const redisReply *e = r->element[i];
+            ok = e->type == REDIS_REPLY_ARRAY && e->elements == 2 &&
+                 e->element[0]->type == REDIS_REPLY_STRING && e->element[0]->len < 40 &&
+                 strings_ok(e->element[1], 2);
+        }
+        if (!ok)
+            return check_strings(r, NULL, 1, "XRANGE");
+        for (size_t i = 0; i < r->elements; i++) {
+            const redisReply *id = r->element[i]->element[0], *f = r->element[i]->element[1];
+            const char *xadd[2 + 1 + 2 * DUMP_BATCH];
+            size_t xlens[2 + 1 + 2 * DUMP_BATCH];
+            int argc = 0;
+            xadd[argc] = "XADD", xlens[argc++] = 4;
+            xadd[argc] = key, xlens[argc++] = klen;
+            xadd[argc] = id->str, xlens[argc++] = id->len;
+            for (size_t j = 0; j < f->elements && j < 2 * DUMP_BATCH; j++)
+                xadd[argc] = f->element[j]->str, xlens[argc++] = f->element[j]->len;
+            cli_writer_command(w, argc, xadd, xlens);
+            snprintf(from, sizeof(from), "(%s", id->str);
+        }
+        size_t got = r->elements;
+        n += got;
+        freeReplyObject(r);
+        if (got < DUMP_BATCH)
+            break;
+    }
+    if (!n) {
+        const char *empty[] = {"XADD", key, "MAXLEN", "0", "0-1", "x", "y"};
+        size_t elens[] = {4, klen, 6, 1, 3, 1, 1};
+        cli_writer_command(w, 7, empty, elens);
+    }
+    const char *argv[] = {"XINFO", "STREAM", key};
+    size_t lens[] = {5, 6, klen};
+    redisReply *info = redisCommandArgv(ctx, 3, argv, lens);
+    if (!info)
+        return cli_conn_error(ctx);
+    const redisReply *last = info_field(info, "last-generated-id");
+    const redisReply *added = info_field(info, "entries-added");
+    const redisReply *maxdel = info_field(info, "max-deleted-entry-id");
+    if (!last || !added || !maxdel || last->type != REDIS_REPLY_STRING ||
+        added->type != REDIS_REPLY_INTEGER || maxdel->type != REDIS_REPLY_STRING)
+        return check_strings(info, NULL, 1, "XINFO STREAM");
+    char num[24];
+    snprintf(num, sizeof(num), "%lld", added->integer);
+    const char *set[] = {"XSETID", key, last->str, "ENTRIESADDED", num, "MAXDELETEDID", maxdel->str};
+    size_t slens[] = {6, klen, last->len, 12, strlen(num), 12, maxdel->len};
+    cli_writer_command(w, 7, set, slens);
+    freeReplyObject(info);
+    return CLI_OK;
+}
+
 /* A key whose value is not a string, in RESP: its commands by its TYPE.
  * Returns an exit code; *skipped grows for a type it cannot write (or a
  * key gone or turned into a string since the page was read). */
@@ -224,7 +307,10 @@ static int dump_other(redisContext *ctx, struct cli_writer *w, const char *key, 
     int set = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "set");
     int zset = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "zset");
     int list = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "list");
+    int stream = r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "stream");
     freeReplyObject(r);
+    if (stream)
+        return dump_stream(ctx, w, key, klen);
     if (hash || set)
         return dump_scan(ctx, w, key, klen, hash);
     if (zset || list)

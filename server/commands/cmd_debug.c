@@ -39,6 +39,7 @@
 #include "sha1.h"
 #include "snapshot.h"
 #include "watch.h"
+#include "xstream.h"
 #include "zset.h"
 
 /* digest ^= SHA1(p[0..len)): a commutative "add". */
@@ -68,9 +69,9 @@ static void digest_mix_u32(unsigned char *digest, uint32_t v)
  * key), as Redis's xorObjectDigest. */
 static void digest_value(unsigned char *digest, const struct ks_entry *e)
 {
-    /* Redis's OBJ_STRING, OBJ_LIST, OBJ_SET, OBJ_ZSET and OBJ_HASH. */
+    /* Redis's OBJ_STRING, OBJ_LIST, OBJ_SET, OBJ_ZSET, OBJ_HASH and OBJ_STREAM. */
     static const uint32_t redis_type[KS_TYPE_COUNT] = {
-        [KS_STRING] = 0, [KS_LIST] = 1, [KS_SET] = 2, [KS_ZSET] = 3, [KS_HASH] = 4};
+        [KS_STRING] = 0, [KS_LIST] = 1, [KS_SET] = 2, [KS_ZSET] = 3, [KS_HASH] = 4, [KS_STREAM] = 6};
     char buf[64];
     digest_mix_u32(digest, redis_type[e->type]);
     if (e->type == KS_STRING) {
@@ -112,6 +113,21 @@ static void digest_value(unsigned char *digest, const struct ks_entry *e)
             digest_mix(ed, el.f, el.flen);
             digest_mix(ed, el.v, el.vlen);
             digest_xor(digest, ed, SHA1_LEN);
+        }
+    } else if (e->type == KS_STREAM) {
+        /* As Redis: each entry's "ms.seq", then its fields and values, mixed
+         * in order. */
+        const struct xstream *s = ks_ptr(e);
+        struct om_it it;
+        struct xs_entry x;
+        struct xs_str str;
+        for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+            xs_entry_of(s, &it, &x);
+            int len = snprintf(buf, sizeof(buf), "%llu.%llu", (unsigned long long)x.id.ms,
+                               (unsigned long long)x.id.seq);
+            digest_mix(digest, buf, (size_t)len);
+            for (const char *p = x.data; xs_next_str(&p, x.end, &str) == 0;)
+                digest_mix(digest, str.ptr, str.len);
         }
     }
     int64_t when = ks_get_expire(e);

@@ -34,6 +34,7 @@
 #include "omap.h"
 #include "server.h"
 #include "watch.h"
+#include "xstream.h"
 #include "zset.h"
 
 
@@ -188,6 +189,9 @@ static void cmd_copy(struct client *c)
         break;
     case KS_LIST:
         copy = ks_add_ptr(to, dst->ptr, dst->len, KS_LIST, ol_clone(ks_ptr(e)));
+        break;
+    case KS_STREAM:
+        copy = ks_add_ptr(to, dst->ptr, dst->len, KS_STREAM, xs_clone(ks_ptr(e)));
         break;
     default:
         copy = ks_set_string(to, dst->ptr, dst->len, ks_str(e), ks_slen(e), 0);

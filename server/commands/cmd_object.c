@@ -37,6 +37,7 @@
 #include "numparse.h"
 #include "omap.h"
 #include "resp_writer.h"
+#include "xstream.h"
 
 #define EMBSTR_MAX 44       /* Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT */
 #define INT_STRING_MAX 20   /* the longest text Redis tries as an integer */
@@ -69,6 +70,8 @@ const char *object_encoding_name(const struct ks_entry *e)
         return om_encoding(ks_ptr(e));
     case KS_LIST:
         return "quicklist"; /* Redis 7.0's one name for every list */
+    case KS_STREAM:
+        return "stream";
     default:
         return "rbtree";
     }

@@ -30,11 +30,13 @@
 #include "cmd_set.h"
 #include "cmd_slowlog.h"
 #include "cmd_string.h"
+#include "cmd_xstream.h"
 #include "cmd_zset.h"
 #include "keyspace.h"
 #include "lazyfree.h"
 #include "olist.h"
 #include "omap.h"
+#include "xstream.h"
 #include "zset.h"
 
 static void zset_value_free(void *value)
@@ -78,6 +80,19 @@ static void olist_value_free(void *value)
         ol_free(value);
 }
 
+static int xstream_free_slice(void *value, size_t budget)
+{
+    return xs_free_some(value, budget);
+}
+
+static void xstream_value_free(void *value)
+{
+    if (xs_len(value) > LAZYFREE_MIN)
+        lazyfree_push(xstream_free_slice, value);
+    else
+        xs_free(value);
+}
+
 void commands_register(void)
 {
     static const struct command *const tables[] = {
@@ -108,6 +123,7 @@ void commands_register(void)
         slowlog_commands,
         latency_commands,
         memory_commands,
+        xstream_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
@@ -115,4 +131,5 @@ void commands_register(void)
     ks_register_type(KS_HASH, omap_value_free);
     ks_register_type(KS_SET, omap_value_free);
     ks_register_type(KS_LIST, olist_value_free);
+    ks_register_type(KS_STREAM, xstream_value_free);
 }

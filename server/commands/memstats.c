@@ -14,6 +14,7 @@
 #include "omap.h"
 #include "repl.h"
 #include "server.h"
+#include "xstream.h"
 #include "zset.h"
 
 static double ratio(size_t a, size_t b)
@@ -97,6 +98,8 @@ size_t memstats_key_usage(const struct ks_entry *e, size_t samples)
         return bytes + om_memory_sampled(ks_ptr(e), samples);
     case KS_LIST:
         return bytes + ol_memory_sampled(ks_ptr(e), samples);
+    case KS_STREAM:
+        return bytes + xs_memory(ks_ptr(e), samples);
     default:
         return bytes;
     }

@@ -297,6 +297,11 @@ static const struct config_def defs[] = {
      .default_value = "-2", .set = set_list_size, .get = get_list_size},
     {.name = "list-compress-depth", .type = CONFIG_INT, FIELD(list_compress_depth), .max = INT_MAX,
      .default_value = "0"},
+    /* Streams (xstream.h): the emulated node's limits, which "~" trims by. */
+    {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, FIELD(stream_node_max_bytes),
+     .max = LONG_MAX, .default_value = "4096"},
+    {.name = "stream-node-max-entries", .type = CONFIG_INT, FIELD(stream_node_max_entries),
+     .max = LONG_MAX, .default_value = "100"},
     /* Diagnostics (slowlog.h, latency.h): Redis 7's names and defaults. */
     {.name = "slowlog-log-slower-than", .type = CONFIG_SPECIAL, .default_value = "10000",
      .set = set_slowlog_threshold, .get = get_slowlog_threshold},

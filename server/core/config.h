@@ -133,6 +133,7 @@ struct config {
     long long set_max_listpack_entries;
     unsigned long long set_max_listpack_value;
     long long zset_max_listpack_entries;
+    long long stream_node_max_bytes, stream_node_max_entries;
     unsigned long long zset_max_listpack_value;
     /* A list's chunk size (olist.h's struct ol_limits): positive, the most
      * elements; -1..-5, the most bytes (4 to 64 KB), as Redis reads it. The

@@ -29,7 +29,9 @@
 #include "keyindex.h"
 #include "rbtree.h"
 
-enum ks_type { KS_STRING = 0, KS_ZSET = 1, KS_HASH = 2, KS_SET = 3, KS_LIST = 4, KS_TYPE_COUNT };
+enum ks_type {
+    KS_STRING = 0, KS_ZSET = 1, KS_HASH = 2, KS_SET = 3, KS_LIST = 4, KS_STREAM = 5, KS_TYPE_COUNT
+};
 
 #define KS_HAS_EXPIRE 0x01  /* the data holds a struct ks_expire * */
 #define KS_LONG_KEY 0x02    /* klen is KS_KLEN_LONG; the real length is stored in the data */

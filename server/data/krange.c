@@ -17,6 +17,7 @@ static const char *const type_names[KS_TYPE_COUNT] = {
     [KS_HASH] = "hash",
     [KS_SET] = "set",
     [KS_LIST] = "list",
+    [KS_STREAM] = "stream",
 };
 
 /* The number of keys before the bound, taken as a lower bound (upper 0:

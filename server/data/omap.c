@@ -16,49 +16,11 @@
 #include <string.h>
 
 #include "mem.h"
+#include "varint.h"
 
 #define OMAP_HDR offsetof(struct omap, data)
 
 /* ---- the packed format -------------------------------------------------- */
-
-static size_t varint_size(size_t n)
-{
-    size_t s = 1;
-    while (n >= 0x80) {
-        n >>= 7;
-        s++;
-    }
-    return s;
-}
-
-static size_t varint_put(char *p, size_t n)
-{
-    size_t i = 0;
-    while (n >= 0x80) {
-        p[i++] = (char)(0x80 | (n & 0x7f));
-        n >>= 7;
-    }
-    p[i++] = (char)n;
-    return i;
-}
-
-static inline size_t varint_get(const char *p, size_t *n)
-{
-    if (!((unsigned char)p[0] & 0x80)) { /* under 128: nearly every length */
-        *n = (unsigned char)p[0];
-        return 1;
-    }
-    size_t v = 0, i = 0;
-    unsigned shift = 0;
-    unsigned char b;
-    do {
-        b = (unsigned char)p[i++];
-        v |= (size_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    *n = v;
-    return i;
-}
 
 static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {

@@ -45,6 +45,7 @@
 #include "resp_writer.h"
 #include "server.h"
 #include "snapshot.h"
+#include "xstream.h"
 #include "zset.h"
 
 #define AOF_IOVS 64
@@ -368,6 +369,59 @@ static void add_list(struct feed *k, const char *key, size_t klen, const struct 
     }
 }
 
+static struct resp_slice id_slice(const struct xs_id *id, char *buf, size_t cap)
+{
+    return (struct resp_slice){buf, (size_t)snprintf(buf, cap, "%llu-%llu",
+                                                     (unsigned long long)id->ms,
+                                                     (unsigned long long)id->seq)};
+}
+
+/* A stream as Redis's rewriteStreamObject writes it: XADD key id field
+ * value ... per entry (an empty stream: XADD key MAXLEN 0 0-1 x y), then
+ * XSETID key last-id ENTRIESADDED n MAXDELETEDID id for the counters the
+ * entries alone do not give. */
+static void add_stream(struct feed *k, const char *key, size_t klen, const struct xstream *s)
+{
+    enum { ID_BUF = 48 };
+    char idbuf[ID_BUF], added[24], maxdel[ID_BUF];
+    struct resp_slice *argv = NULL;
+    size_t cap = 0;
+    struct om_it it;
+    struct xs_entry e;
+    struct xs_str str;
+    for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+        xs_entry_of(s, &it, &e);
+        if (3 + 2 * e.nfields > cap) {
+            cap = 3 + 2 * e.nfields;
+            argv = xrealloc(argv, sizeof(*argv) * cap);
+        }
+        int argc = 0;
+        argv[argc++] = (struct resp_slice){"XADD", 4};
+        argv[argc++] = (struct resp_slice){key, klen};
+        argv[argc++] = id_slice(&e.id, idbuf, sizeof(idbuf));
+        for (const char *p = e.data; xs_next_str(&p, e.end, &str) == 0;)
+            argv[argc++] = (struct resp_slice){str.ptr, str.len};
+        resp_add_command(&k->buf, argc, argv);
+    }
+    xfree(argv);
+    if (!xs_len(s)) {
+        const char *w[] = {"XADD", key, "MAXLEN", "0", "0-1", "x", "y"};
+        size_t l[] = {4, klen, 6, 1, 3, 1, 1};
+        feed_words(k, 7, w, l);
+    }
+    struct resp_slice set[] = {
+        {"XSETID", 6},
+        {key, klen},
+        id_slice(&s->last_id, idbuf, sizeof(idbuf)),
+        {"ENTRIESADDED", 12},
+        {added, (size_t)snprintf(added, sizeof(added), "%llu",
+                                 (unsigned long long)s->entries_added)},
+        {"MAXDELETEDID", 12},
+        id_slice(&s->max_deleted, maxdel, sizeof(maxdel)),
+    };
+    resp_add_command(&k->buf, 7, set);
+}
+
 /* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/HSET/SADD/
  * RPUSH/PEXPIREAT, through aof.main a chunk at a time. Returns 0 or -1. */
 static int write_dataset(int64_t now_ms)
@@ -394,6 +448,8 @@ static int write_dataset(int64_t now_ms)
                 add_zset(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             else if (e->type == KS_LIST)
                 add_list(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
+            else if (e->type == KS_STREAM)
+                add_stream(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             else
                 add_map(&aof.main, ks_key(e), ks_klen(e), ks_ptr(e));
             if (when >= 0)

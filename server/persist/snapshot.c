@@ -32,6 +32,7 @@
 #include "mem.h"
 #include "olist.h"
 #include "omap.h"
+#include "xstream.h"
 #include "zset.h"
 
 #define SNAP_MAGIC "RBKV"
@@ -42,6 +43,7 @@
 #define OP_HASH 0x02
 #define OP_SET 0x03
 #define OP_LIST 0x04
+#define OP_STREAM 0x05
 #define OP_FUNCTION 0xF5
 #define OP_REPL 0xFD
 #define OP_SELECT 0xFE
@@ -212,6 +214,35 @@ static void w_olist(struct writer *w, const struct olist *l)
     }
 }
 
+/* A stream: its counters (last, first and max deleted IDs, entries added,
+ * the tail node's number, entries and bytes), then each entry's ID, node,
+ * field count and field-value pairs, in ID order. */
+static void w_stream(struct writer *w, const struct xstream *s)
+{
+    const struct xs_id *ids[] = {&s->last_id, &s->first_id, &s->max_deleted};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        w_u64(w, ids[i]->ms);
+        w_u64(w, ids[i]->seq);
+    }
+    w_varint(w, s->entries_added);
+    w_varint(w, s->node);
+    w_varint(w, s->node_entries);
+    w_varint(w, s->node_bytes);
+    w_varint(w, xs_len(s));
+    struct om_it it;
+    struct xs_entry e;
+    struct xs_str str;
+    for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+        xs_entry_of(s, &it, &e);
+        w_u64(w, e.id.ms);
+        w_u64(w, e.id.seq);
+        w_varint(w, e.node);
+        w_varint(w, e.nfields);
+        for (const char *p = e.data; xs_next_str(&p, e.end, &str) == 0;)
+            w_blob(w, str.ptr, str.len);
+    }
+}
+
 static size_t varint_len(uint64_t v)
 {
     size_t n = 1;
@@ -250,6 +281,21 @@ size_t snap_value_len(const struct ks_entry *e)
         }
         return len;
     }
+    if (e->type == KS_STREAM) {
+        const struct xstream *s = ks_ptr(e);
+        struct om_it it;
+        struct xs_entry x;
+        struct xs_str str;
+        len = 6 * sizeof(uint64_t) + varint_len(s->entries_added) + varint_len(s->node) +
+              varint_len(s->node_entries) + varint_len(s->node_bytes) + varint_len(xs_len(s));
+        for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+            xs_entry_of(s, &it, &x);
+            len += 2 * sizeof(uint64_t) + varint_len(x.node) + varint_len(x.nfields);
+            for (const char *p = x.data; xs_next_str(&p, x.end, &str) == 0;)
+                len += blob_len(str.len);
+        }
+        return len;
+    }
     const struct omap *m = ks_ptr(e);
     struct om_it it;
     struct om_elem el;
@@ -272,6 +318,8 @@ static unsigned record_op(const struct ks_entry *e)
         return OP_SET;
     case KS_LIST:
         return OP_LIST;
+    case KS_STREAM:
+        return OP_STREAM;
     default:
         return OP_STRING;
     }
@@ -377,6 +425,8 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
                 w_zset(w, ks_ptr(e));
             else if (e->type == KS_LIST)
                 w_olist(w, ks_ptr(e));
+            else if (e->type == KS_STREAM)
+                w_stream(w, ks_ptr(e));
             else
                 w_omap(w, ks_ptr(e));
         }
@@ -726,6 +776,86 @@ static int load_olist(struct load *l, struct olist **out)
     return 0;
 }
 
+/* An entry's pairs, read one blob at a time into l->elem and gathered in
+ * l->val, then handed to xs_load_entry. */
+static int load_stream_entry(struct load *l, struct xstream *s, struct xs_str **pairs,
+                             size_t *pairs_cap)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), node, nf;
+    struct xs_id id;
+    if (r_u64(r, &id.ms) < 0 || r_u64(r, &id.seq) < 0 || r_varint(r, &node) < 0 ||
+        r_varint(r, &nf) < 0)
+        return -1;
+    /* Each pair takes at least two length bytes. */
+    if (nf == 0 || nf > (r->size - r_offset(r)) / 2)
+        return r_fail(r, at, "bad stream entry size %llu", (unsigned long long)nf);
+    if (2 * nf > *pairs_cap) {
+        *pairs_cap = 2 * nf;
+        *pairs = xrealloc(*pairs, sizeof(**pairs) * *pairs_cap);
+    }
+    size_t used = 0, len;
+    for (uint64_t j = 0; j < 2 * nf; j++) {
+        if (r_blob(r, &l->elem, &l->elem_cap, &len) < 0)
+            return -1;
+        if (used + len > l->val_cap || !l->val) {
+            l->val_cap = 2 * (used + len) + 64;
+            l->val = xrealloc(l->val, l->val_cap);
+        }
+        if (len)
+            memcpy(l->val + used, l->elem, len);
+        (*pairs)[j].len = len;
+        used += len;
+    }
+    /* l->val no longer moves: point the pairs into it. */
+    used = 0;
+    for (uint64_t j = 0; j < 2 * nf; j++) {
+        (*pairs)[j].ptr = l->val + used;
+        used += (*pairs)[j].len;
+    }
+    if (xs_load_entry(s, &id, node, *pairs, (size_t)nf) < 0)
+        return r_fail(r, at, "stream entries out of order");
+    return 0;
+}
+
+/* A stream (op OP_STREAM), checked whole (xs_check) once read. */
+static int load_stream(struct load *l, struct xstream **out)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), n;
+    struct xstream *s = xs_new();
+    struct xs_id *ids[] = {&s->last_id, &s->first_id, &s->max_deleted};
+    struct xs_str *pairs = NULL;
+    size_t pairs_cap = 0;
+    const char *why;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        if (r_u64(r, &ids[i]->ms) < 0 || r_u64(r, &ids[i]->seq) < 0)
+            goto fail;
+    if (r_varint(r, &s->entries_added) < 0 || r_varint(r, &s->node) < 0 ||
+        r_varint(r, &s->node_entries) < 0 || r_varint(r, &s->node_bytes) < 0 ||
+        r_varint(r, &n) < 0)
+        goto fail;
+    /* Each entry takes at least an ID, a node, a count and a pair. */
+    if (n > UINT32_MAX || n > (r->size - r_offset(r)) / 20) {
+        r_fail(r, at, "bad stream size %llu", (unsigned long long)n);
+        goto fail;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        if (load_stream_entry(l, s, &pairs, &pairs_cap) < 0)
+            goto fail;
+    if (xs_check(s, &why) < 0) {
+        r_fail(r, at, "corrupt stream: %s", why);
+        goto fail;
+    }
+    xfree(pairs);
+    *out = s;
+    return 0;
+fail:
+    xfree(pairs);
+    xs_free(s);
+    return -1;
+}
+
 static int load_entry(struct load *l, unsigned op)
 {
     struct reader *r = l->r;
@@ -735,6 +865,7 @@ static int load_entry(struct load *l, unsigned op)
     struct zset *z = NULL;
     struct omap *m = NULL;
     struct olist *list = NULL;
+    struct xstream *s = NULL;
 
     if (!l->db)
         return r_fail(r, at - 1, "key before any database");
@@ -752,15 +883,17 @@ static int load_entry(struct load *l, unsigned op)
     if (l->last && ks_keycmp(ks_key(l->last), ks_klen(l->last), l->key, klen) >= 0)
         return r_fail(r, key_at, "key out of order");
     int rc = op == OP_STRING ? r_blob(r, &l->val, &l->val_cap, &vlen)
-             : op == OP_ZSET ? load_zset(l, &z)
-             : op == OP_LIST ? load_olist(l, &list)
-                             : load_omap(l, op, &m);
+             : op == OP_ZSET   ? load_zset(l, &z)
+             : op == OP_LIST   ? load_olist(l, &list)
+             : op == OP_STREAM ? load_stream(l, &s)
+                               : load_omap(l, op, &m);
     if (rc < 0)
         return -1;
     if ((flags & FLAG_DEADLINE) && (int64_t)when <= l->now_ms) {
         zs_free(z); /* expired while the server was down */
         om_free(m);
         ol_free(list);
+        xs_free(s);
         return 0;
     }
     int64_t deadline = (flags & FLAG_DEADLINE) ? (int64_t)when : -1;
@@ -768,6 +901,8 @@ static int load_entry(struct load *l, unsigned op)
         l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_ZSET, z, 0, deadline);
     else if (list)
         l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_LIST, list, 0, deadline);
+    else if (s)
+        l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_STREAM, s, 0, deadline);
     else if (m)
         l->last = ks_bulk_add(&l->bulk, l->key, klen, op == OP_HASH ? KS_HASH : KS_SET, m, 0,
                               deadline);
@@ -860,6 +995,7 @@ static int load_records(struct load *l)
         case OP_HASH:
         case OP_SET:
         case OP_LIST:
+        case OP_STREAM:
             if (load_entry(l, op) < 0)
                 return -1;
             break;

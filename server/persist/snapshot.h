@@ -41,6 +41,13 @@
  *     0x04 LIST    flags | [i64 deadline] | key | varint n | n * element
  *                  head to tail, n >= 1; the loader appends them in order
  *                  in chunks of the caller's list-max-listpack-size
+ *     0x05 STREAM  flags | [i64 deadline] | key | 3 * (u64 ms | u64 seq) (last,
+ *                  first, max deleted ID) | varint entries added | varint tail
+ *                  node, its entries, its bytes | varint n | n * (u64 ms |
+ *                  u64 seq | varint node | varint pairs | pairs * (field |
+ *                  value)); IDs strictly increasing, nodes never decreasing,
+ *                  n >= 0 (an empty stream is a value); checked whole
+ *                  (xs_check) once read
  *     0xFF END     u64 checksum
  *   key, value, field and member are a varint length then that many bytes; flags bit
  *   0 says a deadline follows (absolute unix ms); other bits must be 0.

@@ -42,6 +42,7 @@
 #include "resp_writer.h"
 #include "script.h"
 #include "server.h"
+#include "xstream.h"
 #include "zset.h"
 
 #define REFUSED "ERR refused by the fuzz harness"
@@ -188,6 +189,8 @@ void harness_check_keyspace(const struct keyspace *ks)
                 fail("ol_check", why);
             if (e->type == KS_LIST && ol_len(ks_ptr(e)) == 0)
                 fail("ol_check", "an empty list is stored");
+            if (e->type == KS_STREAM && xs_check(ks_ptr(e), &why) < 0)
+                fail("xs_check", why);
             if (e->type >= KS_TYPE_COUNT)
                 fail("ks_check", "entry of unknown type");
         }

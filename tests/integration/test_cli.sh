@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of rbkv-cli against a real server (one per test, on a free port).
 # usage: tests/integration/test_cli.sh SERVER_BIN CLI_BIN TEST
-#   TEST: paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists
-#   (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL, SMEMBERS; lists
-#   RPUSH and LRANGE)
+#   TEST: paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists |
+#   streams (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL, SMEMBERS;
+#   lists RPUSH and LRANGE; streams XADD, XRANGE, XSETID)
 # Exits 0 when every check passes, 1 otherwise, 77 (skip) without redis-cli (server.sh needs it to
 # see the server answer). Failures name the check; the server's temp dir is kept for its log.
 set -u
@@ -309,6 +309,29 @@ test_lists() {
   cli dump 2>&1 >/dev/null | grep -q "skipped 3 keys" || fail "tsv dump did not skip the lists"
 }
 
+# dump --format resp | load of streams: XADD per entry (600 entries: three XRANGE pages), XSETID
+# for the counters (an empty stream too); the digest and XINFO are the same after.
+test_streams() {
+  local before info_s info_e
+  awk 'BEGIN { for (i = 1; i <= 600; i++) printf "XADD big %d-1 f %d g v\n", i, i }' |
+    redis-cli -p "$SERVER_PORT" >/dev/null
+  cli xadd s 5-5 $'b\x01\xff' $'\r\n' >/dev/null || fail "xadd"
+  cli xadd e 1-1 a b >/dev/null
+  cli xdel e 1-1 >/dev/null
+  cli xdel big 600-1 >/dev/null
+  before=$(digest)
+  info_s=$(cli xinfo stream big)
+  info_e=$(cli xinfo stream e)
+  cli dump --format resp >"$SERVER_DIR/dump.resp" || fail "dump --format resp"
+  [ "$(grep -c '^XSETID' "$SERVER_DIR/dump.resp")" -eq 3 ] || fail "an XSETID a stream"
+  cli flushall >/dev/null
+  cli load "$SERVER_DIR/dump.resp" || fail "load"
+  [ "$(digest)" = "$before" ] || fail "streams changed by dump | load"
+  [ "$(cli xinfo stream big)" = "$info_s" ] || fail "XINFO of big changed"
+  [ "$(cli xinfo stream e)" = "$info_e" ] || fail "XINFO of the empty stream changed"
+  [ "$(cli xlen big)" = 599 ] || fail "xlen big"
+}
+
 test_load_million() {
   local n=1000000 start end
   awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "key:%07d\tvalue-%d\n", i, i }' \
@@ -326,7 +349,7 @@ test_load_million() {
 }
 
 case $3 in
-paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists) ;;
+paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists | streams) ;;
 *)
   echo "unknown test '$3'" >&2
   exit 2

@@ -1,0 +1,947 @@
+/*
+ * cmd_xstream.c - the stream commands: XADD, XTRIM, XDEL, XLEN, XRANGE,
+ * XREVRANGE, XREAD (blocking too), XSETID and XINFO STREAM.
+ *
+ * Owns: xstream_commands[]. A stream (data/xstream.h) belongs to the
+ * keyspace once a key holds it. Knows nothing of sockets: handlers read
+ * argument slices and write replies into c->out.
+ *
+ * Rules kept from Redis 7.0 (t_stream.c): IDs parse as Redis's
+ * streamGenericParseIDOrReply (strict where Redis is strict: no "-" or "+"
+ * in XADD, XDEL, XREAD, MINID, XSETID); options parse in its order with its
+ * error texts; a stream is never deleted for being empty; "*" and "ms-*"
+ * take the next ID after the last generated one.
+ *
+ * Replication and the log: XADD and XTRIM go out as what they did
+ * (propagate_effects), since "*" and "~" would not replay the same: XADD
+ * with the ID it generated, with "MAXLEN = <length after>" when it trimmed
+ * anything; XTRIM as "MAXLEN = <length after>". XREAD writes nothing, so a
+ * served read propagates nothing.
+ *
+ * Missing: consumer groups (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM,
+ * XAUTOCLAIM) and XINFO STREAM FULL; XINFO GROUPS answers an empty array
+ * and XINFO CONSUMERS NOGROUP, which is what Redis answers for a stream
+ * without groups.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "blocking.h"
+#include "client.h"
+#include "cmd_xstream.h"
+#include "keyspace.h"
+#include "mem.h"
+#include "notify.h"
+#include "numparse.h"
+#include "propagate.h"
+#include "resp_parser.h"
+#include "resp_writer.h"
+#include "server.h"
+#include "xstream.h"
+
+#define ERR_INVALID_ID "ERR Invalid stream ID specified as stream command argument"
+/* Redis copies an ID argument into a 128-byte buffer and refuses longer. */
+#define ID_MAX_LEN 127
+/* "18446744073709551615-18446744073709551615" and its NUL. */
+#define ID_STR_LEN 42
+/* Redis's default LIMIT of "~": 100 nodes' worth, or 10000 when unset. */
+#define APPROX_LIMIT_NODES 100
+#define APPROX_LIMIT_DEFAULT 10000
+#define APPROX_LIMIT_MAX 1000000
+
+/* ---- IDs ---------------------------------------------------------------- */
+
+/* Redis's string2ull: a decimal without sign first, else what strtoull
+ * takes of a whole string (so "+5" and " 5" pass, "-1" does not). */
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+    long long ll;
+    if (parse_ll(s, len, &ll) == 0) {
+        if (ll < 0)
+            return -1;
+        *out = (uint64_t)ll;
+        return 0;
+    }
+    char buf[ID_MAX_LEN + 1];
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (len == 0 || memchr(buf, '-', len))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses an ID: "ms-seq", "ms" (seq = missing_seq), "-" and "+" unless
+ * strict, and "ms-*" when seq_given is not NULL (then *seq_given is 0).
+ * Returns 0, or -1 after Redis's error. */
+static int id_or_reply(struct client *c, const struct resp_slice *a, uint64_t missing_seq,
+                       int strict, struct xs_id *id, int *seq_given)
+{
+    const char *p = a->ptr;
+    size_t len = a->len;
+    if (seq_given)
+        *seq_given = 1;
+    if (len > ID_MAX_LEN)
+        goto invalid;
+    if (len == 1 && (p[0] == '-' || p[0] == '+')) {
+        if (strict)
+            goto invalid;
+        id->ms = id->seq = p[0] == '-' ? 0 : UINT64_MAX;
+        return 0;
+    }
+    const char *dash = memchr(p, '-', len);
+    size_t mslen = dash ? (size_t)(dash - p) : len;
+    if (parse_u64(p, mslen, &id->ms) < 0)
+        goto invalid;
+    if (!dash) {
+        id->seq = missing_seq;
+        return 0;
+    }
+    const char *sp = dash + 1;
+    size_t slen = len - mslen - 1;
+    if (seq_given && slen == 1 && sp[0] == '*') {
+        id->seq = 0;
+        *seq_given = 0;
+        return 0;
+    }
+    if (parse_u64(sp, slen, &id->seq) == 0)
+        return 0;
+invalid:
+    resp_add_error(&c->out, ERR_INVALID_ID);
+    return -1;
+}
+
+/* An interval bound: "(" before an ID excludes it (strictly parsed). */
+static int bound_or_reply(struct client *c, const struct resp_slice *a, uint64_t missing_seq,
+                          struct xs_id *id, int *excl)
+{
+    *excl = a->len > 1 && a->ptr[0] == '(';
+    if (*excl) {
+        struct resp_slice rest = {a->ptr + 1, a->len - 1};
+        return id_or_reply(c, &rest, missing_seq, 1, id, NULL);
+    }
+    return id_or_reply(c, a, missing_seq, 0, id, NULL);
+}
+
+static size_t id_format(const struct xs_id *id, char buf[ID_STR_LEN])
+{
+    return (size_t)snprintf(buf, ID_STR_LEN, "%llu-%llu", (unsigned long long)id->ms,
+                            (unsigned long long)id->seq);
+}
+
+static void reply_id(struct client *c, const struct xs_id *id)
+{
+    char buf[ID_STR_LEN];
+    resp_add_bulk(&c->out, buf, id_format(id, buf));
+}
+
+/* ---- lookups and replies ------------------------------------------------ */
+
+/* The stream at key: 0 with *s (and *e) set, or NULL when absent; -1 after
+ * WRONGTYPE. */
+static int stream_lookup_or_reply(struct client *c, const struct resp_slice *key, int write,
+                                  struct ks_entry **e, struct xstream **s)
+{
+    *e = write ? lookup_write(c, key) : lookup_read(c, key);
+    *s = NULL;
+    if (!*e)
+        return 0;
+    if ((*e)->type != KS_STREAM) {
+        resp_add_error(&c->out, ERR_WRONGTYPE);
+        return -1;
+    }
+    *s = ks_ptr(*e);
+    return 0;
+}
+
+/* The stream at key, or NULL after WRONGTYPE or "ERR no such key" (XSETID,
+ * XINFO). */
+static struct xstream *existing_stream_or_reply(struct client *c, const struct resp_slice *key,
+                                                int write)
+{
+    struct ks_entry *e;
+    struct xstream *s;
+    if (stream_lookup_or_reply(c, key, write, &e, &s) < 0)
+        return NULL;
+    if (!s)
+        resp_add_error(&c->out, "ERR no such key");
+    return s;
+}
+
+static void stream_limits(struct xs_limits *lim)
+{
+    lim->node_bytes = (uint64_t)server.cfg.stream_node_max_bytes;
+    lim->node_entries = (uint64_t)server.cfg.stream_node_max_entries;
+}
+
+/* An entry: [id, [field, value, ...]] in both protocols, as Redis. */
+static void reply_entry(struct client *c, const struct xs_entry *e)
+{
+    struct xs_str str;
+    const char *p = e->data;
+    resp_add_array_len(&c->out, 2);
+    reply_id(c, &e->id);
+    resp_add_array_len(&c->out, 2 * e->nfields);
+    while (xs_next_str(&p, e->end, &str) == 0)
+        resp_add_bulk(&c->out, str.ptr, str.len);
+}
+
+/* Lists the entries with IDs in [start, end], reverse from end under rev,
+ * at most count of them (0: all). s may be NULL (none). Returns how many. */
+static size_t reply_range(struct client *c, const struct xstream *s, const struct xs_id *start,
+                          const struct xs_id *end, size_t count, int rev)
+{
+    size_t lo = 0, hi = 0;
+    if (s && xs_id_cmp(start, end) <= 0) {
+        struct xs_id after = *end;
+        lo = xs_count_below(s, start);
+        hi = xs_id_incr(&after) ? xs_len(s) : xs_count_below(s, &after);
+    }
+    size_t n = hi > lo ? hi - lo : 0;
+    if (count && n > count)
+        n = count;
+    resp_add_array_len(&c->out, n);
+    if (!n)
+        return 0;
+    struct om_it it;
+    struct xs_entry e;
+    om_seek(s->m, rev ? hi - 1 : lo, &it);
+    for (size_t i = 0; i < n; i++) {
+        xs_entry_of(s, &it, &e);
+        reply_entry(c, &e);
+        if (rev)
+            om_prev(s->m, &it);
+        else
+            om_next(s->m, &it);
+    }
+    return n;
+}
+
+/* ---- XADD and XTRIM ----------------------------------------------------- */
+
+struct trim_args {
+    struct xs_trim t;
+    int strategy;   /* 0: none; else MAXLEN or MINID given */
+    int nomkstream; /* XADD only */
+    int id_given, seq_given;
+    struct xs_id id;
+};
+
+/* Redis's streamParseAddOrTrimArgsOrReply: the options from argv[2] on.
+ * For XADD returns the ID's position; for XTRIM the end; -1 after an error. */
+static int trim_args_or_reply(struct client *c, struct trim_args *a, int xadd)
+{
+    int i = 2, limit_given = 0;
+    long long ll, limit = 0;
+    memset(a, 0, sizeof(*a));
+    for (; i < c->argc; i++) {
+        int more = c->argc - 1 - i;
+        const struct resp_slice *opt = &c->argv[i];
+        if (xadd && opt->len == 1 && opt->ptr[0] == '*') {
+            break;
+        } else if ((arg_is(opt, "maxlen") || arg_is(opt, "minid")) && more) {
+            if (a->strategy) {
+                resp_add_error(&c->out, "ERR syntax error, MAXLEN and MINID options at the same "
+                                        "time are not compatible");
+                return -1;
+            }
+            a->t.minid = arg_is(opt, "minid");
+            a->t.approx = 0;
+            const struct resp_slice *next = &c->argv[i + 1];
+            if (more >= 2 && next->len == 1 && (next->ptr[0] == '~' || next->ptr[0] == '=')) {
+                a->t.approx = next->ptr[0] == '~';
+                i++;
+            }
+            if (a->t.minid) {
+                if (id_or_reply(c, &c->argv[i + 1], 0, 1, &a->t.min, NULL) < 0)
+                    return -1;
+            } else {
+                if (arg_ll_or_reply(c, &c->argv[i + 1], &ll) < 0)
+                    return -1;
+                if (ll < 0) {
+                    resp_add_error(&c->out, "ERR The MAXLEN argument must be >= 0.");
+                    return -1;
+                }
+                a->t.maxlen = (uint64_t)ll;
+            }
+            i++;
+            a->strategy = 1;
+        } else if (arg_is(opt, "limit") && more) {
+            if (arg_ll_or_reply(c, &c->argv[i + 1], &limit) < 0)
+                return -1;
+            if (limit < 0) {
+                resp_add_error(&c->out, "ERR The LIMIT argument must be >= 0.");
+                return -1;
+            }
+            limit_given = 1;
+            i++;
+        } else if (xadd && arg_is(opt, "nomkstream")) {
+            a->nomkstream = 1;
+        } else if (xadd) {
+            if (id_or_reply(c, opt, 0, 1, &a->id, &a->seq_given) < 0)
+                return -1;
+            a->id_given = 1;
+            break;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return -1;
+        }
+    }
+    if (limit && !a->strategy) {
+        resp_add_error(&c->out,
+                       "ERR syntax error, LIMIT cannot be used without specifying a trimming "
+                       "strategy");
+        return -1;
+    }
+    if (!xadd && !a->strategy) {
+        resp_add_error(&c->out, "ERR syntax error, XTRIM must be called with a trimming strategy");
+        return -1;
+    }
+    /* What the log and a primary send is exact (see the top), so no LIMIT
+     * needs lifting for them as Redis's mustObeyClient does. */
+    if (limit_given) {
+        if (!a->t.approx) {
+            resp_add_error(&c->out,
+                           "ERR syntax error, LIMIT cannot be used without the special ~ option");
+            return -1;
+        }
+        a->t.limit = (uint64_t)limit;
+    } else if (a->t.approx) {
+        long long n = APPROX_LIMIT_NODES * server.cfg.stream_node_max_entries;
+        a->t.limit = n <= 0 || n > APPROX_LIMIT_MAX ? APPROX_LIMIT_DEFAULT : (uint64_t)n;
+    }
+    return i;
+}
+
+/* Sends "cmd key MAXLEN = <length> [words...]" as what the command did. */
+static void propagate_trimmed(struct client *c, const char *cmd, const struct xstream *s,
+                              int nwords, const struct resp_slice *words)
+{
+    char len[24];
+    int argc = 5 + nwords;
+    struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)argc);
+    argv[0] = (struct resp_slice){cmd, strlen(cmd)};
+    argv[1] = c->argv[1];
+    argv[2] = (struct resp_slice){"MAXLEN", 6};
+    argv[3] = (struct resp_slice){"=", 1};
+    argv[4] = (struct resp_slice){len, (size_t)snprintf(len, sizeof(len), "%zu", xs_len(s))};
+    for (int i = 0; i < nwords; i++)
+        argv[5 + i] = words[i];
+    propagate_effects(c->db_index, argc, argv);
+    xfree(argv);
+}
+
+/* Redis's streamAppendItem's choice of ID: *id as given, completed
+ * ("ms-*") or generated ("*"). Returns 0, or -1 when it would not be above
+ * the last ID. */
+static int next_id(const struct xstream *s, const struct trim_args *a, struct xs_id *id)
+{
+    const struct xs_id *last = &s->last_id;
+    if (!a->id_given) {
+        uint64_t ms = (uint64_t)(server.cmd_start_us / 1000);
+        *id = ms > last->ms ? (struct xs_id){ms, 0} : *last;
+        if (ms <= last->ms)
+            return xs_id_incr(id) ? -1 : 0;
+        return 0;
+    }
+    *id = a->id;
+    if (!a->seq_given) {
+        if (id->ms == last->ms) {
+            if (last->seq == UINT64_MAX)
+                return -1;
+            id->seq = last->seq + 1;
+        } else if (id->ms < last->ms) {
+            return -1;
+        }
+        return 0;
+    }
+    return xs_id_cmp(id, last) > 0 ? 0 : -1;
+}
+
+static void cmd_xadd(struct client *c)
+{
+    struct trim_args a;
+    int idpos = trim_args_or_reply(c, &a, 1);
+    if (idpos < 0)
+        return;
+    int field_pos = idpos + 1, nargs = c->argc - field_pos;
+    if (nargs < 2 || nargs % 2) {
+        reply_wrong_arity(c);
+        return;
+    }
+    if (a.id_given && a.seq_given && a.id.ms == 0 && a.id.seq == 0) {
+        resp_add_error(&c->out, "ERR The ID specified in XADD must be greater than 0-0");
+        return;
+    }
+    struct ks_entry *e;
+    struct xstream *s;
+    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+        return;
+    if (!s && a.nomkstream) {
+        resp_add_null(&c->out);
+        return;
+    }
+    /* A new stream is empty: every ID but 0-0 (refused above) goes in. */
+    struct xs_id id;
+    if (s && s->last_id.ms == UINT64_MAX && s->last_id.seq == UINT64_MAX) {
+        resp_add_error(&c->out,
+                       "ERR The stream has exhausted the last possible ID, unable to add more items");
+        return;
+    }
+    if (!s)
+        s = xs_new();
+    if (next_id(s, &a, &id) < 0) {
+        resp_add_error(&c->out, "ERR The ID specified in XADD is equal or smaller than the target "
+                                "stream top item");
+        if (!e)
+            xs_free(s);
+        return;
+    }
+    if (!e) {
+        ks_add_ptr(c->db, c->argv[1].ptr, c->argv[1].len, KS_STREAM, s);
+        notify_key(c, NOTIFY_NEW, "new", &c->argv[1]);
+    }
+    struct xs_limits lim;
+    stream_limits(&lim);
+    /* resp_slice and xs_str are both a pointer and a length. */
+    size_t npairs = (size_t)nargs / 2;
+    struct xs_str *pairs = xmalloc(sizeof(*pairs) * (size_t)nargs);
+    for (int i = 0; i < nargs; i++)
+        pairs[i] = (struct xs_str){c->argv[field_pos + i].ptr, c->argv[field_pos + i].len};
+    xs_append(s, &id, pairs, npairs, &lim);
+    xfree(pairs);
+    reply_id(c, &id);
+    notify_key(c, NOTIFY_STREAM, "xadd", &c->argv[1]);
+    server.dirty++;
+    size_t trimmed = a.strategy ? xs_trim(s, &a.t) : 0;
+    if (trimmed)
+        notify_key(c, NOTIFY_STREAM, "xtrim", &c->argv[1]);
+
+    char idbuf[ID_STR_LEN];
+    struct resp_slice *words = xmalloc(sizeof(*words) * (size_t)(nargs + 1));
+    words[0] = (struct resp_slice){idbuf, id_format(&id, idbuf)};
+    memcpy(words + 1, c->argv + field_pos, sizeof(*words) * (size_t)nargs);
+    if (trimmed) {
+        propagate_trimmed(c, "XADD", s, nargs + 1, words);
+    } else {
+        struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)(nargs + 3));
+        argv[0] = (struct resp_slice){"XADD", 4};
+        argv[1] = c->argv[1];
+        memcpy(argv + 2, words, sizeof(*words) * (size_t)(nargs + 1));
+        propagate_effects(c->db_index, nargs + 3, argv);
+        xfree(argv);
+    }
+    xfree(words);
+    block_signal_key(c->db, c->argv[1].ptr, c->argv[1].len);
+}
+
+static void cmd_xtrim(struct client *c)
+{
+    struct ks_entry *e;
+    struct xstream *s;
+    struct trim_args a;
+    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+        return;
+    if (!s) {
+        resp_add_int(&c->out, 0);
+        return;
+    }
+    if (trim_args_or_reply(c, &a, 0) < 0)
+        return;
+    size_t n = xs_trim(s, &a.t);
+    if (n) {
+        notify_key(c, NOTIFY_STREAM, "xtrim", &c->argv[1]);
+        server.dirty += n;
+        propagate_trimmed(c, "XTRIM", s, 0, NULL);
+    }
+    resp_add_int(&c->out, (long long)n);
+}
+
+/* ---- XDEL, XLEN, XSETID ------------------------------------------------- */
+
+static void cmd_xdel(struct client *c)
+{
+    int n = c->argc - 2;
+    struct xs_id *ids = xmalloc(sizeof(*ids) * (size_t)n);
+    struct ks_entry *e;
+    struct xstream *s;
+    for (int i = 0; i < n; i++)
+        if (id_or_reply(c, &c->argv[2 + i], 0, 1, &ids[i], NULL) < 0)
+            goto out;
+    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+        goto out;
+    long long deleted = 0;
+    for (int i = 0; s && i < n; i++)
+        deleted += xs_delete(s, &ids[i]);
+    if (deleted) {
+        notify_key(c, NOTIFY_STREAM, "xdel", &c->argv[1]);
+        server.dirty += (unsigned long long)deleted;
+    }
+    resp_add_int(&c->out, deleted);
+out:
+    xfree(ids);
+}
+
+static void cmd_xlen(struct client *c)
+{
+    struct ks_entry *e;
+    struct xstream *s;
+    if (stream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
+        return;
+    resp_add_int(&c->out, s ? (long long)xs_len(s) : 0);
+}
+
+static void cmd_xsetid(struct client *c)
+{
+    struct xs_id id, max_deleted = {0, 0};
+    long long added = -1;
+    if (id_or_reply(c, &c->argv[2], 0, 1, &id, NULL) < 0)
+        return;
+    for (int i = 3; i < c->argc; i++) {
+        int more = c->argc - 1 - i;
+        if (arg_is(&c->argv[i], "entriesadded") && more) {
+            if (arg_ll_or_reply(c, &c->argv[i + 1], &added) < 0)
+                return;
+            if (added < 0) {
+                resp_add_error(&c->out, "ERR entries_added must be positive");
+                return;
+            }
+            i++;
+        } else if (arg_is(&c->argv[i], "maxdeletedid") && more) {
+            if (id_or_reply(c, &c->argv[i + 1], 0, 1, &max_deleted, NULL) < 0)
+                return;
+            if (xs_id_cmp(&id, &max_deleted) < 0) {
+                resp_add_error(&c->out, "ERR The ID specified in XSETID is smaller than the "
+                                        "provided max_deleted_entry_id");
+                return;
+            }
+            i++;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    }
+    struct xstream *s = existing_stream_or_reply(c, &c->argv[1], 1);
+    if (!s)
+        return;
+    struct xs_entry last;
+    if (xs_len(s) && xs_at(s, xs_len(s) - 1, &last) == 0 && xs_id_cmp(&id, &last.id) < 0) {
+        resp_add_error(&c->out,
+                       "ERR The ID specified in XSETID is smaller than the target stream top item");
+        return;
+    }
+    if (added != -1 && xs_len(s) > (unsigned long long)added) {
+        resp_add_error(&c->out, "ERR The entries_added specified in XSETID is smaller than the "
+                                "target stream length");
+        return;
+    }
+    s->last_id = id;
+    if (added != -1)
+        s->entries_added = (uint64_t)added;
+    if (max_deleted.ms || max_deleted.seq)
+        s->max_deleted = max_deleted;
+    notify_key(c, NOTIFY_STREAM, "xsetid", &c->argv[1]);
+    server.dirty++;
+    reply_ok(c);
+}
+
+/* ---- XRANGE, XREVRANGE -------------------------------------------------- */
+
+static void range_generic(struct client *c, int rev)
+{
+    const struct resp_slice *sa = &c->argv[rev ? 3 : 2], *ea = &c->argv[rev ? 2 : 3];
+    struct xs_id start, end;
+    int sx, ex;
+    long long count = -1;
+    if (bound_or_reply(c, sa, 0, &start, &sx) < 0 ||
+        bound_or_reply(c, ea, UINT64_MAX, &end, &ex) < 0)
+        return;
+    if (sx && xs_id_incr(&start)) {
+        resp_add_error(&c->out, "ERR invalid start ID for the interval");
+        return;
+    }
+    if (ex && xs_id_decr(&end)) {
+        resp_add_error(&c->out, "ERR invalid end ID for the interval");
+        return;
+    }
+    for (int j = 4; j < c->argc; j++) {
+        if (arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
+            if (arg_ll_or_reply(c, &c->argv[j + 1], &count) < 0)
+                return;
+            if (count < 0)
+                count = 0;
+            j++;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    }
+    struct ks_entry *e;
+    struct xstream *s;
+    if (stream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
+        return;
+    if (!s) {
+        resp_add_array_len(&c->out, 0);
+        return;
+    }
+    if (count == 0) {
+        resp_add_null_array(&c->out);
+        return;
+    }
+    reply_range(c, s, &start, &end, count < 0 ? 0 : (size_t)count, rev);
+}
+
+static void cmd_xrange(struct client *c)
+{
+    range_generic(c, 0);
+}
+
+static void cmd_xrevrange(struct client *c)
+{
+    range_generic(c, 1);
+}
+
+/* ---- XREAD -------------------------------------------------------------- */
+
+/* What a blocked XREAD waits for, copied by block_client: the COUNT, then
+ * per key its length, the ID it reads after, and its bytes. */
+struct read_how {
+    size_t count;
+    int nkeys;
+    char keys[]; /* [size_t klen][struct xs_id][key] per key */
+};
+
+/* The entries of s after id, as one [key, entries] element of XREAD's
+ * reply (its container written by the caller). */
+static void reply_read_key(struct client *c, const struct resp_slice *key,
+                           const struct xstream *s, const struct xs_id *after, size_t count)
+{
+    struct xs_id start = *after, max = {UINT64_MAX, UINT64_MAX};
+    xs_id_incr(&start);
+    if (c->out.proto == 2)
+        resp_add_array_len(&c->out, 2);
+    resp_add_bulk(&c->out, key->ptr, key->len);
+    reply_range(c, s, &start, &max, count, 0);
+}
+
+/* Whether s has an entry after id. */
+static int has_after(const struct xstream *s, const struct xs_id *id)
+{
+    struct xs_entry last;
+    return xs_len(s) && xs_at(s, xs_len(s) - 1, &last) == 0 && xs_id_cmp(&last.id, id) > 0;
+}
+
+/* block_serve_fn: a blocked XREAD is served by the first entries after its
+ * ID on the key that got them, alone in the reply (Redis 7.0). */
+static int read_serve(struct client *c, const struct resp_slice *key, const void *how_)
+{
+    const struct read_how *how = how_;
+    const char *p = how->keys;
+    for (int i = 0; i < how->nkeys; i++) {
+        size_t klen;
+        struct xs_id id;
+        memcpy(&klen, p, sizeof(klen));
+        memcpy(&id, p + sizeof(klen), sizeof(id));
+        const char *k = p + sizeof(klen) + sizeof(id);
+        p = k + klen;
+        if (klen != key->len || memcmp(k, key->ptr, klen) != 0)
+            continue;
+        struct ks_entry *e = lookup_read(c, key);
+        if (!e || e->type != KS_STREAM || !has_after(ks_ptr(e), &id))
+            return 0;
+        if (c->out.proto == 2)
+            resp_add_array_len(&c->out, 1);
+        else
+            resp_add_map_len(&c->out, 1);
+        reply_read_key(c, key, ks_ptr(e), &id, how->count);
+        return 1;
+    }
+    return 0;
+}
+
+/* Redis's getTimeoutFromObjectOrReply in milliseconds. */
+static int block_ms_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
+{
+    long long t;
+    if (parse_ll(a->ptr, a->len, &t) < 0) {
+        resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
+        return -1;
+    }
+    if (t < 0) {
+        resp_add_error(&c->out, "ERR timeout is negative");
+        return -1;
+    }
+    if (t > LLONG_MAX / 2) {
+        resp_add_error(&c->out, "ERR timeout is out of range");
+        return -1;
+    }
+    *ms = t;
+    return 0;
+}
+
+static void block_on_streams(struct client *c, const struct resp_slice *keys,
+                             const struct xs_id *ids, int nkeys, size_t count, int64_t ms)
+{
+    size_t len = sizeof(struct read_how);
+    for (int i = 0; i < nkeys; i++)
+        len += sizeof(size_t) + sizeof(struct xs_id) + keys[i].len;
+    struct read_how *how = xmalloc(len);
+    how->count = count;
+    how->nkeys = nkeys;
+    char *p = how->keys;
+    for (int i = 0; i < nkeys; i++) {
+        memcpy(p, &keys[i].len, sizeof(size_t));
+        memcpy(p + sizeof(size_t), &ids[i], sizeof(struct xs_id));
+        p += sizeof(size_t) + sizeof(struct xs_id);
+        memcpy(p, keys[i].ptr, keys[i].len);
+        p += keys[i].len;
+    }
+    block_client(c, keys, nkeys, ms, read_serve, how, len);
+    xfree(how);
+}
+
+static void cmd_xread(struct client *c)
+{
+    long long count = 0;
+    int64_t ms = -1;
+    int streams = 0, nkeys = 0;
+    for (int i = 1; i < c->argc; i++) {
+        int more = c->argc - 1 - i;
+        const struct resp_slice *o = &c->argv[i];
+        if (arg_is(o, "block") && more) {
+            if (block_ms_or_reply(c, &c->argv[++i], &ms) < 0)
+                return;
+        } else if (arg_is(o, "count") && more) {
+            if (arg_ll_or_reply(c, &c->argv[++i], &count) < 0)
+                return;
+            if (count < 0)
+                count = 0;
+        } else if (arg_is(o, "streams") && more) {
+            streams = i + 1;
+            nkeys = c->argc - streams;
+            if (nkeys % 2) {
+                resp_add_error(&c->out, "ERR Unbalanced 'xread' list of streams: for each stream "
+                                        "key an ID or '$' must be specified.");
+                return;
+            }
+            nkeys /= 2;
+            break;
+        } else if (arg_is(o, "group") && more >= 2) {
+            resp_add_error(&c->out, "ERR The GROUP option is only supported by XREADGROUP. You "
+                                    "called XREAD instead.");
+            return;
+        } else if (arg_is(o, "noack")) {
+            resp_add_error(&c->out, "ERR The NOACK option is only supported by XREADGROUP. You "
+                                    "called XREAD instead.");
+            return;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (!streams) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    const struct resp_slice *keys = &c->argv[streams];
+    struct xs_id *ids = xmalloc(sizeof(*ids) * (size_t)nkeys);
+    struct ks_entry *e;
+    struct xstream *s;
+    for (int i = 0; i < nkeys; i++) {
+        const struct resp_slice *a = &c->argv[streams + nkeys + i];
+        if (a->len == 1 && a->ptr[0] == '$') {
+            if (stream_lookup_or_reply(c, &keys[i], 0, &e, &s) < 0)
+                goto out;
+            ids[i] = s ? s->last_id : (struct xs_id){0, 0};
+        } else if (a->len == 1 && a->ptr[0] == '>') {
+            resp_add_error(&c->out, "ERR The > ID can be specified only when calling XREADGROUP "
+                                    "using the GROUP <group> <consumer> option.");
+            goto out;
+        } else if (id_or_reply(c, a, 0, 1, &ids[i], NULL) < 0) {
+            goto out;
+        }
+    }
+    /* The reply's length is known once every key is looked at; keys that
+     * have nothing are left out, so count first. */
+    size_t served = 0;
+    for (int i = 0; i < nkeys; i++) {
+        if (stream_lookup_or_reply(c, &keys[i], 0, &e, &s) < 0)
+            goto out;
+        served += s && has_after(s, &ids[i]);
+    }
+    if (served) {
+        if (c->out.proto == 2)
+            resp_add_array_len(&c->out, served);
+        else
+            resp_add_map_len(&c->out, served);
+        for (int i = 0; i < nkeys; i++) {
+            e = lookup_peek(c, &keys[i]);
+            if (e && has_after(ks_ptr(e), &ids[i]))
+                reply_read_key(c, &keys[i], ks_ptr(e), &ids[i], (size_t)count);
+        }
+    } else if (ms < 0 || c->multi) {
+        resp_add_null_array(&c->out);
+    } else {
+        block_on_streams(c, keys, ids, nkeys, (size_t)count, ms);
+    }
+out:
+    xfree(ids);
+}
+
+/* ---- XINFO -------------------------------------------------------------- */
+
+static void xinfo_stream(struct client *c)
+{
+    if (c->argc > 3) {
+        resp_add_error(&c->out, "ERR XINFO STREAM FULL is not supported by rbkv");
+        return;
+    }
+    struct xstream *s = existing_stream_or_reply(c, &c->argv[2], 0);
+    if (!s)
+        return;
+    size_t nodes = xs_nodes(s);
+    resp_add_map_len(&c->out, 10);
+    resp_add_bulk_cstr(&c->out, "length");
+    resp_add_int(&c->out, (long long)xs_len(s));
+    resp_add_bulk_cstr(&c->out, "radix-tree-keys");
+    resp_add_int(&c->out, (long long)nodes);
+    /* A radix tree of n 16-byte keys: the root and about one node per key. */
+    resp_add_bulk_cstr(&c->out, "radix-tree-nodes");
+    resp_add_int(&c->out, (long long)nodes + 1);
+    resp_add_bulk_cstr(&c->out, "last-generated-id");
+    reply_id(c, &s->last_id);
+    resp_add_bulk_cstr(&c->out, "max-deleted-entry-id");
+    reply_id(c, &s->max_deleted);
+    resp_add_bulk_cstr(&c->out, "entries-added");
+    resp_add_int(&c->out, (long long)s->entries_added);
+    resp_add_bulk_cstr(&c->out, "recorded-first-entry-id");
+    reply_id(c, &s->first_id);
+    resp_add_bulk_cstr(&c->out, "groups");
+    resp_add_int(&c->out, 0);
+    struct xs_entry first;
+    resp_add_bulk_cstr(&c->out, "first-entry");
+    if (xs_at(s, 0, &first) == 0)
+        reply_entry(c, &first);
+    else
+        resp_add_null(&c->out);
+    resp_add_bulk_cstr(&c->out, "last-entry");
+    if (xs_len(s) && xs_at(s, xs_len(s) - 1, &first) == 0)
+        reply_entry(c, &first);
+    else
+        resp_add_null(&c->out);
+}
+
+/* No stream has groups yet: what Redis answers for a stream without any. */
+static void xinfo_groups(struct client *c)
+{
+    if (existing_stream_or_reply(c, &c->argv[2], 0))
+        resp_add_array_len(&c->out, 0);
+}
+
+static void xinfo_consumers(struct client *c)
+{
+    if (existing_stream_or_reply(c, &c->argv[2], 0))
+        resp_add_errorf(&c->out, "NOGROUP No such consumer group '%.*s' for key name '%.*s'",
+                        (int)c->argv[3].len, c->argv[3].ptr, (int)c->argv[2].len,
+                        c->argv[2].ptr);
+}
+
+static void xinfo_help(struct client *c)
+{
+    static const char *const help[] = {
+        "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "CONSUMERS <key> <groupname>",
+        "    Show consumers of <groupname>.",
+        "GROUPS <key>",
+        "    Show the stream consumer groups.",
+        "STREAM <key> [FULL [COUNT <count>]",
+        "    Show information about the stream.",
+        "HELP",
+        "    Prints this help.",
+    };
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
+}
+
+static const struct subcommand xinfo_subcommands[] = {
+    {"stream", -3, xinfo_stream},
+    {"groups", 3, xinfo_groups},
+    {"consumers", 4, xinfo_consumers},
+    {"help", 2, xinfo_help},
+};
+
+static void cmd_xinfo(struct client *c)
+{
+    subcommand_dispatch(c, "XINFO", xinfo_subcommands,
+                        sizeof(xinfo_subcommands) / sizeof(xinfo_subcommands[0]));
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define XS_COMMAND(name_, proc_, arity_, flags_, since_, summary_, complexity_, args_)            \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
+     .last_key = 1, .key_step = 1, .group = "stream", .since = (since_), .summary = (summary_),  \
+     .complexity = (complexity_), .args = (args_)}
+
+const struct command xstream_commands[] = {
+    XS_COMMAND("xadd", cmd_xadd, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
+               "Appends a new entry to a stream",
+               "O(1) when adding a new entry, O(N) when trimming where N being the number of "
+               "entries evicted.",
+               "key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value "
+               "[field value ...]"),
+    XS_COMMAND("xtrim", cmd_xtrim, -4, CMD_WRITE, "5.0.0",
+               "Trims the stream to (approximately if '~' is passed) a certain size",
+               "O(N), with N being the number of evicted entries. Constant times are very small "
+               "however, since entries are organized in macro nodes containing multiple entries "
+               "that can be released with a single deallocation.",
+               "key MAXLEN|MINID [=|~] threshold [LIMIT count]"),
+    XS_COMMAND("xdel", cmd_xdel, -3, CMD_WRITE | CMD_FAST, "5.0.0",
+               "Removes the specified entries from the stream. Returns the number of items "
+               "actually deleted, that may be different from the number of IDs passed in case "
+               "certain IDs do not exist.",
+               "O(1) for each single item to delete in the stream, regardless of the stream size.",
+               "key id [id ...]"),
+    XS_COMMAND("xlen", cmd_xlen, 2, CMD_READONLY | CMD_FAST, "5.0.0",
+               "Return the number of entries in a stream", "O(1)", "key"),
+    XS_COMMAND("xrange", cmd_xrange, -4, CMD_READONLY, "5.0.0",
+               "Return a range of elements in a stream, with IDs matching the specified IDs "
+               "interval",
+               "O(N) with N being the number of elements being returned. If N is constant (e.g. "
+               "always asking for the first 10 elements with COUNT), you can consider it O(1).",
+               "key start end [COUNT count]"),
+    XS_COMMAND("xrevrange", cmd_xrevrange, -4, CMD_READONLY, "5.0.0",
+               "Return a range of elements in a stream, with IDs matching the specified IDs "
+               "interval, in reverse order (from greater to smaller IDs) compared to XRANGE",
+               "O(N) with N being the number of elements returned. If N is constant (e.g. always "
+               "asking for the first 10 elements with COUNT), you can consider it O(1).",
+               "key end start [COUNT count]"),
+    XS_COMMAND("xsetid", cmd_xsetid, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
+               "An internal command for replicating stream values", "O(1)",
+               "key last-id [ENTRIESADDED entries_added] [MAXDELETEDID max_deleted_entry_id]"),
+    {.name = "xread", .proc = cmd_xread, .arity = -4,
+     .flags = CMD_READONLY | CMD_BLOCKING | CMD_MOVABLE_KEYS,
+     .first_key = 0, .last_key = 0, .key_step = 0,
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return never seen elements in multiple streams, with IDs greater than the ones "
+                "reported by the caller for each stream. Can block.",
+     .complexity = "For each stream mentioned: O(N) with N being the number of elements being "
+                   "returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when "
+                   "the BLOCK option is used, XADD will pay O(M) time in order to serve the M "
+                   "clients blocked on the stream getting new data.",
+     .args = "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"},
+    {.name = "xinfo", .proc = cmd_xinfo, .arity = -2, .flags = CMD_CONTAINER,
+     .group = "stream", .since = "5.0.0",
+     .summary = "A container for stream introspection commands",
+     .complexity = "Depends on subcommand.",
+     .args = "subcommand [arg ...]"},
+    {0},
+};
