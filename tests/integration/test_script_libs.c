@@ -8,7 +8,8 @@
  * h_repr's text form, which shows every byte): fixed cases for each
  * library, their errors, then seeded random values packed by cmsgpack and
  * random bytes unpacked by it (a canonical dump of what comes out, since
- * a map's key order is the hash table's). SEED=<n> replays. Without a
+ * a map's key order is the hash table's), and the same libraries in a
+ * FUNCTION library. SEED=<n> replays. Without a
  * redis-server the same requests run against rbkv alone: every one gets a
  * reply and the server stays up.
  */
@@ -32,7 +33,7 @@ static int same_at(const char *file, int line, int argc, const char *const *argv
     static char a[REPR_CAP], b[REPR_CAP];
     redisReply *mine = h_command(ours, argc, argv, lens);
     if (!mine)
-        return h_check(file, line, 0, "EVAL %.200s: no reply", argv[1]);
+        return h_check(file, line, 0, "%s %.200s: no reply", argv[0], argv[1]);
     h_repr(mine, a, sizeof(a));
     freeReplyObject(mine);
     if (!have_ref)
@@ -40,8 +41,8 @@ static int same_at(const char *file, int line, int argc, const char *const *argv
     redisReply *ref_reply = h_command(theirs, argc, argv, lens);
     h_repr(ref_reply, b, sizeof(b));
     freeReplyObject(ref_reply);
-    return h_check(file, line, strcmp(a, b) == 0, "EVAL %.300s: rbkv %.300s, redis %.300s",
-                   argv[1], a, b);
+    return h_check(file, line, strcmp(a, b) == 0, "%s %.300s: rbkv %.300s, redis %.300s",
+                   argv[0], argv[1], a, b);
 }
 
 /* EVAL body 0 [arg], the same on both. */
@@ -198,6 +199,23 @@ static void test_cjson_and_bit(void)
     same_bodies(bodies, sizeof(bodies) / sizeof(bodies[0]));
 }
 
+/* FUNCTION's state has the same libraries. */
+static void test_in_functions(void)
+{
+    static const char lib[] =
+        "#!lua name=libs\n"
+        "redis.register_function('libs', function(keys, args)\n"
+        "  return {cmsgpack.pack(args[1], {1, 2}), struct.pack('>h', 258), cjson.encode({1}),\n"
+        "          bit.band(7, 3), cmsgpack.unpack(cmsgpack.pack(args[1]))}\n"
+        "end)\n";
+    const char *load[] = {"FUNCTION", "LOAD", "REPLACE", lib};
+    same_at(__FILE__, __LINE__, 4, load, NULL);
+    const char *call[] = {"FCALL", "libs", "0", "abc"};
+    same_at(__FILE__, __LINE__, 4, call, NULL);
+    const char *flush[] = {"FUNCTION", "FLUSH"};
+    same_at(__FILE__, __LINE__, 2, flush, NULL);
+}
+
 /* splitmix64, seeded from $SEED when set (printed either way). */
 static uint64_t seed_from_env(uint64_t fallback)
 {
@@ -326,6 +344,7 @@ int main(int argc, char **argv)
         H_RUN(test_cmsgpack);
         H_RUN(test_struct);
         H_RUN(test_cjson_and_bit);
+        H_RUN(test_in_functions);
         H_RUN(test_random);
         EXPECT_STATUS(ours, "PONG", "PING");
     }
