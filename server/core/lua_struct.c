@@ -253,7 +253,8 @@ static int struct_pack(lua_State *L)
 
 /* size bytes (1..32) as an integer: the low 8 make the value; a signed
  * one is extended from bit size*8-1 taken modulo 64 (x86-64's shift). */
-static lua_Number get_integer(const unsigned char *p, enum endian endian, int is_signed, size_t size)
+static lua_Number get_integer(const unsigned char *p, enum endian endian, int is_signed,
+                              size_t size)
 {
     uint64_t v = 0;
     for (size_t i = 0; i < size; i++)

@@ -252,7 +252,8 @@ static size_t random_value(uint64_t *rng, char *out, size_t cap, int depth)
     int n;
     switch (depth > 3 ? rand_below(rng, 4) : rand_below(rng, 6)) {
     case 0:
-        n = snprintf(out, cap, "%s", numbers[rand_below(rng, sizeof(numbers) / sizeof(numbers[0]))]);
+        n = snprintf(out, cap, "%s",
+                     numbers[rand_below(rng, sizeof(numbers) / sizeof(numbers[0]))]);
         break;
     case 1:
         n = snprintf(out, cap, "string.rep('%c', %zu)", 'a' + (int)rand_below(rng, 26),

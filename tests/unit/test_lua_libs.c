@@ -188,7 +188,8 @@ static void test_unpack(void)
     /* uint64 from 2^63 up comes out negative, as in Redis. */
     expect_values(L, "return cmsgpack.unpack('\\207\\128\\0\\0\\0\\0\\0\\0\\1')",
                   "-9.2233720368548e+18");
-    expect_values(L, "return cmsgpack.unpack('\\202\\63\\192\\0\\0\\203\\63\\224\\0\\0\\0\\0\\0\\0')",
+    expect_values(L,
+                  "return cmsgpack.unpack('\\202\\63\\192\\0\\0\\203\\63\\224\\0\\0\\0\\0\\0\\0')",
                   "1.5 0.5");
     expect_values(L, "return cmsgpack.unpack('\\161x\\217\\1y\\218\\0\\1z\\219\\0\\0\\0\\1w')",
                   "x y z w");
@@ -299,7 +300,8 @@ static void test_struct(void)
     expect_values(L, "return struct.unpack('i4i4', struct.pack('i4i4', 1, 2))", "1 2 9");
 
     expect_error(L, "return struct.size('i33')", "integral size 33 is larger than limit of 32");
-    expect_error(L, "return struct.size('s')", "bad argument #1 to 'size' (option 's' has no fixed size)");
+    expect_error(L, "return struct.size('s')",
+                 "bad argument #1 to 'size' (option 's' has no fixed size)");
     expect_error(L, "return struct.size('c0')",
                  "bad argument #1 to 'size' (option 'c0' has no fixed size)");
     expect_error(L, "return struct.size('!3')", "alignment 3 is not a power of 2");
@@ -308,13 +310,16 @@ static void test_struct(void)
     expect_error(L, "return struct.size('c2147483648')", "integral size overflow");
     expect_error(L, "return struct.size('=T')",
                  "bad argument #1 to 'size' (invalid format option '=')");
-    expect_error(L, "return struct.pack(1)", "bad argument #1 to 'pack' (invalid format option '1')");
-    expect_error(L, "return struct.pack('b')", "bad argument #2 to 'pack' (number expected, got nil)");
+    expect_error(L, "return struct.pack(1)",
+                 "bad argument #1 to 'pack' (invalid format option '1')");
+    expect_error(L, "return struct.pack('b')",
+                 "bad argument #2 to 'pack' (number expected, got nil)");
     expect_error(L, "return struct.pack('bb', 1)",
                  "bad argument #3 to 'pack' (number expected, got nil)");
     expect_error(L, "return struct.pack('b', 'x')",
                  "bad argument #2 to 'pack' (number expected, got string)");
-    expect_error(L, "return struct.pack('c5', 'ab')", "bad argument #3 to 'pack' (string too short)");
+    expect_error(L, "return struct.pack('c5', 'ab')",
+                 "bad argument #3 to 'pack' (string too short)");
     expect_error(L, "return struct.unpack('c0', '')", "format 'c0' needs a previous size");
     expect_error(L, "return struct.unpack('c0', '1abc')", "format 'c0' needs a previous size");
     expect_error(L, "return struct.unpack('i', 'abc')",
@@ -359,7 +364,8 @@ static size_t random_value(uint64_t *rng, char *out, size_t cap, int depth)
         break;
     case 3:
         n = snprintf(out, cap, "%lld",
-                     (long long)(rng_next(rng) >> rng_below(rng, 64)) * (rng_below(rng, 2) ? 1 : -1));
+                     (long long)(rng_next(rng) >> rng_below(rng, 64)) *
+                         (rng_below(rng, 2) ? 1 : -1));
         break;
     default: {
         int map = rng_below(rng, 2) == 0;
