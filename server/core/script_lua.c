@@ -29,6 +29,8 @@
 #include "client.h"
 #include "command.h"
 #include "log.h"
+#include "lua_cmsgpack.h"
+#include "lua_struct.h"
 #include "mem.h"
 #include "resp_parser.h"
 #include "script.h"
@@ -473,6 +475,10 @@ lua_State *script_lua_new(void)
     lua_pushcfunction(L, luaopen_bit);
     lua_call(L, 0, 1);
     lua_setglobal(L, "bit");
+    lua_cmsgpack_open(L);
+    lua_setglobal(L, "cmsgpack");
+    lua_struct_open(L);
+    lua_setglobal(L, "struct");
     register_redis(L);
     lua_pushcfunction(L, global_pcall);
     lua_setglobal(L, "pcall");

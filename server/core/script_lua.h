@@ -21,8 +21,8 @@
  * an error ("Script attempted to access nonexistent global variable 'x'"),
  * as in Redis 7.0.15. There is no os, io, loadfile, dofile, require,
  * package, module or print-to-stdout; cjson and bit come from Debian's
- * lua-cjson and lua-bitop; struct and cmsgpack are not packaged by Debian
- * and are missing (docs/scripting.md).
+ * lua-cjson and lua-bitop; cmsgpack and struct, which Debian does not
+ * package, are ours (lua_cmsgpack.h, lua_struct.h).
  *
  * Running a function (the engine side of script.h's run):
  *   script_lua_load(L, "@user_script", body, len, err, sizeof(err))
