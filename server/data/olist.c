@@ -37,6 +37,11 @@
 struct olist {
     struct rb_root tree;
     size_t chunks;
+    /* The first and last chunks (NULL when empty), so a push or pop at
+     * either end finds its chunk without walking the tree; kept by
+     * chunk_link, chunk_unlink_free and chunk_resize, the only places the
+     * chunks come, go or move. */
+    struct ct_chunk *head, *tail;
 };
 
 
@@ -344,12 +349,32 @@ static void chunk_link(struct olist *l, struct ct_chunk *prev, struct ct_chunk *
 {
     ct_link_after(&l->tree, prev, c);
     l->chunks++;
+    if (!prev)
+        l->head = c;
+    if (prev == l->tail)
+        l->tail = c;
 }
 
 static void chunk_unlink_free(struct olist *l, struct ct_chunk *c)
 {
+    if (c == l->head)
+        l->head = ct_next(c);
+    if (c == l->tail)
+        l->tail = ct_prev(c);
     ct_unlink_free(&l->tree, c);
     l->chunks--;
+}
+
+/* ct_resize, the end caches following c when it moves. */
+static struct ct_chunk *chunk_resize(struct olist *l, struct ct_chunk *c, size_t cap)
+{
+    bool head = c == l->head, tail = c == l->tail;
+    c = ct_resize(&l->tree, c, cap);
+    if (head)
+        l->head = c;
+    if (tail)
+        l->tail = c;
+    return c;
 }
 
 /* c with room for need bytes of data: grown by an eighth again, as far as
@@ -366,7 +391,7 @@ static struct ct_chunk *chunk_reserve(struct olist *l, struct ct_chunk *c, size_
     cap += cap / 8;
     if (CT_HDR + cap > k.bytes)
         cap = k.bytes > CT_HDR ? k.bytes - CT_HDR : 0;
-    return ct_resize(&l->tree, c, cap < need ? need : cap);
+    return chunk_resize(l, c, cap < need ? need : cap);
 }
 
 /* Gives back what c no longer needs once under half full, keeping a quarter
@@ -375,7 +400,7 @@ static struct ct_chunk *chunk_trim(struct olist *l, struct ct_chunk *c)
 {
     if (ct_cap(c) <= 2 * (size_t)c->used + 64)
         return c;
-    return ct_resize(&l->tree, c, c->used + c->used / 4);
+    return chunk_resize(l, c, c->used + c->used / 4);
 }
 
 /* The byte offset of element idx of c (idx <= n), walked from the nearer
@@ -521,6 +546,7 @@ struct olist *ol_new(void)
     struct olist *l = xmalloc(sizeof(*l));
     l->tree = RB_ROOT;
     l->chunks = 0;
+    l->head = l->tail = NULL;
     return l;
 }
 
@@ -534,6 +560,7 @@ void ol_free(struct olist *l)
 
 int ol_free_some(struct olist *l, size_t budget)
 {
+    l->head = l->tail = NULL; /* the tree is only freed from here on */
     l->chunks -= ct_free_some(&l->tree, budget);
     if (l->tree.rb_node)
         return 0;
@@ -546,6 +573,8 @@ struct olist *ol_clone(const struct olist *l)
     struct olist *copy = ol_new();
     ct_clone(&copy->tree, &l->tree);
     copy->chunks = l->chunks;
+    copy->head = ct_first(&copy->tree);
+    copy->tail = ct_last(&copy->tree);
     return copy;
 }
 
@@ -577,6 +606,22 @@ size_t ol_memory_sampled(const struct olist *l, size_t samples)
     return samples ? xsize(l) + ct_memory_sampled(&l->tree, samples) : ol_memory(l);
 }
 
+/* ct_select, with the ends answered from the caches: pops, LINDEX 0 / -1
+ * and the first page of LRANGE skip the descent. */
+static struct ct_chunk *chunk_select(const struct olist *l, size_t k, uint32_t *idx)
+{
+    if (l->head && k < l->head->n) {
+        *idx = (uint32_t)k;
+        return l->head;
+    }
+    size_t len = ol_len(l);
+    if (l->tail && k < len && k >= len - l->tail->n) {
+        *idx = (uint32_t)(k - (len - l->tail->n));
+        return l->tail;
+    }
+    return ct_select(&l->tree, k, idx);
+}
+
 /* ---- writes ------------------------------------------------------------- */
 
 void ol_push(struct olist **lp, int tail, const char *v, size_t vlen, const struct ol_limits *lim)
@@ -584,7 +629,7 @@ void ol_push(struct olist **lp, int tail, const char *v, size_t vlen, const stru
     struct olist *l = *lp;
     struct enc e;
     enc_make(&e, v, vlen);
-    struct ct_chunk *c = tail ? ct_last(&l->tree) : ct_first(&l->tree);
+    struct ct_chunk *c = tail ? l->tail : l->head;
     if (!c)
         chunk_alone(l, NULL, &e);
     else if (tail)
@@ -602,7 +647,7 @@ void ol_insert(struct olist **lp, size_t k, const char *v, size_t vlen,
         ol_push(lp, 1, v, vlen, lim);
         return;
     }
-    struct ct_chunk *c = ct_select(&l->tree, k, &idx);
+    struct ct_chunk *c = chunk_select(l, k, &idx);
     struct enc e;
     enc_make(&e, v, vlen);
     insert_at(l, c, idx, chunk_offset(c, idx), &e, caps_of(lim));
@@ -613,7 +658,7 @@ void ol_set(struct olist **lp, size_t k, const char *v, size_t vlen, const struc
     struct olist *l = *lp;
     struct caps caps = caps_of(lim);
     uint32_t idx;
-    struct ct_chunk *c = ct_select(&l->tree, k, &idx);
+    struct ct_chunk *c = chunk_select(l, k, &idx);
     uint32_t off = chunk_offset(c, idx);
     size_t old = elem_size(bytes_of(c) + off);
     struct enc e;
@@ -643,7 +688,7 @@ void ol_del_range(struct olist **lp, size_t lo, size_t hi, const struct ol_limit
     struct caps caps = caps_of(lim);
     while (hi > lo) {
         uint32_t idx;
-        struct ct_chunk *c = ct_select(&l->tree, lo, &idx);
+        struct ct_chunk *c = chunk_select(l, lo, &idx);
         uint32_t count = (uint32_t)(hi - lo < (size_t)(c->n - idx) ? hi - lo : c->n - idx);
         if (count == c->n) {
             chunk_unlink_free(l, c);
@@ -719,7 +764,7 @@ size_t ol_remove(struct olist **lp, const char *v, size_t vlen, long count,
      * the part already walked. */
     if (count >= 0) {
         for (size_t pos = 0; gone < want && pos < ol_len(l);) {
-            struct ct_chunk *c = ct_select(&l->tree, pos, &idx);
+            struct ct_chunk *c = chunk_select(l, pos, &idx);
             uint32_t went = chunk_remove(c, &e, idx, c->n, want - gone);
             gone += went;
             pos += c->n - idx;
@@ -729,7 +774,7 @@ size_t ol_remove(struct olist **lp, const char *v, size_t vlen, long count,
         return gone;
     }
     for (size_t end = ol_len(l); gone < want && end > 0;) {
-        struct ct_chunk *c = ct_select(&l->tree, end - 1, &idx);
+        struct ct_chunk *c = chunk_select(l, end - 1, &idx);
         uint32_t from = chunk_match_back(c, &e, idx, want - gone);
         uint32_t went = from <= idx ? chunk_remove(c, &e, from, idx + 1, want - gone) : 0;
         gone += went;
@@ -760,7 +805,7 @@ static void it_load(struct ol_it *it)
 int ol_seek(const struct olist *l, size_t k, struct ol_it *it)
 {
     uint32_t idx;
-    struct ct_chunk *c = ct_select(&l->tree, k, &idx);
+    struct ct_chunk *c = chunk_select(l, k, &idx);
     it->l = l;
     it->pos = k;
     if (!c) {
@@ -888,6 +933,10 @@ int ol_check(const struct olist *l, const struct ol_limits *lim, const char **wh
     }
     if (ct_check_totals(&l->tree, why) < 0)
         return -1;
+    if (l->head != ct_first(&l->tree) || l->tail != ct_last(&l->tree)) {
+        *why = "the head or tail cache is not the first or last chunk";
+        return -1;
+    }
     if (count != ol_len(l)) {
         *why = "the element count is not the list's length";
         return -1;
