@@ -20,8 +20,9 @@ struct fn_library;
 struct resp_slice;
 struct script_run;
 
-/* Makes the state; fnlua_close frees it (FUNCTION FLUSH makes a new one). */
-void fnlua_init(void);
+/* Frees the state, if any (FUNCTION FLUSH, shutdown). The state is made on
+ * first use, by fnlua_compile: until a library is loaded there is none, and
+ * fnlua_memory is 0. */
 void fnlua_close(void);
 
 /* Runs a library's code (after its shebang line) with the load-time API,

@@ -311,7 +311,6 @@ void fn_init(void)
 {
     live.libs = RB_ROOT;
     live.funcs = RB_ROOT;
-    fnlua_init();
     snap_on_write_functions(library_code);
 }
 
@@ -361,10 +360,10 @@ int fn_delete(const char *name, size_t len)
 void fn_flush(void)
 {
     clear_set(&live);
-    /* A fresh state also drops whatever globals-free garbage the old
-     * libraries left behind, as Redis recreates its engine. */
+    /* Dropping the state also drops whatever globals-free garbage the old
+     * libraries left behind, as Redis recreates its engine; the next load
+     * makes a new one. */
     fnlua_close();
-    fnlua_init();
 }
 
 const struct fn_function *fn_find(const char *name, size_t len)

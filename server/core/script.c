@@ -294,6 +294,8 @@ const char *script_call(struct script_run *run, int argc, struct resp_slice *arg
     c->argv = argv;
     c->out.proto = run->resp;
     c->last_cmd = cmd;
+    /* Redis's call() counts every command it runs, a script's too. */
+    server.stats.total_commands++;
     command_call(c, cmd);
     c->argc = 0;
     c->argv = NULL;

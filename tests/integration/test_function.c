@@ -81,6 +81,52 @@ static void load_three(redisContext *c, redisContext *r)
     SAME(c, r, "FUNCTION", "LOAD", LIB3);
 }
 
+/* The engine's state is made by the first load (freed by FUNCTION FLUSH):
+ * every path that reaches the registry works with none, and a server with
+ * no library holds no Lua heap in used_memory. Runs first, on a fresh
+ * server. */
+static void test_no_state(void)
+{
+    redisContext *r = have_ref ? h_connect_flushed(&ref) : NULL;
+    redisContext *c = h_connect_flushed(&srv);
+    int ours = !h_is_reference();
+    if (ours)
+        CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") == 0,
+              "no Lua state at start");
+    SAME(c, r, "FUNCTION", "LIST");
+    SAME(c, r, "FUNCTION", "STATS");
+    SAME(c, r, "FCALL", "nosuch", "0");
+    SAME(c, r, "FCALL_RO", "nosuch", "0");
+    SAME(c, r, "FUNCTION", "DELETE", "nosuch");
+    SAME(c, r, "FUNCTION", "FLUSH");
+    EXPECT_OK(c, "DEBUG", "RELOAD");
+    SAME(c, r, "FUNCTION", "LIST");
+    redisReply *dump = redisCommand(c, "FUNCTION DUMP");
+    if (CHECK(dump && dump->type == REDIS_REPLY_STRING, "FUNCTION DUMP with none")) {
+        redisReply *x = redisCommand(c, "FUNCTION RESTORE %b FLUSH", dump->str, dump->len);
+        CHECK(x && x->type == REDIS_REPLY_STATUS, "RESTORE of nothing: %s",
+              x && x->str ? x->str : "(none)");
+        freeReplyObject(x);
+    }
+    freeReplyObject(dump);
+    if (ours)
+        CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") == 0,
+              "still no Lua state after the paths that need none");
+    SAME(c, r, "FUNCTION", "LOAD", LIB1);
+    SAME(c, r, "FCALL", "f1", "1", "a", "b");
+    if (ours)
+        CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") > 0, "a load makes the state");
+    EXPECT_OK(c, "DEBUG", "RELOAD");
+    EXPECT_INT(c, 2, "FCALL", "f1", "1", "a", "b");
+    SAME(c, r, "FUNCTION", "FLUSH");
+    if (ours)
+        CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") == 0, "FLUSH frees the state");
+    SAME(c, r, "FUNCTION", "LOAD", LIB2);
+    SAME(c, r, "FCALL", "setit", "1", "k", "v");
+    SAME(c, r, "FUNCTION", "FLUSH");
+    close_pair(c, r);
+}
+
 static void test_load_errors(void)
 {
     redisContext *r, *c = open_pair(&r);
@@ -476,6 +522,7 @@ int main(int argc, char **argv)
     if (h_start(&srv, NULL) < 0)
         return h_finish();
     have_ref = h_start_comparison(&ref);
+    H_RUN(test_no_state);
     H_RUN(test_load_errors);
     H_RUN(test_subcommand_errors);
     H_RUN(test_list_and_stats);

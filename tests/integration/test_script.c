@@ -570,6 +570,31 @@ static void test_random_scripts(void)
         printf("  replay with SEED=%u\n", seed);
 }
 
+/* total_commands_processed grows by EVAL and each command it ran (three
+ * here: the refused one never runs), as redis-server's call() counts them. */
+static long long commands_run_by(struct h_server *s)
+{
+    redisContext *c = h_connect_flushed(s);
+    long long before = h_info_ll(c, "stats", "total_commands_processed");
+    redisReply *x = redisCommand(c, "EVAL %s 0",
+                                 "redis.call('set','x','1'); redis.pcall('nosuch'); "
+                                 "return redis.call('get','x')");
+    freeReplyObject(x);
+    long long after = h_info_ll(c, "stats", "total_commands_processed");
+    redisFree(c);
+    return after - before;
+}
+
+static void test_commands_counted(void)
+{
+    long long ours = commands_run_by(&srv);
+    CHECK(ours == 4, "EVAL and its commands counted: %lld", ours);
+    if (have_ref) {
+        long long theirs = commands_run_by(&ref);
+        CHECK(ours == theirs, "total_commands_processed: rbkv +%lld, redis +%lld", ours, theirs);
+    }
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -578,6 +603,7 @@ int main(int argc, char **argv)
     have_ref = h_start_comparison(&ref);
     H_RUN(test_conversion);
     H_RUN(test_errors);
+    H_RUN(test_commands_counted);
     H_RUN(test_sandbox);
     H_RUN(test_script_command);
     H_RUN(test_multi_and_watch);
