@@ -6,25 +6,8 @@
 #
 # framework_<name>_redis: the control, against redis-server itself, proving the tests right. It
 # runs no rbkv code, so sanitizer and valgrind builds leave it out.
-# framework_<name>_rbkv: against rbkv, for the frameworks named in RBKV_FRAMEWORK_TESTS_RBKV:
-# OFF (the default) none, ON all, or a list such as "sidekiq;celery". Off until lists, blocking
-# list pops and Lua scripting are merged; docs/clients.md says what each framework still lacks
-# (BullMQ needs streams and Lua's cmsgpack as well).
-set(RBKV_FRAMEWORK_TESTS_RBKV OFF CACHE STRING
-    "Job-queue framework tests also run against rbkv-server: OFF, ON (all) or a list of bullmq sidekiq celery")
+# framework_<name>_rbkv: the same test against rbkv-server, also under the sanitizers.
 set(rbkv_frameworks bullmq sidekiq celery)
-if(RBKV_FRAMEWORK_TESTS_RBKV STREQUAL "ON")
-  set(rbkv_frameworks_on_rbkv ${rbkv_frameworks})
-elseif(RBKV_FRAMEWORK_TESTS_RBKV STREQUAL "OFF")
-  set(rbkv_frameworks_on_rbkv "")
-else()
-  set(rbkv_frameworks_on_rbkv ${RBKV_FRAMEWORK_TESTS_RBKV})
-endif()
-foreach(framework ${rbkv_frameworks_on_rbkv})
-  if(NOT framework IN_LIST rbkv_frameworks)
-    message(FATAL_ERROR "RBKV_FRAMEWORK_TESTS_RBKV: no framework test named '${framework}'")
-  endif()
-endforeach()
 
 foreach(framework ${rbkv_frameworks})
   set(runner ${CMAKE_CURRENT_SOURCE_DIR}/frameworks/${framework}/run.sh)
@@ -34,9 +17,7 @@ foreach(framework ${rbkv_frameworks})
     set_tests_properties(framework_${framework}_redis PROPERTIES LABELS "integration;frameworks"
                          TIMEOUT 300 SKIP_RETURN_CODE 77)
   endif()
-  if(framework IN_LIST rbkv_frameworks_on_rbkv)
-    add_test(NAME framework_${framework}_rbkv COMMAND ${runner} $<TARGET_FILE:rbkv-server>)
-    set_tests_properties(framework_${framework}_rbkv PROPERTIES LABELS "integration;frameworks"
-                         TIMEOUT 300 SKIP_RETURN_CODE 77)
-  endif()
+  add_test(NAME framework_${framework}_rbkv COMMAND ${runner} $<TARGET_FILE:rbkv-server>)
+  set_tests_properties(framework_${framework}_rbkv PROPERTIES LABELS "integration;frameworks"
+                       TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()

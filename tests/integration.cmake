@@ -24,8 +24,9 @@ add_test(NAME integration_benchmark_smoke
 add_test(NAME integration_command_docs
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/command_docs_server.sh
                  $<TARGET_FILE:rbkv-server>)
+# One redis-cli process per transcript line: a minute and more on a loaded machine.
 set_tests_properties(integration_transcript integration_command_docs PROPERTIES
-                     LABELS integration TIMEOUT 60 SKIP_RETURN_CODE 77)
+                     LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77)
 set_tests_properties(integration_benchmark_smoke PROPERTIES
                      LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77)
 

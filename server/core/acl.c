@@ -116,7 +116,9 @@ unsigned acl_command_categories(const struct command *cmd)
     }
     if (cmd->flags & CMD_WRITE)
         cats |= CAT(ACL_WRITE);
-    if (cmd->flags & CMD_READONLY)
+    /* Redis leaves the read-only scripting commands (EVAL_RO, FCALL_RO) out
+     * of @read: what they read is up to the script. */
+    if ((cmd->flags & CMD_READONLY) && !(cats & CAT(ACL_SCRIPTING)))
         cats |= CAT(ACL_READ);
     if (cmd->flags & CMD_ADMIN)
         cats |= CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS);

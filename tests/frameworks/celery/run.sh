@@ -12,6 +12,10 @@ python=/usr/bin/python3
 "$python" -c 'import celery, redis' 2>/dev/null ||
   { echo "SKIP: python3-celery or python3-redis not installed (scripts/deps.sh test)"; exit 77; }
 
+server_bin=$1
+# A relative path to the server must not be looked up from here/, where the test runs.
+case $server_bin in */*) server_bin=$(cd "$(dirname "$server_bin")" && pwd)/$(basename "$server_bin") ;; esac
+
 . "$here/../framework.sh"
 cd "$here" || exit 1
-framework_run "$1" "$python" celery_test.py
+framework_run "$server_bin" "$python" celery_test.py
