@@ -56,6 +56,9 @@ struct timeval;
  * for redisConnectFd (a relay thread carries it over the TLS connection),
  * or -1 with the reason in err. */
 int cli_tls_connect(const struct cli_conn_opts *o, const struct timeval *tv, char *err, size_t len);
+/* Waits for the relay of cli_tls_connect's connection, whose fd hiredis
+ * closed, to end; does nothing without one. */
+void cli_tls_wait(void);
 
 /* Reports a failed redisCommand/redisGetReply (ctx->err set) and returns
  * CLI_ERR_USAGE, the code of a lost connection. */

@@ -317,6 +317,7 @@ int main(int argc, char **argv)
         rc = mode ? run_mode(ctx, mode, &a) : run_plain(ctx, argc - first, argv + first);
         redisFree(ctx);
     }
+    cli_tls_wait();
     free(bounds);
     return rc;
 }

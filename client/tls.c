@@ -6,7 +6,8 @@
  * Ownership: cli_tls_connect returns the socketpair end hiredis takes
  * (redisConnectFd; redisFree closes it). The thread owns the TLS connection,
  * the TCP socket and the other end; it ends, freeing them, when either side
- * closes, so closing hiredis's context ends it.
+ * closes, so closing hiredis's context ends it, and cli_tls_wait waits for
+ * that before rbkv-cli exits (an exit under way would leave them unfreed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,10 @@ struct relay {
     SSL_CTX *ctx;
     int tcp, pair;
 };
+
+/* The relay of the one TLS connection rbkv-cli makes, joined by cli_tls_wait. */
+static pthread_t relay_thread;
+static int relay_running;
 
 static void relay_free(struct relay *r)
 {
@@ -195,15 +200,22 @@ int cli_tls_connect(const struct cli_conn_opts *o, const struct timeval *tv, cha
         goto fail;
     }
     r->pair = sv[1];
-    pthread_t th;
-    if (pthread_create(&th, NULL, relay_run, r) != 0) {
+    if (pthread_create(&relay_thread, NULL, relay_run, r) != 0) {
         close(sv[0]);
         snprintf(err, len, "could not start the TLS relay thread");
         goto fail;
     }
-    pthread_detach(th);
+    relay_running = 1;
     return sv[0];
 fail:
     relay_free(r);
     return -1;
+}
+
+void cli_tls_wait(void)
+{
+    if (relay_running) {
+        pthread_join(relay_thread, NULL);
+        relay_running = 0;
+    }
 }

@@ -4,7 +4,7 @@
  *
  * The tests before test_key_reach run unchanged against Debian's
  * redis-server 7.0, which is how their expected texts were checked:
- *   test_integration_acl redis-server test_rules test_auth ...
+ *   test_integration_acl redis-server test_rules test_auth ... test_scripts
  * test_key_reach and test_ranges_never_leak are rbkv's own: Redis has no
  * ordered commands, and lets KEYS and SCAN list every key whatever the
  * user's patterns.
@@ -254,6 +254,39 @@ out:
     redisFree(c);
 }
 
+/* A script's commands run with its caller's permissions (Redis 7.0's
+ * scriptVerifyACL): EVAL and FCALL reach nothing the user cannot. */
+static void test_scripts(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *u = NULL;
+    if (!c)
+        return;
+    reset_users(c);
+    EXPECT_OK(c, "ACL", "SETUSER", "u", "on", ">p1", "~app:*", "&ch", "+@all", "-flushall");
+    u = connect_as("u", "p1");
+    if (!u)
+        goto out;
+    EXPECT_OK(u, "EVAL", "return redis.call('set', KEYS[1], 'v')", "1", "app:1");
+    EXPECT_MATCH(u, "-ERR The user executing the script can't access at least one of the keys "
+                    "mentioned in the command *",
+                 "EVAL", "return redis.call('set', 'other', 'v')", "0");
+    EXPECT_MATCH(u, "-ERR The user executing the script can't run this command or subcommand *",
+                 "EVAL", "return redis.call('flushall')", "0");
+    EXPECT_MATCH(u, "-ERR The user executing the script can't publish to the channel mentioned "
+                    "in the command *",
+                 "EVAL", "return redis.call('publish', 'other', 'm')", "0");
+    /* pcall hands the refusal to the script, which goes on. */
+    EXPECT_BULK(u, "went on",
+                "EVAL", "redis.pcall('set', 'other', 'v') return 'went on'", "0");
+    EXPECT_NIL(c, "GET", "other");
+    EXPECT_MATCH(c, "[*'reason', 'key', *'object', 'other', *]", "ACL", "LOG");
+out:
+    if (u)
+        redisFree(u);
+    reset_users(c);
+    redisFree(c);
+}
+
 /* One entry a denial, grouped when repeated; RESET and acllog-max-len. */
 static void test_log(void)
 {
@@ -432,6 +465,7 @@ int main(int argc, char **argv)
     H_RUN(test_auth);
     H_RUN(test_permissions);
     H_RUN(test_log);
+    H_RUN(test_scripts);
     H_RUN(test_key_reach);
     H_RUN(test_attacker);
     h_stop(&srv);
