@@ -277,6 +277,8 @@ static void acl_help_cmd(struct client *c)
         "DELUSER <username> [<username> ...]",
         "    Delete a list of users.",
         "DRYRUN <username> <command> [<arg> ...]",
+        /* One line of Redis's text, split for width. */
+        // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
         "    Returns whether the user can execute the given command without executing the "
         "command.",
         "GETUSER <username>",

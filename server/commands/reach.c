@@ -86,7 +86,8 @@ void reach_ksplit(int argc, const struct resp_slice *argv, struct key_reach *r)
 static void reach_glob(const struct resp_slice *pat, struct key_reach *r)
 {
     size_t n = 0;
-    while (n < pat->len && !memchr("*?[\\", pat->ptr[n], 4))
+    while (n < pat->len && pat->ptr[n] != '*' && pat->ptr[n] != '?' && pat->ptr[n] != '[' &&
+           pat->ptr[n] != '\\')
         n++;
     r->kind = KEY_REACH_PREFIX;
     r->lo = pat->ptr;

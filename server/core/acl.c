@@ -1002,7 +1002,7 @@ struct text {
 
 static void text_add(struct text *t, const char *s, size_t n)
 {
-    if (t->len + n + 2 > t->cap) {
+    if (!t->p || t->len + n + 2 > t->cap) {
         t->cap = (t->len + n + 2) * 2;
         t->p = xrealloc(t->p, t->cap);
     }
@@ -1052,6 +1052,7 @@ static void describe_key(struct text *t, const struct acl_pattern *p, unsigned p
     size_t n = strlen(prefix);
     memcpy(word, prefix, n);
     memcpy(word + n, p->pat, p->len);
+    word[n + p->len] = '\0';
     text_add(t, word, n + p->len);
     xfree(word);
 }

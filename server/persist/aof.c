@@ -391,7 +391,7 @@ static void add_stream(struct feed *k, const char *key, size_t klen, const struc
     struct xs_str str;
     for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
         xs_entry_of(s, &it, &e);
-        if (3 + 2 * e.nfields > cap) {
+        if (!argv || 3 + 2 * e.nfields > cap) {
             cap = 3 + 2 * e.nfields;
             argv = xrealloc(argv, sizeof(*argv) * cap);
         }
