@@ -271,6 +271,14 @@ static const char *acl_refused(struct script_run *run, const struct command *cmd
     }
 }
 
+int script_acl_allows(const struct script_run *run, const struct command *cmd, int argc,
+                      const struct resp_slice *argv)
+{
+    const struct acl_user *u = run->caller->user;
+    int pos = 0;
+    return !u || (u->flags & ACL_USER_ALLPERM) || acl_check(u, cmd, argc, argv, &pos) == ACL_ALLOWED;
+}
+
 /* Redis's scriptCall checks; returns the refusal's text or NULL. */
 static const char *call_refused(struct script_run *run, const struct command *cmd, int argc,
                                 const struct resp_slice *argv)

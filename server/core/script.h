@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 struct client;
+struct command;
 struct resp_slice;
 
 /* Script flags: a shebang's (#!lua flags=...) or a function's. EVAL without
@@ -97,7 +98,8 @@ int script_prepare_or_reply(struct script_run *run, struct client *caller, const
 void script_finish(struct script_run *run);
 
 /* Runs argv (a redis.call) on the script's client after Redis's checks for
- * scripts (unknown command, arity, noscript, stale, read-only, OOM).
+ * scripts (unknown command, arity, noscript, the caller's ACL permissions,
+ * stale, read-only, OOM).
  * Returns the reply's bytes (RESP run->resp; borrowed until the next
  * script_call or script_finish) and sets *len; on a refusal returns NULL
  * with *err set to Redis's text without the error code's "ERR " (e.g.
@@ -105,6 +107,10 @@ void script_finish(struct script_run *run);
  * own code ("-OOM ..."), as scriptCall's err. */
 const char *script_call(struct script_run *run, int argc, struct resp_slice *argv, size_t *len,
                         const char **err);
+/* Whether run's caller may run cmd with argv[0..argc) under its ACL user
+ * (redis.acl_check_cmd). */
+int script_acl_allows(const struct script_run *run, const struct command *cmd, int argc,
+                      const struct resp_slice *argv);
 
 /* Called by the engine every so many instructions: returns 1 when the run
  * must stop (killed), else 0. Past busy-reply-threshold, serves the

@@ -100,6 +100,45 @@ static struct script_run *run_or_raise(lua_State *L, const char *what)
 
 #define MAX_INLINE_ARGS 16
 
+/* The script's arguments L[1..argc] as slices into the Lua strings (which
+ * must stay on the stack while they are used), numbers printed into nums:
+ * a slice array owned by the caller when it is not inline (free with
+ * args_free). Returns 0, or -1 for an argument neither string nor number. */
+struct lua_args {
+    struct resp_slice inline_argv[MAX_INLINE_ARGS];
+    char numbuf[MAX_INLINE_ARGS][32];
+    struct resp_slice *argv;
+    char *heap_nums;
+};
+
+static int args_from_lua(lua_State *L, int argc, struct lua_args *a)
+{
+    a->argv = argc <= MAX_INLINE_ARGS ? a->inline_argv : xmalloc(sizeof(*a->argv) * (size_t)argc);
+    a->heap_nums = argc > MAX_INLINE_ARGS ? xmalloc(32 * (size_t)argc) : NULL;
+    for (int j = 0; j < argc; j++) {
+        char *num = argc <= MAX_INLINE_ARGS ? a->numbuf[j] : a->heap_nums + 32 * j;
+        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+            /* Not lua_tolstring: its %.14g loses digits. */
+            int n = snprintf(num, 32, "%.17g", (double)lua_tonumber(L, j + 1));
+            a->argv[j] = (struct resp_slice){num, (size_t)n};
+        } else if (lua_type(L, j + 1) == LUA_TSTRING) {
+            size_t len;
+            const char *str = lua_tolstring(L, j + 1, &len);
+            a->argv[j] = (struct resp_slice){str, len};
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void args_free(struct lua_args *a)
+{
+    if (a->argv != a->inline_argv)
+        xfree(a->argv);
+    xfree(a->heap_nums);
+}
+
 /* redis.call (raise 1) and redis.pcall (raise 0). */
 static int redis_generic_call(lua_State *L, int raise)
 {
@@ -110,32 +149,11 @@ static int redis_generic_call(lua_State *L, int raise)
         script_conv_push_error(L, "Please specify at least one argument for this redis lib call");
         return raise ? lua_error(L) : 1;
     }
-    struct resp_slice inline_argv[MAX_INLINE_ARGS];
-    char numbuf[MAX_INLINE_ARGS][32];
-    struct resp_slice *argv = argc <= MAX_INLINE_ARGS ? inline_argv : xmalloc(sizeof(*argv) * (size_t)argc);
-    char *heap_nums = NULL;
-    if (argc > MAX_INLINE_ARGS)
-        heap_nums = xmalloc(32 * (size_t)argc);
-    int bad = 0;
-    for (int j = 0; j < argc; j++) {
-        char *num = argc <= MAX_INLINE_ARGS ? numbuf[j] : heap_nums + 32 * j;
-        if (lua_type(L, j + 1) == LUA_TNUMBER) {
-            /* Not lua_tolstring: its %.14g loses digits. */
-            int n = snprintf(num, 32, "%.17g", (double)lua_tonumber(L, j + 1));
-            argv[j] = (struct resp_slice){num, (size_t)n};
-        } else if (lua_type(L, j + 1) == LUA_TSTRING) {
-            size_t len;
-            const char *s = lua_tolstring(L, j + 1, &len);
-            argv[j] = (struct resp_slice){s, len};
-        } else {
-            bad = 1;
-            break;
-        }
-    }
+    struct lua_args a;
+    int bad = args_from_lua(L, argc, &a) < 0;
+    struct resp_slice *argv = a.argv;
     if (bad || inuse) {
-        if (argv != inline_argv)
-            xfree(argv);
-        xfree(heap_nums);
+        args_free(&a);
         lua_settop(L, 0);
         if (inuse) {
             log_msg(LOG_WARNING, "luaRedisGenericCommand() recursive call detected. Are you "
@@ -154,9 +172,7 @@ static int redis_generic_call(lua_State *L, int raise)
      * until the reply is pushed. */
     const char *reply = script_call(run, argc, argv, &len, &err);
     inuse = 0;
-    if (argv != inline_argv)
-        xfree(argv);
-    xfree(heap_nums);
+    args_free(&a);
     if (!reply) {
         lua_settop(L, 0);
         script_conv_push_error(L, err);
@@ -323,17 +339,25 @@ static int redis_debug(lua_State *L)
     return 0;
 }
 
-/* There are no ACL users: every existing command is allowed. */
+/* Whether the script's caller may run the command with these arguments
+ * (Redis 7.0's acl_check_cmd). */
 static int redis_acl_check_cmd(lua_State *L)
 {
-    run_or_raise(L, "redis.acl_check_cmd");
-    size_t len;
-    const char *name = lua_gettop(L) ? lua_tolstring(L, 1, &len) : NULL;
-    if (!name)
+    struct script_run *run = run_or_raise(L, "redis.acl_check_cmd");
+    int argc = lua_gettop(L);
+    if (argc == 0)
         return raise_error(L, "Please specify at least one argument for this redis lib call");
-    if (!command_lookup(name, len))
+    struct lua_args a;
+    if (args_from_lua(L, argc, &a) < 0) {
+        args_free(&a);
+        return raise_error(L, "Lua redis lib command arguments must be strings or integers");
+    }
+    const struct command *cmd = command_lookup(a.argv[0].ptr, a.argv[0].len);
+    int allowed = cmd && script_acl_allows(run, cmd, argc, a.argv);
+    args_free(&a);
+    if (!cmd)
         return raise_error(L, "Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(L, 1);
+    lua_pushboolean(L, allowed);
     return 1;
 }
 

@@ -280,6 +280,11 @@ static void test_scripts(void)
                 "EVAL", "redis.pcall('set', 'other', 'v') return 'went on'", "0");
     EXPECT_NIL(c, "GET", "other");
     EXPECT_MATCH(c, "[*'reason', 'key', *'object', 'other', *]", "ACL", "LOG");
+    EXPECT_INT(u, 1, "EVAL", "return redis.acl_check_cmd('set', 'app:1', 'v')", "0");
+    EXPECT_NIL(u, "EVAL", "return redis.acl_check_cmd('set', 'other', 'v')", "0");
+    EXPECT_NIL(u, "EVAL", "return redis.acl_check_cmd('flushall')", "0");
+    EXPECT_MATCH(u, "-ERR Invalid command passed to redis.acl_check_cmd() *", "EVAL",
+                 "return redis.acl_check_cmd('nosuch')", "0");
 out:
     if (u)
         redisFree(u);
