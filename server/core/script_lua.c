@@ -53,7 +53,6 @@ int luaopen_bit(lua_State *L);
 struct state_ud {
     size_t bytes;              /* what the state holds */
     struct script_run *run;    /* the run in progress on this state, or NULL */
-    uint64_t rand48;           /* math.random's state (Redis's redisLrand48) */
 };
 
 static struct state_ud *ud_of(lua_State *L)
@@ -365,22 +364,28 @@ static int redis_acl_check_cmd(lua_State *L)
 
 #define RAND48_MASK ((UINT64_C(1) << 48) - 1)
 
-static void rand48_seed(struct state_ud *s, int32_t seed)
+/* One sequence for the whole process, as Redis 7.0's: EVAL scripts and
+ * functions draw from it, SCRIPT FLUSH does not restart it, and it starts
+ * from rand.c's initial state (the seed 0x1234ABCD). Redis 7 no longer
+ * reseeds before each script: scripts replicate as their effects, so
+ * replicas never rerun math.random. */
+static uint64_t rand48 = (UINT64_C(0x1234ABCD) << 16) | 0x330E;
+
+static void rand48_seed(int32_t seed)
 {
-    s->rand48 = (((uint64_t)(uint32_t)seed << 16) | 0x330E) & RAND48_MASK;
+    rand48 = (((uint64_t)(uint32_t)seed << 16) | 0x330E) & RAND48_MASK;
 }
 
-static int32_t rand48_next(struct state_ud *s)
+static int32_t rand48_next(void)
 {
-    s->rand48 = (s->rand48 * UINT64_C(0x5DEECE66D) + 0xB) & RAND48_MASK;
-    return (int32_t)(s->rand48 >> 17);
+    rand48 = (rand48 * UINT64_C(0x5DEECE66D) + 0xB) & RAND48_MASK;
+    return (int32_t)(rand48 >> 17);
 }
 
 static int math_random(lua_State *L)
 {
     run_or_raise(L, "math.random");
-    struct state_ud *s = ud_of(L);
-    lua_Number r = (lua_Number)(rand48_next(s) % INT32_MAX) / (lua_Number)INT32_MAX;
+    lua_Number r = (lua_Number)(rand48_next() % INT32_MAX) / (lua_Number)INT32_MAX;
     switch (lua_gettop(L)) {
     case 0:
         lua_pushnumber(L, r);
@@ -406,7 +411,7 @@ static int math_random(lua_State *L)
 static int math_randomseed(lua_State *L)
 {
     run_or_raise(L, "math.randomseed");
-    rand48_seed(ud_of(L), luaL_checkint(L, 1));
+    rand48_seed(luaL_checkint(L, 1));
     return 0;
 }
 
@@ -727,8 +732,6 @@ void script_lua_call(lua_State *L, struct script_run *run, enum script_lua_pass 
     static long gc_count;
     struct state_ud *ud = ud_of(L);
     ud->run = run;
-    /* The same sequence at every call, so replicas and replays agree. */
-    rand48_seed(ud, 0);
 
     lua_getfield(L, LUA_REGISTRYINDEX, ERR_HANDLER);
     lua_insert(L, -2); /* handler, function */

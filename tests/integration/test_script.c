@@ -250,6 +250,31 @@ static void test_errors(void)
     pair_close(&p);
 }
 
+/* math.random is one sequence from rand.c's initial state, as Redis 7.0's:
+ * run first, before any other script draws from either server's sequence. */
+static void test_math_random(void)
+{
+    struct pair p;
+    if (pair_open(&p, 2) < 0)
+        return;
+    const char *draw = "return {math.random(1000000), math.random(1000000)}";
+    const char *first[] = {"EVAL", draw, "0"};
+    send_cmd(&p.ours, 3, first);
+    char *a = next_reply(&p.ours);
+    CHECK(strcmp(a, "*2\r\n:396465\r\n:840486\r\n") == 0, "first draws as redis-server's: %s", a);
+    free(a);
+    if (have_ref) { /* keeps the two sequences in step */
+        send_cmd(&p.theirs, 3, first);
+        free(next_reply(&p.theirs));
+    }
+    SAME(&p, "EVAL", draw, "0"); /* the sequence goes on across calls */
+    SAME(&p, "SCRIPT", "FLUSH");
+    SAME(&p, "EVAL", draw, "0"); /* and across SCRIPT FLUSH */
+    SAME(&p, "EVAL", "math.randomseed(7) return {math.random(), math.random(5, 9)}", "0");
+    SAME(&p, "EVAL", draw, "0");
+    pair_close(&p);
+}
+
 static void test_sandbox(void)
 {
     static const char *const bodies[] = {
@@ -601,6 +626,7 @@ int main(int argc, char **argv)
     if (h_start(&srv, NULL) < 0)
         return h_finish();
     have_ref = h_start_comparison(&ref);
+    H_RUN(test_math_random);
     H_RUN(test_conversion);
     H_RUN(test_errors);
     H_RUN(test_commands_counted);
