@@ -388,6 +388,12 @@ static void note_error(struct tls_conn *t, int ret)
 
 long tls_read(struct tls_conn *t, char *buf, size_t cap)
 {
+    /* OpenSSL takes from the BIO only the record it is reading (no read
+     * ahead), so with every byte handed over and no plaintext left over it
+     * has nothing to decrypt: spare the call that would only say WANT_READ,
+     * the last of every read's loop. */
+    if (t->in_start == t->in_end && SSL_is_init_finished(t->ssl) && !SSL_pending(t->ssl))
+        return t->cipher.failed ? -1 : 0;
     ERR_clear_error();
     int r = SSL_read(t->ssl, buf, cap > INT_MAX ? INT_MAX : (int)cap);
     if (r > 0)
