@@ -265,8 +265,8 @@ char *h_repr(const redisReply *r, char *buf, size_t cap)
     return buf;
 }
 
-static void show_command(char *buf, size_t cap, int argc, const char *const *argv,
-                         const size_t *lens)
+char *h_command_text(char *buf, size_t cap, int argc, const char *const *argv,
+                     const size_t *lens)
 {
     struct sbuf b = {buf, 0, cap};
     buf[0] = '\0';
@@ -285,6 +285,7 @@ static void show_command(char *buf, size_t cap, int argc, const char *const *arg
             sb_putc(&b, '"');
         }
     }
+    return buf;
 }
 
 /* ---- commands and expectations ------------------------------------------ */
@@ -356,7 +357,7 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
         return 1;
     }
     char cmd[CMD_SHOWN];
-    show_command(cmd, sizeof(cmd), argc, argv, lens);
+    h_command_text(cmd, sizeof(cmd), argc, argv, lens);
     fail_header(file, line);
     fprintf(stderr, "%s\n    expected %s%s\n    got      %s\n", cmd, glob ? "match " : "", want,
             got);
@@ -376,10 +377,20 @@ int h_expect_next(const char *file, int line, redisContext *c, const char *want)
                    got);
 }
 
-/* Whether two replies are the same to the byte: type, integer, string bytes
- * and every element in order. Not by their text forms, which h_repr cuts at
- * REPR_CAP. (The hiredis here reads RESP2 only.) */
-static int reply_equal(const redisReply *a, const redisReply *b)
+int h_expect_transaction(const char *file, int line, redisContext *c, const char *want,
+                         const char *const *lines, size_t n)
+{
+    static const char *const multi[] = {"MULTI"}, *const exec[] = {"EXEC"};
+    int ok = h_expect(file, line, c, "+OK", 0, 1, multi, NULL);
+    for (size_t i = 0; i < n; i++) {
+        struct h_line l;
+        h_split(lines[i], &l);
+        ok = h_expect(file, line, c, "+QUEUED", 0, l.argc, l.argv, NULL) && ok;
+    }
+    return h_expect(file, line, c, want, 0, 1, exec, NULL) && ok;
+}
+
+int h_reply_equal(const redisReply *a, const redisReply *b)
 {
     if (!a || !b)
         return a == b;
@@ -392,7 +403,7 @@ static int reply_equal(const redisReply *a, const redisReply *b)
         if (a->elements != b->elements)
             return 0;
         for (size_t i = 0; i < a->elements; i++) {
-            if (!reply_equal(a->element[i], b->element[i]))
+            if (!h_reply_equal(a->element[i], b->element[i]))
                 return 0;
         }
         return 1;
@@ -408,12 +419,12 @@ int h_same(const char *file, int line, redisContext *c, redisContext *r, int arg
 {
     redisReply *ours = h_command(c, argc, argv, lens);
     redisReply *theirs = r ? h_command(r, argc, argv, lens) : NULL;
-    int ok = ours && (!r || reply_equal(ours, theirs));
+    int ok = ours && (!r || h_reply_equal(ours, theirs));
     if (ok) {
         passed++;
     } else {
         char cmd[CMD_SHOWN], a[REPR_CAP], b[REPR_CAP];
-        show_command(cmd, sizeof(cmd), argc, argv, lens);
+        h_command_text(cmd, sizeof(cmd), argc, argv, lens);
         if (ours)
             h_repr(ours, a, sizeof(a));
         else
@@ -511,7 +522,7 @@ int h_expect_int_range(const char *file, int line, redisContext *c, long long lo
         passed++;
     } else {
         char cmd[CMD_SHOWN], got[REPR_CAP];
-        show_command(cmd, sizeof(cmd), argc, argv, NULL);
+        h_command_text(cmd, sizeof(cmd), argc, argv, NULL);
         if (r)
             h_repr(r, got, sizeof(got));
         else
@@ -1160,6 +1171,46 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
     if (ok)
         h_raw_consume(r, n);
     return 0;
+}
+
+void h_same_lines_resp3(const char *file, int line, const struct h_server *s,
+                        const struct h_server *ref, const char *const *lines, size_t n)
+{
+    static const char start[] = "FLUSHALL\r\nHELLO 3\r\n";
+    struct h_raw a, b;
+    if (h_raw_open(&a, s) < 0)
+        return;
+    if (h_raw_open(&b, ref) < 0) {
+        h_raw_close(&a);
+        return;
+    }
+    h_raw_send(&a, start, sizeof(start) - 1);
+    h_raw_send(&b, start, sizeof(start) - 1);
+    /* HELLO's reply names the server: read, not compared. */
+    for (struct h_raw *x = &a; x; x = x == &a ? &b : NULL) {
+        h_raw_expect(file, line, x, "+OK\r\n", 5, 0);
+        h_raw_expect(file, line, x, "%*", 2, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct h_line l;
+        char cmd[H_LINE_ARGS * (H_LINE_CHARS + 16) + 16];
+        h_split(lines[i], &l);
+        size_t used = (size_t)snprintf(cmd, sizeof(cmd), "*%d\r\n", l.argc);
+        for (int k = 0; k < l.argc; k++)
+            used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, "$%zu\r\n%s\r\n",
+                                     strlen(l.argv[k]), l.argv[k]);
+        h_raw_send(&a, cmd, used);
+        h_raw_send(&b, cmd, used);
+        size_t len = 0;
+        if (!h_check(file, line, h_raw_read_reply(&b, &len, H_RAW_TIMEOUT_MS) == 0,
+                     "%s: no reply from the reference", lines[i]))
+            break;
+        if (!h_raw_expect(file, line, &a, b.buf, len, 0))
+            fprintf(stderr, "    (the reference's reply to %s, in RESP3)\n", lines[i]);
+        h_raw_consume(&b, len);
+    }
+    h_raw_close(&a);
+    h_raw_close(&b);
 }
 
 void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap)

@@ -138,6 +138,11 @@ void h_send(redisContext *c, int argc, const char *const *argv, const size_t *le
 /* The text form of a reply into buf (truncated to cap); returns buf. */
 char *h_repr(const redisReply *r, char *buf, size_t cap);
 
+/* The command as a failure shows it into buf (truncated to cap): words
+ * separated by spaces, long or unprintable ones quoted and cut; returns buf. */
+char *h_command_text(char *buf, size_t cap, int argc, const char *const *argv,
+                     const size_t *lens);
+
 /* Whether text[0..len) matches pattern, where only '*' is special (any run of
  * bytes, so patterns need no escaping). */
 int h_glob(const char *pattern, const char *text, size_t len);
@@ -167,6 +172,17 @@ int h_expect_int(const char *file, int line, redisContext *c, long long want, in
  * expects its text form to be want. Returns 1 when it matched. */
 int h_expect_next(const char *file, int line, redisContext *c, const char *want);
 #define EXPECT_NEXT(c, want) h_expect_next(__FILE__, __LINE__, (c), (want))
+/* MULTI, each of lines[0..n) (words split at spaces) answered +QUEUED, then
+ * EXEC, whose reply's text form must be want. Returns 1 when all matched. */
+int h_expect_transaction(const char *file, int line, redisContext *c, const char *want,
+                         const char *const *lines, size_t n);
+#define EXPECT_TRANSACTION(c, want, ...)                                                          \
+    h_expect_transaction(__FILE__, __LINE__, (c), (want), (const char *const[]){__VA_ARGS__},     \
+                         (size_t)H_ARGC(__VA_ARGS__))
+/* Whether two replies are the same to the byte: type, integer, string bytes
+ * and every element in order; not compared through h_repr, which cuts long
+ * replies. (The hiredis here reads RESP2 only.) */
+int h_reply_equal(const redisReply *a, const redisReply *b);
 /* Sends argv to c and, when r is not NULL, to the reference r; expects c to
  * answer, and with r the same reply to the byte (type, bytes, elements in
  * order: a nil and an empty array, an integer and a string differ). Without
@@ -278,6 +294,13 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
 #define RAW_EXPECT_MATCH(r, pattern) \
     h_raw_expect(__FILE__, __LINE__, (r), (pattern), strlen(pattern), 1)
 #define RAW_SEND(r, lit) h_raw_send((r), (lit), sizeof(lit) - 1)
+/* Each of lines[0..n) (words split at spaces) in RESP3 (HELLO 3) on a raw
+ * connection to s and to the reference ref, both flushed first: the same
+ * bytes back, the RESP3 types the hiredis here cannot read. */
+void h_same_lines_resp3(const char *file, int line, const struct h_server *s,
+                        const struct h_server *ref, const char *const *lines, size_t n);
+#define H_SAME_LINES_RESP3(s, ref, lines)                                                          \
+    h_same_lines_resp3(__FILE__, __LINE__, (s), (ref), (lines), sizeof(lines) / sizeof((lines)[0]))
 /* How long a raw read waits for a reply or a close. */
 #define H_RAW_TIMEOUT_MS (2000 * H_SLOW)
 /* Expects the server to close the connection with nothing more to say. */
