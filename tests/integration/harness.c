@@ -1122,7 +1122,8 @@ int h_raw_read_reply(struct h_raw *r, size_t *len, int timeout_ms)
 {
     int64_t deadline = h_now_ms() + timeout_ms;
     for (;;) {
-        long long n = frame_len(r->buf, r->len, 0);
+        /* No buffer until the first read: nothing to frame yet. */
+        long long n = r->buf ? frame_len(r->buf, r->len, 0) : 0;
         if (n < 0)
             return -1;
         if (n > 0) {

@@ -587,7 +587,7 @@ static void test_random_against_redis(void)
     }
     uint64_t seed = h_seed();
     const char *ops_env = getenv("OPS");
-    int n = ops_env && *ops_env ? atoi(ops_env) : RANDOM_OPS / H_SLOW;
+    int n = ops_env && *ops_env ? (int)strtol(ops_env, NULL, 10) : RANDOM_OPS / H_SLOW;
     rng_state = seed ? seed : 1;
     redisContext *c = h_connect_flushed(&srv), *r = h_connect_flushed(&ref);
     int failures = 0;

@@ -264,11 +264,10 @@ static void test_random(void)
     };
     for (int i = 0; i < 500; i++) {
         unsigned char buf[32];
-        size_t len = lua_random_below(&rng, sizeof(buf));
+        size_t len = rng_below(&rng, sizeof(buf));
         for (size_t k = 0; k < len; k++)
-            buf[k] = lua_random_below(&rng, 4)
-                         ? common[lua_random_below(&rng, sizeof(common))]
-                         : (unsigned char)lua_random_next(&rng);
+            buf[k] = rng_below(&rng, 4) ? common[rng_below(&rng, sizeof(common))]
+                                        : (unsigned char)rng_next(&rng);
         same_eval(__FILE__, __LINE__, dump_src, (const char *)buf, len);
     }
 }

@@ -8,10 +8,9 @@
  * fractions, strings of every header size (string.rep, so the text stays
  * short), booleans and nil, arrays and maps nested a few deep.
  *
- * Header-only and self-contained: it draws from its own splitmix64 step (the
- * sequence of check.h's rng_next), since the integration test cannot include
- * check.h, whose CHECK is not the harness's. The caller owns the state word
- * and the output buffer.
+ * Header-only, on rng.h alone (not check.h, whose CHECK is not the
+ * integration harness's). The caller owns the state word and the output
+ * buffer.
  */
 #ifndef RBKV_TEST_LUA_RANDOM_VALUE_H
 #define RBKV_TEST_LUA_RANDOM_VALUE_H
@@ -20,26 +19,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What a caller can take. */
+#include "rng.h"
+
+/* What the values may be, for what the caller compares. */
 struct lua_value_shape {
     size_t long_string; /* one string in eight is shorter than this; the rest below 40 */
     int one_key_maps;   /* maps of one key only: their packed bytes do not depend on the
                            order a Lua table keeps its keys in, which differs between servers */
 };
-
-/* splitmix64: the next number of the stream whose state is *state. */
-static inline uint64_t lua_random_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static inline size_t lua_random_below(uint64_t *state, size_t n)
-{
-    return n ? (size_t)(lua_random_next(state) % n) : 0;
-}
 
 /* A random value as Lua source text into out (cap bytes), tables nested
  * below depth 4. Returns its length, or 0 when it did not fit (a table then
@@ -55,34 +42,34 @@ static inline size_t lua_random_value(uint64_t *rng, char *out, size_t cap, int 
     };
     static const char *const words[] = {"true", "false", "nil"};
     int n;
-    switch (lua_random_below(rng, depth > 3 ? 5 : 7)) {
+    switch (rng_below(rng, depth > 3 ? 5 : 7)) {
     case 0:
         n = snprintf(out, cap, "%s",
-                     numbers[lua_random_below(rng, sizeof(numbers) / sizeof(numbers[0]))]);
+                     numbers[rng_below(rng, sizeof(numbers) / sizeof(numbers[0]))]);
         break;
     case 1:
-        n = snprintf(out, cap, "string.rep('%c', %zu)", 'a' + (int)lua_random_below(rng, 26),
-                     lua_random_below(rng, 8) ? lua_random_below(rng, 40)
-                                              : lua_random_below(rng, shape->long_string));
+        n = snprintf(out, cap, "string.rep('%c', %zu)", 'a' + (int)rng_below(rng, 26),
+                     rng_below(rng, 8) ? rng_below(rng, 40)
+                                              : rng_below(rng, shape->long_string));
         break;
     case 2:
-        n = snprintf(out, cap, "%s", words[lua_random_below(rng, 3)]);
+        n = snprintf(out, cap, "%s", words[rng_below(rng, 3)]);
         break;
     case 3:
         n = snprintf(out, cap, "%lld",
-                     (long long)(lua_random_next(rng) >> lua_random_below(rng, 64)) *
-                         (lua_random_below(rng, 2) ? 1 : -1));
+                     (long long)(rng_next(rng) >> rng_below(rng, 64)) *
+                         (rng_below(rng, 2) ? 1 : -1));
         break;
     case 4:
         n = snprintf(out, cap, "%.17g",
-                     (double)(int64_t)(lua_random_next(rng) >> lua_random_below(rng, 64)) /
-                         (double)(1 + lua_random_below(rng, 3)));
+                     (double)(int64_t)(rng_next(rng) >> rng_below(rng, 64)) /
+                         (double)(1 + rng_below(rng, 3)));
         break;
     default: {
-        int map = lua_random_below(rng, 2) == 0;
+        int map = rng_below(rng, 2) == 0;
         size_t items = map && shape->one_key_maps
                            ? 1
-                           : lua_random_below(rng, lua_random_below(rng, 4) == 0 ? 20 : 5);
+                           : rng_below(rng, rng_below(rng, 4) == 0 ? 20 : 5);
         size_t used = 1;
         if (cap < 3)
             return 0;
