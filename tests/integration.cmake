@@ -2,7 +2,7 @@
 # in a temp dir of its own, so they run in parallel. include()d from tests/CMakeLists.txt, so
 # relative paths start in tests/. Every test gets the server binary as its first argument; the
 # script tests skip (exit 77) when redis-cli or redis-benchmark is missing.
-add_library(rbkv_harness STATIC integration/harness.c)
+add_library(rbkv_harness STATIC integration/harness.c integration/harness_blocking.c)
 target_include_directories(rbkv_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/integration)
 target_link_libraries(rbkv_harness PUBLIC PkgConfig::HIREDIS)
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -264,8 +265,8 @@ char *h_repr(const redisReply *r, char *buf, size_t cap)
     return buf;
 }
 
-static void show_command(char *buf, size_t cap, int argc, const char *const *argv,
-                         const size_t *lens)
+char *h_command_text(char *buf, size_t cap, int argc, const char *const *argv,
+                     const size_t *lens)
 {
     struct sbuf b = {buf, 0, cap};
     buf[0] = '\0';
@@ -284,6 +285,7 @@ static void show_command(char *buf, size_t cap, int argc, const char *const *arg
             sb_putc(&b, '"');
         }
     }
+    return buf;
 }
 
 /* ---- commands and expectations ------------------------------------------ */
@@ -355,7 +357,7 @@ int h_expect(const char *file, int line, redisContext *c, const char *want, int 
         return 1;
     }
     char cmd[CMD_SHOWN];
-    show_command(cmd, sizeof(cmd), argc, argv, lens);
+    h_command_text(cmd, sizeof(cmd), argc, argv, lens);
     fail_header(file, line);
     fprintf(stderr, "%s\n    expected %s%s\n    got      %s\n", cmd, glob ? "match " : "", want,
             got);
@@ -375,19 +377,69 @@ int h_expect_next(const char *file, int line, redisContext *c, const char *want)
                    got);
 }
 
+int h_expect_transaction(const char *file, int line, redisContext *c, const char *want,
+                         const char *const *lines, size_t n)
+{
+    static const char *const multi[] = {"MULTI"}, *const exec[] = {"EXEC"};
+    int ok = h_expect(file, line, c, "+OK", 0, 1, multi, NULL);
+    for (size_t i = 0; i < n; i++) {
+        struct h_line l;
+        h_split(lines[i], &l);
+        ok = h_expect(file, line, c, "+QUEUED", 0, l.argc, l.argv, NULL) && ok;
+    }
+    return h_expect(file, line, c, want, 0, 1, exec, NULL) && ok;
+}
+
+int h_reply_equal(const redisReply *a, const redisReply *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type)
+        return 0;
+    switch (a->type) {
+    case REDIS_REPLY_INTEGER:
+        return a->integer == b->integer;
+    case REDIS_REPLY_ARRAY:
+        if (a->elements != b->elements)
+            return 0;
+        for (size_t i = 0; i < a->elements; i++) {
+            if (!h_reply_equal(a->element[i], b->element[i]))
+                return 0;
+        }
+        return 1;
+    case REDIS_REPLY_NIL:
+        return 1;
+    default: /* status, error, bulk string: their bytes */
+        return a->len == b->len && (!a->len || memcmp(a->str, b->str, a->len) == 0);
+    }
+}
+
 int h_same(const char *file, int line, redisContext *c, redisContext *r, int argc,
            const char *const *argv, const size_t *lens)
 {
-    static char want[REPR_CAP];
-    if (!r)
-        return 1;
-    redisReply *theirs = h_command(r, argc, argv, lens);
-    if (theirs)
-        h_repr(theirs, want, sizeof(want));
-    else
-        snprintf(want, sizeof(want), "(reference's connection error: %s)", r->errstr);
+    redisReply *ours = h_command(c, argc, argv, lens);
+    redisReply *theirs = r ? h_command(r, argc, argv, lens) : NULL;
+    int ok = ours && (!r || h_reply_equal(ours, theirs));
+    if (ok) {
+        passed++;
+    } else {
+        char cmd[CMD_SHOWN], a[REPR_CAP], b[REPR_CAP];
+        h_command_text(cmd, sizeof(cmd), argc, argv, lens);
+        if (ours)
+            h_repr(ours, a, sizeof(a));
+        else
+            snprintf(a, sizeof(a), "(connection error: %s)", c ? c->errstr : "no connection");
+        if (theirs)
+            h_repr(theirs, b, sizeof(b));
+        else
+            snprintf(b, sizeof(b), "(reference's connection error: %s)", r ? r->errstr : "");
+        fail_header(file, line);
+        fprintf(stderr, "%s\n    redis-server %s\n    rbkv         %s\n", cmd, r ? b : "(none)",
+                a);
+    }
+    freeReplyObject(ours);
     freeReplyObject(theirs);
-    return h_expect(file, line, c, want, 0, argc, argv, lens);
+    return ok;
 }
 
 int h_split(const char *text, struct h_line *l)
@@ -399,12 +451,48 @@ int h_split(const char *text, struct h_line *l)
         size_t len = strcspn(text, " ");
         if (!len)
             break;
-        snprintf(l->words[l->argc], H_LINE_CHARS, "%.*s", (int)len, text);
+        int empty = len == 2 && text[0] == '\'' && text[1] == '\'';
+        snprintf(l->words[l->argc], H_LINE_CHARS, "%.*s", empty ? 0 : (int)len, text);
         l->argv[l->argc] = l->words[l->argc];
         l->argc++;
         text += len;
     }
     return l->argc;
+}
+
+void h_line_add(struct h_line *l, const char *fmt, ...)
+{
+    if (l->argc == H_LINE_ARGS) {
+        CHECK(0, "a command of more than %d words", H_LINE_ARGS);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->words[l->argc], H_LINE_CHARS, fmt, ap);
+    va_end(ap);
+    l->argv[l->argc] = l->words[l->argc];
+    l->argc++;
+}
+
+uint64_t h_seed(void)
+{
+    const char *env = getenv("SEED");
+    uint64_t seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    printf("  SEED=%" PRIu64 "\n", seed);
+    return seed;
+}
+
+redisContext *h_connect_pair(const struct h_server *s, const struct h_server *ref,
+                             redisContext **r)
+{
+    *r = ref ? h_connect_flushed(ref) : NULL;
+    return h_connect_flushed(s);
+}
+
+void h_close_pair(redisContext *c, redisContext *r)
+{
+    redisFree(c);
+    redisFree(r);
 }
 
 void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
@@ -434,7 +522,7 @@ int h_expect_int_range(const char *file, int line, redisContext *c, long long lo
         passed++;
     } else {
         char cmd[CMD_SHOWN], got[REPR_CAP];
-        show_command(cmd, sizeof(cmd), argc, argv, NULL);
+        h_command_text(cmd, sizeof(cmd), argc, argv, NULL);
         if (r)
             h_repr(r, got, sizeof(got));
         else
@@ -1034,7 +1122,8 @@ int h_raw_read_reply(struct h_raw *r, size_t *len, int timeout_ms)
 {
     int64_t deadline = h_now_ms() + timeout_ms;
     for (;;) {
-        long long n = frame_len(r->buf, r->len, 0);
+        /* No buffer until the first read: nothing to frame yet. */
+        long long n = r->buf ? frame_len(r->buf, r->len, 0) : 0;
         if (n < 0)
             return -1;
         if (n > 0) {
@@ -1085,6 +1174,46 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
     return 0;
 }
 
+void h_same_lines_resp3(const char *file, int line, const struct h_server *s,
+                        const struct h_server *ref, const char *const *lines, size_t n)
+{
+    static const char start[] = "FLUSHALL\r\nHELLO 3\r\n";
+    struct h_raw a, b;
+    if (h_raw_open(&a, s) < 0)
+        return;
+    if (h_raw_open(&b, ref) < 0) {
+        h_raw_close(&a);
+        return;
+    }
+    h_raw_send(&a, start, sizeof(start) - 1);
+    h_raw_send(&b, start, sizeof(start) - 1);
+    /* HELLO's reply names the server: read, not compared. */
+    for (struct h_raw *x = &a; x; x = x == &a ? &b : NULL) {
+        h_raw_expect(file, line, x, "+OK\r\n", 5, 0);
+        h_raw_expect(file, line, x, "%*", 2, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct h_line l;
+        char cmd[H_LINE_ARGS * (H_LINE_CHARS + 16) + 16];
+        h_split(lines[i], &l);
+        size_t used = (size_t)snprintf(cmd, sizeof(cmd), "*%d\r\n", l.argc);
+        for (int k = 0; k < l.argc; k++)
+            used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, "$%zu\r\n%s\r\n",
+                                     strlen(l.argv[k]), l.argv[k]);
+        h_raw_send(&a, cmd, used);
+        h_raw_send(&b, cmd, used);
+        size_t len = 0;
+        if (!h_check(file, line, h_raw_read_reply(&b, &len, H_RAW_TIMEOUT_MS) == 0,
+                     "%s: no reply from the reference", lines[i]))
+            break;
+        if (!h_raw_expect(file, line, &a, b.buf, len, 0))
+            fprintf(stderr, "    (the reference's reply to %s, in RESP3)\n", lines[i]);
+        h_raw_consume(&b, len);
+    }
+    h_raw_close(&a);
+    h_raw_close(&b);
+}
+
 void h_path_in(const struct h_server *s, const char *name, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s/%s", s->dir, name);
@@ -1097,6 +1226,16 @@ int h_wait_blocked(redisContext *c, long n, int timeout_ms)
     int ok = h_wait_info(c, "clients", "blocked_clients", want, timeout_ms);
     long got = ok ? n : (long)h_info_ll(c, "clients", "blocked_clients");
     return CHECK(ok, "expected blocked_clients:%ld, got %ld", n, got) ? 0 : -1;
+}
+
+void h_digest(redisContext *c, char *out)
+{
+    redisReply *r = H_CALL(c, "DEBUG", "DIGEST");
+    out[0] = '\0';
+    if (CHECK(r && r->type == REDIS_REPLY_STATUS && r->len == H_DIGEST_CHARS,
+              "DEBUG DIGEST: %d hex digits", H_DIGEST_CHARS))
+        memcpy(out, r->str, H_DIGEST_CHARS + 1);
+    freeReplyObject(r);
 }
 
 const char *h_wait_bgsave(redisContext *c, int timeout_ms)

@@ -138,6 +138,11 @@ void h_send(redisContext *c, int argc, const char *const *argv, const size_t *le
 /* The text form of a reply into buf (truncated to cap); returns buf. */
 char *h_repr(const redisReply *r, char *buf, size_t cap);
 
+/* The command as a failure shows it into buf (truncated to cap): words
+ * separated by spaces, long or unprintable ones quoted and cut; returns buf. */
+char *h_command_text(char *buf, size_t cap, int argc, const char *const *argv,
+                     const size_t *lens);
+
 /* Whether text[0..len) matches pattern, where only '*' is special (any run of
  * bytes, so patterns need no escaping). */
 int h_glob(const char *pattern, const char *text, size_t len);
@@ -167,16 +172,30 @@ int h_expect_int(const char *file, int line, redisContext *c, long long want, in
  * expects its text form to be want. Returns 1 when it matched. */
 int h_expect_next(const char *file, int line, redisContext *c, const char *want);
 #define EXPECT_NEXT(c, want) h_expect_next(__FILE__, __LINE__, (c), (want))
-/* Sends argv to c and to the reference r and expects the same reply text
- * (h_repr: a nil and an empty array, an integer and a string differ).
- * Returns 1 when they match or r is NULL (nothing to compare with). */
+/* MULTI, each of lines[0..n) (words split at spaces) answered +QUEUED, then
+ * EXEC, whose reply's text form must be want. Returns 1 when all matched. */
+int h_expect_transaction(const char *file, int line, redisContext *c, const char *want,
+                         const char *const *lines, size_t n);
+#define EXPECT_TRANSACTION(c, want, ...)                                                          \
+    h_expect_transaction(__FILE__, __LINE__, (c), (want), (const char *const[]){__VA_ARGS__},     \
+                         (size_t)H_ARGC(__VA_ARGS__))
+/* Whether two replies are the same to the byte: type, integer, string bytes
+ * and every element in order; not compared through h_repr, which cuts long
+ * replies. (The hiredis here reads RESP2 only.) */
+int h_reply_equal(const redisReply *a, const redisReply *b);
+/* Sends argv to c and, when r is not NULL, to the reference r; expects c to
+ * answer, and with r the same reply to the byte (type, bytes, elements in
+ * order: a nil and an empty array, an integer and a string differ). Without
+ * r the command still runs on c, so a table sets up the same state with or
+ * without a reference. Returns 1 when it matched. */
 int h_same(const char *file, int line, redisContext *c, redisContext *r, int argc,
            const char *const *argv, const size_t *lens);
 #define H_SAME(c, r, ...)                                                                         \
     h_same(__FILE__, __LINE__, (c), (r), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, \
            NULL)
 /* A command written as one line of words separated by spaces (test
- * tables): h_split fills l and returns l->argc; longer words are cut. */
+ * tables): h_split fills l and returns l->argc; longer words are cut, and
+ * '' is an empty word. */
 #define H_LINE_ARGS 32
 #define H_LINE_CHARS 64
 struct h_line {
@@ -185,11 +204,23 @@ struct h_line {
     char words[H_LINE_ARGS][H_LINE_CHARS];
 };
 int h_split(const char *text, struct h_line *l);
+/* Appends one word, printf-style, to l (set l->argc = 0 to start a
+ * command): how the random tests build theirs. A word past H_LINE_ARGS is
+ * a recorded failure. */
+void h_line_add(struct h_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* h_same for each of lines[0..n), split at spaces. */
 void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
                   const char *const *lines, size_t n);
 #define H_SAME_LINES(c, r, lines)                                                                  \
     h_same_lines(__FILE__, __LINE__, (c), (r), (lines), sizeof(lines) / sizeof((lines)[0]))
+/* The seed of a random test: $SEED when set (SEED=<n> replays a run), else
+ * the clock; printed as "  SEED=<n>" either way. */
+uint64_t h_seed(void);
+/* A flushed client of s, and in *r a flushed client of the reference ref
+ * (NULL when ref is NULL: nothing to compare with). End with h_close_pair. */
+redisContext *h_connect_pair(const struct h_server *s, const struct h_server *ref,
+                             redisContext **r);
+void h_close_pair(redisContext *c, redisContext *r);
 /* An integer in [lo, hi]: for TTLs, which a stalled machine may see lower. */
 #define EXPECT_INT_RANGE(c, lo, hi, ...)                                                          \
     h_expect_int_range(__FILE__, __LINE__, (c), (lo), (hi), H_ARGC(__VA_ARGS__),                  \
@@ -263,6 +294,13 @@ int h_raw_expect(const char *file, int line, struct h_raw *r, const char *want, 
 #define RAW_EXPECT_MATCH(r, pattern) \
     h_raw_expect(__FILE__, __LINE__, (r), (pattern), strlen(pattern), 1)
 #define RAW_SEND(r, lit) h_raw_send((r), (lit), sizeof(lit) - 1)
+/* Each of lines[0..n) (words split at spaces) in RESP3 (HELLO 3) on a raw
+ * connection to s and to the reference ref, both flushed first: the same
+ * bytes back, the RESP3 types the hiredis here cannot read. */
+void h_same_lines_resp3(const char *file, int line, const struct h_server *s,
+                        const struct h_server *ref, const char *const *lines, size_t n);
+#define H_SAME_LINES_RESP3(s, ref, lines)                                                          \
+    h_same_lines_resp3(__FILE__, __LINE__, (s), (ref), (lines), sizeof(lines) / sizeof((lines)[0]))
 /* How long a raw read waits for a reply or a close. */
 #define H_RAW_TIMEOUT_MS (2000 * H_SLOW)
 /* Expects the server to close the connection with nothing more to say. */
@@ -313,6 +351,12 @@ long long h_int_reply(redisContext *c, int argc, const char *const *argv);
 #define H_INT_REPLY(c, ...) h_int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 /* SETs prefix:i = prefix:i for i < n, pipelined. */
 void h_fill(redisContext *c, const char *prefix, int n);
+/* DEBUG DIGEST: 40 hex digits, all zeros for an empty dataset. h_digest
+ * puts them into out (H_DIGEST_CHARS + 1 bytes), or "" after recording a
+ * failure. */
+#define H_DIGEST_CHARS 40
+#define H_DIGEST_ZEROS "0000000000000000000000000000000000000000"
+void h_digest(redisContext *c, char *out);
 /* Waits up to timeout_ms for INFO's blocked_clients to be n. Returns 0, or
  * -1 after a failed CHECK. */
 int h_wait_blocked(redisContext *c, long n, int timeout_ms);

@@ -16,14 +16,11 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
 
 #define RANDOM_OPS 4000   /* commands of the random comparison (divided by H_SLOW) */
-#define MAX_ARGS 32       /* arguments of one command built by these tests */
 #define ARG_CHARS 32      /* room for one number or word argument */
 #define RANDOM_KEYS 4     /* keys the random sequence works on */
 #define SMALL_MB "1mb"    /* proto-max-bulk-len for the limit tests (Redis's minimum) */
@@ -37,96 +34,6 @@
 
 static struct h_server srv, ref;
 static int have_ref;
-
-/* ---- comparing with the reference ---- */
-
-static int reply_equal(const redisReply *a, const redisReply *b)
-{
-    if (!a || !b)
-        return a == b;
-    if (a->type != b->type)
-        return 0;
-    switch (a->type) {
-    case REDIS_REPLY_INTEGER:
-        return a->integer == b->integer;
-    case REDIS_REPLY_STRING:
-    case REDIS_REPLY_STATUS:
-    case REDIS_REPLY_ERROR:
-        return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    case REDIS_REPLY_ARRAY:
-        if (a->elements != b->elements)
-            return 0;
-        for (size_t i = 0; i < a->elements; i++) {
-            if (!reply_equal(a->element[i], b->element[i]))
-                return 0;
-        }
-        return 1;
-    default:
-        return 1;
-    }
-}
-
-static void describe(char *buf, size_t cap, int argc, const char *const *argv, const size_t *lens)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < argc && used + 1 < cap; i++) {
-        size_t n = lens ? lens[i] : strlen(argv[i]);
-        int w = snprintf(buf + used, cap - used, "%s%.*s", i ? " " : "", (int)(n > 40 ? 40 : n),
-                         argv[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-}
-
-/* Sends argv to our server (c) and, when there is one, to the reference
- * (r); returns 1 when the replies are identical (or there is no reference),
- * 0 after recording the difference. */
-static int same_at(const char *file, int line, redisContext *c, redisContext *r, int argc,
-                   const char *const *argv, const size_t *lens)
-{
-    redisReply *ours = h_command(c, argc, argv, lens);
-    redisReply *theirs = r ? h_command(r, argc, argv, lens) : NULL;
-    int ok = ours != NULL && (!r || reply_equal(ours, theirs));
-    if (!ok) {
-        char cmd[512], a[512], b[512];
-        describe(cmd, sizeof(cmd), argc, argv, lens);
-        h_check(file, line, 0, "%s: rbkv %s, redis %s", cmd,
-                ours ? h_repr(ours, a, sizeof(a)) : "(no reply)",
-                theirs ? h_repr(theirs, b, sizeof(b)) : "(none)");
-    }
-    freeReplyObject(ours);
-    freeReplyObject(theirs);
-    return ok;
-}
-#define SAME(c, r, ...)                                                                           \
-    same_at(__FILE__, __LINE__, (c), (r), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__}, \
-            NULL)
-
-/* SAME for each line of a table, its words split at spaces. */
-static void same_lines(redisContext *c, redisContext *r, const char *const *lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        struct h_line l;
-        h_split(lines[i], &l);
-        same_at(__FILE__, __LINE__, c, r, l.argc, l.argv, NULL);
-    }
-}
-
-/* A flushed client of our server, and *r one of the reference (NULL without one). */
-static redisContext *open_pair(redisContext **r)
-{
-    *r = have_ref ? h_connect_flushed(&ref) : NULL;
-    return h_connect_flushed(&srv);
-}
-
-static void close_pair(redisContext *c, redisContext *r)
-{
-    redisFree(c);
-    if (r)
-        redisFree(r);
-}
 
 /* ---- fixed expectations ---- */
 
@@ -216,10 +123,10 @@ static void test_setbit_growth(void)
 /* proto-max-bulk-len bounds every bit offset (Redis's 512 MB by default). */
 static void test_offset_limit(void)
 {
-    redisContext *r, *c = open_pair(&r);
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
     EXPECT_OK(c, "CONFIG", "SET", "proto-max-bulk-len", SMALL_MB);
     if (r)
-        SAME(c, r, "CONFIG", "SET", "proto-max-bulk-len", SMALL_MB);
+        H_SAME(c, r, "CONFIG", "SET", "proto-max-bulk-len", SMALL_MB);
     char last[ARG_CHARS], past[ARG_CHARS];
     snprintf(last, sizeof(last), "%lld", SMALL_MB_BITS - 1);
     snprintf(past, sizeof(past), "%lld", SMALL_MB_BITS);
@@ -247,12 +154,12 @@ static void test_offset_limit(void)
         "BITFIELD m GET u8 #1152921504606846976", "BITFIELD m GET i2 #9223372036854775807",
         "BITFIELD m SET i64 8388607 -1", "STRLEN m",  "BITFIELD m SET i64 8388608 -1",
     };
-    same_lines(c, r, lines, sizeof(lines) / sizeof(lines[0]));
+    H_SAME_LINES(c, r, lines);
     EXPECT_OK(c, "CONFIG", "SET", "proto-max-bulk-len", "512mb");
     if (r)
-        SAME(c, r, "CONFIG", "SET", "proto-max-bulk-len", "512mb");
+        H_SAME(c, r, "CONFIG", "SET", "proto-max-bulk-len", "512mb");
     EXPECT_ERR(c, E_OFFSET, "SETBIT", "k", "4294967296", "1");
-    close_pair(c, r);
+    h_close_pair(c, r);
 }
 
 static void test_bitcount(void)
@@ -527,7 +434,7 @@ static void same_command_info(redisContext *c, redisContext *r)
         ok = ok && a->type == REDIS_REPLY_ARRAY && b->type == REDIS_REPLY_ARRAY &&
              a->elements >= 7 && b->elements >= 7;
         for (size_t k = 0; ok && k < 7; k++)
-            ok = reply_equal(a->element[k], b->element[k]);
+            ok = h_reply_equal(a->element[k], b->element[k]);
         char x[512], y[512];
         CHECK(ok, "COMMAND INFO %s: rbkv %s, redis %s", names[i],
               ours ? h_repr(ours, x, sizeof(x)) : "(none)",
@@ -544,7 +451,7 @@ static void test_same_as_redis(void)
         printf("  skipped: no reference server to compare with\n");
         return;
     }
-    redisContext *r, *c = open_pair(&r);
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
     static const char *const lines[] = {
         "SET s foobar", "SET a ohmytext", "SET b mynewtext", "ZADD z 1 a", "SET e ",
         "SETBIT s 2 2", "SETBIT s -1 1", "SETBIT s 4294967296 1", "SETBIT s 4294967295 x",
@@ -596,9 +503,9 @@ static void test_same_as_redis(void)
         "LCS a nokey idx", "LCS a b withmatchlen", "LCS a b IDX LEN", "LCS a b LEN LEN",
         "LCS a b IDX IDX WITHMATCHLEN", "LCS a b MINMATCHLEN -1 IDX",
     };
-    same_lines(c, r, lines, sizeof(lines) / sizeof(lines[0]));
+    H_SAME_LINES(c, r, lines);
     same_command_info(c, r);
-    close_pair(c, r);
+    h_close_pair(c, r);
 }
 
 /* What a PSUBSCRIBE __keyevent@*__:* client hears, as "event key" lines. */
@@ -763,119 +670,99 @@ static void rnd_value(char *buf)
     }
 }
 
-struct cmd {
-    int argc;
-    const char *argv[MAX_ARGS];
-    char words[MAX_ARGS][ARG_CHARS];
-};
-
-static void add(struct cmd *m, const char *fmt, long long v)
+static void add_key(struct h_line *m)
 {
-    snprintf(m->words[m->argc], ARG_CHARS, fmt, v);
-    m->argv[m->argc] = m->words[m->argc];
-    m->argc++;
+    h_line_add(m, "k%lld", rnd_range(0, RANDOM_KEYS - 1));
 }
 
-static void add_word(struct cmd *m, const char *w)
-{
-    snprintf(m->words[m->argc], ARG_CHARS, "%s", w);
-    m->argv[m->argc] = m->words[m->argc];
-    m->argc++;
-}
-
-static void add_key(struct cmd *m)
-{
-    add(m, "k%lld", rnd_range(0, RANDOM_KEYS - 1));
-}
-
-static void add_offset(struct cmd *m)
+static void add_offset(struct h_line *m)
 {
     /* Mostly near the start, so the keys share bytes; sometimes further (a
      * few KB at most: LCS of two keys costs the product of their lengths). */
-    add(m, "%lld", rnd() % 8 ? rnd_range(0, 600) : rnd_range(0, 12000));
+    h_line_add(m, "%lld", rnd() % 8 ? rnd_range(0, 600) : rnd_range(0, 12000));
 }
 
 /* BITCOUNT/BITPOS's optional range: none, start, start end, start end unit. */
-static void add_range(struct cmd *m, int max_parts)
+static void add_range(struct h_line *m, int max_parts)
 {
     int parts = (int)rnd_range(0, max_parts);
     if (parts >= 1)
-        add(m, "%lld", rnd_range(-400, 400));
+        h_line_add(m, "%lld", rnd_range(-400, 400));
     if (parts >= 2)
-        add(m, "%lld", rnd_range(-400, 400));
+        h_line_add(m, "%lld", rnd_range(-400, 400));
     if (parts >= 3)
-        add_word(m, rnd() % 2 ? "BIT" : "byte");
+        h_line_add(m, "%s", rnd() % 2 ? "BIT" : "byte");
 }
 
-static void add_bitfield_ops(struct cmd *m, int readonly)
+static void add_bitfield_ops(struct h_line *m, int readonly)
 {
     int n = (int)rnd_range(1, 5);
-    for (int i = 0; i < n && m->argc + 5 < MAX_ARGS; i++) {
+    for (int i = 0; i < n && m->argc + 5 < H_LINE_ARGS; i++) {
         int what = readonly ? 0 : (int)rnd_range(0, 3);
         if (what == 3) {
             static const char *const how[] = {"WRAP", "SAT", "FAIL"};
-            add_word(m, "OVERFLOW");
-            add_word(m, how[rnd() % 3]);
+            h_line_add(m, "OVERFLOW");
+            h_line_add(m, "%s", how[rnd() % 3]);
             continue;
         }
         static const char *const names[] = {"GET", "SET", "INCRBY"};
-        add_word(m, names[what]);
+        h_line_add(m, "%s", names[what]);
         int sign = rnd() % 2;
         int bits = (int)rnd_range(1, sign ? 64 : 63);
         if (rnd() % 3 == 0)
             bits = sign ? 64 : 63;
-        add(m, sign ? "i%lld" : "u%lld", bits);
+        h_line_add(m, sign ? "i%d" : "u%d", bits);
         if (rnd() % 4 == 0)
-            add(m, "#%lld", rnd_range(0, 80));
+            h_line_add(m, "#%lld", rnd_range(0, 80));
         else
             add_offset(m);
         if (what != 0) {
             char v[ARG_CHARS];
             rnd_value(v);
-            add_word(m, v);
+            h_line_add(m, "%s", v);
         }
     }
 }
 
-static void random_command(struct cmd *m)
+static void random_command(struct h_line *m)
 {
     m->argc = 0;
     switch (rnd() % 12) {
     case 0:
     case 1:
-        add_word(m, "SETBIT");
+        h_line_add(m, "SETBIT");
         add_key(m);
         add_offset(m);
-        add(m, "%lld", rnd_range(0, 1));
+        h_line_add(m, "%lld", rnd_range(0, 1));
         break;
     case 2:
-        add_word(m, "GETBIT");
+        h_line_add(m, "GETBIT");
         add_key(m);
         add_offset(m);
         break;
     case 3:
-        add_word(m, "BITCOUNT");
+        h_line_add(m, "BITCOUNT");
         add_key(m);
         add_range(m, 3);
         if (m->argc == 3) /* BITCOUNT key start alone is a syntax error: keep a few */
             m->argc -= rnd() % 4 != 0;
         break;
     case 4:
-        add_word(m, "BITPOS");
+        h_line_add(m, "BITPOS");
         add_key(m);
-        add(m, "%lld", rnd_range(0, 1));
+        h_line_add(m, "%lld", rnd_range(0, 1));
         add_range(m, 3);
         break;
     case 5: {
         static const char *const ops[] = {"AND", "OR", "XOR", "NOT"};
         int op = (int)(rnd() % 4);
-        add_word(m, "BITOP");
-        add_word(m, ops[op]);
+        h_line_add(m, "BITOP");
+        h_line_add(m, "%s", ops[op]);
         add_key(m);
         int n = op == 3 ? 1 : (int)rnd_range(1, 3);
         for (int i = 0; i < n; i++) {
             if (rnd() % 8 == 0)
-                add_word(m, "nokey");
+                h_line_add(m, "nokey");
             else
                 add_key(m);
         }
@@ -883,31 +770,31 @@ static void random_command(struct cmd *m)
     }
     case 6:
     case 7:
-        add_word(m, "BITFIELD");
+        h_line_add(m, "BITFIELD");
         add_key(m);
         add_bitfield_ops(m, 0);
         break;
     case 8:
-        add_word(m, "BITFIELD_RO");
+        h_line_add(m, "BITFIELD_RO");
         add_key(m);
         add_bitfield_ops(m, 1);
         break;
     case 9:
-        add_word(m, "LCS");
+        h_line_add(m, "LCS");
         add_key(m);
         add_key(m);
         switch (rnd() % 4) {
         case 0:
-            add_word(m, "LEN");
+            h_line_add(m, "LEN");
             break;
         case 1:
-            add_word(m, "IDX");
+            h_line_add(m, "IDX");
             if (rnd() % 2) {
-                add_word(m, "MINMATCHLEN");
-                add(m, "%lld", rnd_range(-1, 4));
+                h_line_add(m, "MINMATCHLEN");
+                h_line_add(m, "%lld", rnd_range(-1, 4));
             }
             if (rnd() % 2)
-                add_word(m, "WITHMATCHLEN");
+                h_line_add(m, "WITHMATCHLEN");
             break;
         default:
             break;
@@ -920,13 +807,13 @@ static void random_command(struct cmd *m)
         for (int i = 0; i < n; i++)
             v[i] = (char)('a' + rnd() % 4);
         v[n] = '\0';
-        add_word(m, rnd() % 2 ? "SET" : "APPEND");
+        h_line_add(m, "%s", rnd() % 2 ? "SET" : "APPEND");
         add_key(m);
-        add_word(m, v);
+        h_line_add(m, "%s", v);
         break;
     }
     default:
-        add_word(m, rnd() % 10 ? "GET" : "DEL");
+        h_line_add(m, "%s", rnd() % 10 ? "GET" : "DEL");
         add_key(m);
         break;
     }
@@ -938,25 +825,23 @@ static void test_random_against_redis(void)
         printf("  skipped: no reference server to compare with\n");
         return;
     }
-    const char *env = getenv("SEED");
-    uint64_t seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    uint64_t seed = h_seed();
     rng_state = seed ? seed : 1;
-    printf("  SEED=%" PRIu64 "\n", seed);
-    redisContext *r, *c = open_pair(&r);
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
     const int n = RANDOM_OPS / H_SLOW;
     int failures = 0;
     for (int i = 0; i < n && failures < 5; i++) {
-        struct cmd m;
+        struct h_line m;
         random_command(&m);
-        if (!same_at(__FILE__, __LINE__, c, r, m.argc, m.argv, NULL))
+        if (!h_same(__FILE__, __LINE__, c, r, m.argc, m.argv, NULL))
             failures++;
         /* The value the command touched, byte for byte. */
         if (m.argc > 1 && strcmp(m.argv[0], "GET") != 0) {
             const char *key = strcmp(m.argv[0], "BITOP") == 0 ? m.argv[2] : m.argv[1];
-            if (!SAME(c, r, "GET", key)) {
+            if (!H_SAME(c, r, "GET", key)) {
                 char cmd[512];
-                describe(cmd, sizeof(cmd), m.argc, m.argv, NULL);
-                printf("  after command %d: %s\n", i, cmd);
+                printf("  after command %d: %s\n", i,
+                       h_command_text(cmd, sizeof(cmd), m.argc, m.argv, NULL));
                 failures++;
             }
         }
@@ -964,10 +849,10 @@ static void test_random_against_redis(void)
     for (int k = 0; k < RANDOM_KEYS; k++) {
         char key[ARG_CHARS];
         snprintf(key, sizeof(key), "k%d", k);
-        SAME(c, r, "GET", key);
+        H_SAME(c, r, "GET", key);
     }
     CHECK(failures == 0, "random comparison failed, SEED=%" PRIu64, seed);
-    close_pair(c, r);
+    h_close_pair(c, r);
 }
 
 int main(int argc, char **argv)

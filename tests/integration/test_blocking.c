@@ -14,17 +14,10 @@
 #include <string.h>
 
 #include "harness.h"
+#include "harness_blocking.h"
 
 static struct h_server srv;
 
-/* How long a client may take to show up as blocked in INFO. */
-#define BLOCK_WAIT_MS (2000 * H_SLOW)
-
-/* Waits until INFO (through c) shows n blocked clients. */
-static void wait_blocked(redisContext *c, long n)
-{
-    h_wait_blocked(c, n, BLOCK_WAIT_MS);
-}
 
 static void test_immediate(void)
 {
@@ -78,27 +71,16 @@ static void test_wake_by_zadd(void)
     redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
     if (!c || !w)
         goto out;
-    H_SEND(c, "BZPOPMIN", "k", "0");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 2, "ZADD", "k", "1", "a", "2", "b");
-    EXPECT_NEXT(c, "['k', 'a', '1']");
+    EXPECT_SERVED(c, w, "BZPOPMIN k 0", 0, "ZADD k 1 a 2 b", ":2", "['k', 'a', '1']");
     EXPECT_REPLY(w, "['b']", "ZRANGE", "k", "0", "-1");
-    wait_blocked(w, 0);
+    h_await_blocked(w, 0);
 
-    H_SEND(c, "BZPOPMAX", "k2", "0");
-    wait_blocked(w, 1);
-    EXPECT_REPLY(w, "'2.5'", "ZINCRBY", "k2", "2.5", "m");
-    EXPECT_NEXT(c, "['k2', 'm', '2.5']");
+    EXPECT_SERVED(c, w, "BZPOPMAX k2 0", 0, "ZINCRBY k2 2.5 m", "'2.5'", "['k2', 'm', '2.5']");
 
     /* A key created by a STORE or a RENAME wakes its waiters too. */
-    H_SEND(c, "BZPOPMIN", "dst", "0");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "ZUNIONSTORE", "dst", "1", "k");
-    EXPECT_NEXT(c, "['dst', 'b', '2']");
-    H_SEND(c, "BZPOPMIN", "renamed", "0");
-    wait_blocked(w, 1);
-    EXPECT_OK(w, "RENAME", "k", "renamed");
-    EXPECT_NEXT(c, "['renamed', 'b', '2']");
+    EXPECT_SERVED(c, w, "BZPOPMIN dst 0", 0, "ZUNIONSTORE dst 1 k", ":1", "['dst', 'b', '2']");
+    EXPECT_SERVED(c, w, "BZPOPMIN renamed 0", 0, "RENAME k renamed", "+OK",
+                  "['renamed', 'b', '2']");
 out:
     redisFree(c);
     redisFree(w);
@@ -110,10 +92,8 @@ static void test_fifo(void)
     redisContext *w = h_connect(&srv);
     if (!c[0] || !c[1] || !c[2] || !w)
         goto out;
-    for (int i = 0; i < 3; i++) {
-        H_SEND(c[i], "BZPOPMIN", "q", "0");
-        wait_blocked(w, i + 1);
-    }
+    for (int i = 0; i < 3; i++)
+        H_BLOCK(c[i], w, i + 1, "BZPOPMIN", "q", "0");
     EXPECT_INT(w, 3, "ZADD", "q", "1", "a", "2", "b", "3", "c");
     EXPECT_NEXT(c[0], "['q', 'a', '1']");
     EXPECT_NEXT(c[1], "['q', 'b', '2']");
@@ -121,13 +101,11 @@ static void test_fifo(void)
     EXPECT_INT(w, 0, "EXISTS", "q");
 
     /* One member for two waiters: the first gets it, the second waits on. */
-    H_SEND(c[0], "BZPOPMIN", "q", "0");
-    wait_blocked(w, 1);
-    H_SEND(c[1], "BZPOPMIN", "q", "0");
-    wait_blocked(w, 2);
+    H_BLOCK(c[0], w, 1, "BZPOPMIN", "q", "0");
+    H_BLOCK(c[1], w, 2, "BZPOPMIN", "q", "0");
     EXPECT_INT(w, 1, "ZADD", "q", "1", "x");
     EXPECT_NEXT(c[0], "['q', 'x', '1']");
-    wait_blocked(w, 1);
+    h_await_blocked(w, 1);
     EXPECT_INT(w, 1, "ZADD", "q", "2", "y");
     EXPECT_NEXT(c[1], "['q', 'y', '2']");
 out:
@@ -146,17 +124,12 @@ static void test_several_keys(void)
     EXPECT_REPLY(c, "['k2', 'b', '2']", "BZPOPMIN", "k3", "k2", "k1", "0");
     EXPECT_REPLY(c, "['k1', 'a', '1']", "BZPOPMIN", "k3", "k2", "k1", "0");
 
-    H_SEND(c, "BZPOPMIN", "k1", "k2", "0");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "ZADD", "k2", "5", "z");
-    EXPECT_NEXT(c, "['k2', 'z', '5']");
-    wait_blocked(w, 0);
+    EXPECT_SERVED(c, w, "BZPOPMIN k1 k2 0", 0, "ZADD k2 5 z", ":1", "['k2', 'z', '5']");
+    h_await_blocked(w, 0);
 
     /* BZMPOP with COUNT, woken on its second key. */
-    H_SEND(c, "BZMPOP", "0", "2", "m1", "m2", "MAX", "COUNT", "2");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 3, "ZADD", "m2", "1", "x", "2", "y", "3", "z");
-    EXPECT_NEXT(c, "['m2', [['z', '3'], ['y', '2']]]");
+    EXPECT_SERVED(c, w, "BZMPOP 0 2 m1 m2 MAX COUNT 2", 0, "ZADD m2 1 x 2 y 3 z", ":3",
+                  "['m2', [['z', '3'], ['y', '2']]]");
     EXPECT_REPLY(w, "['x']", "ZRANGE", "m2", "0", "-1");
 out:
     redisFree(c);
@@ -168,26 +141,15 @@ static void test_timeout(void)
     redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
     if (!c || !w)
         goto out;
-    int64_t t0 = h_now_ms();
-    EXPECT_NIL(c, "BZPOPMIN", "k", "0.1");
-    int64_t took = h_now_ms() - t0;
-    CHECK(took >= 90 && took < 1000 * H_SLOW, "a 0.1 s timeout took %lld ms", (long long)took);
+    EXPECT_TIMEOUT(c, 90, "BZPOPMIN", "k", "0.1");
     EXPECT_NIL(c, "BZMPOP", "0.05", "1", "k", "MIN");
     EXPECT_INT(w, 0, "EXISTS", "k");
 
     /* 0 is forever: still blocked well after, until woken. */
-    H_SEND(c, "BZPOPMAX", "k", "0");
-    wait_blocked(w, 1);
-    h_sleep_ms(300);
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "ZADD", "k", "7", "late");
-    EXPECT_NEXT(c, "['k', 'late', '7']");
+    EXPECT_SERVED(c, w, "BZPOPMAX k 0", 300, "ZADD k 7 late", ":1", "['k', 'late', '7']");
 
     /* A timed wait that is served does not time out later. */
-    H_SEND(c, "BZPOPMIN", "k", "0.2");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "ZADD", "k", "1", "on-time");
-    EXPECT_NEXT(c, "['k', 'on-time', '1']");
+    EXPECT_SERVED(c, w, "BZPOPMIN k 0.2", 0, "ZADD k 1 on-time", ":1", "['k', 'on-time', '1']");
     h_sleep_ms(300);
     EXPECT_REPLY(c, "+PONG", "PING");
 out:
@@ -201,23 +163,13 @@ static void test_transactions(void)
     if (!c || !w)
         goto out;
     /* Inside MULTI nothing blocks: the nil of a timeout, at once. */
-    EXPECT_OK(w, "MULTI");
-    EXPECT_STATUS(w, "QUEUED", "BZPOPMIN", "empty", "0");
-    EXPECT_STATUS(w, "QUEUED", "BZMPOP", "0", "1", "empty", "MIN");
-    EXPECT_REPLY(w, "[(nil), (nil)]", "EXEC");
+    EXPECT_TRANSACTION(w, "[(nil), (nil)]", "BZPOPMIN empty 0", "BZMPOP 0 1 empty MIN");
 
     /* Served after EXEC, from what the whole transaction left. */
-    H_SEND(c, "BZPOPMIN", "k", "0");
-    wait_blocked(w, 1);
-    EXPECT_OK(w, "MULTI");
-    EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "1", "a");
-    EXPECT_STATUS(w, "QUEUED", "ZPOPMIN", "k");
-    EXPECT_REPLY(w, "[:1, ['a', '1']]", "EXEC");
-    wait_blocked(w, 1);
-    EXPECT_OK(w, "MULTI");
-    EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "1", "a");
-    EXPECT_STATUS(w, "QUEUED", "ZADD", "k", "2", "b");
-    EXPECT_REPLY(w, "[:1, :1]", "EXEC");
+    H_BLOCK(c, w, 1, "BZPOPMIN", "k", "0");
+    EXPECT_TRANSACTION(w, "[:1, ['a', '1']]", "ZADD k 1 a", "ZPOPMIN k");
+    h_await_blocked(w, 1);
+    EXPECT_TRANSACTION(w, "[:1, :1]", "ZADD k 1 a", "ZADD k 2 b");
     EXPECT_NEXT(c, "['k', 'a', '1']");
     EXPECT_REPLY(w, "['b']", "ZRANGE", "k", "0", "-1");
 out:
@@ -230,24 +182,21 @@ static void test_disconnect(void)
     redisContext *c = h_connect_flushed(&srv), *d = h_connect(&srv), *w = h_connect(&srv);
     if (!c || !d || !w)
         goto out;
-    H_SEND(d, "BZPOPMIN", "k", "0");
-    wait_blocked(w, 1);
-    H_SEND(c, "BZPOPMIN", "k", "0");
-    wait_blocked(w, 2);
+    H_BLOCK(d, w, 1, "BZPOPMIN", "k", "0");
+    H_BLOCK(c, w, 2, "BZPOPMIN", "k", "0");
     redisFree(d);
     d = NULL;
-    wait_blocked(w, 1);
+    h_await_blocked(w, 1);
     EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
     EXPECT_NEXT(c, "['k', 'a', '1']");
     /* A gone client with a deadline leaves no timer behind. */
     d = h_connect(&srv);
     if (!d)
         goto out;
-    H_SEND(d, "BZPOPMIN", "k", "0.2");
-    wait_blocked(w, 1);
+    H_BLOCK(d, w, 1, "BZPOPMIN", "k", "0.2");
     redisFree(d);
     d = NULL;
-    wait_blocked(w, 0);
+    h_await_blocked(w, 0);
     h_sleep_ms(300);
     EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
     EXPECT_INT(w, 1, "ZCARD", "k");
@@ -268,19 +217,17 @@ static void test_introspection(void)
         snprintf(id, sizeof(id), "%lld", r->integer);
     freeReplyObject(r);
 
-    H_SEND(c, "BZPOPMIN", "k", "0");
-    wait_blocked(w, 1);
+    H_BLOCK(c, w, 1, "BZPOPMIN", "k", "0");
     char pattern[96];
     snprintf(pattern, sizeof(pattern), "*id=%s *flags=b *cmd=bzpopmin *", id);
     EXPECT_MATCH(w, pattern, "CLIENT", "LIST");
     EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", id);
     EXPECT_NEXT(c, "(nil)");
-    wait_blocked(w, 0);
+    h_await_blocked(w, 0);
     EXPECT_INT(w, 0, "CLIENT", "UNBLOCK", id);
     EXPECT_MATCH(w, "*flags=N *", "CLIENT", "INFO");
 
-    H_SEND(c, "BZMPOP", "0", "1", "k", "MIN");
-    wait_blocked(w, 1);
+    H_BLOCK(c, w, 1, "BZMPOP", "0", "1", "k", "MIN");
     EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", id, "ERROR");
     EXPECT_NEXT(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
     EXPECT_REPLY(c, "+PONG", "PING");
@@ -299,7 +246,7 @@ static void test_pipelined(void)
     H_APPEND(c, "SET", "after", "1");
     H_APPEND(c, "INCR", "after");
     H_SEND(c, "GET", "after");
-    wait_blocked(w, 1);
+    h_await_blocked(w, 1);
     EXPECT_NIL(w, "GET", "after");
     EXPECT_INT(w, 1, "ZADD", "k", "1", "a");
     EXPECT_NEXT(c, "['k', 'a', '1']");
@@ -309,8 +256,7 @@ static void test_pipelined(void)
 
     /* Two blocking requests in one pipeline: the second blocks in turn. */
     H_APPEND(c, "BZPOPMIN", "k", "0");
-    H_SEND(c, "BZPOPMAX", "k", "0.1");
-    wait_blocked(w, 1);
+    H_BLOCK(c, w, 1, "BZPOPMAX", "k", "0.1");
     EXPECT_INT(w, 1, "ZADD", "k", "1", "b");
     EXPECT_NEXT(c, "['k', 'b', '1']");
     EXPECT_NEXT(c, "(nil)");

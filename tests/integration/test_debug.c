@@ -16,8 +16,6 @@
 
 #include "harness.h"
 
-#define ZEROS "0000000000000000000000000000000000000000"
-
 /* Redis 7.0.15: SET a 1, then DEBUG DIGEST-VALUE a. */
 #define REDIS_DIGEST_OF_1 "b4fc66738120fba0b5aa500ab5c2bf89cea1c5da"
 
@@ -29,16 +27,6 @@
 #define REDIS_DIGEST_MAPS "4d6954ef86f0900975d78c7cfbbbd79a79283f60"
 #define REDIS_DIGESTS_MAPS                                                                        \
     "[+" REDIS_DIGEST_H ", +" REDIS_DIGEST_S ", +" REDIS_DIGEST_INTS "]"
-
-/* DEBUG DIGEST into out (41 bytes); "" after recording a failure. */
-static void digest(redisContext *c, char *out)
-{
-    redisReply *r = H_CALL(c, "DEBUG", "DIGEST");
-    out[0] = '\0';
-    if (CHECK(r && r->type == REDIS_REPLY_STATUS && r->len == 40, "DEBUG DIGEST: 40 hex digits"))
-        memcpy(out, r->str, 41);
-    freeReplyObject(r);
-}
 
 /* The same data, written in one order or the other: strings, a sorted set,
  * keys in two databases, an absolute deadline (so both servers agree). */
@@ -72,8 +60,8 @@ static void expect_same(const char *what, const char *want, const char *got)
 
 static void expect_changed(const char *what, const char *base, const char *got)
 {
-    CHECK(strcmp(base, got) != 0 && strcmp(got, ZEROS) != 0, "%s: digest unchanged (%s)", what,
-          got);
+    CHECK(strcmp(base, got) != 0 && strcmp(got, H_DIGEST_ZEROS) != 0,
+          "%s: digest unchanged (%s)", what, got);
 }
 
 static void test_digest(void)
@@ -83,21 +71,23 @@ static void test_digest(void)
     redisContext *b = h_open(&s2, NULL);
     if (!a || !b)
         return;
-    char base[41], other[41], d[41];
+    char base[H_DIGEST_CHARS + 1], other[H_DIGEST_CHARS + 1], d[H_DIGEST_CHARS + 1];
 
-    EXPECT_STATUS(a, ZEROS, "DEBUG", "DIGEST");
-    EXPECT_REPLY(a, "[+" ZEROS ", +" ZEROS "]", "DEBUG", "DIGEST-VALUE", "a", "b");
+    EXPECT_STATUS(a, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
+    EXPECT_REPLY(a, "[+" H_DIGEST_ZEROS ", +" H_DIGEST_ZEROS "]", "DEBUG", "DIGEST-VALUE", "a",
+                 "b");
     EXPECT_REPLY(a, "[]", "DEBUG", "DIGEST-VALUE");
 
     load(a, 0);
     load(b, 1);
-    digest(a, base);
-    digest(b, other);
+    h_digest(a, base);
+    h_digest(b, other);
     expect_same("same data, other order", base, other);
-    expect_changed("data against empty", ZEROS, base);
+    expect_changed("data against empty", H_DIGEST_ZEROS, base);
 
     /* DIGEST-VALUE: of the value, not the key's name; Redis's for a string. */
-    EXPECT_REPLY(a, "[+" REDIS_DIGEST_OF_1 ", +" ZEROS "]", "DEBUG", "DIGEST-VALUE", "a", "nokey");
+    EXPECT_REPLY(a, "[+" REDIS_DIGEST_OF_1 ", +" H_DIGEST_ZEROS "]", "DEBUG", "DIGEST-VALUE",
+                 "a", "nokey");
     EXPECT_OK(b, "SET", "a2", "1");
     EXPECT_REPLY(b, "[+" REDIS_DIGEST_OF_1 ", +" REDIS_DIGEST_OF_1 "]", "DEBUG", "DIGEST-VALUE",
                  "a", "a2");
@@ -107,54 +97,54 @@ static void test_digest(void)
     CHECK(za && zb && za->type == REDIS_REPLY_ARRAY && zb->type == REDIS_REPLY_ARRAY &&
               za->elements == 1 && zb->elements == 1 &&
               strcmp(za->element[0]->str, zb->element[0]->str) == 0 &&
-              strcmp(za->element[0]->str, ZEROS) != 0,
+              strcmp(za->element[0]->str, H_DIGEST_ZEROS) != 0,
           "DIGEST-VALUE of equal sorted sets");
     freeReplyObject(za);
     freeReplyObject(zb);
 
     /* One value. */
     EXPECT_OK(b, "SET", "b", "tw0");
-    digest(b, d);
+    h_digest(b, d);
     expect_changed("one value", base, d);
     EXPECT_OK(b, "SET", "b", "two");
-    digest(b, d);
+    h_digest(b, d);
     expect_same("value restored", base, d);
 
     /* One deadline, then none. */
     EXPECT_INT(b, 1, "PEXPIREAT", "t", "4102444800001");
-    digest(b, d);
+    h_digest(b, d);
     expect_changed("one deadline", base, d);
     EXPECT_INT(b, 1, "PERSIST", "t");
-    digest(b, d);
+    h_digest(b, d);
     expect_changed("no deadline", base, d);
     EXPECT_INT(b, 1, "PEXPIREAT", "t", "4102444800000");
-    digest(b, d);
+    h_digest(b, d);
     expect_same("deadline restored", base, d);
 
     /* One score, one member. */
     EXPECT_INT(b, 0, "ZADD", "z", "2.25", "y");
-    digest(b, d);
+    h_digest(b, d);
     expect_changed("one score", base, d);
     EXPECT_INT(b, 0, "ZADD", "z", "2.5", "y");
-    digest(b, d);
+    h_digest(b, d);
     expect_same("score restored", base, d);
     EXPECT_INT(b, 1, "ZADD", "z", "1", "x2");
-    digest(b, d);
+    h_digest(b, d);
     expect_changed("one member more", base, d);
     EXPECT_INT(b, 1, "ZREM", "z", "x2");
 
     /* The same key in another database. */
     EXPECT_INT(b, 1, "MOVE", "b", "5");
-    digest(b, d);
+    h_digest(b, d);
     expect_changed("key moved to db 5", base, d);
     EXPECT_OK(b, "SELECT", "5");
     EXPECT_INT(b, 1, "MOVE", "b", "0");
     EXPECT_OK(b, "SELECT", "0");
-    digest(b, d);
+    h_digest(b, d);
     expect_same("key moved back", base, d);
 
     EXPECT_OK(a, "FLUSHALL");
-    EXPECT_STATUS(a, ZEROS, "DEBUG", "DIGEST");
+    EXPECT_STATUS(a, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
     h_close(&s1, a);
     h_close(&s2, b);
 }
@@ -227,13 +217,13 @@ static void test_digest_maps_commands(void)
     EXPECT_INT(c, 3, "HSET", "h", "a", "", "f", "v", "", "empty");
     EXPECT_REPLY(c, REDIS_DIGESTS_MAPS, "DEBUG", "DIGEST-VALUE", "h", "s", "ints");
     EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");
-    char d[41];
+    char d[H_DIGEST_CHARS + 1];
     EXPECT_INT(c, 0, "HSET", "h", "a", "x");
-    digest(c, d);
+    h_digest(c, d);
     expect_changed("one hash value", REDIS_DIGEST_MAPS, d);
     EXPECT_INT(c, 0, "HSET", "h", "a", "");
     EXPECT_INT(c, 1, "SADD", "s", "o");
-    digest(c, d);
+    h_digest(c, d);
     expect_changed("one more member", REDIS_DIGEST_MAPS, d);
     EXPECT_INT(c, 1, "SREM", "s", "o");
     EXPECT_STATUS(c, REDIS_DIGEST_MAPS, "DEBUG", "DIGEST");

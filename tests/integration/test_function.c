@@ -34,51 +34,19 @@ static int have_ref;
     "redis.register_function{function_name='ro', callback=function(keys, args)\n"                \
     "  return redis.call('set', keys[1], 'x') end, flags={'no-writes'}}"
 
-/* Sends argv to our server and to the reference, when there is one, and
- * checks that the replies read the same. */
-static int same_at(const char *file, int line, redisContext *c, redisContext *r, int argc,
-                   const char *const *argv)
-{
-    char a[4096], b[4096];
-    redisReply *ours = h_command(c, argc, argv, NULL);
-    snprintf(a, sizeof(a), "(no reply)");
-    if (ours)
-        h_repr(ours, a, sizeof(a));
-    freeReplyObject(ours);
-    if (!r)
-        return 1;
-    redisReply *theirs = h_command(r, argc, argv, NULL);
-    snprintf(b, sizeof(b), "(no reply)");
-    if (theirs)
-        h_repr(theirs, b, sizeof(b));
-    freeReplyObject(theirs);
-    return h_check(file, line, strcmp(a, b) == 0, "%s %s: rbkv %s, redis %s", argv[0],
-                   argc > 1 ? argv[1] : "", a, b);
-}
-#define SAME(c, r, ...)                                                                           \
-    same_at(__FILE__, __LINE__, (c), (r), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
-
 /* Both servers with no library and no key. */
 static redisContext *open_pair(redisContext **r)
 {
-    *r = have_ref ? h_connect_flushed(&ref) : NULL;
-    redisContext *c = h_connect_flushed(&srv);
-    SAME(c, *r, "FUNCTION", "FLUSH");
+    redisContext *c = h_connect_pair(&srv, have_ref ? &ref : NULL, r);
+    H_SAME(c, *r, "FUNCTION", "FLUSH");
     return c;
-}
-
-static void close_pair(redisContext *c, redisContext *r)
-{
-    redisFree(c);
-    if (r)
-        redisFree(r);
 }
 
 static void load_three(redisContext *c, redisContext *r)
 {
-    SAME(c, r, "FUNCTION", "LOAD", LIB1);
-    SAME(c, r, "FUNCTION", "LOAD", LIB2);
-    SAME(c, r, "FUNCTION", "LOAD", LIB3);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB1);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB2);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB3);
 }
 
 /* The engine's state is made by the first load (freed by FUNCTION FLUSH):
@@ -93,14 +61,14 @@ static void test_no_state(void)
     if (ours)
         CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") == 0,
               "no Lua state at start");
-    SAME(c, r, "FUNCTION", "LIST");
-    SAME(c, r, "FUNCTION", "STATS");
-    SAME(c, r, "FCALL", "nosuch", "0");
-    SAME(c, r, "FCALL_RO", "nosuch", "0");
-    SAME(c, r, "FUNCTION", "DELETE", "nosuch");
-    SAME(c, r, "FUNCTION", "FLUSH");
+    H_SAME(c, r, "FUNCTION", "LIST");
+    H_SAME(c, r, "FUNCTION", "STATS");
+    H_SAME(c, r, "FCALL", "nosuch", "0");
+    H_SAME(c, r, "FCALL_RO", "nosuch", "0");
+    H_SAME(c, r, "FUNCTION", "DELETE", "nosuch");
+    H_SAME(c, r, "FUNCTION", "FLUSH");
     EXPECT_OK(c, "DEBUG", "RELOAD");
-    SAME(c, r, "FUNCTION", "LIST");
+    H_SAME(c, r, "FUNCTION", "LIST");
     redisReply *dump = redisCommand(c, "FUNCTION DUMP");
     if (CHECK(dump && dump->type == REDIS_REPLY_STRING, "FUNCTION DUMP with none")) {
         redisReply *x = redisCommand(c, "FUNCTION RESTORE %b FLUSH", dump->str, dump->len);
@@ -112,19 +80,19 @@ static void test_no_state(void)
     if (ours)
         CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") == 0,
               "still no Lua state after the paths that need none");
-    SAME(c, r, "FUNCTION", "LOAD", LIB1);
-    SAME(c, r, "FCALL", "f1", "1", "a", "b");
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB1);
+    H_SAME(c, r, "FCALL", "f1", "1", "a", "b");
     if (ours)
         CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") > 0, "a load makes the state");
     EXPECT_OK(c, "DEBUG", "RELOAD");
     EXPECT_INT(c, 2, "FCALL", "f1", "1", "a", "b");
-    SAME(c, r, "FUNCTION", "FLUSH");
+    H_SAME(c, r, "FUNCTION", "FLUSH");
     if (ours)
         CHECK(h_info_ll(c, "memory", "used_memory_vm_functions") == 0, "FLUSH frees the state");
-    SAME(c, r, "FUNCTION", "LOAD", LIB2);
-    SAME(c, r, "FCALL", "setit", "1", "k", "v");
-    SAME(c, r, "FUNCTION", "FLUSH");
-    close_pair(c, r);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB2);
+    H_SAME(c, r, "FCALL", "setit", "1", "k", "v");
+    H_SAME(c, r, "FUNCTION", "FLUSH");
+    h_close_pair(c, r);
 }
 
 static void test_load_errors(void)
@@ -160,23 +128,23 @@ static void test_load_errors(void)
         "redis.register_function('zz', function() return 1 end)",
     };
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-        SAME(c, r, "FUNCTION", "LOAD", codes[i]);
+        H_SAME(c, r, "FUNCTION", "LOAD", codes[i]);
     /* A load that never ends is stopped after 500 ms, and leaves nothing. */
     int64_t start = h_now_ms();
-    SAME(c, r, "FUNCTION", "LOAD", "#!lua name=slow\nlocal i = 0 while true do i = i + 1 end");
+    H_SAME(c, r, "FUNCTION", "LOAD", "#!lua name=slow\nlocal i = 0 while true do i = i + 1 end");
     CHECK(h_now_ms() - start < 5000 * H_SLOW, "the endless load took %lld ms",
           (long long)(h_now_ms() - start));
-    SAME(c, r, "FUNCTION", "LIST");
-    SAME(c, r, "FUNCTION", "LOAD");
-    SAME(c, r, "FUNCTION", "LOAD", "REPLACE");
-    SAME(c, r, "FUNCTION", "LOAD", "foo", LIB1);
-    SAME(c, r, "FUNCTION", "LOAD", LIB1);
-    SAME(c, r, "FUNCTION", "LOAD", LIB1);
-    SAME(c, r, "FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('F1', "
+    H_SAME(c, r, "FUNCTION", "LIST");
+    H_SAME(c, r, "FUNCTION", "LOAD");
+    H_SAME(c, r, "FUNCTION", "LOAD", "REPLACE");
+    H_SAME(c, r, "FUNCTION", "LOAD", "foo", LIB1);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB1);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB1);
+    H_SAME(c, r, "FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('F1', "
                                    "function() return 2 end)");
-    SAME(c, r, "FUNCTION", "LOAD", "replace", LIB1);
-    SAME(c, r, "FCALL", "F1", "0");
-    close_pair(c, r);
+    H_SAME(c, r, "FUNCTION", "LOAD", "replace", LIB1);
+    H_SAME(c, r, "FCALL", "F1", "0");
+    h_close_pair(c, r);
 }
 
 static void test_subcommand_errors(void)
@@ -215,20 +183,20 @@ static void test_subcommand_errors(void)
         int argc = 0;
         while (argc < 5 && lines[i][argc])
             argc++;
-        same_at(__FILE__, __LINE__, c, r, argc, lines[i]);
+        h_same(__FILE__, __LINE__, c, r, argc, lines[i], NULL);
     }
-    SAME(c, r, "FUNCTION", "HELP");
-    close_pair(c, r);
+    H_SAME(c, r, "FUNCTION", "HELP");
+    h_close_pair(c, r);
 }
 
 static void test_list_and_stats(void)
 {
     redisContext *r, *c = open_pair(&r);
     load_three(c, r);
-    SAME(c, r, "FUNCTION", "LIST", "LIBRARYNAME", "lib2");
-    SAME(c, r, "FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "lib3");
-    SAME(c, r, "FUNCTION", "LIST", "LIBRARYNAME", "nomatch*");
-    SAME(c, r, "FUNCTION", "STATS");
+    H_SAME(c, r, "FUNCTION", "LIST", "LIBRARYNAME", "lib2");
+    H_SAME(c, r, "FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "lib3");
+    H_SAME(c, r, "FUNCTION", "LIST", "LIBRARYNAME", "nomatch*");
+    H_SAME(c, r, "FUNCTION", "STATS");
     /* rbkv lists libraries by name */
     EXPECT_MATCH(c, "[['library_name', 'lib1', *], ['library_name', 'lib2', *], ['library_name', 'lib3', *]]",
                  "FUNCTION", "LIST");
@@ -241,48 +209,48 @@ static void test_list_and_stats(void)
         CHECK(h_info_ll(r, "memory", "number_of_functions") == 4 &&
                   h_info_ll(r, "memory", "number_of_libraries") == 3,
               "redis-server counts the same");
-    SAME(c, r, "FUNCTION", "DELETE", "lib1");
-    SAME(c, r, "FCALL", "f1", "0");
-    SAME(c, r, "FUNCTION", "STATS");
+    H_SAME(c, r, "FUNCTION", "DELETE", "lib1");
+    H_SAME(c, r, "FCALL", "f1", "0");
+    H_SAME(c, r, "FUNCTION", "STATS");
     CHECK(h_info_ll(c, "memory", "number_of_functions") == 2, "a deleted library's functions");
-    close_pair(c, r);
+    h_close_pair(c, r);
 }
 
 static void test_fcall(void)
 {
     redisContext *r, *c = open_pair(&r);
     load_three(c, r);
-    SAME(c, r, "FCALL", "f1", "2", "a", "b", "c");
-    SAME(c, r, "FCALL", "f1", "x");
-    SAME(c, r, "FCALL", "f1", "4", "a");
-    SAME(c, r, "FCALL", "f1", "-1");
-    SAME(c, r, "FCALL", "setit", "1", "k", "v");
-    SAME(c, r, "GET", "k");
-    SAME(c, r, "FCALL_RO", "setit", "1", "k", "w");
-    SAME(c, r, "FCALL", "ro", "1", "k");
-    SAME(c, r, "FCALL_RO", "f1", "0");
-    SAME(c, r, "FCALL_RO", "getit", "1", "k");
+    H_SAME(c, r, "FCALL", "f1", "2", "a", "b", "c");
+    H_SAME(c, r, "FCALL", "f1", "x");
+    H_SAME(c, r, "FCALL", "f1", "4", "a");
+    H_SAME(c, r, "FCALL", "f1", "-1");
+    H_SAME(c, r, "FCALL", "setit", "1", "k", "v");
+    H_SAME(c, r, "GET", "k");
+    H_SAME(c, r, "FCALL_RO", "setit", "1", "k", "w");
+    H_SAME(c, r, "FCALL", "ro", "1", "k");
+    H_SAME(c, r, "FCALL_RO", "f1", "0");
+    H_SAME(c, r, "FCALL_RO", "getit", "1", "k");
     /* At run time: the sandbox, but no register_function; globals read-only. */
-    SAME(c, r, "FUNCTION", "LOAD",
+    H_SAME(c, r, "FUNCTION", "LOAD",
          "#!lua name=rt\nlocal r = redis\n"
          "redis.register_function('reg', function() redis.register_function('x', print) end)\n"
          "redis.register_function('kept', function() r.register_function('x', print) end)\n"
          "redis.register_function('glob', function() return string.upper('a') .. type(cjson) end)\n"
          "redis.register_function('setg', function() x = 1 end)");
-    SAME(c, r, "FCALL", "reg", "0");
-    SAME(c, r, "FCALL", "kept", "0");
-    SAME(c, r, "FCALL", "glob", "0");
-    SAME(c, r, "FCALL", "setg", "0");
-    SAME(c, r, "GET", "k");
+    H_SAME(c, r, "FCALL", "reg", "0");
+    H_SAME(c, r, "FCALL", "kept", "0");
+    H_SAME(c, r, "FCALL", "glob", "0");
+    H_SAME(c, r, "FCALL", "setg", "0");
+    H_SAME(c, r, "GET", "k");
     /* Inside MULTI: queued, then run in order; a load's error is EXEC's. */
-    SAME(c, r, "MULTI");
-    SAME(c, r, "FUNCTION", "DELETE", "lib3");
-    SAME(c, r, "FUNCTION", "LOAD", LIB3);
-    SAME(c, r, "FUNCTION", "LOAD", LIB3);
-    SAME(c, r, "FCALL", "setit", "1", "k", "multi");
-    SAME(c, r, "EXEC");
-    SAME(c, r, "GET", "k");
-    close_pair(c, r);
+    H_SAME(c, r, "MULTI");
+    H_SAME(c, r, "FUNCTION", "DELETE", "lib3");
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB3);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB3);
+    H_SAME(c, r, "FCALL", "setit", "1", "k", "multi");
+    H_SAME(c, r, "EXEC");
+    H_SAME(c, r, "GET", "k");
+    h_close_pair(c, r);
 }
 
 static void test_dump_restore(void)
@@ -433,16 +401,16 @@ static void test_resp3_shapes(void)
 {
     redisContext *r, *c = open_pair(&r);
     if (!r) {
-        close_pair(c, r);
+        h_close_pair(c, r);
         return;
     }
-    SAME(c, r, "FUNCTION", "LOAD", LIB2);
-    SAME(c, r, "FUNCTION", "LOAD", LIB3);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB2);
+    H_SAME(c, r, "FUNCTION", "LOAD", LIB3);
     static const char req[] = "HELLO 3\r\nFUNCTION LIST LIBRARYNAME lib2 WITHCODE\r\n"
                               "FUNCTION LIST LIBRARYNAME lib3\r\nFUNCTION STATS\r\n";
     struct h_raw ours, theirs;
     if (h_raw_open(&ours, &srv) < 0 || h_raw_open(&theirs, &ref) < 0) {
-        close_pair(c, r);
+        h_close_pair(c, r);
         return;
     }
     RAW_SEND(&ours, req);
@@ -457,7 +425,7 @@ static void test_resp3_shapes(void)
     }
     h_raw_close(&ours);
     h_raw_close(&theirs);
-    close_pair(c, r);
+    h_close_pair(c, r);
 }
 
 /* Polls until key reads want on c (a replica applying its stream). */

@@ -22,12 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
 
-#define MAX_ARGS 16
-#define ARG_CHARS 64
 #define RANDOM_OPS 4000
 #define RANDOM_KEYS 4
 #define LONG_LIST 100000
@@ -150,51 +147,13 @@ static void test_same_as_redis(void)
     redisFree(r);
 }
 
-/* Sends line (inline) on both raw connections and expects the same bytes
- * back: the RESP3 types hiredis here cannot read. */
-static void same_raw(struct h_raw *c, struct h_raw *r, const char *line)
-{
-    char cmd[256];
-    size_t n = (size_t)snprintf(cmd, sizeof(cmd), "%s\r\n", line), a = 0, b = 0;
-    int ok = h_raw_send(c, cmd, n) == 0 && h_raw_send(r, cmd, n) == 0 &&
-             h_raw_read_reply(c, &a, H_RAW_TIMEOUT_MS) == 0 &&
-             h_raw_read_reply(r, &b, H_RAW_TIMEOUT_MS) == 0;
-    CHECK(ok && a == b && memcmp(c->buf, r->buf, a) == 0, "%s: rbkv %.*s, redis %.*s", line,
-          (int)a, ok ? c->buf : "", (int)b, ok ? r->buf : "");
-    if (ok) {
-        h_raw_consume(c, a);
-        h_raw_consume(r, b);
-    }
-}
-
 static void test_same_as_redis_resp3(void)
 {
     if (!have_ref) {
         printf("  skipped: no reference server to compare with\n");
         return;
     }
-    struct h_raw c, r;
-    size_t n;
-    redisContext *flush = h_connect_flushed(&srv), *flush_ref = h_connect_flushed(&ref);
-    redisFree(flush);
-    redisFree(flush_ref);
-    if (h_raw_open(&c, &srv) < 0)
-        return;
-    if (h_raw_open(&r, &ref) < 0) {
-        h_raw_close(&c);
-        return;
-    }
-    /* HELLO's reply names the server: read, not compared. */
-    RAW_SEND(&c, "HELLO 3\r\n");
-    RAW_SEND(&r, "HELLO 3\r\n");
-    if (CHECK(h_raw_read_reply(&c, &n, H_RAW_TIMEOUT_MS) == 0, "HELLO 3"))
-        h_raw_consume(&c, n);
-    if (CHECK(h_raw_read_reply(&r, &n, H_RAW_TIMEOUT_MS) == 0, "HELLO 3 (redis)"))
-        h_raw_consume(&r, n);
-    for (size_t i = 0; i < sizeof(script_resp3) / sizeof(script_resp3[0]); i++)
-        same_raw(&c, &r, script_resp3[i]);
-    h_raw_close(&c);
-    h_raw_close(&r);
+    H_SAME_LINES_RESP3(&srv, &ref, script_resp3);
 }
 
 /* COMMAND INFO's arity, flags and key positions of each list command. */
@@ -482,53 +441,35 @@ static int pick(int n)
     return (int)(rng() % (uint64_t)n);
 }
 
-struct cmd {
-    int argc;
-    const char *argv[MAX_ARGS];
-    char words[MAX_ARGS][ARG_CHARS];
-};
-
-static void add(struct cmd *m, const char *fmt, long long v)
+static void add_key(struct h_line *m)
 {
-    snprintf(m->words[m->argc], ARG_CHARS, fmt, v);
-    m->argv[m->argc] = m->words[m->argc];
-    m->argc++;
-}
-
-static void add_word(struct cmd *m, const char *w)
-{
-    add(m, w, 0);
-}
-
-static void add_key(struct cmd *m)
-{
-    add(m, "k%lld", pick(RANDOM_KEYS));
+    h_line_add(m, "k%d", pick(RANDOM_KEYS));
 }
 
 /* Few distinct values, so LREM, LPOS and LINSERT find matches. */
-static void add_value(struct cmd *m)
+static void add_value(struct h_line *m)
 {
-    add(m, "v%lld", pick(6));
+    h_line_add(m, "v%d", pick(6));
 }
 
 /* Mostly inside a list of a few dozen, sometimes far outside. */
-static void add_index(struct cmd *m)
+static void add_index(struct h_line *m)
 {
-    add(m, "%lld", pick(10) ? pick(60) - 30 : pick(2000) - 1000);
+    h_line_add(m, "%d", pick(10) ? pick(60) - 30 : pick(2000) - 1000);
 }
 
-static void add_end(struct cmd *m)
+static void add_end(struct h_line *m)
 {
-    add_word(m, pick(2) ? "LEFT" : "RIGHT");
+    h_line_add(m, "%s", pick(2) ? "LEFT" : "RIGHT");
 }
 
-static void random_command(struct cmd *m)
+static void random_command(struct h_line *m)
 {
     m->argc = 0;
     switch (pick(16)) {
     case 0:
     case 1: {
-        add_word(m, pick(2) ? "LPUSH" : "RPUSH");
+        h_line_add(m, "%s", pick(2) ? "LPUSH" : "RPUSH");
         add_key(m);
         int n = 1 + pick(8);
         for (int i = 0; i < n; i++)
@@ -536,104 +477,104 @@ static void random_command(struct cmd *m)
         break;
     }
     case 2:
-        add_word(m, pick(2) ? "LPUSHX" : "RPUSHX");
+        h_line_add(m, "%s", pick(2) ? "LPUSHX" : "RPUSHX");
         add_key(m);
         add_value(m);
         break;
     case 3:
-        add_word(m, pick(2) ? "LPOP" : "RPOP");
+        h_line_add(m, "%s", pick(2) ? "LPOP" : "RPOP");
         add_key(m);
         if (pick(2))
-            add(m, "%lld", pick(6));
+            h_line_add(m, "%d", pick(6));
         break;
     case 4:
-        add_word(m, "LINSERT");
+        h_line_add(m, "LINSERT");
         add_key(m);
-        add_word(m, pick(2) ? "BEFORE" : "AFTER");
+        h_line_add(m, "%s", pick(2) ? "BEFORE" : "AFTER");
         add_value(m);
         add_value(m);
         break;
     case 5:
-        add_word(m, "LSET");
+        h_line_add(m, "LSET");
         add_key(m);
         add_index(m);
         add_value(m);
         break;
     case 6:
-        add_word(m, "LREM");
+        h_line_add(m, "LREM");
         add_key(m);
-        add(m, "%lld", pick(7) - 3);
+        h_line_add(m, "%d", pick(7) - 3);
         add_value(m);
         break;
     case 7:
-        add_word(m, "LTRIM");
+        h_line_add(m, "LTRIM");
         add_key(m);
         add_index(m);
         add_index(m);
         break;
     case 8:
-        add_word(m, "LMOVE");
+        h_line_add(m, "LMOVE");
         add_key(m);
         add_key(m);
         add_end(m);
         add_end(m);
         break;
     case 9:
-        add_word(m, "LRANGE");
+        h_line_add(m, "LRANGE");
         add_key(m);
         add_index(m);
         add_index(m);
         break;
     case 10:
-        add_word(m, "LINDEX");
+        h_line_add(m, "LINDEX");
         add_key(m);
         add_index(m);
         break;
     case 11:
-        add_word(m, "LPOS");
+        h_line_add(m, "LPOS");
         add_key(m);
         add_value(m);
         if (pick(2)) {
-            add_word(m, "RANK");
-            add(m, "%lld", pick(2) ? pick(4) + 1 : -(pick(4) + 1));
+            h_line_add(m, "RANK");
+            h_line_add(m, "%d", pick(2) ? pick(4) + 1 : -(pick(4) + 1));
         }
         if (pick(2)) {
-            add_word(m, "COUNT");
-            add(m, "%lld", pick(4));
+            h_line_add(m, "COUNT");
+            h_line_add(m, "%d", pick(4));
         }
         if (pick(3) == 0) {
-            add_word(m, "MAXLEN");
-            add(m, "%lld", pick(20));
+            h_line_add(m, "MAXLEN");
+            h_line_add(m, "%d", pick(20));
         }
         break;
     case 12:
-        add_word(m, "LMPOP");
-        add(m, "%lld", 2);
+        h_line_add(m, "LMPOP");
+        h_line_add(m, "2");
         add_key(m);
         add_key(m);
         add_end(m);
         if (pick(2)) {
-            add_word(m, "COUNT");
-            add(m, "%lld", 1 + pick(5));
+            h_line_add(m, "COUNT");
+            h_line_add(m, "%d", 1 + pick(5));
         }
         break;
     case 13:
-        add_word(m, "RPOPLPUSH");
+        h_line_add(m, "RPOPLPUSH");
         add_key(m);
         add_key(m);
         break;
     case 14:
         /* Another type now and then, for WRONGTYPE. */
-        add_word(m, pick(8) ? "LLEN" : "SET");
+        h_line_add(m, "%s", pick(8) ? "LLEN" : "SET");
         add_key(m);
         if (m->argv[0][0] == 'S')
             add_value(m);
         break;
     default:
-        add_word(m, "BLPOP");
+        h_line_add(m, "BLPOP");
         add_key(m);
         add_key(m);
-        add_word(m, "0.01");
+        h_line_add(m, "0.01");
         break;
     }
 }
@@ -644,19 +585,17 @@ static void test_random_against_redis(void)
         printf("  skipped: no reference server to compare with\n");
         return;
     }
-    const char *env = getenv("SEED");
-    uint64_t seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    uint64_t seed = h_seed();
     const char *ops_env = getenv("OPS");
-    int n = ops_env && *ops_env ? atoi(ops_env) : RANDOM_OPS / H_SLOW;
+    int n = ops_env && *ops_env ? (int)strtol(ops_env, NULL, 10) : RANDOM_OPS / H_SLOW;
     rng_state = seed ? seed : 1;
-    printf("  SEED=%" PRIu64 "\n", seed);
     redisContext *c = h_connect_flushed(&srv), *r = h_connect_flushed(&ref);
     int failures = 0;
     if (!c || !r)
         goto out;
     H_SAME(c, r, "CONFIG", "SET", "list-max-listpack-size", "4");
     for (int i = 0; i < n && failures < 5; i++) {
-        struct cmd m;
+        struct h_line m;
         random_command(&m);
         if (!h_same(__FILE__, __LINE__, c, r, m.argc, m.argv, NULL)) {
             printf("  at command %d\n", i);

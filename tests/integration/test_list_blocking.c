@@ -16,16 +16,11 @@
 #include <string.h>
 
 #include "harness.h"
+#include "harness_blocking.h"
 
 static struct h_server srv;
 
-#define BLOCK_WAIT_MS (2000 * H_SLOW)
 #define AOF "appendonly.aof"
-
-static void wait_blocked(redisContext *c, long n)
-{
-    h_wait_blocked(c, n, BLOCK_WAIT_MS);
-}
 
 /* Three clients on one key are served first come, first served, one element
  * each; with more waiters than elements the rest wait on. */
@@ -35,25 +30,20 @@ static void test_fifo(void)
     redisContext *w = h_connect(&srv);
     if (!c[0] || !c[1] || !c[2] || !w)
         goto out;
-    H_SEND(c[0], "BLPOP", "q", "0");
-    wait_blocked(w, 1);
-    H_SEND(c[1], "BRPOP", "q", "0");
-    wait_blocked(w, 2);
-    H_SEND(c[2], "BLPOP", "other", "q", "0");
-    wait_blocked(w, 3);
+    H_BLOCK(c[0], w, 1, "BLPOP", "q", "0");
+    H_BLOCK(c[1], w, 2, "BRPOP", "q", "0");
+    H_BLOCK(c[2], w, 3, "BLPOP", "other", "q", "0");
     EXPECT_INT(w, 3, "RPUSH", "q", "a", "b", "c");
     EXPECT_NEXT(c[0], "['q', 'a']");
     EXPECT_NEXT(c[1], "['q', 'c']");
     EXPECT_NEXT(c[2], "['q', 'b']");
     EXPECT_INT(w, 0, "EXISTS", "q");
 
-    H_SEND(c[0], "BLPOP", "q", "0");
-    wait_blocked(w, 1);
-    H_SEND(c[1], "BLMPOP", "0", "1", "q", "RIGHT", "COUNT", "5");
-    wait_blocked(w, 2);
+    H_BLOCK(c[0], w, 1, "BLPOP", "q", "0");
+    H_BLOCK(c[1], w, 2, "BLMPOP", "0", "1", "q", "RIGHT", "COUNT", "5");
     EXPECT_INT(w, 1, "LPUSH", "q", "x");
     EXPECT_NEXT(c[0], "['q', 'x']");
-    wait_blocked(w, 1);
+    h_await_blocked(w, 1);
     EXPECT_INT(w, 2, "RPUSH", "q", "y", "z");
     EXPECT_NEXT(c[1], "['q', ['z', 'y']]");
     EXPECT_INT(w, 0, "EXISTS", "q");
@@ -70,23 +60,11 @@ static void test_wake_by_any_write(void)
     redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
     if (!c || !w)
         goto out;
-    H_SEND(c, "BRPOP", "k1", "k2", "0");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 2, "RPUSH", "k2", "a", "b");
-    EXPECT_NEXT(c, "['k2', 'b']");
-    H_SEND(c, "BLPOP", "renamed", "0");
-    wait_blocked(w, 1);
-    EXPECT_OK(w, "RENAME", "k2", "renamed");
-    EXPECT_NEXT(c, "['renamed', 'a']");
+    EXPECT_SERVED(c, w, "BRPOP k1 k2 0", 0, "RPUSH k2 a b", ":2", "['k2', 'b']");
+    EXPECT_SERVED(c, w, "BLPOP renamed 0", 0, "RENAME k2 renamed", "+OK", "['renamed', 'a']");
     EXPECT_INT(w, 1, "RPUSH", "orig", "v");
-    H_SEND(c, "BLPOP", "copy", "0");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "COPY", "orig", "copy");
-    EXPECT_NEXT(c, "['copy', 'v']");
-    H_SEND(c, "BLPOP", "moved", "0");
-    wait_blocked(w, 1);
-    EXPECT_REPLY(w, "'v'", "LMOVE", "orig", "moved", "LEFT", "LEFT");
-    EXPECT_NEXT(c, "['moved', 'v']");
+    EXPECT_SERVED(c, w, "BLPOP copy 0", 0, "COPY orig copy", ":1", "['copy', 'v']");
+    EXPECT_SERVED(c, w, "BLPOP moved 0", 0, "LMOVE orig moved LEFT LEFT", "'v'", "['moved', 'v']");
 out:
     redisFree(c);
     redisFree(w);
@@ -97,10 +75,7 @@ static void test_timeout(void)
     redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
     if (!c || !w)
         goto out;
-    int64_t t0 = h_now_ms();
-    EXPECT_NIL(c, "BLPOP", "k", "0.1");
-    int64_t took = h_now_ms() - t0;
-    CHECK(took >= 90 && took < 1000 * H_SLOW, "a 0.1 s timeout took %lld ms", (long long)took);
+    EXPECT_TIMEOUT(c, 90, "BLPOP", "k", "0.1");
     EXPECT_NIL(c, "BRPOP", "k", "k2", "0.05");
     EXPECT_NIL(c, "BLMPOP", "0.05", "1", "k", "LEFT");
     EXPECT_NIL(c, "BLMOVE", "k", "d", "LEFT", "LEFT", "0.05");
@@ -108,18 +83,10 @@ static void test_timeout(void)
     EXPECT_INT(w, 0, "EXISTS", "k", "d");
 
     /* 0 is forever: still blocked well after, until woken. */
-    H_SEND(c, "BLPOP", "k", "0");
-    wait_blocked(w, 1);
-    h_sleep_ms(300);
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "RPUSH", "k", "late");
-    EXPECT_NEXT(c, "['k', 'late']");
+    EXPECT_SERVED(c, w, "BLPOP k 0", 300, "RPUSH k late", ":1", "['k', 'late']");
 
     /* A timed wait that is served does not time out later. */
-    H_SEND(c, "BLPOP", "k", "0.2");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 1, "RPUSH", "k", "on-time");
-    EXPECT_NEXT(c, "['k', 'on-time']");
+    EXPECT_SERVED(c, w, "BLPOP k 0.2", 0, "RPUSH k on-time", ":1", "['k', 'on-time']");
     h_sleep_ms(300);
     EXPECT_REPLY(c, "+PONG", "PING");
 out:
@@ -136,13 +103,11 @@ static void test_client_unblock(void)
     snprintf(idbuf, sizeof(idbuf), "%lld", id);
     if (!c || !w)
         goto out;
-    H_SEND(c, "BLMOVE", "k", "d", "LEFT", "RIGHT", "0");
-    wait_blocked(w, 1);
+    H_BLOCK(c, w, 1, "BLMOVE", "k", "d", "LEFT", "RIGHT", "0");
     EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", idbuf);
     EXPECT_NEXT(c, "(nil)");
     EXPECT_INT(w, 0, "CLIENT", "UNBLOCK", idbuf);
-    H_SEND(c, "BLPOP", "k", "0");
-    wait_blocked(w, 1);
+    H_BLOCK(c, w, 1, "BLPOP", "k", "0");
     EXPECT_INT(w, 1, "CLIENT", "UNBLOCK", idbuf, "ERROR");
     EXPECT_NEXT(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
     /* Nothing is left waiting: a push stays in the list. */
@@ -161,12 +126,9 @@ static void test_blmove_chain(void)
     redisContext *w = h_connect(&srv);
     if (!a || !b || !d || !w)
         goto out;
-    H_SEND(a, "BLMOVE", "l1", "l2", "RIGHT", "LEFT", "0");
-    wait_blocked(w, 1);
-    H_SEND(b, "BRPOPLPUSH", "l2", "l3", "0");
-    wait_blocked(w, 2);
-    H_SEND(d, "BLPOP", "l3", "0");
-    wait_blocked(w, 3);
+    H_BLOCK(a, w, 1, "BLMOVE", "l1", "l2", "RIGHT", "LEFT", "0");
+    H_BLOCK(b, w, 2, "BRPOPLPUSH", "l2", "l3", "0");
+    H_BLOCK(d, w, 3, "BLPOP", "l3", "0");
     EXPECT_INT(w, 1, "LPUSH", "l1", "token");
     EXPECT_NEXT(a, "'token'");
     EXPECT_NEXT(b, "'token'");
@@ -174,10 +136,7 @@ static void test_blmove_chain(void)
     EXPECT_INT(w, 0, "EXISTS", "l1", "l2", "l3");
 
     /* A rotation onto the same key serves its own waiter's key again. */
-    H_SEND(a, "BLMOVE", "r", "r", "LEFT", "RIGHT", "0");
-    wait_blocked(w, 1);
-    EXPECT_INT(w, 2, "RPUSH", "r", "x", "y");
-    EXPECT_NEXT(a, "'x'");
+    EXPECT_SERVED(a, w, "BLMOVE r r LEFT RIGHT 0", 0, "RPUSH r x y", ":2", "'x'");
     EXPECT_REPLY(w, "['y', 'x']", "LRANGE", "r", "0", "-1");
 out:
     redisFree(a);
@@ -193,10 +152,8 @@ static void test_blmove_wrong_destination(void)
     redisContext *a = h_connect_flushed(&srv), *b = h_connect(&srv), *w = h_connect(&srv);
     if (!a || !b || !w)
         goto out;
-    H_SEND(a, "BLMOVE", "src", "dst", "LEFT", "LEFT", "0");
-    wait_blocked(w, 1);
-    H_SEND(b, "BLPOP", "src", "0");
-    wait_blocked(w, 2);
+    H_BLOCK(a, w, 1, "BLMOVE", "src", "dst", "LEFT", "LEFT", "0");
+    H_BLOCK(b, w, 2, "BLPOP", "src", "0");
     EXPECT_OK(w, "SET", "dst", "string");
     EXPECT_INT(w, 1, "RPUSH", "src", "v");
     EXPECT_NEXT(a, "-WRONGTYPE Operation against a key holding the wrong kind of value");
@@ -215,23 +172,13 @@ static void test_transactions(void)
     redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
     if (!c || !w)
         goto out;
-    EXPECT_OK(w, "MULTI");
-    EXPECT_STATUS(w, "QUEUED", "BLPOP", "empty", "0");
-    EXPECT_STATUS(w, "QUEUED", "BLMOVE", "empty", "d", "LEFT", "LEFT", "0");
-    EXPECT_STATUS(w, "QUEUED", "BLMPOP", "0", "1", "empty", "LEFT");
-    EXPECT_REPLY(w, "[(nil), (nil), (nil)]", "EXEC");
+    EXPECT_TRANSACTION(w, "[(nil), (nil), (nil)]", "BLPOP empty 0", "BLMOVE empty d LEFT LEFT 0",
+                       "BLMPOP 0 1 empty LEFT");
 
-    H_SEND(c, "BLPOP", "k", "0");
-    wait_blocked(w, 1);
-    EXPECT_OK(w, "MULTI");
-    EXPECT_STATUS(w, "QUEUED", "LPUSH", "k", "a");
-    EXPECT_STATUS(w, "QUEUED", "LPOP", "k");
-    EXPECT_REPLY(w, "[:1, 'a']", "EXEC");
-    wait_blocked(w, 1);
-    EXPECT_OK(w, "MULTI");
-    EXPECT_STATUS(w, "QUEUED", "LPUSH", "k", "a");
-    EXPECT_STATUS(w, "QUEUED", "LPUSH", "k", "b");
-    EXPECT_REPLY(w, "[:1, :2]", "EXEC");
+    H_BLOCK(c, w, 1, "BLPOP", "k", "0");
+    EXPECT_TRANSACTION(w, "[:1, 'a']", "LPUSH k a", "LPOP k");
+    h_await_blocked(w, 1);
+    EXPECT_TRANSACTION(w, "[:1, :2]", "LPUSH k a", "LPUSH k b");
     EXPECT_NEXT(c, "['k', 'b']");
     EXPECT_REPLY(w, "['a']", "LRANGE", "k", "0", "-1");
 out:
@@ -256,7 +203,7 @@ static void test_resp3(void)
     RAW_SEND(&r, "BLMOVE k d LEFT LEFT 0.01\r\n");
     RAW_EXPECT(&r, "_\r\n");
     RAW_SEND(&r, "BLMPOP 0 1 k LEFT COUNT 2\r\n");
-    wait_blocked(w, 1);
+    h_await_blocked(w, 1);
     EXPECT_INT(w, 3, "RPUSH", "k", "a", "b", "c");
     RAW_EXPECT(&r, "*2\r\n$1\r\nk\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n");
     h_raw_close(&r);
@@ -282,12 +229,9 @@ static void test_logged_as_pops(void)
     more[2] = h_connect(&s);
     if (!more[0] || !more[1] || !more[2])
         goto out;
-    H_SEND(more[0], "BLMOVE", "b", "b2", "RIGHT", "LEFT", "5");
-    wait_blocked(c, 2);
-    H_SEND(more[1], "BRPOPLPUSH", "c", "c2", "5");
-    wait_blocked(c, 3);
-    H_SEND(more[2], "BLMPOP", "5", "1", "d", "RIGHT", "COUNT", "2");
-    wait_blocked(c, 4);
+    H_BLOCK(more[0], c, 2, "BLMOVE", "b", "b2", "RIGHT", "LEFT", "5");
+    H_BLOCK(more[1], c, 3, "BRPOPLPUSH", "c", "c2", "5");
+    H_BLOCK(more[2], c, 4, "BLMPOP", "5", "1", "d", "RIGHT", "COUNT", "2");
     EXPECT_INT(c, 2, "RPUSH", "a", "1", "2");
     EXPECT_INT(c, 2, "RPUSH", "b", "1", "2");
     EXPECT_INT(c, 2, "RPUSH", "c", "1", "2");

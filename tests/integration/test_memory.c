@@ -22,7 +22,6 @@
 
 #include "harness.h"
 
-#define ZEROS "0000000000000000000000000000000000000000"
 #define BIG_VALUE (1024 * 1024)
 #define ZSET_MEMBERS 2000
 #define LOAD_KEYS 50000
@@ -56,15 +55,6 @@ static long long call_ll(redisContext *c, int argc, const char *const *argv)
     return n;
 }
 #define CALL_LL(c, ...) call_ll((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
-
-static void digest(redisContext *c, char *out)
-{
-    redisReply *r = H_CALL(c, "DEBUG", "DIGEST");
-    out[0] = '\0';
-    if (CHECK(r && r->type == REDIS_REPLY_STATUS && r->len == 40, "DEBUG DIGEST: 40 hex digits"))
-        memcpy(out, r->str, 41);
-    freeReplyObject(r);
-}
 
 static void test_memory_usage(void)
 {
@@ -224,7 +214,7 @@ static void test_memory_stats(void)
 static void test_debug_reload(void)
 {
     struct h_server s;
-    char before[41], after[41], saved[41];
+    char before[H_DIGEST_CHARS + 1], after[H_DIGEST_CHARS + 1], saved[H_DIGEST_CHARS + 1];
     redisContext *c = h_open(&s, NULL);
     if (!c)
         return;
@@ -237,10 +227,10 @@ static void test_debug_reload(void)
     EXPECT_OK(c, "SELECT", "2");
     EXPECT_OK(c, "SET", "other", "db");
     EXPECT_OK(c, "SELECT", "0");
-    digest(c, before);
-    CHECK(strcmp(before, ZEROS) != 0, "a digest of data");
+    h_digest(c, before);
+    CHECK(strcmp(before, H_DIGEST_ZEROS) != 0, "a digest of data");
     EXPECT_OK(c, "DEBUG", "RELOAD");
-    digest(c, after);
+    h_digest(c, after);
     CHECK(strcmp(before, after) == 0, "DEBUG RELOAD changed the digest: %s then %s", before,
           after);
     EXPECT_INT(c, 4102444800000LL, "PEXPIRETIME", "ttl");
@@ -250,7 +240,7 @@ static void test_debug_reload(void)
     EXPECT_OK(c, "SET", "str", "changed");
     EXPECT_OK(c, "SET", "new", "key");
     EXPECT_OK(c, "DEBUG", "RELOAD", "NOSAVE");
-    digest(c, after);
+    h_digest(c, after);
     CHECK(strcmp(saved, after) == 0, "RELOAD NOSAVE: %s, the file's %s", after, saved);
     EXPECT_NIL(c, "GET", "new");
 
@@ -332,10 +322,10 @@ static void test_enable_debug_command(void)
         return;
     /* The default, local: loopback and the unix socket. */
     EXPECT_REPLY(c, "['enable-debug-command', 'local']", "CONFIG", "GET", "enable-debug-command");
-    EXPECT_STATUS(c, ZEROS, "DEBUG", "DIGEST");
+    EXPECT_STATUS(c, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
     redisContext *u = unix_client(&s);
     if (u) {
-        EXPECT_STATUS(u, ZEROS, "DEBUG", "DIGEST");
+        EXPECT_STATUS(u, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
         redisFree(u);
     }
     EXPECT_ERR(c, "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - "
@@ -363,7 +353,7 @@ static void test_enable_debug_command(void)
     c = h_open(&s, H_FLAGS("--enable-debug-command", "yes"));
     if (!c)
         return;
-    EXPECT_STATUS(c, ZEROS, "DEBUG", "DIGEST");
+    EXPECT_STATUS(c, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
     EXPECT_ERR(c, "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - "
                   "can't set immutable config",
                "CONFIG", "SET", "enable-debug-command", "no");
@@ -385,7 +375,7 @@ static void test_enable_debug_command(void)
         EXPECT_ERR(remote, DEBUG_REFUSED, "DEBUG", "DIGEST");
     if (remote)
         redisFree(remote);
-    EXPECT_STATUS(c, ZEROS, "DEBUG", "DIGEST");
+    EXPECT_STATUS(c, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
     h_close(&s, c);
 }
 

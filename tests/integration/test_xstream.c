@@ -8,129 +8,17 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
+#include "harness_blocking.h"
 
-#define MAX_WORDS 24
-#define WORD_CHARS 96
 #define REPR_CAP 8192
 #define RANDOM_OPS 3000
 #define RANDOM_KEYS 3
 
 static struct h_server srv, ref;
 static int have_ref;
-
-/* ---- comparing with the reference ---- */
-
-/* Runs argv on c and, when there is one, on r; 1 when the replies print
- * the same (h_repr), else 0 after a failed check naming both. */
-static int same_argv(const char *file, int line, redisContext *c, redisContext *r, int argc,
-                     const char *const *argv)
-{
-    char ours[REPR_CAP] = "", theirs[REPR_CAP] = "", cmd[256] = "";
-    redisReply *a = h_command(c, argc, argv, NULL), *b = r ? h_command(r, argc, argv, NULL) : NULL;
-    if (a)
-        h_repr(a, ours, sizeof(ours));
-    if (b)
-        h_repr(b, theirs, sizeof(theirs));
-    int ok = a && (!r || (b && strcmp(ours, theirs) == 0));
-    for (int i = 0, used = 0; !ok && i < argc && used < (int)sizeof(cmd) - 1; i++)
-        used += snprintf(cmd + used, sizeof(cmd) - (size_t)used, "%s%s", i ? " " : "", argv[i]);
-    h_check(file, line, ok, "%s: rbkv %s, redis %s", cmd, a ? ours : "(no reply)", theirs);
-    freeReplyObject(a);
-    freeReplyObject(b);
-    return ok;
-}
-
-/* Splits line at spaces into argv ("''" is an empty word); returns argc. */
-static int split(const char *line, char words[][WORD_CHARS], const char **argv)
-{
-    int argc = 0;
-    for (const char *p = line; *p && argc < MAX_WORDS;) {
-        size_t len = strcspn(p, " ");
-        if (len) {
-            int empty = len == 2 && p[0] == '\'' && p[1] == '\'';
-            snprintf(words[argc], WORD_CHARS, "%.*s", empty ? 0 : (int)len, p);
-            argv[argc] = words[argc];
-            argc++;
-        }
-        p += len + (p[len] == ' ');
-    }
-    return argc;
-}
-
-/* same_argv for each line. */
-static void same_lines(const char *file, int line, redisContext *c, redisContext *r,
-                       const char *const *lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char words[MAX_WORDS][WORD_CHARS];
-        const char *argv[MAX_WORDS];
-        same_argv(file, line, c, r, split(lines[i], words, argv), argv);
-    }
-}
-
-/* The next reply's bytes on raw into out (NUL-terminated), or "". */
-static void raw_reply(struct h_raw *raw, char *out, size_t cap)
-{
-    size_t len;
-    out[0] = '\0';
-    if (h_raw_read_reply(raw, &len, H_RAW_TIMEOUT_MS) != 0)
-        return;
-    snprintf(out, cap, "%.*s", (int)len, raw->buf);
-    h_raw_consume(raw, len);
-}
-
-/* Each line as RESP3 on a raw connection to both servers: the same bytes. */
-static void same_lines_resp3(const char *const *lines, size_t n)
-{
-    struct h_raw a, b;
-    if (h_raw_open(&a, &srv) < 0)
-        return;
-    if (h_raw_open(&b, &ref) < 0) {
-        h_raw_close(&a);
-        return;
-    }
-    char ours[REPR_CAP], theirs[REPR_CAP], cmd[1024];
-    RAW_SEND(&a, "FLUSHALL\r\nHELLO 3\r\n");
-    RAW_SEND(&b, "FLUSHALL\r\nHELLO 3\r\n");
-    for (int i = 0; i < 2; i++) {
-        raw_reply(&a, ours, sizeof(ours));
-        raw_reply(&b, theirs, sizeof(theirs));
-    }
-    for (size_t i = 0; i < n; i++) {
-        char words[MAX_WORDS][WORD_CHARS];
-        const char *argv[MAX_WORDS];
-        int argc = split(lines[i], words, argv);
-        size_t used = (size_t)snprintf(cmd, sizeof(cmd), "*%d\r\n", argc);
-        for (int j = 0; j < argc; j++)
-            used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, "$%zu\r\n%s\r\n",
-                                     strlen(argv[j]), argv[j]);
-        h_raw_send(&a, cmd, used);
-        h_raw_send(&b, cmd, used);
-        raw_reply(&a, ours, sizeof(ours));
-        raw_reply(&b, theirs, sizeof(theirs));
-        CHECK(strcmp(ours, theirs) == 0, "RESP3 %s: rbkv %s, redis %s", lines[i], ours, theirs);
-    }
-    h_raw_close(&a);
-    h_raw_close(&b);
-}
-
-static redisContext *open_pair(redisContext **r)
-{
-    *r = have_ref ? h_connect_flushed(&ref) : NULL;
-    return h_connect_flushed(&srv);
-}
-
-static void close_pair(redisContext *c, redisContext *r)
-{
-    redisFree(c);
-    if (r)
-        redisFree(r);
-}
 
 /* ---- replies and errors, as Redis's ---- */
 
@@ -176,11 +64,11 @@ static void test_same_as_redis(void)
     if (!have_ref)
         printf("  no reference server: every command is only checked to answer\n");
     size_t n = sizeof(same_as_redis) / sizeof(same_as_redis[0]);
-    redisContext *r, *c = open_pair(&r);
-    same_lines(__FILE__, __LINE__, c, r, same_as_redis, n);
-    close_pair(c, r);
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
+    h_same_lines(__FILE__, __LINE__, c, r, same_as_redis, n);
+    h_close_pair(c, r);
     if (have_ref)
-        same_lines_resp3(same_as_redis, n);
+        h_same_lines_resp3(__FILE__, __LINE__, &srv, &ref, same_as_redis, n);
 }
 
 /* Fixed expectations that hold without a reference. */
@@ -220,22 +108,6 @@ static redisContext *blocked_reader(const char *const *argv, int argc)
 #define BLOCKED_READER(...)                                                                       \
     blocked_reader((const char *const[]){__VA_ARGS__}, H_ARGC(__VA_ARGS__))
 
-static void expect_next(redisContext *w, const char *want)
-{
-    char got[REPR_CAP];
-    redisReply *r = h_get_reply(w);
-    h_repr(r, got, sizeof(got));
-    CHECK(r && strcmp(got, want) == 0, "blocked XREAD: got %s, want %s", r ? got : "(none)", want);
-    freeReplyObject(r);
-}
-
-static void wait_blocked(redisContext *c, long long n)
-{
-    for (int i = 0; i < 400 && h_info_ll(c, "clients", "blocked_clients") < n; i++)
-        h_sleep_ms(5);
-    CHECK(h_info_ll(c, "clients", "blocked_clients") == n, "want %lld blocked clients", n);
-}
-
 static void test_blocking(void)
 {
     redisContext *c = h_connect_flushed(&srv);
@@ -246,21 +118,21 @@ static void test_blocking(void)
     redisContext *a = BLOCKED_READER("XREAD", "BLOCK", "0", "STREAMS", "old", "new", "$", "$");
     redisContext *b = BLOCKED_READER("XREAD", "COUNT", "1", "BLOCK", "0", "STREAMS", "new", "0");
     redisContext *t = BLOCKED_READER("XREAD", "BLOCK", "100", "STREAMS", "other", "$");
-    wait_blocked(c, 3);
+    h_await_blocked(c, 3);
     EXPECT_BULK(c, "1-1", "XADD", "new", "1-1", "x", "1");
-    expect_next(a, "[['new', [['1-1', ['x', '1']]]]]");
-    expect_next(b, "[['new', [['1-1', ['x', '1']]]]]");
-    expect_next(t, "(nil)"); /* timed out */
+    EXPECT_NEXT(a, "[['new', [['1-1', ['x', '1']]]]]");
+    EXPECT_NEXT(b, "[['new', [['1-1', ['x', '1']]]]]");
+    EXPECT_NEXT(t, "(nil)"); /* timed out */
     /* A blocked reader takes every entry after its ID, COUNT at most. */
     redisContext *d = BLOCKED_READER("XREAD", "COUNT", "2", "BLOCK", "0", "STREAMS", "old", "5");
-    wait_blocked(c, 1);
+    h_await_blocked(c, 1);
     EXPECT_INT(c, 1, "XDEL", "old", "5-0"); /* nothing after 5-0 yet: still blocked */
     freeReplyObject(H_CALL(c, "MULTI"));
     freeReplyObject(H_CALL(c, "XADD", "old", "6-0", "a", "1"));
     freeReplyObject(H_CALL(c, "XADD", "old", "7-0", "b", "2"));
     freeReplyObject(H_CALL(c, "XADD", "old", "8-0", "c", "3"));
     EXPECT_REPLY(c, "['6-0', '7-0', '8-0']", "EXEC");
-    expect_next(d, "[['old', [['6-0', ['a', '1']], ['7-0', ['b', '2']]]]]");
+    EXPECT_NEXT(d, "[['old', [['6-0', ['a', '1']], ['7-0', ['b', '2']]]]]");
     /* Inside MULTI nothing blocks: the nil of a timeout, at once. */
     freeReplyObject(H_CALL(c, "MULTI"));
     freeReplyObject(H_CALL(c, "XREAD", "BLOCK", "0", "STREAMS", "none", "$"));
@@ -269,9 +141,8 @@ static void test_blocking(void)
     struct h_raw e;
     if (h_raw_open(&e, &srv) == 0) {
         RAW_SEND(&e, "HELLO 3\r\nXREAD BLOCK 0 STREAMS old $\r\n");
-        char hello[REPR_CAP];
-        raw_reply(&e, hello, sizeof(hello));
-        wait_blocked(c, 1);
+        RAW_EXPECT_MATCH(&e, "%*");
+        h_await_blocked(c, 1);
         EXPECT_BULK(c, "9-0", "XADD", "old", "9-0", "z", "9");
         RAW_EXPECT(&e, "%1\r\n$3\r\nold\r\n*1\r\n*2\r\n$3\r\n9-0\r\n*2\r\n$1\r\nz\r\n$1\r\n9\r\n");
         h_raw_close(&e);
@@ -343,11 +214,8 @@ static void test_persistence(void)
     char before[REPR_CAP], before_e[REPR_CAP], after[REPR_CAP];
     stream_state(c, "s", before, sizeof(before));
     stream_state(c, "e", before_e, sizeof(before_e));
-    redisReply *digest = H_CALL(c, "DEBUG", "DIGEST");
-    char want_digest[64] = "";
-    if (digest && digest->type == REDIS_REPLY_STATUS)
-        snprintf(want_digest, sizeof(want_digest), "+%s", digest->str);
-    freeReplyObject(digest);
+    char digest[H_DIGEST_CHARS + 1], digest_after[H_DIGEST_CHARS + 1];
+    h_digest(c, digest);
     redisFree(c);
     h_stop(&s);
     /* Rounds: the log as written, the log after BGREWRITEAOF, the snapshot. */
@@ -359,7 +227,9 @@ static void test_persistence(void)
         CHECK(strcmp(before, after) == 0, "round %zu: s was %s, is %s", i, before, after);
         stream_state(c, "e", after, sizeof(after));
         CHECK(strcmp(before_e, after) == 0, "round %zu: e was %s, is %s", i, before_e, after);
-        EXPECT_REPLY(c, want_digest, "DEBUG", "DIGEST");
+        h_digest(c, digest_after);
+        CHECK(digest[0] && strcmp(digest, digest_after) == 0, "round %zu: DEBUG DIGEST was %s, is %s",
+              i, digest, digest_after);
         if (i == 0) {
             freeReplyObject(H_CALL(c, "BGREWRITEAOF"));
             for (int k = 0; k < 200 && h_info_ll(c, "persistence", "aof_rewrite_in_progress"); k++)
@@ -414,11 +284,11 @@ static void random_id(char *buf, size_t cap)
     }
 }
 
-/* One random command into words/argv; returns argc. */
-static int random_command(char words[][WORD_CHARS], const char **argv)
+/* One random command into m. */
+static void random_command(struct h_line *m)
 {
-    int n = 0;
-#define W(...) (snprintf(words[n], WORD_CHARS, __VA_ARGS__), argv[n] = words[n], n++)
+    m->argc = 0;
+#define W(...) h_line_add(m, __VA_ARGS__)
     unsigned op = pick(100);
     W("%s", op < 45   ? "XADD"
             : op < 60 ? "XDEL"
@@ -475,7 +345,6 @@ static int random_command(char words[][WORD_CHARS], const char **argv)
         W("%u-%u", near_ms(), pick(3));
     }
 #undef W
-    return n;
 }
 
 /* XINFO STREAM alike but for radix-tree-nodes, a count of Redis's radix
@@ -506,33 +375,30 @@ static void test_random_against_redis(void)
         printf("  skipped: no reference server to compare with\n");
         return;
     }
-    const char *env = getenv("SEED");
-    uint64_t seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    uint64_t seed = h_seed();
     rng = seed ? seed : 1;
-    printf("  SEED=%" PRIu64 "\n", seed);
-    redisContext *r, *c = open_pair(&r);
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
     /* Small nodes, so "~" trims whole nodes often. */
     static const char *const cfg[] = {"CONFIG SET stream-node-max-entries 7"};
-    same_lines(__FILE__, __LINE__, c, r, cfg, 1);
+    h_same_lines(__FILE__, __LINE__, c, r, cfg, 1);
     int failures = 0;
     for (int i = 0; i < RANDOM_OPS / H_SLOW && failures < 5; i++) {
-        char words[MAX_WORDS][WORD_CHARS];
-        const char *argv[MAX_WORDS];
+        struct h_line m;
         tick = (unsigned)i / 2;
-        int argc = random_command(words, argv);
-        failures += !same_argv(__FILE__, __LINE__, c, r, argc, argv);
+        random_command(&m);
+        failures += !h_same(__FILE__, __LINE__, c, r, m.argc, m.argv, NULL);
     }
     for (int k = 0; k < RANDOM_KEYS; k++) {
         char key[16];
         snprintf(key, sizeof(key), "x%d", k);
         const char *all[] = {"XRANGE", key, "-", "+"};
-        failures += !same_argv(__FILE__, __LINE__, c, r, 4, all);
+        failures += !h_same(__FILE__, __LINE__, c, r, 4, all, NULL);
         failures += !same_info(c, r, key);
     }
     CHECK(failures == 0, "random comparison failed, SEED=%" PRIu64, seed);
     static const char *const reset[] = {"CONFIG SET stream-node-max-entries 100"};
-    same_lines(__FILE__, __LINE__, c, r, reset, 1);
-    close_pair(c, r);
+    h_same_lines(__FILE__, __LINE__, c, r, reset, 1);
+    h_close_pair(c, r);
 }
 
 int main(int argc, char **argv)

@@ -25,9 +25,7 @@
  * run), prints SEED=<n> and returns it. SEED=<n> in the environment replays
  * a run.
  *
- * The generator (rng_): splitmix64. Every seed, 0 included, gives a
- * full-period sequence, and its state is one word the caller owns, so each
- * part of a test can draw from a stream of its own.
+ * The generator (rng_): splitmix64, in rng.h.
  */
 #ifndef RBKV_TEST_CHECK_H
 #define RBKV_TEST_CHECK_H
@@ -42,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "rng.h"
 
 #define CHECK(expr) ((expr) ? (void)0 : check_failed(__FILE__, __LINE__, #expr))
 #define CHECK_MSG(expr, ...)                                                                      \
@@ -142,21 +142,6 @@ static inline char *check_tmpdir(char *pattern)
     strcpy(st->tmpdir, pattern);
     atexit(check_remove_tmpdir);
     return pattern;
-}
-
-/* splitmix64: the next number of the stream whose state is *state. */
-static inline uint64_t rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* Uniform enough in [0, n) for test sizes (n far below 2^32); 0 when n is 0. */
-static inline size_t rng_below(uint64_t *state, size_t n)
-{
-    return n ? (size_t)(rng_next(state) % n) : 0;
 }
 
 #endif

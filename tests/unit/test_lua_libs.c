@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "lua_cmsgpack.h"
+#include "lua_random_value.h"
 #include "lua_struct.h"
 
 static lua_State *new_state(void)
@@ -340,58 +341,9 @@ static void test_struct(void)
     lua_close(L);
 }
 
-/* A random Lua value as source text into out (cap bytes): numbers at the
- * encodings' edges, strings of each header's sizes, arrays, maps, nested.
- * Returns its length, or 0 when it did not fit (a table then drops it). */
-static size_t random_value(uint64_t *rng, char *out, size_t cap, int depth)
-{
-    static const char *const numbers[] = {
-        "0", "1", "-1", "127", "128", "-32", "-33", "255", "256", "-128", "-129", "65535",
-        "65536", "-32768", "-32769", "4294967295", "4294967296", "-2147483648", "-2147483649",
-        "2^53", "-2^53", "2^63", "-2^63", "0.5", "0.1", "-2.75", "1e300", "1/0", "-1/0", "1e-45",
-    };
-    int n;
-    switch (depth > 3 ? rng_below(rng, 4) : rng_below(rng, 7)) {
-    case 0:
-        n = snprintf(out, cap, "%s", numbers[rng_below(rng, sizeof(numbers) / sizeof(numbers[0]))]);
-        break;
-    case 1:
-        n = snprintf(out, cap, "string.rep('%c', %u)", 'a' + (int)rng_below(rng, 26),
-                     (unsigned)(rng_below(rng, 8) ? rng_below(rng, 40) : rng_below(rng, 70000)));
-        break;
-    case 2:
-        n = snprintf(out, cap, "%s", rng_below(rng, 2) ? "true" : "false");
-        break;
-    case 3:
-        n = snprintf(out, cap, "%lld",
-                     (long long)(rng_next(rng) >> rng_below(rng, 64)) *
-                         (rng_below(rng, 2) ? 1 : -1));
-        break;
-    default: {
-        int map = rng_below(rng, 2) == 0;
-        unsigned items = (unsigned)rng_below(rng, rng_below(rng, 4) == 0 ? 20 : 5);
-        size_t used = 1;
-        if (cap < 3)
-            return 0;
-        out[0] = '{';
-        for (unsigned i = 0; i < items; i++) {
-            int key = map ? snprintf(out + used, cap - used, "['k%u'] = ", i) : 0;
-            if (key < 0 || (size_t)key >= cap - used)
-                break;
-            size_t len = random_value(rng, out + used + (size_t)key, cap - used - (size_t)key,
-                                      depth + 1);
-            if (!len || used + (size_t)key + len + 3 >= cap)
-                break;
-            used += (size_t)key + len;
-            out[used++] = ',';
-        }
-        out[used++] = '}';
-        out[used] = '\0';
-        return used;
-    }
-    }
-    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
-}
+/* Values of every kind and size: maps of many keys too, since a round trip
+ * compares values, not bytes. */
+static const struct lua_value_shape any_value = {.long_string = 70000, .one_key_maps = 0};
 
 /* Deep equality of two Lua values; a map's bytes depend on its key order,
  * which a rebuilt table need not keep, so values are compared instead. */
@@ -412,7 +364,7 @@ static void test_round_trip(void)
     CHECK(run(L, deep_equal_src) == 0);
     static char value[16384], chunk[40000];
     for (unsigned long op = 0; op < 2000; op++) {
-        random_value(&rng, value, sizeof(value), 0);
+        lua_random_value(&rng, value, sizeof(value), 0, &any_value);
         snprintf(chunk, sizeof(chunk),
                  "local v = %s local p = cmsgpack.pack(v, v, 7)"
                  " local x, y, z = cmsgpack.unpack(p)"
@@ -467,7 +419,7 @@ static void test_random_bytes(void)
     /* Every prefix of a packed value (some 300 of them for a long one) is
      * missing bytes, never more. */
     for (unsigned long op = 0; op < 200; op++) {
-        random_value(&rng, value, sizeof(value), 0);
+        lua_random_value(&rng, value, sizeof(value), 0, &any_value);
         char chunk[17000];
         snprintf(chunk, sizeof(chunk),
                  "local p = cmsgpack.pack(%s)"
