@@ -33,7 +33,9 @@ SYNC_BOUND=$((20 * SLOW))
 FAILOVER_BOUND=$((60 * SLOW)) # SENTINEL FAILOVER to the old primary following the new one
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-prod-XXXXXX") || exit 1
-declare -A pid port # by name: p (primary), r (replica), s (sentinel)
+# Instances (instances.sh's pid and port) by name: p (primary), r (replica), s (sentinel); its
+# hooks write_conf, instance_cmd and instance_answers are defined below.
+. "$here/instances.sh"
 cleanup() {
   local rc=$? p
   for p in "${pid[@]}"; do
@@ -94,27 +96,16 @@ cli() {
 as_admin() { local p=$1; shift; cli "$p" --user admin --pass admin-CHANGE-ME "$@"; }
 as_app() { local p=$1; shift; cli "$p" --user app --pass app-CHANGE-ME "$@"; }
 
-free_port() {
-  local p used q
-  while :; do
-    p=$((20000 + RANDOM % 40000))
-    used=0
-    for q in "${port[@]}"; do [ "$q" = "$p" ] && used=1; done
-    [ "$used" -eq 0 ] || continue
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
 # write_conf NAME: NAME's config: the example with /etc/rbkv/ moved into the temp dir, then the
 # lines that place it on this machine.
 write_conf() {
-  local name=$1 dir=$work/$1.dir src=$examples/rbkv.conf
-  mkdir -p "$dir"
+  local name=$1 src=$examples/rbkv.conf
   [ "$name" = s ] && src=$examples/sentinel.conf
   {
     sed "s#/etc/rbkv/#$work/etc/#g" "$src"
     echo "tls-port ${port[$name]}"
     echo "bind 127.0.0.1"
-    echo "dir $dir"
+    echo "dir $work/$name.dir"
     [ "$name" = r ] && echo "replicaof 127.0.0.1 ${port[p]}"
   } >"$work/$name.conf"
   # The primary's address: the documented 10.0.0.1 6379 is this test's primary.
@@ -122,58 +113,22 @@ write_conf() {
     "$work/s.conf"
   return 0
 }
-# launch NAME: start it from its config; 0 once it answers over TLS, 2 when its port was taken.
-launch() {
-  local name=$1 waited cmd=("$server_bin" "$work/$1.conf")
-  [ "$name" = s ] && cmd=(redis-sentinel "$work/s.conf")
-  (cd "$work/$name.dir" && exec "${cmd[@]}") >>"$work/$name.log" 2>&1 &
-  pid[$name]=$!
-  for ((waited = 0; waited < READY_SECONDS * 10; waited++)); do
-    kill -0 "${pid[$name]}" 2>/dev/null || break
-    # Any reply (NOAUTH included) is the server's: a PING nobody answers prints nothing or an error
-    # of redis-cli's own ("Could not connect").
-    case "$(cli "${port[$name]}" PING)" in
-      PONG | *NOAUTH*) kill -0 "${pid[$name]}" 2>/dev/null && return 0 ;;
-    esac
-    sleep 0.1
-  done
-  if kill -0 "${pid[$name]}" 2>/dev/null; then
-    echo "$name never answered PING over TLS on port ${port[$name]}" >&2
-    return 1
-  fi
-  wait "${pid[$name]}" 2>/dev/null
-  unset "pid[$name]"
-  grep -qi "in use" "$work/$name.log" && return 2
-  echo "$name did not start:" >&2
-  tail -n 20 "$work/$name.log" >&2
-  return 1
+instance_cmd() {
+  INSTANCE_CMD=("$server_bin" "$work/$1.conf")
+  [ "$1" = s ] && INSTANCE_CMD=(redis-sentinel "$work/s.conf")
+  return 0
 }
-start_instance() {
-  local attempt
-  for ((attempt = 0; attempt < 5; attempt++)); do
-    port[$1]=$(free_port)
-    write_conf "$1"
-    launch "$1"
-    case $? in
-      0) return 0 ;;
-      1) return 1 ;;
-    esac
-  done
+# Over TLS, as the default user: PONG from the sentinel, NOAUTH from a server. redis-cli's own
+# errors ("Could not connect") are no answer.
+instance_answers() {
+  case "$(cli "${port[$1]}" PING)" in PONG | *NOAUTH*) return 0 ;; esac
   return 1
-}
-wait_until() { # wait_until SECONDS COMMAND...
-  local deadline=$(($(date +%s) + $1))
-  shift
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.2
-  done
 }
 info_field() { as_admin "$1" INFO replication | tr -d '\r' | sed -n "s/^$2://p"; }
 follows() { # follows PORT PRIMARY_PORT
   [ "$(info_field "$1" master_link_status)" = up ] && [ "$(info_field "$1" master_port)" = "$2" ]
 }
-# user_of_client PORT FLAG_OR_NAME: the user= of the primary's clients matching a CLIENT LIST field.
+# client_users PORT TEXT: the user= of the clients on PORT whose CLIENT LIST line has TEXT.
 client_users() { as_admin "$1" CLIENT LIST | grep -- "$2" | sed 's/.* user=\([^ ]*\).*/\1/' | sort -u; }
 
 echo "== $server_bin, in $work"
