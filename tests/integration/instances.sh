@@ -11,8 +11,27 @@
 #                          REWRITE wrote) in $work/NAME.dir, appending to $work/NAME.log, and waits
 #                          until it answers: 0; 1 when it never did; 2 when its port was taken
 #   wait_until SECONDS COMMAND...   runs COMMAND every 0.2 s until it succeeds; 1 after SECONDS
+# and an EXIT trap that kills every process in pid (a caller may add its own there) and removes
+# $work, or keeps it, with each instance's log and config, when the test failed (status neither
+# 0 nor 77, the skip) and prints its path.
 declare -A pid port
 INSTANCE_CMD=()
+
+instances_cleanup() {
+  local rc=$? p
+  for p in "${pid[@]}"; do
+    [ -n "$p" ] || continue
+    kill -9 "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
+    rm -rf "$work"
+  else
+    echo "logs and configs kept in $work" >&2
+  fi
+  return "$rc"
+}
+trap instances_cleanup EXIT
 
 # A port nothing listens on and that no instance here was given. Another program may still take it
 # before the bind; start_instance then tries another.

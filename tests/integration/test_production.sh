@@ -36,16 +36,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-prod-XXXXXX") || exit 1
 # Instances (instances.sh's pid and port) by name: p (primary), r (replica), s (sentinel); its
 # hooks write_conf, instance_cmd and instance_answers are defined below.
 . "$here/instances.sh"
-cleanup() {
-  local rc=$? p
-  for p in "${pid[@]}"; do
-    kill -9 "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
-  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then rm -rf "$work"; else echo "logs and configs kept in $work" >&2; fi
-  return "$rc"
-}
-trap cleanup EXIT
 failures=0
 fail() {
   echo "FAIL: $*" >&2

@@ -58,23 +58,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-sentinel-XXXXXX") || exit 1
 # Instances (instances.sh's pid and port) by name: s0 s1 s2 (servers), t0 t1 t2 (sentinels); its
 # hooks write_conf, instance_cmd and instance_answers are defined below.
 . "$here/instances.sh"
-node_pid=
-
-cleanup() {
-  local rc=$? p
-  for p in "$node_pid" "${pid[@]}"; do
-    [ -n "$p" ] || continue
-    kill -9 "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
-  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
-    rm -rf "$work"
-  else
-    echo "logs and configs kept in $work" >&2
-  fi
-  return "$rc"
-}
-trap cleanup EXIT
 
 failures=0
 fail() {
@@ -223,7 +206,7 @@ else
   echo "== ioredis client through the sentinels"
   node "$client_js" --sentinels "127.0.0.1:${port[t0]},127.0.0.1:${port[t1]},127.0.0.1:${port[t2]}" \
     --name mymaster --interval 20 --stop-file "$work/client.stop" >"$work/client.out" 2>"$work/client.log" &
-  node_pid=$!
+  pid[node]=$! # killed by instances.sh on exit, like the instances
   # It prints "writing" once its first writes are acknowledged.
   wait_until "$READY_SECONDS" grep -q '^writing' "$work/client.out" ||
     { cat "$work/client.log" >&2; die "the ioredis client never started writing"; }
@@ -257,16 +240,16 @@ echo "   failover: $new_name (port $new) is the primary after $promoted_at s;" \
 missing=$(keys_missing "$new" 1 "$KEYS_BEFORE")
 [ "$missing" = 0 ] || fail "$missing of the $KEYS_BEFORE acknowledged keys are missing on $new_name"
 
-if [ -n "$node_pid" ]; then
+if [ -n "${pid[node]:-}" ]; then
   sleep 2 # writes on the new primary too
   touch "$work/client.stop"
-  if wait "$node_pid"; then
+  if wait "${pid[node]}"; then
     sed 's/^/   /' "$work/client.out"
   else
     sed 's/^/   /' "$work/client.out" "$work/client.log" >&2
     fail "the ioredis client's check failed"
   fi
-  node_pid=
+  pid[node]=
 fi
 
 echo "== restart of the old primary s0 on port $old"
