@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Several processes of one script test (servers, sentinels), each on a free loopback port with a
 # config file, a dir and a log of its own in $work; server.sh is the one-server counterpart.
 # Sourced, not run, after the caller has set `work` (its temp dir) and READY_SECONDS, and defined:

@@ -35,6 +35,7 @@ FAILOVER_BOUND=$((60 * SLOW)) # SENTINEL FAILOVER to the old primary following t
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-prod-XXXXXX") || exit 1
 # Instances (instances.sh's pid and port) by name: p (primary), r (replica), s (sentinel); its
 # hooks write_conf, instance_cmd and instance_answers are defined below.
+# shellcheck source-path=SCRIPTDIR source=instances.sh
 . "$here/instances.sh"
 failures=0
 fail() {

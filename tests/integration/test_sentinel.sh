@@ -57,6 +57,7 @@ esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-sentinel-XXXXXX") || exit 1
 # Instances (instances.sh's pid and port) by name: s0 s1 s2 (servers), t0 t1 t2 (sentinels); its
 # hooks write_conf, instance_cmd and instance_answers are defined below.
+# shellcheck source-path=SCRIPTDIR source=instances.sh
 . "$here/instances.sh"
 
 failures=0
