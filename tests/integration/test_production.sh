@@ -9,7 +9,8 @@
 # Checked:
 #   docs        each fenced block after an <!-- example: FILE --> marker is FILE
 #   refused     plaintext to the TLS port (no reply), no plaintext listener (port 0), a client
-#               without a certificate, the default user (NOAUTH; AUTH default ... WRONGPASS)
+#               without a certificate, the default user (NOAUTH; AUTH default ... WRONGPASS; ACL LIST
+#               shows it as Redis does: off, no password, nothing allowed)
 #   app         writes and reads app:*; other keys, CONFIG, FLUSHALL, KEYS are NOPERM
 #   replica     syncs over TLS as user `replica` (CLIENT LIST on the primary), has the app's keys,
 #               refuses writes
@@ -137,6 +138,10 @@ expect "the default user, without AUTH" "$(cli "${port[p]}" GET app:x)" "NOAUTH 
 expect "the default user, with a password" "$(cli "${port[p]}" --user default --pass anything GET app:x | head -1)" \
   "AUTH failed: WRONGPASS invalid username-password pair or user is disabled."
 expect "protected mode" "$(as_admin "${port[p]}" CONFIG GET protected-mode | tail -1)" yes
+# The file's default user starts empty, as in Redis: no nopass left for protected mode to see (it would
+# refuse every remote client), no permission left for a later `ACL SETUSER default on` to grant.
+expect "the default user as the file makes it" "$(as_admin "${port[p]}" ACL LIST | grep '^user default ')" \
+  "user default off resetchannels -@all"
 
 # ---- app ----
 expect "app: SET in its prefix" "$(as_app "${port[p]}" SET app:greeting hello)" OK
