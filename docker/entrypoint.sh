@@ -11,6 +11,13 @@
 #                         would refuse them all: set a password instead (docs/operations.md, "Run in a container").
 # Each default is left out when the config file sets that name, so a file can set its own.
 # RBKV_PASSWORD, when set, becomes --requirepass; rbkv-cli (and so the healthcheck) reads the same variable.
+#
+# The recommended production configuration (docs/operations.md) by variables, each a path in the container:
+#   RBKV_TLS_CERT_FILE, RBKV_TLS_KEY_FILE, RBKV_TLS_CA_CERT_FILE (all three): TLS only on 6379:
+#     --port 0 --tls-port 6379, those files, --tls-replication yes (clients need a certificate from the CA,
+#     tls-auth-clients' default); the healthcheck connects with the same files.
+#   RBKV_ACLFILE: --aclfile; protected mode then stays on (it refuses no one while the file's default
+#     user has a password or is off), and RBKV_PASSWORD is refused: the file defines the default user.
 set -eu
 
 case "${1:-}" in
@@ -29,9 +36,28 @@ esac
 # file_sets NAME: the config file has a NAME line (names are case-insensitive, as the server reads them).
 file_sets() { [ -n "$conf" ] && grep -qiE "^[[:space:]]*$1([[:space:]]|\$)" "$conf"; }
 
-# Prepended in reverse, so the final order is: [conf] --bind --protected-mode [--requirepass] "$@".
+die() { echo "rbkv: $*" >&2; exit 1; }
+tls_set=0
+for v in "${RBKV_TLS_CERT_FILE:-}" "${RBKV_TLS_KEY_FILE:-}" "${RBKV_TLS_CA_CERT_FILE:-}"; do
+  [ -z "$v" ] || tls_set=$((tls_set + 1))
+done
+case $tls_set in
+  0|3) ;;
+  *) die "set all three of RBKV_TLS_CERT_FILE, RBKV_TLS_KEY_FILE and RBKV_TLS_CA_CERT_FILE, or none" ;;
+esac
+if [ -n "${RBKV_ACLFILE:-}" ] && [ -n "${RBKV_PASSWORD:-}" ]; then
+  die "RBKV_PASSWORD and RBKV_ACLFILE together: set the default user's password (or 'off') in the ACL file"
+fi
+
+# Prepended in reverse, so the final order is:
+#   [conf] --bind [--protected-mode] [--port 0 --tls-port ...] [--aclfile] [--requirepass] "$@".
 if [ -n "${RBKV_PASSWORD:-}" ]; then set -- --requirepass "$RBKV_PASSWORD" "$@"; fi
-file_sets protected-mode || set -- --protected-mode no "$@"
+if [ -n "${RBKV_ACLFILE:-}" ]; then set -- --aclfile "$RBKV_ACLFILE" "$@"; fi
+if [ "$tls_set" = 3 ]; then
+  set -- --port 0 --tls-port 6379 --tls-cert-file "$RBKV_TLS_CERT_FILE" --tls-key-file "$RBKV_TLS_KEY_FILE" \
+    --tls-ca-cert-file "$RBKV_TLS_CA_CERT_FILE" --tls-replication yes "$@"
+fi
+[ -n "${RBKV_ACLFILE:-}" ] || file_sets protected-mode || set -- --protected-mode no "$@"
 file_sets bind || set -- --bind 0.0.0.0 "$@"
 if [ -n "$conf" ]; then set -- "$conf" "$@"; fi
 exec rbkv-server "$@"

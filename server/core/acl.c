@@ -1300,7 +1300,10 @@ enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, i
 {
     enum acl_denial worst = ACL_DENIED_CMD;
     int worst_pos = 0;
-    if (u->flags & ACL_USER_ALLPERM)
+    /* AUTH, HELLO, QUIT and RESET need no permission, as in Redis: a
+     * connection whose user is allowed nothing (an aclfile's `user default
+     * off`) must still be able to log in as another user. */
+    if ((u->flags & ACL_USER_ALLPERM) || (cmd->flags & CMD_NOAUTH))
         return ACL_ALLOWED;
     /* Allowed when one selector allows it; otherwise the denial that got
      * furthest (a key or channel, over the command), as Redis reports it. */
@@ -1392,21 +1395,28 @@ int acl_load_file(struct client *self, const char *path, char *err, size_t errle
     struct resp_slice *words = xmalloc(ACL_FILE_MAX_WORDS * sizeof(*words));
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, default_seen = 0;
+    /* A file's user starts empty (off, no password, nothing allowed), as in
+     * Redis, the default user too: the everything-allowed one made above
+     * stands in only for a file without a default line. */
+    static const struct resp_slice empty_user = {.ptr = "reset", .len = 5};
     while (rc == 0 && getline(&line, &cap, f) >= 0) {
         lineno++;
         int n = split_words(line, words, ACL_FILE_MAX_WORDS);
         if (n == 0)
             continue;
         char why[256];
+        int first_default = n >= 2 && words[1].len == 7 && !memcmp(words[1].ptr, "default", 7) &&
+                            !default_seen++;
         if (n < 2 || words[0].len != 4 || memcmp(words[0].ptr, "user", 4) != 0) {
             snprintf(err, errlen, "/%s:%d should start with user keyword", path, lineno);
             rc = -1;
-        } else if (acl_lookup(words[1].ptr, words[1].len) && words[1].len != 7) {
+        } else if (acl_lookup(words[1].ptr, words[1].len) && !first_default) {
             snprintf(err, errlen, "%s:%d: Duplicate user '%.*s' found", path, lineno,
                      (int)words[1].len, words[1].ptr);
             rc = -1;
-        } else if (acl_setuser(&words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
+        } else if ((first_default && acl_setuser(&words[1], 1, &empty_user, why, sizeof(why)) < 0) ||
+                   acl_setuser(&words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
             snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
             rc = -1;
         }

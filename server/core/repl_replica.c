@@ -408,12 +408,22 @@ static void send_ip(void)
     ml.step = HS_IP;
 }
 
+/* The port the primary lists this replica on (INFO replication), where Sentinel
+ * will reach it: as Redis, the TLS port when replication runs over TLS, so a
+ * TLS-only replica (port 0) is not announced on port 0. */
+static long long announced_port(void)
+{
+    if (server.cfg.replica_announce_port)
+        return server.cfg.replica_announce_port;
+    if (server.cfg.tls_replication && server.cfg.tls_port)
+        return server.cfg.tls_port;
+    return server.cfg.port;
+}
+
 static void send_port(void)
 {
     char port[16];
-    snprintf(port, sizeof(port), "%lld",
-             server.cfg.replica_announce_port ? server.cfg.replica_announce_port
-                                              : (long long)server.cfg.port);
+    snprintf(port, sizeof(port), "%lld", announced_port());
     const char *w[] = {"REPLCONF", "listening-port", port};
     send_command(ml.c, 3, w);
     ml.step = HS_PORT;

@@ -11,7 +11,8 @@
 #   - passwords (--requirepass, RBKV_PASSWORD) and a mounted config file given as the first argument;
 #   - --init: no zombie either, still a clean stop;
 #   - compose.yaml: its two services run as compose would run them (podman, no compose tool here), the
-#     query's output, and the copy of the file in docs/operations.md;
+#     query's output, and the copy of the file in docs/operations.md; its rbkv-tls service (TLS only,
+#     the documented ACL users through RBKV_TLS_* and RBKV_ACLFILE): users, plaintext refused, healthy;
 #   - compose.ha.yaml: its primary and a replica, the replica syncing by service name.
 # Every check prints what it expected and what it got, then the containers' logs, and exits 1.
 #
@@ -323,6 +324,60 @@ rome
 paris
 2102650" "$out"
 stop_clean "$G"
+
+# ------------------------------------------------- compose.yaml's rbkv-tls: TLS only and ACL users
+# The recommended production configuration's users (docs/examples/production/users.acl as it is),
+# switched on by the entrypoint's variables as the rbkv-tls service sets them, with its volumes' host
+# side in the temp dir and certificates made here; checked from the host with redis-cli --tls.
+expect "compose: rbkv-tls only with the tls profile" "tls " "$(compose_get services.rbkv-tls.profiles | tr '\0' ' ')"
+TLS=$TMP/tls
+mkdir "$TLS"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TLS/ca.key" -out "$TLS/ca.crt" -days 2 -subj /CN=ca \
+  2>/dev/null || fail "openssl: CA"
+for who in server client; do
+  openssl req -newkey rsa:2048 -nodes -keyout "$TLS/$who.key" -out "$TLS/$who.csr" -subj "/CN=$who" 2>/dev/null &&
+    openssl x509 -req -in "$TLS/$who.csr" -CA "$TLS/ca.crt" -CAkey "$TLS/ca.key" -CAcreateserial \
+      -out "$TLS/$who.crt" -days 2 2>/dev/null || fail "openssl: $who certificate"
+done
+cp "$REPO/docs/examples/production/users.acl" "$TMP/users.acl"
+chmod 644 "$TLS"/* "$TMP/users.acl" # uid 999 reads them (test keys in a temp dir)
+tls_args=()
+for v in RBKV_TLS_CERT_FILE RBKV_TLS_KEY_FILE RBKV_TLS_CA_CERT_FILE RBKV_ACLFILE; do
+  tls_args+=(-e "$v=$(compose_get "services.rbkv-tls.environment.$v")")
+done
+mapfile -d '' tls_volumes < <(compose_get services.rbkv-tls.volumes)
+for vol in "${tls_volumes[@]}"; do
+  case $vol in ./*) tls_args+=(-v "$TMP/${vol#./}") ;; esac # the named data volume: the image's anonymous one
+done
+mapfile -d '' tls_cmd < <(compose_get services.rbkv-tls.command)
+T=$TAG-tls
+start "$T" "${tls_args[@]}" "$IMAGE" "${tls_cmd[@]}"
+PT=$(port "$T")
+tcli() { redis-cli -p "$PT" --tls --cacert "$TLS/ca.crt" --cert "$TLS/client.crt" --key "$TLS/client.key" "$@" 2>&1; }
+for _ in $(seq 100); do
+  [ "$(tcli ping)" = "NOAUTH Authentication required." ] && break
+  [ "$(ctr inspect -f '{{.State.Running}}' "$T")" = true ] || fail "$T exited before answering PING"
+  sleep 0.1
+done
+expect "TLS + ACL: the server's command line" \
+  "rbkv-server --bind 0.0.0.0 --port 0 --tls-port 6379 --tls-cert-file /etc/rbkv/tls/server.crt --tls-key-file /etc/rbkv/tls/server.key --tls-ca-cert-file /etc/rbkv/tls/ca.crt --tls-replication yes --aclfile /etc/rbkv/users.acl --appendonly yes" \
+  "$(ctr exec "$T" sh -c 'tr "\0" " " </proc/1/cmdline' | sed 's/ $//')"
+expect "TLS + ACL: the default user is off" "NOAUTH Authentication required." "$(tcli ping)"
+expect "TLS + ACL: app writes its prefix" OK "$(tcli --user app --pass app-CHANGE-ME --no-auth-warning set app:k v)"
+expect "TLS + ACL: app reads its prefix" v "$(tcli --user app --pass app-CHANGE-ME --no-auth-warning get app:k)"
+expect "TLS + ACL: app outside its prefix" "NOPERM this user has no permissions to access one of the keys used as arguments" \
+  "$(tcli --user app --pass app-CHANGE-ME --no-auth-warning set other v)"
+out=$(timeout 10 redis-cli -p "$PT" ping 2>&1) || true
+case "$out" in PONG | *NOAUTH*) fail "TLS + ACL: plaintext PING answered: $out" ;; esac
+echo "ok - TLS + ACL: plaintext gets no reply"
+healthy "$T"
+stop_clean "$T"
+# The entrypoint refuses what it cannot do as asked, before the server starts.
+out=$(ctr run --rm -e RBKV_PASSWORD=x -e RBKV_ACLFILE=/etc/rbkv/users.acl "$IMAGE" 2>&1) &&
+  fail "RBKV_PASSWORD with RBKV_ACLFILE started: $out"
+expect "RBKV_PASSWORD with RBKV_ACLFILE is refused" \
+  "rbkv: RBKV_PASSWORD and RBKV_ACLFILE together: set the default user's password (or 'off') in the ACL file" \
+  "$(grep '^rbkv:' <<<"$out")"
 
 # --------------------------------------------------------------------------------- compose.ha.yaml
 # The servers of the high-availability example, as compose would run them: the primary and a

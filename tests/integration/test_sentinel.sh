@@ -55,24 +55,10 @@ case "$(basename "$server_bin")" in
 esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-sentinel-XXXXXX") || exit 1
-declare -A pid port   # by instance name: s0 s1 s2 (servers), t0 t1 t2 (sentinels)
-node_pid=
-
-cleanup() {
-  local rc=$? p
-  for p in "$node_pid" "${pid[@]}"; do
-    [ -n "$p" ] || continue
-    kill -9 "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
-  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
-    rm -rf "$work"
-  else
-    echo "logs and configs kept in $work" >&2
-  fi
-  return "$rc"
-}
-trap cleanup EXIT
+# Instances (instances.sh's pid and port) by name: s0 s1 s2 (servers), t0 t1 t2 (sentinels); its
+# hooks write_conf, instance_cmd and instance_answers are defined below.
+# shellcheck source-path=SCRIPTDIR source=instances.sh
+. "$here/instances.sh"
 
 failures=0
 fail() {
@@ -100,23 +86,9 @@ cli() { # cli PORT ARGS...
 info_field() { cli "$1" INFO replication | tr -d '\r' | sed -n "s/^$2://p"; }
 sentinel_master_port() { cli "${port[$1]}" SENTINEL GET-MASTER-ADDR-BY-NAME mymaster | sed -n 2p; }
 
-# A port nothing listens on and that no instance here was given. Another program may still take it
-# before the bind; start_instance then tries another.
-free_port() {
-  local p used
-  while :; do
-    p=$((20000 + RANDOM % 40000))
-    used=0
-    for q in "${port[@]}"; do [ "$q" = "$p" ] && used=1; done
-    [ "$used" -eq 0 ] || continue
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
-
 # write_conf NAME: NAME's config file from its port and role (servers: s1 and s2 follow s0).
 write_conf() {
   local name=$1 conf=$work/$1.conf
-  mkdir -p "$work/$name.dir"
   case "$name" in
     s*) { echo "port ${port[$name]}"
           echo "bind 127.0.0.1"
@@ -136,58 +108,13 @@ write_conf() {
   esac
 }
 
-# launch NAME: starts NAME from its config file (as it is: a restart keeps what CONFIG REWRITE
-# wrote) and waits for PING; 0, 1 when it never answered, 2 when its port was taken.
-launch() {
-  local name=$1 waited reply cmd
-  case "$name" in
-    s*) cmd=("$server_bin" "$work/$name.conf") ;;
-    t*) cmd=(redis-sentinel "$work/$name.conf") ;;
+instance_cmd() {
+  case "$1" in
+    s*) INSTANCE_CMD=("$server_bin" "$work/$1.conf") ;;
+    t*) INSTANCE_CMD=(redis-sentinel "$work/$1.conf") ;;
   esac
-  (cd "$work/$name.dir" && exec "${cmd[@]}") >>"$work/$name.log" 2>&1 &
-  pid[$name]=$!
-  for ((waited = 0; waited < READY_SECONDS * 20; waited++)); do
-    kill -0 "${pid[$name]}" 2>/dev/null || break
-    reply=$(cli "${port[$name]}" PING)
-    [ -n "$reply" ] && kill -0 "${pid[$name]}" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  if kill -0 "${pid[$name]}" 2>/dev/null; then
-    echo "$name never answered PING on port ${port[$name]}" >&2
-    return 1
-  fi
-  wait "${pid[$name]}" 2>/dev/null
-  pid[$name]=
-  grep -qi "in use" "$work/$name.log" && return 2
-  echo "$name did not start:" >&2
-  tail -n 20 "$work/$name.log" >&2
-  return 1
 }
-
-# start_instance NAME: a new port and config file for NAME, then launch, up to 5 ports.
-start_instance() {
-  local attempt
-  for ((attempt = 0; attempt < 5; attempt++)); do
-    port[$1]=$(free_port)
-    write_conf "$1"
-    launch "$1"
-    case $? in
-      0) return 0 ;;
-      1) return 1 ;;
-    esac
-  done
-  return 1
-}
-
-# wait_until SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds; 1 after SECONDS.
-wait_until() {
-  local deadline=$(($(date +%s) + $1))
-  shift
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.2
-  done
-}
+instance_answers() { [ -n "$(cli "${port[$1]}" PING)" ]; }
 
 # follows PORT PRIMARY_PORT: the server on PORT is a replica of PRIMARY_PORT with its link up.
 follows() {
@@ -280,7 +207,7 @@ else
   echo "== ioredis client through the sentinels"
   node "$client_js" --sentinels "127.0.0.1:${port[t0]},127.0.0.1:${port[t1]},127.0.0.1:${port[t2]}" \
     --name mymaster --interval 20 --stop-file "$work/client.stop" >"$work/client.out" 2>"$work/client.log" &
-  node_pid=$!
+  pid[node]=$! # killed by instances.sh on exit, like the instances
   # It prints "writing" once its first writes are acknowledged.
   wait_until "$READY_SECONDS" grep -q '^writing' "$work/client.out" ||
     { cat "$work/client.log" >&2; die "the ioredis client never started writing"; }
@@ -314,16 +241,16 @@ echo "   failover: $new_name (port $new) is the primary after $promoted_at s;" \
 missing=$(keys_missing "$new" 1 "$KEYS_BEFORE")
 [ "$missing" = 0 ] || fail "$missing of the $KEYS_BEFORE acknowledged keys are missing on $new_name"
 
-if [ -n "$node_pid" ]; then
+if [ -n "${pid[node]:-}" ]; then
   sleep 2 # writes on the new primary too
   touch "$work/client.stop"
-  if wait "$node_pid"; then
+  if wait "${pid[node]}"; then
     sed 's/^/   /' "$work/client.out"
   else
     sed 's/^/   /' "$work/client.out" "$work/client.log" >&2
     fail "the ioredis client's check failed"
   fi
-  node_pid=
+  pid[node]=
 fi
 
 echo "== restart of the old primary s0 on port $old"
