@@ -39,20 +39,11 @@ fail() {
 }
 
 # ---- certificates ----
-# cert NAME CN CA [days]: NAME.key and NAME.crt signed by CA (CA.key, CA.crt).
-cert() {
-  openssl req -newkey rsa:2048 -nodes -keyout "$CERTS/$1.key" -out "$CERTS/$1.csr" \
-    -subj "/CN=$2" 2>/dev/null &&
-    openssl x509 -req -in "$CERTS/$1.csr" -CA "$CERTS/$3.crt" -CAkey "$CERTS/$3.key" \
-      -CAcreateserial -out "$CERTS/$1.crt" -days "${4:-2}" 2>/dev/null
-}
-ca() {
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$CERTS/$1.key" -out "$CERTS/$1.crt" \
-    -days 2 -subj "/CN=$1" 2>/dev/null
-}
-ca ca && ca otherca && cert server localhost ca && cert server2 reloaded ca &&
-  cert client client ca && cert expired expired ca -1 && cert stranger stranger otherca &&
-  cert otherserver localhost otherca || { echo "openssl could not make the certificates" >&2; exit 1; }
+. "$here/certs.sh"
+certs_ca ca && certs_ca otherca && certs_make server localhost ca &&
+  certs_make server2 reloaded ca && certs_make client client ca && certs_make expired expired ca -1 &&
+  certs_make stranger stranger otherca && certs_make otherserver localhost otherca ||
+  { echo "openssl could not make the certificates" >&2; exit 1; }
 
 TLS_FLAGS=(--tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/server.key"
            --tls-ca-cert-file "$CERTS/ca.crt")
