@@ -15,6 +15,9 @@
 #               (the 1 MB value) and a write streamed after it
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
 #               once; a missing file is refused with Redis's error and the old one keeps serving
+#   ports       CONFIG SET port and tls-port: the new port listens, the old one closes, a plaintext
+#               and a TLS connection made before still answer; a port in use is refused with
+#               Redis's error and the old port keeps listening; tls-port 0 closes the TLS listener
 #   start       a certificate that does not load, a key that does not match, tls-port without a
 #               key, a wrong tls-key-file-pass: no start, with the reason logged; port 0 serves TLS
 #               only (with a passphrase-protected key and the right tls-key-file-pass)
@@ -189,6 +192,55 @@ start_tls --tls-protocols TLSv1.3 || exit 1
 handshake -tls1_2 && fail "tls-protocols TLSv1.3 completed a TLSv1.2 handshake"
 handshake -tls1_3 || fail "tls-protocols TLSv1.3 refused a TLSv1.3 handshake"
 expect "served after the downgrade attempt" "$(cli client PING)" PONG
+stop_tls
+
+# ---- ports: CONFIG SET port and tls-port move the listeners, connections stay ----
+start_tls || exit 1
+# A plaintext connection and a TLS one (openssl s_client) made before the moves, asked again after.
+exec 3<>"/dev/tcp/127.0.0.1/$SERVER_PORT"
+coproc TLS_CONN { exec openssl s_client -quiet -connect "127.0.0.1:$TLS_PORT" -CAfile "$CERTS/ca.crt" \
+  -cert "$CERTS/client.crt" -key "$CERTS/client.key" 2>/dev/null; }
+# still_served WHAT: both connections answer an inline PING.
+still_served() {
+  local line=
+  printf 'PING\r\n' >&3
+  read -r -t 10 line <&3
+  expect "$1: the plaintext connection made before" "${line%$'\r'}" +PONG
+  line=
+  printf 'PING\r\n' >&"${TLS_CONN[1]}"
+  read -r -t 10 line <&"${TLS_CONN[0]}"
+  expect "$1: the TLS connection made before" "${line%$'\r'}" +PONG
+}
+still_served "before the moves"
+old_port=$SERVER_PORT old_tls=$TLS_PORT
+expect "CONFIG SET port, the same port" "$(redis-cli -p "$old_port" CONFIG SET port "$old_port")" OK
+# A port in use (our own TLS port): Redis's error, and the old port still listens.
+expect "CONFIG SET port to a port in use" "$(redis-cli -p "$old_port" CONFIG SET port "$old_tls")" \
+  "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs."
+expect "the old port after the refusal" "$(redis-cli -p "$old_port" PING)" PONG
+expect "CONFIG GET port after the refusal" "$(redis-cli -p "$old_port" CONFIG GET port | tail -n 1)" \
+  "$old_port"
+new_port=$(free_port)
+expect "CONFIG SET port" "$(redis-cli -p "$old_port" CONFIG SET port "$new_port")" OK
+expect "the new port" "$(redis-cli -p "$new_port" PING)" PONG
+redis-cli -p "$old_port" PING >/dev/null 2>&1 && fail "the old port still listens after CONFIG SET port"
+SERVER_PORT=$new_port
+expect "CONFIG SET tls-port to a port in use" "$(cli client CONFIG SET tls-port "$new_port")" \
+  "ERR CONFIG SET failed (possibly related to argument 'tls-port') - Unable to listen on this port. Check server logs."
+expect "the old tls-port after the refusal" "$(cli client PING)" PONG
+new_tls=$(free_port)
+expect "CONFIG SET tls-port" "$(cli client CONFIG SET tls-port "$new_tls")" OK
+TLS_PORT=$new_tls
+expect "the new tls-port" "$(cli client PING)" PONG
+TLS_PORT=$old_tls
+[ "$(cli client PING)" = PONG ] && fail "the old tls-port still listens after CONFIG SET tls-port"
+still_served "after the moves"
+expect "CONFIG SET tls-port 0" "$(redis-cli -p "$new_port" CONFIG SET tls-port 0)" OK
+TLS_PORT=$new_tls
+[ "$(cli client PING)" = PONG ] && fail "tls-port 0 still listens"
+still_served "after tls-port 0"
+exec 3>&-
+kill "$TLS_CONN_PID" 2>/dev/null
 stop_tls
 
 # ---- start ----
