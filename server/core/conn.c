@@ -88,6 +88,25 @@ static void close_cb(uv_handle_t *h)
     conn_client_free(h->data);
 }
 
+/* Redis's connTLSClose: a TLS client closed by us after its handshake (QUIT,
+ * CLIENT KILL, a timeout, shutdown) is sent close_notify, with whatever
+ * ciphertext was still owed before it, if the socket takes it now: the loop
+ * never waits for it. Skipped while a write is in flight, which uv_close
+ * cancels, as nothing may overtake it. */
+static void send_close_notify(struct client *c)
+{
+    struct resp_iov iov[WRITE_IOVS];
+    uv_buf_t bufs[WRITE_IOVS];
+
+    if ((c->flags & CLIENT_WRITING) || tls_close_notify(c->tls) < 0)
+        return;
+    int n = resp_out_peek(tls_wire(c->tls), iov, WRITE_IOVS);
+    for (int i = 0; i < n; i++)
+        bufs[i] = uv_buf_init((char *)iov[i].base, (unsigned int)iov[i].len);
+    if (n > 0)
+        uv_try_write(&c->h.stream, bufs, (unsigned int)n);
+}
+
 void conn_close(struct client *c)
 {
     if (c->flags & CLIENT_CLOSING)
@@ -98,6 +117,8 @@ void conn_close(struct client *c)
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         return;
     }
+    if (c->tls)
+        send_close_notify(c);
     c->flags |= CLIENT_CLOSING;
     block_client_gone(c);
     pause_client_gone(c);

@@ -51,6 +51,7 @@ struct tls_conn {
     SSL *ssl;
     struct resp_out cipher; /* ciphertext to send */
     size_t in_start, in_end; /* ciphertext read, not yet taken by OpenSSL */
+    int fatal; /* OpenSSL failed: the connection may not be shut down cleanly */
     char err[160];
     char in[TLS_READ_ROOM];
 };
@@ -373,6 +374,7 @@ static void note_error(struct tls_conn *t, int ret)
         snprintf(t->err, sizeof(t->err), "closed by the peer");
         return;
     }
+    t->fatal = 1;
     openssl_errors(why, sizeof(why));
     long verify = SSL_get_verify_result(t->ssl);
     if (verify != X509_V_OK)
@@ -409,6 +411,22 @@ int tls_encrypt(struct tls_conn *t, struct resp_out *plain)
             return -1;
         }
         resp_out_consume(plain, (size_t)w);
+    }
+    return t->cipher.failed ? -1 : 0;
+}
+
+int tls_close_notify(struct tls_conn *t)
+{
+    /* OpenSSL forbids SSL_shutdown after a fatal error, and before the
+     * handshake's end there is no session to close. */
+    if (t->fatal || !SSL_is_init_finished(t->ssl))
+        return -1;
+    ERR_clear_error();
+    /* 0: sent, the peer's close_notify not seen (we do not wait for it); 1:
+     * the peer had closed first. Either way the alert is in cipher. */
+    if (SSL_shutdown(t->ssl) < 0) {
+        ERR_clear_error();
+        return -1;
     }
     return t->cipher.failed ? -1 : 0;
 }

@@ -52,6 +52,11 @@ long tls_read(struct tls_conn *t, char *buf, size_t cap);
  * the output limits; nothing before the handshake has ended. Returns 0, or
  * -1 when encrypting failed (tls_error says why). */
 int tls_encrypt(struct tls_conn *t, struct resp_out *plain);
+/* Appends TLS's close_notify alert to t's ciphertext output, to be written
+ * before the socket closes, as Redis's connTLSClose does. Returns 0, or -1
+ * when there is nothing to close cleanly (the handshake did not end, or
+ * OpenSSL failed on this connection). */
+int tls_close_notify(struct tls_conn *t);
 /* t's ciphertext output (handshake messages and encrypted replies), owned by
  * t: the connection writes and consumes it as a plaintext client's output. */
 struct resp_out *tls_wire(struct tls_conn *t);

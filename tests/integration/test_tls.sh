@@ -13,6 +13,8 @@
 #   protocols   tls-protocols TLSv1.3 refuses a TLSv1.2 handshake (a downgrade) and takes TLSv1.3
 #   replication a replica with tls-replication yes follows the primary's tls-port: the full sync
 #               (the 1 MB value) and a write streamed after it
+#   close       the server's close after QUIT, CLIENT KILL and the idle timeout sends TLS's
+#               close_notify alert (openssl s_client -msg sees it)
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
 #               once; a missing file is refused with Redis's error and the old one keeps serving
 #   ports       CONFIG SET port and tls-port: the new port listens, the old one closes, a plaintext
@@ -165,6 +167,25 @@ grep -q "peer did not return a certificate" "$SERVER_DIR/server.log" ||
 # Redis logs only "certificate verify failed"; we say why.
 [ "$(basename "$server_bin")" = redis-server ] || grep -q "certificate has expired" "$SERVER_DIR/server.log" ||
   fail "the refusal of an expired certificate is not logged with its reason"
+
+# ---- close_notify: the server's close of a TLS connection is announced (Redis's connTLSClose) ----
+# closed_with_notify WHAT ACTION_AFTER_PING: an openssl s_client that sends PING, then waits while
+# ACTION (a shell command) makes the server close it; the alert must arrive after +PONG.
+closed_with_notify() {
+  local what=$1 action=$2 out
+  out=$( (printf 'PING\r\n'; sleep 1; eval "$action"; sleep 2) |
+    timeout 20 openssl s_client -connect "127.0.0.1:$TLS_PORT" -CAfile "$CERTS/ca.crt" \
+      -cert "$CERTS/client.crt" -key "$CERTS/client.key" -msg 2>&1)
+  echo "$out" | grep -q "^+PONG" || fail "close_notify, $what: no PONG first: $(echo "$out" | tail -n 3)"
+  echo "$out" | grep -q "^<<< .*Alert.*close_notify" ||
+    fail "close_notify, $what: the server closed without it: $(echo "$out" | tail -n 3)"
+}
+closed_with_notify "after QUIT" "printf 'quit\r\n'" # s_client takes a line starting with Q as its own quit
+closed_with_notify "after CLIENT KILL" \
+  "redis-cli -p $SERVER_PORT CLIENT KILL LADDR 127.0.0.1:$TLS_PORT >/dev/null"
+expect "CONFIG SET timeout 1" "$(redis-cli -p "$SERVER_PORT" CONFIG SET timeout 1)" OK
+closed_with_notify "after the idle timeout" "sleep 2"
+redis-cli -p "$SERVER_PORT" CONFIG SET timeout 0 >/dev/null
 
 # ---- reload ----
 expect "certificate at start" "$(subject "$TLS_PORT")" "subject=CN = localhost"
