@@ -169,7 +169,8 @@ static void config_set_command(struct client *c)
      * MONITOR (redacted once copied, since redaction replaces the argument). */
     for (int i = 2; i + 1 < c->argc; i += 2)
         if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth") ||
-            arg_is(&c->argv[i], "tls-key-file-pass"))
+            arg_is(&c->argv[i], "tls-key-file-pass") ||
+            arg_is(&c->argv[i], "tls-client-key-file-pass"))
             command_redact_arg(c, i + 1);
     /* The values before, to set back when the system cannot take them. */
     const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));

@@ -32,7 +32,8 @@ int tls_configured(void);
 void tls_cleanup(void);
 
 /* A connection's TLS state from the current context: accepting (a client's
- * connection to our tls-port) or connecting (our link to a primary). NULL
+ * connection to our tls-port) or connecting (our link to a primary, which
+ * shows tls-client-cert-file instead when that is configured). NULL
  * when out of memory or when no context is configured. Free with
  * tls_conn_free; tls_conn_free(NULL) does nothing. */
 struct tls_conn *tls_conn_new(int accepting);

@@ -12,7 +12,9 @@
 #   optional    tls-auth-clients optional: without a certificate served, with a bad one refused
 #   protocols   tls-protocols TLSv1.3 refuses a TLSv1.2 handshake (a downgrade) and takes TLSv1.3
 #   replication a replica with tls-replication yes follows the primary's tls-port: the full sync
-#               (the 1 MB value) and a write streamed after it
+#               (the 1 MB value) and a write streamed after it; its link shows its client-only
+#               tls-client-cert-file (its own tls-cert-file is from a CA the primary refuses);
+#               CONFIG GET/SET of tls-client-key-file
 #   close       the server's close after QUIT, CLIENT KILL and the idle timeout sends TLS's
 #               close_notify alert (openssl s_client -msg sees it)
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
@@ -47,7 +49,8 @@ fail() {
 . "$here/certs.sh"
 certs_ca ca && certs_ca otherca && certs_make server localhost ca &&
   certs_make server2 reloaded ca && certs_make client client ca && certs_make expired expired ca -1 &&
-  certs_make stranger stranger otherca && certs_make otherserver localhost otherca ||
+  certs_make stranger stranger otherca && certs_make otherserver localhost otherca &&
+  certs_make replclient replica ca 2 extendedKeyUsage=clientAuth ||
   { echo "openssl could not make the certificates" >&2; exit 1; }
 
 TLS_FLAGS=(--tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/server.key"
@@ -124,18 +127,36 @@ out=$(timeout 60 redis-benchmark -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt" \
 
 # ---- replication over TLS: the replica's link to the primary's tls-port ----
 REPLICA_PID=
-replica_port=$(free_port)
-mkdir -p "$CERTS/replica"
-(cd "$CERTS/replica" && exec "$server_bin" --port "$replica_port" --save "" --appendonly no \
-  "${TLS_FLAGS[@]}" --tls-replication yes --replicaof 127.0.0.1 "$TLS_PORT") \
-  >"$CERTS/replica.log" 2>&1 &
-REPLICA_PID=$!
-for ((i = 0; i < 200; i++)); do
-  redis-cli -p "$replica_port" INFO replication 2>/dev/null | grep -q "master_link_status:up" && break
-  sleep 0.05
+# Its own certificate (tls-cert-file) is from a CA the primary does not trust: the link gets in
+# only by showing tls-client-cert-file, a client-only certificate from ours (Redis 7.0).
+for ((attempt = 0; attempt < 5; attempt++)); do
+  replica_port=$(free_port)
+  mkdir -p "$CERTS/replica"
+  (cd "$CERTS/replica" && exec "$server_bin" --port "$replica_port" --save "" --appendonly no \
+    --tls-cert-file "$CERTS/otherserver.crt" --tls-key-file "$CERTS/otherserver.key" \
+    --tls-ca-cert-file "$CERTS/ca.crt" --tls-client-cert-file "$CERTS/replclient.crt" \
+    --tls-client-key-file "$CERTS/replclient.key" \
+    --tls-replication yes --replicaof 127.0.0.1 "$TLS_PORT") >"$CERTS/replica.log" 2>&1 &
+  REPLICA_PID=$!
+  for ((i = 0; i < 200; i++)); do
+    redis-cli -p "$replica_port" INFO replication 2>/dev/null | grep -q "master_link_status:up" && break
+    kill -0 "$REPLICA_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -0 "$REPLICA_PID" 2>/dev/null && break
+  wait "$REPLICA_PID"
+  REPLICA_PID=
+  grep -q "in use" "$CERTS/replica.log" || break
 done
 redis-cli -p "$replica_port" INFO replication | grep -q "master_link_status:up" ||
-  fail "replica over TLS: link not up: $(tail -n 5 "$CERTS/replica.log")"
+  fail "replica over TLS with a client certificate: link not up: $(tail -n 5 "$CERTS/replica.log")"
+expect "CONFIG GET tls-client-cert-file" \
+  "$(redis-cli -p "$replica_port" CONFIG GET tls-client-cert-file | tail -n 1)" "$CERTS/replclient.crt"
+expect "CONFIG SET tls-client-key-file, a missing file" \
+  "$(redis-cli -p "$replica_port" CONFIG SET tls-client-key-file "$CERTS/nothing.key")" \
+  "ERR CONFIG SET failed (possibly related to argument 'tls-client-key-file') - Unable to update TLS configuration. Check server logs."
+expect "tls-client-key-file after the refusal" \
+  "$(redis-cli -p "$replica_port" CONFIG GET tls-client-key-file | tail -n 1)" "$CERTS/replclient.key"
 expect "full sync over TLS, the 1 MB value" "$(redis-cli -p "$replica_port" STRLEN big)" \
   "$(stat -c %s "$CERTS/big")"
 cli client SET after-sync 42 >/dev/null
