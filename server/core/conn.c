@@ -18,7 +18,12 @@
  * parser; its replies are written into the same c->out, and the write path
  * sends the TLS layer's ciphertext output instead (wire()), so requests and
  * replies take one path whatever the transport, and a plaintext client pays
- * one pointer test per read and per write.
+ * one pointer test per read and per write. Closing a TLS client after its
+ * handshake first offers the socket TLS's close_notify (send_close_notify).
+ *
+ * Listeners: each port's sockets are one heap struct listener_set, so that a
+ * CONFIG SET of port or tls-port (conn_relisten) opens the new ones before
+ * the old ones close; a released set frees itself in its last close_cb.
  *
  * Streamed replies (stream.h): while a client's reply streams, its requests
  * wait; conn_send tops the output up from the stream whenever it runs low,
