@@ -14,7 +14,7 @@
 #   replication a replica with tls-replication yes follows the primary's tls-port: the full sync
 #               (the 1 MB value) and a write streamed after it; its link shows its client-only
 #               tls-client-cert-file (its own tls-cert-file is from a CA the primary refuses);
-#               CONFIG GET/SET of tls-client-key-file
+#               CONFIG GET/SET of tls-client-key-file, tls-client-key-file-pass redacted in SLOWLOG
 #   close       the server's close after QUIT, CLIENT KILL and the idle timeout sends TLS's
 #               close_notify alert (openssl s_client -msg sees it)
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
@@ -157,6 +157,16 @@ expect "CONFIG SET tls-client-key-file, a missing file" \
   "ERR CONFIG SET failed (possibly related to argument 'tls-client-key-file') - Unable to update TLS configuration. Check server logs."
 expect "tls-client-key-file after the refusal" \
   "$(redis-cli -p "$replica_port" CONFIG GET tls-client-key-file | tail -n 1)" "$CERTS/replclient.key"
+# The client key's passphrase is redacted in the slow log, like tls-key-file-pass (ours only:
+# Redis 7.0.15 redacts neither).
+redis-cli -p "$replica_port" CONFIG SET slowlog-log-slower-than 0 >/dev/null
+redis-cli -p "$replica_port" CONFIG SET tls-client-key-file-pass s3cret-pw >/dev/null
+out=$(redis-cli -p "$replica_port" SLOWLOG GET 5)
+if [ "$(basename "$server_bin")" != redis-server ]; then
+  echo "$out" | grep -q "s3cret-pw" && fail "tls-client-key-file-pass shown in the slow log"
+  echo "$out" | grep -q "(redacted)" || fail "tls-client-key-file-pass not redacted in the slow log: $out"
+fi
+redis-cli -p "$replica_port" CONFIG SET slowlog-log-slower-than 10000 tls-client-key-file-pass "" >/dev/null
 expect "full sync over TLS, the 1 MB value" "$(redis-cli -p "$replica_port" STRLEN big)" \
   "$(stat -c %s "$CERTS/big")"
 cli client SET after-sync 42 >/dev/null
