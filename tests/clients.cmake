@@ -1,6 +1,7 @@
 # Real clients against rbkv (issue #11): hiredis's async API on its libuv adapter, redis-cli's
 # bulk, scan, stat, latency, RESP3 and interactive modes, and the Node.js clients node-redis and
-# ioredis pinned by tests/clients/package-lock.json. include()d from tests/CMakeLists.txt, so
+# ioredis pinned by tests/clients/package-lock.json, also over TLS with client certificates
+# (tls.test.js). include()d from tests/CMakeLists.txt, so
 # relative paths start in tests/. The scripts skip (exit 77) when a tool they need is missing;
 # scripts/deps.sh test installs them.
 rbkv_server_test(integration_hiredis_async integration/test_hiredis_async.c 120 integration)

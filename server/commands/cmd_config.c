@@ -16,6 +16,7 @@
 #include "childinfo.h"
 #include "client.h"
 #include "config.h"
+#include "conn.h"
 #include "errorstats.h"
 #include "glob.h"
 #include "keyspace.h"
@@ -104,6 +105,35 @@ static int tls_reconfigure_or_undo(int npairs, const char *const *before)
     return -1;
 }
 
+/* Redis's updatePort and applyTLSPort: a port or tls-port that changed
+ * (from port, tls_port) listens on the new port, then closes the old one;
+ * connections stay. Returns NULL, or the setting whose port could not be
+ * listened on, after setting the values in before back, and the listeners
+ * and the TLS context with them. */
+static const char *relisten_or_undo(int port, int tls_port, int npairs, const char *const *before)
+{
+    char err[512];
+    const char *failed = NULL;
+    int moved = 0;
+
+    if (server.cfg.port != port) {
+        if (conn_relisten(0) < 0)
+            failed = "port";
+        else
+            moved = 1;
+    }
+    if (!failed && server.cfg.tls_port != tls_port && conn_relisten(1) < 0)
+        failed = "tls-port";
+    if (!failed)
+        return NULL;
+    config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+    if (moved && conn_relisten(0) < 0)
+        log_warning("Could not listen on port %d again", port);
+    if ((server.cfg.tls_port || server.cfg.tls_replication) && tls_configure(err, sizeof(err)) < 0)
+        log_warning("%s", err);
+    return failed;
+}
+
 /* CONFIG SET name value [name value ...]: all or nothing (config_set_many). */
 static void config_set_command(struct client *c)
 {
@@ -139,7 +169,8 @@ static void config_set_command(struct client *c)
      * MONITOR (redacted once copied, since redaction replaces the argument). */
     for (int i = 2; i + 1 < c->argc; i += 2)
         if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth") ||
-            arg_is(&c->argv[i], "tls-key-file-pass"))
+            arg_is(&c->argv[i], "tls-key-file-pass") ||
+            arg_is(&c->argv[i], "tls-client-key-file-pass"))
             command_redact_arg(c, i + 1);
     /* The values before, to set back when the system cannot take them. */
     const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));
@@ -149,6 +180,8 @@ static void config_set_command(struct client *c)
         before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
     }
     long long maxclients = server.cfg.maxclients;
+    int port = server.cfg.port, tls_port = server.cfg.tls_port;
+    const char *unlistened = NULL;
     const char *tls_name = first_tls_setting(npairs, pairs);
     if (config_set_many(&server.cfg, npairs, pairs, err, sizeof(err)) < 0) {
         resp_add_error(&c->out, err);
@@ -169,6 +202,11 @@ static void config_set_command(struct client *c)
                         "operating system is not able to handle the specified number of clients, "
                         "try with %lld",
                         fits);
+    } else if ((unlistened = relisten_or_undo(port, tls_port, npairs, before))) {
+        resp_add_errorf(&c->out,
+                        "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to "
+                        "listen on this port. Check server logs.",
+                        unlistened);
     } else {
         reply_ok(c);
     }

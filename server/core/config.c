@@ -120,15 +120,16 @@ static const char *const tls_auth_names[] = {"no", "yes", "optional", NULL};
 static const struct config_def defs[] = {
     {.name = "bind", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
      .default_value = "127.0.0.1", .set = set_bind, .get = get_bind},
-    {.name = "port", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(port), .max = 65535,
+    {.name = "port", .type = CONFIG_INT, FIELD(port), .max = 65535,
      .default_value = "6379"},
     {.name = "unixsocket", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
      FIELD(unixsocket), .default_value = ""},
     {.name = "unixsocketperm", .type = CONFIG_OCTAL, .flags = CONFIG_IMMUTABLE,
      FIELD(unixsocketperm), .max = 0777, .default_value = "0"},
-    /* TLS (tls.c). A CONFIG SET of any tls- setting but the port rebuilds the
-     * context (cmd_config.c), so certificates are reloaded without a restart. */
-    {.name = "tls-port", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(tls_port),
+    /* TLS (tls.c). A CONFIG SET of any tls- setting rebuilds the context
+     * (cmd_config.c), so certificates are reloaded without a restart; one of
+     * port or tls-port moves the listener (conn_relisten). */
+    {.name = "tls-port", .type = CONFIG_INT, FIELD(tls_port),
      .max = 65535, .default_value = "0"},
     {.name = "tls-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(tls_cert_file), .default_value = ""},
@@ -136,6 +137,12 @@ static const struct config_def defs[] = {
      FIELD(tls_key_file), .default_value = ""},
     {.name = "tls-key-file-pass", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(tls_key_file_pass), .default_value = ""},
+    {.name = "tls-client-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_client_cert_file), .default_value = ""},
+    {.name = "tls-client-key-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_client_key_file), .default_value = ""},
+    {.name = "tls-client-key-file-pass", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     FIELD(tls_client_key_file_pass), .default_value = ""},
     {.name = "tls-ca-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(tls_ca_cert_file), .default_value = ""},
     {.name = "tls-ca-cert-dir", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,

@@ -153,6 +153,9 @@ struct config {
      * Files NULL = unset. */
     int tls_port;
     char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    /* What our outgoing links (a replica's to its primary) show instead of
+     * tls_cert_file when both files are set, as Redis's tls-client- settings. */
+    char *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
     char *tls_ca_cert_file, *tls_ca_cert_dir, *tls_dh_params_file;
     enum tls_auth_clients tls_auth_clients;
     char *tls_protocols;      /* NULL = "TLSv1.2 TLSv1.3" */

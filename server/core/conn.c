@@ -18,7 +18,12 @@
  * parser; its replies are written into the same c->out, and the write path
  * sends the TLS layer's ciphertext output instead (wire()), so requests and
  * replies take one path whatever the transport, and a plaintext client pays
- * one pointer test per read and per write.
+ * one pointer test per read and per write. Closing a TLS client after its
+ * handshake first offers the socket TLS's close_notify (send_close_notify).
+ *
+ * Listeners: each port's sockets are one heap struct listener_set, so that a
+ * CONFIG SET of port or tls-port (conn_relisten) opens the new ones before
+ * the old ones close; a released set frees itself in its last close_cb.
  *
  * Streamed replies (stream.h): while a client's reply streams, its requests
  * wait; conn_send tops the output up from the stream whenever it runs low,
@@ -88,6 +93,25 @@ static void close_cb(uv_handle_t *h)
     conn_client_free(h->data);
 }
 
+/* Redis's connTLSClose: a TLS client closed by us after its handshake (QUIT,
+ * CLIENT KILL, a timeout, shutdown) is sent close_notify, with whatever
+ * ciphertext was still owed before it, if the socket takes it now: the loop
+ * never waits for it. Skipped while a write is in flight, which uv_close
+ * cancels, as nothing may overtake it. */
+static void send_close_notify(struct client *c)
+{
+    struct resp_iov iov[WRITE_IOVS];
+    uv_buf_t bufs[WRITE_IOVS];
+
+    if ((c->flags & CLIENT_WRITING) || tls_close_notify(c->tls) < 0)
+        return;
+    int n = resp_out_peek(tls_wire(c->tls), iov, WRITE_IOVS);
+    for (int i = 0; i < n; i++)
+        bufs[i] = uv_buf_init((char *)iov[i].base, (unsigned int)iov[i].len);
+    if (n > 0)
+        uv_try_write(&c->h.stream, bufs, (unsigned int)n);
+}
+
 void conn_close(struct client *c)
 {
     if (c->flags & CLIENT_CLOSING)
@@ -98,6 +122,8 @@ void conn_close(struct client *c)
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         return;
     }
+    if (c->tls)
+        send_close_notify(c);
     c->flags |= CLIENT_CLOSING;
     block_client_gone(c);
     pause_client_gone(c);
@@ -833,8 +859,40 @@ static void on_unix_connection(uv_stream_t *listener, int status)
     accept_client(listener, 1, 0);
 }
 
-/* Listens on bind_addr at port: the plaintext port, or tls-port (is_tls). */
-static int listen_tcp(const char *bind_addr, int port, int is_tls)
+/* One port's listening sockets, one per bind address. On the heap, so that a
+ * CONFIG SET of the port can open the new set while the old one still
+ * serves; freed once released and its last handle's close_cb has run. */
+struct listener_set {
+    uv_tcp_t tcp[CONFIG_MAX_BIND];
+    int count;         /* listening handles in tcp[] */
+    int open_handles;  /* handles initialised whose close_cb has not run */
+    int released;
+};
+
+static void listener_close_cb(uv_handle_t *h)
+{
+    struct listener_set *set = h->data;
+    if (--set->open_handles == 0 && set->released)
+        xfree(set);
+}
+
+/* Stops listening on set's sockets (connections accepted from them stay);
+ * the set frees itself once they are closed. Takes NULL. */
+static void listeners_release(struct listener_set *set)
+{
+    if (!set)
+        return;
+    for (int i = 0; i < set->count; i++)
+        uv_close((uv_handle_t *)&set->tcp[i], listener_close_cb);
+    set->count = 0;
+    set->released = 1;
+    if (set->open_handles == 0)
+        xfree(set);
+}
+
+/* Adds to set a socket listening on bind_addr at port: the plaintext port,
+ * or tls-port (is_tls). */
+static int listen_tcp(struct listener_set *set, const char *bind_addr, int port, int is_tls)
 {
     struct sockaddr_storage ss;
     const char *addr = bind_addr;
@@ -858,15 +916,16 @@ static int listen_tcp(const char *bind_addr, int port, int is_tls)
         log_warning("Invalid bind address '%s'", bind_addr);
         return -1;
     }
-    uv_tcp_t *t = is_tls ? &server.tls_listeners[server.tls_listener_count]
-                         : &server.listeners[server.listener_count];
+    uv_tcp_t *t = &set->tcp[set->count];
     uv_tcp_init(server.loop, t);
+    t->data = set;
+    set->open_handles++;
     rc = uv_tcp_bind(t, (const struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)t, LISTEN_BACKLOG,
                        is_tls ? on_tls_connection : on_tcp_connection);
     if (rc < 0) {
-        uv_close((uv_handle_t *)t, NULL);
+        uv_close((uv_handle_t *)t, listener_close_cb);
         if (optional) {
             log_notice("Skipping optional bind address %s:%d: %s", addr, port,
                        uv_strerror(rc));
@@ -876,10 +935,7 @@ static int listen_tcp(const char *bind_addr, int port, int is_tls)
                     is_tls ? "TLS" : "TCP", addr, port, uv_strerror(rc));
         return -1;
     }
-    if (is_tls)
-        server.tls_listener_count++;
-    else
-        server.listener_count++;
+    set->count++;
     return 0;
 }
 
@@ -902,19 +958,23 @@ static int listen_unix(void)
     return 0;
 }
 
-/* Listens on port at every bind address; -1 when one that is not optional
- * failed, or none could be listened on. */
-static int listen_port(int port, int is_tls)
+/* Listens on port at every bind address: the new set, or NULL when one
+ * that is not optional failed or none could be listened on. */
+static struct listener_set *listen_port(int port, int is_tls)
 {
+    struct listener_set *set = xcalloc(1, sizeof(*set));
     for (int i = 0; i < server.cfg.bind_count; i++) {
-        if (listen_tcp(server.cfg.bind[i], port, is_tls) < 0)
-            return -1;
+        if (listen_tcp(set, server.cfg.bind[i], port, is_tls) < 0) {
+            listeners_release(set);
+            return NULL;
+        }
     }
-    if ((is_tls ? server.tls_listener_count : server.listener_count) == 0) {
+    if (set->count == 0) {
         log_warning("No bind address could be listened on%s", is_tls ? " for TLS" : "");
-        return -1;
+        listeners_release(set);
+        return NULL;
     }
-    return 0;
+    return set;
 }
 
 int conn_listen(void)
@@ -922,17 +982,32 @@ int conn_listen(void)
     uv_check_init(server.loop, &sync_check);
     uv_idle_init(server.loop, &sync_idle);
     sync_handles = 1;
-    if (server.cfg.port && listen_port(server.cfg.port, 0) < 0)
+    if (server.cfg.port && !(server.listeners = listen_port(server.cfg.port, 0)))
         return -1;
-    if (server.cfg.tls_port && listen_port(server.cfg.tls_port, 1) < 0)
+    if (server.cfg.tls_port && !(server.tls_listeners = listen_port(server.cfg.tls_port, 1)))
         return -1;
     if (server.cfg.unixsocket && server.cfg.unixsocket[0] && listen_unix() < 0)
         return -1;
-    if (server.listener_count == 0 && server.tls_listener_count == 0 && !server.unix_listening) {
+    if (!server.listeners && !server.tls_listeners && !server.unix_listening) {
         log_warning("Configured to not listen anywhere (port 0, tls-port 0 and no unixsocket)");
         return -1;
     }
     warn_if_exposed();
+    return 0;
+}
+
+int conn_relisten(int is_tls)
+{
+    struct listener_set **current = is_tls ? &server.tls_listeners : &server.listeners;
+    int port = is_tls ? server.cfg.tls_port : server.cfg.port;
+    struct listener_set *fresh = NULL;
+
+    if (port && !(fresh = listen_port(port, is_tls)))
+        return -1;
+    listeners_release(*current);
+    *current = fresh;
+    if (port)
+        log_notice("Ready to accept connections %s on port %d", is_tls ? "tls" : "tcp", port);
     return 0;
 }
 
@@ -943,17 +1018,32 @@ void conn_close_listeners(void)
         uv_close((uv_handle_t *)&sync_idle, NULL);
         sync_handles = 0;
     }
-    for (int i = 0; i < server.listener_count; i++)
-        uv_close((uv_handle_t *)&server.listeners[i], NULL);
-    server.listener_count = 0;
-    for (int i = 0; i < server.tls_listener_count; i++)
-        uv_close((uv_handle_t *)&server.tls_listeners[i], NULL);
-    server.tls_listener_count = 0;
+    listeners_release(server.listeners);
+    server.listeners = NULL;
+    listeners_release(server.tls_listeners);
+    server.tls_listeners = NULL;
     if (server.unix_listening) {
         uv_close((uv_handle_t *)&server.unix_listener, NULL);
         unlink(server.cfg.unixsocket);
         server.unix_listening = 0;
     }
+}
+
+static void close_fd_of(uv_handle_t *h)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno(h, &fd) == 0)
+        close(fd);
+}
+
+void conn_close_listener_fds(void)
+{
+    struct listener_set *sets[] = {server.listeners, server.tls_listeners};
+    for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
+        for (int i = 0; sets[s] && i < sets[s]->count; i++)
+            close_fd_of((uv_handle_t *)&sets[s]->tcp[i]);
+    if (server.unix_listening)
+        close_fd_of((uv_handle_t *)&server.unix_listener);
 }
 
 /* At shutdown: one last non-blocking attempt to send what each client is

@@ -12,7 +12,14 @@
 struct client;
 
 int conn_listen(void);
+/* Listens on the port (tls-port when is_tls) server.cfg now names, 0 for
+ * none, then stops listening on the old one; connections stay. Returns 0, or
+ * -1 (logged) with the old port still listening. */
+int conn_relisten(int is_tls);
 void conn_close_listeners(void);
+/* In a forked child: closes its copies of the listening sockets without
+ * libuv (server_child_close_listeners). */
+void conn_close_listener_fds(void);
 void conn_close(struct client *c);
 /* Unlists c and frees it with what it owns (its transaction and WATCHes
  * too), once its handle is closed or for a client that never had one (the

@@ -330,30 +330,18 @@ int server_start(void)
     log_notice("Server initialized");
     if (server.cfg.replicaof_host)
         repl_replica_start();
-    if (server.listener_count)
+    if (server.listeners)
         log_notice("Ready to accept connections tcp on port %d", server.cfg.port);
-    if (server.tls_listener_count)
+    if (server.tls_listeners)
         log_notice("Ready to accept connections tls on port %d", server.cfg.tls_port);
     if (server.unix_listening)
         log_notice("Ready to accept connections unix on %s", server.cfg.unixsocket);
     return 0;
 }
 
-static void close_fd_of(uv_handle_t *h)
-{
-    uv_os_fd_t fd;
-    if (uv_fileno(h, &fd) == 0)
-        close(fd);
-}
-
 void server_child_close_listeners(void)
 {
-    for (int i = 0; i < server.listener_count; i++)
-        close_fd_of((uv_handle_t *)&server.listeners[i]);
-    for (int i = 0; i < server.tls_listener_count; i++)
-        close_fd_of((uv_handle_t *)&server.tls_listeners[i]);
-    if (server.unix_listening)
-        close_fd_of((uv_handle_t *)&server.unix_listener);
+    conn_close_listener_fds();
 }
 
 void server_run(void)

@@ -38,10 +38,9 @@ struct server {
     struct config cfg;
     char *config_file;           /* absolute path, owned, NULL when none */
 
-    uv_tcp_t listeners[CONFIG_MAX_BIND];
-    int listener_count;
-    uv_tcp_t tls_listeners[CONFIG_MAX_BIND]; /* on tls-port, one per bind address */
-    int tls_listener_count;
+    /* port's and tls-port's sockets, one per bind address; NULL when not
+     * listening (conn.c, which replaces them on a CONFIG SET of the port). */
+    struct listener_set *listeners, *tls_listeners;
     uv_pipe_t unix_listener;
     int unix_listening;
     uv_signal_t sigterm, sigint;

@@ -14,7 +14,8 @@
  * defaults and error texts. It is rebuilt whole on every change of a tls-
  * setting and swapped only when complete, so a bad certificate leaves the
  * previous one serving; each SSL object holds a reference to the context it
- * was made from.
+ * was made from. Outgoing links get a context of their own when a client
+ * certificate is set (tls-client-cert-file), as in Redis.
  *
  * Must not know: clients, the parser, the dispatcher, libuv.
  */
@@ -51,11 +52,15 @@ struct tls_conn {
     SSL *ssl;
     struct resp_out cipher; /* ciphertext to send */
     size_t in_start, in_end; /* ciphertext read, not yet taken by OpenSSL */
+    int fatal; /* OpenSSL failed: the connection may not be shut down cleanly */
     char err[160];
     char in[TLS_READ_ROOM];
 };
 
 static SSL_CTX *current_ctx;
+/* Our outgoing links' context when a client certificate is set, else NULL
+ * (they use current_ctx). */
+static SSL_CTX *current_client_ctx;
 static BIO_METHOD *bio_method;
 
 /* ---- the BIO: ciphertext from in[], to cipher ---- */
@@ -179,14 +184,82 @@ static int load_dh_params(SSL_CTX *ctx, const char *path, char *err, size_t errl
     return 0;
 }
 
-/* Redis's createSSLContext, for both directions (our context also makes the
- * replica's link, which shows the same certificate). */
-static SSL_CTX *build_context(char *err, size_t errlen)
+/* Redis's createSSLContext: what a context for either direction holds, with
+ * cert_file, key_file and its passphrase (the server's or the client's). */
+static SSL_CTX *build_base(int protos, const char *cert_file, const char *key_file,
+                           const char *key_pass, char *err, size_t errlen)
 {
     const struct config *cfg = &server.cfg;
     char why[256];
+
+    ERR_clear_error();
+    SSL_CTX *ctx = SSL_CTX_new(TLS_method());
+    if (!ctx) {
+        openssl_errors(why, sizeof(why));
+        snprintf(err, errlen, "Failed to create TLS context: %s", why);
+        return NULL;
+    }
+    /* OpenSSL 3 refuses a client's renegotiation unless allowed, and always
+     * uses fresh (EC)DH keys: Redis's options for those are no-ops here. */
+    SSL_CTX_set_options(ctx, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION);
+    if (!(protos & PROTO_TLSV1))
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1);
+    if (!(protos & PROTO_TLSV1_1))
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_1);
+    if (!(protos & PROTO_TLSV1_2))
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_2);
+    if (!(protos & PROTO_TLSV1_3))
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_3);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_default_passwd_cb(ctx, key_password_cb);
+    SSL_CTX_set_default_passwd_cb_userdata(ctx, (void *)key_pass);
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) <= 0) {
+        openssl_errors(why, sizeof(why));
+        snprintf(err, errlen, "Failed to load certificate: %s: %s", cert_file, why);
+        goto fail;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) <= 0) {
+        openssl_errors(why, sizeof(why));
+        snprintf(err, errlen, "Failed to load private key: %s: %s", key_file, why);
+        goto fail;
+    }
+    if (SSL_CTX_check_private_key(ctx) <= 0) {
+        openssl_errors(why, sizeof(why));
+        snprintf(err, errlen, "The private key %s does not match the certificate %s: %s", key_file,
+                 cert_file, why);
+        goto fail;
+    }
+    if ((cfg->tls_ca_cert_file || cfg->tls_ca_cert_dir) &&
+        SSL_CTX_load_verify_locations(ctx, cfg->tls_ca_cert_file, cfg->tls_ca_cert_dir) <= 0) {
+        openssl_errors(why, sizeof(why));
+        snprintf(err, errlen, "Failed to configure CA certificate(s) file/directory: %s", why);
+        goto fail;
+    }
+    if (cfg->tls_ciphers && !SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers)) {
+        snprintf(err, errlen, "Failed to configure ciphers: %s", cfg->tls_ciphers);
+        goto fail;
+    }
+    if (cfg->tls_ciphersuites && !SSL_CTX_set_ciphersuites(ctx, cfg->tls_ciphersuites)) {
+        snprintf(err, errlen, "Failed to configure ciphersuites: %s", cfg->tls_ciphersuites);
+        goto fail;
+    }
+    return ctx;
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+/* Redis's tlsConfigure: the server's context (which also makes our outgoing
+ * links unless a client certificate is set) and, when tls-client-cert-file
+ * and tls-client-key-file are both set, the outgoing links' own context in
+ * *client (NULL otherwise). Returns the server's context, or NULL with the
+ * reason in err and nothing built. */
+static SSL_CTX *build_contexts(SSL_CTX **client, char *err, size_t errlen)
+{
+    const struct config *cfg = &server.cfg;
     int protos = parse_protocols(cfg->tls_protocols);
 
+    *client = NULL;
     if (protos < 0) {
         snprintf(err, errlen, "Invalid tls-protocols specified. Use a combination of 'TLSv1', "
                               "'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.");
@@ -206,27 +279,12 @@ static SSL_CTX *build_context(char *err, size_t errlen)
                               "tls-cluster, tls-replication or tls-auth-clients are enabled!");
         return NULL;
     }
-    ERR_clear_error();
-    SSL_CTX *ctx = SSL_CTX_new(TLS_method());
-    if (!ctx) {
-        openssl_errors(why, sizeof(why));
-        snprintf(err, errlen, "Failed to create TLS context: %s", why);
+    SSL_CTX *ctx = build_base(protos, cfg->tls_cert_file, cfg->tls_key_file,
+                              cfg->tls_key_file_pass, err, errlen);
+    if (!ctx)
         return NULL;
-    }
-    /* OpenSSL 3 refuses a client's renegotiation unless allowed, and always
-     * uses fresh (EC)DH keys: Redis's options for those are no-ops here. */
-    SSL_CTX_set_options(ctx, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION);
-    if (!(protos & PROTO_TLSV1))
-        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1);
-    if (!(protos & PROTO_TLSV1_1))
-        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_1);
-    if (!(protos & PROTO_TLSV1_2))
-        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_2);
-    if (!(protos & PROTO_TLSV1_3))
-        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_3);
     if (cfg->tls_prefer_server_ciphers)
         SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
-    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (cfg->tls_session_caching) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
         SSL_CTX_sess_set_cache_size(ctx, cfg->tls_session_cache_size);
@@ -235,44 +293,16 @@ static SSL_CTX *build_context(char *err, size_t errlen)
     } else {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     }
-    SSL_CTX_set_default_passwd_cb(ctx, key_password_cb);
-    SSL_CTX_set_default_passwd_cb_userdata(ctx, cfg->tls_key_file_pass);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert_file) <= 0) {
-        openssl_errors(why, sizeof(why));
-        snprintf(err, errlen, "Failed to load certificate: %s: %s", cfg->tls_cert_file, why);
-        goto fail;
-    }
-    if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key_file, SSL_FILETYPE_PEM) <= 0) {
-        openssl_errors(why, sizeof(why));
-        snprintf(err, errlen, "Failed to load private key: %s: %s", cfg->tls_key_file, why);
-        goto fail;
-    }
-    if (SSL_CTX_check_private_key(ctx) <= 0) {
-        openssl_errors(why, sizeof(why));
-        snprintf(err, errlen, "The private key %s does not match the certificate %s: %s",
-                 cfg->tls_key_file, cfg->tls_cert_file, why);
-        goto fail;
-    }
-    if ((cfg->tls_ca_cert_file || cfg->tls_ca_cert_dir) &&
-        SSL_CTX_load_verify_locations(ctx, cfg->tls_ca_cert_file, cfg->tls_ca_cert_dir) <= 0) {
-        openssl_errors(why, sizeof(why));
-        snprintf(err, errlen, "Failed to configure CA certificate(s) file/directory: %s", why);
-        goto fail;
-    }
     if (cfg->tls_dh_params_file) {
         if (load_dh_params(ctx, cfg->tls_dh_params_file, err, errlen) < 0)
             goto fail;
     } else {
         SSL_CTX_set_dh_auto(ctx, 1);
     }
-    if (cfg->tls_ciphers && !SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers)) {
-        snprintf(err, errlen, "Failed to configure ciphers: %s", cfg->tls_ciphers);
+    if (cfg->tls_client_cert_file && cfg->tls_client_key_file &&
+        !(*client = build_base(protos, cfg->tls_client_cert_file, cfg->tls_client_key_file,
+                               cfg->tls_client_key_file_pass, err, errlen)))
         goto fail;
-    }
-    if (cfg->tls_ciphersuites && !SSL_CTX_set_ciphersuites(ctx, cfg->tls_ciphersuites)) {
-        snprintf(err, errlen, "Failed to configure ciphersuites: %s", cfg->tls_ciphersuites);
-        goto fail;
-    }
     return ctx;
 fail:
     SSL_CTX_free(ctx);
@@ -281,11 +311,15 @@ fail:
 
 int tls_configure(char *err, size_t errlen)
 {
-    SSL_CTX *ctx = build_context(err, errlen);
+    SSL_CTX *client;
+    SSL_CTX *ctx = build_contexts(&client, err, errlen);
     if (!ctx)
         return -1;
-    SSL_CTX_free(current_ctx); /* connections made from it keep their reference */
+    /* Connections made from the old ones keep their reference. */
+    SSL_CTX_free(current_ctx);
+    SSL_CTX_free(current_client_ctx);
     current_ctx = ctx;
+    current_client_ctx = client;
     return 0;
 }
 
@@ -298,6 +332,8 @@ void tls_cleanup(void)
 {
     SSL_CTX_free(current_ctx);
     current_ctx = NULL;
+    SSL_CTX_free(current_client_ctx);
+    current_client_ctx = NULL;
     BIO_meth_free(bio_method);
     bio_method = NULL;
 }
@@ -315,8 +351,9 @@ struct tls_conn *tls_conn_new(int accepting)
     struct tls_conn *t = xmalloc(sizeof(*t));
     resp_out_init(&t->cipher);
     t->in_start = t->in_end = 0;
+    t->fatal = 0;
     t->err[0] = '\0';
-    t->ssl = SSL_new(current_ctx);
+    t->ssl = SSL_new(!accepting && current_client_ctx ? current_client_ctx : current_ctx);
     BIO *bio = t->ssl ? BIO_new(meth) : NULL;
     if (!bio) {
         tls_conn_free(t);
@@ -389,6 +426,7 @@ static void note_error(struct tls_conn *t, int ret)
         snprintf(t->err, sizeof(t->err), "closed by the peer");
         return;
     }
+    t->fatal = 1;
     openssl_errors(why, sizeof(why));
     long verify = SSL_get_verify_result(t->ssl);
     if (verify != X509_V_OK)
@@ -431,6 +469,22 @@ int tls_encrypt(struct tls_conn *t, struct resp_out *plain)
             return -1;
         }
         resp_out_consume(plain, (size_t)w);
+    }
+    return t->cipher.failed ? -1 : 0;
+}
+
+int tls_close_notify(struct tls_conn *t)
+{
+    /* OpenSSL forbids SSL_shutdown after a fatal error, and before the
+     * handshake's end there is no session to close. */
+    if (t->fatal || !SSL_is_init_finished(t->ssl))
+        return -1;
+    ERR_clear_error();
+    /* 0: sent, the peer's close_notify not seen (we do not wait for it); 1:
+     * the peer had closed first. Either way the alert is in cipher. */
+    if (SSL_shutdown(t->ssl) < 0) {
+        ERR_clear_error();
+        return -1;
     }
     return t->cipher.failed ? -1 : 0;
 }

@@ -32,7 +32,8 @@ int tls_configured(void);
 void tls_cleanup(void);
 
 /* A connection's TLS state from the current context: accepting (a client's
- * connection to our tls-port) or connecting (our link to a primary). NULL
+ * connection to our tls-port) or connecting (our link to a primary, which
+ * shows tls-client-cert-file instead when that is configured). NULL
  * when out of memory or when no context is configured. Free with
  * tls_conn_free; tls_conn_free(NULL) does nothing. */
 struct tls_conn *tls_conn_new(int accepting);
@@ -52,6 +53,11 @@ long tls_read(struct tls_conn *t, char *buf, size_t cap);
  * the output limits; nothing before the handshake has ended. Returns 0, or
  * -1 when encrypting failed (tls_error says why). */
 int tls_encrypt(struct tls_conn *t, struct resp_out *plain);
+/* Appends TLS's close_notify alert to t's ciphertext output, to be written
+ * before the socket closes, as Redis's connTLSClose does. Returns 0, or -1
+ * when there is nothing to close cleanly (the handshake did not end, or
+ * OpenSSL failed on this connection). */
+int tls_close_notify(struct tls_conn *t);
 /* t's ciphertext output (handshake messages and encrypted replies), owned by
  * t: the connection writes and consumes it as a plaintext client's output. */
 struct resp_out *tls_wire(struct tls_conn *t);

@@ -12,9 +12,16 @@
 #   optional    tls-auth-clients optional: without a certificate served, with a bad one refused
 #   protocols   tls-protocols TLSv1.3 refuses a TLSv1.2 handshake (a downgrade) and takes TLSv1.3
 #   replication a replica with tls-replication yes follows the primary's tls-port: the full sync
-#               (the 1 MB value) and a write streamed after it
+#               (the 1 MB value) and a write streamed after it; its link shows its client-only
+#               tls-client-cert-file (its own tls-cert-file is from a CA the primary refuses);
+#               CONFIG GET/SET of tls-client-key-file, tls-client-key-file-pass redacted in SLOWLOG
+#   close       the server's close after QUIT, CLIENT KILL and the idle timeout sends TLS's
+#               close_notify alert (openssl s_client -msg sees it)
 #   reload      CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate at
 #               once; a missing file is refused with Redis's error and the old one keeps serving
+#   ports       CONFIG SET port and tls-port: the new port listens, the old one closes, a plaintext
+#               and a TLS connection made before still answer; a port in use is refused with
+#               Redis's error and the old port keeps listening; tls-port 0 closes the TLS listener
 #   start       a certificate that does not load, a key that does not match, tls-port without a
 #               key, a wrong tls-key-file-pass: no start, with the reason logged; port 0 serves TLS
 #               only (with a passphrase-protected key and the right tls-key-file-pass)
@@ -39,20 +46,12 @@ fail() {
 }
 
 # ---- certificates ----
-# cert NAME CN CA [days]: NAME.key and NAME.crt signed by CA (CA.key, CA.crt).
-cert() {
-  openssl req -newkey rsa:2048 -nodes -keyout "$CERTS/$1.key" -out "$CERTS/$1.csr" \
-    -subj "/CN=$2" 2>/dev/null &&
-    openssl x509 -req -in "$CERTS/$1.csr" -CA "$CERTS/$3.crt" -CAkey "$CERTS/$3.key" \
-      -CAcreateserial -out "$CERTS/$1.crt" -days "${4:-2}" 2>/dev/null
-}
-ca() {
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$CERTS/$1.key" -out "$CERTS/$1.crt" \
-    -days 2 -subj "/CN=$1" 2>/dev/null
-}
-ca ca && ca otherca && cert server localhost ca && cert server2 reloaded ca &&
-  cert client client ca && cert expired expired ca -1 && cert stranger stranger otherca &&
-  cert otherserver localhost otherca || { echo "openssl could not make the certificates" >&2; exit 1; }
+. "$here/certs.sh"
+certs_ca ca && certs_ca otherca && certs_make server localhost ca &&
+  certs_make server2 reloaded ca && certs_make client client ca && certs_make expired expired ca -1 &&
+  certs_make stranger stranger otherca && certs_make otherserver localhost otherca &&
+  certs_make replclient replica ca 2 extendedKeyUsage=clientAuth ||
+  { echo "openssl could not make the certificates" >&2; exit 1; }
 
 TLS_FLAGS=(--tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/server.key"
            --tls-ca-cert-file "$CERTS/ca.crt")
@@ -128,18 +127,46 @@ out=$(timeout 60 redis-benchmark -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt" \
 
 # ---- replication over TLS: the replica's link to the primary's tls-port ----
 REPLICA_PID=
-replica_port=$(free_port)
-mkdir -p "$CERTS/replica"
-(cd "$CERTS/replica" && exec "$server_bin" --port "$replica_port" --save "" --appendonly no \
-  "${TLS_FLAGS[@]}" --tls-replication yes --replicaof 127.0.0.1 "$TLS_PORT") \
-  >"$CERTS/replica.log" 2>&1 &
-REPLICA_PID=$!
-for ((i = 0; i < 200; i++)); do
-  redis-cli -p "$replica_port" INFO replication 2>/dev/null | grep -q "master_link_status:up" && break
-  sleep 0.05
+# Its own certificate (tls-cert-file) is from a CA the primary does not trust: the link gets in
+# only by showing tls-client-cert-file, a client-only certificate from ours (Redis 7.0).
+for ((attempt = 0; attempt < 5; attempt++)); do
+  replica_port=$(free_port)
+  mkdir -p "$CERTS/replica"
+  (cd "$CERTS/replica" && exec "$server_bin" --port "$replica_port" --save "" --appendonly no \
+    --tls-cert-file "$CERTS/otherserver.crt" --tls-key-file "$CERTS/otherserver.key" \
+    --tls-ca-cert-file "$CERTS/ca.crt" --tls-client-cert-file "$CERTS/replclient.crt" \
+    --tls-client-key-file "$CERTS/replclient.key" \
+    --tls-replication yes --replicaof 127.0.0.1 "$TLS_PORT") >"$CERTS/replica.log" 2>&1 &
+  REPLICA_PID=$!
+  for ((i = 0; i < 200; i++)); do
+    redis-cli -p "$replica_port" INFO replication 2>/dev/null | grep -q "master_link_status:up" && break
+    kill -0 "$REPLICA_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -0 "$REPLICA_PID" 2>/dev/null && break
+  wait "$REPLICA_PID"
+  REPLICA_PID=
+  grep -q "in use" "$CERTS/replica.log" || break
 done
 redis-cli -p "$replica_port" INFO replication | grep -q "master_link_status:up" ||
-  fail "replica over TLS: link not up: $(tail -n 5 "$CERTS/replica.log")"
+  fail "replica over TLS with a client certificate: link not up: $(tail -n 5 "$CERTS/replica.log")"
+expect "CONFIG GET tls-client-cert-file" \
+  "$(redis-cli -p "$replica_port" CONFIG GET tls-client-cert-file | tail -n 1)" "$CERTS/replclient.crt"
+expect "CONFIG SET tls-client-key-file, a missing file" \
+  "$(redis-cli -p "$replica_port" CONFIG SET tls-client-key-file "$CERTS/nothing.key")" \
+  "ERR CONFIG SET failed (possibly related to argument 'tls-client-key-file') - Unable to update TLS configuration. Check server logs."
+expect "tls-client-key-file after the refusal" \
+  "$(redis-cli -p "$replica_port" CONFIG GET tls-client-key-file | tail -n 1)" "$CERTS/replclient.key"
+# The client key's passphrase is redacted in the slow log, like tls-key-file-pass (ours only:
+# Redis 7.0.15 redacts neither).
+redis-cli -p "$replica_port" CONFIG SET slowlog-log-slower-than 0 >/dev/null
+redis-cli -p "$replica_port" CONFIG SET tls-client-key-file-pass s3cret-pw >/dev/null
+out=$(redis-cli -p "$replica_port" SLOWLOG GET 5)
+if [ "$(basename "$server_bin")" != redis-server ]; then
+  echo "$out" | grep -q "s3cret-pw" && fail "tls-client-key-file-pass shown in the slow log"
+  echo "$out" | grep -q "(redacted)" || fail "tls-client-key-file-pass not redacted in the slow log: $out"
+fi
+redis-cli -p "$replica_port" CONFIG SET slowlog-log-slower-than 10000 tls-client-key-file-pass "" >/dev/null
 expect "full sync over TLS, the 1 MB value" "$(redis-cli -p "$replica_port" STRLEN big)" \
   "$(stat -c %s "$CERTS/big")"
 cli client SET after-sync 42 >/dev/null
@@ -172,6 +199,25 @@ grep -q "peer did not return a certificate" "$SERVER_DIR/server.log" ||
 [ "$(basename "$server_bin")" = redis-server ] || grep -q "certificate has expired" "$SERVER_DIR/server.log" ||
   fail "the refusal of an expired certificate is not logged with its reason"
 
+# ---- close_notify: the server's close of a TLS connection is announced (Redis's connTLSClose) ----
+# closed_with_notify WHAT ACTION_AFTER_PING: an openssl s_client that sends PING, then waits while
+# ACTION (a shell command) makes the server close it; the alert must arrive after +PONG.
+closed_with_notify() {
+  local what=$1 action=$2 out
+  out=$( (printf 'PING\r\n'; sleep 1; eval "$action"; sleep 2) |
+    timeout 20 openssl s_client -connect "127.0.0.1:$TLS_PORT" -CAfile "$CERTS/ca.crt" \
+      -cert "$CERTS/client.crt" -key "$CERTS/client.key" -msg 2>&1)
+  echo "$out" | grep -q "^+PONG" || fail "close_notify, $what: no PONG first: $(echo "$out" | tail -n 3)"
+  echo "$out" | grep -q "^<<< .*Alert.*close_notify" ||
+    fail "close_notify, $what: the server closed without it: $(echo "$out" | tail -n 3)"
+}
+closed_with_notify "after QUIT" "printf 'quit\r\n'" # s_client takes a line starting with Q as its own quit
+closed_with_notify "after CLIENT KILL" \
+  "redis-cli -p $SERVER_PORT CLIENT KILL LADDR 127.0.0.1:$TLS_PORT >/dev/null"
+expect "CONFIG SET timeout 1" "$(redis-cli -p "$SERVER_PORT" CONFIG SET timeout 1)" OK
+closed_with_notify "after the idle timeout" "sleep 2"
+redis-cli -p "$SERVER_PORT" CONFIG SET timeout 0 >/dev/null
+
 # ---- reload ----
 expect "certificate at start" "$(subject "$TLS_PORT")" "subject=CN = localhost"
 expect "CONFIG SET of the certificate and key" \
@@ -198,6 +244,55 @@ start_tls --tls-protocols TLSv1.3 || exit 1
 handshake -tls1_2 && fail "tls-protocols TLSv1.3 completed a TLSv1.2 handshake"
 handshake -tls1_3 || fail "tls-protocols TLSv1.3 refused a TLSv1.3 handshake"
 expect "served after the downgrade attempt" "$(cli client PING)" PONG
+stop_tls
+
+# ---- ports: CONFIG SET port and tls-port move the listeners, connections stay ----
+start_tls || exit 1
+# A plaintext connection and a TLS one (openssl s_client) made before the moves, asked again after.
+exec 3<>"/dev/tcp/127.0.0.1/$SERVER_PORT"
+coproc TLS_CONN { exec openssl s_client -quiet -connect "127.0.0.1:$TLS_PORT" -CAfile "$CERTS/ca.crt" \
+  -cert "$CERTS/client.crt" -key "$CERTS/client.key" 2>/dev/null; }
+# still_served WHAT: both connections answer an inline PING.
+still_served() {
+  local line=
+  printf 'PING\r\n' >&3
+  read -r -t 10 line <&3
+  expect "$1: the plaintext connection made before" "${line%$'\r'}" +PONG
+  line=
+  printf 'PING\r\n' >&"${TLS_CONN[1]}"
+  read -r -t 10 line <&"${TLS_CONN[0]}"
+  expect "$1: the TLS connection made before" "${line%$'\r'}" +PONG
+}
+still_served "before the moves"
+old_port=$SERVER_PORT old_tls=$TLS_PORT
+expect "CONFIG SET port, the same port" "$(redis-cli -p "$old_port" CONFIG SET port "$old_port")" OK
+# A port in use (our own TLS port): Redis's error, and the old port still listens.
+expect "CONFIG SET port to a port in use" "$(redis-cli -p "$old_port" CONFIG SET port "$old_tls")" \
+  "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs."
+expect "the old port after the refusal" "$(redis-cli -p "$old_port" PING)" PONG
+expect "CONFIG GET port after the refusal" "$(redis-cli -p "$old_port" CONFIG GET port | tail -n 1)" \
+  "$old_port"
+new_port=$(free_port)
+expect "CONFIG SET port" "$(redis-cli -p "$old_port" CONFIG SET port "$new_port")" OK
+expect "the new port" "$(redis-cli -p "$new_port" PING)" PONG
+redis-cli -p "$old_port" PING >/dev/null 2>&1 && fail "the old port still listens after CONFIG SET port"
+SERVER_PORT=$new_port
+expect "CONFIG SET tls-port to a port in use" "$(cli client CONFIG SET tls-port "$new_port")" \
+  "ERR CONFIG SET failed (possibly related to argument 'tls-port') - Unable to listen on this port. Check server logs."
+expect "the old tls-port after the refusal" "$(cli client PING)" PONG
+new_tls=$(free_port)
+expect "CONFIG SET tls-port" "$(cli client CONFIG SET tls-port "$new_tls")" OK
+TLS_PORT=$new_tls
+expect "the new tls-port" "$(cli client PING)" PONG
+TLS_PORT=$old_tls
+[ "$(cli client PING)" = PONG ] && fail "the old tls-port still listens after CONFIG SET tls-port"
+still_served "after the moves"
+expect "CONFIG SET tls-port 0" "$(redis-cli -p "$new_port" CONFIG SET tls-port 0)" OK
+TLS_PORT=$new_tls
+[ "$(cli client PING)" = PONG ] && fail "tls-port 0 still listens"
+still_served "after tls-port 0"
+exec 3>&-
+kill "$TLS_CONN_PID" 2>/dev/null
 stop_tls
 
 # ---- start ----
