@@ -8,7 +8,7 @@
 #   LPUSH l:R xxx, RPOP l:R             over 1,000 lists (__rand_int__)
 #   LRANGE list 0 99                    a 1,000-element list
 #   LINDEX big 500000, LSET big 500000  the middle of a 1,000,000-element list
-#   EVALSHA of `return redis.call('GET', KEYS[1])` on key:R
+#   EVALSHA of `return redis.call('GET', KEYS[1])` on key:R, of one INCR, and of three calls
 # Part 2, BLPOP hand-off: bench/handoff (handoff.c) plays ping-pong between two clients blocked
 # in turn on two lists; hand-offs per second and the latency of a round (two hand-offs).
 # Part 3, memory (used_memory growth, fresh servers): one list of 10,000,000 elements, as
@@ -53,12 +53,16 @@ gen_list() { # KEY N KIND
 echo "== Part 1: throughput, best of $ROUNDS rounds (50 clients)"
 RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
 REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
-SCRIPT="return redis.call('GET', KEYS[1])"
+GET_SCRIPT="return redis.call('GET', KEYS[1])"
+INCR_SCRIPT="return redis.call('INCR', KEYS[1])"
+THREE_SCRIPT="redis.call('SET', KEYS[1], ARGV[1]); redis.call('INCR', KEYS[2]); return redis.call('GET', KEYS[1])"
 for port in "$RBKV_PORT" "$REDIS_PORT"; do
   load "$port" gen_list list 1000 xxx
   load "$port" gen_list big 1000000 xxx
   redis-cli -p "$port" set key:1 v >/dev/null
-  SHA=$(redis-cli -p "$port" script load "$SCRIPT")
+  GET_SHA=$(redis-cli -p "$port" script load "$GET_SCRIPT")
+  INCR_SHA=$(redis-cli -p "$port" script load "$INCR_SCRIPT")
+  THREE_SHA=$(redis-cli -p "$port" script load "$THREE_SCRIPT")
 done
 # name|requests
 TESTS=(
@@ -67,13 +71,16 @@ TESTS=(
   "LRANGE list 0 99|200000"
   "LINDEX big 500000|100000"
   "LSET big 500000 yyy|100000"
-  "EVALSHA $SHA 1 key:__rand_int__|300000"
+  "EVALSHA $GET_SHA 1 key:__rand_int__|300000"
+  "EVALSHA $INCR_SHA 1 n:__rand_int__|300000"
+  "EVALSHA $THREE_SHA 2 s:__rand_int__ n:__rand_int__ v|300000"
 )
 printf '%-34s | %10s %10s %6s | %10s %10s %6s\n' "" "rbkv -P1" "redis -P1" ratio \
   "rbkv -P16" "redis -P16" ratio
 for t in "${TESTS[@]}"; do
   IFS='|' read -r cmd n <<<"$t"
-  line=$(printf '%-34s' "${cmd:0:34}")
+  label=${cmd/$GET_SHA/<get>}; label=${label/$INCR_SHA/<incr>}; label=${label/$THREE_SHA/<3 calls>}
+  line=$(printf '%-34s' "${label:0:34}")
   for p in 1 16; do
     m=$n; [ "$p" = 1 ] && m=$((n / 4))
     r=0; s=0

@@ -28,6 +28,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "clock.h"
+#include "errorstats.h"
 #include "evict.h"
 #include "histogram.h"
 #include "latency.h"
@@ -277,8 +278,9 @@ static unsigned long long errors_seen;
 
 static int count_errors_since_last(const struct command *cmd, int rejected)
 {
-    int erred = server.stats.error_replies > errors_seen;
-    errors_seen = server.stats.error_replies;
+    unsigned long long written = errorstats_replies_written();
+    int erred = written > errors_seen;
+    errors_seen = written;
     if (!erred || !cmd)
         return 0;
     struct command_stats *st = &stats_slot_of(cmd)->stats;
@@ -320,6 +322,11 @@ static void reply_unknown_command(struct client *c)
     }
     resp_add_errorf(&c->out, "ERR unknown command '%.*s', with args beginning with: %s",
                     (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
+}
+
+void command_script_refused(const struct command *cmd)
+{
+    count_errors_since_last(cmd, 1);
 }
 
 /* A refusal before running: a transaction it was queued for aborts, and

@@ -144,6 +144,9 @@ void command_reset_stats(void); /* CONFIG RESETSTAT: the histograms too */
  * limit, MISCONF, then the handler or MULTI's queue, with Redis's error text
  * for each refusal. */
 void command_execute(struct client *c);
+/* A script's command refused before it ran, its error counted with
+ * errorstats_count: cmd's rejected call (NULL: an unknown command). */
+void command_script_refused(const struct command *cmd);
 /* Runs an accepted request: the handler, its stats, and reporting the keys a
  * write changed to WATCH and the append-only log (EXEC runs its queue through
  * this). */

@@ -19,6 +19,11 @@ struct error_code {
 
 static struct error_code codes[ERRORSTATS_MAX_CODES];
 static size_t code_count;
+/* Error replies written but not counted (errorstats_skip_next). */
+static unsigned long long skipped;
+/* The hook errorstats_skip_next set aside; the skip is one reply long and
+ * the loop thread writes it at once, so one slot is enough. */
+static void (*skipped_hook)(struct resp_out *, const char *);
 
 static int code_cmp(const char *code, size_t len, const struct error_code *e)
 {
@@ -78,6 +83,36 @@ static void count_unexpected_cb(struct resp_out *o, const char *msg)
     (void)o;
     count_error(msg);
     server.stats.unexpected_error_replies++;
+}
+
+static void skip_once_cb(struct resp_out *o, const char *msg)
+{
+    (void)msg;
+    skipped++;
+    o->on_error = skipped_hook;
+}
+
+void errorstats_skip_next(struct resp_out *o)
+{
+    if (!o->on_error || o->on_error == skip_once_cb)
+        return;
+    skipped_hook = o->on_error;
+    o->on_error = skip_once_cb;
+}
+
+void errorstats_count(const char *msg)
+{
+    if (msg[0] == '-')
+        count_error(msg + 1);
+    else {
+        server.stats.error_replies++;
+        count_code("ERR", 3);
+    }
+}
+
+unsigned long long errorstats_replies_written(void)
+{
+    return server.stats.error_replies + skipped;
 }
 
 void errorstats_watch(struct client *c, int unexpected)

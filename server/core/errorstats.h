@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 struct client;
+struct resp_out;
 
 #define ERRORSTATS_MAX_CODES 128
 #define ERRORSTATS_CODE_MAX 32 /* Redis looks for the code's end in the first 32 bytes */
@@ -27,6 +28,18 @@ struct client;
  * c is the log's replay, whose every error is unexpected (a primary's link
  * and a replica are told by their flags). */
 void errorstats_watch(struct client *c, int unexpected);
+/* The next error reply written to o was counted already, where a script's
+ * command failed (Redis's ERR_REPLY_FLAG_NO_STATS_UPDATE): it adds to no
+ * error count, yet still fails the call that replies it. A no-op on an
+ * output nobody watches. */
+void errorstats_skip_next(struct resp_out *o);
+/* Counts msg as an error reply that was never written: a script's command
+ * refused before it ran (Redis's scriptCall). msg starts with "-CODE " or
+ * is counted as ERR, as Redis counts it. */
+void errorstats_count(const char *msg);
+/* Error replies written since start, counted or skipped: what makes a call
+ * a failed or rejected one (command.c). */
+unsigned long long errorstats_replies_written(void);
 /* The codes seen since the last reset, sorted by code; NULL past the end. */
 const char *errorstats_code_at(size_t i, unsigned long long *count);
 /* CONFIG RESETSTAT. */

@@ -10,9 +10,12 @@
 #include "eval.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <lauxlib.h>
 
 #include "client.h"
 #include "command.h"
@@ -30,6 +33,7 @@ struct cached_script {
     struct cached_script *next;
     char sha[SHA_HEX + 1];
     unsigned flags;              /* SCRIPT_FLAG_* */
+    int ref;                     /* the compiled function, in the registry */
     size_t len;
     char body[];                 /* len bytes, then a NUL */
 };
@@ -40,12 +44,15 @@ static struct {
     size_t nbuckets, count, bytes;
 } ev;
 
+/* A mix of the sha's first 16 bytes: EVALSHA looks up on every call, and
+ * decoding the hex digits one by one cost more than the rest of the lookup. */
 static size_t sha_bucket(const char *sha)
 {
-    size_t h = 0;
-    for (int i = 0; i < 16; i++)
-        h = h * 16 + (size_t)(isdigit((unsigned char)sha[i]) ? sha[i] - '0' : sha[i] - 'a' + 10);
-    return h & (ev.nbuckets - 1);
+    uint64_t a, b;
+    memcpy(&a, sha, sizeof(a));
+    memcpy(&b, sha + sizeof(a), sizeof(b));
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15u)) * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 32) & (ev.nbuckets - 1);
 }
 
 static struct cached_script *cache_find(const char *sha)
@@ -75,6 +82,15 @@ static void cache_grow(void)
         }
     }
     xfree(ob);
+}
+
+/* The SHA_HEX bytes at in, lowercased, and a NUL into out. ASCII only and
+ * inline: tolower is a call per byte, on every EVALSHA. */
+static void sha_lower(const char *in, char *out)
+{
+    for (int i = 0; i < SHA_HEX; i++)
+        out[i] = in[i] >= 'A' && in[i] <= 'Z' ? (char)(in[i] - 'A' + 'a') : in[i];
+    out[SHA_HEX] = '\0';
 }
 
 static void sha_hex(const char *p, size_t len, char *out)
@@ -181,14 +197,15 @@ static struct cached_script *create_or_reply(struct client *c, const char *body,
         resp_add_errorf(&c->out, "ERR Error compiling script (new function): %s", err);
         return NULL;
     }
-    char fname[2 + SHA_HEX + 1] = "f_";
-    memcpy(fname + 2, sha, SHA_HEX + 1);
-    lua_setfield(L, LUA_REGISTRYINDEX, fname);
+    /* By reference, not by the name "f_<sha>" as Redis keeps it: a
+     * lookup by name hashes that string again on every call. */
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
     if (ev.count + 1 > ev.nbuckets)
         cache_grow();
     s = xmalloc(sizeof(*s) + len + 1);
     memcpy(s->sha, sha, SHA_HEX + 1);
     s->flags = flags;
+    s->ref = ref;
     s->len = len;
     memcpy(s->body, body, len);
     s->body[len] = '\0';
@@ -217,9 +234,7 @@ void eval_command(struct client *c, int by_sha, int ro)
     if (script_numkeys_or_reply(c, numkeys) < 0)
         return;
     if (by_sha) {
-        for (int i = 0; i < SHA_HEX; i++)
-            sha[i] = (char)tolower((unsigned char)first->ptr[i]);
-        sha[SHA_HEX] = '\0';
+        sha_lower(first->ptr, sha);
     } else {
         sha_hex(first->ptr, first->len, sha);
     }
@@ -235,9 +250,7 @@ void eval_command(struct client *c, int by_sha, int ro)
     if (script_prepare_or_reply(&run, c, s->sha, s->flags, 1, ro) < 0)
         return;
     lua_State *L = state();
-    char fname[2 + SHA_HEX + 1] = "f_";
-    memcpy(fname + 2, sha, SHA_HEX + 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, fname);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
     int n = (int)numkeys;
     script_lua_call(L, &run, SCRIPT_LUA_GLOBALS, n, c->argv + 3, c->argc - 3 - n,
                     c->argv + 3 + n);
@@ -257,9 +270,7 @@ int eval_script_exists(const struct resp_slice *sha)
     char lower[SHA_HEX + 1];
     if (sha->len != SHA_HEX)
         return 0;
-    for (int i = 0; i < SHA_HEX; i++)
-        lower[i] = (char)tolower((unsigned char)sha->ptr[i]);
-    lower[SHA_HEX] = '\0';
+    sha_lower(sha->ptr, lower);
     return cache_find(lower) != NULL;
 }
 

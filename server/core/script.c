@@ -331,8 +331,13 @@ const char *script_call(struct script_run *run, int argc, struct resp_slice *arg
     struct client *c = script_client();
     const struct command *cmd = command_lookup(argv[0].ptr, argv[0].len);
     *err = call_refused(run, cmd, argc, argv);
-    if (*err)
+    if (*err) {
+        /* Counted here, as Redis's scriptCall counts it: the error table
+         * the script gets says so, and EVAL's reply of it counts no more. */
+        errorstats_count(*err);
+        command_script_refused(cmd);
         return NULL;
+    }
     if (cmd->flags & CMD_WRITE)
         run->state |= SCRIPT_RUN_WROTE;
     c->argc = argc;

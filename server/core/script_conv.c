@@ -15,6 +15,7 @@
 
 #include <lauxlib.h>
 
+#include "errorstats.h"
 #include "mem.h"
 #include "resp_writer.h"
 
@@ -110,9 +111,7 @@ static void read_value(lua_State *L, struct reader *r)
             script_conv_push_error(L, text);
             xfree(text);
             /* The command's own call already counted this error. */
-            lua_pushstring(L, "ignore_error_stats_update");
-            lua_pushboolean(L, 1);
-            lua_settable(L, -3);
+            script_conv_mark_counted(L);
         }
         return;
     case '_':
@@ -199,6 +198,23 @@ void script_conv_push_reply(lua_State *L, const char *p, size_t len)
         return;
     }
     read_value(L, &r);
+}
+
+#define COUNTED_FIELD "ignore_error_stats_update"
+
+void script_conv_mark_counted(lua_State *L)
+{
+    lua_pushstring(L, COUNTED_FIELD);
+    lua_pushboolean(L, 1);
+    lua_settable(L, -3);
+}
+
+int script_conv_is_counted(lua_State *L)
+{
+    lua_getfield(L, -1, COUNTED_FIELD);
+    int counted = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return counted;
 }
 
 void script_conv_push_error(lua_State *L, const char *text)
@@ -326,6 +342,8 @@ static int write_special_table(lua_State *L, struct resp_out *o, int script_resp
     const char *s;
 
     if ((s = string_field(L, "err", &len))) {
+        if (script_conv_is_counted(L))
+            errorstats_skip_next(o);
         resp_add_error(o, s);
         return 1;
     }

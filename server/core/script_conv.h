@@ -33,5 +33,11 @@ void script_conv_write_value(lua_State *L, struct resp_out *o, int script_resp);
 /* Pushes Redis's error table {err="CODE msg"} from text: "-CODE msg" keeps
  * its code, plain "msg" gets ERR; trailing CR/LF trimmed (luaPushError). */
 void script_conv_push_error(lua_State *L, const char *text);
+/* Marks the error table on top of L as counted in errorstats already (its
+ * command's reply or refusal was), so the script's reply of it is not
+ * counted again (Redis's "ignore_error_stats_update" field). */
+void script_conv_mark_counted(lua_State *L);
+/* Whether the error table on top of L is marked counted. */
+int script_conv_is_counted(lua_State *L);
 
 #endif

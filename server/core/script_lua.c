@@ -28,6 +28,7 @@
 
 #include "client.h"
 #include "command.h"
+#include "errorstats.h"
 #include "log.h"
 #include "lua_cmsgpack.h"
 #include "lua_struct.h"
@@ -175,9 +176,7 @@ static int redis_generic_call(lua_State *L, int raise)
     if (!reply) {
         lua_settop(L, 0);
         script_conv_push_error(L, err);
-        lua_pushstring(L, "ignore_error_stats_update");
-        lua_pushboolean(L, 1);
-        lua_settable(L, -3);
+        script_conv_mark_counted(L);
         return raise ? lua_error(L) : 1;
     }
     int is_error = len > 0 && reply[0] == '-';
@@ -344,7 +343,7 @@ static int redis_acl_check_cmd(lua_State *L)
 {
     struct script_run *run = run_or_raise(L, "redis.acl_check_cmd");
     int argc = lua_gettop(L);
-    if (argc == 0)
+    if (argc <= 0)
         return raise_error(L, "Please specify at least one argument for this redis lib call");
     struct lua_args a;
     if (args_from_lua(L, argc, &a) < 0) {
@@ -711,6 +710,8 @@ static void reply_error(lua_State *L, struct script_run *run)
         resp_add_errorf(o, "ERR Error running script %s, %.100s", run->name, msg);
         return;
     }
+    if (script_conv_is_counted(L))
+        errorstats_skip_next(o);
     lua_getfield(L, -1, "err");
     lua_getfield(L, -2, "source");
     lua_getfield(L, -3, "line");

@@ -191,7 +191,10 @@ void watch_touch_db(struct db *db)
 
 void watch_touch_command(struct client *c, const struct command *cmd)
 {
-    if (!server.watch || cmd->first_key <= 0)
+    /* A blocking pop names many keys and changes one: it touches the keys
+     * it popped from and pushed to itself, as a served wait must (Redis
+     * signals only the keys a command modified). */
+    if (!server.watch || cmd->first_key <= 0 || (cmd->flags & CMD_BLOCKING))
         return;
     int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
     int step = cmd->key_step > 0 ? cmd->key_step : 1;

@@ -177,6 +177,30 @@ out:
     redisFree(w);
 }
 
+/* BZPOPMIN touches WATCH on the key it popped from only, not on every key
+ * it names, as Redis signals the modified key only. */
+static void test_watch(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *w = h_connect(&srv);
+    if (!c || !w)
+        goto out;
+    EXPECT_INT(w, 1, "ZADD", "watched", "1", "a");
+    EXPECT_INT(w, 1, "ZADD", "other", "1", "b");
+    EXPECT_OK(c, "WATCH", "watched");
+    EXPECT_REPLY(w, "['other', 'b', '1']", "BZPOPMIN", "empty", "other", "watched", "0");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "ZCARD", "watched");
+    EXPECT_REPLY(c, "[:1]", "EXEC");
+    EXPECT_OK(c, "WATCH", "watched");
+    EXPECT_REPLY(w, "['watched', 'a', '1']", "BZPOPMIN", "empty", "watched", "0");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "ZCARD", "watched");
+    EXPECT_NIL(c, "EXEC");
+out:
+    redisFree(c);
+    redisFree(w);
+}
+
 static void test_disconnect(void)
 {
     redisContext *c = h_connect_flushed(&srv), *d = h_connect(&srv), *w = h_connect(&srv);
@@ -303,6 +327,7 @@ int main(int argc, char **argv)
     H_RUN(test_several_keys);
     H_RUN(test_timeout);
     H_RUN(test_transactions);
+    H_RUN(test_watch);
     H_RUN(test_disconnect);
     H_RUN(test_introspection);
     H_RUN(test_pipelined);

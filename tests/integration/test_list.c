@@ -423,6 +423,44 @@ out:
     redisFree(o);
 }
 
+/* A blocking pop touches only the key it popped from, not every key it
+ * names (Redis signals the modified key only): at once, when served after
+ * waiting, and when its wait times out. */
+static void test_watch_blocking_pop(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *o = h_connect(&srv), *b = h_connect(&srv);
+    if (!c || !o || !b)
+        goto out;
+    EXPECT_INT(o, 1, "RPUSH", "w", "keep");
+    for (int round = 0; round < 3; round++) {
+        EXPECT_OK(c, "WATCH", "w");
+        if (round == 0) {
+            EXPECT_INT(o, 1, "RPUSH", "other", "x");
+            EXPECT_REPLY(o, "['other', 'x']", "BLPOP", "empty", "other", "w", "0");
+        } else if (round == 1) {
+            H_SEND(b, "BRPOP", "empty", "other", "0");
+            h_wait_blocked(o, 1, 2000 * H_SLOW);
+            EXPECT_INT(o, 1, "RPUSH", "other", "y");
+            EXPECT_NEXT(b, "['other', 'y']");
+        } else {
+            EXPECT_NIL(o, "BLPOP", "empty", "other", "0.01");
+        }
+        EXPECT_OK(c, "MULTI");
+        EXPECT_STATUS(c, "QUEUED", "LLEN", "w");
+        EXPECT_REPLY(c, "[:1]", "EXEC");
+    }
+    /* The key it popped from is touched. */
+    EXPECT_OK(c, "WATCH", "w");
+    EXPECT_REPLY(o, "['w', 'keep']", "BLPOP", "empty", "w", "0");
+    EXPECT_OK(c, "MULTI");
+    EXPECT_STATUS(c, "QUEUED", "LLEN", "w");
+    EXPECT_NIL(c, "EXEC");
+out:
+    redisFree(c);
+    redisFree(o);
+    redisFree(b);
+}
+
 /* ---- random operations against redis-server ---- */
 
 static uint64_t rng_state;
@@ -632,6 +670,7 @@ int main(int argc, char **argv)
     H_RUN(test_dirty);
     H_RUN(test_events);
     H_RUN(test_watch);
+    H_RUN(test_watch_blocking_pop);
     H_RUN(test_random_against_redis);
     if (have_ref)
         h_stop(&ref);

@@ -179,6 +179,7 @@ static void test_conversion(void)
         "return table.concat({'a', 'b'}, ',')", "return math.floor(3.7)",
         "return tostring(redis.REDIS_VERSION_NUM)", "return redis.REDIS_VERSION",
         "return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}",
+        /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one script on two lines */
         "return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, "
         "redis.REPL_ALL}",
         "return redis.replicate_commands()", "return redis.breakpoint()",
@@ -620,6 +621,64 @@ static void test_commands_counted(void)
     }
 }
 
+/* An error counts once in INFO errorstats, where it happened: a failing
+ * redis.call's command (failed_calls) or its refusal (rejected_calls), not
+ * again as EVAL's reply of it, which still makes EVAL a failed call; a
+ * swallowed redis.pcall error counts for its command only. */
+static void error_stats_of(struct h_server *s, char *out, size_t cap)
+{
+    static const char *const scripts[] = {
+        "return redis.call('INCR', KEYS[1])",
+        "return redis.error_reply('MYERR custom')",
+        "return redis.pcall('INCR', KEYS[1])",
+        "redis.pcall('INCR', KEYS[1]); return 1",
+        "return redis.call('NOSUCH')",
+        "return {err = 'OTHER thing'}",
+        "return redis.call('SET')",
+    };
+    static const char *const fields[] = {"total_error_replies", "cmdstat_eval", "cmdstat_incr",
+                                         "cmdstat_set"};
+    static char all[65536];
+    out[0] = '\0';
+    redisContext *c = h_connect_flushed(s);
+    if (!c)
+        return;
+    freeReplyObject(H_CALL(c, "CONFIG", "RESETSTAT"));
+    freeReplyObject(H_CALL(c, "SET", "s", "text"));
+    for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
+        freeReplyObject(H_CALL(c, "EVAL", scripts[i], "1", "s"));
+    redisReply *r = H_CALL(c, "INFO", "all");
+    if (CHECK(r && r->type == REDIS_REPLY_STRING, "INFO all"))
+        snprintf(all, sizeof(all), "%s", r->str);
+    freeReplyObject(r);
+    redisFree(c);
+    size_t used = 0;
+    for (const char *line = strstr(all, "errorstat_"); line; line = strstr(line + 1, "errorstat_"))
+        used += (size_t)snprintf(out + used, cap - used, "%.*s;", (int)strcspn(line, "\r\n"), line);
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && used < cap; i++) {
+        char v[256] = "";
+        h_info_field(all, fields[i], v, sizeof(v));
+        /* The counts only: the times differ. */
+        const char *counts = strstr(v, "rejected");
+        used += (size_t)snprintf(out + used, cap - used, "%s=%s;", fields[i], counts ? counts : v);
+    }
+}
+
+static void test_error_stats(void)
+{
+    char ours[2048], theirs[2048];
+    error_stats_of(&srv, ours, sizeof(ours));
+    CHECK(!strcmp(ours, "errorstat_ERR:count=5;errorstat_MYERR:count=1;errorstat_OTHER:count=1;"
+                        "total_error_replies=7;cmdstat_eval=rejected_calls=0,failed_calls=6;"
+                        "cmdstat_incr=rejected_calls=0,failed_calls=3;"
+                        "cmdstat_set=rejected_calls=1,failed_calls=0;"),
+          "error stats: %s", ours);
+    if (have_ref) {
+        error_stats_of(&ref, theirs, sizeof(theirs));
+        CHECK(!strcmp(ours, theirs), "error stats: rbkv %s, redis %s", ours, theirs);
+    }
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -630,6 +689,7 @@ int main(int argc, char **argv)
     H_RUN(test_conversion);
     H_RUN(test_errors);
     H_RUN(test_commands_counted);
+    H_RUN(test_error_stats);
     H_RUN(test_sandbox);
     H_RUN(test_script_command);
     H_RUN(test_multi_and_watch);
