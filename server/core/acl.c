@@ -1330,31 +1330,69 @@ void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object)
         resp_add_errorf(o, "NOPERM this user has no permissions to run the '%s' command", object);
 }
 
+/* The command's name as Redis's log and NOPERM show it: "cmd|sub" for a
+ * container's subcommand, lower case. Returns its length. */
+static int command_fullname(const struct command *cmd, int argc, const struct resp_slice *argv,
+                            char *out, size_t cap)
+{
+    int n = (cmd->flags & CMD_CONTAINER) && argc >= 2
+                ? snprintf(out, cap, "%s|%.*s", cmd->name,
+                           (int)(argv[1].len < 64 ? argv[1].len : 64), argv[1].ptr)
+                : snprintf(out, cap, "%s", cmd->name);
+    if (n >= (int)cap)
+        n = (int)cap - 1;
+    for (int i = 0; i < n; i++)
+        out[i] = (char)tolower((unsigned char)out[i]);
+    return n;
+}
+
+void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
+                    const struct command *cmd, int argc, const struct resp_slice *argv, int pos)
+{
+    const char *name = acl_user_name(c->user);
+    if (d == ACL_DENIED_CMD) {
+        char object[160];
+        int n = command_fullname(cmd, argc, argv, object, sizeof(object));
+        acl_log_add(c, "command", ctx, object, (size_t)n, name, strlen(name));
+    } else if (pos > 0) {
+        acl_log_add(c, d == ACL_DENIED_KEY ? "key" : "channel", ctx, argv[pos].ptr,
+                    argv[pos].len, name, strlen(name));
+    } else {
+        acl_log_add(c, "key", ctx, cmd->name, strlen(cmd->name), name, strlen(name));
+    }
+}
+
 int acl_refuses(struct client *c, const struct command *cmd)
 {
     int pos = 0;
     enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
     if (d == ACL_ALLOWED)
         return 0;
-    const char *name = acl_user_name(c->user);
-    if (d == ACL_DENIED_CMD) {
-        char object[160];
-        int n = (cmd->flags & CMD_CONTAINER) && c->argc >= 2
-                    ? snprintf(object, sizeof(object), "%s|%.*s", cmd->name,
-                               (int)(c->argv[1].len < 64 ? c->argv[1].len : 64), c->argv[1].ptr)
-                    : snprintf(object, sizeof(object), "%s", cmd->name);
-        for (int i = 0; i < n; i++)
-            object[i] = (char)tolower((unsigned char)object[i]);
-        acl_log_add(c, "command", object, (size_t)n, name, strlen(name));
-        acl_add_denial(&c->out, d, object);
-        return 1;
-    }
-    if (pos > 0)
-        acl_log_add(c, d == ACL_DENIED_KEY ? "key" : "channel", c->argv[pos].ptr,
-                    c->argv[pos].len, name, strlen(name));
-    else
-        acl_log_add(c, "key", cmd->name, strlen(cmd->name), name, strlen(name));
-    acl_add_denial(&c->out, d, "");
+    /* Redis 7.0 logs a command refused while MULTI queues it as "multi". */
+    acl_log_denial(c, c->multi ? ACL_LOG_MULTI : ACL_LOG_TOPLEVEL, d, cmd, c->argc, c->argv, pos);
+    char object[160];
+    command_fullname(cmd, c->argc, c->argv, object, sizeof(object));
+    acl_add_denial(&c->out, d, object);
+    return 1;
+}
+
+int acl_refuses_at_exec(struct client *c, const struct command *cmd)
+{
+    if (!c->user || (c->user->flags & ACL_USER_ALLPERM))
+        return 0;
+    int pos = 0;
+    enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
+    if (d == ACL_ALLOWED)
+        return 0;
+    acl_log_denial(c, ACL_LOG_MULTI, d, cmd, c->argc, c->argv, pos);
+    resp_add_errorf(&c->out,
+                    "NOPERM ACLs rules changed between the moment the transaction was "
+                    "accumulated and the EXEC call. This command is no longer allowed for the "
+                    "following reason: %s",
+                    d == ACL_DENIED_CMD   ? "no permission to execute the command or subcommand"
+                    : d == ACL_DENIED_KEY ? "no permission to touch the specified keys"
+                                          : "no permission to access one of the channels used "
+                                            "as arguments");
     return 1;
 }
 
@@ -1483,12 +1521,18 @@ int acl_save_file(const char *path, char *err, size_t errlen)
 
 /* ---- The log ---- */
 
-/* Redis groups equal denials closer than this into one entry. */
+/* Redis groups equal denials closer than this into one entry... */
 #define ACL_LOG_GROUPING_MS 60000
+/* ...found among this many newest entries, so a denial costs bounded work
+ * however long the log is. */
+#define ACL_LOG_GROUPING_SCAN 10
+
+static const char *const log_context_names[] = {"toplevel", "multi", "lua"};
 
 struct acl_log_entry {
     long long count;
     char reason[8];
+    enum acl_log_context ctx;
     char *object, *username, *cinfo; /* owned */
     size_t olen, ulen;
     int64_t ctime_ms;
@@ -1513,19 +1557,30 @@ static char *client_line(struct client *c)
     return xstrdup(line);
 }
 
-void acl_log_add(struct client *c, const char *reason, const char *object, size_t olen,
-                 const char *username, size_t ulen)
+/* Moves acllog[i] to the head, the others down one. */
+static void log_to_head(size_t i)
+{
+    struct acl_log_entry e = acllog[i];
+    memmove(acllog + 1, acllog, i * sizeof(*acllog));
+    acllog[0] = e;
+}
+
+void acl_log_add(struct client *c, const char *reason, enum acl_log_context ctx,
+                 const char *object, size_t olen, const char *username, size_t ulen)
 {
     int64_t now = mstime();
-    for (size_t i = 0; i < acllog_len; i++) {
+    /* A similar recent entry is counted, refreshed and made the newest, as
+     * Redis 7.0's addACLLogEntry does. */
+    for (size_t i = 0; i < acllog_len && i < ACL_LOG_GROUPING_SCAN; i++) {
         struct acl_log_entry *e = &acllog[i];
-        if (strcmp(e->reason, reason) == 0 && e->olen == olen &&
+        if (strcmp(e->reason, reason) == 0 && e->ctx == ctx && e->olen == olen &&
             memcmp(e->object, object, olen) == 0 && e->ulen == ulen &&
-            memcmp(e->username, username, ulen) == 0 && now - e->ctime_ms < ACL_LOG_GROUPING_MS) {
+            memcmp(e->username, username, ulen) == 0 && now - e->ctime_ms <= ACL_LOG_GROUPING_MS) {
             e->count++;
             e->ctime_ms = now;
             xfree(e->cinfo);
             e->cinfo = client_line(c);
+            log_to_head(i);
             return;
         }
     }
@@ -1540,6 +1595,7 @@ void acl_log_add(struct client *c, const char *reason, const char *object, size_
     memset(e, 0, sizeof(*e));
     e->count = 1;
     snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    e->ctx = ctx;
     e->object = xmalloc(olen + 1);
     memcpy(e->object, object, olen);
     e->olen = olen;
@@ -1564,7 +1620,7 @@ void acl_log_reply(struct resp_out *o, long count)
         resp_add_bulk_cstr(o, "reason");
         resp_add_bulk_cstr(o, e->reason);
         resp_add_bulk_cstr(o, "context");
-        resp_add_bulk_cstr(o, "toplevel");
+        resp_add_bulk_cstr(o, log_context_names[e->ctx]);
         resp_add_bulk_cstr(o, "object");
         resp_add_bulk(o, e->object, e->olen);
         resp_add_bulk_cstr(o, "username");

@@ -335,6 +335,120 @@ out:
     redisFree(c);
 }
 
+/* How many entries ACL LOG holds (up to 100). */
+static size_t log_len(redisContext *c)
+{
+    redisReply *r = H_CALL(c, "ACL", "LOG", "100");
+    size_t n = r && r->type == REDIS_REPLY_ARRAY ? r->elements : 0;
+    freeReplyObject(r);
+    return n;
+}
+
+/* ACL LOG's context (Redis 7.0): "multi" for a command refused while MULTI
+ * queues it and for one EXEC refuses because the rules changed since, "lua"
+ * for a script's redis.call. */
+static void test_log_context(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *u = NULL;
+    if (!c)
+        return;
+    reset_users(c);
+    EXPECT_OK(c, "ACL", "SETUSER", "u", "on", ">p1", "~k*", "+@all", "-flushall");
+    u = connect_as("u", "p1");
+    if (!u)
+        goto out;
+    EXPECT_OK(u, "MULTI");
+    EXPECT_ERR(u, "NOPERM this user has no permissions to run the 'flushall' command",
+               "FLUSHALL");
+    EXPECT_ERR(u, NOPERM_KEYS, "GET", "other");
+    EXPECT_ERR(u, "EXECABORT Transaction discarded because of previous errors.", "EXEC");
+    EXPECT_MATCH(c, "[['count', :1, 'reason', 'key', 'context', 'multi', 'object', 'other', *], "
+                    "['count', :1, 'reason', 'command', 'context', 'multi', 'object', "
+                    "'flushall', *]]",
+                 "ACL", "LOG");
+    /* EXEC checks each queued command again, against the rules of now. */
+    EXPECT_OK(c, "ACL", "LOG", "RESET");
+    EXPECT_OK(u, "MULTI");
+    EXPECT_STATUS(u, "QUEUED", "SET", "k1", "v");
+    EXPECT_STATUS(u, "QUEUED", "GET", "k1");
+    EXPECT_STATUS(u, "QUEUED", "CLIENT", "ID");
+    EXPECT_OK(c, "ACL", "SETUSER", "u", "-get", "-client|id");
+    EXPECT_MATCH(u, "[+OK, -NOPERM ACLs rules changed between the moment the transaction was "
+                    "accumulated and the EXEC call. This command is no longer allowed for the "
+                    "following reason: no permission to execute the command or subcommand, "
+                    "-NOPERM ACLs rules changed between the moment the transaction was "
+                    "accumulated and the EXEC call. This command is no longer allowed for the "
+                    "following reason: no permission to execute the command or subcommand]",
+                 "EXEC");
+    EXPECT_MATCH(c, "[['count', :1, 'reason', 'command', 'context', 'multi', 'object', "
+                    "'client|id', *], ['count', :1, 'reason', 'command', 'context', 'multi', "
+                    "'object', 'get', *]]",
+                 "ACL", "LOG");
+    EXPECT_OK(c, "ACL", "LOG", "RESET");
+    EXPECT_MATCH(u, "-ERR The user executing the script can't run this command or subcommand *",
+                 "EVAL", "return redis.call('get', 'k1')", "0");
+    EXPECT_MATCH(u, "-ERR The user executing the script can't access at least one of the keys "
+                    "mentioned in the command *",
+                 "EVAL", "return redis.call('set', 'other', 'v')", "0");
+    EXPECT_MATCH(c, "[['count', :1, 'reason', 'key', 'context', 'lua', 'object', 'other', "
+                    "'username', 'u', *, 'client-info', '*cmd=eval user=u *'], ['count', :1, "
+                    "'reason', 'command', 'context', 'lua', 'object', 'get', *]]",
+                 "ACL", "LOG");
+out:
+    if (u)
+        redisFree(u);
+    reset_users(c);
+    redisFree(c);
+}
+
+/* A repeated denial bumps the count of a similar entry among the newest
+ * ten and makes it the newest (Redis 7.0's addACLLogEntry); an older one
+ * is not looked at, so the denial gets an entry of its own. */
+static void test_log_grouping(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *u = NULL;
+    if (!c)
+        return;
+    reset_users(c);
+    EXPECT_OK(c, "ACL", "SETUSER", "u", "on", ">p1", "~k*", "+@all");
+    u = connect_as("u", "p1");
+    if (!u)
+        goto out;
+    EXPECT_ERR(u, NOPERM_KEYS, "GET", "a");
+    EXPECT_ERR(u, NOPERM_KEYS, "GET", "b");
+    EXPECT_ERR(u, NOPERM_KEYS, "GET", "a");
+    EXPECT_MATCH(c, "[['count', :2, 'reason', 'key', 'context', 'toplevel', 'object', 'a', *], "
+                    "['count', :1, 'reason', 'key', 'context', 'toplevel', 'object', 'b', *]]",
+                 "ACL", "LOG");
+    /* Same object, other context: another entry. */
+    EXPECT_MATCH(u, "-ERR The user executing the script can't access *", "EVAL",
+                 "return redis.call('get', 'a')", "0");
+    EXPECT_MATCH(c, "[['count', :1, 'reason', 'key', 'context', 'lua', 'object', 'a', *], "
+                    "['count', :2, *], ['count', :1, *]]",
+                 "ACL", "LOG");
+    /* Ten newer entries push "b" out of reach of the grouping. */
+    EXPECT_OK(c, "ACL", "LOG", "RESET");
+    char key[8];
+    for (int i = 0; i <= 10; i++) {
+        snprintf(key, sizeof(key), "x%d", i);
+        EXPECT_ERR(u, NOPERM_KEYS, "GET", key);
+    }
+    EXPECT_ERR(u, NOPERM_KEYS, "GET", "x0");
+    CHECK(log_len(c) == 12, "ACL LOG holds %zu entries", log_len(c));
+    EXPECT_MATCH(c, "[['count', :1, 'reason', 'key', 'context', 'toplevel', 'object', 'x0', *]]",
+                 "ACL", "LOG", "1");
+    /* Within reach it groups: x2 is the tenth newest now. */
+    EXPECT_ERR(u, NOPERM_KEYS, "GET", "x2");
+    EXPECT_MATCH(c, "[['count', :2, 'reason', 'key', 'context', 'toplevel', 'object', 'x2', *]]",
+                 "ACL", "LOG", "1");
+    CHECK(log_len(c) == 12, "ACL LOG holds %zu entries", log_len(c));
+out:
+    if (u)
+        redisFree(u);
+    reset_users(c);
+    redisFree(c);
+}
+
 /* rbkv's own: a user on ~cache:* reaches nothing else through a listing, a
  * range, a whole-dataset command or replication. */
 static void test_key_reach(void)
@@ -470,6 +584,8 @@ int main(int argc, char **argv)
     H_RUN(test_auth);
     H_RUN(test_permissions);
     H_RUN(test_log);
+    H_RUN(test_log_context);
+    H_RUN(test_log_grouping);
     H_RUN(test_scripts);
     H_RUN(test_key_reach);
     H_RUN(test_attacker);
