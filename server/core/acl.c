@@ -30,6 +30,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -964,7 +965,7 @@ int acl_start(void)
     char err[512];
     acl_init();
     if (server.cfg.aclfile && acl_load_file(NULL, server.cfg.aclfile, err, sizeof(err)) < 0) {
-        log_warning("Error loading the ACL file: %s", err);
+        log_warning("Aborting Redis startup because of ACL errors: %s", err);
         return -1;
     }
     return 0;
@@ -1414,6 +1415,21 @@ static int split_words(char *line, struct resp_slice *words, int max)
 
 #define ACL_FILE_MAX_WORDS 1024
 
+/* snprintf into out[0..cap) that returns how much it wrote, so appends
+ * stop at the end of a full buffer. */
+static size_t errf(char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static size_t errf(char *out, size_t cap, const char *fmt, ...)
+{
+    if (cap == 0)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, cap, fmt, ap);
+    va_end(ap);
+    return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
+}
+
 int acl_load_file(struct client *self, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -1430,25 +1446,48 @@ int acl_load_file(struct client *self, const char *path, char *err, size_t errle
     struct resp_slice *words = xmalloc(ACL_FILE_MAX_WORDS * sizeof(*words));
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = 0;
-    while (rc == 0 && getline(&line, &cap, f) >= 0) {
+    /* The default user exists already: its line starts it over, as in Redis. */
+    static const struct resp_slice reset_rule = {.ptr = "reset", .len = 5};
+    int lineno = 0, rc = 0, seen_default = 0;
+    size_t at = 0;
+    err[0] = '\0';
+    /* Every line is checked, and each error told, as Redis 7.0 does. */
+    while (getline(&line, &cap, f) >= 0) {
         lineno++;
         int n = split_words(line, words, ACL_FILE_MAX_WORDS);
         if (n == 0)
             continue;
         char why[256];
+        const char *reason;
+        int is_default = n >= 2 && words[1].len == 7 && memcmp(words[1].ptr, "default", 7) == 0;
         if (n < 2 || words[0].len != 4 || memcmp(words[0].ptr, "user", 4) != 0) {
-            snprintf(err, errlen, "/%s:%d should start with user keyword", path, lineno);
-            rc = -1;
-        } else if (acl_lookup(words[1].ptr, words[1].len) && words[1].len != 7) {
-            snprintf(err, errlen, "%s:%d: Duplicate user '%.*s' found", path, lineno,
-                     (int)words[1].len, words[1].ptr);
-            rc = -1;
-        } else if (acl_setuser(&words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
-            rc = -1;
+            at += errf(err + at, errlen - at, "%s:%d should start with user keyword followed by "
+                                              "the username. ", path, lineno);
+        } else if (is_default ? seen_default : acl_lookup(words[1].ptr, words[1].len) != NULL) {
+            at += errf(err + at, errlen - at, "WARNING: Duplicate user '%.*s' found on line %d. ",
+                       (int)words[1].len, words[1].ptr, lineno);
+        } else if ((is_default && acl_setuser(&words[1], 1, &reset_rule, why, sizeof(why)) < 0) ||
+                   acl_setuser(&words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
+            /* ACL SETUSER's "Error in ACL SETUSER modifier '<rule>': <reason>"
+             * told as Redis tells a file's: the rule only for an unknown
+             * command or category. */
+            const char *rule = strchr(why, '\'');
+            reason = strstr(why, "': ");
+            if (rule && reason && strcmp(reason + 3, ERR_UNKNOWN) == 0)
+                at += errf(err + at, errlen - at, "%s:%d: Error in applying operation '%.*s': %s. ",
+                           path, lineno, (int)(reason - rule - 1), rule + 1, reason + 3);
+            else
+                at += errf(err + at, errlen - at, "%s:%d: %s. ", path, lineno,
+                           reason ? reason + 3 : why);
+        } else {
+            seen_default |= is_default;
+            continue;
         }
+        rc = -1;
     }
+    if (rc < 0)
+        errf(err + at, errlen - at, "WARNING: ACL errors detected, no change to the previously "
+                                    "active ACL rules was performed");
     free(line);
     xfree(words);
     fclose(f);
