@@ -2,10 +2,10 @@
  * test_acl.c - end-to-end tests of users and permissions (server/core/acl.c,
  * server/commands/cmd_acl.c, the dispatcher's check in core/command.c).
  *
- * The tests before test_key_reach run unchanged against Debian's
- * redis-server 7.0, which is how their expected texts were checked:
- *   test_integration_acl redis-server test_rules test_auth ... test_scripts
- * test_key_reach and test_ranges_never_leak are rbkv's own: Redis has no
+ * Every test runs unchanged against Debian's redis-server 7.0.15, which is
+ * how the expected texts were checked:
+ *   test_integration_acl redis-server
+ * except test_key_reach, rbkv's own (it skips itself there): Redis has no
  * ordered commands, and lets KEYS and SCAN list every key whatever the
  * user's patterns.
  */
