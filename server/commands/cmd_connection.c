@@ -92,7 +92,7 @@ static int authenticate_or_reply(struct client *c, const struct resp_slice *user
     const struct resp_slice *name = user ? user : &default_name;
     struct acl_user *u = acl_authenticate(name, pass);
     if (!u) {
-        acl_log_add(c, "auth", "AUTH", 4, name->ptr, name->len);
+        acl_log_add(c, "auth", ACL_LOG_TOPLEVEL, "AUTH", 4, name->ptr, name->len);
         resp_add_error(&c->out, ERR_WRONGPASS);
         return -1;
     }

@@ -30,6 +30,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -964,7 +965,7 @@ int acl_start(void)
     char err[512];
     acl_init();
     if (server.cfg.aclfile && acl_load_file(NULL, server.cfg.aclfile, err, sizeof(err)) < 0) {
-        log_warning("Error loading the ACL file: %s", err);
+        log_warning("Aborting Redis startup because of ACL errors: %s", err);
         return -1;
     }
     return 0;
@@ -1333,31 +1334,69 @@ void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object)
         resp_add_errorf(o, "NOPERM this user has no permissions to run the '%s' command", object);
 }
 
+/* The command's name as Redis's log and NOPERM show it: "cmd|sub" for a
+ * container's subcommand, lower case. Returns its length. */
+static int command_fullname(const struct command *cmd, int argc, const struct resp_slice *argv,
+                            char *out, size_t cap)
+{
+    int n = (cmd->flags & CMD_CONTAINER) && argc >= 2
+                ? snprintf(out, cap, "%s|%.*s", cmd->name,
+                           (int)(argv[1].len < 64 ? argv[1].len : 64), argv[1].ptr)
+                : snprintf(out, cap, "%s", cmd->name);
+    if (n >= (int)cap)
+        n = (int)cap - 1;
+    for (int i = 0; i < n; i++)
+        out[i] = (char)tolower((unsigned char)out[i]);
+    return n;
+}
+
+void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
+                    const struct command *cmd, int argc, const struct resp_slice *argv, int pos)
+{
+    const char *name = acl_user_name(c->user);
+    if (d == ACL_DENIED_CMD) {
+        char object[160];
+        int n = command_fullname(cmd, argc, argv, object, sizeof(object));
+        acl_log_add(c, "command", ctx, object, (size_t)n, name, strlen(name));
+    } else if (pos > 0) {
+        acl_log_add(c, d == ACL_DENIED_KEY ? "key" : "channel", ctx, argv[pos].ptr,
+                    argv[pos].len, name, strlen(name));
+    } else {
+        acl_log_add(c, "key", ctx, cmd->name, strlen(cmd->name), name, strlen(name));
+    }
+}
+
 int acl_refuses(struct client *c, const struct command *cmd)
 {
     int pos = 0;
     enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
     if (d == ACL_ALLOWED)
         return 0;
-    const char *name = acl_user_name(c->user);
-    if (d == ACL_DENIED_CMD) {
-        char object[160];
-        int n = (cmd->flags & CMD_CONTAINER) && c->argc >= 2
-                    ? snprintf(object, sizeof(object), "%s|%.*s", cmd->name,
-                               (int)(c->argv[1].len < 64 ? c->argv[1].len : 64), c->argv[1].ptr)
-                    : snprintf(object, sizeof(object), "%s", cmd->name);
-        for (int i = 0; i < n; i++)
-            object[i] = (char)tolower((unsigned char)object[i]);
-        acl_log_add(c, "command", object, (size_t)n, name, strlen(name));
-        acl_add_denial(&c->out, d, object);
-        return 1;
-    }
-    if (pos > 0)
-        acl_log_add(c, d == ACL_DENIED_KEY ? "key" : "channel", c->argv[pos].ptr,
-                    c->argv[pos].len, name, strlen(name));
-    else
-        acl_log_add(c, "key", cmd->name, strlen(cmd->name), name, strlen(name));
-    acl_add_denial(&c->out, d, "");
+    /* Redis 7.0 logs a command refused while MULTI queues it as "multi". */
+    acl_log_denial(c, c->multi ? ACL_LOG_MULTI : ACL_LOG_TOPLEVEL, d, cmd, c->argc, c->argv, pos);
+    char object[160];
+    command_fullname(cmd, c->argc, c->argv, object, sizeof(object));
+    acl_add_denial(&c->out, d, object);
+    return 1;
+}
+
+int acl_refuses_at_exec(struct client *c, const struct command *cmd)
+{
+    if (!c->user || (c->user->flags & ACL_USER_ALLPERM))
+        return 0;
+    int pos = 0;
+    enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
+    if (d == ACL_ALLOWED)
+        return 0;
+    acl_log_denial(c, ACL_LOG_MULTI, d, cmd, c->argc, c->argv, pos);
+    resp_add_errorf(&c->out,
+                    "NOPERM ACLs rules changed between the moment the transaction was "
+                    "accumulated and the EXEC call. This command is no longer allowed for the "
+                    "following reason: %s",
+                    d == ACL_DENIED_CMD   ? "no permission to execute the command or subcommand"
+                    : d == ACL_DENIED_KEY ? "no permission to touch the specified keys"
+                                          : "no permission to access one of the channels used "
+                                            "as arguments");
     return 1;
 }
 
@@ -1379,6 +1418,21 @@ static int split_words(char *line, struct resp_slice *words, int max)
 
 #define ACL_FILE_MAX_WORDS 1024
 
+/* snprintf into out[0..cap) that returns how much it wrote, so appends
+ * stop at the end of a full buffer. */
+static size_t errf(char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static size_t errf(char *out, size_t cap, const char *fmt, ...)
+{
+    if (cap == 0)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, cap, fmt, ap);
+    va_end(ap);
+    return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
+}
+
 int acl_load_file(struct client *self, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -1395,32 +1449,48 @@ int acl_load_file(struct client *self, const char *path, char *err, size_t errle
     struct resp_slice *words = xmalloc(ACL_FILE_MAX_WORDS * sizeof(*words));
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = 0, default_seen = 0;
-    /* A file's user starts empty (off, no password, nothing allowed), as in
-     * Redis, the default user too: the everything-allowed one made above
-     * stands in only for a file without a default line. */
-    static const struct resp_slice empty_user = {.ptr = "reset", .len = 5};
-    while (rc == 0 && getline(&line, &cap, f) >= 0) {
+    /* The default user exists already: its line starts it over, as in Redis. */
+    static const struct resp_slice reset_rule = {.ptr = "reset", .len = 5};
+    int lineno = 0, rc = 0, seen_default = 0;
+    size_t at = 0;
+    err[0] = '\0';
+    /* Every line is checked, and each error told, as Redis 7.0 does. */
+    while (getline(&line, &cap, f) >= 0) {
         lineno++;
         int n = split_words(line, words, ACL_FILE_MAX_WORDS);
         if (n == 0)
             continue;
         char why[256];
-        int first_default = n >= 2 && words[1].len == 7 && !memcmp(words[1].ptr, "default", 7) &&
-                            !default_seen++;
+        const char *reason;
+        int is_default = n >= 2 && words[1].len == 7 && memcmp(words[1].ptr, "default", 7) == 0;
         if (n < 2 || words[0].len != 4 || memcmp(words[0].ptr, "user", 4) != 0) {
-            snprintf(err, errlen, "/%s:%d should start with user keyword", path, lineno);
-            rc = -1;
-        } else if (acl_lookup(words[1].ptr, words[1].len) && !first_default) {
-            snprintf(err, errlen, "%s:%d: Duplicate user '%.*s' found", path, lineno,
-                     (int)words[1].len, words[1].ptr);
-            rc = -1;
-        } else if ((first_default && acl_setuser(&words[1], 1, &empty_user, why, sizeof(why)) < 0) ||
+            at += errf(err + at, errlen - at, "%s:%d should start with user keyword followed by "
+                                              "the username. ", path, lineno);
+        } else if (is_default ? seen_default : acl_lookup(words[1].ptr, words[1].len) != NULL) {
+            at += errf(err + at, errlen - at, "WARNING: Duplicate user '%.*s' found on line %d. ",
+                       (int)words[1].len, words[1].ptr, lineno);
+        } else if ((is_default && acl_setuser(&words[1], 1, &reset_rule, why, sizeof(why)) < 0) ||
                    acl_setuser(&words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
-            rc = -1;
+            /* ACL SETUSER's "Error in ACL SETUSER modifier '<rule>': <reason>"
+             * told as Redis tells a file's: the rule only for an unknown
+             * command or category. */
+            const char *rule = strchr(why, '\'');
+            reason = strstr(why, "': ");
+            if (rule && reason && strcmp(reason + 3, ERR_UNKNOWN) == 0)
+                at += errf(err + at, errlen - at, "%s:%d: Error in applying operation '%.*s': %s. ",
+                           path, lineno, (int)(reason - rule - 1), rule + 1, reason + 3);
+            else
+                at += errf(err + at, errlen - at, "%s:%d: %s. ", path, lineno,
+                           reason ? reason + 3 : why);
+        } else {
+            seen_default |= is_default;
+            continue;
         }
+        rc = -1;
     }
+    if (rc < 0)
+        errf(err + at, errlen - at, "WARNING: ACL errors detected, no change to the previously "
+                                    "active ACL rules was performed");
     free(line);
     xfree(words);
     fclose(f);
@@ -1493,12 +1563,18 @@ int acl_save_file(const char *path, char *err, size_t errlen)
 
 /* ---- The log ---- */
 
-/* Redis groups equal denials closer than this into one entry. */
+/* Redis groups equal denials closer than this into one entry... */
 #define ACL_LOG_GROUPING_MS 60000
+/* ...found among this many newest entries, so a denial costs bounded work
+ * however long the log is. */
+#define ACL_LOG_GROUPING_SCAN 10
+
+static const char *const log_context_names[] = {"toplevel", "multi", "lua"};
 
 struct acl_log_entry {
     long long count;
     char reason[8];
+    enum acl_log_context ctx;
     char *object, *username, *cinfo; /* owned */
     size_t olen, ulen;
     int64_t ctime_ms;
@@ -1523,19 +1599,30 @@ static char *client_line(struct client *c)
     return xstrdup(line);
 }
 
-void acl_log_add(struct client *c, const char *reason, const char *object, size_t olen,
-                 const char *username, size_t ulen)
+/* Moves acllog[i] to the head, the others down one. */
+static void log_to_head(size_t i)
+{
+    struct acl_log_entry e = acllog[i];
+    memmove(acllog + 1, acllog, i * sizeof(*acllog));
+    acllog[0] = e;
+}
+
+void acl_log_add(struct client *c, const char *reason, enum acl_log_context ctx,
+                 const char *object, size_t olen, const char *username, size_t ulen)
 {
     int64_t now = mstime();
-    for (size_t i = 0; i < acllog_len; i++) {
+    /* A similar recent entry is counted, refreshed and made the newest, as
+     * Redis 7.0's addACLLogEntry does. */
+    for (size_t i = 0; i < acllog_len && i < ACL_LOG_GROUPING_SCAN; i++) {
         struct acl_log_entry *e = &acllog[i];
-        if (strcmp(e->reason, reason) == 0 && e->olen == olen &&
+        if (strcmp(e->reason, reason) == 0 && e->ctx == ctx && e->olen == olen &&
             memcmp(e->object, object, olen) == 0 && e->ulen == ulen &&
-            memcmp(e->username, username, ulen) == 0 && now - e->ctime_ms < ACL_LOG_GROUPING_MS) {
+            memcmp(e->username, username, ulen) == 0 && now - e->ctime_ms <= ACL_LOG_GROUPING_MS) {
             e->count++;
             e->ctime_ms = now;
             xfree(e->cinfo);
             e->cinfo = client_line(c);
+            log_to_head(i);
             return;
         }
     }
@@ -1550,6 +1637,7 @@ void acl_log_add(struct client *c, const char *reason, const char *object, size_
     memset(e, 0, sizeof(*e));
     e->count = 1;
     snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    e->ctx = ctx;
     e->object = xmalloc(olen + 1);
     memcpy(e->object, object, olen);
     e->olen = olen;
@@ -1574,7 +1662,7 @@ void acl_log_reply(struct resp_out *o, long count)
         resp_add_bulk_cstr(o, "reason");
         resp_add_bulk_cstr(o, e->reason);
         resp_add_bulk_cstr(o, "context");
-        resp_add_bulk_cstr(o, "toplevel");
+        resp_add_bulk_cstr(o, log_context_names[e->ctx]);
         resp_add_bulk_cstr(o, "object");
         resp_add_bulk(o, e->object, e->olen);
         resp_add_bulk_cstr(o, "username");

@@ -136,14 +136,24 @@ enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, i
 /* Checks c's request, and on a denial replies with Redis's NOPERM text and
  * logs it. Returns 1 when refused. */
 int acl_refuses(struct client *c, const struct command *cmd);
+/* EXEC's check of a queued command (c->argv), as Redis re-checks it there:
+ * the rules may have changed since it was queued. On a denial replies with
+ * Redis's "ACLs rules changed" NOPERM and logs it; returns 1. */
+int acl_refuses_at_exec(struct client *c, const struct command *cmd);
 /* Redis's NOPERM error for a denial; object is the command's name (with
  * "|sub") for ACL_DENIED_CMD, unused otherwise. */
 void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object);
 
+/* Where a denied request ran, ACL LOG's "context". */
+enum acl_log_context { ACL_LOG_TOPLEVEL, ACL_LOG_MULTI, ACL_LOG_LUA };
 /* ACL LOG: reason "auth", "command", "key" or "channel"; object the
- * command's name, key or channel. c may be NULL. */
-void acl_log_add(struct client *c, const char *reason, const char *object, size_t olen,
-                 const char *username, size_t ulen);
+ * command's name, key or channel (copied). c may be NULL. */
+void acl_log_add(struct client *c, const char *reason, enum acl_log_context ctx,
+                 const char *object, size_t olen, const char *username, size_t ulen);
+/* Logs denial d of cmd with argv[0..argc) (pos as acl_check gave it) for
+ * c's user. */
+void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
+                    const struct command *cmd, int argc, const struct resp_slice *argv, int pos);
 void acl_log_reply(struct resp_out *o, long count);
 void acl_log_reset(void);
 

@@ -236,10 +236,42 @@ static int tls_take(struct client *c, size_t nread)
     }
 }
 
+/* Fairness between clients, as Redis reads a client once per event: libuv
+ * would read a stream up to 32 times in a row while each read fills its
+ * buffer, so one client pipelining (a flood of wrong AUTHs, say) could hold
+ * the loop for 32 buffers' worth of commands while a PING elsewhere waits.
+ * A client whose read filled its buffer stops reading for the rest of the
+ * loop turn and starts again in the check phase, after every other ready
+ * client had its turn. */
+static uv_check_t yield_check;
+
+static void yield_check_cb(uv_check_t *h)
+{
+    (void)h;
+    uv_check_stop(&yield_check);
+    for (struct client *c = server.clients; c; c = c->next) {
+        if (!(c->flags & CLIENT_READ_YIELDED))
+            continue;
+        c->flags &= ~CLIENT_READ_YIELDED;
+        /* Stopped meanwhile for a reason of its own: that reason restarts it. */
+        if (!(c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_PROTECTED)))
+            conn_start_reading(c);
+    }
+}
+
+static void yield_reading(struct client *c)
+{
+    if (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_PROTECTED | CLIENT_MASTER |
+                    CLIENT_REPLICA))
+        return;
+    c->flags |= CLIENT_READ_YIELDED;
+    uv_read_stop(&c->h.stream);
+    uv_check_start(&yield_check, yield_check_cb);
+}
+
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     struct client *c = s->data;
-    (void)buf;
     if (nread < 0) {
         if (nread != UV_EOF)
             log_verbose("Client id=%llu addr=%s read error: %s", (unsigned long long)c->id,
@@ -260,6 +292,8 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     c->last_interaction_ms = uv_now(server.loop);
     conn_process_input(c);
     conn_run_unblocked();
+    if ((size_t)nread == buf->len)
+        yield_reading(c);
 }
 
 /* ---- bytes read by their owner (conn_read_raw) ---- */
@@ -981,6 +1015,7 @@ int conn_listen(void)
 {
     uv_check_init(server.loop, &sync_check);
     uv_idle_init(server.loop, &sync_idle);
+    uv_check_init(server.loop, &yield_check);
     sync_handles = 1;
     if (server.cfg.port && !(server.listeners = listen_port(server.cfg.port, 0)))
         return -1;
@@ -1016,6 +1051,7 @@ void conn_close_listeners(void)
     if (sync_handles) {
         uv_close((uv_handle_t *)&sync_check, NULL);
         uv_close((uv_handle_t *)&sync_idle, NULL);
+        uv_close((uv_handle_t *)&yield_check, NULL);
         sync_handles = 0;
     }
     listeners_release(server.listeners);

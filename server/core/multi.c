@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "acl.h"
 #include "bgsave.h"
 #include "client.h"
 #include "command.h"
@@ -153,7 +154,8 @@ void multi_exec(struct client *c)
         c->argc = q->argc;
         c->argv = q->argv;
         server.stats.total_commands++; /* Redis counts a queued command again when it runs */
-        command_call(c, q->cmd);
+        if (!acl_refuses_at_exec(c, q->cmd))
+            command_call(c, q->cmd);
     }
     propagate_exec_end();
     c->argc = argc;

@@ -251,14 +251,7 @@ static const char *acl_refused(struct script_run *run, const struct command *cmd
     enum acl_denial d = acl_check(caller->user, cmd, argc, argv, &pos);
     if (d == ACL_ALLOWED)
         return NULL;
-    const char *name = acl_user_name(caller->user);
-    if (d == ACL_DENIED_CMD)
-        acl_log_add(caller, "command", cmd->name, strlen(cmd->name), name, strlen(name));
-    else if (pos > 0)
-        acl_log_add(caller, d == ACL_DENIED_KEY ? "key" : "channel", argv[pos].ptr, argv[pos].len,
-                    name, strlen(name));
-    else
-        acl_log_add(caller, "key", cmd->name, strlen(cmd->name), name, strlen(name));
+    acl_log_denial(caller, ACL_LOG_LUA, d, cmd, argc, argv, pos);
     switch (d) {
     case ACL_DENIED_CMD:
         return "The user executing the script can't run this command or subcommand";
