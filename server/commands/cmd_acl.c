@@ -323,7 +323,10 @@ static void cmd_acl(struct client *c)
 }
 
 const struct command acl_commands[] = {
-    {.name = "acl", .proc = cmd_acl, .arity = -2, .flags = CMD_CONTAINER,
+    /* Redis puts noscript, loading and stale on every subcommand but HELP;
+     * rbkv's flags are the container's, as CONFIG's. */
+    {.name = "acl", .proc = cmd_acl, .arity = -2,
+     .flags = CMD_CONTAINER | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "server", .since = "6.0.0",
      .summary = "A container for Access List Control commands ",
      .complexity = "Depends on subcommand.", .args = "subcommand [arg ...]",
