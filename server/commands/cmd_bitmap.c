@@ -41,6 +41,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "watch.h"
 
 #define ERR_BIT_OFFSET "ERR bit offset is not an integer or out of range"
 #define ERR_BIT_VALUE "ERR bit is not an integer or out of range"
@@ -427,6 +428,7 @@ static void cmd_bitop(struct client *c)
     if (maxlen == 0) {
         if (target) {
             ks_delete(c->db, target);
+            watch_touch(c->db, dst->ptr, dst->len);
             server.dirty++;
             notify_key(c, NOTIFY_GENERIC, "del", dst);
         }
@@ -449,6 +451,7 @@ static void cmd_bitop(struct client *c)
         e = ks_string_resize(c->db, e, maxlen);
         bitop_compute((unsigned char *)ks_str(e), maxlen, op, src, len, n);
     }
+    watch_touch(c->db, dst->ptr, dst->len);
     server.dirty++;
     if (!target)
         notify_key(c, NOTIFY_NEW, "new", dst);
@@ -753,7 +756,8 @@ const struct command bitmap_commands[] = {
      .summary = "Find first bit set or clear in a string",
      .complexity = "O(N)",
      .args = "key bit [start [end [BYTE|BIT]]]"},
-    {.name = "bitop", .proc = cmd_bitop, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM,
+    {.name = "bitop", .proc = cmd_bitop, .arity = -4,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS,
      .first_key = 2, .last_key = -1, .key_step = 1,
      .group = "bitmap", .since = "2.6.0",
      .summary = "Perform bitwise operations between strings",

@@ -59,6 +59,7 @@ static void cmd_del(struct client *c)
         struct ks_entry *e = lookup_write(c, &c->argv[j]);
         if (e) {
             ks_delete(c->db, e);
+            watch_touch(c->db, c->argv[j].ptr, c->argv[j].len);
             server.dirty++;
             deleted++;
             notify_key(c, NOTIFY_GENERIC, "del", &c->argv[j]);
@@ -201,8 +202,7 @@ static void cmd_copy(struct client *c)
     if (when != -1)
         ks_set_expire(to, copy, when);
     block_signal_key(to, dst->ptr, dst->len);
-    /* The key spec names keys, not databases: the dispatcher touches the
-     * keys in c->db, the other database is ours to report. */
+    /* Only the copy changed, in whichever database it went to. */
     watch_touch(to, dst->ptr, dst->len);
     server.dirty++;
     notify_keyspace_event(NOTIFY_NEW, "new", dst->ptr, dst->len, to->id);
@@ -429,7 +429,7 @@ static void cmd_persist(struct client *c)
 /* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
  * COMMAND DOCS show them. */
 const struct command keys_commands[] = {
-    {.name = "del", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE,
+    {.name = "del", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "generic", .since = "1.0.0",
      .summary = "Delete a key",
@@ -438,7 +438,8 @@ const struct command keys_commands[] = {
                   "O(M) where M is the number of elements in the list, set, sorted set or hash. "
                   "Removing a single key that holds a string value is O(1).",
      .args = "key [key ...]"},
-    {.name = "unlink", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE | CMD_FAST,
+    {.name = "unlink", .proc = cmd_del, .arity = -2,
+     .flags = CMD_WRITE | CMD_FAST | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "generic", .since = "4.0.0",
      .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but "
@@ -471,7 +472,8 @@ const struct command keys_commands[] = {
      .summary = "Rename a key, only if the new key does not exist",
      .complexity = "O(1)",
      .args = "key newkey"},
-    {.name = "copy", .proc = cmd_copy, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM,
+    {.name = "copy", .proc = cmd_copy, .arity = -3,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = 2, .key_step = 1,
      .group = "generic", .since = "6.2.0",
      .summary = "Copy a key",

@@ -106,6 +106,7 @@ static void store_result(struct client *c, const struct resp_slice *dst, struct 
     if (old) {
         ks_delete(c->db, old);
         if (!n) {
+            watch_touch(c->db, dst->ptr, dst->len);
             server.dirty++;
             notify_key(c, NOTIFY_GENERIC, "del", dst);
         }
@@ -113,6 +114,7 @@ static void store_result(struct client *c, const struct resp_slice *dst, struct 
     if (n) {
         ks_add_ptr(c->db, dst->ptr, dst->len, KS_ZSET, z);
         block_signal_key(c->db, dst->ptr, dst->len);
+        watch_touch(c->db, dst->ptr, dst->len);
         server.dirty++;
         /* Redis overwrites an old dst in place: "new" only when there was none. */
         if (!old)
@@ -1408,7 +1410,7 @@ const struct command zset_commands[] = {
     ZSET_COMMAND("zrange", cmd_zrange, -4, CMD_READONLY, 1, 1, "1.2.0",
                  "Return a range of members in a sorted set", LOG_N_M,
                  "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"),
-    ZSET_COMMAND("zrangestore", cmd_zrangestore, -5, CMD_WRITE | CMD_DENYOOM, 1, 2, "6.2.0",
+    ZSET_COMMAND("zrangestore", cmd_zrangestore, -5, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, 2, "6.2.0",
                  "Store a range of members from sorted set into another key",
                  "O(log(N)+M) with N being the number of elements in the sorted set and M the "
                  "number of elements stored into the destination key.",
@@ -1482,20 +1484,20 @@ const struct command zset_commands[] = {
                  "calls for the cursor to return back to 0. N is the number of elements inside "
                  "the collection.",
                  "key cursor [MATCH pattern] [COUNT count]"),
-    ZSET_COMMAND("zunionstore", cmd_zunionstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
+    ZSET_COMMAND("zunionstore", cmd_zunionstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
                  "Add multiple sorted sets and store the resulting sorted set in a new key",
                  "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, "
                  "and M being the number of elements in the resulting sorted set.",
                  "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
                  "[AGGREGATE SUM|MIN|MAX]"),
-    ZSET_COMMAND("zinterstore", cmd_zinterstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
+    ZSET_COMMAND("zinterstore", cmd_zinterstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
                  "Intersect multiple sorted sets and store the resulting sorted set in a new key",
                  "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
                  "being the number of input sorted sets and M being the number of elements in "
                  "the resulting sorted set.",
                  "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
                  "[AGGREGATE SUM|MIN|MAX]"),
-    ZSET_COMMAND("zdiffstore", cmd_zdiffstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, 1, 1, "6.2.0",
+    ZSET_COMMAND("zdiffstore", cmd_zdiffstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1, "6.2.0",
                  "Subtract multiple sorted sets and store the resulting sorted set in a new key",
                  "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
                  "the sets, N is the size of the first set, and K is the size of the result set.",

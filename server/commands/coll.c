@@ -17,6 +17,7 @@
 #include "notify.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "watch.h"
 
 #define ERR_LIMIT_BYLEX "ERR syntax error, LIMIT is only supported in combination with BYLEX"
 #define SCAN_DEFAULT_COUNT 10
@@ -77,6 +78,7 @@ void coll_store(struct client *c, const struct resp_slice *dst, int type, struct
     if (old) {
         ks_delete(c->db, old);
         if (!n) {
+            watch_touch(c->db, dst->ptr, dst->len);
             server.dirty++;
             notify_key(c, NOTIFY_GENERIC, "del", dst);
         }
@@ -84,6 +86,7 @@ void coll_store(struct client *c, const struct resp_slice *dst, int type, struct
     if (n) {
         ks_add_ptr(c->db, dst->ptr, dst->len, (enum ks_type)type, m);
         block_signal_key(c->db, dst->ptr, dst->len);
+        watch_touch(c->db, dst->ptr, dst->len);
         server.dirty++;
         /* Redis overwrites an old dst in place: "new" only when there was none. */
         if (!old)

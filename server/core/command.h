@@ -65,6 +65,12 @@ struct client;
  * when the user has that very pattern. Not shown by COMMAND INFO. */
 #define CMD_CHANNEL_PATTERNS (1u << 25)
 
+/* WATCH learns of its changes from the command itself (watch_touch on each
+ * key it changed), not from the dispatcher's touching every key it names:
+ * SINTERSTORE changes its destination, not its sources, DEL only the keys
+ * it found, as Redis signals them. Not shown by COMMAND INFO. */
+#define CMD_TOUCHES_OWN_KEYS (1u << 26)
+
 /* The keys a command that names none may reach (a listing, a range, a
  * whole-dataset command): an ACL with key patterns allows it only when the
  * reach stays inside one of them (acl.c). PREFIX: every key starting with

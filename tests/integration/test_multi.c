@@ -260,6 +260,62 @@ out:
         redisFree(them);
 }
 
+/* A write that reads some keys and changes others invalidates WATCH only on
+ * what it changed, as Redis signals them: the STORE commands' and BITOP's
+ * destination, COPY's copy, the keys DEL found. */
+static void test_watch_written_keys(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *them = h_connect(&srv);
+    if (!c || !them)
+        goto out;
+    EXPECT_INT(c, 1, "SADD", "s1", "a");
+    EXPECT_INT(c, 1, "SADD", "s2", "a");
+    EXPECT_INT(c, 1, "ZADD", "z1", "1", "a");
+    EXPECT_OK(c, "MSET", "b1", "x", "b2", "y");
+    static const char *const runs[][8] = {
+        {"SINTERSTORE", "d", "s1", "s2"}, {"SUNIONSTORE", "d", "s1", "s2"},
+        {"SDIFFSTORE", "d", "s1", "nosuch"},  {"ZUNIONSTORE", "d", "2", "z1", "z1"},
+        {"ZRANGESTORE", "d", "z1", "0", "-1"}, {"BITOP", "AND", "d", "b1", "b2"},
+        {"COPY", "b1", "d", "REPLACE"},
+    };
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        int argc = 0;
+        while (argc < 8 && runs[i][argc])
+            argc++;
+        /* A source watched: untouched. */
+        const char *src = runs[i][0][0] == 'B' ? runs[i][3] : runs[i][0][0] == 'C' ? runs[i][1]
+                                                                                   : runs[i][2];
+        if (strcmp(runs[i][0], "ZUNIONSTORE") == 0)
+            src = "z1";
+        EXPECT_OK(c, "WATCH", src);
+        freeReplyObject(h_command(them, argc, runs[i], NULL));
+        EXPECT_EXEC(c, EXEC_RAN);
+        /* The destination watched: changed. */
+        EXPECT_OK(c, "WATCH", "d");
+        freeReplyObject(h_command(them, argc, runs[i], NULL));
+        EXPECT_EXEC(c, EXEC_ABORTED);
+    }
+    /* An empty result deletes the destination: a change; none there: none. */
+    EXPECT_OK(c, "WATCH", "d");
+    EXPECT_INT(them, 0, "SINTERSTORE", "d", "s1", "nosuch");
+    EXPECT_EXEC(c, EXEC_ABORTED);
+    EXPECT_OK(c, "WATCH", "d");
+    EXPECT_INT(them, 0, "SINTERSTORE", "d", "s1", "nosuch");
+    EXPECT_EXEC(c, EXEC_RAN);
+    /* DEL: only the keys it found. */
+    EXPECT_OK(c, "WATCH", "gone");
+    EXPECT_INT(them, 1, "DEL", "b2", "gone");
+    EXPECT_EXEC(c, EXEC_RAN);
+    EXPECT_OK(c, "WATCH", "b1");
+    EXPECT_INT(them, 1, "UNLINK", "b1", "gone");
+    EXPECT_EXEC(c, EXEC_ABORTED);
+out:
+    if (them)
+        redisFree(them);
+    if (c)
+        redisFree(c);
+}
+
 static void test_watch_expiry(void)
 {
     redisContext *c = h_connect_flushed(&srv), *them = h_connect(&srv);
@@ -449,6 +505,7 @@ int main(int argc, char **argv)
     H_RUN(test_errors);
     H_RUN(test_exec_oom);
     H_RUN(test_watch);
+    H_RUN(test_watch_written_keys);
     H_RUN(test_watch_expiry);
     H_RUN(test_watch_flush);
     H_RUN(test_pipelined);
