@@ -256,7 +256,8 @@ static void user_copy(struct acl_user *dst, const struct acl_user *src)
 {
     *dst = *src;
     dst->hashes = xcalloc(src->nhashes + 1, sizeof(*dst->hashes));
-    memcpy(dst->hashes, src->hashes, src->nhashes * sizeof(*dst->hashes));
+    if (src->nhashes) /* a user without passwords may have no array at all */
+        memcpy(dst->hashes, src->hashes, src->nhashes * sizeof(*dst->hashes));
     dst->sel = xcalloc(src->nsel, sizeof(*dst->sel));
     for (size_t i = 0; i < src->nsel; i++)
         selector_copy(&dst->sel[i], &src->sel[i]);
