@@ -85,13 +85,14 @@ void acl_init(void);
  * (logged with Redis's texts) when they cannot be loaded. */
 int acl_start(void);
 /* A config file's "user" line as Redis checks it while reading the file:
- * rules[0..argc) tried on a user of their own. Returns 0 when they apply,
- * or fail only on the name of a command or category, which acl_start tells
- * (Redis leaves those to the start, for modules' commands); else -1 with
- * Redis's reason in *why (a static string) and in *bad the number Redis
- * names the error by: the failed rule's, counted after joining "(...)"
- * selectors split over words, or an unclosed selector's word's. */
-int acl_check_rules(int argc, const char *const *rules, int *bad, const char **why);
+ * its rules, words[0..argc), tried on a user of their own. Returns 0 when
+ * they apply, or fail only on the name of a command or category, which
+ * acl_start tells (Redis leaves those to the start, for modules'
+ * commands); else -1 with Redis's reason in *why (a static string) and in
+ * *bad the number Redis names the error by: the failed rule's, counted
+ * after joining "(...)" selectors split over words, or an unclosed
+ * selector's word's. */
+int acl_check_rules(int argc, const char *const *words, int *bad, const char **why);
 /* The default user (never NULL after acl_init). */
 struct acl_user *acl_default_user(void);
 /* Whether a new connection must authenticate: the default user is off or

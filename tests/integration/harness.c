@@ -265,6 +265,15 @@ char *h_repr(const redisReply *r, char *buf, size_t cap)
     return buf;
 }
 
+char *h_reply_text(redisContext *c, int argc, const char *const *argv)
+{
+    char buf[REPR_CAP];
+    redisReply *r = h_command(c, argc, argv, NULL);
+    char *text = strdup(r ? h_repr(r, buf, sizeof(buf)) : "(no reply)");
+    freeReplyObject(r);
+    return text;
+}
+
 char *h_command_text(char *buf, size_t cap, int argc, const char *const *argv,
                      const size_t *lens)
 {
@@ -689,6 +698,8 @@ static pid_t spawn(struct h_server *s, const char *const *flags)
     for (int i = 0; !s->bin && i < wrapper_words; i++)
         args[n++] = wrapper[i];
     args[n++] = s->bin ? s->bin : server_bin;
+    if (s->config_path[0])
+        args[n++] = s->config_path;
     args[n++] = "--port";
     args[n++] = port;
     if (is_reference || s->bin) {
@@ -773,7 +784,9 @@ static int wait_ready(struct h_server *s)
 }
 
 /* h_start of bin (NULL: the binary under test). */
-static int start_binary(struct h_server *s, const char *bin, const char *const *flags)
+/* config: the text of a config file to start with, or NULL for none. */
+static int start_binary(struct h_server *s, const char *bin, const char *config,
+                        const char *const *flags)
 {
     memset(s, 0, sizeof(*s));
     s->bin = bin;
@@ -782,12 +795,24 @@ static int start_binary(struct h_server *s, const char *bin, const char *const *
     if (!mkdtemp(s->dir))
         return harness_failure("mkdtemp %s: %s", s->dir, strerror(errno));
     snprintf(s->log_path, sizeof(s->log_path), "%s/server.log", s->dir);
+    if (config) {
+        h_path_in(s, "server.conf", s->config_path, sizeof(s->config_path));
+        FILE *f = fopen(s->config_path, "w");
+        int bad = !f || fputs(config, f) < 0;
+        if ((f && fclose(f) != 0) || bad)
+            return harness_failure("writing %s: %s", s->config_path, strerror(errno));
+    }
     return h_restart(s, flags);
 }
 
 int h_start(struct h_server *s, const char *const *flags)
 {
-    return start_binary(s, NULL, flags);
+    return start_binary(s, NULL, NULL, flags);
+}
+
+int h_start_config(struct h_server *s, const char *text, const char *const *flags)
+{
+    return start_binary(s, NULL, text, flags);
 }
 
 int h_start_comparison(struct h_server *ref)
@@ -820,7 +845,7 @@ int h_start_reference(struct h_server *s, const char *const *flags)
         if (!found[0])
             return 1;
     }
-    return start_binary(s, found, flags) < 0 ? -1 : 0;
+    return start_binary(s, found, NULL, flags) < 0 ? -1 : 0;
 }
 
 int h_restart(struct h_server *s, const char *const *flags)
