@@ -24,18 +24,18 @@ static struct h_server srv;
 #define WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
 
 /* Users from "user" lines and a --user flag: their rules and passwords, a
- * disabled one logged; "user default" wins over requirepass wherever it
- * stands in the file, though CONFIG GET requirepass still shows that;
+ * disabled one logged; "user default" wins over requirepass, even one
+ * later in the file, though CONFIG GET requirepass still shows it;
  * "user" is no CONFIG parameter. */
 static void test_users(void)
 {
     struct h_server s = {0};
     redisContext *c = NULL;
     if (h_start_config(&s,
-                       "requirepass rp\n"
                        "user alice on >pa ~app:* +get +set\n"
                        "user bob off >pb +@all\n"
-                       "user default on >pd ~* &* +@all\n",
+                       "user default on >pd ~* &* +@all\n"
+                       "requirepass rp\n",
                        H_FLAGS("--user", "carol", "on", "nopass", "+ping")) < 0)
         return;
     c = h_connect(&s);
