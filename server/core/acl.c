@@ -490,14 +490,17 @@ static void rules_clear(struct acl_selector *s)
     s->nrules = 0;
 }
 
-/* The command a rule token ("+get", "-config|set") names, or NULL. */
+/* The command a rule token ("+get", "-config|set") names, or NULL. Rules
+ * name commands by their own names whatever rename-command did, as Redis
+ * looks them up in its orig_commands: ACL LIST never shows a secret new
+ * name. */
 static const struct command *rule_command(const char *rule)
 {
     if (rule[1] == '@')
         return NULL;
     const char *bar = strchr(rule + 1, '|');
     size_t len = bar ? (size_t)(bar - rule - 1) : strlen(rule + 1);
-    return command_lookup(rule + 1, len);
+    return command_lookup_builtin(rule + 1, len);
 }
 
 /* Drops the rules about commands for which drop(cmd, arg) holds. */
@@ -593,7 +596,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     }
     const char *bar = memchr(r + 1, '|', len - 1);
     size_t nlen = bar ? (size_t)(bar - r - 1) : len - 1;
-    const struct command *cmd = command_lookup(r + 1, nlen);
+    const struct command *cmd = command_lookup_builtin(r + 1, nlen);
     if (!cmd)
         return ERR_UNKNOWN;
     if (!bar) {
@@ -977,6 +980,18 @@ int acl_deluser(struct client *self, const struct resp_slice *name)
     return 1;
 }
 
+/* words[0..argc) as slices, in an xmalloc'd array (the words stay the
+ * caller's). */
+static struct resp_slice *slices_of(int argc, const char *const *words)
+{
+    struct resp_slice *s = xmalloc((size_t)(argc + 1) * sizeof(*s));
+    for (int i = 0; i < argc; i++) {
+        s[i].ptr = words[i];
+        s[i].len = strlen(words[i]);
+    }
+    return s;
+}
+
 /*
  * The config file's "user" lines (config.h), as Redis's
  * ACLLoadConfiguredUsers: config_set checked their rules but for names of
@@ -1005,11 +1020,7 @@ static int load_config_users(void)
         int argc = 0;
         while (line[argc + 1])
             argc++;
-        struct resp_slice *rules = xmalloc((size_t)(argc + 1) * sizeof(*rules));
-        for (int i = 0; i < argc; i++) {
-            rules[i].ptr = line[i + 1];
-            rules[i].len = strlen(line[i + 1]);
-        }
+        struct resp_slice *rules = slices_of(argc, (const char *const *)line + 1);
         const char *why = NULL;
         for (int i = 0; i < argc && !why; i++) {
             struct resp_slice r;
@@ -1056,13 +1067,9 @@ int acl_start(void)
 
 int acl_check_rules(int argc, const char *const *words, int *bad, const char **why)
 {
-    struct resp_slice *rules = xmalloc((size_t)(argc + 1) * sizeof(*rules));
+    struct resp_slice *rules = slices_of(argc, words);
     struct acl_user *u = user_new("", 0);
     int rc = 0;
-    for (int i = 0; i < argc; i++) {
-        rules[i].ptr = words[i];
-        rules[i].len = strlen(words[i]);
-    }
     /* Redis joins the selectors before it tries a rule, so an unclosed one
      * is told first, by its word; with whatever reason errno last held,
      * which is ENOENT's in redis-server 7.0.15. */

@@ -23,7 +23,8 @@ static struct h_server srv;
 #define NOPERM_CMD(cmd) "NOPERM this user has no permissions to run the '" cmd "' command"
 #define WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
 
-/* Users from "user" lines and a --user flag: their rules and passwords, a
+/* Users from "user" lines and a --user flag: their rules (by commands' own
+ * names, a rename-command's new name working for them) and passwords, a
  * disabled one logged; "user default" wins over requirepass, even one
  * later in the file, though CONFIG GET requirepass still shows it;
  * "user" is no CONFIG parameter. */
@@ -33,6 +34,7 @@ static void test_users(void)
     redisContext *c = NULL;
     if (h_start_config(&s,
                        "user alice on >pa ~app:* +get +set\n"
+                       "rename-command get fetch\n"
                        "user bob off >pb +@all\n"
                        "user default on >pd ~* &* +@all\n"
                        "requirepass rp\n",
@@ -46,19 +48,21 @@ static void test_users(void)
     EXPECT_ERR(c, WRONGPASS, "AUTH", "alice", "wrong");
     EXPECT_OK(c, "AUTH", "alice", "pa");
     EXPECT_OK(c, "SET", "app:1", "v");
-    EXPECT_BULK(c, "v", "GET", "app:1");
+    EXPECT_BULK(c, "v", "FETCH", "app:1");
     EXPECT_ERR(c, "NOPERM this user has no permissions to access one of the keys used as arguments",
-               "GET", "other");
+               "FETCH", "other");
     EXPECT_ERR(c, NOPERM_CMD("del"), "DEL", "app:1");
     EXPECT_OK(c, "AUTH", "carol", "anything");
     EXPECT_STATUS(c, "PONG", "PING");
-    EXPECT_ERR(c, NOPERM_CMD("get"), "GET", "app:1");
+    EXPECT_ERR(c, NOPERM_CMD("get"), "FETCH", "app:1");
     EXPECT_OK(c, "AUTH", "pd");
     EXPECT_REPLY(c, "['requirepass', 'rp']", "CONFIG", "GET", "requirepass");
     EXPECT_REPLY(c, "[]", "CONFIG", "GET", "user");
     EXPECT_ERR(c, "ERR Unknown option or number of arguments for CONFIG SET - 'user'", "CONFIG",
                "SET", "user", "dave");
     EXPECT_REPLY(c, "['alice', 'bob', 'carol', 'default']", "ACL", "USERS");
+    /* Rules name commands by their own names, whatever rename-command did. */
+    EXPECT_MATCH(c, "*'user alice on #* ~app:* resetchannels -@all +get +set'*", "ACL", "LIST");
     CHECK(h_file_has(&s, "server.log", "The user 'bob' is disabled (there is no 'on' modifier in "
                                        "the user description). Make sure this is not a "
                                        "configuration error."),
