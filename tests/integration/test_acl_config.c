@@ -33,7 +33,7 @@ static void test_users(void)
     struct h_server s = {0};
     redisContext *c = NULL;
     if (h_start_config(&s,
-                       "user alice on >pa ~app:* +get +set\n"
+                       "user alice on >pa ~app:* +get\n"
                        "rename-command get fetch\n"
                        "user bob off >pb +@all\n"
                        "user default on >pd ~* &* +@all\n"
@@ -46,12 +46,13 @@ static void test_users(void)
     EXPECT_ERR(c, WRONGPASS, "AUTH", "rp");
     EXPECT_ERR(c, WRONGPASS, "AUTH", "bob", "pb");
     EXPECT_ERR(c, WRONGPASS, "AUTH", "alice", "wrong");
-    EXPECT_OK(c, "AUTH", "alice", "pa");
+    EXPECT_OK(c, "AUTH", "default", "pd");
     EXPECT_OK(c, "SET", "app:1", "v");
+    EXPECT_OK(c, "AUTH", "alice", "pa");
     EXPECT_BULK(c, "v", "FETCH", "app:1");
     EXPECT_ERR(c, "NOPERM this user has no permissions to access one of the keys used as arguments",
                "FETCH", "other");
-    EXPECT_ERR(c, NOPERM_CMD("del"), "DEL", "app:1");
+    EXPECT_ERR(c, NOPERM_CMD("set"), "SET", "app:1", "w");
     EXPECT_OK(c, "AUTH", "carol", "anything");
     EXPECT_STATUS(c, "PONG", "PING");
     EXPECT_ERR(c, NOPERM_CMD("get"), "FETCH", "app:1");
@@ -61,8 +62,9 @@ static void test_users(void)
     EXPECT_ERR(c, "ERR Unknown option or number of arguments for CONFIG SET - 'user'", "CONFIG",
                "SET", "user", "dave");
     EXPECT_REPLY(c, "['alice', 'bob', 'carol', 'default']", "ACL", "USERS");
-    /* Rules name commands by their own names, whatever rename-command did. */
-    EXPECT_MATCH(c, "*'user alice on #* ~app:* resetchannels -@all +get +set'*", "ACL", "LIST");
+    /* Rules name commands by their own names, whatever rename-command did.
+     * (One command each: Redis 7.0 lists a user's commands in no set order.) */
+    EXPECT_MATCH(c, "*'user alice on #* ~app:* resetchannels -@all +get'*", "ACL", "LIST");
     CHECK(h_file_has(&s, "server.log", "The user 'bob' is disabled (there is no 'on' modifier in "
                                        "the user description). Make sure this is not a "
                                        "configuration error."),
