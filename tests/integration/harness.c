@@ -783,8 +783,8 @@ static int wait_ready(struct h_server *s)
     return -1;
 }
 
-/* h_start of bin (NULL: the binary under test). */
-/* config: the text of a config file to start with, or NULL for none. */
+/* h_start of bin (NULL: the binary under test), given a config file holding
+ * config first (NULL: none). */
 static int start_binary(struct h_server *s, const char *bin, const char *config,
                         const char *const *flags)
 {
