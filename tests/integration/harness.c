@@ -72,7 +72,8 @@ int h_slow(void)
 static void read_wrapper(void)
 {
     const char *env = getenv("RBKV_SERVER_WRAPPER");
-    char *copy = env && *env ? strdup(env) : NULL;
+    static char *copy; /* wrapper[] points into it */
+    copy = env && *env ? strdup(env) : NULL;
     char *save = NULL;
     char *w = copy ? strtok_r(copy, " \t", &save) : NULL;
     for (; w && wrapper_words < MAX_WRAPPER_WORDS; w = strtok_r(NULL, " \t", &save))
@@ -1438,9 +1439,13 @@ long h_child_of(pid_t pid)
     long child = -1;
     snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
     FILE *f = fopen(p, "r");
+    char line[32], *end;
     if (f) {
-        if (fscanf(f, "%ld", &child) != 1)
-            child = -1;
+        if (fgets(line, sizeof(line), f)) {
+            child = strtol(line, &end, 10);
+            if (end == line)
+                child = -1;
+        }
         fclose(f);
     }
     return child;
