@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "aof.h"
 #include "args.h"
 #include "bgsave.h"
@@ -243,7 +244,16 @@ static void config_rewrite_command(struct client *c)
         resp_add_error(&c->out, "ERR The server is running without a config file");
         return;
     }
-    if (config_rewrite(&server.cfg, server.config_file, err, sizeof(err)) < 0) {
+    /* The users go in "user" lines unless they have an aclfile (ACL SAVE's),
+     * whose servers refuse such lines at start (acl_start): as in Redis. */
+    size_t nusers = 0;
+    char **users = server.cfg.aclfile ? NULL : acl_user_lines(&nusers);
+    int rc = config_rewrite(&server.cfg, server.config_file, (const char *const *)users, nusers,
+                            err, sizeof(err));
+    for (size_t i = 0; i < nusers; i++)
+        xfree(users[i]);
+    xfree(users);
+    if (rc < 0) {
         log_warning("CONFIG-REWRITE failed: %s", err);
         resp_add_errorf(&c->out, "ERR Rewriting config file: %s", err);
         return;

@@ -490,14 +490,17 @@ static void rules_clear(struct acl_selector *s)
     s->nrules = 0;
 }
 
-/* The command a rule token ("+get", "-config|set") names, or NULL. */
+/* The command a rule token ("+get", "-config|set") names, or NULL. Rules
+ * name commands by their own names whatever rename-command did, as Redis
+ * looks them up in its orig_commands: ACL LIST never shows a secret new
+ * name. */
 static const struct command *rule_command(const char *rule)
 {
     if (rule[1] == '@')
         return NULL;
     const char *bar = strchr(rule + 1, '|');
     size_t len = bar ? (size_t)(bar - rule - 1) : strlen(rule + 1);
-    return command_lookup(rule + 1, len);
+    return command_lookup_builtin(rule + 1, len);
 }
 
 /* Drops the rules about commands for which drop(cmd, arg) holds. */
@@ -593,7 +596,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     }
     const char *bar = memchr(r + 1, '|', len - 1);
     size_t nlen = bar ? (size_t)(bar - r - 1) : len - 1;
-    const struct command *cmd = command_lookup(r + 1, nlen);
+    const struct command *cmd = command_lookup_builtin(r + 1, nlen);
     if (!cmd)
         return ERR_UNKNOWN;
     if (!bar) {
@@ -857,40 +860,56 @@ static void user_update_allperm(struct acl_user *u)
         u->flags |= ACL_USER_ALLPERM;
 }
 
-/* Rules in a selector are split on spaces by callers, but a "(...)" may
- * arrive as several arguments in a file line: joined here back into one. */
+/*
+ * The rule at rules[*i]: one word, or a "(...)" selector that a file's
+ * spaces split over several words, joined back into one (then xmalloc'd in
+ * *joined, else *joined is NULL) with *i left on its last word. Returns -1
+ * when a word opens a selector that no later word closes: out is then that
+ * word alone, which the rule parser refuses.
+ */
+static int next_rule(int argc, const struct resp_slice *rules, int *i, struct resp_slice *out,
+                     char **joined)
+{
+    const char *r = rules[*i].ptr;
+    size_t len = rules[*i].len;
+    *out = rules[*i];
+    *joined = NULL;
+    if (!len || r[0] != '(' || r[len - 1] == ')')
+        return 0;
+    size_t total = len;
+    int j = *i + 1;
+    while (j < argc && !(rules[j].len && rules[j].ptr[rules[j].len - 1] == ')'))
+        total += 1 + rules[j++].len;
+    if (j == argc)
+        return -1;
+    total += 1 + rules[j].len;
+    char *buf = xmalloc(total + 1);
+    size_t at = 0;
+    for (int k = *i; k <= j; k++) {
+        if (k > *i)
+            buf[at++] = ' ';
+        memcpy(buf + at, rules[k].ptr, rules[k].len);
+        at += rules[k].len;
+    }
+    buf[at] = '\0';
+    out->ptr = buf;
+    out->len = at;
+    *joined = buf;
+    *i = j;
+    return 0;
+}
+
 static int apply_rules(struct acl_user *u, int argc, const struct resp_slice *rules, char *err,
                        size_t errlen)
 {
     for (int i = 0; i < argc; i++) {
-        const char *r = rules[i].ptr;
-        size_t len = rules[i].len;
-        char *joined = NULL;
-        if (len && r[0] == '(' && r[len - 1] != ')') {
-            /* "(~x" "+get)": a selector split by a file's spaces. */
-            size_t total = len;
-            int j = i + 1;
-            while (j < argc && !(rules[j].len && rules[j].ptr[rules[j].len - 1] == ')'))
-                total += 1 + rules[j++].len;
-            if (j < argc) {
-                total += 1 + rules[j].len;
-                joined = xmalloc(total + 1);
-                size_t at = 0;
-                for (int k = i; k <= j; k++) {
-                    if (k > i)
-                        joined[at++] = ' ';
-                    memcpy(joined + at, rules[k].ptr, rules[k].len);
-                    at += rules[k].len;
-                }
-                r = joined;
-                len = at;
-                i = j;
-            }
-        }
-        const char *why = user_rule(u, r, len);
+        struct resp_slice r;
+        char *joined;
+        next_rule(argc, rules, &i, &r, &joined);
+        const char *why = user_rule(u, r.ptr, r.len);
         if (why) {
             snprintf(err, errlen, "Error in ACL SETUSER modifier '%.*s': %s",
-                     (int)(len < 128 ? len : 128), r, why);
+                     (int)(r.len < 128 ? r.len : 128), r.ptr, why);
             xfree(joined);
             return -1;
         }
@@ -961,15 +980,125 @@ int acl_deluser(struct client *self, const struct resp_slice *name)
     return 1;
 }
 
+/* words[0..argc) as slices, in an xmalloc'd array (the words stay the
+ * caller's). */
+static struct resp_slice *slices_of(int argc, const char *const *words)
+{
+    struct resp_slice *s = xmalloc((size_t)(argc + 1) * sizeof(*s));
+    for (int i = 0; i < argc; i++) {
+        s[i].ptr = words[i];
+        s[i].len = strlen(words[i]);
+    }
+    return s;
+}
+
+/*
+ * The config file's "user" lines (config.h), as Redis's
+ * ACLLoadConfiguredUsers: config_set checked their rules but for names of
+ * commands and categories, told here. Only "default" exists already, and
+ * its line starts it over. Returns 0, or -1 having logged why.
+ */
+static int load_config_users(void)
+{
+    for (int k = 0; k < server.cfg.user_count; k++) {
+        char *const *line = server.cfg.users[k];
+        const char *name = line[0];
+        size_t len = strlen(name);
+        for (size_t i = 0; i < len; i++) {
+            if (isspace((unsigned char)name[i])) {
+                log_warning("Spaces not allowed in ACL usernames");
+                return -1;
+            }
+        }
+        struct acl_user *u = acl_lookup(name, len);
+        if (u) {
+            user_rule(u, "reset", 5);
+        } else {
+            u = user_new(name, len);
+            user_insert(u);
+        }
+        int argc = 0;
+        while (line[argc + 1])
+            argc++;
+        struct resp_slice *rules = slices_of(argc, (const char *const *)line + 1);
+        const char *why = NULL;
+        for (int i = 0; i < argc && !why; i++) {
+            struct resp_slice r;
+            char *joined;
+            next_rule(argc, rules, &i, &r, &joined);
+            why = user_rule(u, r.ptr, r.len);
+            if (why)
+                log_warning("Error loading ACL rule '%.*s' for the user named '%s': %s", (int)r.len,
+                            r.ptr, name, why);
+            xfree(joined);
+        }
+        xfree(rules);
+        user_update_allperm(u);
+        if (why)
+            return -1;
+        if (!(u->flags & ACL_USER_ON))
+            log_notice("The user '%s' is disabled (there is no 'on' modifier in the user "
+                       "description). Make sure this is not a configuration error.", name);
+    }
+    return 0;
+}
+
 int acl_start(void)
 {
     char err[512];
     acl_init();
+    if (server.cfg.aclfile && server.cfg.user_count) {
+        log_warning("Configuring Redis with users defined in redis.conf and at the same setting an "
+                    "ACL file path is invalid. This setup is very likely to lead to configuration "
+                    "errors and security holes, please define either an ACL file or declare users "
+                    "directly in your redis.conf, but not both.");
+        return -1;
+    }
+    if (load_config_users() < 0) {
+        log_warning("Critical error while loading ACLs. Exiting.");
+        return -1;
+    }
     if (server.cfg.aclfile && acl_load_file(NULL, server.cfg.aclfile, err, sizeof(err)) < 0) {
         log_warning("Aborting Redis startup because of ACL errors: %s", err);
         return -1;
     }
     return 0;
+}
+
+int acl_check_rules(int argc, const char *const *words, int *bad, const char **why)
+{
+    struct resp_slice *rules = slices_of(argc, words);
+    struct acl_user *u = user_new("", 0);
+    int rc = 0;
+    /* Redis joins the selectors before it tries a rule, so an unclosed one
+     * is told first, by its word; with whatever reason errno last held,
+     * which is ENOENT's in redis-server 7.0.15. */
+    for (int i = 0; i < argc && rc == 0; i++) {
+        struct resp_slice r;
+        char *joined;
+        int open = i;
+        if (next_rule(argc, rules, &i, &r, &joined) < 0) {
+            *bad = open;
+            *why = ERR_UNKNOWN;
+            rc = -1;
+        }
+        xfree(joined);
+    }
+    for (int i = 0, merged = 0; i < argc && rc == 0; i++, merged++) {
+        struct resp_slice r;
+        char *joined;
+        next_rule(argc, rules, &i, &r, &joined);
+        const char *e = user_rule(u, r.ptr, r.len);
+        if (e && strcmp(e, ERR_UNKNOWN) != 0) {
+            *bad = merged;
+            *why = e;
+            rc = -1;
+        }
+        xfree(joined);
+    }
+    user_free(u);
+    xfree(rules);
+    return rc;
 }
 
 /* Redis's default user, listed: it may do everything, with no password. */
@@ -1537,6 +1666,21 @@ int acl_load_file(struct client *self, const char *path, char *err, size_t errle
     return rc;
 }
 
+char **acl_user_lines(size_t *n)
+{
+    sync_requirepass();
+    char **lines = xmalloc((nusers + 1) * sizeof(*lines));
+    for (size_t i = 0; i < nusers; i++) {
+        char *d = acl_describe(users[i]);
+        size_t len = 5 + strlen(users[i]->name) + 1 + strlen(d) + 1;
+        lines[i] = xmalloc(len);
+        snprintf(lines[i], len, "user %s %s", users[i]->name, d);
+        xfree(d);
+    }
+    *n = nusers;
+    return lines;
+}
+
 int acl_save_file(const char *path, char *err, size_t errlen)
 {
     char tmp[4096];
@@ -1546,12 +1690,14 @@ int acl_save_file(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "Opening temp ACL file for ACL SAVE: %s", strerror(errno));
         return -1;
     }
+    size_t n;
+    char **lines = acl_user_lines(&n);
     int bad = 0;
-    for (size_t i = 0; i < nusers; i++) {
-        char *d = acl_describe(users[i]);
-        bad |= fprintf(f, "user %s %s\n", users[i]->name, d) < 0;
-        xfree(d);
+    for (size_t i = 0; i < n; i++) {
+        bad |= fprintf(f, "%s\n", lines[i]) < 0;
+        xfree(lines[i]);
     }
+    xfree(lines);
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) < 0) {

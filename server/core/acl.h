@@ -80,9 +80,19 @@ unsigned acl_command_categories(const struct command *cmd);
 /* Creates the default user once (after the command tables), as later
  * calls do. */
 void acl_init(void);
-/* At start: acl_init, then the aclfile's users; -1 (logged) when the
- * file cannot be loaded. */
+/* At start: acl_init, then the users of the config file's "user" lines
+ * (struct config's users) or of the aclfile, never both, as Redis; -1
+ * (logged with Redis's texts) when they cannot be loaded. */
 int acl_start(void);
+/* A config file's "user" line as Redis checks it while reading the file:
+ * its rules, words[0..argc), tried on a user of their own. Returns 0 when
+ * they apply, or fail only on the name of a command or category, which
+ * acl_start tells (Redis leaves those to the start, for modules'
+ * commands); else -1 with Redis's reason in *why (a static string) and in
+ * *bad the number Redis names the error by: the failed rule's, counted
+ * after joining "(...)" selectors split over words, or an unclosed
+ * selector's word's. */
+int acl_check_rules(int argc, const char *const *words, int *bad, const char **why);
 /* The default user (never NULL after acl_init). */
 struct acl_user *acl_default_user(void);
 /* Whether a new connection must authenticate: the default user is off or
@@ -110,6 +120,10 @@ struct acl_user *acl_user_at(size_t i);
  * nothing; 0, or -1 with the reason in err. Clients of users the file no
  * longer has are closed (self after its reply); NULL self at start. */
 int acl_load_file(struct client *self, const char *path, char *err, size_t errlen);
+/* The users as "user <name> <rules>" lines, sorted by name, as ACL SAVE
+ * writes them and CONFIG REWRITE without an aclfile: *n xmalloc'd strings
+ * in an xmalloc'd array, both the caller's to free. */
+char **acl_user_lines(size_t *n);
 /* Writes every user's line to path (through a temporary file); 0 or -1. */
 int acl_save_file(const char *path, char *err, size_t errlen);
 

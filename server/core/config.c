@@ -20,7 +20,10 @@
  *
  * rename-command lines are no setting (CONFIG GET/SET/REWRITE skip them, as
  * in Redis): config_set keeps them in order in struct config, checked
- * against the command names (command.c), which apply them at start.
+ * against the command names (command.c), which apply them at start. "user"
+ * lines neither: kept the same way, their rules checked by acl.c, which
+ * creates the users at start; CONFIG REWRITE writes the lines its caller
+ * gives in their place.
  *
  * Knows nothing of clients or RESP; cmd_config.c turns CONFIG into calls here.
  */
@@ -38,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "command.h"
 #include "mem.h"
 #include "notify.h"
@@ -1208,6 +1212,12 @@ void config_destroy(struct config *cfg)
     for (int i = 0; i < 2 * cfg->rename_count; i++)
         xfree(cfg->renames[i]);
     xfree(cfg->renames);
+    for (int i = 0; i < cfg->user_count; i++) {
+        for (char **w = cfg->users[i]; *w; w++)
+            xfree(*w);
+        xfree(cfg->users[i]);
+    }
+    xfree(cfg->users);
     memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -1235,12 +1245,44 @@ static int add_rename(struct config *cfg, int argc, const char **argv, char *err
     return 0;
 }
 
+/*
+ * user NAME RULES...: checked now, as Redis does while reading the file, so
+ * a bad rule stops the start with its line number. Redis names the error by
+ * the line's word at the failed rule's number ("user" being word 0), which
+ * is not the rule; kept, so that the texts are Redis's.
+ */
+static int add_user(struct config *cfg, const char *directive, int argc, const char **argv,
+                    char *err, size_t errlen)
+{
+    int bad;
+    const char *why;
+    if (argc < 1)
+        return fail(err, errlen, "Bad directive or wrong number of arguments");
+    for (int i = 0; i < cfg->user_count; i++) {
+        if (!strcmp(cfg->users[i][0], argv[0]))
+            return fail(err, errlen, "Error in user declaration '%s': Duplicate user found. A "
+                        "user can only be defined once in config files", argv[0]);
+    }
+    if (acl_check_rules(argc - 1, argv + 1, &bad, &why) < 0)
+        return fail(err, errlen, "Error in user declaration '%s': %s",
+                    bad == 0 ? directive : argv[bad - 1], why);
+    char **line = xmalloc(sizeof(*line) * (size_t)(argc + 1));
+    for (int i = 0; i < argc; i++)
+        line[i] = xstrdup(argv[i]);
+    line[argc] = NULL;
+    cfg->users = xrealloc(cfg->users, sizeof(*cfg->users) * (size_t)(cfg->user_count + 1));
+    cfg->users[cfg->user_count++] = line;
+    return 0;
+}
+
 int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
                size_t errlen)
 {
     int i = config_find(name, strlen(name));
     if (i < 0 && !strcasecmp(name, "rename-command"))
         return add_rename(cfg, argc, argv, err, errlen);
+    if (i < 0 && !strcasecmp(name, "user"))
+        return add_user(cfg, name, argc, argv, err, errlen);
     if (i < 0)
         return fail(err, errlen, "Bad directive or wrong number of arguments");
     return apply(cfg, &defs[i], argc, argv, err, errlen);
@@ -1489,12 +1531,16 @@ error:
     return fail(err, errlen, "%s", strerror(e));
 }
 
-int config_rewrite(const struct config *cfg, const char *path, char *err, size_t errlen)
+/* owner[] of a file's "user" line: no setting, CONFIG REWRITE's caller's lines. */
+#define OWNER_USER (-2)
+
+int config_rewrite(const struct config *cfg, const char *path, const char *const *user_lines,
+                   size_t nuser_lines, char *err, size_t errlen)
 {
     struct config defaults;
     struct text out = {0}, appended = {0};
     char **lines = NULL, *buf = read_file(path);
-    size_t n = 0;
+    size_t n = 0, next_user = 0;
     int *owner, has_marker = 0, rc;
     char **replacement;
 
@@ -1515,7 +1561,8 @@ int config_rewrite(const struct config *cfg, const char *path, char *err, size_t
         has_marker |= !strcmp(line, REWRITE_MARKER);
         if (line[0] && line[0] != '#' && (words = split_words(line, &nwords, &why))) {
             if (nwords)
-                owner[i] = config_find(words[0], strlen(words[0]));
+                owner[i] = strcasecmp(words[0], "user") ? config_find(words[0], strlen(words[0]))
+                                                        : OWNER_USER;
             free_words(words, nwords);
         }
         xfree(copy);
@@ -1554,10 +1601,21 @@ int config_rewrite(const struct config *cfg, const char *path, char *err, size_t
 
     text_add(&out, "", 0);
     for (size_t i = 0; i < n; i++) {
+        if (owner[i] == OWNER_USER) {
+            if (next_user < nuser_lines) {
+                text_adds(&out, user_lines[next_user++]);
+                text_adds(&out, "\n");
+            }
+            continue;
+        }
         if (owner[i] >= 0 && !replacement[i])
             continue; /* a later line of a setting already written in place */
         text_adds(&out, replacement[i] ? replacement[i] : lines[i]);
         text_adds(&out, "\n");
+    }
+    for (; next_user < nuser_lines; next_user++) {
+        text_adds(&appended, user_lines[next_user]);
+        text_adds(&appended, "\n");
     }
     if (appended.len) {
         if (!has_marker)

@@ -103,6 +103,12 @@ struct config {
      * they stay unchanged until config_destroy at exit. */
     char **renames;
     int rename_count;
+    /* "user <name> <rules...>" lines (file and flags only, no setting, as
+     * in Redis), in order: users[i] holds the name, the rules as written,
+     * then NULL. config_set checks them as Redis does while reading the
+     * file; acl_start creates the users (acl.h). */
+    char ***users;
+    int user_count;
     /* Replication (repl.h). replicaof_host NULL: this server is a primary. */
     char *replicaof_host;
     int replicaof_port;
@@ -200,7 +206,9 @@ int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_
  * GET, SET and REWRITE know nothing of it, as in Redis): OLD must still be
  * callable after the earlier renames and NEW (unless "") must be free, else
  * Redis's "No such command in rename-command" or "Target command name
- * already exists". */
+ * already exists". "user NAME RULES..." is kept in cfg->users, as it is no
+ * setting either: a repeated name or a bad rule gets Redis's "Error in user
+ * declaration ..." text. */
 int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
                size_t errlen);
 
@@ -228,9 +236,13 @@ char *config_get(const struct config *cfg, size_t i);
  * Comments, blank lines and lines it does not know stay as they are; a
  * setting's first line is replaced in place and its later lines dropped;
  * settings that differ from their defaults and have no line are appended.
- * The new file replaces the old one by rename, so a crash leaves one or the
- * other. Returns 0, or -1 with strerror's text in err. */
-int config_rewrite(const struct config *cfg, const char *path, char *err, size_t errlen);
+ * The file's "user" lines become user_lines[0..nuser_lines) ("user <name>
+ * <rules>", the caller's): in place of the old ones in turn, the rest
+ * appended, old ones left over dropped, as Redis does. The new file
+ * replaces the old one by rename, so a crash leaves one or the other.
+ * Returns 0, or -1 with strerror's text in err. */
+int config_rewrite(const struct config *cfg, const char *path, const char *const *user_lines,
+                   size_t nuser_lines, char *err, size_t errlen);
 
 /* Parses "1gb", "64mb", "100k", "12345" as Redis does (k=1000, kb=1024, ...).
  * Returns 0, or -1 when s is not a valid memory amount. */

@@ -72,7 +72,8 @@ int h_slow(void)
 static void read_wrapper(void)
 {
     const char *env = getenv("RBKV_SERVER_WRAPPER");
-    char *copy = env && *env ? strdup(env) : NULL;
+    static char *copy; /* wrapper[] points into it */
+    copy = env && *env ? strdup(env) : NULL;
     char *save = NULL;
     char *w = copy ? strtok_r(copy, " \t", &save) : NULL;
     for (; w && wrapper_words < MAX_WRAPPER_WORDS; w = strtok_r(NULL, " \t", &save))
@@ -263,6 +264,15 @@ char *h_repr(const redisReply *r, char *buf, size_t cap)
     buf[0] = '\0';
     sb_repr(&b, r);
     return buf;
+}
+
+char *h_reply_text(redisContext *c, int argc, const char *const *argv)
+{
+    char buf[REPR_CAP];
+    redisReply *r = h_command(c, argc, argv, NULL);
+    char *text = strdup(r ? h_repr(r, buf, sizeof(buf)) : "(no reply)");
+    freeReplyObject(r);
+    return text;
 }
 
 char *h_command_text(char *buf, size_t cap, int argc, const char *const *argv,
@@ -689,6 +699,8 @@ static pid_t spawn(struct h_server *s, const char *const *flags)
     for (int i = 0; !s->bin && i < wrapper_words; i++)
         args[n++] = wrapper[i];
     args[n++] = s->bin ? s->bin : server_bin;
+    if (s->config_path[0])
+        args[n++] = s->config_path;
     args[n++] = "--port";
     args[n++] = port;
     if (is_reference || s->bin) {
@@ -772,8 +784,10 @@ static int wait_ready(struct h_server *s)
     return -1;
 }
 
-/* h_start of bin (NULL: the binary under test). */
-static int start_binary(struct h_server *s, const char *bin, const char *const *flags)
+/* h_start of bin (NULL: the binary under test), given a config file holding
+ * config first (NULL: none). */
+static int start_binary(struct h_server *s, const char *bin, const char *config,
+                        const char *const *flags)
 {
     memset(s, 0, sizeof(*s));
     s->bin = bin;
@@ -782,12 +796,24 @@ static int start_binary(struct h_server *s, const char *bin, const char *const *
     if (!mkdtemp(s->dir))
         return harness_failure("mkdtemp %s: %s", s->dir, strerror(errno));
     snprintf(s->log_path, sizeof(s->log_path), "%s/server.log", s->dir);
+    if (config) {
+        h_path_in(s, "server.conf", s->config_path, sizeof(s->config_path));
+        FILE *f = fopen(s->config_path, "w");
+        int bad = !f || fputs(config, f) < 0;
+        if ((f && fclose(f) != 0) || bad)
+            return harness_failure("writing %s: %s", s->config_path, strerror(errno));
+    }
     return h_restart(s, flags);
 }
 
 int h_start(struct h_server *s, const char *const *flags)
 {
-    return start_binary(s, NULL, flags);
+    return start_binary(s, NULL, NULL, flags);
+}
+
+int h_start_config(struct h_server *s, const char *text, const char *const *flags)
+{
+    return start_binary(s, NULL, text, flags);
 }
 
 int h_start_comparison(struct h_server *ref)
@@ -820,7 +846,7 @@ int h_start_reference(struct h_server *s, const char *const *flags)
         if (!found[0])
             return 1;
     }
-    return start_binary(s, found, flags) < 0 ? -1 : 0;
+    return start_binary(s, found, NULL, flags) < 0 ? -1 : 0;
 }
 
 int h_restart(struct h_server *s, const char *const *flags)
@@ -1413,9 +1439,13 @@ long h_child_of(pid_t pid)
     long child = -1;
     snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
     FILE *f = fopen(p, "r");
+    char line[32], *end;
     if (f) {
-        if (fscanf(f, "%ld", &child) != 1)
-            child = -1;
+        if (fgets(line, sizeof(line), f)) {
+            child = strtol(line, &end, 10);
+            if (end == line)
+                child = -1;
+        }
         fclose(f);
     }
     return child;

@@ -53,6 +53,7 @@ struct h_server {
     char dir[256];      /* temp dir: the server's cwd and log */
     char log_path[300];
     const char *bin;    /* the binary it runs; NULL for the one under test */
+    char config_path[300]; /* its first argument, a config file; "" for none */
 };
 
 /* Reads the server binary from argv[1] (or $RBKV_SERVER) and the names of the
@@ -83,6 +84,10 @@ int h_start_reference(struct h_server *s, const char *const *flags);
  * nothing to compare with (no redis-server, or the tests run against
  * redis-server itself) or it failed to start (a recorded failure). */
 int h_start_comparison(struct h_server *ref);
+/* As h_start, with the config file "server.conf" in s's dir holding text as
+ * the server's first argument; h_restart gives it again, as CONFIG REWRITE
+ * left it. */
+int h_start_config(struct h_server *s, const char *text, const char *const *flags);
 /* Starts the server again in s's dir, after it stopped (h_stop, SHUTDOWN,
  * SIGKILL and h_wait_exit): files it left there, such as a snapshot, are
  * still there. A new port; otherwise as h_start. */
@@ -137,6 +142,12 @@ void h_send(redisContext *c, int argc, const char *const *argv, const size_t *le
 
 /* The text form of a reply into buf (truncated to cap); returns buf. */
 char *h_repr(const redisReply *r, char *buf, size_t cap);
+/* The text form (h_repr, up to 4 KB) of the reply to argv sent on c, in a
+ * string the caller frees with free(), "(no reply)" when the connection
+ * failed: for comparing two replies later. */
+char *h_reply_text(redisContext *c, int argc, const char *const *argv);
+#define H_REPLY_TEXT(c, ...)                                                                      \
+    h_reply_text((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 
 /* The command as a failure shows it into buf (truncated to cap): words
  * separated by spaces, long or unprintable ones quoted and cut; returns buf. */

@@ -537,11 +537,7 @@ static int write_acl_file(const char *name, const char *text, char *path, size_t
 /* The whole ACL LIST reply as one string, for comparing two of them. */
 static char *acl_list_text(redisContext *c)
 {
-    redisReply *r = H_CALL(c, "ACL", "LIST");
-    char buf[4096];
-    char *text = strdup(h_repr(r, buf, sizeof(buf)));
-    freeReplyObject(r);
-    return text;
+    return H_REPLY_TEXT(c, "ACL", "LIST");
 }
 
 #define ACL_FILE_ERRORS_TAIL                                                                      \
