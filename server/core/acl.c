@@ -656,9 +656,10 @@ static const char *key_rule(struct acl_selector *s, const char *r, size_t len)
         perm = 0;
         for (; at < len && r[at] != '~'; at++) {
             char ch = (char)toupper((unsigned char)r[at]);
-            if (ch == 'R')
+            /* A letter twice is a syntax error, as in Redis. */
+            if (ch == 'R' && !(perm & KEYS_READ))
                 perm |= KEYS_READ;
-            else if (ch == 'W')
+            else if (ch == 'W' && !(perm & KEYS_WRITE))
                 perm |= KEYS_WRITE;
             else
                 return ERR_SYNTAX_RULE;
@@ -669,11 +670,11 @@ static const char *key_rule(struct acl_selector *s, const char *r, size_t len)
     }
     if (s->allkeys)
         return ERR_ALLKEYS;
-    /* Only ~* (or %RW~*) is Redis's "all keys", after which narrower
-     * patterns go and no pattern may follow. %R~* is one more pattern: a key
-     * needing both permissions needs one pattern that grants both, so
+    /* Only ~* itself is Redis's "all keys", after which narrower patterns
+     * go and no pattern may follow. %R~* (even %RW~*) is one more pattern: a
+     * key needing both permissions needs one pattern that grants both, so
      * "%R~* %W~dst*" still refuses LMOVE's source. */
-    if (len - at == 1 && r[at] == '*' && perm == (KEYS_READ | KEYS_WRITE)) {
+    if (r[0] == '~' && len == 2 && r[1] == '*') {
         pattern_free(s->keys, s->nkeys);
         s->keys = NULL;
         s->nkeys = 0;

@@ -11,7 +11,8 @@
  * GET, BITFIELD, containers' subcommands) and random numkeys requests
  * (SEED=<n> replays them) give the same keys and flags; and users with
  * %R~src* %W~dst*, only %R~, only %W~ and %R~* %W~dst* get the same OK or
- * NOPERM for the multi-key commands, with the same ACL LOG entry.
+ * NOPERM for the multi-key commands, with the same ACL LOG entry; key
+ * patterns add up as Redis's (ACL SETUSER, ACL DRYRUN).
  * Deliberate differences, left out here and listed in docs/commands.md:
  * GETKEYS on a container's unknown subcommand says "The command has no key
  * arguments" where Redis says "Invalid command specified"; rbkv's own
@@ -402,6 +403,41 @@ static void test_acl_keys_as_redis(void)
     h_close_pair(a, ra);
 }
 
+/* How key patterns add up: only ~* itself is "all keys"; %R~* and %RW~*
+ * are patterns; a letter twice is a syntax error; the same pattern twice
+ * merges its permissions. ACL DRYRUN then shows what each allows. */
+static const char *const pattern_sets[] = {
+    "%R~* %R~x", "~* ~x", "%RW~* ~x", "%R~* %W~* ~x", "%RW~dst* %R~*", "allkeys %R~x",
+    "%W~a %R~a", "%RR~x", "%R~src* %W~dst*", "%R~* %W~dst*", "~a* %R~* allkeys",
+};
+static const char *const dryruns[] = {
+    "LMOVE x dst LEFT LEFT", "LMOVE dst x LEFT LEFT", "GET x", "SET dst v", "SET a v GET",
+    "EXISTS x", "COPY a dst", "TYPE src", "OBJECT ENCODING zz",
+};
+
+static void test_key_patterns_as_redis(void)
+{
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
+    if (!c)
+        return;
+    for (size_t i = 0; i < sizeof(pattern_sets) / sizeof(pattern_sets[0]); i++) {
+        struct h_line l = {0};
+        char words[256];
+        snprintf(words, sizeof(words), "ACL SETUSER t reset on nopass +@all %s", pattern_sets[i]);
+        h_split(words, &l);
+        h_same(__FILE__, __LINE__, c, r, l.argc, l.argv, NULL);
+        for (size_t d = 0; d < sizeof(dryruns) / sizeof(dryruns[0]); d++) {
+            snprintf(words, sizeof(words), "ACL DRYRUN t %s", dryruns[d]);
+            h_split(words, &l);
+            h_same(__FILE__, __LINE__, c, r, l.argc, l.argv, NULL);
+        }
+    }
+    EXPECT_OK(c, "ACL", "SETUSER", "t", "reset", "on", "nopass", "+@all", "%RW~*", "~x");
+    EXPECT_ERR(c, "ERR Error in ACL SETUSER modifier '%RR~x': Syntax error", "ACL", "SETUSER", "t",
+               "%RR~x");
+    h_close_pair(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -412,6 +448,7 @@ int main(int argc, char **argv)
     H_RUN(test_getkeys_as_redis);
     H_RUN(test_numkeys_random);
     H_RUN(test_acl_keys_as_redis);
+    H_RUN(test_key_patterns_as_redis);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
