@@ -17,6 +17,10 @@
  * command, a category drops earlier rules about the commands in it, and
  * +@all / -@all start the list again.
  *
+ * Each key a request names is checked with the permission its key spec
+ * needs (keyspec.h, as Redis's ACLSelectorCheckKey): read for ACCESS, write
+ * for INSERT, DELETE or UPDATE, from one pattern that grants them all.
+ *
  * Keyless listings and ranges (struct key_reach) are refused unless one
  * key pattern of the form "literal*" holds every key they can reach: a
  * filter would cost a walk over keys the user may not see, and would make
