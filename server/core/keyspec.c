@@ -114,8 +114,8 @@ int keyspec_has_keys(const struct command_key_specs *specs)
     return 0;
 }
 
-/* The keys one spec names: first..last every step; 0 with first = 0 when
- * its keyword is missing, -1 when the spec is invalid for this request. */
+/* The keys one spec names in a request: first..last every step; first 0
+ * for none. */
 struct span {
     int first, last, step;
 };
@@ -136,6 +136,9 @@ static int keyword_first(const struct key_spec *k, int argc, const struct resp_s
     return 0;
 }
 
+/* Fills sp for spec k (first 0 when its keyword is missing); -1 when the
+ * spec is invalid for this request, as Redis's getKeysUsingKeySpecs finds
+ * it: a count that is no number, or keys outside the request. */
 static int spec_span(const struct key_spec *k, int argc, const struct resp_slice *argv,
                      struct span *sp)
 {
@@ -170,7 +173,8 @@ static int spec_span(const struct key_spec *k, int argc, const struct resp_slice
 }
 
 /* C's atoi, which Redis's older key finders use on a count: leading space,
- * a sign, digits; strtol's saturation, then the int conversion. */
+ * a sign, digits; strtol's saturation, then the int conversion (low 32
+ * bits), as glibc does. */
 static int atoi_slice(const struct resp_slice *a)
 {
     size_t i = 0;
@@ -187,7 +191,7 @@ static int atoi_slice(const struct resp_slice *a)
     }
     long l = neg ? (v > (unsigned long long)LONG_MAX ? LONG_MIN : -(long)v)
                  : (v > (unsigned long long)LONG_MAX ? LONG_MAX : (long)v);
-    return (int)(unsigned)(unsigned long)l;
+    return (int32_t)(uint32_t)l;
 }
 
 /* Redis's fallback when a spec is invalid (its commands' getkeys_proc):

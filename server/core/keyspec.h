@@ -33,9 +33,8 @@
 #define KEY_UPDATE (1u << 5)
 #define KEY_INSERT (1u << 6)
 #define KEY_DELETE (1u << 7)
-#define KEY_NOT_KEY (1u << 8)        /* a shard channel at a key position: no key */
-#define KEY_INCOMPLETE (1u << 9)     /* may miss keys (none here; shown as Redis shows it) */
-#define KEY_VARIABLE_FLAGS (1u << 10) /* the flags depend on the request: see flags_for */
+#define KEY_NOT_KEY (1u << 8)       /* a shard channel at a key position: no key */
+#define KEY_VARIABLE_FLAGS (1u << 9) /* the flags depend on the request: see flags_for */
 
 struct key_spec {
     unsigned flags;
