@@ -5,9 +5,9 @@
  * Owns no state and keeps nothing between calls. Everything it reports is
  * derived on each request from the struct command entries of every module
  * (command_count/command_at); it must not know any command's internals:
- *   - COMMAND INFO flags, ACL categories and the one key spec come from the
- *     flags, group and first_key/last_key/key_step fields, the way Redis 7
- *     adds its implicit categories;
+ *   - COMMAND INFO flags and ACL categories come from the flags and group
+ *     fields, the way Redis 7 adds its implicit categories; key specs and
+ *     the keys of GETKEYS from keyspec.h, as the ACL check reads them;
  *   - COMMAND DOCS "arguments" come from parsing each entry's `args` syntax
  *     string into a small tree on the stack (grammar below).
  *
@@ -28,6 +28,7 @@
 #include "client.h"
 #include "cmd_command.h"
 #include "glob.h"
+#include "keyspec.h"
 #include "log.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -673,49 +674,81 @@ static void add_acl_categories(struct resp_out *o, unsigned cats)
     }
 }
 
-/* Without per-key data, "RW update" is the claim that holds for any key a
- * write command touches; Redis's finer OW/RM and insert/delete need knowledge
- * of each command this table does not have. */
-static void add_key_flags(struct resp_out *o, const struct command *cmd)
+/* Key spec flags by name, in the order Redis prints them. */
+static const struct {
+    unsigned flag;
+    const char *name;
+} key_flag_names[] = {
+    {KEY_RO, "RO"},          {KEY_RW, "RW"},         {KEY_OW, "OW"},
+    {KEY_RM, "RM"},          {KEY_ACCESS, "access"}, {KEY_UPDATE, "update"},
+    {KEY_INSERT, "insert"},  {KEY_DELETE, "delete"}, {KEY_NOT_KEY, "not_key"},
+    {KEY_VARIABLE_FLAGS, "variable_flags"},
+};
+
+static void add_key_flags(struct resp_out *o, unsigned flags)
 {
-    int writes = (cmd->flags & CMD_WRITE) != 0;
-    resp_add_set_len(o, 2);
-    resp_add_simple(o, writes ? "RW" : "RO");
-    resp_add_simple(o, writes ? "update" : "access");
+    size_t n = sizeof(key_flag_names) / sizeof(key_flag_names[0]);
+    resp_add_set_len(o, (size_t)__builtin_popcount(flags));
+    for (size_t i = 0; i < n; i++) {
+        if (flags & key_flag_names[i].flag)
+            resp_add_simple(o, key_flag_names[i].name);
+    }
 }
 
-/* The one key spec first/last/step describe; lastkey is relative to the
- * first key when not negative, as in Redis's "range" spec. */
-static void add_key_specs(struct resp_out *o, const struct command *cmd)
+/* A {name: integer} pair of a spec's map. */
+static void add_int_field(struct resp_out *o, const char *name, long long v)
 {
-    if (cmd->first_key <= 0) {
-        resp_add_set_len(o, 0);
-        return;
+    resp_add_bulk_cstr(o, name);
+    resp_add_int(o, v);
+}
+
+static void add_key_spec(struct resp_out *o, const struct key_spec *k)
+{
+    resp_add_map_len(o, k->notes ? 4 : 3);
+    if (k->notes) {
+        resp_add_bulk_cstr(o, "notes");
+        resp_add_bulk_cstr(o, k->notes);
     }
-    resp_add_set_len(o, 1);
-    resp_add_map_len(o, 3);
     resp_add_bulk_cstr(o, "flags");
-    add_key_flags(o, cmd);
+    add_key_flags(o, k->flags);
     resp_add_bulk_cstr(o, "begin_search");
     resp_add_map_len(o, 2);
     resp_add_bulk_cstr(o, "type");
-    resp_add_bulk_cstr(o, "index");
+    resp_add_bulk_cstr(o, k->keyword ? "keyword" : "index");
     resp_add_bulk_cstr(o, "spec");
-    resp_add_map_len(o, 1);
-    resp_add_bulk_cstr(o, "index");
-    resp_add_int(o, cmd->first_key);
+    resp_add_map_len(o, k->keyword ? 2 : 1);
+    if (k->keyword) {
+        resp_add_bulk_cstr(o, "keyword");
+        resp_add_bulk_cstr(o, k->keyword);
+        add_int_field(o, "startfrom", k->index);
+    } else {
+        add_int_field(o, "index", k->index);
+    }
     resp_add_bulk_cstr(o, "find_keys");
     resp_add_map_len(o, 2);
     resp_add_bulk_cstr(o, "type");
-    resp_add_bulk_cstr(o, "range");
+    resp_add_bulk_cstr(o, k->keynum ? "keynum" : "range");
     resp_add_bulk_cstr(o, "spec");
     resp_add_map_len(o, 3);
-    resp_add_bulk_cstr(o, "lastkey");
-    resp_add_int(o, cmd->last_key >= 0 ? cmd->last_key - cmd->first_key : cmd->last_key);
-    resp_add_bulk_cstr(o, "keystep");
-    resp_add_int(o, cmd->key_step);
-    resp_add_bulk_cstr(o, "limit");
-    resp_add_int(o, 0);
+    if (k->keynum) {
+        add_int_field(o, "keynumidx", k->keynumidx);
+        add_int_field(o, "firstkey", k->firstkey);
+    } else {
+        add_int_field(o, "lastkey", k->lastkey);
+    }
+    add_int_field(o, "keystep", k->keystep);
+    if (!k->keynum)
+        add_int_field(o, "limit", k->limit);
+}
+
+/* The command's own key specs (a container has none: its subcommands do). */
+static void add_key_specs(struct resp_out *o, const struct command *cmd)
+{
+    const struct command_key_specs *specs = keyspec_of(cmd, 1, NULL);
+    int n = specs ? specs->count : 0;
+    resp_add_set_len(o, (size_t)n);
+    for (int j = 0; j < n; j++)
+        add_key_spec(o, &specs->specs[j]);
 }
 
 /* Redis 7's ten-element entry. Tips and subcommands are empty: container
@@ -830,10 +863,34 @@ static void command_list(struct client *c)
     resp_set_deferred_array(&c->out, &len, n);
 }
 
+struct getkeys_reply {
+    struct resp_out *o;
+    const struct resp_slice *argv;
+    int with_flags;
+};
+
+static int count_key_cb(void *ctx, int pos, unsigned flags)
+{
+    (void)ctx, (void)pos, (void)flags;
+    return 0;
+}
+
+static int add_key_cb(void *ctx, int pos, unsigned flags)
+{
+    struct getkeys_reply *r = ctx;
+    if (r->with_flags)
+        resp_add_array_len(r->o, 2);
+    resp_add_bulk(r->o, r->argv[pos].ptr, r->argv[pos].len);
+    if (r->with_flags)
+        add_key_flags(r->o, flags);
+    return 0;
+}
+
 /*
- * COMMAND GETKEYS|GETKEYSANDFLAGS cmd arg...: the keys the table's
- * first/last/step select from that request, with Redis's errors and in its
- * order: unknown command, no keys, wrong argument count.
+ * COMMAND GETKEYS|GETKEYSANDFLAGS cmd arg...: the keys the command's key
+ * specs find in that request (keyspec_visit, as the ACL check reads them),
+ * with Redis's errors in its order: unknown command, no keys, wrong
+ * argument count (a subcommand's own), then no key found.
  */
 static void command_getkeys_generic(struct client *c, int with_flags)
 {
@@ -845,35 +902,24 @@ static void command_getkeys_generic(struct client *c, int with_flags)
         resp_add_error(&c->out, "ERR Invalid command specified");
         return;
     }
-    if (cmd->first_key <= 0) {
+    const struct command_key_specs *specs = keyspec_of(cmd, argc, argv);
+    if (!keyspec_has_keys(specs)) {
         resp_add_error(&c->out, "ERR The command has no key arguments");
         return;
     }
-    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+    int arity = specs->arity ? specs->arity : cmd->arity;
+    if ((arity > 0 && arity != argc) || argc < -arity) {
         resp_add_error(&c->out, "ERR Invalid number of arguments specified for command");
         return;
     }
-    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-    /* A zero step in a table entry would loop forever; one key per step is
-     * the only reading that still makes sense. */
-    int step = cmd->key_step > 0 ? cmd->key_step : 1;
-    /* A variadic command may get fewer arguments than its key range: Redis
-     * skips positions past the end and leaves the error to the command. */
-    if (last >= argc)
-        last = argc - 1;
-    if (last < cmd->first_key) {
+    int keys = keyspec_visit(specs, argc, argv, count_key_cb, NULL);
+    if (keys == 0 && !(cmd->flags & CMD_NO_MANDATORY_KEYS)) {
         resp_add_error(&c->out, "ERR Invalid arguments specified for command");
         return;
     }
-    int keys = (last - cmd->first_key) / step + 1;
+    struct getkeys_reply r = {&c->out, argv, with_flags};
     resp_add_array_len(&c->out, (size_t)keys);
-    for (int i = cmd->first_key; i <= last; i += step) {
-        if (with_flags)
-            resp_add_array_len(&c->out, 2);
-        resp_add_bulk(&c->out, argv[i].ptr, argv[i].len);
-        if (with_flags)
-            add_key_flags(&c->out, cmd);
-    }
+    keyspec_visit(specs, argc, argv, add_key_cb, &r);
 }
 
 static void command_getkeys(struct client *c)

@@ -32,6 +32,7 @@
 #include "cmd_string.h"
 #include "cmd_xstream.h"
 #include "cmd_zset.h"
+#include "key_specs.h"
 #include "keyspace.h"
 #include "lazyfree.h"
 #include "olist.h"
@@ -127,6 +128,7 @@ void commands_register(void)
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
+    keyspec_register(command_key_specs);
     ks_register_type(KS_ZSET, zset_value_free);
     ks_register_type(KS_HASH, omap_value_free);
     ks_register_type(KS_SET, omap_value_free);

@@ -17,6 +17,10 @@
  * command, a category drops earlier rules about the commands in it, and
  * +@all / -@all start the list again.
  *
+ * Each key a request names is checked with the permission its key spec
+ * needs (keyspec.h, as Redis's ACLSelectorCheckKey): read for ACCESS, write
+ * for INSERT, DELETE or UPDATE, from one pattern that grants them all.
+ *
  * Keyless listings and ranges (struct key_reach) are refused unless one
  * key pattern of the form "literal*" holds every key they can reach: a
  * filter would cost a walk over keys the user may not see, and would make
@@ -46,9 +50,9 @@
 #include "command.h"
 #include "conn.h"
 #include "glob.h"
+#include "keyspec.h"
 #include "log.h"
 #include "mem.h"
-#include "numparse.h"
 #include "resp_writer.h"
 #include "server.h"
 
@@ -168,7 +172,7 @@ struct acl_selector {
     size_t nrules;
     struct acl_pattern *keys;
     size_t nkeys;
-    unsigned allkeys; /* the perms a "*" pattern grants */
+    unsigned allkeys; /* KEYS_READ | KEYS_WRITE after ~* (Redis's allkeys), else 0 */
     struct acl_pattern *chans;
     size_t nchans;
     int allchannels;
@@ -659,9 +663,10 @@ static const char *key_rule(struct acl_selector *s, const char *r, size_t len)
         perm = 0;
         for (; at < len && r[at] != '~'; at++) {
             char ch = (char)toupper((unsigned char)r[at]);
-            if (ch == 'R')
+            /* A letter twice is a syntax error, as in Redis. */
+            if (ch == 'R' && !(perm & KEYS_READ))
                 perm |= KEYS_READ;
-            else if (ch == 'W')
+            else if (ch == 'W' && !(perm & KEYS_WRITE))
                 perm |= KEYS_WRITE;
             else
                 return ERR_SYNTAX_RULE;
@@ -670,20 +675,17 @@ static const char *key_rule(struct acl_selector *s, const char *r, size_t len)
             return ERR_SYNTAX_RULE;
         at++;
     }
-    if ((s->allkeys & perm) == perm)
+    if (s->allkeys)
         return ERR_ALLKEYS;
-    if (len - at == 1 && r[at] == '*') {
-        s->allkeys |= perm;
-        /* "*" says it all for these permissions: narrower patterns go. */
-        size_t kept = 0;
-        for (size_t i = 0; i < s->nkeys; i++) {
-            s->keys[i].perm &= ~perm;
-            if (s->keys[i].perm || (s->keys[i].len == 1 && s->keys[i].pat[0] == '*'))
-                s->keys[kept++] = s->keys[i];
-            else
-                xfree(s->keys[i].pat);
-        }
-        s->nkeys = kept;
+    /* Only ~* itself is Redis's "all keys", after which narrower patterns
+     * go and no pattern may follow. %R~* (even %RW~*) is one more pattern: a
+     * key needing both permissions needs one pattern that grants both, so
+     * "%R~* %W~dst*" still refuses LMOVE's source. */
+    if (r[0] == '~' && len == 2 && r[1] == '*') {
+        pattern_free(s->keys, s->nkeys);
+        s->keys = NULL;
+        s->nkeys = 0;
+        s->allkeys = perm;
     }
     pattern_add(&s->keys, &s->nkeys, r + at, len - at, perm);
     return NULL;
@@ -1285,17 +1287,18 @@ static int command_allowed(const struct acl_selector *s, const struct command *c
     return (s->allowed[i] & bit) != 0;
 }
 
+/* As Redis's ACLSelectorCheckKey: one pattern must match the key and grant
+ * every permission needed (none: any pattern that matches will do). */
 static int key_allowed(const struct acl_selector *s, const char *k, size_t len, unsigned need)
 {
-    if ((s->allkeys & need) == need)
+    if (s->allkeys)
         return 1;
-    unsigned have = s->allkeys;
-    for (size_t i = 0; i < s->nkeys && (have & need) != need; i++) {
+    for (size_t i = 0; i < s->nkeys; i++) {
         const struct acl_pattern *p = &s->keys[i];
-        if ((p->perm & need & ~have) && glob_match(p->pat, p->len, k, len, 0))
-            have |= p->perm;
+        if ((p->perm & need) == need && glob_match(p->pat, p->len, k, len, 0))
+            return 1;
     }
-    return (have & need) == need;
+    return 0;
 }
 
 /* The n of "literal*" (n literal bytes then one star at the end), or -1. */
@@ -1355,24 +1358,26 @@ static int last_position(int last, int argc)
     return last >= argc ? argc - 1 : last;
 }
 
-/* Where a movable-keys command's key count is, read from its argument
- * syntax as Redis's "keynum" key spec says it: the "numkeys" word before
- * any optional part ("destination numkeys key [key ...]": argv[2]), its keys
- * right after it; 0 for none. */
-static int numkeys_position(const struct command *cmd)
+/* The permissions a key's spec flags need, as Redis maps them. */
+static unsigned key_need(unsigned flags)
 {
-    if (!(cmd->flags & CMD_MOVABLE_KEYS) || !cmd->args)
+    return (flags & KEY_ACCESS ? KEYS_READ : 0) |
+           (flags & (KEY_INSERT | KEY_DELETE | KEY_UPDATE) ? KEYS_WRITE : 0);
+}
+
+struct key_check {
+    const struct acl_selector *s;
+    const struct resp_slice *argv;
+    int denied; /* the refused key's argument, or 0 */
+};
+
+static int key_check_cb(void *ctx, int pos, unsigned flags)
+{
+    struct key_check *kc = ctx;
+    if (key_allowed(kc->s, kc->argv[pos].ptr, kc->argv[pos].len, key_need(flags)))
         return 0;
-    int pos = 1;
-    for (const char *p = cmd->args; *p && *p != '[';) {
-        size_t len = strcspn(p, " ");
-        if (len == 7 && memcmp(p, "numkeys", 7) == 0)
-            return pos;
-        pos++;
-        p += len;
-        p += strspn(p, " ");
-    }
-    return 0;
+    kc->denied = pos;
+    return 1;
 }
 
 static enum acl_denial selector_check(const struct acl_selector *s, const struct command *cmd,
@@ -1380,36 +1385,20 @@ static enum acl_denial selector_check(const struct acl_selector *s, const struct
 {
     if (!command_allowed(s, cmd, argc, argv))
         return ACL_DENIED_CMD;
-    unsigned need = cmd->flags & CMD_WRITE      ? KEYS_WRITE
-                    : cmd->flags & CMD_READONLY ? KEYS_READ
-                                                : KEYS_READ | KEYS_WRITE;
-    /* Shard channels sit at key positions, but are no keys (Redis's
-     * NOT_KEY): their channel rules decide. */
-    if (cmd->first_key > 0 && cmd->first_channel == 0) {
-        int step = cmd->key_step > 0 ? cmd->key_step : 1;
-        int last = last_position(cmd->last_key, argc);
-        for (int i = cmd->first_key; i <= last; i += step) {
-            if (!key_allowed(s, argv[i].ptr, argv[i].len, need)) {
-                *pos = i;
-                return ACL_DENIED_KEY;
-            }
+    if (!s->allkeys) {
+        struct key_check kc = {s, argv, 0};
+        keyspec_visit(keyspec_of(cmd, argc, argv), argc, argv, key_check_cb, &kc);
+        if (kc.denied) {
+            *pos = kc.denied;
+            return ACL_DENIED_KEY;
         }
     }
-    long long nkeys;
-    int at = numkeys_position(cmd);
-    if (at > 0 && at < argc && parse_ll(argv[at].ptr, argv[at].len, &nkeys) == 0 && nkeys > 0) {
-        for (long long k = 0; k < nkeys && at + 1 + k < argc; k++) {
-            int i = at + 1 + (int)k;
-            if (!key_allowed(s, argv[i].ptr, argv[i].len, need)) {
-                *pos = i;
-                return ACL_DENIED_KEY;
-            }
-        }
-    }
+    /* What a keyless listing or range reaches is read, or deleted by the
+     * writes (KDELRANGE, FLUSHALL), as DEL's keys are. */
     if (cmd->key_reach) {
         struct key_reach r = {0};
         cmd->key_reach(argc, argv, &r);
-        if (!reach_allowed(s, &r, need)) {
+        if (!reach_allowed(s, &r, cmd->flags & CMD_WRITE ? KEYS_WRITE : KEYS_READ)) {
             *pos = -1;
             return ACL_DENIED_KEY;
         }

@@ -34,6 +34,7 @@
 #include "latency.h"
 #include "conn.h"
 #include "keyspace.h"
+#include "keyspec.h"
 #include "mem.h"
 #include "monitor.h"
 #include "multi.h"
@@ -211,6 +212,7 @@ void command_table_init(void)
         stats_slot_of(names[i].cmd)->index = i;
     }
     builtin_count = n;
+    keyspec_table_init();
     /* config_set checked this very list with command_check_renames, from the
      * same built-in names, so it cannot fail here; serving with a command
      * the operator disabled would be worse than stopping. */

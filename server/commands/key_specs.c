@@ -1,0 +1,298 @@
+/*
+ * key_specs.c - the key specs of the commands whose keys one spec drawn from
+ * their row's first_key/last_key/key_step does not describe (keyspec.h),
+ * and of the containers' subcommands that name keys.
+ *
+ * The rows are Redis 7.0.15's, as its COMMAND INFO gives them, down to the
+ * notes: the ACL check reads the flags (ACCESS needs read permission;
+ * INSERT, DELETE and UPDATE need write), so a row that differs from Redis's
+ * would allow or refuse what Redis does not. test_keyspec compares every
+ * command's specs and keys with redis-server's. rbkv's own commands close
+ * the table. Owns nothing at run time: the table is const and registered
+ * once (commands_register).
+ */
+#include "key_specs.h"
+
+#include "args.h"
+
+/* A range: index, lastkey (relative to index, or negative from the end)
+ * and keystep. */
+#define RANGE(index_, last_, step_) .index = (index_), .lastkey = (last_), .keystep = (step_)
+/* numkeys at index, then that many keys. */
+#define COUNTED(index_) .index = (index_), .keynum = 1, .firstkey = 1, .keystep = 1
+
+#define NOTE_BITFIELD "This command allows both access and modification of the key"
+#define NOTE_SCRIPT_RW                                                                    \
+    "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"
+#define NOTE_SCRIPT_RO                                                                    \
+    "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"
+#define NOTE_TTL "RW and UPDATE because it changes the TTL"
+#define NOTE_SET_GET "RW and ACCESS due to the optional `GET` argument"
+#define NOTE_XADD_TRIM "UPDATE instead of INSERT because of the optional trimming feature"
+
+/* SET reads its key only with GET (Redis's setGetKeys: any argument from
+ * the fourth on). */
+static unsigned set_key_flags(int argc, const struct resp_slice *argv)
+{
+    for (int i = 3; i < argc; i++) {
+        if (arg_is(&argv[i], "GET"))
+            return KEY_RW | KEY_ACCESS | KEY_UPDATE;
+    }
+    return KEY_OW | KEY_UPDATE;
+}
+
+/* BITFIELD only reads when each operation is a whole GET or OVERFLOW; SET,
+ * INCRBY or anything unparsed may write (Redis's bitfieldGetKeys). */
+static unsigned bitfield_key_flags(int argc, const struct resp_slice *argv)
+{
+    for (int i = 2; i < argc; i++) {
+        int rest = argc - i - 1;
+        if (arg_is(&argv[i], "GET") && rest >= 2)
+            i += 2;
+        else if (arg_is(&argv[i], "OVERFLOW") && rest >= 1)
+            i += 1;
+        else
+            return KEY_RW | KEY_ACCESS | KEY_UPDATE;
+    }
+    return KEY_RO | KEY_ACCESS;
+}
+
+const struct command_key_specs command_key_specs[] = {
+    {.name = "append", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "bitfield", .count = 1, .flags_for = bitfield_key_flags,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE | KEY_VARIABLE_FLAGS, RANGE(1, 0, 1),
+                .notes = NOTE_BITFIELD}}},
+    {.name = "bitop", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(2, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, RANGE(3, -1, 1)}}},
+    {.name = "blmove", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_RW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "blmpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, COUNTED(2)}}},
+    {.name = "blpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, -2, 1)}}},
+    {.name = "brpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, -2, 1)}}},
+    {.name = "brpoplpush", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_RW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "bzmpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, COUNTED(2)}}},
+    {.name = "bzpopmax", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, -2, 1)}}},
+    {.name = "bzpopmin", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, -2, 1)}}},
+    {.name = "copy", .count = 2,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(1, 0, 1)},
+               {.flags = KEY_OW | KEY_UPDATE, RANGE(2, 0, 1)}}},
+    {.name = "del", .count = 1,
+     .specs = {{.flags = KEY_RM | KEY_DELETE, RANGE(1, -1, 1)}}},
+    {.name = "eval", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE, .notes = NOTE_SCRIPT_RW, COUNTED(2)}}},
+    {.name = "eval_ro", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, .notes = NOTE_SCRIPT_RO, COUNTED(2)}}},
+    {.name = "evalsha", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE, COUNTED(2)}}},
+    {.name = "evalsha_ro", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, COUNTED(2)}}},
+    {.name = "exists", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, -1, 1)}}},
+    {.name = "expire", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "expireat", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "fcall", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE, .notes = NOTE_SCRIPT_RW, COUNTED(2)}}},
+    {.name = "fcall_ro", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, .notes = NOTE_SCRIPT_RO, COUNTED(2)}}},
+    {.name = "getdel", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "getex", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE, .notes = NOTE_TTL, RANGE(1, 0, 1)}}},
+    {.name = "hdel", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "hexists", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "hlen", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "hmset", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "hset", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "hsetnx", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "hstrlen", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "linsert", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "llen", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "lmove", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_RW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "lmpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, COUNTED(1)}}},
+    {.name = "lpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "lpush", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "lpushx", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "lrem", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "lset", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "ltrim", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "memory|usage", .arity = -3, .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(2, 0, 1)}}},
+    {.name = "mset", .count = 1,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, -1, 2)}}},
+    {.name = "msetnx", .count = 1,
+     .specs = {{.flags = KEY_OW | KEY_INSERT, RANGE(1, -1, 2)}}},
+    {.name = "object|encoding", .arity = 3, .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(2, 0, 1)}}},
+    {.name = "object|freq", .arity = 3, .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(2, 0, 1)}}},
+    {.name = "object|idletime", .arity = 3, .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(2, 0, 1)}}},
+    {.name = "object|refcount", .arity = 3, .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(2, 0, 1)}}},
+    {.name = "persist", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "pexpire", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "pexpireat", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "psetex", .count = 1,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "rename", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_OW | KEY_UPDATE, RANGE(2, 0, 1)}}},
+    {.name = "renamenx", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_OW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "rpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "rpoplpush", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_RW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "rpush", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "rpushx", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "sadd", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "scard", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "sdiffstore", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, RANGE(2, -1, 1)}}},
+    {.name = "set", .count = 1, .flags_for = set_key_flags,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE | KEY_VARIABLE_FLAGS, RANGE(1, 0, 1),
+                .notes = NOTE_SET_GET}}},
+    {.name = "setex", .count = 1,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "setnx", .count = 1,
+     .specs = {{.flags = KEY_OW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "setrange", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "sintercard", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, COUNTED(1)}}},
+    {.name = "sinterstore", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, RANGE(2, -1, 1)}}},
+    {.name = "sismember", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "smove", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
+               {.flags = KEY_RW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "spop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "spublish", .count = 1,
+     .specs = {{.flags = KEY_NOT_KEY, RANGE(1, 0, 1)}}},
+    {.name = "srem", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "ssubscribe", .count = 1,
+     .specs = {{.flags = KEY_NOT_KEY, RANGE(1, -1, 1)}}},
+    {.name = "strlen", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "sunionstore", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, RANGE(2, -1, 1)}}},
+    {.name = "sunsubscribe", .count = 1,
+     .specs = {{.flags = KEY_NOT_KEY, RANGE(1, -1, 1)}}},
+    {.name = "touch", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, -1, 1)}}},
+    {.name = "type", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "unlink", .count = 1,
+     .specs = {{.flags = KEY_RM | KEY_DELETE, RANGE(1, -1, 1)}}},
+    {.name = "watch", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, -1, 1)}}},
+    {.name = "xadd", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, .notes = NOTE_XADD_TRIM, RANGE(1, 0, 1)}}},
+    {.name = "xdel", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "xinfo|consumers", .arity = 4, .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(2, 0, 1)}}},
+    {.name = "xinfo|groups", .arity = 3, .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(2, 0, 1)}}},
+    {.name = "xinfo|stream", .arity = -3, .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(2, 0, 1)}}},
+    {.name = "xlen", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "xread", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS,
+                .keyword = "STREAMS", .index = 1, .lastkey = -1, .keystep = 1, .limit = 2}}},
+    {.name = "xsetid", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "xtrim", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zadd", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "zcard", .count = 1,
+     .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "zdiff", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, COUNTED(1)}}},
+    {.name = "zdiffstore", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, COUNTED(2)}}},
+    {.name = "zinter", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, COUNTED(1)}}},
+    {.name = "zintercard", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, COUNTED(1)}}},
+    {.name = "zinterstore", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, COUNTED(2)}}},
+    {.name = "zmpop", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, COUNTED(1)}}},
+    {.name = "zpopmax", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zpopmin", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zrangestore", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, RANGE(2, 0, 1)}}},
+    {.name = "zrem", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zremrangebylex", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zremrangebyrank", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zremrangebyscore", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "zunion", .count = 1,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, COUNTED(1)}}},
+    {.name = "zunionstore", .count = 2,
+     .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, COUNTED(2)}}},
+    /* rbkv's own: KRANK's key is a position in key order, its value unread
+     * (as EXISTS); HDELRANGE removes fields without returning them. */
+    {.name = "hdelrange", .count = 1, .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
+    {.name = "krank", .count = 1, .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {.name = "krevrank", .count = 1, .specs = {{.flags = KEY_RO, RANGE(1, 0, 1)}}},
+    {0},
+};
