@@ -1456,7 +1456,7 @@ const struct command zset_commands[] = {
                  "Remove and return members with scores in a sorted set", MPOP_COMPLEXITY,
                  "numkeys key [key ...] MIN|MAX [COUNT count]"),
     {.name = "bzpopmin", .proc = cmd_bzpopmin, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "sorted-set", .since = "5.0.0",
      .summary = "Remove and return the member with the lowest score from one or more sorted sets, "
@@ -1464,14 +1464,15 @@ const struct command zset_commands[] = {
      .complexity = LOG_N_ONE,
      .args = "key [key ...] timeout"},
     {.name = "bzpopmax", .proc = cmd_bzpopmax, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "sorted-set", .since = "5.0.0",
      .summary = "Remove and return the member with the highest score from one or more sorted "
                "sets, or block until one is available",
      .complexity = LOG_N_ONE,
      .args = "key [key ...] timeout"},
-    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5, CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING, 0, 0, "7.0.0",
+    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5,
+                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0, "7.0.0",
                  "Remove and return members with scores in a sorted set or block until one is "
                  "available",
                  MPOP_COMPLEXITY, "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
