@@ -581,11 +581,11 @@ static void cmd_rpop(struct client *c)
 static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
                           const struct list_how *how)
 {
-    char count[24];
+    char count[NUMPARSE_LL_CHARS];
     struct resp_slice argv[3] = {{how->from_tail ? "RPOP" : "LPOP", 4}, *key, {count, 0}};
     int argc = how->count >= 0 ? 3 : 2;
     if (how->count >= 0)
-        argv[2].len = (size_t)snprintf(count, sizeof(count), "%lld", how->count);
+        argv[2].len = format_ll(count, how->count);
     if (in_command)
         propagate_effects(c->db_index, argc, argv);
     else

@@ -838,10 +838,10 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     /* The log sees no command here: it gets the pop this amounted to, which
      * replays exactly as it takes the same end of the same set. */
     const struct pop_how *h = how;
-    char count[24];
+    char count[NUMPARSE_LL_CHARS];
     struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
     if (h->count >= 0)
-        argv[2].len = (size_t)snprintf(count, sizeof(count), "%lld", h->count);
+        argv[2].len = format_ll(count, h->count);
     propagate_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
     return 1;
 }
