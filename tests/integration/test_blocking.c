@@ -188,14 +188,10 @@ static void test_watch(void)
     EXPECT_INT(w, 1, "ZADD", "other", "1", "b");
     EXPECT_OK(c, "WATCH", "watched");
     EXPECT_REPLY(w, "['other', 'b', '1']", "BZPOPMIN", "empty", "other", "watched", "0");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "ZCARD", "watched");
-    EXPECT_REPLY(c, "[:1]", "EXEC");
+    EXPECT_TRANSACTION(c, "[:1]", "ZCARD watched");
     EXPECT_OK(c, "WATCH", "watched");
     EXPECT_REPLY(w, "['watched', 'a', '1']", "BZPOPMIN", "empty", "watched", "0");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "ZCARD", "watched");
-    EXPECT_NIL(c, "EXEC");
+    EXPECT_TRANSACTION(c, "(nil)", "ZCARD watched");
 out:
     redisFree(c);
     redisFree(w);

@@ -562,20 +562,14 @@ static void test_dirty_and_watch(void)
     redisContext *other = h_connect(&srv);
     EXPECT_OK(c, "WATCH", "h");
     EXPECT_INT(other, 0, "HSETNX", "h", "c", "x");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "HGET", "h", "c");
-    EXPECT_REPLY(c, "['4.5']", "EXEC");
+    EXPECT_TRANSACTION(c, "['4.5']", "HGET h c");
     EXPECT_OK(c, "WATCH", "h");
     EXPECT_INT(other, 1, "HSETNX", "h", "d", "x");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "HGET", "h", "c");
-    EXPECT_REPLY(c, "(nil)", "EXEC");
+    EXPECT_TRANSACTION(c, "(nil)", "HGET h c");
     /* HSET's odd count is its own check, made when it runs: the
      * transaction runs and the error is its reply. */
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "HSET", "h", "a", "1", "b");
-    EXPECT_STATUS(c, "QUEUED", "HLEN", "h");
-    EXPECT_REPLY(c, "[-ERR wrong number of arguments for 'hset' command, :2]", "EXEC");
+    EXPECT_TRANSACTION(c, "[-ERR wrong number of arguments for 'hset' command, :2]", "HSET h a 1 b",
+                          "HLEN h");
     redisFree(other);
     redisFree(c);
 }
