@@ -28,7 +28,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "args.h"
@@ -53,9 +52,6 @@
 #define ERR_COUNT_RANGE                                                                          \
     "ERR value is out of range, value must between -9223372036854775807 and "                  \
     "9223372036854775807"
-
-/* Decimal text of any long long, with its sign and a NUL. */
-#define LL_CHARS 21
 
 /* The hash at argv[1] for a write: 0 with *m (NULL when absent), or -1
  * (replied WRONGTYPE). */
@@ -335,9 +331,8 @@ static void cmd_hincrby(struct client *c)
         return;
     }
     value += incr;
-    char buf[LL_CHARS];
-    int len = snprintf(buf, sizeof(buf), "%lld", value);
-    incr_store(c, e, m, buf, (size_t)len, "hincrby");
+    char buf[NUMPARSE_LL_CHARS];
+    incr_store(c, e, m, buf, format_ll(buf, value), "hincrby");
     resp_add_int(&c->out, value);
 }
 

@@ -581,11 +581,11 @@ static void cmd_rpop(struct client *c)
 static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
                           const struct list_how *how)
 {
-    char count[24];
+    char count[NUMPARSE_LL_CHARS];
     struct resp_slice argv[3] = {{how->from_tail ? "RPOP" : "LPOP", 4}, *key, {count, 0}};
     int argc = how->count >= 0 ? 3 : 2;
     if (how->count >= 0)
-        argv[2].len = (size_t)snprintf(count, sizeof(count), "%lld", how->count);
+        argv[2].len = format_ll(count, how->count);
     if (in_command)
         propagate_effects(c->db_index, argc, argv);
     else
@@ -926,27 +926,30 @@ const struct command list_commands[] = {
                  "Remove the last element in a list, prepend it to another list and return it",
                  "O(1)", "source destination"),
     {.name = "blpop", .proc = cmd_blpop, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "list", .since = "2.0.0",
      .summary = "Remove and get the first element in a list, or block until one is available",
      .complexity = BPOP_COMPLEXITY, .args = "key [key ...] timeout"},
     {.name = "brpop", .proc = cmd_brpop, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "list", .since = "2.0.0",
      .summary = "Remove and get the last element in a list, or block until one is available",
      .complexity = BPOP_COMPLEXITY, .args = "key [key ...] timeout"},
-    LIST_COMMAND("blmpop", cmd_blmpop, -5, CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING, 0, 0,
-                 "7.0.0", "Pop elements from a list, or block until one is available",
+    LIST_COMMAND("blmpop", cmd_blmpop, -5,
+                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0, "7.0.0",
+                 "Pop elements from a list, or block until one is available",
                  MPOP_COMPLEXITY, "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
-    LIST_COMMAND("blmove", cmd_blmove, 6, CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING,
-                 1, 2, "6.2.0",
+    LIST_COMMAND("blmove", cmd_blmove, 6,
+                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 1, 2,
+                 "6.2.0",
                  "Pop an element from a list, push it to another list and return it; or block "
                  "until one is available",
                  "O(1)", "source destination LEFT|RIGHT LEFT|RIGHT timeout"),
     LIST_COMMAND("brpoplpush", cmd_brpoplpush, 4,
-                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, 1, 2, "2.2.0",
+                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 1, 2,
+                 "2.2.0",
                  "Pop an element from a list, push it to another list and return it; or block "
                  "until one is available",
                  "O(1)", "source destination timeout"),

@@ -23,7 +23,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,9 +36,6 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
-
-/* Decimal text of any long long, with its sign. */
-#define LL_CHARS 20
 
 /* Options of SET and GETEX, parsed by one function as Redis does so that
  * both commands refuse the same combinations with the same error. */
@@ -508,9 +504,8 @@ static void incr_generic(struct client *c, long long incr)
         return;
     }
     value += incr;
-    char buf[LL_CHARS + 1];
-    int n = snprintf(buf, sizeof(buf), "%lld", value);
-    ks_set_string(c->db, key->ptr, key->len, buf, (size_t)n, 1);
+    char buf[NUMPARSE_LL_CHARS];
+    ks_set_string(c->db, key->ptr, key->len, buf, format_ll(buf, value), 1);
     server.dirty++;
     if (!e)
         notify_key(c, NOTIFY_NEW, "new", key);

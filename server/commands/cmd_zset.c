@@ -838,10 +838,10 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     /* The log sees no command here: it gets the pop this amounted to, which
      * replays exactly as it takes the same end of the same set. */
     const struct pop_how *h = how;
-    char count[24];
+    char count[NUMPARSE_LL_CHARS];
     struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
     if (h->count >= 0)
-        argv[2].len = (size_t)snprintf(count, sizeof(count), "%lld", h->count);
+        argv[2].len = format_ll(count, h->count);
     propagate_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
     return 1;
 }
@@ -1456,7 +1456,7 @@ const struct command zset_commands[] = {
                  "Remove and return members with scores in a sorted set", MPOP_COMPLEXITY,
                  "numkeys key [key ...] MIN|MAX [COUNT count]"),
     {.name = "bzpopmin", .proc = cmd_bzpopmin, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "sorted-set", .since = "5.0.0",
      .summary = "Remove and return the member with the lowest score from one or more sorted sets, "
@@ -1464,14 +1464,15 @@ const struct command zset_commands[] = {
      .complexity = LOG_N_ONE,
      .args = "key [key ...] timeout"},
     {.name = "bzpopmax", .proc = cmd_bzpopmax, .arity = -3,
-     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING,
+     .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -2, .key_step = 1,
      .group = "sorted-set", .since = "5.0.0",
      .summary = "Remove and return the member with the highest score from one or more sorted "
                "sets, or block until one is available",
      .complexity = LOG_N_ONE,
      .args = "key [key ...] timeout"},
-    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5, CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING, 0, 0, "7.0.0",
+    ZSET_COMMAND("bzmpop", cmd_bzmpop, -5,
+                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0, "7.0.0",
                  "Remove and return members with scores in a sorted set or block until one is "
                  "available",
                  MPOP_COMPLEXITY, "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),

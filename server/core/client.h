@@ -43,7 +43,7 @@ struct tls_conn;
 #define CLIENT_MONITOR (1u << 15)          /* monitor.c: receives every command run, flag O */
 #define CLIENT_POSTPONED (1u << 16)        /* pause.c: its request waits for CLIENT PAUSE to end */
 #define CLIENT_PROTECTED (1u << 17)        /* script.c: a busy script's caller: not read, close put off */
-#define CLIENT_READ_YIELDED (1u << 18)     /* conn.c: had its read this loop turn; read again next turn */
+#define CLIENT_READ_YIELDED (1u << 18)     /* conn.c: had its read this loop turn, on its yielded list */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that
@@ -98,6 +98,7 @@ struct client {
     struct acl_user *user;
 
     struct client *prev, *next;  /* server.clients list */
+    struct client *yield_prev, *yield_next; /* conn.c: clients to read again next turn */
 };
 
 #endif

@@ -61,6 +61,7 @@
 #define WRITE_IOVS 64
 
 static void sync_check_cb(uv_check_t *h);
+static void yield_unlink(struct client *c);
 
 void conn_client_free(struct client *c)
 {
@@ -71,6 +72,8 @@ void conn_client_free(struct client *c)
     if (c->next)
         c->next->prev = c->prev;
     server.client_count--;
+    if (c->flags & CLIENT_READ_YIELDED)
+        yield_unlink(c);
     if (c->flags & CLIENT_MASTER)
         repl_replica_link_gone(c);
     repl_peer_gone(c);
@@ -245,14 +248,30 @@ static int tls_take(struct client *c, size_t nread)
  * client had its turn. */
 static uv_check_t yield_check;
 
+/* The clients with CLIENT_READ_YIELDED, so that the check phase touches only
+ * them and not every client; linked by yield_prev/yield_next, left by a
+ * client when the check phase restarts it or when it is freed. */
+static struct client *yielded;
+
+static void yield_unlink(struct client *c)
+{
+    if (c->yield_prev)
+        c->yield_prev->yield_next = c->yield_next;
+    else
+        yielded = c->yield_next;
+    if (c->yield_next)
+        c->yield_next->yield_prev = c->yield_prev;
+    c->yield_prev = c->yield_next = NULL;
+    c->flags &= ~CLIENT_READ_YIELDED;
+}
+
 static void yield_check_cb(uv_check_t *h)
 {
     (void)h;
     uv_check_stop(&yield_check);
-    for (struct client *c = server.clients; c; c = c->next) {
-        if (!(c->flags & CLIENT_READ_YIELDED))
-            continue;
-        c->flags &= ~CLIENT_READ_YIELDED;
+    while (yielded) {
+        struct client *c = yielded;
+        yield_unlink(c);
         /* Stopped meanwhile for a reason of its own: that reason restarts it. */
         if (!(c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_PROTECTED)))
             conn_start_reading(c);
@@ -264,8 +283,15 @@ static void yield_reading(struct client *c)
     if (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_PROTECTED | CLIENT_MASTER |
                     CLIENT_REPLICA))
         return;
-    c->flags |= CLIENT_READ_YIELDED;
     uv_read_stop(&c->h.stream);
+    if (c->flags & CLIENT_READ_YIELDED) /* restarted before the check phase: listed already */
+        return;
+    c->flags |= CLIENT_READ_YIELDED;
+    c->yield_prev = NULL;
+    c->yield_next = yielded;
+    if (yielded)
+        yielded->yield_prev = c;
+    yielded = c;
     uv_check_start(&yield_check, yield_check_cb);
 }
 

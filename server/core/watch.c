@@ -191,11 +191,10 @@ void watch_touch_db(struct db *db)
 
 void watch_touch_command(struct client *c, const struct command *cmd)
 {
-    /* A blocking pop names many keys and changes one: it touches the keys
-     * it popped from and pushed to itself, as a served wait must, and so do
-     * the commands that say so (Redis signals only the keys a command
-     * modified). */
-    if (!server.watch || cmd->first_key <= 0 || (cmd->flags & (CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS)))
+    /* Redis signals only the keys a command modified: a command that names
+     * keys it may leave alone (a blocking pop names many and changes one,
+     * SINTERSTORE reads its sources) touches what it changed itself. */
+    if (!server.watch || cmd->first_key <= 0 || (cmd->flags & CMD_TOUCHES_OWN_KEYS))
         return;
     int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
     int step = cmd->key_step > 0 ? cmd->key_step : 1;

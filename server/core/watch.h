@@ -39,7 +39,7 @@ void watch_touch_db(struct db *db);
 /* After cmd, a write command, changed something: marks dirty the watchers of
  * the keys its key spec names in c->db. (A key written in another database,
  * as MOVE and COPY do, is the command's to watch_touch, as are the keys of a
- * CMD_BLOCKING command, which changes only some of those it names.) */
+ * CMD_TOUCHES_OWN_KEYS command, which changes only some of those it names.) */
 void watch_touch_command(struct client *c, const struct command *cmd);
 
 /* 1 when a key c watched while it was live has since expired (gone, or past

@@ -33,6 +33,7 @@
 
 #include "ctree.h"
 #include "mem.h"
+#include "numparse.h"
 
 struct olist {
     struct rb_root tree;
@@ -235,21 +236,11 @@ static bool text_to_int(const char *s, size_t len, int64_t *out)
     return true;
 }
 
-/* Writes v in decimal and a NUL into buf (at least 21 bytes); returns its
- * length. */
+/* Writes v in decimal and a NUL into buf (NUMPARSE_LL_CHARS + 1 bytes);
+ * returns its length. */
 static size_t int_to_text(int64_t v, char *buf)
 {
-    char tmp[20];
-    size_t n = 0, len = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        buf[len++] = '-';
-    while (n)
-        buf[len++] = tmp[--n];
+    size_t len = format_ll(buf, v);
     buf[len] = '\0';
     return len;
 }

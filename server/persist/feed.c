@@ -3,12 +3,11 @@
  */
 #include "feed.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "command.h"
 #include "keyspace.h"
+#include "numparse.h"
 #include "resp_parser.h"
 
 void feed_init(struct feed *f)
@@ -35,20 +34,18 @@ void feed_words(struct feed *f, int argc, const char *const *words, const size_t
 
 void feed_select(struct feed *f, int db)
 {
-    char num[24];
-    int n = snprintf(num, sizeof(num), "%d", db);
+    char num[NUMPARSE_LL_CHARS];
     const char *w[] = {"SELECT", num};
-    size_t l[] = {6, (size_t)n};
+    size_t l[] = {6, format_ll(num, db)};
     feed_words(f, 2, w, l);
     f->db = db;
 }
 
 void feed_pexpireat(struct feed *f, const char *key, size_t klen, int64_t when)
 {
-    char num[24];
-    int n = snprintf(num, sizeof(num), "%" PRId64, when);
+    char num[NUMPARSE_LL_CHARS];
     const char *w[] = {"PEXPIREAT", key, num};
-    size_t l[] = {9, klen, (size_t)n};
+    size_t l[] = {9, klen, format_ll(num, when)};
     feed_words(f, 3, w, l);
 }
 

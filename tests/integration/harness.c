@@ -400,6 +400,18 @@ int h_expect_transaction(const char *file, int line, redisContext *c, const char
     return h_expect(file, line, c, want, 0, 1, exec, NULL) && ok;
 }
 
+int h_count_distinct(const redisReply *r, size_t start, size_t step)
+{
+    int distinct = 0;
+    for (size_t i = start; i < r->elements; i += step) {
+        size_t j = start;
+        while (j < i && strcmp(r->element[j]->str, r->element[i]->str) != 0)
+            j += step;
+        distinct += j == i;
+    }
+    return distinct;
+}
+
 int h_reply_equal(const redisReply *a, const redisReply *b)
 {
     if (!a || !b)
@@ -1045,6 +1057,18 @@ int h_raw_open(struct h_raw *r, const struct h_server *s)
     if (r->fd >= 0)
         close(r->fd);
     r->fd = -1;
+    return -1;
+}
+
+int h_raw_open_resp3(struct h_raw *r, const struct h_server *s)
+{
+    static const char hello[] = "HELLO 3\r\n";
+    if (h_raw_open(r, s) < 0)
+        return -1;
+    h_raw_send(r, hello, sizeof(hello) - 1);
+    if (h_raw_expect(__FILE__, __LINE__, r, "%*", 2, 1))
+        return 0;
+    h_raw_close(r);
     return -1;
 }
 

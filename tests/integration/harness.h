@@ -190,6 +190,9 @@ int h_expect_transaction(const char *file, int line, redisContext *c, const char
 #define EXPECT_TRANSACTION(c, want, ...)                                                          \
     h_expect_transaction(__FILE__, __LINE__, (c), (want), (const char *const[]){__VA_ARGS__},     \
                          (size_t)H_ARGC(__VA_ARGS__))
+/* How many of a flat reply's elements start, start + step, ... differ from
+ * every one before them (the distinct members, fields or values). */
+int h_count_distinct(const redisReply *r, size_t start, size_t step);
 /* Whether two replies are the same to the byte: type, integer, string bytes
  * and every element in order; not compared through h_repr, which cuts long
  * replies. (The hiredis here reads RESP2 only.) */
@@ -284,6 +287,9 @@ struct h_raw {
 };
 /* Returns 0, or -1 after recording a failure (fd is then -1). */
 int h_raw_open(struct h_raw *r, const struct h_server *s);
+/* h_raw_open, then HELLO 3 answered with its map: a connection speaking
+ * RESP3. Returns 0, or -1 after recording a failure (nothing left open). */
+int h_raw_open_resp3(struct h_raw *r, const struct h_server *s);
 void h_raw_close(struct h_raw *r);
 /* Sends all n bytes. Returns 0, or -1 when the peer is gone (not a failure:
  * callers expect that in some tests). */

@@ -59,10 +59,7 @@ static void test_round_trip(void)
     EXPECT_OK(c, "SELECT", "3");
     EXPECT_OK(c, "SET", "in3", "three");
     EXPECT_OK(c, "SELECT", "0");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "INCR", "n");
-    EXPECT_STATUS(c, "QUEUED", "INCR", "n");
-    EXPECT_REPLY(c, "[:1, :2]", "EXEC");
+    EXPECT_TRANSACTION(c, "[:1, :2]", "INCR n", "INCR n");
     h_close(&s, c);
     h_sleep_ms(1000); /* past the 800 ms deadlines */
 

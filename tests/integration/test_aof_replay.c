@@ -27,11 +27,7 @@ static void test_exec_serves_pop(void)
     redisContext *c = h_open_blocked(&s, H_FLAGS(ALWAYS), &waiter, H_FLAGS("BZPOPMIN", "z", "5"));
     if (!c)
         return;
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "ZADD", "z", "1", "a");
-    EXPECT_STATUS(c, "QUEUED", "ZADD", "z", "2", "b");
-    EXPECT_STATUS(c, "QUEUED", "SET", "t", "x");
-    EXPECT_REPLY(c, "[:1, :1, +OK]", "EXEC");
+    EXPECT_TRANSACTION(c, "[:1, :1, +OK]", "ZADD z 1 a", "ZADD z 2 b", "SET t x");
     redisReply *r = NULL;
     CHECK(redisGetReply(waiter, (void **)&r) == REDIS_OK && r && r->type == REDIS_REPLY_ARRAY &&
               r->elements == 3 && !strcmp(r->element[1]->str, "a"),
@@ -78,10 +74,7 @@ static void test_cut_transaction(void)
         return;
     EXPECT_OK(c, "SET", "before", "1");
     long long before_tx = h_file_size(&s, AOF);
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SET", "t1", "x");
-    EXPECT_STATUS(c, "QUEUED", "SET", "t2", "y");
-    EXPECT_REPLY(c, "[+OK, +OK]", "EXEC");
+    EXPECT_TRANSACTION(c, "[+OK, +OK]", "SET t1 x", "SET t2 y");
     h_close(&s, c);
     if (cut_before(&s, "*3\r\n$3\r\nset\r\n$2\r\nt2\r\n") < 0)
         return;

@@ -44,12 +44,9 @@ static void test_no_multi(void)
     /* Outside MULTI, SAVE still runs; BGSAVE is allowed inside. */
     EXPECT_OK(c, "SAVE");
     /* SSUBSCRIBE may not run inside EXEC, SUBSCRIBE may (Redis 7.0). */
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SSUBSCRIBE", "s");
-    EXPECT_REPLY(c, "[-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client]", "EXEC");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SUBSCRIBE", "ch");
-    EXPECT_REPLY(c, "[['subscribe', 'ch', :1]]", "EXEC");
+    EXPECT_TRANSACTION(c, "[-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client]",
+                          "SSUBSCRIBE s");
+    EXPECT_TRANSACTION(c, "[['subscribe', 'ch', :1]]", "SUBSCRIBE ch");
     redisFree(c);
 }
 

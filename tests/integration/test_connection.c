@@ -7,6 +7,7 @@
  * Every expected reply is Redis 7's, byte for byte. Most tests share one
  * server; a test that needs its own flags starts its own.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "harness.h"
 
 #define PIPELINE_REQUESTS 1000
+#define YIELD_CONNS 4                       /* flooding connections kept, and as many killed */
+#define YIELD_PINGS 4000                    /* 24 kB of inline PINGs: more than one 16 kB read */
 #define INLINE_MAX (64 * 1024)              /* Redis's PROTO_INLINE_MAX_SIZE */
 #define BIG_VALUE (50 * 1024 * 1024)
 #define OUTPUT_VALUE (1024 * 1024)
@@ -471,6 +474,71 @@ static void test_pipelining(void)
     redisFree(c);
 }
 
+/* A client whose read filled its buffer waits for the loop's check phase to
+ * read again (conn.c's read yield). With the server stopped, connections
+ * queue more than one read's worth of PINGs, and a last one CLIENT KILLs
+ * every other one; resumed, the killed ones close (some while they wait for
+ * their next read) and every other gets all its replies. */
+static void test_yielded_clients_killed(void)
+{
+    struct h_raw conns[2 * YIELD_CONNS], killer;
+    char kills[YIELD_CONNS * 48], *pings = malloc(6 * YIELD_PINGS);
+    size_t kills_len = 0;
+    int opened = 0;
+    if (!pings || h_raw_open(&killer, &srv) < 0)
+        goto out;
+    for (int i = 0; i < YIELD_PINGS; i++)
+        memcpy(pings + 6 * i, "PING\r\n", 6);
+    for (; opened < 2 * YIELD_CONNS; opened++) {
+        size_t n = 0;
+        if (h_raw_open(&conns[opened], &srv) < 0)
+            goto out;
+        RAW_SEND(&conns[opened], "CLIENT ID\r\n");
+        if (h_raw_read_reply(&conns[opened], &n, H_RAW_TIMEOUT_MS) < 0 || conns[opened].buf[0] != ':') {
+            CHECK(0, "CLIENT ID");
+            opened++;
+            goto out;
+        }
+        if (opened % 2)
+            kills_len += (size_t)snprintf(kills + kills_len, sizeof(kills) - kills_len,
+                                          "CLIENT KILL ID %.*s\r\n", (int)(n - 3),
+                                          conns[opened].buf + 1);
+        h_raw_consume(&conns[opened], n);
+    }
+    kill(srv.pid, SIGSTOP);
+    for (int i = 0; i < 2 * YIELD_CONNS; i++)
+        h_raw_send(&conns[i], pings, 6 * YIELD_PINGS);
+    h_raw_send(&killer, kills, kills_len);
+    kill(srv.pid, SIGCONT);
+    for (int i = 0; i < YIELD_CONNS; i++)
+        RAW_EXPECT(&killer, ":1\r\n");
+    for (int i = 0; i < 2 * YIELD_CONNS; i++) {
+        if (i % 2) { /* the PONGs it had before the kill, then the close */
+            int st;
+            while ((st = h_raw_wait_closed(&conns[i], H_RAW_TIMEOUT_MS)) == 0)
+                h_raw_consume(&conns[i], conns[i].len);
+            CHECK(st == 1, "killed client %d not closed", i);
+            continue;
+        }
+        int pongs = 0;
+        size_t n = 0;
+        while (pongs < YIELD_PINGS && h_raw_read_reply(&conns[i], &n, H_RAW_TIMEOUT_MS) == 0 &&
+               n == 7 && memcmp(conns[i].buf, "+PONG\r\n", 7) == 0) {
+            h_raw_consume(&conns[i], n);
+            pongs++;
+        }
+        CHECK(pongs == YIELD_PINGS, "client %d: %d of %d PONGs", i, pongs, YIELD_PINGS);
+    }
+    RAW_SEND(&killer, "PING\r\n");
+    RAW_EXPECT(&killer, "+PONG\r\n");
+out:
+    kill(srv.pid, SIGCONT);
+    for (int i = 0; i < opened; i++)
+        h_raw_close(&conns[i]);
+    h_raw_close(&killer);
+    free(pings);
+}
+
 static void test_inline(void)
 {
     struct h_raw r;
@@ -901,6 +969,7 @@ int main(int argc, char **argv)
     H_RUN(test_auth);
     H_RUN(test_client);
     H_RUN(test_pipelining);
+    H_RUN(test_yielded_clients_killed);
     H_RUN(test_inline);
     H_RUN(test_protocol_errors);
     H_RUN(test_big_value);

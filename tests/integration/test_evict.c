@@ -374,9 +374,7 @@ static void test_eviction_effects(void)
     EXPECT_OK(c, "WATCH", "v:0000"); /* the nearest deadline: volatile-ttl takes it first */
     EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "volatile-ttl");
     squeeze(c, 0.9);
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SET", "v:0000", "again");
-    EXPECT_REPLY(c, "(nil)", "EXEC");
+    EXPECT_TRANSACTION(c, "(nil)", "SET v:0000 again");
     long long evicted = h_info_ll(c, "stats", "evicted_keys");
     CHECK(evicted > 0, "nothing evicted");
     redisReply *r = h_get_reply(sub);

@@ -302,19 +302,6 @@ static void test_hincr(void)
     redisFree(c);
 }
 
-/* The rows of a flat reply that differ (every step-th element from start). */
-static int count_distinct(const redisReply *r, size_t start, size_t step)
-{
-    int distinct = 0;
-    for (size_t i = start; i < r->elements; i += step) {
-        size_t j = start;
-        while (j < i && strcmp(r->element[j]->str, r->element[i]->str) != 0)
-            j += step;
-        distinct += j == i;
-    }
-    return distinct;
-}
-
 static void test_randfield(void)
 {
     redisContext *c = h_connect_flushed(&srv);
@@ -345,7 +332,7 @@ static void test_randfield(void)
     /* A count past the size lists each field once. */
     EXPECT_MATCH(c, "[*]", "HRANDFIELD", "h", "4611686018427387903", "WITHVALUES");
     redisReply *r = H_CALL(c, "HRANDFIELD", "h", "5", "WITHVALUES");
-    CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 6 && count_distinct(r, 0, 2) == 3,
+    CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 6 && h_count_distinct(r, 0, 2) == 3,
           "HRANDFIELD above the size lists each field once");
     freeReplyObject(r);
     if (!h_is_reference())
@@ -562,20 +549,14 @@ static void test_dirty_and_watch(void)
     redisContext *other = h_connect(&srv);
     EXPECT_OK(c, "WATCH", "h");
     EXPECT_INT(other, 0, "HSETNX", "h", "c", "x");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "HGET", "h", "c");
-    EXPECT_REPLY(c, "['4.5']", "EXEC");
+    EXPECT_TRANSACTION(c, "['4.5']", "HGET h c");
     EXPECT_OK(c, "WATCH", "h");
     EXPECT_INT(other, 1, "HSETNX", "h", "d", "x");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "HGET", "h", "c");
-    EXPECT_REPLY(c, "(nil)", "EXEC");
+    EXPECT_TRANSACTION(c, "(nil)", "HGET h c");
     /* HSET's odd count is its own check, made when it runs: the
      * transaction runs and the error is its reply. */
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "HSET", "h", "a", "1", "b");
-    EXPECT_STATUS(c, "QUEUED", "HLEN", "h");
-    EXPECT_REPLY(c, "[-ERR wrong number of arguments for 'hset' command, :2]", "EXEC");
+    EXPECT_TRANSACTION(c, "[-ERR wrong number of arguments for 'hset' command, :2]", "HSET h a 1 b",
+                          "HLEN h");
     redisFree(other);
     redisFree(c);
 }
@@ -636,10 +617,8 @@ static void test_resp3(void)
     EXPECT_INT(c, 2, "HSET", "h", "a", "1", "b", "2");
     redisFree(c);
     struct h_raw r;
-    if (h_raw_open(&r, &srv) < 0)
+    if (h_raw_open_resp3(&r, &srv) < 0)
         return;
-    RAW_SEND(&r, "HELLO 3\r\n");
-    RAW_EXPECT_MATCH(&r, "%*");
     RAW_SEND(&r, "HGETALL h\r\n");
     RAW_EXPECT(&r, "%2\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n");
     RAW_SEND(&r, "HGETALL nosuch\r\n");

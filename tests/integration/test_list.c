@@ -408,16 +408,12 @@ static void test_watch(void)
             argc++;
         EXPECT_OK(c, "WATCH", "w");
         freeReplyObject(h_command(o, argc, writes[i], NULL));
-        EXPECT_OK(c, "MULTI");
-        EXPECT_STATUS(c, "QUEUED", "LLEN", "w");
-        EXPECT_NIL(c, "EXEC");
+        EXPECT_TRANSACTION(c, "(nil)", "LLEN w");
     }
     EXPECT_OK(c, "WATCH", "w");
     EXPECT_INT(o, 0, "LPUSHX", "nothere", "a");
     EXPECT_INT(o, 0, "LREM", "w", "0", "zz");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "LLEN", "w");
-    EXPECT_REPLY(c, "[:1]", "EXEC");
+    EXPECT_TRANSACTION(c, "[:1]", "LLEN w");
 out:
     redisFree(c);
     redisFree(o);
@@ -445,16 +441,12 @@ static void test_watch_blocking_pop(void)
         } else {
             EXPECT_NIL(o, "BLPOP", "empty", "other", "0.01");
         }
-        EXPECT_OK(c, "MULTI");
-        EXPECT_STATUS(c, "QUEUED", "LLEN", "w");
-        EXPECT_REPLY(c, "[:1]", "EXEC");
+        EXPECT_TRANSACTION(c, "[:1]", "LLEN w");
     }
     /* The key it popped from is touched. */
     EXPECT_OK(c, "WATCH", "w");
     EXPECT_REPLY(o, "['w', 'keep']", "BLPOP", "empty", "w", "0");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "LLEN", "w");
-    EXPECT_NIL(c, "EXEC");
+    EXPECT_TRANSACTION(c, "(nil)", "LLEN w");
 out:
     redisFree(c);
     redisFree(o);

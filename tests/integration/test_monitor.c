@@ -181,9 +181,7 @@ static void test_monitor_client(void)
     h_raw_close(&m);
 
     /* Inside a transaction MONITOR is refused, as for Redis's DENY BLOCKING. */
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "MONITOR");
-    EXPECT_REPLY(c, "[-ERR MONITOR isn't allowed for DENY BLOCKING client]", "EXEC");
+    EXPECT_TRANSACTION(c, "[-ERR MONITOR isn't allowed for DENY BLOCKING client]", "MONITOR");
     h_close(&s, c);
 }
 
@@ -312,9 +310,7 @@ static void test_pause_write(void)
     h_sleep_ms(300);
     EXPECT_MATCH(a, "*db0:keys=1,expires=1,*", "INFO", "keyspace");
     /* A read-only transaction runs; CLIENT PAUSE itself is no write. */
-    EXPECT_OK(a, "MULTI");
-    EXPECT_STATUS(a, "QUEUED", "GET", "k");
-    EXPECT_REPLY(a, "[(nil)]", "EXEC");
+    EXPECT_TRANSACTION(a, "[(nil)]", "GET k");
     long long before = h_info_ll(a, "stats", "total_commands_processed");
     EXPECT_OK(a, "CLIENT", "UNPAUSE");
     redisReply *r;

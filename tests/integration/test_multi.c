@@ -16,12 +16,7 @@ static struct h_server srv;
 
 /* A one-PING transaction on c, whose EXEC shows whether a watched key
  * changed since the WATCH. */
-#define EXPECT_EXEC(c, want)                                                                      \
-    do {                                                                                          \
-        EXPECT_OK(c, "MULTI");                                                                    \
-        EXPECT_STATUS(c, "QUEUED", "PING");                                                       \
-        EXPECT_REPLY(c, want, "EXEC");                                                            \
-    } while (0)
+#define EXPECT_EXEC(c, want) EXPECT_TRANSACTION(c, want, "PING")
 #define EXEC_RAN "[+PONG]"
 #define EXEC_ABORTED "(nil)"
 
@@ -58,12 +53,8 @@ static void test_errors(void)
     EXPECT_ERR(c, "ERR EXEC without MULTI", "EXEC");
 
     /* Errors at run time are replies; nothing rolls back. */
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SET", "s", "text");
-    EXPECT_STATUS(c, "QUEUED", "INCR", "s");
-    EXPECT_STATUS(c, "QUEUED", "SET", "k", "4");
-    EXPECT_STATUS(c, "QUEUED", "GET", "k");
-    EXPECT_REPLY(c, "[+OK, -ERR value is not an integer or out of range, +OK, '4']", "EXEC");
+    EXPECT_TRANSACTION(c, "[+OK, -ERR value is not an integer or out of range, +OK, '4']",
+                          "SET s text", "INCR s", "SET k 4", "GET k");
     EXPECT_BULK(c, "text", "GET", "s");
 
     /* DISCARD drops the queue. */
@@ -76,10 +67,7 @@ static void test_errors(void)
     /* An empty transaction, and SELECT inside one. */
     EXPECT_OK(c, "MULTI");
     EXPECT_REPLY(c, "[]", "EXEC");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SELECT", "1");
-    EXPECT_STATUS(c, "QUEUED", "SET", "k", "db1");
-    EXPECT_REPLY(c, "[+OK, +OK]", "EXEC");
+    EXPECT_TRANSACTION(c, "[+OK, +OK]", "SELECT 1", "SET k db1");
     EXPECT_BULK(c, "db1", "GET", "k");
     EXPECT_OK(c, "SELECT", "0");
     EXPECT_BULK(c, "4", "GET", "k");
@@ -139,9 +127,7 @@ static void test_watch(void)
     /* Changed by another client. */
     EXPECT_OK(c, "WATCH", "k");
     EXPECT_OK(them, "SET", "k", "2");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SET", "k", "mine");
-    EXPECT_NIL(c, "EXEC");
+    EXPECT_TRANSACTION(c, "(nil)", "SET k mine");
     EXPECT_BULK(c, "2", "GET", "k");
 
     /* EXEC unwatches, aborted or not. */
@@ -249,9 +235,7 @@ static void test_watch(void)
 
     /* Writes inside our own EXEC do not dirty the next transaction. */
     EXPECT_OK(c, "WATCH", "k");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "SET", "k", "9");
-    EXPECT_REPLY(c, "[+OK]", "EXEC");
+    EXPECT_TRANSACTION(c, "[+OK]", "SET k 9");
     EXPECT_EXEC(c, EXEC_RAN);
 out:
     if (c)
@@ -474,12 +458,8 @@ static void test_ordered_in_multi(void)
     if (!c || !them)
         goto out;
     EXPECT_OK(c, "MSET", "a", "1", "b", "2", "c", "3", "d", "4");
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "KRANGE", "0", "-1");
-    EXPECT_STATUS(c, "QUEUED", "KCOUNT", "[b", "+");
-    EXPECT_STATUS(c, "QUEUED", "KDELRANGE", "[c", "+");
-    EXPECT_STATUS(c, "QUEUED", "KRANGE", "0", "-1");
-    EXPECT_REPLY(c, "[['a', 'b', 'c', 'd'], :3, :2, ['a', 'b']]", "EXEC");
+    EXPECT_TRANSACTION(c, "[['a', 'b', 'c', 'd'], :3, :2, ['a', 'b']]", "KRANGE 0 -1",
+                          "KCOUNT [b +", "KDELRANGE [c +", "KRANGE 0 -1");
     EXPECT_OK(c, "MSET", "c", "3", "d", "4");
     EXPECT_OK(c, "WATCH", "a", "c");
     EXPECT_INT(them, 0, "KDELRANGE", "[x", "+");

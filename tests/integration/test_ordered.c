@@ -273,10 +273,8 @@ static void test_resp3(void)
     set_keys(c, (const char *const[]){"a", "b"}, 2);
     redisFree(c);
     struct h_raw r;
-    if (h_raw_open(&r, &srv) < 0)
+    if (h_raw_open_resp3(&r, &srv) < 0)
         return;
-    RAW_SEND(&r, "HELLO 3\r\n");
-    RAW_EXPECT_MATCH(&r, "%*");
     RAW_SEND(&r, "KRANGE 0 -1 WITHVALUES\r\n");
     RAW_EXPECT(&r, "*2\r\n*2\r\n$1\r\na\r\n$1\r\nv\r\n*2\r\n$1\r\nb\r\n$1\r\nv\r\n");
     RAW_SEND(&r, "KPREFIX b WITHVALUES\r\n");

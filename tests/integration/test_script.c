@@ -487,9 +487,7 @@ static void test_multi_and_watch(void)
         return;
     EXPECT_OK(a, "WATCH", "w");
     EXPECT_INT(b, 1, "EVAL", "return redis.call('incr', 'w')", "0");
-    EXPECT_OK(a, "MULTI");
-    EXPECT_STATUS(a, "QUEUED", "GET", "w");
-    EXPECT_NIL(a, "EXEC");
+    EXPECT_TRANSACTION(a, "(nil)", "GET w");
     redisFree(a);
     redisFree(b);
 }

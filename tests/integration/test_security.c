@@ -339,9 +339,7 @@ static void test_rename_command(void)
     freeReplyObject(r);
 
     /* In a transaction, the same names. */
-    EXPECT_OK(c, "MULTI");
-    EXPECT_STATUS(c, "QUEUED", "MYCONFIG", "GET", "maxmemory");
-    EXPECT_REPLY(c, "[['maxmemory', '0']]", "EXEC");
+    EXPECT_TRANSACTION(c, "[['maxmemory', '0']]", "MYCONFIG GET maxmemory");
     EXPECT_OK(c, "MULTI");
     EXPECT_ERR(c, "ERR unknown command 'FLUSHALL', with args beginning with: ", "FLUSHALL");
     EXPECT_ERR(c, "EXECABORT Transaction discarded because of previous errors.", "EXEC");

@@ -539,10 +539,8 @@ static void test_resp3(void)
     EXPECT_INT(c, 1, "SADD", "t", "b");
     redisFree(c);
     struct h_raw r;
-    if (h_raw_open(&r, &srv) < 0)
+    if (h_raw_open_resp3(&r, &srv) < 0)
         return;
-    RAW_SEND(&r, "HELLO 3\r\n");
-    RAW_EXPECT_MATCH(&r, "%*");
     RAW_SEND(&r, "SMEMBERS s\r\n");
     RAW_EXPECT(&r, "~1\r\n$1\r\na\r\n");
     RAW_SEND(&r, "SMEMBERS nokey\r\n");
