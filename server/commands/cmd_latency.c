@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "args.h"
@@ -292,11 +293,18 @@ static void reply_command_histogram(struct client *c, const struct command *cmd,
 
 static int named(const struct client *c, const struct command *cmd)
 {
+    /* A subcommand is named by its full name or, as in Redis, by its
+     * container's ("config" names config|get and config|set). */
+    const char *bar = strchr(cmd->name, '|');
+    size_t container = bar ? (size_t)(bar - cmd->name) : 0;
     if (c->argc == 2)
         return 1;
-    for (int i = 2; i < c->argc; i++)
-        if (arg_is(&c->argv[i], cmd->name))
+    for (int i = 2; i < c->argc; i++) {
+        const struct resp_slice *a = &c->argv[i];
+        if (arg_is(a, cmd->name) ||
+            (bar && a->len == container && strncasecmp(a->ptr, cmd->name, container) == 0))
             return 1;
+    }
     return 0;
 }
 

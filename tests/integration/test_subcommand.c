@@ -397,6 +397,20 @@ static void test_commandstats(void)
         CHECK(strstr(text, "cmdstat_config:") == NULL, "%s: no config line",
               s ? "redis" : "rbkv");
         freeReplyObject(info);
+        /* LATENCY HISTOGRAM takes a container's name for its subcommands. */
+        redisReply *h = H_CALL(c, "LATENCY", "HISTOGRAM", "config");
+        char names[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; h && h->type == REDIS_REPLY_ARRAY && i < h->elements; i += 2) {
+            int n = snprintf(names + used, sizeof(names) - used, "%s ", h->element[i]->str);
+            if (n < 0 || (size_t)n >= sizeof(names) - used)
+                break;
+            used += (size_t)n;
+        }
+        CHECK(strcmp(names, "config|get ") == 0 || strcmp(names, "config|resetstat config|get ") == 0 ||
+                  strcmp(names, "config|get config|resetstat ") == 0,
+              "%s: LATENCY HISTOGRAM config: %s", s ? "redis" : "rbkv", names);
+        freeReplyObject(h);
         redisFree(c);
     }
 }
