@@ -368,7 +368,8 @@ void reply_wrong_arity(struct client *c)
                     cmd ? cmd->name : "unknown");
 }
 
-void reply_unknown_subcommand(struct client *c)
+/* Redis's reply to a container given a subcommand it does not have. */
+static void reply_unknown_subcommand(struct client *c)
 {
     char upper[64];
     size_t n = c->argv[0].len < sizeof(upper) - 1 ? c->argv[0].len : sizeof(upper) - 1;

@@ -179,8 +179,6 @@ void command_call(struct client *c, const struct command *cmd);
 void command_redact_arg(struct client *c, int i);
 /* Redis's "wrong number of arguments" for the request in c. */
 void reply_wrong_arity(struct client *c);
-/* Redis's reply to a container given a subcommand it does not have. */
-void reply_unknown_subcommand(struct client *c);
 
 /* Error replies used across commands (Redis's exact texts). */
 #define ERR_SYNTAX "ERR syntax error"
