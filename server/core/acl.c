@@ -121,8 +121,9 @@ unsigned acl_command_categories(const struct command *cmd)
     unsigned cats = 0;
     /* A container's group is its subcommands'; the container itself is only
      * @slow in Redis (COMMAND's @connection aside), never called on its own. */
-    for (size_t i = 0; !cmd->subcommands && i < sizeof(group_categories) / sizeof(group_categories[0]); i++) {
-        if (cmd->group && strcmp(cmd->group, group_categories[i].group) == 0)
+    const char *group = cmd->subcommands ? NULL : cmd->group;
+    for (size_t i = 0; i < sizeof(group_categories) / sizeof(group_categories[0]); i++) {
+        if (group && strcmp(group, group_categories[i].group) == 0)
             cats |= CAT(group_categories[i].category);
     }
     for (size_t i = 0; i < sizeof(extra_categories) / sizeof(extra_categories[0]); i++) {

@@ -40,7 +40,8 @@ static const redisReply *entry_named(const redisReply *list, const char *name)
 {
     for (size_t i = 0; list && i < list->elements; i++) {
         const redisReply *e = list->element[i];
-        if (e->type == REDIS_REPLY_ARRAY && e->elements > 0 && strcmp(e->element[0]->str, name) == 0)
+        if (e->type == REDIS_REPLY_ARRAY && e->elements > 0 &&
+            strcmp(e->element[0]->str, name) == 0)
             return e;
     }
     return NULL;
@@ -107,7 +108,8 @@ static void test_info_as_redis(void)
     size_t compared = 0;
     for (size_t k = 0; r && k < sizeof(containers) / sizeof(containers[0]); k++) {
         const redisReply *ours, *theirs;
-        redisReply *a = info_entry(c, containers[k], &ours), *b = info_entry(r, containers[k], &theirs);
+        redisReply *a = info_entry(c, containers[k], &ours);
+        redisReply *b = info_entry(r, containers[k], &theirs);
         CHECK(ours && theirs, "COMMAND INFO %s on both", containers[k]);
         if (ours && theirs && entries_equal(ours, theirs, containers[k])) {
             const redisReply *os = ours->element[INFO_SUBCOMMANDS];
@@ -407,7 +409,8 @@ static void test_commandstats(void)
                 break;
             used += (size_t)n;
         }
-        CHECK(strcmp(names, "config|get ") == 0 || strcmp(names, "config|resetstat config|get ") == 0 ||
+        CHECK(strcmp(names, "config|get ") == 0 ||
+                  strcmp(names, "config|resetstat config|get ") == 0 ||
                   strcmp(names, "config|get config|resetstat ") == 0,
               "%s: LATENCY HISTOGRAM config: %s", s ? "redis" : "rbkv", names);
         freeReplyObject(h);
