@@ -5,3 +5,6 @@ rbkv_server_test(integration_acl_config integration/test_acl_config.c 60 integra
 # Key specs (server/core/keyspec.c): COMMAND INFO's, GETKEYS[ANDFLAGS] and the ACL's per-key
 # permissions, compared with redis-server 7.0.15 when it is installed; about 2 s.
 rbkv_server_test(integration_keyspec integration/test_keyspec.c 60 integration)
+# Subcommand rows (CONFIG GET, CLIENT ID, ...): COMMAND INFO, ACL CAT, permissions, scripts and
+# INFO commandstats compared with redis-server 7.0.15 when it is installed; about 3 s.
+rbkv_server_test(integration_subcommand integration/test_subcommand.c 60 integration)

@@ -163,36 +163,6 @@ void reply_help(struct client *c, const char *const *lines, size_t n)
         resp_add_simple(&c->out, lines[i]);
 }
 
-/* Redis prints at most this much of an unknown subcommand (%.128s). */
-#define SUBCOMMAND_ECHO_MAX 128
-
-void subcommand_dispatch(struct client *c, const char *container, const struct subcommand *table,
-                         size_t n)
-{
-    const struct resp_slice *sub = &c->argv[1];
-    for (size_t i = 0; i < n; i++) {
-        int arity = table[i].arity;
-        if (!arg_is(sub, table[i].name))
-            continue;
-        if (arity > 0 ? c->argc != arity : c->argc < -arity) {
-            char lower[32];
-            size_t len = strlen(container) < sizeof(lower) - 1 ? strlen(container)
-                                                                 : sizeof(lower) - 1;
-            for (size_t j = 0; j < len; j++)
-                lower[j] = (char)tolower((unsigned char)container[j]);
-            lower[len] = '\0';
-            resp_add_errorf(&c->out, "ERR wrong number of arguments for '%s|%s' command", lower,
-                            table[i].name);
-        } else {
-            table[i].proc(c);
-        }
-        return;
-    }
-    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try %s HELP.",
-                    (int)(sub->len < SUBCOMMAND_ECHO_MAX ? sub->len : SUBCOMMAND_ECHO_MAX),
-                    sub->ptr, container);
-}
-
 void reply_ok(struct client *c)
 {
     /* The same bytes in RESP2 and RESP3, appended whole (Redis's shared.ok):

@@ -65,19 +65,14 @@ void reply_ok(struct client *c);
  * addReplyHelp. */
 void reply_help(struct client *c, const char *const *lines, size_t n);
 
-/* One subcommand of a container command (CONFIG, MEMORY): its name in lower
- * case, its arity counting the container and itself (-N: at least N). */
-struct subcommand {
-    const char *name;
-    int arity;
-    void (*proc)(struct client *c);
-};
-/* Runs the row of table[0..n) that argv[1] names, or replies Redis's errors:
- * "wrong number of arguments for 'memory|usage' command", "unknown
- * subcommand 'x'. Try MEMORY HELP." container: the command's name in upper
- * case. */
-void subcommand_dispatch(struct client *c, const char *container, const struct subcommand *table,
-                         size_t n);
+/* A container's HELP row, alike in every container as in Redis 7.0: arity
+ * 2, allowed while loading and on a stale replica, Redis's summary. */
+#define SUBCOMMAND_HELP(name_, proc_, group_, since_)                                           \
+    {.name = (name_), .proc = (proc_), .arity = 2, .flags = CMD_LOADING | CMD_STALE,            \
+     .group = (group_), .since = (since_),                                                     \
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)",     \
+     .args = ""}
+
 /* Redis's rank range rules (ZRANGE, LRANGE): negative ranks count from the
  * end, start is clamped at 0 and end at the last. Returns 0 with the
  * inclusive [*lo, *hi] inside len elements, or -1 when the range is empty. */

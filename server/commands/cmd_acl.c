@@ -143,8 +143,8 @@ static void acl_cat_cmd(struct client *c)
     struct resp_deferred len;
     size_t n = 0;
     resp_add_deferred(&c->out, &len);
-    for (size_t i = 0; i < command_count(); i++) {
-        const struct command *cmd = command_at(i);
+    for (size_t i = 0; i < command_row_count(); i++) {
+        const struct command *cmd = command_row_at(i);
         if (acl_command_categories(cmd) & 1u << cat) {
             resp_add_bulk_cstr(&c->out, cmd->name);
             n++;
@@ -234,13 +234,13 @@ static void acl_dryrun_cmd(struct client *c)
     const struct acl_user *u = user_or_reply(c, &c->argv[2]);
     if (!u)
         return;
-    const struct command *cmd = command_lookup(c->argv[3].ptr, c->argv[3].len);
+    int argc = c->argc - 3;
+    const struct command *cmd = command_resolve(argc, c->argv + 3);
     if (!cmd) {
         resp_add_errorf(&c->out, "ERR Command '%.*s' not found", (int)c->argv[3].len,
                         c->argv[3].ptr);
         return;
     }
-    int argc = c->argc - 3;
     if (cmd->arity >= 0 ? argc != cmd->arity : argc < -cmd->arity) {
         resp_add_errorf(&c->out, "ERR wrong number of arguments for '%s' command", cmd->name);
         return;
@@ -306,30 +306,92 @@ static void acl_help_cmd(struct client *c)
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }
 
-static const struct subcommand acl_subcommands[] = {
-    {"setuser", -3, acl_setuser_cmd}, {"getuser", 3, acl_getuser_cmd},
-    {"deluser", -3, acl_deluser_cmd}, {"list", 2, acl_list_cmd},
-    {"users", 2, acl_users_cmd},      {"whoami", 2, acl_whoami_cmd},
-    {"cat", -2, acl_cat_cmd},         {"genpass", -2, acl_genpass_cmd},
-    {"log", -2, acl_log_cmd},         {"load", 2, acl_load_cmd},
-    {"save", 2, acl_save_cmd},        {"dryrun", -4, acl_dryrun_cmd},
-    {"help", 2, acl_help_cmd},
+static const struct command acl_subcommands[] = {
+    {.name = "acl|setuser", .proc = acl_setuser_cmd, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Modify or create the rules for a specific ACL user",
+     .complexity = "O(N). Where N is the number of rules provided.",
+     .args = "username [rule [rule ...]]"},
+    {.name = "acl|getuser", .proc = acl_getuser_cmd, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Get the rules for a specific ACL user",
+     .complexity = "O(N). Where N is the number of password, command and "
+                    "pattern rules that the user has.",
+     .args = "username"},
+    {.name = "acl|deluser", .proc = acl_deluser_cmd, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Remove the specified ACL users and the associated rules",
+     .complexity = "O(1) amortized time considering the typical user.",
+     .args = "username [username ...]"},
+    {.name = "acl|list", .proc = acl_list_cmd, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "List the current ACL rules in ACL config file format",
+     .complexity = "O(N). Where N is the number of configured users.",
+     .args = ""},
+    {.name = "acl|users", .proc = acl_users_cmd, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "List the username of all the configured ACL rules",
+     .complexity = "O(N). Where N is the number of configured users.",
+     .args = ""},
+    {.name = "acl|whoami", .proc = acl_whoami_cmd, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Return the name of the user associated to the current connection",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "acl|cat", .proc = acl_cat_cmd, .arity = -2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "List the ACL categories or the commands inside a category",
+     .complexity = "O(1) since the categories and commands are a fixed set.",
+     .args = "[categoryname]"},
+    {.name = "acl|genpass", .proc = acl_genpass_cmd, .arity = -2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Generate a pseudorandom secure password to use for ACL users",
+     .complexity = "O(1)",
+     .args = "[bits]"},
+    {.name = "acl|log", .proc = acl_log_cmd, .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "List latest events denied because of ACLs in place",
+     .complexity = "O(N) with N being the number of entries shown.",
+     .args = "[count|RESET]"},
+    {.name = "acl|load", .proc = acl_load_cmd, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Reload the ACLs from the configured ACL file",
+     .complexity = "O(N). Where N is the number of configured users.",
+     .args = ""},
+    {.name = "acl|save", .proc = acl_save_cmd, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "6.0.0",
+     .summary = "Save the current ACL rules in the configured ACL file",
+     .complexity = "O(N). Where N is the number of configured users.",
+     .args = ""},
+    {.name = "acl|dryrun", .proc = acl_dryrun_cmd, .arity = -4,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "7.0.0",
+     .summary = "Returns whether the user can execute the given command without "
+                 "executing the command.",
+     .complexity = "O(1).",
+     .args = "username command [arg [arg ...]]"},
+    SUBCOMMAND_HELP("acl|help", acl_help_cmd, "server", "6.0.0"),
+    {0},
 };
-
-static void cmd_acl(struct client *c)
-{
-    subcommand_dispatch(c, "ACL", acl_subcommands,
-                        sizeof(acl_subcommands) / sizeof(acl_subcommands[0]));
-}
 
 const struct command acl_commands[] = {
     /* Redis puts noscript, loading and stale on every subcommand but HELP;
      * rbkv's flags are the container's, as CONFIG's. */
-    {.name = "acl", .proc = cmd_acl, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+    {.name = "acl", .arity = -2,
      .group = "server", .since = "6.0.0",
      .summary = "A container for Access List Control commands ",
-     .complexity = "Depends on subcommand.", .args = "subcommand [arg ...]",
-     .admin_subcommands = "deluser dryrun getuser list load log save setuser users"},
+     .complexity = "Depends on subcommand.",
+     .subcommands = acl_subcommands},
     {0},
 };

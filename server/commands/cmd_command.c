@@ -590,6 +590,14 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
+static size_t subcommand_count(const struct command *cmd)
+{
+    size_t n = 0;
+    for (const struct command *sub = cmd->subcommands; sub && sub->name; sub++)
+        n++;
+    return n;
+}
+
 /* name, then its docs map. p is scratch space, reused across commands. */
 static void add_command_docs(struct resp_out *o, const struct command *cmd, struct args_parser *p)
 {
@@ -600,7 +608,7 @@ static void add_command_docs(struct resp_out *o, const struct command *cmd, stru
                     syntax);
 
     resp_add_bulk_cstr(o, cmd->name);
-    resp_add_map_len(o, 4 + (size_t)(p->failed || top.n > 0));
+    resp_add_map_len(o, 4 + (size_t)(p->failed || top.n > 0) + (cmd->subcommands != NULL));
     resp_add_bulk_cstr(o, "summary");
     resp_add_bulk_cstr(o, or_empty(cmd->summary));
     resp_add_bulk_cstr(o, "since");
@@ -620,6 +628,12 @@ static void add_command_docs(struct resp_out *o, const struct command *cmd, stru
     } else if (top.n > 0) {
         resp_add_bulk_cstr(o, "arguments");
         add_arg_list(o, p, top.head, cmd->first_key > 0);
+    }
+    if (cmd->subcommands) {
+        resp_add_bulk_cstr(o, "subcommands");
+        resp_add_map_len(o, subcommand_count(cmd));
+        for (const struct command *sub = cmd->subcommands; sub->name; sub++)
+            add_command_docs(o, sub, p);
     }
 }
 
@@ -744,15 +758,15 @@ static void add_key_spec(struct resp_out *o, const struct key_spec *k)
 /* The command's own key specs (a container has none: its subcommands do). */
 static void add_key_specs(struct resp_out *o, const struct command *cmd)
 {
-    const struct command_key_specs *specs = keyspec_of(cmd, 1, NULL);
+    const struct command_key_specs *specs = keyspec_of(cmd);
     int n = specs ? specs->count : 0;
     resp_add_set_len(o, (size_t)n);
     for (int j = 0; j < n; j++)
         add_key_spec(o, &specs->specs[j]);
 }
 
-/* Redis 7's ten-element entry. Tips and subcommands are empty: container
- * commands here parse their own subcommands. */
+/* Redis 7's ten-element entry: tips are empty; a container's last element
+ * holds each subcommand's own entry. */
 static void add_command_info(struct resp_out *o, const struct command *cmd)
 {
     resp_add_array_len(o, 10);
@@ -765,7 +779,9 @@ static void add_command_info(struct resp_out *o, const struct command *cmd)
     add_acl_categories(o, acl_command_categories(cmd));
     resp_add_set_len(o, 0);
     add_key_specs(o, cmd);
-    resp_add_set_len(o, 0);
+    resp_add_array_len(o, subcommand_count(cmd));
+    for (const struct command *sub = cmd->subcommands; sub && sub->name; sub++)
+        add_command_info(o, sub);
 }
 
 /* ---- Subcommands ---- */
@@ -782,7 +798,8 @@ static void command_count_proc(struct client *c)
     resp_add_int(&c->out, (long long)command_count());
 }
 
-/* COMMAND INFO [name ...]: nil for a name that is not a command. */
+/* COMMAND INFO [name ...]: nil for a name that is not a command; a
+ * subcommand is named "container|sub". */
 static void command_info(struct client *c)
 {
     if (c->argc == 2) {
@@ -791,7 +808,7 @@ static void command_info(struct client *c)
     }
     resp_add_array_len(&c->out, (size_t)(c->argc - 2));
     for (int i = 2; i < c->argc; i++) {
-        const struct command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
+        const struct command *cmd = command_lookup_fullname(c->argv[i].ptr, c->argv[i].len);
         if (cmd)
             add_command_info(&c->out, cmd);
         else
@@ -812,10 +829,10 @@ static void command_docs(struct client *c)
     }
     size_t found = 0;
     for (int i = 2; i < c->argc; i++)
-        found += command_lookup(c->argv[i].ptr, c->argv[i].len) != NULL;
+        found += command_lookup_fullname(c->argv[i].ptr, c->argv[i].len) != NULL;
     resp_add_map_len(&c->out, found);
     for (int i = 2; i < c->argc; i++) {
-        const struct command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
+        const struct command *cmd = command_lookup_fullname(c->argv[i].ptr, c->argv[i].len);
         if (cmd)
             add_command_docs(&c->out, cmd, &parser);
     }
@@ -844,8 +861,9 @@ static void command_list(struct client *c)
     struct resp_deferred len;
     size_t n = 0;
     resp_add_deferred(&c->out, &len);
-    for (size_t i = 0; i < command_count(); i++) {
-        const struct command *cmd = command_at(i);
+    /* Subcommands are listed after their container, as Redis 7.0 does. */
+    for (size_t i = 0; i < command_row_count(); i++) {
+        const struct command *cmd = command_row_at(i);
         int match;
         if (!kind)
             match = 1;
@@ -896,18 +914,18 @@ static void command_getkeys_generic(struct client *c, int with_flags)
 {
     const struct resp_slice *argv = c->argv + 2;
     int argc = c->argc - 2;
-    const struct command *cmd = command_lookup(argv[0].ptr, argv[0].len);
+    const struct command *cmd = command_resolve(argc, argv);
 
     if (!cmd) {
         resp_add_error(&c->out, "ERR Invalid command specified");
         return;
     }
-    const struct command_key_specs *specs = keyspec_of(cmd, argc, argv);
+    const struct command_key_specs *specs = keyspec_of(cmd);
     if (!keyspec_has_keys(specs)) {
         resp_add_error(&c->out, "ERR The command has no key arguments");
         return;
     }
-    int arity = specs->arity ? specs->arity : cmd->arity;
+    int arity = cmd->arity;
     if ((arity > 0 && arity != argc) || argc < -arity) {
         resp_add_error(&c->out, "ERR Invalid number of arguments specified for command");
         return;
@@ -962,51 +980,54 @@ static void command_help(struct client *c)
         resp_add_simple(&c->out, help[i]);
 }
 
-/* Subcommands are data too: Redis checks each one's arity ("command|docs")
- * before running it. */
-static const struct {
-    const char *name; /* lower case, as the arity error shows it */
-    int arity;        /* of the whole request; -N means at least N */
-    cmd_handler *proc;
-} command_subcommands[] = {
-    {"count", 2, command_count_proc},
-    {"list", -2, command_list},
-    {"info", -2, command_info},
-    {"docs", -2, command_docs},
-    {"getkeys", -4, command_getkeys},
-    {"getkeysandflags", -4, command_getkeysandflags},
-    {"help", 2, command_help},
+static const struct command command_subcommands[] = {
+    {.name = "command|count", .proc = command_count_proc, .arity = 2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Get total number of Redis commands",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "command|list", .proc = command_list, .arity = -2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "7.0.0",
+     .summary = "Get an array of Redis command names",
+     .complexity = "O(N) where N is the total number of Redis commands",
+     .args = "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"},
+    {.name = "command|info", .proc = command_info, .arity = -2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Get array of specific Redis command details, or all when no "
+                 "argument is given.",
+     .complexity = "O(N) where N is the number of commands to look up",
+     .args = "[command-name [command-name ...]]"},
+    {.name = "command|docs", .proc = command_docs, .arity = -2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "7.0.0",
+     .summary = "Get array of specific Redis command documentation",
+     .complexity = "O(N) where N is the number of commands to look up",
+     .args = "[command-name [command-name ...]]"},
+    {.name = "command|getkeys", .proc = command_getkeys, .arity = -4,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Extract keys given a full Redis command",
+     .complexity = "O(N) where N is the number of arguments to the command",
+     .args = ""},
+    {.name = "command|getkeysandflags", .proc = command_getkeysandflags, .arity = -4,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "7.0.0",
+     .summary = "Extract keys and access flags given a full Redis command",
+     .complexity = "O(N) where N is the number of arguments to the command",
+     .args = ""},
+    SUBCOMMAND_HELP("command|help", command_help, "server", "5.0.0"),
+    {0},
 };
 
-static void cmd_command(struct client *c)
-{
-    if (c->argc == 1) {
-        command_all_info(c);
-        return;
-    }
-    const struct resp_slice *sub = &c->argv[1];
-    for (size_t i = 0; i < sizeof(command_subcommands) / sizeof(command_subcommands[0]); i++) {
-        if (!arg_is(sub, command_subcommands[i].name))
-            continue;
-        int arity = command_subcommands[i].arity;
-        if (arity >= 0 ? c->argc != arity : c->argc < -arity) {
-            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'command|%s' command",
-                            command_subcommands[i].name);
-            return;
-        }
-        command_subcommands[i].proc(c);
-        return;
-    }
-    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try COMMAND HELP.",
-                    (int)(sub->len < 128 ? sub->len : 128), sub->ptr);
-}
-
 const struct command command_commands[] = {
-    {.name = "command", .proc = cmd_command, .arity = -1,
-     .flags = CMD_CONTAINER | CMD_LOADING | CMD_STALE,
+    {.name = "command", .proc = command_all_info, .arity = -1,
+     .flags = CMD_LOADING | CMD_STALE,
      .group = "server", .since = "2.8.13",
      .summary = "Returns detailed information about all commands.",
      .complexity = "O(N) where N is the total number of Redis commands",
-     .args = "[subcommand [arg ...]]"},
+     .args = "", .subcommands = command_subcommands},
     {0},
 };

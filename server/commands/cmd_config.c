@@ -280,25 +280,40 @@ static void config_help_command(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand subcommands[] = {
-    {"get", -3, config_get_command},
-    {"set", -4, config_set_command},
-    {"resetstat", 2, config_resetstat_command},
-    {"rewrite", 2, config_rewrite_command},
-    {"help", 2, config_help_command},
+static const struct command config_subcommands[] = {
+    {.name = "config|get", .proc = config_get_command, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.0.0",
+     .summary = "Get the values of configuration parameters",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .args = "parameter [parameter ...]"},
+    {.name = "config|set", .proc = config_set_command, .arity = -4,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.0.0",
+     .summary = "Set configuration parameters to the given values",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .args = "parameter value [parameter value ...]"},
+    {.name = "config|resetstat", .proc = config_resetstat_command, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.0.0",
+     .summary = "Reset the stats returned by INFO",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "config|rewrite", .proc = config_rewrite_command, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.0",
+     .summary = "Rewrite the configuration file with the in memory configuration",
+     .complexity = "O(1)",
+     .args = ""},
+    SUBCOMMAND_HELP("config|help", config_help_command, "server", "5.0.0"),
+    {0},
 };
 
-static void cmd_config(struct client *c)
-{
-    subcommand_dispatch(c, "CONFIG", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
-}
-
 const struct command config_commands[] = {
-    {.name = "config", .proc = cmd_config, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+    {.name = "config", .arity = -2,
      .group = "server", .since = "2.0.0",
      .summary = "A container for server configuration commands.",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+     .subcommands = config_subcommands},
     {0},
 };

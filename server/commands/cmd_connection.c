@@ -471,25 +471,22 @@ static void client_subcommand_arity(struct client *c, const char *sub)
     resp_add_errorf(&c->out, "ERR wrong number of arguments for 'client|%s' command", sub);
 }
 
+/* Each subcommand's row (client_subcommands) runs this; the dispatcher
+ * checked the row's arity, so only the forms Redis's handler refuses
+ * itself are refused here. */
 static void cmd_client(struct client *c)
 {
     const struct resp_slice *sub = &c->argv[1];
     char line[1024];
 
     if (arg_is(sub, "ID")) {
-        if (c->argc != 2)
-            return client_subcommand_arity(c, "id");
         resp_add_int(&c->out, (long long)c->id);
     } else if (arg_is(sub, "GETNAME")) {
-        if (c->argc != 2)
-            return client_subcommand_arity(c, "getname");
         if (c->name)
             resp_add_bulk_cstr(&c->out, c->name);
         else
             resp_add_null(&c->out);
     } else if (arg_is(sub, "SETNAME")) {
-        if (c->argc != 3)
-            return client_subcommand_arity(c, "setname");
         if (!valid_client_name(&c->argv[2])) {
             resp_add_error(&c->out,
                            "ERR Client names cannot contain spaces, newlines or special characters.");
@@ -499,8 +496,6 @@ static void cmd_client(struct client *c)
         c->name = c->argv[2].len ? arg_strdup(&c->argv[2]) : NULL;
         reply_ok(c);
     } else if (arg_is(sub, "SETINFO")) {
-        if (c->argc != 4)
-            return client_subcommand_arity(c, "setinfo");
         char **field;
         if (arg_is(&c->argv[2], "LIB-NAME"))
             field = &c->lib_name;
@@ -522,23 +517,17 @@ static void cmd_client(struct client *c)
     } else if (arg_is(sub, "LIST")) {
         client_list(c);
     } else if (arg_is(sub, "INFO")) {
-        if (c->argc != 2)
-            return client_subcommand_arity(c, "info");
         client_info_line(c, line, sizeof(line));
         size_t n = strlen(line);
         line[n++] = '\n';
         resp_add_verbatim(&c->out, "txt", line, n);
     } else if (arg_is(sub, "KILL")) {
-        if (c->argc < 3)
-            return client_subcommand_arity(c, "kill");
         client_kill(c);
     } else if (arg_is(sub, "UNBLOCK")) {
         if (c->argc != 3 && c->argc != 4)
             return client_subcommand_arity(c, "unblock");
         client_unblock(c);
     } else if (arg_is(sub, "PAUSE")) {
-        if (c->argc < 3)
-            return client_subcommand_arity(c, "pause");
         if (c->argc > 4) {
             resp_add_error(&c->out, "ERR unknown subcommand or wrong number of arguments for "
                                     "'pause'. Try CLIENT HELP.");
@@ -546,19 +535,13 @@ static void cmd_client(struct client *c)
         }
         client_pause(c);
     } else if (arg_is(sub, "UNPAUSE")) {
-        if (c->argc != 2)
-            return client_subcommand_arity(c, "unpause");
         pause_end();
         reply_ok(c);
     } else if (arg_is(sub, "NO-EVICT")) {
-        if (c->argc != 3)
-            return client_subcommand_arity(c, "no-evict");
         client_flag_switch(c, CLIENT_NO_EVICT);
     } else if (arg_is(sub, "NO-TOUCH")) {
-        if (c->argc != 3)
-            return client_subcommand_arity(c, "no-touch");
         client_flag_switch(c, CLIENT_NO_TOUCH);
-    } else if (arg_is(sub, "HELP")) {
+    } else { /* HELP, the last row */
         static const char *help[] = {
             "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
             "GETNAME", "    Return the name of the current connection.",
@@ -595,11 +578,89 @@ static void cmd_client(struct client *c)
         resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
         for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
             resp_add_simple(&c->out, help[i]);
-    } else {
-        resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try CLIENT HELP.",
-                        (int)sub->len, sub->ptr);
     }
 }
+
+static const struct command client_subcommands[] = {
+    {.name = "client|id", .proc = cmd_client, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "5.0.0",
+     .summary = "Returns the client ID for the current connection",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "client|getname", .proc = cmd_client, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "2.6.9",
+     .summary = "Get the current connection name",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "client|setname", .proc = cmd_client, .arity = 3,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "2.6.9",
+     .summary = "Set the current connection name",
+     .complexity = "O(1)",
+     .args = "connection-name"},
+    /* Redis 7.2's, which 7.0 does not have. */
+    {.name = "client|setinfo", .proc = cmd_client, .arity = 4,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "7.2.0",
+     .summary = "Set client or connection specific info",
+     .complexity = "O(1)",
+     .args = "LIB-NAME libname|LIB-VER libver"},
+    {.name = "client|list", .proc = cmd_client, .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "2.4.0",
+     .summary = "Get the list of client connections",
+     .complexity = "O(N) where N is the number of client connections",
+     .args = "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]"},
+    {.name = "client|info", .proc = cmd_client, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "6.2.0",
+     .summary = "Returns information about the current client connection.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "client|kill", .proc = cmd_client, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "2.4.0",
+     .summary = "Kill the connection of a client",
+     .complexity = "O(N) where N is the number of client connections",
+     .args = "old-format|[ID client-id] [TYPE NORMAL|MASTER|SLAVE|REPLICA|PUBSUB] "
+             "[USER username] [ADDR ip-port] [LADDR ip-port] [SKIPME yes|no]"},
+    {.name = "client|unblock", .proc = cmd_client, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "5.0.0",
+     .summary = "Unblock a client blocked in a blocking command from a "
+                 "different connection",
+     .complexity = "O(log N) where N is the number of client connections",
+     .args = "client-id [TIMEOUT|ERROR]"},
+    {.name = "client|pause", .proc = cmd_client, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "2.9.50",
+     .summary = "Stop processing commands from clients for some time",
+     .complexity = "O(1)",
+     .args = "timeout [WRITE|ALL]"},
+    {.name = "client|unpause", .proc = cmd_client, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "6.2.0",
+     .summary = "Resume processing of clients that were paused",
+     .complexity = "O(N) Where N is the number of paused clients",
+     .args = ""},
+    {.name = "client|no-evict", .proc = cmd_client, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "7.0.0",
+     .summary = "Set client eviction mode for the current connection",
+     .complexity = "O(1)",
+     .args = "ON|OFF"},
+    /* Redis 7.2's, which 7.0 does not have. */
+    {.name = "client|no-touch", .proc = cmd_client, .arity = 3,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "7.2.0",
+     .summary = "Controls LRU/LFU stats tracking of the client's commands",
+     .complexity = "O(1)",
+     .args = "ON|OFF"},
+    SUBCOMMAND_HELP("client|help", cmd_client, "connection", "5.0.0"),
+    {0},
+};
 
 const struct command connection_commands[] = {
     {.name = "ping", .proc = cmd_ping, .arity = -1, .flags = CMD_FAST | CMD_SUBSCRIBED_OK,
@@ -643,13 +704,11 @@ const struct command connection_commands[] = {
      .summary = "Changes the selected database.",
      .complexity = "O(1)",
      .args = "index"},
-    {.name = "client", .proc = cmd_client, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_LOADING | CMD_STALE,
+    {.name = "client", .arity = -2,
      .group = "connection", .since = "2.4.0",
      .summary = "A container for client connection commands.",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]",
-     .admin_subcommands = "kill list pause unpause unblock no-evict"},
+     .subcommands = client_subcommands},
     {.name = "monitor", .proc = cmd_monitor, .arity = 1,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "server", .since = "1.0.0",

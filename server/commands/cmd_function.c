@@ -3,10 +3,10 @@
  * STATS | KILL | HELP, FCALL and FCALL_RO, in Redis 7.0's replies and error
  * texts. The registry is core's (functions.h), the run script.h's.
  *
- * FUNCTION is one row for all its subcommands, so the dispatcher cannot
- * tell LOAD (a write) from LIST: the writing subcommands refuse themselves
- * on a read-only replica and send themselves to the log and the replicas
- * (propagate_effects) once they changed the registry.
+ * Each subcommand is a row of its own (function_subcommands), so the
+ * dispatcher refuses the writing ones (LOAD, DELETE, FLUSH, RESTORE) on a
+ * read-only replica as Redis does; they send themselves to the log and the
+ * replicas (propagate_effects) once they changed the registry.
  */
 #include "cmd_function.h"
 
@@ -33,18 +33,6 @@ static struct {
     const struct client *caller;
 } now;
 
-/* Replies and returns 1 when this server may not change its functions for
- * c: a read-only replica, except for its primary's stream and the log's
- * replay (client id 0). */
-static int read_only_refuses(struct client *c)
-{
-    if ((c->flags & CLIENT_MASTER) || c->id == 0 || !server.cfg.replicaof_host ||
-        !server.cfg.replica_read_only)
-        return 0;
-    resp_add_error(&c->out, ERR_READONLY);
-    return 1;
-}
-
 /* The registry changed: counted for the save rules and sent as it was. */
 static void changed(struct client *c)
 {
@@ -67,8 +55,6 @@ static void function_load(struct client *c)
         resp_add_error(&c->out, "ERR Function code is missing");
         return;
     }
-    if (read_only_refuses(c))
-        return;
     char err[1024];
     /* The log's replay and a primary's stream must load what the original
      * loaded, however long it takes here. */
@@ -85,8 +71,6 @@ static void function_load(struct client *c)
 
 static void function_delete(struct client *c)
 {
-    if (read_only_refuses(c))
-        return;
     if (fn_delete(c->argv[2].ptr, c->argv[2].len) < 0) {
         resp_add_error(&c->out, "ERR Library not found");
         return;
@@ -114,8 +98,6 @@ static void function_flush(struct client *c)
         resp_add_error(&c->out, "ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
-    if (read_only_refuses(c))
-        return;
     fn_flush();
     reply_ok(c);
     changed(c);
@@ -226,8 +208,6 @@ static void function_restore(struct client *c)
             return;
         }
     }
-    if (read_only_refuses(c))
-        return;
     char err[1024];
     if (fn_restore(c->argv[2].ptr, c->argv[2].len, policy, err, sizeof(err)) < 0) {
         resp_add_errorf(&c->out, "ERR %s", err);
@@ -321,26 +301,6 @@ static void function_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand subcommands[] = {
-    {"load", -3, function_load},       {"delete", 3, function_delete},
-    {"flush", -2, function_flush},     {"list", -2, function_list},
-    {"dump", 2, function_dump},        {"restore", -3, function_restore},
-    {"stats", 2, function_stats},      {"kill", 2, function_kill},
-    {"help", 2, function_help},
-};
-
-static void cmd_function(struct client *c)
-{
-    /* The row allows FUNCTION while a script is busy for STATS and KILL;
-     * the others wait as any command does (a FLUSH would close the state
-     * the function runs in). */
-    if (script_running() && !arg_is(&c->argv[1], "stats") && !arg_is(&c->argv[1], "kill")) {
-        resp_add_error(&c->out, script_busy_reply());
-        return;
-    }
-    subcommand_dispatch(c, "FUNCTION", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
-}
-
 /* FCALL function numkeys [key ...] [arg ...], and FCALL_RO. */
 static void fcall_generic(struct client *c, int ro)
 {
@@ -378,13 +338,66 @@ static void cmd_fcall_ro(struct client *c)
     fcall_generic(c, 1);
 }
 
+static const struct command function_subcommands[] = {
+    {.name = "function|load", .proc = function_load, .arity = -3,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Create a function with the given arguments (name, code, description)",
+     .complexity = "O(1) (considering compilation time is redundant)",
+     .args = "[REPLACE] function-code"},
+    {.name = "function|delete", .proc = function_delete, .arity = 3,
+     .flags = CMD_WRITE | CMD_NOSCRIPT,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Delete a function by name",
+     .complexity = "O(1)",
+     .args = "library-name"},
+    {.name = "function|flush", .proc = function_flush, .arity = -2,
+     .flags = CMD_WRITE | CMD_NOSCRIPT,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Deleting all functions",
+     .complexity = "O(N) where N is the number of functions deleted",
+     .args = "[ASYNC|SYNC]"},
+    {.name = "function|list", .proc = function_list, .arity = -2,
+     .flags = CMD_NOSCRIPT,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "List information about all the functions",
+     .complexity = "O(N) where N is the number of functions",
+     .args = "[LIBRARYNAME library-name-pattern] [WITHCODE]"},
+    {.name = "function|dump", .proc = function_dump, .arity = 2,
+     .flags = CMD_NOSCRIPT,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Dump all functions into a serialized binary payload",
+     .complexity = "O(N) where N is the number of functions",
+     .args = ""},
+    {.name = "function|restore", .proc = function_restore, .arity = -3,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Restore all the functions on the given payload",
+     .complexity = "O(N) where N is the number of functions on the payload",
+     .args = "serialized-value [FLUSH|APPEND|REPLACE]"},
+    {.name = "function|stats", .proc = function_stats, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Return information about the function currently running (name, "
+                 "description, duration)",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "function|kill", .proc = function_kill, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Kill the function currently in execution.",
+     .complexity = "O(1)",
+     .args = ""},
+    SUBCOMMAND_HELP("function|help", function_help, "scripting", "7.0.0"),
+    {0},
+};
+
 const struct command function_commands[] = {
-    {.name = "function", .proc = cmd_function, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_NOSCRIPT | CMD_ALLOW_BUSY | CMD_MAY_REPLICATE,
+    {.name = "function", .arity = -2,
      .group = "scripting", .since = "7.0.0",
      .summary = "A container for function commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+     .subcommands = function_subcommands},
     {.name = "fcall", .proc = cmd_fcall, .arity = -3,
      .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE |
               CMD_MOVABLE_KEYS,

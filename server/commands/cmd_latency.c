@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "args.h"
@@ -292,11 +293,18 @@ static void reply_command_histogram(struct client *c, const struct command *cmd,
 
 static int named(const struct client *c, const struct command *cmd)
 {
+    /* A subcommand is named by its full name or, as in Redis, by its
+     * container's ("config" names config|get and config|set). */
+    const char *bar = strchr(cmd->name, '|');
+    size_t container = bar ? (size_t)(bar - cmd->name) : 0;
     if (c->argc == 2)
         return 1;
-    for (int i = 2; i < c->argc; i++)
-        if (arg_is(&c->argv[i], cmd->name))
+    for (int i = 2; i < c->argc; i++) {
+        const struct resp_slice *a = &c->argv[i];
+        if (arg_is(a, cmd->name) ||
+            (bar && a->len == container && strncasecmp(a->ptr, cmd->name, container) == 0))
             return 1;
+    }
     return 0;
 }
 
@@ -306,8 +314,8 @@ static void latency_histogram(struct client *c)
     size_t n = 0;
 
     resp_add_deferred(&c->out, &d);
-    for (size_t i = 0; i < command_count(); i++) {
-        const struct command *cmd = command_at(i);
+    for (size_t i = 0; i < command_row_count(); i++) {
+        const struct command *cmd = command_row_at(i);
         const struct histogram *h = command_stats(cmd)->latency;
         if (h && h->total && named(c, cmd)) {
             reply_command_histogram(c, cmd, h);
@@ -345,23 +353,60 @@ static void latency_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand subcommands[] = {
-    {"latest", 2, latency_latest},       {"history", 3, latency_history},
-    {"reset", -2, latency_reset_command}, {"graph", 3, latency_graph},
-    {"doctor", 2, latency_doctor},       {"histogram", -2, latency_histogram},
-    {"help", 2, latency_help},
+static const struct command latency_subcommands[] = {
+    {.name = "latency|latest", .proc = latency_latest, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Return the latest latency samples for all events.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "latency|history", .proc = latency_history, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Return timestamp-latency samples for the event.",
+     .complexity = "O(1)",
+     .args = "event"},
+    {.name = "latency|reset", .proc = latency_reset_command, .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Reset latency data for one or more events.",
+     .complexity = "O(1)",
+     .args = "[event [event ...]]"},
+    {.name = "latency|graph", .proc = latency_graph, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Return a latency graph for the event.",
+     .complexity = "O(1)",
+     .args = "event"},
+    {.name = "latency|doctor", .proc = latency_doctor, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Return a human readable latency analysis report.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "latency|histogram", .proc = latency_histogram, .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "7.0.0",
+     .summary = "Return the cumulative distribution of latencies of a subset of "
+                 "commands or all.",
+     .complexity = "O(N) where N is the number of commands with latency "
+                    "information being retrieved.",
+     .args = "[command [command ...]]"},
+    {.name = "latency|help", .proc = latency_help, .arity = 2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.8.13",
+     .summary = "Show helpful text about the different subcommands.",
+     .complexity = "O(1)",
+     .args = ""},
+    {0},
 };
 
-static void cmd_latency(struct client *c)
-{
-    subcommand_dispatch(c, "LATENCY", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
-}
-
 const struct command latency_commands[] = {
-    {.name = "latency", .proc = cmd_latency, .arity = -2, .flags = CMD_CONTAINER,
+    {.name = "latency", .arity = -2,
      .group = "server", .since = "2.8.13",
      .summary = "A container for latency diagnostics commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+    
+     .subcommands = latency_subcommands},
     {0},
 };

@@ -240,22 +240,44 @@ static void memory_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand subcommands[] = {
-    {"usage", -3, memory_usage},  {"stats", 2, memory_stats},
-    {"doctor", 2, memory_doctor}, {"purge", 2, memory_purge},
-    {"malloc-stats", 2, memory_malloc_stats}, {"help", 2, memory_help},
+static const struct command memory_subcommands[] = {
+    {.name = "memory|usage", .proc = memory_usage, .arity = -3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "server", .since = "4.0.0",
+     .summary = "Estimate the memory usage of a key",
+     .complexity = "O(N) where N is the number of samples.",
+     .args = "key [SAMPLES count]"},
+    {.name = "memory|stats", .proc = memory_stats, .arity = 2,
+     .group = "server", .since = "4.0.0",
+     .summary = "Show memory usage details",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "memory|doctor", .proc = memory_doctor, .arity = 2,
+     .group = "server", .since = "4.0.0",
+     .summary = "Outputs memory problems report",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "memory|purge", .proc = memory_purge, .arity = 2,
+     .group = "server", .since = "4.0.0",
+     .summary = "Ask the allocator to release memory",
+     .complexity = "Depends on how much memory is allocated, could be slow",
+     .args = ""},
+    {.name = "memory|malloc-stats", .proc = memory_malloc_stats, .arity = 2,
+     .group = "server", .since = "4.0.0",
+     .summary = "Show allocator internal stats",
+     .complexity = "Depends on how much memory is allocated, could be slow",
+     .args = ""},
+    SUBCOMMAND_HELP("memory|help", memory_help, "server", "4.0.0"),
+    {0},
 };
 
-static void cmd_memory(struct client *c)
-{
-    subcommand_dispatch(c, "MEMORY", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
-}
-
 const struct command memory_commands[] = {
-    {.name = "memory", .proc = cmd_memory, .arity = -2, .flags = CMD_CONTAINER,
+    {.name = "memory", .arity = -2,
      .group = "server", .since = "4.0.0",
      .summary = "A container for memory diagnostics commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+    
+     .subcommands = memory_subcommands},
     {0},
 };

@@ -41,7 +41,6 @@
 
 #define EMBSTR_MAX 44       /* Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT */
 #define INT_STRING_MAX 20   /* the longest text Redis tries as an integer */
-#define SUBCOMMAND_ECHO_MAX 128 /* Redis's %.128s for an unknown subcommand */
 
 #define ERR_LFU                                                                                   \
     "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "      \
@@ -145,41 +144,44 @@ static void object_help(struct client *c)
         resp_add_simple(&c->out, help[i]);
 }
 
-static const struct {
-    const char *name;
-    int arity; /* counting OBJECT and the subcommand */
-    void (*proc)(struct client *c);
-} subcommands[] = {
-    {"encoding", 3, object_encoding}, {"refcount", 3, object_refcount},
-    {"idletime", 3, object_idletime}, {"freq", 3, object_freq},
-    {"help", 2, object_help},
+static const struct command object_subcommands[] = {
+    {.name = "object|encoding", .proc = object_encoding, .arity = 3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "2.2.3",
+     .summary = "Inspect the internal encoding of a Redis object",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "object|refcount", .proc = object_refcount, .arity = 3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "2.2.3",
+     .summary = "Get the number of references to the value of the key",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "object|idletime", .proc = object_idletime, .arity = 3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "2.2.3",
+     .summary = "Get the time since a Redis object was last accessed",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "object|freq", .proc = object_freq, .arity = 3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "generic", .since = "4.0.0",
+     .summary = "Get the logarithmic access frequency counter of a Redis object",
+     .complexity = "O(1)",
+     .args = "key"},
+    SUBCOMMAND_HELP("object|help", object_help, "generic", "6.2.0"),
+    {0},
 };
 
-static void cmd_object(struct client *c)
-{
-    const struct resp_slice *sub = &c->argv[1];
-
-    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-        if (!arg_is(sub, subcommands[i].name))
-            continue;
-        if (c->argc != subcommands[i].arity)
-            resp_add_errorf(&c->out, "ERR wrong number of arguments for 'object|%s' command",
-                            subcommands[i].name);
-        else
-            subcommands[i].proc(c);
-        return;
-    }
-    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try OBJECT HELP.",
-                    (int)(sub->len < SUBCOMMAND_ECHO_MAX ? sub->len : SUBCOMMAND_ECHO_MAX),
-                    sub->ptr);
-}
-
 const struct command object_commands[] = {
-    {.name = "object", .proc = cmd_object, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_READONLY,
+    {.name = "object", .arity = -2,
      .group = "generic", .since = "2.2.3",
      .summary = "A container for object introspection commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+     .subcommands = object_subcommands},
     {0},
 };

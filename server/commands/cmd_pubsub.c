@@ -209,6 +209,47 @@ static void cmd_pubsub(struct client *c)
     }
 }
 
+static const struct command pubsub_subcommands[] = {
+    {.name = "pubsub|channels", .proc = cmd_pubsub, .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .group = "pubsub", .since = "2.8.0",
+     .summary = "List active channels",
+     .complexity = "O(N) where N is the number of active channels, and assuming "
+                    "constant time pattern matching (relatively short channels "
+                    "and patterns)",
+     .args = "[pattern]"},
+    {.name = "pubsub|shardchannels", .proc = cmd_pubsub, .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .group = "pubsub", .since = "7.0.0",
+     .summary = "List active shard channels",
+     .complexity = "O(N) where N is the number of active shard channels, and "
+                    "assuming constant time pattern matching (relatively short "
+                    "shard channels).",
+     .args = "[pattern]"},
+    {.name = "pubsub|numsub", .proc = cmd_pubsub, .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .group = "pubsub", .since = "2.8.0",
+     .summary = "Get the count of subscribers for channels",
+     .complexity = "O(N) for the NUMSUB subcommand, where N is the number of "
+                    "requested channels",
+     .args = "[channel [channel ...]]"},
+    {.name = "pubsub|shardnumsub", .proc = cmd_pubsub, .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .group = "pubsub", .since = "7.0.0",
+     .summary = "Get the count of subscribers for shard channels",
+     .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number "
+                    "of requested shard channels",
+     .args = "[shardchannel [shardchannel ...]]"},
+    {.name = "pubsub|numpat", .proc = cmd_pubsub, .arity = 2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .group = "pubsub", .since = "2.8.0",
+     .summary = "Get the count of unique patterns pattern subscriptions",
+     .complexity = "O(1)",
+     .args = ""},
+    SUBCOMMAND_HELP("pubsub|help", cmd_pubsub, "pubsub", "6.2.0"),
+    {0},
+};
+
 #define SUBSCRIBE_FLAGS (CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SUBSCRIBED_OK)
 
 const struct command pubsub_commands[] = {
@@ -262,11 +303,10 @@ const struct command pubsub_commands[] = {
      .complexity = "O(N) where N is the number of clients subscribed to the receiving shard "
                    "channel.",
      .args = "shardchannel message", .first_channel = 1, .last_channel = 1},
-    {.name = "pubsub", .proc = cmd_pubsub, .arity = -2,
-     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_CONTAINER,
+    {.name = "pubsub", .arity = -2,
      .group = "pubsub", .since = "2.8.0",
      .summary = "A container for Pub/Sub commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [argument ...]"},
+     .subcommands = pubsub_subcommands},
     {0},
 };

@@ -98,32 +98,47 @@ static void script_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand subcommands[] = {
-    {"load", 3, script_load},
-    {"exists", -3, script_exists},
-    {"flush", -2, script_flush},
-    {"kill", 2, script_kill_command},
-    {"debug", 3, script_debug},
-    {"help", 2, script_help},
-};
-
-static void cmd_script(struct client *c)
-{
-    /* The row allows SCRIPT while a script is busy, for KILL; the others
-     * (FLUSH would free the running state) get -BUSY as Redis's own
-     * subcommand flags give them. */
-    if (script_timedout() && !arg_is(&c->argv[1], "kill")) {
-        resp_add_error(&c->out, script_busy_reply());
-        return;
-    }
-    subcommand_dispatch(c, "SCRIPT", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
-}
-
 #define EVAL_ARGS "script numkeys [key [key ...]] [arg [arg ...]]"
 #define EVALSHA_ARGS "sha1 numkeys [key [key ...]] [arg [arg ...]]"
 #define EVAL_FLAGS (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
 
 /* Flags, arity and docs as Redis 7.0's COMMAND INFO and COMMAND DOCS. */
+static const struct command script_subcommands[] = {
+    {.name = "script|load", .proc = script_load, .arity = 3,
+     .flags = CMD_NOSCRIPT | CMD_STALE,
+     .group = "scripting", .since = "2.6.0",
+     .summary = "Load the specified Lua script into the script cache.",
+     .complexity = "O(N) with N being the length in bytes of the script body.",
+     .args = "script"},
+    {.name = "script|exists", .proc = script_exists, .arity = -3,
+     .flags = CMD_NOSCRIPT,
+     .group = "scripting", .since = "2.6.0",
+     .summary = "Check existence of scripts in the script cache.",
+     .complexity = "O(N) with N being the number of scripts to check (so "
+                    "checking a single script is an O(1) operation).",
+     .args = "sha1 [sha1 ...]"},
+    {.name = "script|flush", .proc = script_flush, .arity = -2,
+     .flags = CMD_NOSCRIPT,
+     .group = "scripting", .since = "2.6.0",
+     .summary = "Remove all the scripts from the script cache.",
+     .complexity = "O(N) with N being the number of scripts in cache",
+     .args = "[ASYNC|SYNC]"},
+    {.name = "script|kill", .proc = script_kill_command, .arity = 2,
+     .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .group = "scripting", .since = "2.6.0",
+     .summary = "Kill the script currently in execution.",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "script|debug", .proc = script_debug, .arity = 3,
+     .flags = CMD_NOSCRIPT,
+     .group = "scripting", .since = "3.2.0",
+     .summary = "Set the debug mode for executed scripts.",
+     .complexity = "O(1)",
+     .args = "YES|SYNC|NO"},
+    SUBCOMMAND_HELP("script|help", script_help, "scripting", "5.0.0"),
+    {0},
+};
+
 const struct command script_commands[] = {
     {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS,
      .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
@@ -139,10 +154,10 @@ const struct command script_commands[] = {
      .group = "scripting", .since = "7.0.0",
      .summary = "Execute a read-only Lua script server side",
      .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS},
-    {.name = "script", .proc = cmd_script, .arity = -2,
-     .flags = CMD_CONTAINER | CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+    {.name = "script", .arity = -2,
      .group = "scripting", .since = "2.6.0",
      .summary = "A container for Lua scripts management commands",
-     .complexity = "Depends on subcommand.", .args = "subcommand [arg ...]"},
+     .complexity = "Depends on subcommand.",
+     .subcommands = script_subcommands},
     {0},
 };

@@ -269,8 +269,8 @@ static void info_errorstats(struct text *t)
 static void info_latencystats(struct text *t)
 {
     text_printf(t, "# Latencystats\r\n");
-    for (size_t i = 0; i < command_count(); i++) {
-        const struct command *cmd = command_at(i);
+    for (size_t i = 0; i < command_row_count(); i++) {
+        const struct command *cmd = command_row_at(i);
         const struct histogram *h = command_stats(cmd)->latency;
         if (!h || !h->total)
             continue;
@@ -289,8 +289,8 @@ static void info_latencystats(struct text *t)
 static void info_commandstats(struct text *t)
 {
     text_printf(t, "# Commandstats\r\n");
-    for (size_t i = 0; i < command_count(); i++) {
-        const struct command *cmd = command_at(i);
+    for (size_t i = 0; i < command_row_count(); i++) {
+        const struct command *cmd = command_row_at(i);
         const struct command_stats *st = command_stats(cmd);
         if (!st->calls && !st->rejected_calls && !st->failed_calls)
             continue;

@@ -17,6 +17,14 @@
 static void slowlog_get(struct client *c)
 {
     long long count = SLOWLOG_GET_DEFAULT;
+    /* GET takes at most one count; Redis's handler, not its arity, says so. */
+    if (c->argc > 3) {
+        resp_add_errorf(&c->out,
+                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                        "SLOWLOG HELP.",
+                        (int)c->argv[1].len, c->argv[1].ptr);
+        return;
+    }
     if (c->argc == 3 && (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < -1)) {
         resp_add_error(&c->out, "ERR count should be greater than or equal to -1");
         return;
@@ -69,31 +77,35 @@ static void slowlog_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand subcommands[] = {
-    {"get", -2, slowlog_get},
-    {"len", 2, slowlog_len_command},
-    {"reset", 2, slowlog_reset_command},
-    {"help", 2, slowlog_help},
+static const struct command slowlog_subcommands[] = {
+    {.name = "slowlog|get", .proc = slowlog_get, .arity = -2,
+     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.2.12",
+     .summary = "Get the slow log's entries",
+     .complexity = "O(N) where N is the number of entries returned",
+     .args = "[count]"},
+    {.name = "slowlog|len", .proc = slowlog_len_command, .arity = 2,
+     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.2.12",
+     .summary = "Get the slow log's length",
+     .complexity = "O(1)",
+     .args = ""},
+    {.name = "slowlog|reset", .proc = slowlog_reset_command, .arity = 2,
+     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.2.12",
+     .summary = "Clear all entries from the slow log",
+     .complexity = "O(N) where N is the number of entries in the slowlog",
+     .args = ""},
+    SUBCOMMAND_HELP("slowlog|help", slowlog_help, "server", "6.2.0"),
+    {0},
 };
 
-static void cmd_slowlog(struct client *c)
-{
-    /* GET takes at most one count; Redis's handler, not its arity, says so. */
-    if (c->argc > 3 && arg_is(&c->argv[1], "get")) {
-        resp_add_errorf(&c->out,
-                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
-                        "SLOWLOG HELP.",
-                        (int)c->argv[1].len, c->argv[1].ptr);
-        return;
-    }
-    subcommand_dispatch(c, "SLOWLOG", subcommands, sizeof(subcommands) / sizeof(subcommands[0]));
-}
-
 const struct command slowlog_commands[] = {
-    {.name = "slowlog", .proc = cmd_slowlog, .arity = -2, .flags = CMD_CONTAINER,
+    {.name = "slowlog", .arity = -2,
      .group = "server", .since = "2.2.12",
      .summary = "A container for slow log commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+    
+     .subcommands = slowlog_subcommands},
     {0},
 };

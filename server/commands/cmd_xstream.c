@@ -871,25 +871,38 @@ static void xinfo_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-static const struct subcommand xinfo_subcommands[] = {
-    {"stream", -3, xinfo_stream},
-    {"groups", 3, xinfo_groups},
-    {"consumers", 4, xinfo_consumers},
-    {"help", 2, xinfo_help},
-};
-
-static void cmd_xinfo(struct client *c)
-{
-    subcommand_dispatch(c, "XINFO", xinfo_subcommands,
-                        sizeof(xinfo_subcommands) / sizeof(xinfo_subcommands[0]));
-}
-
 /* ---- the table ---------------------------------------------------------- */
 
 #define XS_COMMAND(name_, proc_, arity_, flags_, since_, summary_, complexity_, args_)            \
     {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
      .last_key = 1, .key_step = 1, .group = "stream", .since = (since_), .summary = (summary_),  \
      .complexity = (complexity_), .args = (args_)}
+
+static const struct command xinfo_subcommands[] = {
+    {.name = "xinfo|stream", .proc = xinfo_stream, .arity = -3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "stream", .since = "5.0.0",
+     .summary = "Get information about a stream",
+     .complexity = "O(1)",
+     .args = "key [FULL [COUNT count]]"},
+    {.name = "xinfo|groups", .proc = xinfo_groups, .arity = 3,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "stream", .since = "5.0.0",
+     .summary = "List the consumer groups of a stream",
+     .complexity = "O(1)",
+     .args = "key"},
+    {.name = "xinfo|consumers", .proc = xinfo_consumers, .arity = 4,
+     .flags = CMD_READONLY,
+     .first_key = 2, .last_key = 2, .key_step = 1,
+     .group = "stream", .since = "5.0.0",
+     .summary = "List the consumers in a consumer group",
+     .complexity = "O(1)",
+     .args = "key groupname"},
+    SUBCOMMAND_HELP("xinfo|help", xinfo_help, "stream", "5.0.0"),
+    {0},
+};
 
 const struct command xstream_commands[] = {
     XS_COMMAND("xadd", cmd_xadd, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
@@ -938,10 +951,11 @@ const struct command xstream_commands[] = {
                    "the BLOCK option is used, XADD will pay O(M) time in order to serve the M "
                    "clients blocked on the stream getting new data.",
      .args = "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"},
-    {.name = "xinfo", .proc = cmd_xinfo, .arity = -2, .flags = CMD_CONTAINER,
+    {.name = "xinfo", .arity = -2,
      .group = "stream", .since = "5.0.0",
      .summary = "A container for stream introspection commands",
      .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+    
+     .subcommands = xinfo_subcommands},
     {0},
 };

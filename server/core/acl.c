@@ -7,11 +7,11 @@
  * it, so ACL SETUSER builds the new rules on a copy and swaps the contents
  * in, and ACL DELUSER closes the user's clients before freeing it.
  *
- * A selector's command permissions are one byte per command (by
- * command_index): bit ALLOW_CMD for the command (a container's ordinary
- * subcommands), bit ALLOW_ADMIN_SUBS for a container's admin_subcommands,
- * which Redis files under @admin @dangerous besides the container's own
- * categories; plus "cmd|sub" exceptions for containers. Its
+ * A selector's command permissions are one byte per row (by
+ * command_index), a subcommand's row ("config|get") having its own, as
+ * Redis 7 gives each subcommand an id: "+config" sets the container's and
+ * all its subcommands', "+config|get" that one's, "+@admin" every row in
+ * the category, and the check reads the byte of the row that runs. Its
  * description is the list of rules that still matter, in order, as Redis
  * 7.0 keeps it: a rule about a command drops earlier rules about the same
  * command, a category drops earlier rules about the commands in it, and
@@ -95,8 +95,16 @@ static const struct {
     {"info", CAT(ACL_DANGEROUS), 0},
     {"role", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
     {"lastsave", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
-    {"client", CAT(ACL_DANGEROUS), 0},
-    {"object", CAT(ACL_KEYSPACE), 0},
+    {"pubsub|help", 0, CAT(ACL_PUBSUB)},
+    /* COMMAND and each of its subcommands say @connection. */
+    {"command", CAT(ACL_CONNECTION), 0},
+    {"command|count", CAT(ACL_CONNECTION), 0},
+    {"command|docs", CAT(ACL_CONNECTION), 0},
+    {"command|getkeys", CAT(ACL_CONNECTION), 0},
+    {"command|getkeysandflags", CAT(ACL_CONNECTION), 0},
+    {"command|help", CAT(ACL_CONNECTION), 0},
+    {"command|info", CAT(ACL_CONNECTION), 0},
+    {"command|list", CAT(ACL_CONNECTION), 0},
 };
 
 int acl_category_lookup(const char *name, size_t len)
@@ -111,8 +119,11 @@ int acl_category_lookup(const char *name, size_t len)
 unsigned acl_command_categories(const struct command *cmd)
 {
     unsigned cats = 0;
+    /* A container's group is its subcommands'; the container itself is only
+     * @slow in Redis (COMMAND's @connection aside), never called on its own. */
+    const char *group = cmd->subcommands ? NULL : cmd->group;
     for (size_t i = 0; i < sizeof(group_categories) / sizeof(group_categories[0]); i++) {
-        if (cmd->group && strcmp(cmd->group, group_categories[i].group) == 0)
+        if (group && strcmp(group, group_categories[i].group) == 0)
             cats |= CAT(group_categories[i].category);
     }
     for (size_t i = 0; i < sizeof(extra_categories) / sizeof(extra_categories[0]); i++) {
@@ -135,21 +146,11 @@ unsigned acl_command_categories(const struct command *cmd)
     return cats;
 }
 
-/* The categories of a container's admin subcommands. */
-static unsigned admin_sub_categories(const struct command *cmd)
-{
-    unsigned cats = acl_command_categories(cmd);
-    return cmd->admin_subcommands ? cats | CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS) : cats;
-}
-
 /* ---- Users and selectors ---- */
 
 #define KEYS_READ 1u
 #define KEYS_WRITE 2u
 
-#define ALLOW_CMD 1u
-#define ALLOW_ADMIN_SUBS 2u
-#define ALLOW_BOTH (ALLOW_CMD | ALLOW_ADMIN_SUBS)
 
 struct acl_pattern {
     char *pat; /* owned */
@@ -157,17 +158,8 @@ struct acl_pattern {
     unsigned perm; /* KEYS_READ | KEYS_WRITE; channels use both */
 };
 
-/* A "+cmd|sub" or "-cmd|sub" exception to its command's byte. */
-struct acl_subrule {
-    size_t cmd;
-    char *sub; /* owned, lower case */
-    int allow;
-};
-
 struct acl_selector {
-    unsigned char *allowed; /* by command_index, owned */
-    struct acl_subrule *subs;
-    size_t nsubs;
+    unsigned char *allowed; /* by command_index, owned: 1 allowed, 0 not */
     char **rules; /* the description's rules, owned */
     size_t nrules;
     struct acl_pattern *keys;
@@ -196,9 +188,6 @@ static void pattern_free(struct acl_pattern *p, size_t n)
 static void selector_destroy(struct acl_selector *s)
 {
     xfree(s->allowed);
-    for (size_t i = 0; i < s->nsubs; i++)
-        xfree(s->subs[i].sub);
-    xfree(s->subs);
     for (size_t i = 0; i < s->nrules; i++)
         xfree(s->rules[i]);
     xfree(s->rules);
@@ -233,11 +222,6 @@ static void selector_copy(struct acl_selector *dst, const struct acl_selector *s
     *dst = *src;
     dst->allowed = xmalloc(n);
     memcpy(dst->allowed, src->allowed, n);
-    dst->subs = xcalloc(src->nsubs + 1, sizeof(*dst->subs));
-    for (size_t i = 0; i < src->nsubs; i++) {
-        dst->subs[i] = src->subs[i];
-        dst->subs[i].sub = xstrdup(src->subs[i].sub);
-    }
     dst->rules = xcalloc(src->nrules + 1, sizeof(*dst->rules));
     for (size_t i = 0; i < src->nrules; i++)
         dst->rules[i] = xstrdup(src->rules[i]);
@@ -494,7 +478,7 @@ static void rules_clear(struct acl_selector *s)
     s->nrules = 0;
 }
 
-/* The command a rule token ("+get", "-config|set") names, or NULL. Rules
+/* The row a rule token ("+get", "-config|set") names, or NULL. Rules
  * name commands by their own names whatever rename-command did, as Redis
  * looks them up in its orig_commands: ACL LIST never shows a secret new
  * name. */
@@ -502,9 +486,7 @@ static const struct command *rule_command(const char *rule)
 {
     if (rule[1] == '@')
         return NULL;
-    const char *bar = strchr(rule + 1, '|');
-    size_t len = bar ? (size_t)(bar - rule - 1) : strlen(rule + 1);
-    return command_lookup_builtin(rule + 1, len);
+    return command_lookup_builtin(rule + 1, strlen(rule + 1));
 }
 
 /* Drops the rules about commands for which drop(cmd, arg) holds. */
@@ -522,14 +504,23 @@ static void rules_drop(struct acl_selector *s, int (*drop)(const struct command 
     s->nrules = kept;
 }
 
+/* Whether cmd is the row arg or one of its subcommands: a rule about
+ * CONFIG supersedes earlier ones about CONFIG and CONFIG|GET. */
 static int is_command(const struct command *cmd, const void *arg)
 {
-    return cmd == arg;
+    const struct command *row = arg;
+    if (cmd == row)
+        return 1;
+    for (const struct command *sub = row->subcommands; sub && sub->name; sub++) {
+        if (cmd == sub)
+            return 1;
+    }
+    return 0;
 }
 
 static int in_category(const struct command *cmd, const void *arg)
 {
-    return (admin_sub_categories(cmd) & *(const unsigned *)arg) != 0;
+    return (acl_command_categories(cmd) & *(const unsigned *)arg) != 0;
 }
 
 static void rules_append(struct acl_selector *s, char sign, const char *name, size_t len)
@@ -543,30 +534,19 @@ static void rules_append(struct acl_selector *s, char sign, const char *name, si
     s->rules[s->nrules++] = r;
 }
 
-static void subs_drop(struct acl_selector *s, size_t cmd, const char *sub, size_t sublen)
+static void command_set(struct acl_selector *s, const struct command *cmd, int allow)
 {
-    size_t kept = 0;
-    for (size_t i = 0; i < s->nsubs; i++) {
-        struct acl_subrule *r = &s->subs[i];
-        if (r->cmd == cmd && (!sub || (strlen(r->sub) == sublen &&
-                                       strncasecmp(r->sub, sub, sublen) == 0)))
-            xfree(r->sub);
-        else
-            s->subs[kept++] = *r;
-    }
-    s->nsubs = kept;
+    s->allowed[command_index(cmd)] = (unsigned char)allow;
 }
 
-/* Sets the bits of mask in cmd's byte to allow, and drops its "cmd|sub"
- * exceptions. */
-static void command_set(struct acl_selector *s, const struct command *cmd, unsigned mask,
-                        int allow)
+/* A container's rule covers its subcommands too, as Redis's
+ * ACLChangeSelectorPerm. */
+static void command_set_all(struct acl_selector *s, const struct command *cmd, int allow)
 {
-    size_t i = command_index(cmd);
-    s->allowed[i] = (unsigned char)(allow ? s->allowed[i] | mask : s->allowed[i] & ~mask);
-    subs_drop(s, i, NULL, 0);
+    command_set(s, cmd, allow);
+    for (const struct command *sub = cmd->subcommands; sub && sub->name; sub++)
+        command_set(s, sub, allow);
 }
-
 
 /* +cmd, -cmd, +cmd|sub, -cmd|sub, +@cat, -@cat, +@all, -@all. */
 static const char *command_rule(struct acl_selector *s, const char *r, size_t len)
@@ -574,10 +554,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     int allow = r[0] == '+';
     if (len >= 2 && r[1] == '@') {
         if (len == 5 && strncasecmp(r + 2, "all", 3) == 0) {
-            memset(s->allowed, allow ? ALLOW_BOTH : 0, command_builtin_count() + 1);
-            for (size_t i = 0; i < s->nsubs; i++)
-                xfree(s->subs[i].sub);
-            s->nsubs = 0;
+            memset(s->allowed, allow, command_builtin_count() + 1);
             rules_clear(s);
             if (allow)
                 rules_append(s, '+', "@all", 4);
@@ -587,51 +564,22 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
         if (cat < 0)
             return ERR_UNKNOWN;
         unsigned bit = CAT(cat);
-        for (size_t i = 0; i < command_count(); i++) {
-            const struct command *cmd = command_at(i);
-            unsigned mask = (acl_command_categories(cmd) & bit ? ALLOW_CMD : 0) |
-                            (admin_sub_categories(cmd) & bit ? ALLOW_ADMIN_SUBS : 0);
-            if (mask)
-                command_set(s, cmd, mask, allow);
+        for (size_t i = 0; i < command_row_count(); i++) {
+            const struct command *cmd = command_row_at(i);
+            if (acl_command_categories(cmd) & bit)
+                command_set(s, cmd, allow);
         }
         rules_drop(s, in_category, &bit);
         rules_append(s, r[0], r + 1, len - 1);
         return NULL;
     }
-    const char *bar = memchr(r + 1, '|', len - 1);
-    size_t nlen = bar ? (size_t)(bar - r - 1) : len - 1;
-    const struct command *cmd = command_lookup_builtin(r + 1, nlen);
+    /* "config|get" finds the subcommand's row; a first argument of a
+     * command without subcommands ("select|0") finds nothing. */
+    const struct command *cmd = command_lookup_builtin(r + 1, len - 1);
     if (!cmd)
         return ERR_UNKNOWN;
-    if (!bar) {
-        command_set(s, cmd, ALLOW_BOTH, allow);
-        rules_drop(s, is_command, cmd);
-        rules_append(s, r[0], r + 1, len - 1);
-        return NULL;
-    }
-    const char *sub = bar + 1;
-    size_t sublen = len - 1 - nlen - 1;
-    if (!(cmd->flags & CMD_CONTAINER) || !sublen || memchr(sub, '|', sublen))
-        return ERR_UNKNOWN;
-    size_t i = command_index(cmd);
-    subs_drop(s, i, sub, sublen);
-    s->subs = xrealloc(s->subs, (s->nsubs + 1) * sizeof(*s->subs));
-    struct acl_subrule *sr = &s->subs[s->nsubs++];
-    sr->cmd = i;
-    sr->allow = allow;
-    sr->sub = xmalloc(sublen + 1);
-    for (size_t k = 0; k < sublen; k++)
-        sr->sub[k] = (char)tolower((unsigned char)sub[k]);
-    sr->sub[sublen] = '\0';
-    /* The same "cmd|sub" rule said earlier is superseded. */
-    size_t kept = 0;
-    for (size_t k = 0; k < s->nrules; k++) {
-        if (strlen(s->rules[k]) == len && strncasecmp(s->rules[k] + 1, r + 1, len - 1) == 0)
-            xfree(s->rules[k]);
-        else
-            s->rules[kept++] = s->rules[k];
-    }
-    s->nrules = kept;
+    command_set_all(s, cmd, allow);
+    rules_drop(s, is_command, cmd);
     rules_append(s, r[0], r + 1, len - 1);
     return NULL;
 }
@@ -845,11 +793,7 @@ static const char *user_rule(struct acl_user *u, const char *r, size_t len)
 static int selector_all(const struct acl_selector *s)
 {
     for (size_t i = 0; i < command_builtin_count(); i++) {
-        if (s->allowed[i] != ALLOW_BOTH)
-            return 0;
-    }
-    for (size_t i = 0; i < s->nsubs; i++) {
-        if (!s->subs[i].allow)
+        if (!s->allowed[i])
             return 0;
     }
     return s->allkeys == (KEYS_READ | KEYS_WRITE) && s->allchannels;
@@ -1257,34 +1201,10 @@ char *acl_describe(const struct acl_user *u)
 /* ---- The check ---- */
 
 /* Whether the space-separated words of list hold w (any case). */
-static int word_in(const char *list, const struct resp_slice *w)
+/* cmd is the row that runs: a subcommand's own (command_resolve). */
+static int command_allowed(const struct acl_selector *s, const struct command *cmd)
 {
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, " ");
-        if (len == w->len && strncasecmp(p, w->ptr, len) == 0)
-            return 1;
-        p += len;
-        p += strspn(p, " ");
-    }
-    return 0;
-}
-
-static int command_allowed(const struct acl_selector *s, const struct command *cmd, int argc,
-                           const struct resp_slice *argv)
-{
-    size_t i = command_index(cmd);
-    unsigned bit = ALLOW_CMD;
-    if ((cmd->flags & CMD_CONTAINER) && argc >= 2) {
-        for (size_t k = 0; k < s->nsubs; k++) {
-            const struct acl_subrule *r = &s->subs[k];
-            if (r->cmd == i && strlen(r->sub) == argv[1].len &&
-                strncasecmp(r->sub, argv[1].ptr, argv[1].len) == 0)
-                return r->allow;
-        }
-        if (word_in(cmd->admin_subcommands, &argv[1]))
-            bit = ALLOW_ADMIN_SUBS;
-    }
-    return (s->allowed[i] & bit) != 0;
+    return s->allowed[command_index(cmd)] != 0;
 }
 
 /* As Redis's ACLSelectorCheckKey: one pattern must match the key and grant
@@ -1383,11 +1303,11 @@ static int key_check_cb(void *ctx, int pos, unsigned flags)
 static enum acl_denial selector_check(const struct acl_selector *s, const struct command *cmd,
                                       int argc, const struct resp_slice *argv, int *pos)
 {
-    if (!command_allowed(s, cmd, argc, argv))
+    if (!command_allowed(s, cmd))
         return ACL_DENIED_CMD;
     if (!s->allkeys) {
         struct key_check kc = {s, argv, 0};
-        keyspec_visit(keyspec_of(cmd, argc, argv), argc, argv, key_check_cb, &kc);
+        keyspec_visit(keyspec_of(cmd), argc, argv, key_check_cb, &kc);
         if (kc.denied) {
             *pos = kc.denied;
             return ACL_DENIED_KEY;
@@ -1453,30 +1373,13 @@ void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object)
         resp_add_errorf(o, "NOPERM this user has no permissions to run the '%s' command", object);
 }
 
-/* The command's name as Redis's log and NOPERM show it: "cmd|sub" for a
- * container's subcommand, lower case. Returns its length. */
-static int command_fullname(const struct command *cmd, int argc, const struct resp_slice *argv,
-                            char *out, size_t cap)
-{
-    int n = (cmd->flags & CMD_CONTAINER) && argc >= 2
-                ? snprintf(out, cap, "%s|%.*s", cmd->name,
-                           (int)(argv[1].len < 64 ? argv[1].len : 64), argv[1].ptr)
-                : snprintf(out, cap, "%s", cmd->name);
-    if (n >= (int)cap)
-        n = (int)cap - 1;
-    for (int i = 0; i < n; i++)
-        out[i] = (char)tolower((unsigned char)out[i]);
-    return n;
-}
-
 void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
-                    const struct command *cmd, int argc, const struct resp_slice *argv, int pos)
+                    const struct command *cmd, const struct resp_slice *argv, int pos)
 {
     const char *name = acl_user_name(c->user);
     if (d == ACL_DENIED_CMD) {
-        char object[160];
-        int n = command_fullname(cmd, argc, argv, object, sizeof(object));
-        acl_log_add(c, "command", ctx, object, (size_t)n, name, strlen(name));
+        /* A subcommand's row is named "container|sub", as Redis logs it. */
+        acl_log_add(c, "command", ctx, cmd->name, strlen(cmd->name), name, strlen(name));
     } else if (pos > 0) {
         acl_log_add(c, d == ACL_DENIED_KEY ? "key" : "channel", ctx, argv[pos].ptr,
                     argv[pos].len, name, strlen(name));
@@ -1492,10 +1395,8 @@ int acl_refuses(struct client *c, const struct command *cmd)
     if (d == ACL_ALLOWED)
         return 0;
     /* Redis 7.0 logs a command refused while MULTI queues it as "multi". */
-    acl_log_denial(c, c->multi ? ACL_LOG_MULTI : ACL_LOG_TOPLEVEL, d, cmd, c->argc, c->argv, pos);
-    char object[160];
-    command_fullname(cmd, c->argc, c->argv, object, sizeof(object));
-    acl_add_denial(&c->out, d, object);
+    acl_log_denial(c, c->multi ? ACL_LOG_MULTI : ACL_LOG_TOPLEVEL, d, cmd, c->argv, pos);
+    acl_add_denial(&c->out, d, cmd->name);
     return 1;
 }
 
@@ -1507,7 +1408,7 @@ int acl_refuses_at_exec(struct client *c, const struct command *cmd)
     enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
     if (d == ACL_ALLOWED)
         return 0;
-    acl_log_denial(c, ACL_LOG_MULTI, d, cmd, c->argc, c->argv, pos);
+    acl_log_denial(c, ACL_LOG_MULTI, d, cmd, c->argv, pos);
     resp_add_errorf(&c->out,
                     "NOPERM ACLs rules changed between the moment the transaction was "
                     "accumulated and the EXEC call. This command is no longer allowed for the "

@@ -164,10 +164,10 @@ enum acl_log_context { ACL_LOG_TOPLEVEL, ACL_LOG_MULTI, ACL_LOG_LUA };
  * command's name, key or channel (copied). c may be NULL. */
 void acl_log_add(struct client *c, const char *reason, enum acl_log_context ctx,
                  const char *object, size_t olen, const char *username, size_t ulen);
-/* Logs denial d of cmd with argv[0..argc) (pos as acl_check gave it) for
- * c's user. */
+/* Logs denial d of cmd, the row that would run (a subcommand's own), with
+ * the request's argv (pos as acl_check gave it) for c's user. */
 void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
-                    const struct command *cmd, int argc, const struct resp_slice *argv, int pos);
+                    const struct command *cmd, const struct resp_slice *argv, int pos);
 void acl_log_reply(struct resp_out *o, long count);
 void acl_log_reset(void);
 

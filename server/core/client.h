@@ -72,7 +72,6 @@ struct client {
     int64_t last_interaction_ms; /* for `timeout` and CLIENT LIST idle */
     int64_t soft_limit_since_ms; /* when output first passed the soft limit, 0 = not over */
     const struct command *last_cmd; /* for CLIENT LIST cmd= */
-    char last_sub[24];               /* its subcommand, lower case, for containers */
 
     struct resp_parser parser;
     struct resp_out out;          /* plaintext replies */

@@ -50,13 +50,8 @@ void client_info_line(const struct client *c, char *buf, size_t len)
     if (!f)
         flags[f++] = 'N';
     flags[f] = '\0';
-    char cmd[64];
-    if (!c->last_cmd)
-        snprintf(cmd, sizeof(cmd), "NULL");
-    else if (c->last_sub[0])
-        snprintf(cmd, sizeof(cmd), "%s|%s", c->last_cmd->name, c->last_sub);
-    else
-        snprintf(cmd, sizeof(cmd), "%s", c->last_cmd->name);
+    /* A subcommand's row is named "container|sub", as Redis shows it. */
+    const char *cmd = c->last_cmd ? c->last_cmd->name : "NULL";
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
     /* Redis's meanings mapped onto rbkv's buffers: qbuf is the unparsed

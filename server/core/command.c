@@ -69,6 +69,9 @@ static struct command_name index_slots[INDEX_SLOTS];
  * COMMAND, COMMAND COUNT and INFO commandstats show. */
 static const struct command *all_commands[INDEX_SLOTS];
 static size_t total_commands;
+/* all_commands, each followed by its subcommands. */
+static const struct command *all_rows[INDEX_SLOTS];
+static size_t total_rows;
 
 /* INFO commandstats, apart from the read-only rows: open addressing by the
  * row's address, filled for every registered command by command_table_init. */
@@ -211,7 +214,17 @@ void command_table_init(void)
         stats_slot_of(names[i].cmd)->cmd = names[i].cmd;
         stats_slot_of(names[i].cmd)->index = i;
     }
+    /* Subcommands are numbered after every command, under their full
+     * names; renames never apply to them, as in Redis. */
     builtin_count = n;
+    for (size_t i = 0; i < n; i++) {
+        for (const struct command *sub = names[i].cmd->subcommands; sub && sub->name; sub++) {
+            struct command_name sn = {sub->name, strlen(sub->name), sub};
+            index_add(builtin_slots, &sn);
+            stats_slot_of(sub)->cmd = sub;
+            stats_slot_of(sub)->index = builtin_count++;
+        }
+    }
     keyspec_table_init();
     /* config_set checked this very list with command_check_renames, from the
      * same built-in names, so it cannot fail here; serving with a command
@@ -222,11 +235,49 @@ void command_table_init(void)
         abort();
     }
     memset(index_slots, 0, sizeof(index_slots));
+    total_rows = 0;
     for (size_t i = 0; i < n; i++) {
         index_add(index_slots, &names[i]);
         all_commands[i] = names[i].cmd;
+        all_rows[total_rows++] = names[i].cmd;
+        for (const struct command *sub = names[i].cmd->subcommands; sub && sub->name; sub++)
+            all_rows[total_rows++] = sub;
     }
     total_commands = n;
+}
+
+/* The subcommand of container named word (any case), or NULL. */
+static const struct command *subcommand_find(const struct command *container, const char *word,
+                                             size_t len)
+{
+    size_t prefix = strlen(container->name) + 1; /* "config|" */
+    for (const struct command *sub = container->subcommands; sub->name; sub++) {
+        if (strlen(sub->name) == prefix + len && strncasecmp(sub->name + prefix, word, len) == 0)
+            return sub;
+    }
+    return NULL;
+}
+
+const struct command *command_subcommand(const struct command *cmd, int argc,
+                                         const struct resp_slice *argv)
+{
+    if (!cmd || !cmd->subcommands || argc < 2)
+        return cmd;
+    return subcommand_find(cmd, argv[1].ptr, argv[1].len);
+}
+
+const struct command *command_resolve(int argc, const struct resp_slice *argv)
+{
+    return command_subcommand(command_lookup(argv[0].ptr, argv[0].len), argc, argv);
+}
+
+const struct command *command_lookup_fullname(const char *name, size_t len)
+{
+    const char *bar = memchr(name, '|', len);
+    const struct command *cmd = command_lookup(name, bar ? (size_t)(bar - name) : len);
+    if (!bar || !cmd)
+        return cmd;
+    return cmd->subcommands ? subcommand_find(cmd, bar + 1, len - (size_t)(bar + 1 - name)) : NULL;
 }
 
 const struct command *command_lookup(const char *name, size_t len)
@@ -247,6 +298,16 @@ size_t command_count(void)
 const struct command *command_at(size_t i)
 {
     return i < total_commands ? all_commands[i] : NULL;
+}
+
+size_t command_row_count(void)
+{
+    return total_rows;
+}
+
+const struct command *command_row_at(size_t i)
+{
+    return i < total_rows ? all_rows[i] : NULL;
 }
 
 size_t command_index(const struct command *cmd)
@@ -302,9 +363,21 @@ void command_redact_arg(struct client *c, int i)
 
 void reply_wrong_arity(struct client *c)
 {
-    const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    const struct command *cmd = command_resolve(c->argc, c->argv);
     resp_add_errorf(&c->out, "ERR wrong number of arguments for '%s' command",
                     cmd ? cmd->name : "unknown");
+}
+
+/* Redis's reply to a container given a subcommand it does not have. */
+static void reply_unknown_subcommand(struct client *c)
+{
+    char upper[64];
+    size_t n = c->argv[0].len < sizeof(upper) - 1 ? c->argv[0].len : sizeof(upper) - 1;
+    for (size_t i = 0; i < n; i++)
+        upper[i] = (char)toupper((unsigned char)c->argv[0].ptr[i]);
+    upper[n] = '\0';
+    resp_add_errorf(&c->out, "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                    (int)(c->argv[1].len < 128 ? c->argv[1].len : 128), c->argv[1].ptr, upper);
 }
 
 static void reply_unknown_command(struct client *c)
@@ -381,26 +454,23 @@ static int protected_allowed(const struct client *c)
 
 void command_execute(struct client *c)
 {
-    const struct command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    /* As Redis's processCommand, everything below reads the subcommand's
+     * row, not its container's. */
+    const struct command *cmd = command_resolve(c->argc, c->argv);
 
     server.stats.total_commands++;
     count_errors_since_last(NULL, 0);
     /* Redis 7's order: unknown command and arity are reported even before
      * authentication. */
     if (!cmd) {
-        reply_unknown_command(c);
+        if (c->argc >= 2 && command_lookup(c->argv[0].ptr, c->argv[0].len))
+            reply_unknown_subcommand(c);
+        else
+            reply_unknown_command(c);
         refused(c, cmd);
         return;
     }
     c->last_cmd = cmd;
-    if ((cmd->flags & CMD_CONTAINER) && c->argc >= 2) {
-        size_t n = c->argv[1].len < sizeof(c->last_sub) - 1 ? c->argv[1].len : sizeof(c->last_sub) - 1;
-        for (size_t i = 0; i < n; i++)
-            c->last_sub[i] = (char)tolower((unsigned char)c->argv[1].ptr[i]);
-        c->last_sub[n] = '\0';
-    } else {
-        c->last_sub[0] = '\0';
-    }
     if (!arity_ok(cmd, c->argc)) {
         reply_wrong_arity(c);
         refused(c, cmd);

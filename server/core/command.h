@@ -26,7 +26,7 @@ struct client;
 #define CMD_STALE (1u << 7)
 #define CMD_NOSCRIPT (1u << 8)
 #define CMD_PUBSUB (1u << 9)
-#define CMD_CONTAINER (1u << 10) /* has subcommands: CLIENT LIST shows "name|sub" */
+/* Bit 10 is free: a container is a row with subcommands (struct command). */
 /* Inside MULTI: runs at once instead of queueing (MULTI EXEC DISCARD WATCH
  * QUIT), and of those, ends the transaction, so it never grows the queue
  * (EXEC DISCARD QUIT). Not shown by COMMAND INFO. */
@@ -55,11 +55,7 @@ struct client;
 /* Refused unless enable-debug-command allows this client (DEBUG), with
  * Redis's text, before authentication. Not shown by COMMAND INFO. */
 #define CMD_PROTECTED (1u << 23)
-/* Not a write for the dispatcher (no read-only or OOM refusal, no
- * propagation of its own), yet it may change what the log keeps and send
- * itself there (FUNCTION, one row whose LOAD writes and LIST does not): the
- * log's replay accepts it. Not shown by COMMAND INFO. */
-#define CMD_MAY_REPLICATE (1u << 24)
+/* Bit 24 is free. */
 
 /* Its channel arguments are patterns (PSUBSCRIBE): an ACL allows one only
  * when the user has that very pattern. Not shown by COMMAND INFO. */
@@ -97,9 +93,12 @@ struct command {
     const char *summary;         /* COMMAND DOCS summary */
     const char *complexity;
     const char *args;            /* argument syntax for hints, e.g. "key value [NX|XX]" */
-    /* A container's subcommands Redis flags admin where the others are not
-     * (space-separated, lower case): hidden from MONITOR as admin commands are. */
-    const char *admin_subcommands;
+    /* A container's subcommands (CONFIG GET, CLIENT ID), as Redis 7 has them:
+     * rows of their own named "container|sub", each with its arity, flags,
+     * categories and key specs, ending with a NULL name; NULL for a plain
+     * command. The dispatcher runs the subcommand's row, so every check
+     * (ACL, noscript, admin, write, ...) reads the subcommand's flags. */
+    const struct command *subcommands;
     /* NULL: the command reaches only the keys at its key positions. */
     key_reach_fn *key_reach;
     /* Channel arguments, as the key positions (last -1: to the end); 0: none. */
@@ -116,8 +115,21 @@ void command_table_init(void);
 /* The command clients call by name[0..len) (any case), or NULL. */
 const struct command *command_lookup(const char *name, size_t len);
 /* A command by its own name whatever the renames (for internal callers such
- * as replaying the append-only log); NULL when there is none. */
+ * as replaying the append-only log); NULL when there is none. Subcommands
+ * are found by their full names ("config|get"), as ACL rules name them. */
 const struct command *command_lookup_builtin(const char *name, size_t len);
+/* The row the request argv[0..argc) runs, as Redis's lookupCommand: the
+ * command, or for a container given a subcommand, that subcommand's row;
+ * NULL for an unknown command or subcommand. Renames apply to argv[0]. */
+const struct command *command_resolve(int argc, const struct resp_slice *argv);
+/* command_resolve after the lookup: cmd itself (NULL too), or for a
+ * container given a subcommand, its row, NULL when it has none by that
+ * name (the log's replay resolves a built-in name so). */
+const struct command *command_subcommand(const struct command *cmd, int argc,
+                                         const struct resp_slice *argv);
+/* A callable command or subcommand by its full name ("config|get", any
+ * case), as COMMAND INFO and DOCS take it; NULL when there is none. */
+const struct command *command_lookup_fullname(const char *name, size_t len);
 /* rename-command's check, in the table that owns the names: whether count
  * pairs (as in struct config) apply in order to the registered names; 0, or
  * -1 with the reason in err. */
@@ -126,6 +138,10 @@ int command_check_renames(char *const *renames, int count, char *err, size_t err
  * (COMMAND, INFO commandstats); command_at returns NULL past the end. */
 size_t command_count(void);
 const struct command *command_at(size_t i);
+/* The same commands each followed by its subcommands' rows, numbered
+ * 0..command_row_count()-1 (ACL categories, INFO commandstats). */
+size_t command_row_count(void);
+const struct command *command_row_at(size_t i);
 /* Every registered command, renamed or disabled ones too, has a number in
  * 0..command_builtin_count()-1 (ACL permissions are arrays by it). */
 size_t command_index(const struct command *cmd);

@@ -2,8 +2,8 @@
  * keyspec.c - Redis 7's key specs: the keys of a request and their flags.
  *
  * Owns the index from each command (by command_index) to its specs: the
- * registered table's entry, a container's run of "container|sub" entries,
- * or one spec drawn from the row, made on first use and kept. Knows no
+ * registered table's entry (a subcommand's under its row's "container|sub"
+ * name), or one spec drawn from the row, made on first use and kept. Knows no
  * command by name: movable-key rules are data in the registered table, and
  * the only code that walks them is keyspec_visit.
  *
@@ -24,9 +24,8 @@
 #include "resp_parser.h"
 
 struct command_slot {
-    const struct command_key_specs *own;        /* the table's entry, or NULL */
-    const struct command_key_specs *subs, *end; /* a container's subcommands */
-    struct command_key_specs drawn;             /* from the row; name NULL until made */
+    const struct command_key_specs *own; /* the table's entry, or NULL */
+    struct command_key_specs drawn;      /* from the row; name NULL until made */
 };
 
 /* Well over the ~240 commands; static like the dispatcher's own indexes,
@@ -55,17 +54,9 @@ void keyspec_table_init(void)
     }
     memset(slots, 0, sizeof(slots));
     for (const struct command_key_specs *e = table; e && e->name; e++) {
-        const char *bar = strchr(e->name, '|');
-        struct command_slot *s = slot_of_name(e->name, bar ? (size_t)(bar - e->name) : strlen(e->name));
-        if (!s)
-            continue;
-        if (!bar) {
+        struct command_slot *s = slot_of_name(e->name, strlen(e->name));
+        if (s)
             s->own = e;
-            continue;
-        }
-        if (!s->subs)
-            s->subs = e;
-        s->end = e + 1;
     }
 }
 
@@ -84,20 +75,9 @@ static void draw_specs(const struct command *cmd, struct command_key_specs *d)
     };
 }
 
-const struct command_key_specs *keyspec_of(const struct command *cmd, int argc,
-                                           const struct resp_slice *argv)
+const struct command_key_specs *keyspec_of(const struct command *cmd)
 {
     struct command_slot *s = &slots[command_index(cmd)];
-    if (cmd->flags & CMD_CONTAINER) {
-        if (argc < 2)
-            return NULL;
-        for (const struct command_key_specs *e = s->subs; e && e < s->end; e++) {
-            const char *sub = strchr(e->name, '|') + 1;
-            if (strlen(sub) == argv[1].len && strncasecmp(sub, argv[1].ptr, argv[1].len) == 0)
-                return e;
-        }
-        return NULL;
-    }
     if (s->own)
         return s->own;
     if (!s->drawn.name)

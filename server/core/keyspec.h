@@ -62,24 +62,21 @@ typedef unsigned key_flags_fn(int argc, const struct resp_slice *argv);
 
 struct command_key_specs {
     const char *name;  /* a command's name, or "container|sub", lower case */
-    int arity;         /* a subcommand's, as COMMAND GETKEYS checks it; 0 for a command */
     int count;         /* of specs */
     struct key_spec specs[KEY_SPECS_MAX];
     key_flags_fn *flags_for; /* NULL unless a spec has KEY_VARIABLE_FLAGS */
 };
 
 /* Registers the table of explicit specs (ending with a NULL name; a
- * container's subcommands next to each other), before command_table_init. */
+ * subcommand under its "container|sub" name), before command_table_init. */
 void keyspec_register(const struct command_key_specs *table);
 /* Matches the registered commands with their specs; called by
  * command_table_init. */
 void keyspec_table_init(void);
 
-/* The specs the request argv[0..argc) runs by: a container's are its
- * subcommand's (argv[1]; with argc < 2, the container's own, which are
- * none). NULL: the request names no keys. */
-const struct command_key_specs *keyspec_of(const struct command *cmd, int argc,
-                                           const struct resp_slice *argv);
+/* The specs of cmd, the row a request runs (a subcommand's own, from
+ * command_resolve; a container's, which are none). NULL: it names no keys. */
+const struct command_key_specs *keyspec_of(const struct command *cmd);
 
 /* Whether specs can name a key at all (a spec that is no NOT_KEY). */
 int keyspec_has_keys(const struct command_key_specs *specs);

@@ -9,7 +9,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "monitor.h"
 
@@ -69,27 +68,12 @@ unsigned long monitor_count(void)
     return (unsigned long)nmonitors;
 }
 
-/* Whether word[0..len) is one of the space-separated names in list. */
-static int listed(const char *list, const char *word, size_t len)
+/* Redis hides admin commands and subcommands from monitors (CMD_ADMIN:
+ * CONFIG GET, CLIENT KILL, DEBUG, MONITOR itself...) and QUIT, which it
+ * answers before dispatch; cmd is the row that ran, a subcommand's own. */
+static int hidden(const struct command *cmd)
 {
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, " ");
-        if (n == len && strncasecmp(p, word, len) == 0)
-            return 1;
-        p += n + (p[n] == ' ');
-    }
-    return 0;
-}
-
-/* Redis hides admin commands from monitors (CMD_ADMIN: CONFIG, DEBUG,
- * SHUTDOWN, MONITOR itself...), a container's admin subcommands, and QUIT,
- * which it answers before dispatch. */
-static int hidden(const struct client *c, const struct command *cmd)
-{
-    if (cmd->flags & (CMD_ADMIN | CMD_SKIP_MONITOR | CMD_NOT_DISPATCHED))
-        return 1;
-    return cmd->admin_subcommands && c->argc >= 2 &&
-           listed(cmd->admin_subcommands, c->argv[1].ptr, c->argv[1].len);
+    return (cmd->flags & (CMD_ADMIN | CMD_SKIP_MONITOR | CMD_NOT_DISPATCHED)) != 0;
 }
 
 static void send_cb(uv_check_t *h)
@@ -107,7 +91,7 @@ static void send_cb(uv_check_t *h)
 
 void monitor_feed(const struct client *c, const struct command *cmd)
 {
-    if (!nmonitors || hidden(c, cmd))
+    if (!nmonitors || hidden(cmd))
         return;
     const char *where = (c->flags & CLIENT_UNIX) ? server.cfg.unixsocket : c->addr;
     /* "+" seconds "." micros " [" db " unix:" address "] ", args, CRLF. */

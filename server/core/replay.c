@@ -81,7 +81,8 @@ int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **wh
         return position_entry(r, argc, argv, why);
     /* The log names commands by their own names (and SELECT, DEL, ... are
      * written by the log itself): renames do not apply here. */
-    const struct command *cmd = command_lookup_builtin(argv[0].ptr, argv[0].len);
+    const struct command *cmd =
+        command_subcommand(command_lookup_builtin(argv[0].ptr, argv[0].len), argc, argv);
     if (!cmd) {
         *why = "unknown command";
         return -1;
@@ -93,7 +94,7 @@ int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **wh
         *why = "wrong number of arguments";
         return -1;
     }
-    if (!(cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) &&
+    if (!(cmd->flags & CMD_WRITE) &&
         cmd != command_lookup_builtin("select", 6)) {
         *why = "not a write command";
         return -1;

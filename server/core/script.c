@@ -251,7 +251,7 @@ static const char *acl_refused(struct script_run *run, const struct command *cmd
     enum acl_denial d = acl_check(caller->user, cmd, argc, argv, &pos);
     if (d == ACL_ALLOWED)
         return NULL;
-    acl_log_denial(caller, ACL_LOG_LUA, d, cmd, argc, argv, pos);
+    acl_log_denial(caller, ACL_LOG_LUA, d, cmd, argv, pos);
     switch (d) {
     case ACL_DENIED_CMD:
         return "The user executing the script can't run this command or subcommand";
@@ -322,7 +322,7 @@ const char *script_call(struct script_run *run, int argc, struct resp_slice *arg
                         const char **err)
 {
     struct client *c = script_client();
-    const struct command *cmd = command_lookup(argv[0].ptr, argv[0].len);
+    const struct command *cmd = command_resolve(argc, argv);
     *err = call_refused(run, cmd, argc, argv);
     if (*err) {
         /* Counted here, as Redis's scriptCall counts it: the error table

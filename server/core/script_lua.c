@@ -350,7 +350,7 @@ static int redis_acl_check_cmd(lua_State *L)
         args_free(&a);
         return raise_error(L, "Lua redis lib command arguments must be strings or integers");
     }
-    const struct command *cmd = command_lookup(a.argv[0].ptr, a.argv[0].len);
+    const struct command *cmd = command_resolve(argc, a.argv);
     int allowed = cmd && script_acl_allows(run, cmd, argc, a.argv);
     args_free(&a);
     if (!cmd)

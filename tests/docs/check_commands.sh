@@ -32,7 +32,7 @@ export LC_ALL=C
 
 # ---- commands ----
 server_start "$server" || exit 1
-commands=$(cli COMMAND LIST | tr '[:lower:]' '[:upper:]' | sort -u)
+commands=$(cli COMMAND LIST | grep -v '|' | tr '[:lower:]' '[:upper:]' | sort -u)
 if ! grep -qx PING <<<"$commands"; then
   # No COMMAND LIST: the name is the first element of each entry of COMMAND, whose top-level
   # index ("  1)  1) \"ping\"") is as wide as the first line's; nested ones are indented further.

@@ -180,7 +180,7 @@ static void test_getkeys_as_redis(void)
     EXPECT_REPLY(c, "[['k', []], ['d', []]]", "COMMAND", "GETKEYSANDFLAGS", "ZUNIONSTORE", "d",
                  "1x", "k");
     EXPECT_REPLY(c, "['a']", "COMMAND", "GETKEYS", "XREAD", "STREAMS", "a", "b", "c");
-    EXPECT_ERR(c, "ERR The command has no key arguments", "COMMAND", "GETKEYS", "OBJECT", "foo",
+    EXPECT_ERR(c, "ERR Invalid command specified", "COMMAND", "GETKEYS", "OBJECT", "foo",
                "k");
     EXPECT_REPLY(c, "[['k', [+RO]]]", "COMMAND", "GETKEYSANDFLAGS", "KRANK", "k");
     h_close_pair(c, r);

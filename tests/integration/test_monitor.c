@@ -36,6 +36,7 @@ static const char *const redis_lines[] = {
     "[3 ADDR] \"GET\" \"\"",
     "[0 ADDR] \"SELECT\" \"0\"",
     "[0 ADDR] \"CLIENT\" \"INFO\"",
+    "[0 ADDR] \"CONFIG\" \"HELP\"",
     "[0 ADDR] \"PING\"",
     "[0 ADDR] \"DEL\" \"a\" \"k\"",
 };
@@ -63,6 +64,12 @@ static void run_sequence(redisContext *c)
     freeReplyObject(H_CALL(c, "GET"));
     freeReplyObject(H_CALL(c, "CLIENT", "LIST"));
     freeReplyObject(H_CALL(c, "CLIENT", "INFO"));
+    /* A subcommand's own flags decide: CONFIG HELP is no admin command,
+     * SLOWLOG LEN and CLIENT KILL are; an unknown subcommand never ran. */
+    freeReplyObject(H_CALL(c, "CONFIG", "HELP"));
+    freeReplyObject(H_CALL(c, "SLOWLOG", "LEN"));
+    freeReplyObject(H_CALL(c, "CLIENT", "KILL", "ID", "999999"));
+    freeReplyObject(H_CALL(c, "CONFIG", "NOSUCH"));
     freeReplyObject(H_CALL(c, "PING"));
     freeReplyObject(H_CALL(c, "DEL", "a", "k"));
     freeReplyObject(H_CALL(c, "ECHO", "end"));

@@ -313,8 +313,12 @@ static void test_rename_command(void)
      * disabled one is gone from every form. */
     EXPECT_INT(c, builtin - 1, "COMMAND", "COUNT");
     r = H_CALL(c, "COMMAND", "LIST");
-    CHECK(r && r->type == REDIS_REPLY_ARRAY && (long long)r->elements == builtin - 1,
-          "COMMAND LIST has COMMAND COUNT names");
+    /* Subcommands ("config|get") are listed too, as in Redis 7.0. */
+    long long listed = 0;
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+        listed += strchr(r->element[i]->str, '|') == NULL;
+    CHECK(r && r->type == REDIS_REPLY_ARRAY && listed == builtin - 1,
+          "COMMAND LIST has COMMAND COUNT commands besides subcommands");
     CHECK(array_has(r, "config"), "COMMAND LIST lists config by its own name");
     CHECK(!array_has(r, "myconfig") && !array_has(r, "MyConfig"), "nor by its new name");
     CHECK(!array_has(r, "flushall"), "COMMAND LIST leaves out the disabled FLUSHALL");
