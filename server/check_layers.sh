@@ -6,7 +6,10 @@
 #   1. includes: each layer includes only its own headers and those of the layers below it;
 #      proto/ and the tree include no server header and no <uv.h>; data/ no <uv.h>, no resp_*.h,
 #      no clock; persist/ reaches core/ only through server.h, config.h and command.h (the one
-#      cycle, core <-> persist), never connections (client.h, conn.h) or commands.
+#      cycle, core <-> persist), never connections (client.h, conn.h) or commands; core/
+#      includes nothing of scripting/ or replication/, scripting/ nothing of replication/;
+#      the transport (core/conn.c) includes, of core, only what it names in CONN_MAY_INCLUDE:
+#      every module reaches it through the hooks it registers (conn.h).
 #   2. symbols (nm): no object of a layer calls or reads what a higher layer defines, except
 #      persist -> core (the cycle); data/ reads no clock; base/ reads no server state.
 #   3. declarations: X.h declares only functions and objects that X.c defines.
@@ -15,7 +18,10 @@ src=$1/server proto=$1/proto ar=$2
 fail=0
 complain() { echo "check_layers: $*" >&2; fail=1; }
 
-layers=(rbtree base data persist core commands)
+layers=(rbtree base data persist core scripting replication commands)
+# The transport's own headers and the few of core it reads (the dispatcher, the server's
+# state, TLS, the default user, error counts, reply streaming); never a module's.
+CONN_MAY_INCLUDE=" client.h command.h conn.h server.h config.h tls.h acl.h errorstats.h stream.h "
 rank() { # the layer's height, or 99 for what is no layer (system headers)
   local i
   for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done
@@ -51,6 +57,9 @@ check_includes() { # FOLDER LAYER
             complain "$f includes $inc: $2/ is below $to/"
           fi ;;
       esac
+      if [ "$f" = "$src/core/conn.c" ] && [ "$to" = core ] && [[ $CONN_MAY_INCLUDE != *" $inc "* ]]; then
+        complain "$f includes $inc: the transport knows no module (a hook in conn.h instead)"
+      fi
       if [ "$2" = data ] && [ "$inc" = clock.h ]; then
         complain "$f includes clock.h: data/ never reads the clock (callers pass now)"
       fi

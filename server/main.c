@@ -1,7 +1,8 @@
 /*
  * main.c - rbkv-server's command line: [config-file] [--name value ...],
  * --version, --help; and the start-up wiring of the layers: the command
- * tables and value types (commands_register) and the log's level.
+ * tables and value types (commands_register), the log's level, and the
+ * rest of start-up (wiring.c).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "log.h"
 #include "mem.h"
 #include "server.h"
+#include "wiring.h"
 
 static void usage(FILE *out)
 {
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
         return 1;
     }
     log_notice("rbkv %s starting, pid=%d", RBKV_VERSION, (int)getpid());
-    if (server_start() < 0) {
+    if (wiring_start() < 0) {
         server_shutdown();
         server_cleanup();
         config_destroy(&server.cfg);

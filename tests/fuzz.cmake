@@ -16,14 +16,16 @@
 # it is built with, as RBKV_FUZZ_SOURCES_<name>. The server targets run the real server in-process
 # through fuzz/harness.c (what it sets up and which commands it refuses: fuzz/harness.h).
 set(RBKV_FUZZ_LIBS_resp_parser resp)
-# cmsgpack and struct live in rbkv_core; from the archive replay_cmsgpack takes only them.
-set(RBKV_FUZZ_LIBS_cmsgpack rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
+# cmsgpack and struct live in rbkv_scripting; from the archive replay_cmsgpack takes only them.
+set(RBKV_FUZZ_LIBS_cmsgpack rbkv_scripting rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
 foreach(name commands snapshot aof)
-  set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
+  set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_replication rbkv_scripting rbkv_core rbkv_persist
+                            rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
 endforeach()
 # The TLS layer alone, on a context of its own (no server started).
-set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
+set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_replication rbkv_scripting rbkv_core
+                                 rbkv_persist rbkv_data rbkv_base rbtree resp)
 
 set(RBKV_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 if(RBKV_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")

@@ -169,7 +169,7 @@ static void timeout_cb(uv_timer_t *timer)
         resp_add_null_array(&c->out);
     end_wait(c);
     queue_resume(c);
-    conn_run_unblocked();
+    block_run_unblocked();
 }
 
 void block_client(struct client *c, const struct resp_slice *keys, int nkeys, int64_t timeout_ms,
@@ -279,6 +279,19 @@ struct client *block_next_unblocked(void)
         t->resume_tail = &t->resume_head;
     c->flags &= ~CLIENT_UNBLOCKED;
     return c;
+}
+
+void block_run_unblocked(void)
+{
+    struct client *c;
+    while ((c = block_next_unblocked()))
+        conn_process_input(c);
+}
+
+void block_init(void)
+{
+    conn_on_closing(block_client_gone);
+    conn_on_requests_ran(block_run_unblocked);
 }
 
 void block_client_gone(struct client *c)

@@ -50,7 +50,7 @@ void block_client_until(struct client *c, int64_t timeout_ms, block_timeout_fn *
 /* The copy of `how` of c's wait when it waits through on_timeout, else NULL. */
 const void *block_waiting_for(const struct client *c, block_timeout_fn *on_timeout);
 /* Ends c's wait, whose reply the caller wrote; its pipelined requests run
- * from the loop (conn_run_unblocked). */
+ * from the loop (block_run_unblocked). */
 void block_release(struct client *c);
 
 /* Key in db may now serve clients waiting on it: marks it ready for
@@ -64,6 +64,15 @@ void block_serve_ready(void);
 /* The next client whose wait ended (served, timed out, unblocked) and whose
  * pipelined requests are still to run, oldest first; NULL when none. */
 struct client *block_next_unblocked(void);
+/* Runs, oldest first, the requests pipelined behind a blocking one by the
+ * clients whose wait ended (served, timed out, unblocked), and sends their
+ * replies. Only from the loop's own callbacks, so one client's requests
+ * never run nested in another's; conn.c calls it after a client's requests
+ * through the hook block_init registers. */
+void block_run_unblocked(void);
+/* At start: registers with the transport (conn.h) the end of a closing
+ * client's wait and block_run_unblocked. */
+void block_init(void);
 
 /* c is closing: ends its wait without a reply and forgets it everywhere.
  * Does nothing for a client that is not blocked or queued. */

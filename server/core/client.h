@@ -77,6 +77,9 @@ struct client {
     struct resp_out out;          /* plaintext replies */
     struct tls_conn *tls;         /* tls.c: owned; NULL on a plaintext connection */
     void (*raw_read)(struct client *c, const char *p, ssize_t n); /* conn_read_raw's owner */
+    /* Run by conn.c after each request of c's: the primary's link, whose
+     * applied offset repl_replica.c counts; NULL for every other client. */
+    void (*after_command)(struct client *c);
 
     /* The request being executed. */
     int argc;

@@ -41,9 +41,6 @@
 #include "pause.h"
 #include "propagate.h"
 #include "pubsub.h"
-#include "repl_primary.h"
-#include "repl_replica.h"
-#include "script.h"
 #include "server.h"
 #include "slowlog.h"
 #include "watch.h"
@@ -399,6 +396,29 @@ static void reply_unknown_command(struct client *c)
                     (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
 }
 
+static const struct command_long_run *long_run;
+static const struct command_write_gate *write_gate;
+
+void command_on_long_run(const struct command_long_run *hooks)
+{
+    long_run = hooks;
+}
+
+int command_long_running(void)
+{
+    return long_run && long_run->running();
+}
+
+void command_on_write_gate(const struct command_write_gate *gate)
+{
+    write_gate = gate;
+}
+
+int command_primary_link_up(void)
+{
+    return !write_gate || write_gate->link_up();
+}
+
 void command_script_refused(const struct command *cmd)
 {
     count_errors_since_last(cmd, 1);
@@ -434,9 +454,9 @@ static int replication_refuses(struct client *c, const struct command *cmd)
     if (server.cfg.replicaof_host && server.cfg.replica_read_only && (cmd->flags & CMD_WRITE))
         err = ERR_READONLY;
     else if (server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
-             !repl_replica_link_up() && !(cmd->flags & CMD_STALE))
+             !command_primary_link_up() && !(cmd->flags & CMD_STALE))
         err = ERR_MASTERDOWN;
-    else if ((cmd->flags & CMD_WRITE) && repl_primary_refuses_writes())
+    else if ((cmd->flags & CMD_WRITE) && write_gate && write_gate->refuses_writes())
         err = ERR_NOREPLICAS;
     if (!err)
         return 0;
@@ -515,7 +535,7 @@ void command_execute(struct client *c)
     /* Eviction runs before every command, as in Redis, so memory taken by
      * anything (buffers too) is given back; only a command that may grow
      * memory is refused when nothing more can go. */
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !script_running() &&
+    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !command_long_running() &&
         evict_perform() == EVICT_FAIL &&
         ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
         resp_add_error(&c->out, ERR_OOM);
@@ -536,9 +556,9 @@ void command_execute(struct client *c)
         return;
     }
     /* A script past busy-reply-threshold serves the loop from inside:
-     * only what may run beside it does (script.h). */
-    if (script_timedout() && !(cmd->flags & CMD_ALLOW_BUSY)) {
-        resp_add_error(&c->out, script_busy_reply());
+     * only what may run beside it does (struct command_long_run). */
+    if (long_run && !(cmd->flags & CMD_ALLOW_BUSY) && long_run->timed_out()) {
+        resp_add_error(&c->out, long_run->busy_reply());
         refused(c, cmd);
         return;
     }
@@ -589,7 +609,8 @@ void command_call(struct client *c, const struct command *cmd)
 
     /* A script's commands all see the time it started, as in Redis, so
      * no key expires halfway through it. */
-    server.cmd_start_us = c->id == SCRIPT_CLIENT_ID ? script_time_snapshot() * 1000 : start;
+    server.cmd_start_us =
+        c->id == CLIENT_ID_LONG_RUN && long_run ? long_run->time_snapshot_ms() * 1000 : start;
     evict_begin_command(start);
     /* A write may change a value in place, which no keyspace call reports:
      * the replies streaming from its db are finished before it (stream.h). */

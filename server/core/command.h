@@ -12,6 +12,7 @@
 #define RBKV_COMMAND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct client;
 
@@ -179,6 +180,39 @@ void command_call(struct client *c, const struct command *cmd);
 void command_redact_arg(struct client *c, int i);
 /* Redis's "wrong number of arguments" for the request in c. */
 void reply_wrong_arity(struct client *c);
+
+/* ---- Hooks: what the dispatcher asks of the subsystems above core ----
+ * Core includes no header of scripting/ or replication/ (check_layers.sh):
+ * each registers its answers here at start, as data/keyspace.h's
+ * ks_on_change, and the dispatcher calls through the pointer, one
+ * predictable branch on its path. Unset, the server runs as one without
+ * that subsystem. The structs must outlive the server. */
+
+/* A long-running command: one that serves the loop from inside itself while
+ * it runs (a busy script; scripting/script.c registers it, script_init). */
+struct command_long_run {
+    int (*running)(void);   /* one runs now (cron, expiry and eviction wait) */
+    int (*timed_out)(void); /* past busy-reply-threshold: only CMD_ALLOW_BUSY runs beside it */
+    const char *(*busy_reply)(void); /* the -BUSY error the others get */
+    int64_t (*time_snapshot_ms)(void); /* the clock its own commands all see */
+};
+/* The client a long-running command's own commands run as (the script
+ * client): command_call gives its commands time_snapshot_ms's clock. */
+#define CLIENT_ID_LONG_RUN UINT64_MAX
+void command_on_long_run(const struct command_long_run *hooks);
+/* Whether a long-running command runs now (0 when none is registered). */
+int command_long_running(void);
+
+/* May this write proceed: replication's refusals (replication/repl.c
+ * registers them, repl_init). */
+struct command_write_gate {
+    int (*link_up)(void);        /* a replica's link to its primary is up */
+    int (*refuses_writes)(void); /* a primary short of min-replicas-to-write */
+};
+void command_on_write_gate(const struct command_write_gate *gate);
+/* Whether a replica's link to its primary is up (1 when no gate is
+ * registered): replica-serve-stale-data's test, for scripts' commands too. */
+int command_primary_link_up(void);
 
 /* Error replies used across commands (Redis's exact texts). */
 #define ERR_SYNTAX "ERR syntax error"

@@ -29,16 +29,22 @@
  * wait; conn_send tops the output up from the stream whenever it runs low,
  * so the reply goes out at the socket's pace. Once the stream has ended
  * (CLIENT_STREAM_ENDED), the requests behind it run.
+ *
+ * The transport knows no module (docs/internals.md, "Layers"): what a module
+ * keeps per client it releases through the closing and gone lists it
+ * registered (conn_on_closing, conn_on_gone); the clients a batch woke up
+ * run through the hook blocking.c registered; the append-only log's group
+ * commit reaches conn.c as struct conn_log, filled at start by wiring.c.
+ * check_layers.sh holds conn.c to the headers it includes now.
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "acl.h"
-#include "aof.h"
-#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "conn.h"
@@ -46,12 +52,6 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
-#include "monitor.h"
-#include "multi.h"
-#include "pause.h"
-#include "pubsub.h"
-#include "repl.h"
-#include "repl_replica.h"
 #include "server.h"
 #include "stream.h"
 #include "tls.h"
@@ -62,6 +62,57 @@
 
 static void sync_check_cb(uv_check_t *h);
 static void yield_unlink(struct client *c);
+
+/* ---- what modules registered (conn.h) ---- */
+
+#define CONN_HOOKS_MAX 16
+static conn_client_fn *closing_fns[CONN_HOOKS_MAX], *gone_fns[CONN_HOOKS_MAX];
+static int nclosing, ngone;
+static void (*requests_ran)(void);
+static conn_client_test_fn *subscriber;
+static const struct conn_log *log_hooks;
+
+static void add_hook(conn_client_fn **fns, int *n, conn_client_fn *fn)
+{
+    for (int i = 0; i < *n; i++)
+        if (fns[i] == fn)
+            return; /* a second start (the fuzz harness) registers again */
+    if (*n == CONN_HOOKS_MAX)
+        abort(); /* a build with more modules than slots: raise CONN_HOOKS_MAX */
+    fns[(*n)++] = fn;
+}
+
+void conn_on_closing(conn_client_fn *fn)
+{
+    add_hook(closing_fns, &nclosing, fn);
+}
+
+void conn_on_gone(conn_client_fn *fn)
+{
+    add_hook(gone_fns, &ngone, fn);
+}
+
+void conn_on_requests_ran(void (*fn)(void))
+{
+    requests_ran = fn;
+}
+
+void conn_on_subscriber_test(conn_client_test_fn *fn)
+{
+    subscriber = fn;
+}
+
+void conn_on_log(const struct conn_log *log)
+{
+    log_hooks = log;
+}
+
+/* The clients the requests just run woke up (blocking.c's hook). */
+static void run_woken(void)
+{
+    if (requests_ran)
+        requests_ran();
+}
 
 void conn_client_free(struct client *c)
 {
@@ -74,14 +125,8 @@ void conn_client_free(struct client *c)
     server.client_count--;
     if (c->flags & CLIENT_READ_YIELDED)
         yield_unlink(c);
-    if (c->flags & CLIENT_MASTER)
-        repl_replica_link_gone(c);
-    repl_peer_gone(c);
-    pubsub_client_gone(c);
-    monitor_stop(c);
-    pause_client_gone(c);
-    multi_discard(c);
-    stream_drop(c);
+    for (int i = 0; i < ngone; i++)
+        gone_fns[i](c);
     resp_parser_destroy(&c->parser);
     resp_out_destroy(&c->out);
     tls_conn_free(c->tls);
@@ -128,9 +173,8 @@ void conn_close(struct client *c)
     if (c->tls)
         send_close_notify(c);
     c->flags |= CLIENT_CLOSING;
-    block_client_gone(c);
-    pause_client_gone(c);
-    stream_drop(c); /* at once: its db need no longer finish it before a change */
+    for (int i = 0; i < nclosing; i++)
+        closing_fns[i](c);
     uv_close(&c->h.handle, close_cb);
 }
 
@@ -150,7 +194,8 @@ static int check_output_limits(struct client *c, int64_t now_ms)
     /* Redis's classes: a replica that falls this far behind is cut off and
      * comes back by a new sync; a subscriber that cannot keep up is dropped. */
     const struct output_limit *lim = (c->flags & CLIENT_REPLICA) ? &server.cfg.replica_output_limit
-                                     : pubsub_client_subscribed(c) ? &server.cfg.pubsub_output_limit
+                                     : c->pubsub && subscriber && subscriber(c)
+                                         ? &server.cfg.pubsub_output_limit
                                                                    : &server.cfg.client_output_limit;
     if (c->flags & CLIENT_MASTER)
         return 0;
@@ -317,7 +362,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     server.stats.total_reads++;
     c->last_interaction_ms = uv_now(server.loop);
     conn_process_input(c);
-    conn_run_unblocked();
+    run_woken();
     if ((size_t)nread == buf->len)
         yield_reading(c);
 }
@@ -385,7 +430,7 @@ void conn_start_reading(struct client *c)
 
 /* Runs complete requests in order until the buffer has no whole one left,
  * the client must close or has blocked (the rest waits for its wake-up:
- * conn_run_unblocked), CLIENT PAUSE holds its request (the rest waits for
+ * block_run_unblocked), CLIENT PAUSE holds its request (the rest waits for
  * the pause's end: pause.c), a reply streams (the rest waits for its end),
  * or its unsent output calls for a pause. */
 static void run_requests(struct client *c)
@@ -420,8 +465,8 @@ static void run_requests(struct client *c)
          * (Redis checks after every addReply). Refreshed here for CONFIG SET. */
         c->out.limit = server.cfg.client_output_limit.hard_bytes;
         command_execute(c);
-        if (c->flags & CLIENT_MASTER)
-            repl_replica_applied(c);
+        if (c->after_command)
+            c->after_command(c);
         c->argc = 0;
         c->argv = NULL;
         if (check_output_limits(c, (int64_t)uv_now(server.loop)))
@@ -433,13 +478,6 @@ static void run_requests(struct client *c)
             return;
         }
     }
-}
-
-void conn_run_unblocked(void)
-{
-    struct client *c;
-    while ((c = block_next_unblocked()))
-        conn_process_input(c);
 }
 
 /* Group commit under appendfsync always: a client whose batch wrote to the
@@ -467,7 +505,7 @@ static void await_sync(struct client *c)
  * are closed with their replies unsent. resume: go on with their requests. */
 static void release_synced(int resume)
 {
-    int failed = aof_flush_before_reply() < 0;
+    int failed = log_hooks && log_hooks->flush() < 0;
     struct client *next;
     for (struct client *c = server.clients; c; c = next) {
         next = c->next; /* a closed client stays listed until its close callback */
@@ -493,13 +531,32 @@ static void sync_check_cb(uv_check_t *h)
     release_synced(1);
 }
 
+/* After c's batch, which fed the log from `fed` on: under appendfsync always
+ * its replies wait for the group commit; else the log is written before
+ * they go, and a failed write of its commands closes c unanswered. Returns
+ * 1 when c's replies may not go now. */
+static int log_must_wait(struct client *c, unsigned long long fed)
+{
+    int fed_now = log_hooks->fed_count() != fed;
+    if (fed_now && log_hooks->sync_always()) {
+        await_sync(c);
+        return 1;
+    }
+    if (log_hooks->flush() < 0 && fed_now) {
+        resp_out_reset(&c->out);
+        conn_close(c);
+        return 1;
+    }
+    return 0;
+}
+
 /* Runs what the client sent and sends the replies. When a pause's replies all
  * went out synchronously there will be no write callback to resume it, so
  * the loop resumes here instead. */
 void conn_process_input(struct client *c)
 {
     for (;;) {
-        unsigned long long fed = aof_fed_count();
+        unsigned long long fed = log_hooks ? log_hooks->fed_count() : 0;
         run_requests(c);
         if (c->flags & CLIENT_CLOSING)
             return;
@@ -509,16 +566,8 @@ void conn_process_input(struct client *c)
             conn_close(c);
             return;
         }
-        if (aof_fed_count() != fed && aof_enabled() &&
-            server.cfg.appendfsync == APPENDFSYNC_ALWAYS) {
-            await_sync(c);
+        if (log_hooks && log_must_wait(c, fed))
             return;
-        }
-        if (aof_flush_before_reply() < 0 && aof_fed_count() != fed) {
-            resp_out_reset(&c->out);
-            conn_close(c);
-            return;
-        }
         conn_send(c);
         if (c->flags & (CLIENT_CLOSING | CLIENT_WRITING))
             return;
@@ -590,7 +639,7 @@ static void write_cb(uv_write_t *req, int status)
     if (c->stream || (c->flags & CLIENT_STREAM_ENDED)) {
         c->flags &= ~CLIENT_STREAM_ENDED;
         conn_process_input(c);
-        conn_run_unblocked();
+        run_woken();
         return;
     }
     if (!(c->flags & CLIENT_READ_PAUSED) || resp_out_pending(&c->out) > CLIENT_PAUSE_OUTPUT / 2) {
@@ -602,7 +651,7 @@ static void write_cb(uv_write_t *req, int status)
     }
     conn_start_reading(c);
     conn_process_input(c); /* requests that arrived before the pause */
-    conn_run_unblocked();
+    run_woken();
 }
 
 void conn_send(struct client *c)

@@ -33,11 +33,6 @@ void conn_recent_max_buffers(size_t *in, size_t *out);
 struct client *conn_find(uint64_t id);
 /* Re-reads the parser limits for c (after AUTH, or a limit's CONFIG SET). */
 void conn_update_limits(struct client *c);
-/* Runs, oldest first, the requests pipelined behind a blocking one by the
- * clients whose wait ended (blocking.h), and sends their replies. Only from
- * the loop's own callbacks, so one client's requests never run nested in
- * another's. */
-void conn_run_unblocked(void);
 /* Sends what c's output holds, from outside its own requests (the stream a
  * replica is owed). */
 void conn_send(struct client *c);
@@ -72,5 +67,42 @@ int conn_is_local(const struct client *c);
 /* Bytes c holds: its struct, query buffer and pending replies (MEMORY
  * STATS' clients.normal and clients.slaves, INFO's mem_clients_*). */
 size_t conn_client_memory(const struct client *c);
+
+/* ---- Hooks: the transport knows no module ----
+ * A module that keeps state per client, or that the request path must
+ * consult, registers here at start (from its own init, or wiring.c for a
+ * layer below core), so conn.c calls it through a pointer and includes none
+ * of their headers (check_layers.sh holds it to that). Each hook costs the
+ * paths it sits on one predictable branch. */
+
+typedef void conn_client_fn(struct client *c);
+/* fn runs for every client whose close starts (conn_close: what must end at
+ * once, as a wait or a held request) or that is freed (conn_client_free:
+ * what a module owns for it), in the order registered; registering fn
+ * again does nothing. Called from the loop thread only. */
+void conn_on_closing(conn_client_fn *fn);
+void conn_on_gone(conn_client_fn *fn);
+/* fn runs after the loop's own callbacks ran a client's requests (a read,
+ * a write's end): blocking.c's, which runs the requests of the clients they
+ * woke up, so one client's requests never run nested in another's. */
+void conn_on_requests_ran(void (*fn)(void));
+/* Whether c, which has pub/sub state (c->pubsub), is subscribed now: its
+ * output then counts against client-output-buffer-limit pubsub. pubsub.c
+ * registers it. */
+typedef int conn_client_test_fn(const struct client *c);
+void conn_on_subscriber_test(conn_client_test_fn *fn);
+/* The append-only log's part in sending replies. persist/ is below core
+ * and knows no connection, so the start-up wiring (wiring.c) fills this
+ * with persist/aof.c's functions; unset, replies never wait for a log.
+ * The guarantee under appendfsync always: a batch that fed the log keeps
+ * its replies until one write and fsync at the loop turn's end covered it
+ * (conn.c's check handle), and a failed sync closes its client unanswered. */
+struct conn_log {
+    unsigned long long (*fed_count)(void); /* commands fed to the log, ever */
+    int (*sync_always)(void);              /* the log is on, appendfsync always */
+    int (*flush)(void); /* writes what was fed (and fsyncs under always): 0, or -1 */
+};
+/* log must outlive the server; NULL unsets. */
+void conn_on_log(const struct conn_log *log);
 
 #endif

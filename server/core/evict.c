@@ -26,6 +26,7 @@
 
 #include "bgsave.h"
 #include "clock.h"
+#include "command.h"
 #include "fastrand.h"
 #include "keyspace.h"
 #include "latency.h"
@@ -35,7 +36,6 @@
 #include "pause.h"
 #include "propagate.h"
 #include "resp_parser.h"
-#include "script.h"
 #include "server.h"
 #include "watch.h"
 
@@ -81,7 +81,7 @@ static void again_cb(uv_timer_t *t)
     (void)t;
     again_pending = 0;
     /* Not under a busy script: the next command evicts instead. */
-    if (!script_running())
+    if (!command_long_running())
         evict_perform();
 }
 

@@ -28,6 +28,7 @@ static int send_on;
 void monitor_init(void)
 {
     uv_check_init(server.loop, &send_check);
+    conn_on_gone(monitor_stop);
 }
 
 void monitor_close(void)

@@ -21,6 +21,7 @@
 struct client;
 struct command;
 
+/* At start: the send handle, and monitor_stop on the client-gone list. */
 void monitor_init(void);
 /* Closes the check handle and forgets every monitor; at shutdown. */
 void monitor_close(void);

@@ -24,6 +24,7 @@
 #include "bgsave.h"
 #include "client.h"
 #include "command.h"
+#include "conn.h"
 #include "evict.h"
 #include "mem.h"
 #include "propagate.h"
@@ -80,6 +81,11 @@ static void state_free(struct multi_state *m)
         xfree(q);
     }
     xfree(m);
+}
+
+void multi_init(void)
+{
+    conn_on_gone(multi_discard);
 }
 
 void multi_discard(struct client *c)

@@ -38,6 +38,9 @@ void multi_refused(struct client *c);
 
 /* Drops c's queue (if any) and its watched keys: DISCARD, and disconnect. */
 void multi_discard(struct client *c);
+/* At start: registers multi_discard with the transport's client-gone list
+ * (conn.h). */
+void multi_init(void);
 
 /* The number of queued commands, or -1 when c is not in MULTI (CLIENT LIST). */
 long multi_queued(const struct client *c);

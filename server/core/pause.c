@@ -37,6 +37,10 @@ static void resume_cb(uv_idle_t *h);
 void pause_init(void)
 {
     uv_idle_init(server.loop, &resume_idle);
+    /* Its held request goes once the close starts, and again, in case one
+     * was held after that, when it is freed. */
+    conn_on_closing(pause_client_gone);
+    conn_on_gone(pause_client_gone);
 }
 
 void pause_close(void)
@@ -165,5 +169,5 @@ static void resume_cb(uv_idle_t *h)
         xfree(r);
         conn_process_input(c);
     }
-    conn_run_unblocked();
+    block_run_unblocked();
 }

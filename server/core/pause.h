@@ -26,6 +26,8 @@ struct command;
 
 enum pause_kind { PAUSE_NONE, PAUSE_WRITE, PAUSE_ALL };
 
+/* At start: the resume handle, and pause_client_gone on the client-closing
+ * and client-gone lists (conn.h). */
 void pause_init(void);
 /* Frees every held request and closes the handle; at shutdown. */
 void pause_close(void);

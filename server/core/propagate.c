@@ -1,19 +1,27 @@
 /*
  * propagate.c - a write's way to the log and the replicas (propagate.h).
+ * The log is persist/'s, below core, called directly; the replicas' stream
+ * is replication/'s, above core, reached through the feed it registered.
  */
 #include "propagate.h"
 
 #include "aof.h"
 #include "keyspace.h"
 #include "notify.h"
-#include "repl.h"
 #include "resp_parser.h"
 #include "server.h"
+
+static const struct propagate_feed *feed;
+
+void propagate_on_feed(const struct propagate_feed *f)
+{
+    feed = f;
+}
 
 /* Only a primary makes a stream of its own. */
 static int feeds_stream(void)
 {
-    return server.cfg.replicaof_host == NULL;
+    return feed && server.cfg.replicaof_host == NULL;
 }
 
 /* ks_expired_fn: a key removed for its deadline goes on as DEL key, and
@@ -39,14 +47,14 @@ void propagate_command(struct db *db, const struct command *cmd, int argc,
 {
     aof_feed(db, cmd, argc, argv);
     if (feeds_stream())
-        repl_feed_command(db, cmd, argc, argv);
+        feed->command(db, cmd, argc, argv);
 }
 
 void propagate_argv(int db, int argc, const struct resp_slice *argv)
 {
     aof_feed_argv(db, argc, argv);
     if (feeds_stream())
-        repl_feed_argv(db, argc, argv);
+        feed->argv(db, argc, argv);
 }
 
 void propagate_effects(int db, int argc, const struct resp_slice *argv)
@@ -58,17 +66,19 @@ void propagate_effects(int db, int argc, const struct resp_slice *argv)
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
 {
     if (feeds_stream())
-        repl_feed_argv(db, argc, argv);
+        feed->argv(db, argc, argv);
 }
 
 void propagate_exec_begin(void)
 {
     aof_exec_begin();
-    repl_exec_begin();
+    if (feed)
+        feed->exec_begin();
 }
 
 void propagate_exec_end(void)
 {
     aof_exec_end();
-    repl_exec_end();
+    if (feed)
+        feed->exec_end();
 }

@@ -39,4 +39,17 @@ void propagate_to_replicas(int db, int argc, const struct resp_slice *argv);
 void propagate_exec_begin(void);
 void propagate_exec_end(void);
 
+/* A command propagated: the replication stream's feed. replication/ is above
+ * core, so it registers its feed at start (repl_init) and propagate.c calls
+ * it while this server is a primary; unset, writes reach the log only. The
+ * struct must outlive the server. */
+struct propagate_feed {
+    void (*command)(struct db *db, const struct command *cmd, int argc,
+                    const struct resp_slice *argv);
+    void (*argv)(int db, int argc, const struct resp_slice *argv);
+    void (*exec_begin)(void);
+    void (*exec_end)(void);
+};
+void propagate_on_feed(const struct propagate_feed *feed);
+
 #endif

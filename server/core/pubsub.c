@@ -287,6 +287,8 @@ size_t pubsub_name_count(enum pubsub_kind kind)
 void pubsub_init(void)
 {
     uv_check_init(server.loop, &flush_check);
+    conn_on_gone(pubsub_client_gone);
+    conn_on_subscriber_test(pubsub_client_subscribed);
 }
 
 void pubsub_close(void)

@@ -25,6 +25,8 @@ struct client;
 
 enum pubsub_kind { PUBSUB_CHANNEL, PUBSUB_SHARD, PUBSUB_PATTERN, PUBSUB_KINDS };
 
+/* At start: the flush handle, and the client-gone and subscriber hooks
+ * (conn.h). */
 void pubsub_init(void);
 /* At shutdown: stops the flush handle. */
 void pubsub_close(void);

@@ -1,14 +1,17 @@
 /*
- * server.c - the server's lifetime: start-up, the cron timer (active expiry,
- * client timeouts, snapshot rules), signals and shutdown.
+ * server.c - the server's lifetime: core's part of start-up, the cron timer
+ * (active expiry, client timeouts, snapshot rules), signals and shutdown.
+ *
+ * Core knows no subsystem above it: the start-up that wires them in (the
+ * load, replication's and scripting's inits) is wiring.c's, beside main.c,
+ * and what the cron and the shutdown run of them they registered as a
+ * struct server_module.
  *
  * Active expiry runs in slices of at most EXPIRE_SLICE_US so that a burst of
  * keys expiring together never holds the loop for long: when a slice runs out
  * of time it schedules the next one a millisecond later, and clients are
  * served in between. Until then lookups still hide due keys (lazy expiry).
  */
-#include "acl.h"
-#include "script.h"
 #include "server.h"
 
 #include <errno.h>
@@ -19,26 +22,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "aof.h"
 #include "bgsave.h"
+#include "blocking.h"
 #include "clock.h"
 #include "latency.h"
 #include "command.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "evict.h"
-#include "functions.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
 #include "monitor.h"
+#include "multi.h"
 #include "pause.h"
 #include "propagate.h"
 #include "pubsub.h"
-#include "repl.h"
-#include "repl_primary.h"
-#include "repl_replica.h"
-#include "replay.h"
 #include "stream.h"
 #include "tls.h"
 
@@ -47,8 +48,12 @@
 
 struct server server;
 
+#define SERVER_MODULES_MAX 4
+static const struct server_module *modules[SERVER_MODULES_MAX];
+static int nmodules;
+
 static uv_timer_t expire_timer;
-static int started; /* server_start got as far as serving */
+static int started; /* server_serve got as far as serving */
 
 /* Keys past their deadline that a slice out of time left, in % of the keys
  * with one: Redis's expired_stale_perc, which it estimates from samples.
@@ -107,7 +112,7 @@ static void expire_timer_cb(uv_timer_t *t)
 {
     /* A busy script serves the loop: no key may expire under it (the
      * cron starts the slices again afterwards). */
-    if (script_running())
+    if (command_long_running())
         return;
     if (expire_slice())
         uv_timer_start(t, expire_timer_cb, 1, 0);
@@ -128,9 +133,11 @@ static void reap_orphans(void)
         memset(&si, 0, sizeof(si));
         if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
             return;
-        if (si.si_pid == persist_child_pid() || si.si_pid == aof_child_pid() ||
-            si.si_pid == repl_primary_child_pid())
+        if (si.si_pid == persist_child_pid() || si.si_pid == aof_child_pid())
             return;
+        for (int i = 0; i < nmodules; i++)
+            if (modules[i]->owns_child && modules[i]->owns_child(si.si_pid))
+                return;
         waitpid(si.si_pid, NULL, WNOHANG);
     }
 }
@@ -139,8 +146,8 @@ static void cron_cb(uv_timer_t *t)
 {
     (void)t;
     /* Nothing of the cron runs under a busy script: expiry, saves, client
-     * timeouts would all act in the middle of it (script.c). */
-    if (script_running())
+     * timeouts would all act in the middle of it (command.h's long run). */
+    if (command_long_running())
         return;
     server.cron_runs++;
     if (!uv_is_active((uv_handle_t *)&expire_timer) && expire_slice())
@@ -148,8 +155,9 @@ static void cron_cb(uv_timer_t *t)
     conn_cron((int64_t)uv_now(server.loop));
     pause_cron(mstime());
     persist_cron();
-    repl_primary_cron();
-    repl_replica_cron();
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->cron)
+            modules[i]->cron();
     reap_orphans();
     mem_trim_cron((int64_t)uv_now(server.loop));
 }
@@ -168,10 +176,13 @@ void server_shutdown(void)
         return;
     server.shutting_down = 1;
     conn_close_listeners();
-    repl_replica_close();
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->close_links)
+            modules[i]->close_links();
     conn_close_all();
-    repl_primary_shutdown();
-    repl_cleanup();
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->shutdown)
+            modules[i]->shutdown();
     pubsub_close();
     monitor_close();
     pause_close();
@@ -180,7 +191,9 @@ void server_shutdown(void)
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
     close_handle((uv_handle_t *)&server.sigint);
-    repl_log_position();
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->stopped)
+            modules[i]->stopped();
     aof_close();
     if (started)
         log_warning("rbkv is now ready to exit, bye bye...");
@@ -276,11 +289,20 @@ static int configure_tls(void)
     return 0;
 }
 
-int server_start(void)
+void server_add_module(const struct server_module *m)
+{
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i] == m)
+            return;
+    if (nmodules == SERVER_MODULES_MAX)
+        abort(); /* more subsystems than slots: raise SERVER_MODULES_MAX */
+    modules[nmodules++] = m;
+}
+
+int server_init(void)
 {
     server.loop = uv_default_loop();
     server.start_ms = mstime();
-    repl_random_hex(server.run_id);
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit a write fails with EFBIG instead of killing us,
      * so the append-only log reports it like a full disk. */
@@ -291,31 +313,19 @@ int server_start(void)
         return -1;
     server.ks = ks_new(server.cfg.databases);
     evict_init();
-    repl_init();
-    repl_replica_init();
     pubsub_init();
     monitor_init();
     pause_init();
     lazyfree_init();
     stream_init();
-    mem_mark_startup();
-    fn_init();
-    if (server.cfg.appendonly) {
-        struct replay *replay = replay_new();
-        int rc = aof_load(replay_command, replay);
-        char replid[41];
-        long long offset;
-        if (rc == 0 && replay_position(replay, replid, &offset))
-            repl_adopt_position(replid, offset);
-        replay_free(replay);
-        if (rc < 0 || (rc == 1 && (persist_load() < 0 || fn_install_loaded() < 0)) ||
-            aof_open() < 0)
-            return -1;
-    } else if (persist_load() < 0 || fn_install_loaded() < 0) {
-        return -1;
-    }
+    block_init();
+    multi_init();
+    return 0;
+}
+
+int server_serve(void)
+{
     propagate_init();
-    repl_restore_position();
     if (conn_listen() < 0)
         return -1;
     uv_signal_init(server.loop, &server.sigterm);
@@ -328,8 +338,6 @@ int server_start(void)
     uv_timer_init(server.loop, &expire_timer);
     started = 1;
     log_notice("Server initialized");
-    if (server.cfg.replicaof_host)
-        repl_replica_start();
     if (server.listeners)
         log_notice("Ready to accept connections tcp on port %d", server.cfg.port);
     if (server.tls_listeners)

@@ -58,6 +58,10 @@ static void finish_db(struct db *db)
 void stream_init(void)
 {
     ks_on_change(finish_db);
+    /* At once when the close starts: its db need no longer finish it
+     * before a change. */
+    conn_on_closing(stream_drop);
+    conn_on_gone(stream_drop);
 }
 
 int stream_allowed(const struct client *c)

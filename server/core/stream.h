@@ -47,7 +47,8 @@ struct reply_stream {
 #define STREAM_CHUNK (64 * 1024)
 #define STREAM_LOW_MARK (STREAM_CHUNK / 2)
 
-/* Registers the keyspace's change hook (at start). */
+/* Registers the keyspace's change hook, and stream_drop on the client-
+ * closing and client-gone lists (conn.h), at start. */
 void stream_init(void);
 /* Whether a reply to c may be streamed (see above). Cheap: flag tests. */
 int stream_allowed(const struct client *c);

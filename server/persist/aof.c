@@ -287,6 +287,11 @@ int aof_enabled(void)
     return aof.fd >= 0;
 }
 
+int aof_sync_always(void)
+{
+    return aof.fd >= 0 && server.cfg.appendfsync == APPENDFSYNC_ALWAYS;
+}
+
 int aof_last_write_ok(void)
 {
     return !aof.write_err;

@@ -72,6 +72,11 @@ unsigned long long aof_fed_count(void);
  * `always`. Returns 0, or -1 when under `always` they could not be made
  * durable: replies acknowledging those writes must not be sent. */
 int aof_flush_before_reply(void);
+/* Whether the log is on with appendfsync always: a batch of requests that
+ * fed it then keeps its replies until the group commit, one write and
+ * fsync at the end of the loop turn for every client (the transport does
+ * the holding: wiring.c hands these three functions to core's conn.h). */
+int aof_sync_always(void);
 /* Whether write commands are refused: the last write of the log failed.
  * When so, *why is the errno's text. */
 int aof_writes_refused(const char **why);

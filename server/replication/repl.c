@@ -16,10 +16,13 @@
 #include "backlog.h"
 #include "client.h"
 #include "clock.h"
+#include "command.h"
 #include "conn.h"
 #include "feed.h"
 #include "log.h"
 #include "mem.h"
+#include "propagate.h"
+#include "repl_primary.h"
 #include "repl_replica.h"
 #include "server.h"
 #include "snapshot.h"
@@ -105,6 +108,46 @@ void repl_log_position(void)
     aof_feed_argv(0, 4, argv);
 }
 
+/* ---- what replication registers with core (its hooks: command.h,
+ * propagate.h, conn.h, server.h) ---- */
+
+static const struct propagate_feed stream_feed = {
+    .command = repl_feed_command,
+    .argv = repl_feed_argv,
+    .exec_begin = repl_exec_begin,
+    .exec_end = repl_exec_end,
+};
+
+static const struct command_write_gate write_gate = {
+    .link_up = repl_replica_link_up,
+    .refuses_writes = repl_primary_refuses_writes,
+};
+
+static void cron(void)
+{
+    repl_primary_cron();
+    repl_replica_cron();
+}
+
+static void shutdown_links(void)
+{
+    repl_primary_shutdown();
+    repl_cleanup();
+}
+
+static int owns_child(int pid)
+{
+    return pid == repl_primary_child_pid();
+}
+
+static const struct server_module lifetime = {
+    .cron = cron,
+    .close_links = repl_replica_close,
+    .shutdown = shutdown_links,
+    .stopped = repl_log_position,
+    .owns_child = owns_child,
+};
+
 void repl_init(void)
 {
     repl_random_hex(repl.replid);
@@ -115,6 +158,10 @@ void repl_init(void)
     feed_init(&stream);
     uv_check_init(server.loop, &flush_check);
     snap_on_write_repl(snapshot_position);
+    propagate_on_feed(&stream_feed);
+    command_on_write_gate(&write_gate);
+    conn_on_gone(repl_peer_gone);
+    server_add_module(&lifetime);
 }
 
 void repl_cleanup(void)

@@ -70,7 +70,10 @@ extern struct repl_state repl;
 
 /* 40 random hex characters and a NUL into out (IDs, the $EOF: mark). */
 void repl_random_hex(char *out);
-/* At start: a new replication ID, offset 0. */
+/* At start: a new replication ID, offset 0; and replication's hooks into
+ * core, which knows nothing of it: the stream's feed (propagate.h), the
+ * write gate (command.h), a peer's end (conn.h) and its part of the cron
+ * and the shutdown (server.h). */
 void repl_init(void);
 void repl_cleanup(void);
 /* After the data was loaded from a snapshot: takes the replication ID and

@@ -658,6 +658,7 @@ static void connect_now(void)
         return;
     }
     c->flags |= CLIENT_MASTER;
+    c->after_command = repl_replica_applied;
     ml.c = c;
     ml.state = LINK_CONNECTING;
     ml.connect_req.data = c;
@@ -689,6 +690,7 @@ void repl_replica_init(void)
     ml.state = LINK_NONE;
     ml.fd = -1;
     ml.down_since_ms = 0;
+    conn_on_gone(repl_replica_link_gone);
 }
 
 void repl_replica_close(void)

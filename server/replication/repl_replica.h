@@ -30,6 +30,7 @@ struct repl_link_status {
     long long transferred;       /* bytes of the snapshot received so far */
 };
 
+/* At start; registers repl_replica_link_gone on the client-gone list. */
 void repl_replica_init(void);
 /* Closes the link and its timer (shutdown). */
 void repl_replica_close(void);
@@ -38,9 +39,10 @@ void repl_replica_close(void);
 void repl_replica_start(void);
 /* REPLICAOF NO ONE: drops the link; keys expire here again. */
 void repl_replica_stop(void);
-/* conn.c: the link's client c is being freed. */
+/* The client-gone hook (conn.h): does something only when c is the link's. */
 void repl_replica_link_gone(struct client *c);
-/* conn.c: the link's client ran the command in c->argc/argv. */
+/* The link's client's after_command (client.h): it ran the command in
+ * c->argc/argv. */
 void repl_replica_applied(struct client *c);
 /* REPLCONF GETACK from the primary: an ACK goes back after this command. */
 void repl_replica_getack(void);

@@ -39,7 +39,6 @@
 #include "mem.h"
 #include "multi.h"
 #include "propagate.h"
-#include "repl_replica.h"
 #include "resp_parser.h"
 #include "server.h"
 
@@ -98,7 +97,7 @@ static struct client *script_client(void)
 static int stale_replica(void)
 {
     return server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
-           !repl_replica_link_up();
+           !command_primary_link_up();
 }
 
 static int readonly_replica_refuses(const struct client *caller)
@@ -369,6 +368,19 @@ int script_interrupt(struct script_run *run)
     if (!server.shutting_down)
         uv_run(server.loop, UV_RUN_NOWAIT);
     return (run->state & SCRIPT_RUN_KILLED) || server.shutting_down;
+}
+
+/* The dispatcher's long-running command hook (command.h): a busy script. */
+static const struct command_long_run long_run = {
+    .running = script_running,
+    .timed_out = script_timedout,
+    .busy_reply = script_busy_reply,
+    .time_snapshot_ms = script_time_snapshot,
+};
+
+void script_init(void)
+{
+    command_on_long_run(&long_run);
 }
 
 void script_set_busy_stop(int (*stop)(void))

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "command.h"
+
 struct client;
 struct command;
 struct resp_slice;
@@ -123,6 +125,12 @@ int script_interrupt(struct script_run *run);
  * SHUTDOWN NOSAVE would, written or not. NULL (the default) asks nothing. */
 void script_set_busy_stop(int (*stop)(void));
 
+/* At start: registers the running script as the dispatcher's long-running
+ * command (command.h's struct command_long_run), so core asks it whether
+ * one runs, has timed out, what -BUSY says and which clock its commands
+ * see, without knowing scripting. */
+void script_init(void);
+
 /* Whether a script is running / has run past busy-reply-threshold. */
 int script_running(void);
 int script_timedout(void);
@@ -136,8 +144,8 @@ long long script_run_ms(void);
 /* The clock the running script's commands see for expiry (Redis's
  * snapshot time), or -1 when no script runs. */
 int64_t script_time_snapshot(void);
-/* The script client, for callers that must recognise it (its id is
- * SCRIPT_CLIENT_ID). */
-#define SCRIPT_CLIENT_ID UINT64_MAX
+/* The script client, for callers that must recognise it: core's id for a
+ * long-running command's own client (command.h). */
+#define SCRIPT_CLIENT_ID CLIENT_ID_LONG_RUN
 
 #endif

@@ -33,8 +33,11 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "monitor.h"
+#include "multi.h"
 #include "olist.h"
 #include "omap.h"
+#include "pause.h"
 #include "pubsub.h"
 #include "repl.h"
 #include "repl_replica.h"
@@ -42,6 +45,7 @@
 #include "resp_writer.h"
 #include "script.h"
 #include "server.h"
+#include "stream.h"
 #include "xstream.h"
 #include "zset.h"
 
@@ -115,10 +119,18 @@ void harness_init(void)
     commands_register();
     command_table_init();
     server.ks = ks_new(server.cfg.databases);
-    /* Their handles are made on the loop, which never runs here. */
+    /* Their handles are made on the loop, which never runs here. Core's
+     * modules and the subsystems register their client-gone and dispatcher
+     * hooks here, as at the server's start (server_init, wiring.c). */
+    pubsub_init();
+    monitor_init();
+    pause_init();
+    stream_init();
+    block_init();
+    multi_init();
     repl_init();
     repl_replica_init();
-    pubsub_init();
+    script_init();
     fn_init();
     ready = 1;
 }
