@@ -15,6 +15,7 @@
 #include "bgsave.h"
 #include "conn.h"
 #include "functions.h"
+#include "lifecycle.h"
 #include "mem.h"
 #include "repl.h"
 #include "repl_replica.h"

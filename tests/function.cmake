@@ -1,4 +1,4 @@
-# Tests of FUNCTION and FCALL (server/commands/cmd_function.c, server/core/functions.c,
+# Tests of FUNCTION and FCALL (server/commands/cmd_function.c, server/scripting/functions.c,
 # function_lua.c). include()d from tests/CMakeLists.txt after integration.cmake (fragments are
 # included in name order), so rbkv_server_test exists.
 

@@ -30,7 +30,7 @@ set_tests_properties(integration_transcript integration_command_docs PROPERTIES
 set_tests_properties(integration_benchmark_smoke PROPERTIES
                      LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77)
 
-# Replication (server/core/repl*.c): primaries, replicas, chains and failovers as real processes.
+# Replication (server/replication/repl*.c): primaries, replicas, chains and failovers as real processes.
 rbkv_server_test(integration_replication integration/test_replication.c 900 integration)
 
 # Publish/subscribe (server/core/pubsub.c, server/commands/cmd_pubsub.c).

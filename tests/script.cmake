@@ -1,4 +1,4 @@
-# Tests of Lua scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (server/core/script*.c,
+# Tests of Lua scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (server/scripting/script*.c,
 # eval.c, server/commands/cmd_script.c). include()d from tests/CMakeLists.txt after
 # integration.cmake (fragments are included in name order), so rbkv_server_test exists.
 
@@ -7,7 +7,7 @@
 # SCRIPT KILL and SHUTDOWN NOSAVE, effects in the log and on a replica, MULTI and WATCH.
 rbkv_server_test(integration_script integration/test_script.c 120 integration)
 
-# cmsgpack and struct (server/core/lua_cmsgpack.c, lua_struct.c) in a bare Lua state: Redis's exact
+# cmsgpack and struct (server/scripting/lua_cmsgpack.c, lua_struct.c) in a bare Lua state: Redis's exact
 # bytes and errors, random values round tripped, random bytes unpacked; SEED=<n> replays.
 add_executable(test_lua_libs unit/test_lua_libs.c)
 target_link_libraries(test_lua_libs PRIVATE rbkv_server_core)

@@ -52,7 +52,7 @@ static void cmd_exec(struct client *c)
         resp_add_error(&c->out, "ERR EXEC without MULTI");
         return;
     }
-    multi_exec(c);
+    command_exec(c);
 }
 
 #define TX_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)

@@ -27,6 +27,7 @@
 #include "functions.h"
 #include "histogram.h"
 #include "keyspace.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "lazyfree.h"
 #include "mem.h"

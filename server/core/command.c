@@ -32,6 +32,7 @@
 #include "evict.h"
 #include "histogram.h"
 #include "latency.h"
+#include "longrun.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "keyspec.h"
@@ -202,6 +203,8 @@ void command_table_init(void)
 {
     static struct command_name names[INDEX_SLOTS];
     char err[128];
+
+    conn_on_request(command_execute);
     size_t n = builtin_names(names);
 
     memset(builtin_slots, 0, sizeof(builtin_slots));
@@ -396,18 +399,7 @@ static void reply_unknown_command(struct client *c)
                     (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
 }
 
-static const struct command_long_run *long_run;
 static const struct command_write_gate *write_gate;
-
-void command_on_long_run(const struct command_long_run *hooks)
-{
-    long_run = hooks;
-}
-
-int command_long_running(void)
-{
-    return long_run && long_run->running();
-}
 
 void command_on_write_gate(const struct command_write_gate *gate)
 {
@@ -417,6 +409,29 @@ void command_on_write_gate(const struct command_write_gate *gate)
 int command_primary_link_up(void)
 {
     return !write_gate || write_gate->link_up();
+}
+
+/* EXEC's part of the dispatcher (struct multi_runner). */
+static const char *exec_refusal(unsigned cmd_flags)
+{
+    if (server.cfg.maxmemory && (cmd_flags & CMD_DENYOOM) && evict_perform() == EVICT_FAIL)
+        return ERR_OOM;
+    if ((cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
+        return ERR_MISCONF;
+    return NULL;
+}
+
+/* ACLs are checked again at EXEC: the rules may have changed since. */
+static void exec_call(struct client *c, const struct command *cmd)
+{
+    if (!acl_refuses_at_exec(c, cmd))
+        command_call(c, cmd);
+}
+
+void command_exec(struct client *c)
+{
+    static const struct multi_runner runner = {.refusal = exec_refusal, .call = exec_call};
+    multi_exec(c, &runner);
 }
 
 void command_script_refused(const struct command *cmd)
@@ -535,7 +550,7 @@ void command_execute(struct client *c)
     /* Eviction runs before every command, as in Redis, so memory taken by
      * anything (buffers too) is given back; only a command that may grow
      * memory is refused when nothing more can go. */
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !command_long_running() &&
+    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !long_run_active() &&
         evict_perform() == EVICT_FAIL &&
         ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
         resp_add_error(&c->out, ERR_OOM);
@@ -556,7 +571,7 @@ void command_execute(struct client *c)
         return;
     }
     /* A script past busy-reply-threshold serves the loop from inside:
-     * only what may run beside it does (struct command_long_run). */
+     * only what may run beside it does (longrun.h). */
     if (long_run && !(cmd->flags & CMD_ALLOW_BUSY) && long_run->timed_out()) {
         resp_add_error(&c->out, long_run->busy_reply());
         refused(c, cmd);

@@ -167,6 +167,9 @@ void command_reset_stats(void); /* CONFIG RESETSTAT: the histograms too */
  * limit, MISCONF, then the handler or MULTI's queue, with Redis's error text
  * for each refusal. */
 void command_execute(struct client *c);
+/* EXEC: runs c's transaction (multi.h's multi_exec) with the dispatcher's
+ * checks and command_call. */
+void command_exec(struct client *c);
 /* A script's command refused before it ran, its error counted with
  * errorstats_count: cmd's rejected call (NULL: an unknown command). */
 void command_script_refused(const struct command *cmd);
@@ -186,22 +189,8 @@ void reply_wrong_arity(struct client *c);
  * each registers its answers here at start, as data/keyspace.h's
  * ks_on_change, and the dispatcher calls through the pointer, one
  * predictable branch on its path. Unset, the server runs as one without
- * that subsystem. The structs must outlive the server. */
-
-/* A long-running command: one that serves the loop from inside itself while
- * it runs (a busy script; scripting/script.c registers it, script_init). */
-struct command_long_run {
-    int (*running)(void);   /* one runs now (cron, expiry and eviction wait) */
-    int (*timed_out)(void); /* past busy-reply-threshold: only CMD_ALLOW_BUSY runs beside it */
-    const char *(*busy_reply)(void); /* the -BUSY error the others get */
-    int64_t (*time_snapshot_ms)(void); /* the clock its own commands all see */
-};
-/* The client a long-running command's own commands run as (the script
- * client): command_call gives its commands time_snapshot_ms's clock. */
-#define CLIENT_ID_LONG_RUN UINT64_MAX
-void command_on_long_run(const struct command_long_run *hooks);
-/* Whether a long-running command runs now (0 when none is registered). */
-int command_long_running(void);
+ * that subsystem. The structs must outlive the server. The long-running
+ * command's hook is longrun.h's (eviction and the cron ask it too). */
 
 /* May this write proceed: replication's refusals (replication/repl.c
  * registers them, repl_init). */

@@ -44,16 +44,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "acl.h"
 #include "client.h"
-#include "command.h"
 #include "conn.h"
 #include "errorstats.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
 #include "server.h"
-#include "stream.h"
 #include "tls.h"
 
 #define LISTEN_BACKLOG 511
@@ -69,6 +66,8 @@ static void yield_unlink(struct client *c);
 static conn_client_fn *closing_fns[CONN_HOOKS_MAX], *gone_fns[CONN_HOOKS_MAX];
 static int nclosing, ngone;
 static void (*requests_ran)(void);
+static conn_client_fn *dispatch, *top_up;
+static const struct conn_auth *auth;
 static conn_client_test_fn *subscriber;
 static const struct conn_log *log_hooks;
 
@@ -90,6 +89,26 @@ void conn_on_closing(conn_client_fn *fn)
 void conn_on_gone(conn_client_fn *fn)
 {
     add_hook(gone_fns, &ngone, fn);
+}
+
+void conn_on_request(conn_client_fn *fn)
+{
+    dispatch = fn;
+}
+
+void conn_dispatch(struct client *c)
+{
+    dispatch(c);
+}
+
+void conn_on_top_up(conn_client_fn *fn)
+{
+    top_up = fn;
+}
+
+void conn_on_auth(const struct conn_auth *a)
+{
+    auth = a;
 }
 
 void conn_on_requests_ran(void (*fn)(void))
@@ -464,7 +483,7 @@ static void run_requests(struct client *c)
          * so one command over a million keys cannot buffer more than that
          * (Redis checks after every addReply). Refreshed here for CONFIG SET. */
         c->out.limit = server.cfg.client_output_limit.hard_bytes;
-        command_execute(c);
+        dispatch(c);
         if (c->after_command)
             c->after_command(c);
         c->argc = 0;
@@ -663,7 +682,8 @@ void conn_send(struct client *c)
     if (c->flags & (CLIENT_WRITING | CLIENT_CLOSING))
         return;
     for (;;) {
-        stream_top_up(c);
+        if (c->stream)
+            top_up(c);
         if ((c->flags & CLIENT_CLOSING) || unsent(c) == 0)
             break;
         n = fill_bufs(c, bufs, &total);
@@ -728,7 +748,7 @@ static void name_of(const struct sockaddr_storage *ss, char *out, size_t len)
  * the server allocate large buffers. */
 static void limits_for(const struct client *c, struct resp_limits *lim)
 {
-    int unauth = !(c->flags & CLIENT_AUTHENTICATED) && acl_default_requires_auth();
+    int unauth = !(c->flags & CLIENT_AUTHENTICATED) && auth && auth->requires_auth();
     lim->max_bulk_len = server.cfg.proto_max_bulk_len;
     /* Redis 7 caps a request's element count only at INT_MAX (argv grows as
      * elements arrive, and the query buffer limit bounds the bytes). */
@@ -824,7 +844,7 @@ void conn_name_peers(struct client *c)
 /* Redis's test: the default user takes any password (its nopass flag). */
 static int no_password(void)
 {
-    return (acl_default_user()->flags & ACL_USER_NOPASS) != 0;
+    return auth && auth->no_password();
 }
 
 /* Whether the IP ip[0..len) is on the loopback interface: 127.0.0.0/8 (as
@@ -897,7 +917,7 @@ static void accept_client(uv_stream_t *listener, int is_unix, int is_tls)
     struct client *c = client_new();
     if (!c)
         return;
-    c->user = acl_default_user();
+    c->user = auth ? auth->default_user() : NULL;
     int rc = is_unix ? uv_pipe_init(server.loop, &c->h.pipe, 0)
                      : uv_tcp_init(server.loop, &c->h.tcp);
     if (rc < 0) {
@@ -1088,6 +1108,7 @@ static struct listener_set *listen_port(int port, int is_tls)
 
 int conn_listen(void)
 {
+    server_on_child_close(conn_close_listener_fds);
     uv_check_init(server.loop, &sync_check);
     uv_idle_init(server.loop, &sync_idle);
     uv_check_init(server.loop, &yield_check);

@@ -82,6 +82,28 @@ typedef void conn_client_fn(struct client *c);
  * again does nothing. Called from the loop thread only. */
 void conn_on_closing(conn_client_fn *fn);
 void conn_on_gone(conn_client_fn *fn);
+/* The dispatcher, which runs the request in c->argc/argv (command.c's
+ * command_execute, registered by command_table_init): the transport sits
+ * below it and calls it only through this. Must be set before a client is
+ * read. */
+void conn_on_request(conn_client_fn *fn);
+/* Runs the request in c->argc/argv through that dispatcher: for a request
+ * that waited outside the read path (pause.c's, held by CLIENT PAUSE). */
+void conn_dispatch(struct client *c);
+/* Tops c's output up from its streamed reply (stream.c's stream_top_up,
+ * registered by stream_init), called while c->stream is set. */
+void conn_on_top_up(conn_client_fn *fn);
+/* What the transport asks of the users (acl.c's answers, registered by
+ * lifecycle.c): the user a new client acts as, whether the default user
+ * has a password (the parser's smaller caps before AUTH), and whether it
+ * takes any password (protected mode). Unset: no user, no caps. */
+struct acl_user;
+struct conn_auth {
+    struct acl_user *(*default_user)(void);
+    int (*requires_auth)(void);
+    int (*no_password)(void);
+};
+void conn_on_auth(const struct conn_auth *auth);
 /* fn runs after the loop's own callbacks ran a client's requests (a read,
  * a write's end): blocking.c's, which runs the requests of the clients they
  * woke up, so one client's requests never run nested in another's. */

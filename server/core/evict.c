@@ -31,6 +31,7 @@
 #include "keyspace.h"
 #include "latency.h"
 #include "lazyfree.h"
+#include "longrun.h"
 #include "mem.h"
 #include "notify.h"
 #include "pause.h"
@@ -81,7 +82,7 @@ static void again_cb(uv_timer_t *t)
     (void)t;
     again_pending = 0;
     /* Not under a busy script: the next command evicts instead. */
-    if (!command_long_running())
+    if (!long_run_active())
         evict_perform();
 }
 

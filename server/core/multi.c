@@ -20,12 +20,9 @@
 
 #include <string.h>
 
-#include "acl.h"
-#include "bgsave.h"
 #include "client.h"
 #include "command.h"
 #include "conn.h"
-#include "evict.h"
 #include "mem.h"
 #include "propagate.h"
 #include "server.h"
@@ -123,16 +120,12 @@ void multi_start(struct client *c)
     c->multi->tail = &c->multi->head;
 }
 
-void multi_exec(struct client *c)
+void multi_exec(struct client *c, const struct multi_runner *run)
 {
     struct multi_state *m = c->multi;
     /* Refusals the dispatcher would give the queued commands now, for the
      * transaction as a whole, as Redis checks EXEC. */
-    const char *refusal = NULL;
-    if (server.cfg.maxmemory && (m->cmd_flags & CMD_DENYOOM) && evict_perform() == EVICT_FAIL)
-        refusal = ERR_OOM;
-    else if ((m->cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
-        refusal = ERR_MISCONF;
+    const char *refusal = run->refusal(m->cmd_flags);
     if (refusal) {
         resp_add_errorf(&c->out, "EXECABORT Transaction discarded because of: %s", refusal);
         multi_discard(c);
@@ -160,8 +153,7 @@ void multi_exec(struct client *c)
         c->argc = q->argc;
         c->argv = q->argv;
         server.stats.total_commands++; /* Redis counts a queued command again when it runs */
-        if (!acl_refuses_at_exec(c, q->cmd))
-            command_call(c, q->cmd);
+        run->call(c, q->cmd);
     }
     propagate_exec_end();
     c->argc = argc;

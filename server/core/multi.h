@@ -17,10 +17,19 @@ struct command;
 
 /* MULTI: c, not in a transaction yet, starts queueing. */
 void multi_start(struct client *c);
+struct multi_runner {
+    /* The dispatcher's refusal of commands with these flags now (OOM,
+     * MISCONF), or NULL. */
+    const char *(*refusal)(unsigned cmd_flags);
+    /* Runs one queued command, the request in c->argc/argv. */
+    void (*call)(struct client *c, const struct command *cmd);
+};
 /* EXEC for c, in a transaction: refuses the whole queue (EXECABORT) as the
  * dispatcher would now, or answers nil when a WATCHed key changed, or runs
- * every queued command into one array reply; then ends the transaction. */
-void multi_exec(struct client *c);
+ * every queued command into one array reply; then ends the transaction.
+ * The dispatcher is above the queue, so EXEC's caller (command_exec) passes
+ * run, its part of the run. */
+void multi_exec(struct client *c, const struct multi_runner *run);
 
 /* The dispatcher, for a client in MULTI whose request passed every check:
  * queues it and replies +QUEUED, returning 1; returns 0 for the commands that

@@ -94,7 +94,7 @@ static int held_back(const struct client *c, const struct command *cmd)
         return 1;
     case PAUSE_WRITE:
         return (cmd->flags & CMD_WRITE) ||
-               (cmd == command_lookup_builtin("exec", 4) && multi_has_write(c));
+               (!strcmp(cmd->name, "exec") && multi_has_write(c));
     default:
         return 0;
     }
@@ -163,7 +163,7 @@ static void resume_cb(uv_idle_t *h)
         }
         c->argc = r->argc;
         c->argv = r->argv;
-        command_execute(c);
+        conn_dispatch(c);
         c->argc = 0;
         c->argv = NULL;
         xfree(r);

@@ -62,6 +62,7 @@ void stream_init(void)
      * before a change. */
     conn_on_closing(stream_drop);
     conn_on_gone(stream_drop);
+    conn_on_top_up(stream_top_up);
 }
 
 int stream_allowed(const struct client *c)

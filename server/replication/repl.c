@@ -19,6 +19,7 @@
 #include "command.h"
 #include "conn.h"
 #include "feed.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "mem.h"
 #include "propagate.h"

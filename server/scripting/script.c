@@ -36,6 +36,7 @@
 #include "errorstats.h"
 #include "evict.h"
 #include "log.h"
+#include "longrun.h"
 #include "mem.h"
 #include "multi.h"
 #include "propagate.h"
@@ -370,8 +371,8 @@ int script_interrupt(struct script_run *run)
     return (run->state & SCRIPT_RUN_KILLED) || server.shutting_down;
 }
 
-/* The dispatcher's long-running command hook (command.h): a busy script. */
-static const struct command_long_run long_run = {
+/* Core's long-running command hook (longrun.h): a busy script. */
+static const struct long_run busy_script = {
     .running = script_running,
     .timed_out = script_timedout,
     .busy_reply = script_busy_reply,
@@ -380,7 +381,7 @@ static const struct command_long_run long_run = {
 
 void script_init(void)
 {
-    command_on_long_run(&long_run);
+    long_run_register(&busy_script);
 }
 
 void script_set_busy_stop(int (*stop)(void))

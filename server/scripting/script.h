@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "longrun.h"
 
 struct client;
 struct command;
@@ -126,7 +126,7 @@ int script_interrupt(struct script_run *run);
 void script_set_busy_stop(int (*stop)(void));
 
 /* At start: registers the running script as the dispatcher's long-running
- * command (command.h's struct command_long_run), so core asks it whether
+ * command (longrun.h), so core asks it whether
  * one runs, has timed out, what -BUSY says and which clock its commands
  * see, without knowing scripting. */
 void script_init(void);
@@ -145,7 +145,7 @@ long long script_run_ms(void);
  * snapshot time), or -1 when no script runs. */
 int64_t script_time_snapshot(void);
 /* The script client, for callers that must recognise it: core's id for a
- * long-running command's own client (command.h). */
+ * long-running command's own client (longrun.h). */
 #define SCRIPT_CLIENT_ID CLIENT_ID_LONG_RUN
 
 #endif
