@@ -3,3 +3,4 @@
 # from integration.cmake (a target may be linked before it is defined). About 2 s: the timeout
 # tests sleep.
 rbkv_server_test(integration_blocking integration/test_blocking.c 60 integration)
+rbkv_on_redis(integration_blocking)

@@ -65,6 +65,10 @@ struct h_server {
  * and h_stop and h_wait_exit fail the test when the server's dir holds a
  * valgrind.<pid>.log (--log-file=valgrind.%p.log) reporting lost memory. */
 void h_init(int argc, char **argv);
+/* h_init's exit status when the binary is a bare "redis-server" that is not
+ * on $PATH and h_reference_required() is 0 (it fails the run otherwise):
+ * CTest's SKIP_RETURN_CODE for the *_on_redis tests. */
+#define H_SKIP_STATUS 77
 
 /* Prints the summary line, kills servers still running. Returns the exit
  * status of the test program: 0 when nothing failed. */
@@ -76,13 +80,21 @@ int h_finish(void);
 int h_start(struct h_server *s, const char *const *flags);
 /* Starts Debian's redis-server (the first on $PATH) as h_start does, with
  * --save "" --appendonly no, as the reference that a test compares the
- * server's replies with. Returns 0; 1 when there is no redis-server (not a
- * failure: the caller skips the comparison); -1 after recording a failure. */
+ * server's replies with. Returns 0; 1 when there is no redis-server and
+ * h_reference_required() is 0 (not a failure: the caller skips the
+ * comparison); -1 after recording a failure, which a missing redis-server is
+ * when h_reference_required() is 1. */
 int h_start_reference(struct h_server *s, const char *const *flags);
-/* The reference beside the server under test, for a file whose comparisons
- * are optional: 1 when it runs; 0, having printed why, when there is
- * nothing to compare with (no redis-server, or the tests run against
- * redis-server itself) or it failed to start (a recorded failure). */
+/* Whether the comparisons with Redis are mandatory, so that a missing
+ * redis-server fails the run instead of skipping them: under CI ($CI=true)
+ * or $RBKV_REQUIRE_REFERENCE set and not "0" (the Makefile's test targets
+ * set it). A developer without redis-server still gets the skip. */
+int h_reference_required(void);
+/* The reference beside the server under test: 1 when it runs; 0, having
+ * printed why, when there is nothing to compare with (no redis-server while
+ * h_reference_required() is 0, or the tests run against redis-server
+ * itself) or it failed to start or is required and missing (a recorded
+ * failure). */
 int h_start_comparison(struct h_server *ref);
 /* As h_start, with the config file "server.conf" in s's dir holding text as
  * the server's first argument; h_restart gives it again, as CONFIG REWRITE
@@ -403,6 +415,10 @@ int h_wait_info(redisContext *c, const char *section, const char *field, const c
  * server learns of a close asynchronously. Returns 1 when it got there, 0
  * (not a recorded failure: callers CHECK) otherwise. */
 int h_wait_clients(redisContext *c, long n, int timeout_ms);
+/* Polls PING on c until it answers -BUSY, for up to timeout_ms: a script or
+ * function sent on another client is running past busy-reply-threshold.
+ * Returns 1 when it got there, 0 after a failed CHECK. */
+int h_wait_busy(redisContext *c, int timeout_ms);
 /* Raises this process's RLIMIT_NOFILE soft limit to at least n, as far as the
  * hard limit allows (a server started later inherits it). Returns the soft
  * limit now in force. */

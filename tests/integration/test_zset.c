@@ -132,11 +132,14 @@ static void test_ranks_and_counts(void)
     EXPECT_INT(c, 3, "ZREVRANK", "z", "c");
     EXPECT_NIL(c, "ZRANK", "z", "x");
     EXPECT_NIL(c, "ZRANK", "nosuch", "x");
-    /* Redis 7.2's WITHSCORE. */
-    EXPECT_REPLY(c, "[:2, '3']", "ZRANK", "z", "c", "WITHSCORE");
-    EXPECT_REPLY(c, "[:0, '6']", "ZREVRANK", "z", "f", "withscore");
-    EXPECT_REPLY(c, "(nil)", "ZRANK", "z", "x", "WITHSCORE");
-    EXPECT_ERR(c, "ERR syntax error", "ZRANK", "z", "c", "WITHSCORES");
+    /* Redis 7.2's WITHSCORE, which the 7.0 reference (h_is_reference) has not:
+     * there ZRANK's third argument is a wrong number of arguments. */
+    if (!h_is_reference()) {
+        EXPECT_REPLY(c, "[:2, '3']", "ZRANK", "z", "c", "WITHSCORE");
+        EXPECT_REPLY(c, "[:0, '6']", "ZREVRANK", "z", "f", "withscore");
+        EXPECT_REPLY(c, "(nil)", "ZRANK", "z", "x", "WITHSCORE");
+        EXPECT_ERR(c, "ERR syntax error", "ZRANK", "z", "c", "WITHSCORES");
+    }
     EXPECT_ERR(c, "ERR wrong number of arguments for 'zrank' command", "ZRANK", "z", "c",
                "WITHSCORE", "x");
 
@@ -473,10 +476,12 @@ static void test_resp3(void)
     RAW_EXPECT(&r, "*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,3\r\n");
     RAW_SEND(&r, "ZRANGEBYSCORE z -inf +inf WITHSCORES LIMIT 1 1\r\n");
     RAW_EXPECT(&r, "*1\r\n*2\r\n$1\r\nb\r\n,3\r\n");
-    RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
-    RAW_EXPECT(&r, "*2\r\n:1\r\n,3\r\n");
-    RAW_SEND(&r, "ZRANK z x WITHSCORE\r\n");
-    RAW_EXPECT(&r, "_\r\n");
+    if (!h_is_reference()) { /* 7.2's WITHSCORE, as above */
+        RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
+        RAW_EXPECT(&r, "*2\r\n:1\r\n,3\r\n");
+        RAW_SEND(&r, "ZRANK z x WITHSCORE\r\n");
+        RAW_EXPECT(&r, "_\r\n");
+    }
     RAW_SEND(&r, "ZUNION 1 z WITHSCORES\r\n");
     RAW_EXPECT(&r, "*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,3\r\n");
     RAW_SEND(&r, "ZRANDMEMBER z -1 WITHSCORES\r\n");
@@ -488,11 +493,13 @@ static void test_resp3(void)
     RAW_EXPECT(&r, "*2\r\n$1\r\na\r\n,1.5\r\n");
     RAW_SEND(&r, "ZPOPMAX z 1\r\n");
     RAW_EXPECT(&r, "*1\r\n*2\r\n$1\r\nb\r\n,3\r\n");
-    RAW_SEND(&r, "ZRANK z b WITHSCORE\r\nHELLO 2\r\n");
-    RAW_EXPECT(&r, "_\r\n");
-    RAW_EXPECT_MATCH(&r, "*");
-    RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
-    RAW_EXPECT(&r, "*-1\r\n");
+    if (!h_is_reference()) { /* 7.2's WITHSCORE, as above */
+        RAW_SEND(&r, "ZRANK z b WITHSCORE\r\nHELLO 2\r\n");
+        RAW_EXPECT(&r, "_\r\n");
+        RAW_EXPECT_MATCH(&r, "*");
+        RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
+        RAW_EXPECT(&r, "*-1\r\n");
+    }
     h_raw_close(&r);
 }
 
