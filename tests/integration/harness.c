@@ -1487,6 +1487,88 @@ void h_fill(redisContext *c, const char *prefix, int n)
         freeReplyObject(h_get_reply(c));
 }
 
+void h_coll_fill(redisContext *c, const struct h_coll *t, const char *key, int n)
+{
+    char name[16], value[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "%c%05d", t->prefix, i);
+        snprintf(value, sizeof(value), "%d", i);
+        H_APPEND(c, t->add, key, t->value_first ? value : name, t->value_first ? name : value);
+    }
+    for (int i = 0; i < n; i++)
+        freeReplyObject(h_get_reply(c));
+}
+
+int h_coll_scan_churn(const char *file, int line, redisContext *c, const struct h_coll *t,
+                      const char *key, int n)
+{
+    unsigned char *seen = calloc((size_t)n, 1);
+    char cursor[32] = "0";
+    int calls = 0;
+    if (!h_check(file, line, seen != NULL, "out of memory"))
+        return n;
+    do {
+        redisReply *r = H_CALL(c, t->scan, key, cursor, "COUNT", "100");
+        if (!h_check(file, line, r && r->type == REDIS_REPLY_ARRAY && r->elements == 2,
+                     "%s reply", t->scan)) {
+            freeReplyObject(r);
+            break;
+        }
+        snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+        const redisReply *items = r->element[1];
+        for (size_t i = 0; i + 1 < items->elements; i += 2) {
+            if (items->element[i]->str[0] != t->prefix)
+                continue; /* one of the entries that come and go */
+            int k = atoi(items->element[i]->str + 1);
+            h_check(file, line, k >= 0 && k < n && atoi(items->element[i + 1]->str) == k,
+                    "a scanned pair");
+            if (k >= 0 && k < n)
+                seen[k] = 1;
+        }
+        freeReplyObject(r);
+        char extra[32], gone[32];
+        for (int j = 0; j < 50; j++) {
+            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j);
+            H_APPEND(c, t->add, key, t->value_first ? "-1" : extra, t->value_first ? extra : "-1");
+            snprintf(gone, sizeof(gone), "x%d", calls * 50 + j - 120);
+            H_APPEND(c, t->del, key, gone);
+        }
+        for (int j = 0; j < 100; j++)
+            freeReplyObject(h_get_reply(c));
+    } while (strcmp(cursor, "0") != 0 && ++calls < 10 * n);
+    int missed = 0;
+    for (int k = 0; k < n; k++)
+        missed += !seen[k];
+    free(seen);
+    h_check(file, line, missed == 0, "%s missed %d entries", t->scan, missed);
+    return missed;
+}
+
+void h_fill_big(redisContext *c, int n, size_t size)
+{
+    char *big = malloc(size);
+    if (!big) {
+        CHECK(0, "out of memory for %zu bytes", size);
+        return;
+    }
+    memset(big, 'x', size);
+    for (int i = 0; i < n; i++) {
+        char k[32];
+        int len = snprintf(k, sizeof(k), "big:%d", i);
+        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)len), H_B(big, size)));
+    }
+    free(big);
+}
+
+void h_kill9_with_child(struct h_server *s, int timeout_ms)
+{
+    long child = h_child_of(s->pid);
+    kill(s->pid, SIGKILL);
+    if (child > 0)
+        kill((pid_t)child, SIGKILL);
+    h_wait_exit(s, timeout_ms);
+}
+
 long h_child_of(pid_t pid)
 {
     char p[64];

@@ -380,6 +380,31 @@ long long h_int_reply(redisContext *c, int argc, const char *const *argv);
 #define H_INT_REPLY(c, ...) h_int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 /* SETs prefix:i = prefix:i for i < n, pipelined. */
 void h_fill(redisContext *c, const char *prefix, int n);
+/* A collection's big keys (test_hash.c, test_zset.c): entries named prefix
+ * and five digits, prefix00000 .. , each valued (a hash's value, a sorted
+ * set's score) its number. */
+struct h_coll {
+    const char *add, *del, *scan; /* "HSET" "HDEL" "HSCAN", "ZADD" "ZREM" "ZSCAN" */
+    char prefix;                  /* of the entries' names */
+    int value_first;              /* the value comes before the name (ZADD's score) */
+};
+/* Adds entries 0 .. n-1 to key, pipelined. */
+void h_coll_fill(redisContext *c, const struct h_coll *t, const char *key, int n);
+/* Walks key (h_coll_fill'ed with n entries) by cursor, COUNT 100, while
+ * between two calls 50 entries "x<i>" (valued -1) come and 50 older ones go,
+ * resizing the table: every numbered entry, present throughout, must come
+ * back with its value. Records failures at file:line. Returns how many of
+ * them it missed. */
+int h_coll_scan_churn(const char *file, int line, redisContext *c, const struct h_coll *t,
+                      const char *key, int n);
+#define H_COLL_SCAN_CHURN(c, t, key, n)                                                           \
+    h_coll_scan_churn(__FILE__, __LINE__, (c), (t), (key), (n))
+/* SETs big:0 .. big:n-1 to size bytes each: enough that a fork child (BGSAVE,
+ * a rewrite) takes a while. */
+void h_fill_big(redisContext *c, int n, size_t size);
+/* SIGKILL to s and to its fork child, if any, then waits up to timeout_ms for
+ * s to be gone: a crash in the middle of a background save. */
+void h_kill9_with_child(struct h_server *s, int timeout_ms);
 /* DEBUG DIGEST: 40 hex digits, all zeros for an empty dataset. h_digest
  * puts them into out (H_DIGEST_CHARS + 1 bytes), or "" after recording a
  * failure. */

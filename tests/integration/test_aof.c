@@ -620,20 +620,9 @@ static void test_kill9_during_rewrite(void)
     if (!c)
         return;
     h_fill(c, "k", KEYS);
-    char *big = malloc(BIG_VALUE);
-    memset(big, 'x', BIG_VALUE);
-    for (int i = 0; i < BIG_VALUES; i++) {
-        char k[32];
-        int n = snprintf(k, sizeof(k), "big:%d", i);
-        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)n), H_B(big, BIG_VALUE)));
-    }
-    free(big);
+    h_fill_big(c, BIG_VALUES, BIG_VALUE);
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
-    long child = h_child_of(s.pid);
-    kill(s.pid, SIGKILL);
-    if (child > 0)
-        kill((pid_t)child, SIGKILL);
-    h_wait_exit(&s, EXIT_MS);
+    h_kill9_with_child(&s, EXIT_MS);
     redisFree(c);
 
     c = h_reopen(&s, H_FLAGS(ALWAYS));

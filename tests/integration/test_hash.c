@@ -39,18 +39,8 @@ static struct h_server srv;
 static const char *const wrongtype = "-WRONGTYPE Operation against a key holding the wrong kind "
                                      "of value";
 
-/* HSETs f00000..f<n-1> = i into key, pipelined. */
-static void fill(redisContext *c, const char *key, int n)
-{
-    char field[16], value[16];
-    for (int i = 0; i < n; i++) {
-        snprintf(field, sizeof(field), "f%05d", i);
-        snprintf(value, sizeof(value), "%d", i);
-        H_APPEND(c, "HSET", key, field, value);
-    }
-    for (int i = 0; i < n; i++)
-        freeReplyObject(h_get_reply(c));
-}
+/* The large hashes: fields f00000.. valued their number. */
+static const struct h_coll hash_coll = {"HSET", "HDEL", "HSCAN", 'f', 0};
 
 static long long dirty(redisContext *c)
 {
@@ -214,7 +204,7 @@ static void test_getall(void)
     EXPECT_OK(c, "CONFIG", "SET", "hash-max-listpack-entries", "128");
 
     /* A large hash walks its chunks in order. */
-    fill(c, "big", BIG);
+    h_coll_fill(c, &hash_coll, "big", BIG);
     redisReply *r = H_CALL(c, "HKEYS", "big");
     if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == BIG, "HKEYS of %d", BIG)) {
         int sorted = 1;
@@ -356,7 +346,7 @@ static void test_randfield(void)
     freeReplyObject(r);
 
     /* Fewer than the size: distinct fields, on a large hash too. */
-    fill(c, "big", BIG);
+    h_coll_fill(c, &hash_coll, "big", BIG);
     static const char *const counts[] = {"2", "100", "1500", "2999"};
     for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
         size_t n = (size_t)atoi(counts[t]);
@@ -401,43 +391,8 @@ static void test_scan(void)
 
     /* A large hash by cursor, fields coming and going meanwhile: every field
      * present throughout is returned, with its value. */
-    fill(c, "big", BIG);
-    static unsigned char seen[BIG];
-    memset(seen, 0, sizeof(seen));
-    char cursor[32] = "0";
-    int calls = 0;
-    redisReply *r;
-    do {
-        r = H_CALL(c, "HSCAN", "big", cursor, "COUNT", "100");
-        if (!CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2, "HSCAN reply")) {
-            freeReplyObject(r);
-            break;
-        }
-        snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-        const redisReply *items = r->element[1];
-        for (size_t i = 0; i + 1 < items->elements; i += 2) {
-            if (items->element[i]->str[0] != 'f')
-                continue; /* one of the fields that come and go */
-            int k = atoi(items->element[i]->str + 1);
-            CHECK(k >= 0 && k < BIG && atoi(items->element[i + 1]->str) == k, "a scanned pair");
-            if (k >= 0 && k < BIG)
-                seen[k] = 1;
-        }
-        freeReplyObject(r);
-        char extra[32];
-        for (int j = 0; j < 50; j++) {
-            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j);
-            H_APPEND(c, "HSET", "big", extra, "-1");
-            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j - 120);
-            H_APPEND(c, "HDEL", "big", extra);
-        }
-        for (int j = 0; j < 100; j++)
-            freeReplyObject(h_get_reply(c));
-    } while (strcmp(cursor, "0") != 0 && ++calls < 10 * BIG);
-    int missed = 0;
-    for (int k = 0; k < BIG; k++)
-        missed += !seen[k];
-    CHECK(missed == 0, "HSCAN missed %d fields", missed);
+    h_coll_fill(c, &hash_coll, "big", BIG);
+    H_COLL_SCAN_CHURN(c, &hash_coll, "big", BIG);
     EXPECT_REPLY(c, "['0', ['f00007', '7']]", "HSCAN", "big", "0", "MATCH", "f00007", "COUNT",
                  "100000");
     redisFree(c);
