@@ -30,6 +30,9 @@ add_test(NAME integration_command_docs
 # One redis-cli process per transcript line: a minute and more on a loaded machine.
 set_tests_properties(integration_transcript integration_command_docs PROPERTIES
                      LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77)
+# The transcripts' expected output is Redis 7.0's: printed again by redis-server itself.
+rbkv_script_on_redis(integration_transcript ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcript.sh
+                     ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcripts)
 set_tests_properties(integration_benchmark_smoke PROPERTIES
                      LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77)
 

@@ -12,7 +12,11 @@ add_test(NAME integration_sentinel
 # About 35 s when it passes; each failed wait is bounded by 30-40 s.
 set_tests_properties(integration_sentinel PROPERTIES LABELS integration TIMEOUT 300
                      SKIP_RETURN_CODE 77)
+rbkv_script_on_redis(integration_sentinel ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_sentinel.sh)
 # Ordering only: when both run, the client tests' npm ci comes first, so the client part runs.
 if(TEST integration_clients_node)
   set_tests_properties(integration_sentinel PROPERTIES DEPENDS integration_clients_node)
+  if(TEST integration_sentinel_on_redis)
+    set_tests_properties(integration_sentinel_on_redis PROPERTIES DEPENDS integration_clients_node)
+  endif()
 endif()

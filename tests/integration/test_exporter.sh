@@ -6,10 +6,16 @@
 # up there). One exporter serves both through its multi-target /scrape endpoint.
 #   tests/integration/test_exporter.sh SERVER_BIN
 # Skips (77) without prometheus-redis-exporter, redis-server, redis-cli or curl
-# (scripts/deps.sh test installs them).
+# (scripts/deps.sh test installs them); fails without redis-server where the comparisons with
+# Redis are required (CI=true or RBKV_REQUIRE_REFERENCE=1, as in the C tests' harness).
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 SERVER_BIN" >&2; exit 2; }
 server_bin=$1
+if ! command -v redis-server >/dev/null &&
+  { [ "${CI:-}" = true ] || [ "${RBKV_REQUIRE_REFERENCE:-0}" != 0 ]; }; then
+  echo "FAIL: no redis-server to compare with, required here (CI=true or RBKV_REQUIRE_REFERENCE=1)" >&2
+  exit 1
+fi
 for tool in prometheus-redis-exporter redis-server redis-cli curl; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh test)"; exit 77; }
 done
