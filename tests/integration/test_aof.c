@@ -169,7 +169,7 @@ static void test_kill9_always(void)
         writer(&s, fds[1]);
     }
     close(fds[1]);
-    h_sleep_ms(WRITER_MS);
+    h_sleep_ms(WRITER_MS); /* the test: the writer writes for a while, then the crash */
     kill(s.pid, SIGKILL);
     h_wait_exit(&s, EXIT_MS);
     long long last = -1;
@@ -216,7 +216,7 @@ static void test_everysec(void)
         return;
     for (int round = 0; round < 3; round++) {
         h_fill(c, round ? "more" : "k", KEYS);
-        h_sleep_ms(600);
+        h_sleep_ms(600); /* the test: writes a second old by the kill, past everysec's sync */
     }
     EXPECT_MATCH(c, "*aof_last_write_status:ok*", "INFO", "persistence");
     kill(s.pid, SIGKILL);

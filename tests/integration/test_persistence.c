@@ -64,7 +64,7 @@ static void test_lastsave(void)
         return;
     long long before = H_INT_REPLY(c, "LASTSAVE");
     CHECK(before > 1600000000, "LASTSAVE at start: %lld", before);
-    h_sleep_ms(1100);
+    h_sleep_ms(1100); /* the test: LASTSAVE counts seconds */
     EXPECT_OK(c, "SAVE");
     long long after = H_INT_REPLY(c, "LASTSAVE");
     CHECK(after > before, "LASTSAVE did not move: %lld then %lld", before, after);

@@ -404,7 +404,7 @@ static void test_keyspace(void)
     EXPECT_OK(c, "SELECT", "0");
     /* A set past its deadline is gone for every command. */
     EXPECT_INT(c, 1, "PEXPIRE", "z", "1");
-    h_sleep_ms(20);
+    h_sleep_ms(20); /* the test: the deadline passes */
     EXPECT_INT(c, 0, "ZCARD", "z");
     EXPECT_INT(c, 1, "ZADD", "z", "5", "new");
     EXPECT_REPLY(c, "['new']", "ZRANGE", "z", "0", "-1");
