@@ -211,7 +211,7 @@ else
   # It prints "writing" once its first writes are acknowledged.
   wait_until "$READY_SECONDS" grep -q '^writing' "$work/client.out" ||
     { cat "$work/client.log" >&2; die "the ioredis client never started writing"; }
-  sleep 1
+  sleep 1 # the test: a second of writes through the sentinels before the kill
 fi
 
 echo "== kill -9 of the primary s0 (port ${port[s0]})"
