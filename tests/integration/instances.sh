@@ -36,7 +36,7 @@ trap instances_cleanup EXIT
 
 # free_port; start_instance asks for one that no instance here was given, and tries another when
 # a program takes it before the bind.
-# shellcheck source=ports.sh
+# shellcheck source-path=SCRIPTDIR source=ports.sh
 . "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 launch() {

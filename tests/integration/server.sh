@@ -34,7 +34,7 @@ server_cleanup() {
 trap server_cleanup EXIT
 
 # free_port; another test may still take its port before our bind: server_start retries.
-# shellcheck source=ports.sh
+# shellcheck source-path=SCRIPTDIR source=ports.sh
 . "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 server_start() {

@@ -217,6 +217,7 @@ wait_in_file() {
 closed_with_notify() {
   local what=$1 action=$2 out f=$CERTS/notify.out
   : >"$f"
+  # shellcheck disable=SC2094 # the input side polls the output s_client writes: on purpose
   (printf 'PING\r\n'; wait_in_file "$f" "^+PONG"; eval "$action"
    wait_in_file "$f" "^<<< .*Alert.*close_notify") |
     timeout 20 openssl s_client -connect "127.0.0.1:$TLS_PORT" -CAfile "$CERTS/ca.crt" \
