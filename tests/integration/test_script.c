@@ -411,7 +411,7 @@ static void test_busy_and_kill(void)
         return;
     EXPECT_REPLY(b, "['lua-time-limit', '100']", "CONFIG", "GET", "lua-time-limit");
     H_SEND(a, "EVAL", "local i = 0 while true do i = i + 1 end", "0");
-    h_sleep_ms(300);
+    h_wait_busy(b, 5000 * H_SLOW);
     EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
               "NOSAVE.", "GET", "k");
     EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
@@ -434,7 +434,7 @@ static void test_busy_and_kill(void)
 
     /* A script that wrote cannot be killed; SHUTDOWN NOSAVE ends it all. */
     H_SEND(a, "EVAL", "redis.call('set', 'w', '1') while true do end", "0");
-    h_sleep_ms(300);
+    h_wait_busy(b, 5000 * H_SLOW);
     EXPECT_ERR(b, "UNKILLABLE Sorry the script already executed write commands against the dataset. "
               "You can either wait the script termination or kill the server in a hard way using "
               "the SHUTDOWN NOSAVE command.", "SCRIPT", "KILL");
