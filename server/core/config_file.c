@@ -276,7 +276,7 @@ int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_
     int i = 0, rc = 0;
 
     while (i < argc && rc == 0) {
-        const char *why, **vals;
+        const char *why = NULL, **vals; /* NULL for clang-analyzer; set on failure */
         char **words;
         int nwords, nvals = 0, j = i + 1, def;
         struct config_text shown = {0};
