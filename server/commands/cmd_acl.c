@@ -1,12 +1,18 @@
 /*
  * cmd_acl.c - the ACL command and its subcommands, in Redis 7.0's reply
- * shapes and texts. Users, rules, the check and the log are acl.c's; this
- * module only reads arguments and writes replies.
+ * shapes and texts. Users and the check are acl.c's, the rules and
+ * categories acl_rules.c's, their text acl_describe.c's, the ACL file
+ * acl_file.c's and the log acl_log.c's; this module only reads arguments
+ * and writes replies.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "acl.h"
+#include "acl_describe.h"
+#include "acl_file.h"
+#include "acl_log.h"
+#include "acl_rules.h"
 #include "args.h"
 #include "client.h"
 #include "cmd_acl.h"
