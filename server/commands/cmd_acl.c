@@ -17,6 +17,7 @@
 #include "client.h"
 #include "cmd_acl.h"
 #include "command.h"
+#include "log.h"
 #include "mem.h"
 #include "numparse.h"
 #include "resp_parser.h"
@@ -225,11 +226,12 @@ static void acl_save_cmd(struct client *c)
     char err[512];
     if (!server.cfg.aclfile)
         resp_add_error(&c->out, ERR_NO_ACLFILE);
-    else if (acl_save_file(server.cfg.aclfile, err, sizeof(err)) < 0)
-        resp_add_errorf(&c->out, "ERR There was an error trying to save the ACLs. Please check "
-                                 "the server logs for more information (%s)",
-                        err);
-    else
+    else if (acl_save_file(server.cfg.aclfile, err, sizeof(err)) < 0) {
+        /* Redis's reply, word for word; the cause goes to the log. */
+        log_warning("%s", err);
+        resp_add_error(&c->out, "ERR There was an error trying to save the ACLs. Please check "
+                                "the server logs for more information");
+    } else
         reply_ok(c);
 }
 

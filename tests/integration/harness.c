@@ -1673,3 +1673,94 @@ long h_raise_nofile(long n)
     }
     return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
 }
+
+/* The state letter of /proc/<pid>/stat (R, S, T, Z...), or 0 when there is
+ * no such process. */
+static char proc_state(long pid)
+{
+    char p[64], line[512];
+    char state = 0;
+    snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
+    FILE *f = fopen(p, "r");
+    if (f && fgets(line, sizeof(line), f)) {
+        const char *close = strrchr(line, ')'); /* the name may hold spaces */
+        if (close && close[1] == ' ')
+            state = close[2];
+    }
+    if (f)
+        fclose(f);
+    return state;
+}
+
+long h_freeze_child(pid_t pid, int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    long child;
+    while ((child = h_child_of(pid)) < 0 && h_now_ms() < deadline)
+        h_sleep_ms(1);
+    if (child < 0 || kill((pid_t)child, SIGSTOP) < 0)
+        return -1;
+    /* SIGSTOP lands asynchronously: T once it did, Z when the child had
+     * already exited (its parent not having reaped it yet). */
+    char state;
+    while ((state = proc_state(child)) != 'T' && state != 't' && state != 'Z' && state != 0 &&
+           h_now_ms() < deadline)
+        h_sleep_ms(1);
+    return state == 'T' || state == 't' ? child : -1;
+}
+
+int h_wait_log(const struct h_server *s, const char *text, int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    while (!h_file_has(s, "server.log", text)) {
+        if (h_now_ms() >= deadline)
+            return 0;
+        h_sleep_ms(INFO_POLL_MS);
+    }
+    return 1;
+}
+
+int h_dir_has_prefix(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d)))
+        found |= !strncmp(e->d_name, prefix, strlen(prefix));
+    if (d)
+        closedir(d);
+    return found;
+}
+
+void h_fill_big(redisContext *c, const char *prefix, int n, size_t size)
+{
+    char *value = malloc(size);
+    if (!value) {
+        CHECK(0, "no memory for a %zu-byte value", size);
+        return;
+    }
+    memset(value, 'x', size);
+    for (int i = 0; i < n; i++) {
+        char k[64];
+        int kn = snprintf(k, sizeof(k), "%s:%d", prefix, i);
+        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)kn), H_B(value, size)));
+    }
+    free(value);
+}
+
+size_t h_write_filler(const char *path, size_t n)
+{
+    char block[8192];
+    size_t done = 0;
+    memset(block, 'f', sizeof(block));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    while (fd >= 0 && done < n) {
+        ssize_t w = write(fd, block, n - done < sizeof(block) ? n - done : sizeof(block));
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    if (fd >= 0)
+        close(fd);
+    return done;
+}

@@ -449,4 +449,22 @@ int h_wait_busy(redisContext *c, int timeout_ms);
  * limit now in force. */
 long h_raise_nofile(long n);
 
+/* Waits up to timeout_ms for pid's first child (a BGSAVE, AOF rewrite or
+ * full-sync child) and stops it with SIGSTOP, so a test kills it at a moment
+ * of its choosing, mid-work. Returns the child's pid, stopped; -1 when none
+ * appeared in time or it had already exited (the test may try again). */
+long h_freeze_child(pid_t pid, int timeout_ms);
+
+/* Waits up to timeout_ms for s's server.log to contain text. Returns 1 when
+ * it does, 0 (not a recorded failure: callers CHECK) otherwise. */
+int h_wait_log(const struct h_server *s, const char *text, int timeout_ms);
+/* Whether dir holds a file whose name starts with prefix (a temp file left). */
+int h_dir_has_prefix(const char *dir, const char *prefix);
+/* SETs prefix:i to size bytes of 'x' for i < n: a dataset a child takes a
+ * while over. */
+void h_fill_big(redisContext *c, const char *prefix, int n, size_t size);
+/* Writes up to n bytes into a new file at path (SIZE_MAX: until the disk is
+ * full) and returns how many fit: to fill a small tmpfs. */
+size_t h_write_filler(const char *path, size_t n);
+
 #endif
