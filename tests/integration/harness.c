@@ -1544,22 +1544,6 @@ int h_coll_scan_churn(const char *file, int line, redisContext *c, const struct 
     return missed;
 }
 
-void h_fill_big(redisContext *c, int n, size_t size)
-{
-    char *big = malloc(size);
-    if (!big) {
-        CHECK(0, "out of memory for %zu bytes", size);
-        return;
-    }
-    memset(big, 'x', size);
-    for (int i = 0; i < n; i++) {
-        char k[32];
-        int len = snprintf(k, sizeof(k), "big:%d", i);
-        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)len), H_B(big, size)));
-    }
-    free(big);
-}
-
 void h_kill9_with_child(struct h_server *s, int timeout_ms)
 {
     long child = h_child_of(s->pid);

@@ -399,9 +399,6 @@ int h_coll_scan_churn(const char *file, int line, redisContext *c, const struct 
                       const char *key, int n);
 #define H_COLL_SCAN_CHURN(c, t, key, n)                                                           \
     h_coll_scan_churn(__FILE__, __LINE__, (c), (t), (key), (n))
-/* SETs big:0 .. big:n-1 to size bytes each: enough that a fork child (BGSAVE,
- * a rewrite) takes a while. */
-void h_fill_big(redisContext *c, int n, size_t size);
 /* SIGKILL to s and to its fork child, if any, then waits up to timeout_ms for
  * s to be gone: a crash in the middle of a background save. */
 void h_kill9_with_child(struct h_server *s, int timeout_ms);

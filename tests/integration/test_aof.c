@@ -620,7 +620,7 @@ static void test_kill9_during_rewrite(void)
     if (!c)
         return;
     h_fill(c, "k", KEYS);
-    h_fill_big(c, BIG_VALUES, BIG_VALUE);
+    h_fill_big(c, "big", BIG_VALUES, BIG_VALUE);
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
     h_kill9_with_child(&s, EXIT_MS);
     redisFree(c);

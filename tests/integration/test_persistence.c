@@ -117,7 +117,7 @@ static void test_kill9_during_bgsave(void)
         return;
     h_fill(c, "old", OLD_KEYS);
     EXPECT_OK(c, "SAVE");
-    h_fill_big(c, BIG_VALUES, BIG_VALUE);
+    h_fill_big(c, "big", BIG_VALUES, BIG_VALUE);
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
     h_kill9_with_child(&s, 5000 * H_SLOW);
     redisFree(c);
