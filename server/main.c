@@ -12,6 +12,7 @@
 #include "aof.h"
 #include "commands.h"
 #include "config.h"
+#include "config_file.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "mem.h"
