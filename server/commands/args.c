@@ -17,6 +17,7 @@
 #include "mem.h"
 #include "notify.h"
 #include "numparse.h"
+#include "resp_num.h"
 #include "server.h"
 
 int arg_is(const struct resp_slice *a, const char *word)
@@ -27,7 +28,7 @@ int arg_is(const struct resp_slice *a, const char *word)
 
 int arg_ll_or_reply(struct client *c, const struct resp_slice *a, long long *out)
 {
-    if (parse_ll(a->ptr, a->len, out) == 0)
+    if (resp_parse_ll(a->ptr, a->len, out) == 0)
         return 0;
     resp_add_error(&c->out, ERR_NOT_INT);
     return -1;
@@ -88,7 +89,7 @@ int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *
 static int positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
                              long long *out)
 {
-    if (parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
+    if (resp_parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
         resp_add_error(&c->out, err);
         return -1;
     }
@@ -161,6 +162,14 @@ void reply_help(struct client *c, const char *const *lines, size_t n)
     resp_add_array_len(&c->out, n);
     for (size_t i = 0; i < n; i++)
         resp_add_simple(&c->out, lines[i]);
+}
+
+void reply_subcommand_syntax(struct client *c, const char *container)
+{
+    const struct resp_slice *sub = &c->argv[1];
+    resp_add_errorf(&c->out,
+                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                    (int)(sub->len < 128 ? sub->len : 128), sub->ptr, container);
 }
 
 void reply_ok(struct client *c)

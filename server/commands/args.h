@@ -64,6 +64,9 @@ void reply_ok(struct client *c);
 /* A HELP reply: an array of the n lines as simple strings, as Redis's
  * addReplyHelp. */
 void reply_help(struct client *c, const char *const *lines, size_t n);
+/* Redis's addReplySubcommandSyntaxError: the subcommand at argv[1] (cut at
+ * 128 bytes, as Redis's %.128s) takes other arguments; "Try <container> HELP." */
+void reply_subcommand_syntax(struct client *c, const char *container);
 
 /* A container's HELP row, alike in every container as in Redis 7.0: arity
  * 2, allowed while loading and on a stale replica, Redis's summary. */

@@ -12,7 +12,7 @@
 #include "cmd_acl.h"
 #include "command.h"
 #include "mem.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -163,7 +163,7 @@ static void acl_genpass_cmd(struct client *c)
         reply_wrong_arity(c);
         return;
     }
-    if (c->argc == 3 && (parse_ll(c->argv[2].ptr, c->argv[2].len, &bits) < 0 || bits <= 0 ||
+    if (c->argc == 3 && (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &bits) < 0 || bits <= 0 ||
                          bits > GENPASS_MAX_BITS)) {
         resp_add_error(&c->out, "ERR ACL GENPASS argument must be the number of bits for the "
                                 "output password, a positive number up to 4096");
@@ -190,7 +190,7 @@ static void acl_log_cmd(struct client *c)
             reply_ok(c);
             return;
         }
-        if (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
+        if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
             resp_add_error(&c->out, ERR_NOT_INT);
             return;
         }

@@ -975,9 +975,7 @@ static void command_help(struct client *c)
         "HELP",
         "    Prints this help.",
     };
-    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
-    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
-        resp_add_simple(&c->out, help[i]);
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
 static const struct command command_subcommands[] = {

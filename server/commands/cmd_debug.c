@@ -372,11 +372,8 @@ static void cmd_debug(struct client *c)
         debug_reload(c);
     else if (arg_is(sub, "OBJECT") && c->argc == 3)
         debug_object(c);
-    else /* the name cut at 128 bytes, as Redis's %.128s */
-        resp_add_errorf(&c->out,
-                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
-                        "DEBUG HELP.",
-                        (int)(sub->len < 128 ? sub->len : 128), sub->ptr);
+    else
+        reply_subcommand_syntax(c, "DEBUG");
 }
 
 const struct command debug_commands[] = {

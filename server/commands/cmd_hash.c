@@ -40,6 +40,7 @@
 #include "notify.h"
 #include "numparse.h"
 #include "omap.h"
+#include "resp_num.h"
 #include "resp_writer.h"
 #include "sample.h"
 #include "server.h"
@@ -321,7 +322,7 @@ static void cmd_hincrby(struct client *c)
     if (hash_write_or_reply(c, &e, &m) < 0)
         return;
     if (m && om_get(m, c->argv[2].ptr, c->argv[2].len, &v, &vlen) &&
-        parse_ll(v, vlen, &value) < 0) {
+        resp_parse_ll(v, vlen, &value) < 0) {
         resp_add_error(&c->out, ERR_HASH_NOT_INT);
         return;
     }
@@ -331,8 +332,8 @@ static void cmd_hincrby(struct client *c)
         return;
     }
     value += incr;
-    char buf[NUMPARSE_LL_CHARS];
-    incr_store(c, e, m, buf, format_ll(buf, value), "hincrby");
+    char buf[RESP_LL_CHARS];
+    incr_store(c, e, m, buf, resp_format_ll(buf, value), "hincrby");
     resp_add_int(&c->out, value);
 }
 

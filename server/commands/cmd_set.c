@@ -54,9 +54,9 @@
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
-#include "numparse.h"
 #include "omap.h"
 #include "propagate.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "sample.h"
@@ -425,7 +425,7 @@ static void spop_count(struct client *c)
     long long l;
 
     /* Redis's one message for a count that is negative or no integer. */
-    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &l) < 0 || l < 0) {
+    if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &l) < 0 || l < 0) {
         resp_add_error(&c->out, ERR_NOT_POSITIVE);
         return;
     }
@@ -733,7 +733,7 @@ static void cmd_sintercard(struct client *c)
 {
     long long numkeys, limit = 0;
 
-    if (parse_ll(c->argv[1].ptr, c->argv[1].len, &numkeys) < 0 || numkeys < 1) {
+    if (resp_parse_ll(c->argv[1].ptr, c->argv[1].len, &numkeys) < 0 || numkeys < 1) {
         resp_add_error(&c->out, ERR_NUMKEYS);
         return;
     }
@@ -744,7 +744,7 @@ static void cmd_sintercard(struct client *c)
     for (int j = 2 + (int)numkeys; j < c->argc; j++) {
         if (arg_is(&c->argv[j], "LIMIT") && j + 1 < c->argc) {
             j++;
-            if (parse_ll(c->argv[j].ptr, c->argv[j].len, &limit) < 0 || limit < 0) {
+            if (resp_parse_ll(c->argv[j].ptr, c->argv[j].len, &limit) < 0 || limit < 0) {
                 resp_add_error(&c->out, ERR_LIMIT_NEGATIVE);
                 return;
             }

@@ -42,6 +42,7 @@
 #include "lexrange.h"
 #include "mem.h"
 #include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "sample.h"
@@ -752,7 +753,7 @@ static void zpop_generic(struct client *c, int max)
     if (c->argc == 3) {
         /* Redis gives the one message for a count that is negative or not
          * an integer at all. */
-        if (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
+        if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
             resp_add_error(&c->out, ERR_NOT_POSITIVE);
             return;
         }
@@ -838,10 +839,10 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     /* The log sees no command here: it gets the pop this amounted to, which
      * replays exactly as it takes the same end of the same set. */
     const struct pop_how *h = how;
-    char count[NUMPARSE_LL_CHARS];
+    char count[RESP_LL_CHARS];
     struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
     if (h->count >= 0)
-        argv[2].len = format_ll(count, h->count);
+        argv[2].len = resp_format_ll(count, h->count);
     propagate_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
     return 1;
 }
@@ -1271,7 +1272,7 @@ static void setop_generic(struct client *c, const struct resp_slice *dst, int nu
             j++;
         } else if (card_only && left >= 2 && arg_is(a, "limit")) {
             /* Redis's one message for a limit negative or not an integer. */
-            if (parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, &limit) < 0 || limit < 0) {
+            if (resp_parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, &limit) < 0 || limit < 0) {
                 resp_add_error(&c->out, "ERR LIMIT can't be negative");
                 goto out;
             }
