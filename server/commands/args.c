@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "blocking.h"
 #include "command.h"
 #include "evict.h"
 #include "keyspace.h"
@@ -19,6 +20,7 @@
 #include "numparse.h"
 #include "resp_num.h"
 #include "server.h"
+#include "watch.h"
 
 int arg_is(const struct resp_slice *a, const char *word)
 {
@@ -155,6 +157,43 @@ int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *h
     *lo = (size_t)start;
     *hi = (size_t)end;
     return 0;
+}
+
+void rank_span(long long start, long long stop, size_t len, int rev, size_t *lo, size_t *hi)
+{
+    size_t first, last;
+
+    *lo = *hi = 0;
+    if (rank_range(start, stop, len, &first, &last) == 0) {
+        *lo = rev ? len - 1 - last : first;
+        *hi = rev ? len - first : last + 1;
+    }
+}
+
+void store_and_reply(struct client *c, const struct resp_slice *dst, int type, void *value,
+                     size_t n, int cls, const char *event)
+{
+    struct ks_entry *old = lookup_write(c, dst);
+
+    if (old) {
+        ks_delete(c->db, old);
+        if (!n) {
+            watch_touch(c->db, dst->ptr, dst->len);
+            server.dirty++;
+            notify_key(c, NOTIFY_GENERIC, "del", dst);
+        }
+    }
+    if (n) {
+        ks_add_ptr(c->db, dst->ptr, dst->len, (enum ks_type)type, value);
+        block_signal_key(c->db, dst->ptr, dst->len);
+        watch_touch(c->db, dst->ptr, dst->len);
+        server.dirty++;
+        /* Redis overwrites an old dst in place: "new" only when there was none. */
+        if (!old)
+            notify_key(c, NOTIFY_NEW, "new", dst);
+        notify_key(c, cls, event, dst);
+    }
+    resp_add_int(&c->out, (long long)n);
 }
 
 void reply_help(struct client *c, const char *const *lines, size_t n)

@@ -61,6 +61,13 @@ struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *k
                                     struct ks_probe *p);
 
 void reply_ok(struct client *c);
+/* The *STORE commands' end (SINTERSTORE, ZUNIONSTORE, ...): replaces dst
+ * with value, a value of type holding n elements, or deletes dst when n is
+ * 0 (value then NULL: the caller freed the empty result), as Redis does;
+ * fires event of notify class cls ("del" for an old dst emptied), wakes
+ * blocked clients, counts the write and replies n. The keyspace takes value. */
+void store_and_reply(struct client *c, const struct resp_slice *dst, int type, void *value,
+                     size_t n, int cls, const char *event);
 /* A HELP reply: an array of the n lines as simple strings, as Redis's
  * addReplyHelp. */
 void reply_help(struct client *c, const char *const *lines, size_t n);
@@ -80,6 +87,10 @@ void reply_subcommand_syntax(struct client *c, const char *container);
  * end, start is clamped at 0 and end at the last. Returns 0 with the
  * inclusive [*lo, *hi] inside len elements, or -1 when the range is empty. */
 int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi);
+/* rank_range's elements as positions [*lo, *hi) of the ascending order,
+ * ranks counted from the last element under rev; *lo == *hi == 0 when the
+ * range is empty. */
+void rank_span(long long start, long long stop, size_t len, int rev, size_t *lo, size_t *hi);
 
 /* notify_keyspace_event (notify.h) for key in c's database. */
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key);

@@ -33,7 +33,7 @@
 #include "args.h"
 #include "client.h"
 #include "cmd_hash.h"
-#include "cmd_scan.h"
+#include "cursor.h"
 #include "coll.h"
 #include "keyspace.h"
 #include "mem.h"

@@ -48,7 +48,7 @@
 
 #include "args.h"
 #include "client.h"
-#include "cmd_scan.h"
+#include "cursor.h"
 #include "cmd_set.h"
 #include "coll.h"
 #include "keyspace.h"

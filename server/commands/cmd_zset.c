@@ -95,36 +95,16 @@ static void removed_from(struct client *c, const struct resp_slice *key, struct 
     }
 }
 
-/* Replaces dst with z (deleting dst when z is empty, as Redis's STORE
- * commands do), fires event (or "del" for an old dst emptied) and replies
- * z's length. Takes z. */
+/* store_and_reply for a sorted set z. Takes z. */
 static void store_result(struct client *c, const struct resp_slice *dst, struct zset *z,
                          const char *event)
 {
-    struct ks_entry *old = lookup_write(c, dst);
     size_t n = zs_len(z);
-
-    if (old) {
-        ks_delete(c->db, old);
-        if (!n) {
-            watch_touch(c->db, dst->ptr, dst->len);
-            server.dirty++;
-            notify_key(c, NOTIFY_GENERIC, "del", dst);
-        }
-    }
-    if (n) {
-        ks_add_ptr(c->db, dst->ptr, dst->len, KS_ZSET, z);
-        block_signal_key(c->db, dst->ptr, dst->len);
-        watch_touch(c->db, dst->ptr, dst->len);
-        server.dirty++;
-        /* Redis overwrites an old dst in place: "new" only when there was none. */
-        if (!old)
-            notify_key(c, NOTIFY_NEW, "new", dst);
-        notify_key(c, NOTIFY_ZSET, event, dst);
-    } else {
+    if (!n) {
         zs_free(z);
+        z = NULL;
     }
-    resp_add_int(&c->out, (long long)n);
+    store_and_reply(c, dst, KS_ZSET, z, n, NOTIFY_ZSET, event);
 }
 
 /* A member, or with its score: flat in RESP2, a pair in RESP3. */
