@@ -140,6 +140,29 @@ char *arg_strdup(const struct resp_slice *a)
     return xmemdup(a->ptr, a->len);
 }
 
+int arg_rand_count_or_reply(struct client *c, const struct resp_slice *a, long long *out)
+{
+    if (arg_ll_or_reply(c, a, out) < 0)
+        return -1;
+    if (*out == LLONG_MIN) {
+        resp_add_error(&c->out, "ERR value is out of range, value must between "
+                                "-9223372036854775807 and 9223372036854775807");
+        return -1;
+    }
+    return 0;
+}
+
+int incr_or_reply(struct client *c, long long *value, long long incr)
+{
+    if ((incr < 0 && *value < 0 && incr < LLONG_MIN - *value) ||
+        (incr > 0 && *value > 0 && incr > LLONG_MAX - *value)) {
+        resp_add_error(&c->out, ERR_OVERFLOW);
+        return -1;
+    }
+    *value += incr;
+    return 0;
+}
+
 int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi)
 {
     long long llen = (long long)len;
@@ -198,9 +221,19 @@ void store_and_reply(struct client *c, const struct resp_slice *dst, int type, v
 
 void reply_help(struct client *c, const char *const *lines, size_t n)
 {
-    resp_add_array_len(&c->out, n);
+    /* The command's name as sent, upper-cased, as Redis's addReplyHelp. */
+    char head[128];
+    size_t nlen = c->argv[0].len < 48 ? c->argv[0].len : 48;
+    for (size_t i = 0; i < nlen; i++)
+        head[i] = (char)toupper((unsigned char)c->argv[0].ptr[i]);
+    snprintf(head + nlen, sizeof(head) - nlen,
+             " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    resp_add_array_len(&c->out, n + 3);
+    resp_add_simple(&c->out, head);
     for (size_t i = 0; i < n; i++)
         resp_add_simple(&c->out, lines[i]);
+    resp_add_simple(&c->out, "HELP");
+    resp_add_simple(&c->out, "    Prints this help.");
 }
 
 void reply_subcommand_syntax(struct client *c, const char *container)

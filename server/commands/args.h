@@ -41,6 +41,13 @@ int arg_mpop_or_reply(struct client *c, int numkeys_idx, const char *word0, cons
  * seconds: a float, truncated to milliseconds (so -0.0001 is 0, forever, as
  * there); 0 means no timeout. Redis's three errors, in its order. */
 int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms);
+/* The count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER: an integer in
+ * -LLONG_MAX..LLONG_MAX (a negative count repeats, so -count must fit), with
+ * Redis's error otherwise. */
+int arg_rand_count_or_reply(struct client *c, const struct resp_slice *a, long long *out);
+/* INCRBY's and HINCRBY's addition: *value += incr, or -1 after Redis's
+ * overflow error (leaving *value). */
+int incr_or_reply(struct client *c, long long *value, long long incr);
 /* A copy of a slice as a NUL-terminated heap string; caller frees. */
 char *arg_strdup(const struct resp_slice *a);
 
@@ -68,8 +75,9 @@ void reply_ok(struct client *c);
  * blocked clients, counts the write and replies n. The keyspace takes value. */
 void store_and_reply(struct client *c, const struct resp_slice *dst, int type, void *value,
                      size_t n, int cls, const char *event);
-/* A HELP reply: an array of the n lines as simple strings, as Redis's
- * addReplyHelp. */
+/* A HELP reply, as Redis's addReplyHelp: "<NAME> <subcommand> ...
+ * Subcommands are:" (the command's name as sent, upper-cased), the n lines,
+ * then "HELP" and "    Prints this help.", each a simple string. */
 void reply_help(struct client *c, const char *const *lines, size_t n);
 /* Redis's addReplySubcommandSyntaxError: the subcommand at argv[1] (cut at
  * 128 bytes, as Redis's %.128s) takes other arguments; "Try <container> HELP." */

@@ -270,7 +270,6 @@ static void acl_dryrun_cmd(struct client *c)
 static void acl_help_cmd(struct client *c)
 {
     static const char *const lines[] = {
-        "ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CAT [<category>]",
         "    List all commands that belong to <category>, or all command categories",
         "    when no category is specified.",
@@ -300,8 +299,6 @@ static void acl_help_cmd(struct client *c)
         "    List all the registered usernames.",
         "WHOAMI",
         "    Return the current connection username.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }

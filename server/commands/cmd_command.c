@@ -953,7 +953,6 @@ static void command_getkeysandflags(struct client *c)
 static void command_help(struct client *c)
 {
     static const char *const help[] = {
-        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "(no subcommand)",
         "    Return details about all Redis commands.",
         "COUNT",
@@ -972,8 +971,6 @@ static void command_help(struct client *c)
         "    Return the keys from a full Redis command.",
         "GETKEYSANDFLAGS <full-command>",
         "    Return the keys and the access flags from a full Redis command.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

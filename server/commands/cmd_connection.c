@@ -552,7 +552,6 @@ static void client_no_touch(struct client *c)
 static void client_help(struct client *c)
 {
     static const char *const help[] = {
-        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GETNAME", "    Return the name of the current connection.",
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",
@@ -582,7 +581,6 @@ static void client_help(struct client *c)
         "    Unblock the specified blocked client.",
         "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
-        "HELP", "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

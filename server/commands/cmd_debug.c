@@ -336,7 +336,6 @@ static void debug_object(struct client *c)
 static void debug_help(struct client *c)
 {
     static const char *const help[] = {
-        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -351,8 +350,6 @@ static void debug_help(struct client *c)
         "    * NOSAVE: the database will be loaded from an existing snapshot file.",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

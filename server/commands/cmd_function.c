@@ -249,7 +249,6 @@ static void function_kill(struct client *c)
 static void function_help(struct client *c)
 {
     static const char *const help[] = {
-        "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "LOAD [REPLACE] <FUNCTION CODE>",
         "    Create a new library with the given library name and code.",
         "DELETE <LIBRARY NAME>",
@@ -287,8 +286,6 @@ static void function_help(struct client *c)
         "    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
         "      libraries with the new libraries (notice that even on this option there is a chance of failure",
         "      in case of functions name collision with another library).",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

@@ -50,9 +50,6 @@
 #define ERR_INCR_NAN_INF "ERR increment would produce NaN or Infinity"
 #define ERR_ARG_NAN_INF "ERR value is NaN or Infinity"
 #define ERR_OUT_OF_RANGE "ERR value is out of range"
-#define ERR_COUNT_RANGE                                                                          \
-    "ERR value is out of range, value must between -9223372036854775807 and "                  \
-    "9223372036854775807"
 
 /* The hash at argv[1] for a write: 0 with *m (NULL when absent), or -1
  * (replied WRONGTYPE). */
@@ -326,12 +323,8 @@ static void cmd_hincrby(struct client *c)
         resp_add_error(&c->out, ERR_HASH_NOT_INT);
         return;
     }
-    if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) ||
-        (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
-        resp_add_error(&c->out, ERR_OVERFLOW);
+    if (incr_or_reply(c, &value, incr) < 0)
         return;
-    }
-    value += incr;
     char buf[RESP_LL_CHARS];
     incr_store(c, e, m, buf, resp_format_ll(buf, value), "hincrby");
     resp_add_int(&c->out, value);
@@ -453,13 +446,8 @@ static void cmd_hrandfield(struct client *c)
 
     if (c->argc >= 3) {
         long long l;
-        if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
+        if (arg_rand_count_or_reply(c, &c->argv[2], &l) < 0)
             return;
-        /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
-        if (l == LLONG_MIN) {
-            resp_add_error(&c->out, ERR_COUNT_RANGE);
-            return;
-        }
         if (c->argc > 4 || (c->argc == 4 && !arg_is(&c->argv[3], "withvalues"))) {
             resp_add_error(&c->out, ERR_SYNTAX);
             return;

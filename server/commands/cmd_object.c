@@ -123,7 +123,6 @@ static void object_freq(struct client *c)
 static void object_help(struct client *c)
 {
     static const char *const help[] = {
-        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "ENCODING <key>",
         "    Return the kind of internal representation used in order to store the value",
         "    associated with a <key>.",
@@ -136,8 +135,6 @@ static void object_help(struct client *c)
         "REFCOUNT <key>",
         "    Return the number of references of the value associated with the specified",
         "    <key>.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

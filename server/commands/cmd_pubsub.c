@@ -202,7 +202,6 @@ static void pubsub_numpat(struct client *c)
 static void pubsub_help(struct client *c)
 {
     static const char *const lines[] = {
-        "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CHANNELS [<pattern>]",
         "    Return the currently active channels matching a <pattern> (default: '*').",
         "NUMPAT",
@@ -214,8 +213,6 @@ static void pubsub_help(struct client *c)
         "    Return the currently active shard level channels matching a <pattern> (default: '*').",
         "SHARDNUMSUB [<shardchannel> ...]",
         "    Return the number of subscribers for the specified shard level channel(s)",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }

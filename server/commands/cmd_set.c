@@ -63,9 +63,6 @@
 #include "server.h"
 
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
-#define ERR_COUNT_RANGE                                                                          \
-    "ERR value is out of range, value must between -9223372036854775807 and "                   \
-    "9223372036854775807"
 #define ERR_NUMKEYS "ERR numkeys should be greater than 0"
 #define ERR_NUMKEYS_ARGS "ERR Number of keys can't be greater than number of args"
 #define ERR_LIMIT_NEGATIVE "ERR LIMIT can't be negative"
@@ -280,13 +277,8 @@ static void srandmember_count(struct client *c)
     struct omap *m;
     long long l;
 
-    if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
+    if (arg_rand_count_or_reply(c, &c->argv[2], &l) < 0)
         return;
-    /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
-    if (l == LLONG_MIN) {
-        resp_add_error(&c->out, ERR_COUNT_RANGE);
-        return;
-    }
     if (set_lookup_or_reply(c, &c->argv[1], 0, &e, &m) < 0)
         return;
     if (!m || l == 0) {

@@ -58,7 +58,6 @@ static void slowlog_reset_command(struct client *c)
 static void slowlog_help(struct client *c)
 {
     static const char *const help[] = {
-        "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GET [<count>]",
         "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
         "    Entries are made of:",
@@ -68,8 +67,6 @@ static void slowlog_help(struct client *c)
         "    Return the length of the slowlog.",
         "RESET",
         "    Reset the slowlog.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

@@ -499,12 +499,8 @@ static void incr_generic(struct client *c, long long incr)
             return;
         }
     }
-    if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) ||
-        (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
-        resp_add_error(&c->out, ERR_OVERFLOW);
+    if (incr_or_reply(c, &value, incr) < 0)
         return;
-    }
-    value += incr;
     char buf[RESP_LL_CHARS];
     ks_set_string(c->db, key->ptr, key->len, buf, resp_format_ll(buf, value), 1);
     server.dirty++;

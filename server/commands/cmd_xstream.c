@@ -858,15 +858,12 @@ static void xinfo_consumers(struct client *c)
 static void xinfo_help(struct client *c)
 {
     static const char *const help[] = {
-        "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CONSUMERS <key> <groupname>",
         "    Show consumers of <groupname>.",
         "GROUPS <key>",
         "    Show the stream consumer groups.",
         "STREAM <key> [FULL [COUNT <count>]",
         "    Show information about the stream.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

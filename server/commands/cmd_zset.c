@@ -953,14 +953,8 @@ static void cmd_zrandmember(struct client *c)
     long long l;
 
     if (c->argc >= 3) {
-        if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
+        if (arg_rand_count_or_reply(c, &c->argv[2], &l) < 0)
             return;
-        /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
-        if (l == LLONG_MIN) {
-            resp_add_error(&c->out, "ERR value is out of range, value must between "
-                                    "-9223372036854775807 and 9223372036854775807");
-            return;
-        }
         if (c->argc > 4 || (c->argc == 4 && !arg_is(&c->argv[3], "withscores"))) {
             resp_add_error(&c->out, ERR_SYNTAX);
             return;
