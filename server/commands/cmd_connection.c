@@ -400,7 +400,7 @@ static void client_unblock(struct client *c)
     int error = 0;
 
     if (c->argc > 4) {
-        resp_add_error(&c->out, "ERR wrong number of arguments for 'client|unblock' command");
+        reply_subcommand_syntax(c, "CLIENT");
         return;
     }
     if (c->argc == 4) {
