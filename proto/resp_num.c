@@ -59,22 +59,22 @@ static size_t decimal_digits(unsigned long long u)
     return n + (u >= 10) + (u >= 100) + (u >= 1000);
 }
 
-size_t resp_format_u64(char *buf, unsigned long long u)
+size_t resp_format_u64(char *buf, unsigned long long v)
 {
-    size_t len = decimal_digits(u);
+    size_t len = decimal_digits(v);
     char *p = buf + len;
 
     /* Filled from the end, where the division leaves the digits. */
-    for (; u >= 100; u /= 100) {
-        const char *d = resp_digit_pairs + 2 * (u % 100);
+    for (; v >= 100; v /= 100) {
+        const char *d = resp_digit_pairs + 2 * (v % 100);
         *--p = d[1];
         *--p = d[0];
     }
-    if (u >= 10) {
-        *--p = resp_digit_pairs[2 * u + 1];
-        *--p = resp_digit_pairs[2 * u];
+    if (v >= 10) {
+        *--p = resp_digit_pairs[2 * v + 1];
+        *--p = resp_digit_pairs[2 * v];
     } else {
-        *--p = (char)('0' + u);
+        *--p = (char)('0' + v);
     }
     return len;
 }
