@@ -11,6 +11,7 @@
 #include "aof.h"
 #include "commands.h"
 #include "config.h"
+#include "config_file.h"
 #include "log.h"
 #include "mem.h"
 #include "server.h"

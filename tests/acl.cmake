@@ -1,7 +1,10 @@
-# Users and permissions (server/core/acl.c, server/commands/cmd_acl.c), end to end. include()d from
+# Users and permissions (server/core/acl*.c, server/commands/cmd_acl.c), end to end. include()d from
 # tests/CMakeLists.txt; about 2 s, most of it the wrong-password flood.
 rbkv_server_test(integration_acl integration/test_acl.c 60 integration)
 rbkv_server_test(integration_acl_config integration/test_acl_config.c 60 integration)
+# Both run unchanged against redis-server 7.0.15 (test_key_reach, rbkv's own, skips itself there).
+rbkv_on_redis(integration_acl)
+rbkv_on_redis(integration_acl_config)
 # Key specs (server/core/keyspec.c): COMMAND INFO's, GETKEYS[ANDFLAGS] and the ACL's per-key
 # permissions, compared with redis-server 7.0.15 when it is installed; about 2 s.
 rbkv_server_test(integration_keyspec integration/test_keyspec.c 60 integration)

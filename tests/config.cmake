@@ -1,4 +1,4 @@
-# Unit tests of the settings module (server/core/config.c: defaults, config files, --flags,
+# Unit tests of the settings module (server/core/config*.c: defaults, config files, --flags,
 # CONFIG SET/GET texts, CONFIG REWRITE) and the glob matcher (server/base/glob.c).
 # include()d from tests/CMakeLists.txt, so relative paths start in tests/.
 

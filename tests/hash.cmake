@@ -7,3 +7,5 @@
 # writes counted, the log's replay, RESP3 shapes, and a random differential run against a model
 # and, where a redis-server is installed, against it side by side (SEED=<n> replays a run).
 rbkv_server_test(integration_hash integration/test_hash.c 180 integration)
+# Against redis-server itself, but for the rbkv-only checks, which skip themselves there.
+rbkv_on_redis(integration_hash)

@@ -14,6 +14,9 @@ while(RBKV_INTEGRATION_PROGRAMS)
   list(POP_FRONT RBKV_INTEGRATION_PROGRAMS name timeout)
   rbkv_server_test(integration_${name} integration/test_${name}.c ${timeout} integration)
 endwhile()
+# These pass against redis-server itself (their rbkv-only parts skip themselves there).
+rbkv_on_redis(integration_bitmap)
+rbkv_on_redis(integration_notify)
 
 add_test(NAME integration_transcript
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcript.sh $<TARGET_FILE:rbkv-server>
@@ -27,6 +30,9 @@ add_test(NAME integration_command_docs
 # One redis-cli process per transcript line: a minute and more on a loaded machine.
 set_tests_properties(integration_transcript integration_command_docs PROPERTIES
                      LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77)
+# The transcripts' expected output is Redis 7.0's: printed again by redis-server itself.
+rbkv_script_on_redis(integration_transcript ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcript.sh
+                     ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcripts)
 set_tests_properties(integration_benchmark_smoke PROPERTIES
                      LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77)
 
@@ -35,3 +41,4 @@ rbkv_server_test(integration_replication integration/test_replication.c 900 inte
 
 # Publish/subscribe (server/core/pubsub.c, server/commands/cmd_pubsub.c).
 rbkv_server_test(integration_pubsub integration/test_pubsub.c 180 integration)
+rbkv_on_redis(integration_pubsub)

@@ -9,3 +9,11 @@ add_test(NAME integration_production
 # About 40 s when it passes, most of it the failover; each failed wait is bounded (20-60 s).
 set_tests_properties(integration_production PROPERTIES LABELS integration TIMEOUT 300
                      SKIP_RETURN_CODE 77)
+rbkv_script_on_redis(integration_production
+                     ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_production.sh)
+# One failover test at a time (sentinel.cmake says why).
+foreach(t integration_production integration_production_on_redis)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES RESOURCE_LOCK sentinel_failover)
+  endif()
+endforeach()

@@ -6,3 +6,5 @@
 # keyspace events, SPOP through the append-only log and a restart, and a random differential part
 # against a model and, where /usr/bin/redis-server is installed, Redis itself. SEED=<n> replays.
 rbkv_server_test(integration_set integration/test_set.c 180 integration)
+# Against redis-server itself, its arbitrary member order sorted before comparing.
+rbkv_on_redis(integration_set)

@@ -7,3 +7,4 @@
 add_test(NAME integration_tls
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_tls.sh $<TARGET_FILE:rbkv-server>)
 set_tests_properties(integration_tls PROPERTIES LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77)
+rbkv_script_on_redis(integration_tls ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_tls.sh)

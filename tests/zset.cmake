@@ -14,3 +14,5 @@ endforeach()
 # End-to-end against the real server with hiredis: every command, its errors, RESP3 shapes and
 # a random differential part against real Redis's rules kept in a model.
 rbkv_server_test(integration_zset integration/test_zset.c 120 integration)
+# Against redis-server 7.0 itself, less Redis 7.2's ZRANK WITHSCORE.
+rbkv_on_redis(integration_zset)

@@ -1,16 +1,23 @@
 /*
  * cmd_acl.c - the ACL command and its subcommands, in Redis 7.0's reply
- * shapes and texts. Users, rules, the check and the log are acl.c's; this
- * module only reads arguments and writes replies.
+ * shapes and texts. Users and the check are acl.c's, the rules and
+ * categories acl_rules.c's, their text acl_describe.c's, the ACL file
+ * acl_file.c's and the log acl_log.c's; this module only reads arguments
+ * and writes replies.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "acl.h"
+#include "acl_describe.h"
+#include "acl_file.h"
+#include "acl_log.h"
+#include "acl_rules.h"
 #include "args.h"
 #include "client.h"
 #include "cmd_acl.h"
 #include "command.h"
+#include "log.h"
 #include "mem.h"
 #include "resp_num.h"
 #include "resp_parser.h"
@@ -219,11 +226,12 @@ static void acl_save_cmd(struct client *c)
     char err[512];
     if (!server.cfg.aclfile)
         resp_add_error(&c->out, ERR_NO_ACLFILE);
-    else if (acl_save_file(server.cfg.aclfile, err, sizeof(err)) < 0)
-        resp_add_errorf(&c->out, "ERR There was an error trying to save the ACLs. Please check "
-                                 "the server logs for more information (%s)",
-                        err);
-    else
+    else if (acl_save_file(server.cfg.aclfile, err, sizeof(err)) < 0) {
+        /* Redis's reply, word for word; the cause goes to the log. */
+        log_warning("%s", err);
+        resp_add_error(&c->out, "ERR There was an error trying to save the ACLs. Please check "
+                                "the server logs for more information");
+    } else
         reply_ok(c);
 }
 

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "acl.h"
+#include "acl_rules.h"
 #include "args.h"
 #include "client.h"
 #include "cmd_command.h"

@@ -2,21 +2,22 @@
  * cmd_config.c - the CONFIG command: GET, SET, RESETSTAT, REWRITE, HELP.
  *
  * Owns no state: it turns argument slices into calls on config.c (which owns
- * server.cfg's table and texts) and writes Redis 7's replies and errors. Knows
- * nothing of how a setting is stored.
+ * server.cfg's table and texts) and config_rewrite.c, and writes Redis 7's
+ * replies and errors. Knows nothing of how a setting is stored.
  */
 #include "cmd_config.h"
 
 #include <string.h>
 #include <strings.h>
 
-#include "acl.h"
+#include "acl_file.h"
 #include "aof.h"
 #include "args.h"
 #include "bgsave.h"
 #include "childinfo.h"
 #include "client.h"
 #include "config.h"
+#include "config_rewrite.h"
 #include "conn.h"
 #include "errorstats.h"
 #include "glob.h"

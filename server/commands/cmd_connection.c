@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "acl_log.h"
 #include "args.h"
 #include "blocking.h"
 #include "client.h"

@@ -1,5 +1,8 @@
 /*
- * acl.h - users and their permissions, Redis 7's ACL model (acl.c).
+ * acl.h - users and their permissions, Redis 7's ACL model: the user store,
+ * AUTH and the check (acl.c). The rest of the model has headers of its own:
+ * the categories (acl_rules.h), descriptions (acl_describe.h), the ACL file
+ * (acl_file.h) and ACL LOG (acl_log.h).
  *
  * A user has a name, an on/off switch, SHA-256 hashes of its passwords (or
  * nopass) and one or more selectors: the root selector, plus any added with
@@ -43,40 +46,6 @@ struct acl_user {
     size_t nsel;
 };
 
-/* Redis's ACL categories, in the order ACL CAT lists them. */
-enum acl_category {
-    ACL_KEYSPACE,
-    ACL_READ,
-    ACL_WRITE,
-    ACL_SET,
-    ACL_SORTEDSET,
-    ACL_LIST,
-    ACL_HASH,
-    ACL_STRING,
-    ACL_BITMAP,
-    ACL_HYPERLOGLOG,
-    ACL_GEO,
-    ACL_STREAM,
-    ACL_PUBSUB,
-    ACL_ADMIN,
-    ACL_FAST,
-    ACL_SLOW,
-    ACL_BLOCKING,
-    ACL_DANGEROUS,
-    ACL_CONNECTION,
-    ACL_TRANSACTION,
-    ACL_SCRIPTING,
-    ACL_CATEGORY_COUNT,
-};
-
-/* "keyspace", "read", ... indexed by enum acl_category (no '@'). */
-extern const char *const acl_category_names[ACL_CATEGORY_COUNT];
-/* The category named by name[0..len) (any case, no '@'), or -1. */
-int acl_category_lookup(const char *name, size_t len);
-/* A bit per enum acl_category: the ones Redis derives from the flags and
- * the docs group, plus its explicit extras (@dangerous, @keyspace, ...). */
-unsigned acl_command_categories(const struct command *cmd);
-
 /* Creates the default user once (after the command tables), as later
  * calls do. */
 void acl_init(void);
@@ -116,29 +85,9 @@ int acl_deluser(struct client *self, const struct resp_slice *name);
 /* The users sorted by name: 0..acl_user_count()-1. */
 size_t acl_user_count(void);
 struct acl_user *acl_user_at(size_t i);
-/* Replaces every user by the "user <name> <rules>" lines of path, all or
- * nothing; 0, or -1 with the reason in err. Clients of users the file no
- * longer has are closed (self after its reply); NULL self at start. */
-int acl_load_file(struct client *self, const char *path, char *err, size_t errlen);
-/* The users as "user <name> <rules>" lines, sorted by name, as ACL SAVE
- * writes them and CONFIG REWRITE without an aclfile: *n xmalloc'd strings
- * in an xmalloc'd array, both the caller's to free. */
-char **acl_user_lines(size_t *n);
-/* Writes every user's line to path (through a temporary file); 0 or -1. */
-int acl_save_file(const char *path, char *err, size_t errlen);
-
 /* chars random hex digits from OpenSSL's generator (ACL GENPASS); 0, or -1
  * when it has none to give. */
 int acl_random_hex(char *out, size_t chars);
-
-/* What a user's description is made of, each an xmalloc'd string: the flags
- * and passwords ("on #..."), and for selector i its commands, keys and
- * channels. acl_describe is ACL LIST's whole line after "user <name> ". */
-char *acl_describe(const struct acl_user *u);
-char *acl_describe_flags(const struct acl_user *u);
-char *acl_describe_commands(const struct acl_user *u, size_t sel);
-char *acl_describe_keys(const struct acl_user *u, size_t sel);
-char *acl_describe_channels(const struct acl_user *u, size_t sel);
 
 /* Why a request is refused. */
 enum acl_denial { ACL_ALLOWED, ACL_DENIED_CMD, ACL_DENIED_KEY, ACL_DENIED_CHANNEL };
@@ -160,15 +109,9 @@ void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object);
 
 /* Where a denied request ran, ACL LOG's "context". */
 enum acl_log_context { ACL_LOG_TOPLEVEL, ACL_LOG_MULTI, ACL_LOG_LUA };
-/* ACL LOG: reason "auth", "command", "key" or "channel"; object the
- * command's name, key or channel (copied). c may be NULL. */
-void acl_log_add(struct client *c, const char *reason, enum acl_log_context ctx,
-                 const char *object, size_t olen, const char *username, size_t ulen);
 /* Logs denial d of cmd, the row that would run (a subcommand's own), with
  * the request's argv (pos as acl_check gave it) for c's user. */
 void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
                     const struct command *cmd, const struct resp_slice *argv, int pos);
-void acl_log_reply(struct resp_out *o, long count);
-void acl_log_reset(void);
 
 #endif

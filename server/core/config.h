@@ -1,6 +1,7 @@
 /*
- * config.h - the server's settings: defaults, the config file, command-line
- * flags and CONFIG GET/SET.
+ * config.h - the server's settings: defaults and CONFIG GET/SET (config.c).
+ * The config file and command-line flags are config_file.h's, CONFIG
+ * REWRITE config_rewrite.h's.
  *
  * Owns: struct config and every string in it. Knows nothing of connections;
  * the rest of the server reads the fields directly, so a CONFIG SET takes
@@ -184,18 +185,6 @@ int config_init(struct config *cfg);
 /* Frees every string cfg owns and zeroes it. */
 void config_destroy(struct config *cfg);
 
-/* Reads a file of "name value..." lines as redis-server does: '#' comment
- * lines, blank lines, "double quoted" values with \n \xHH \" escapes and
- * 'single quoted' ones. Later lines override earlier ones. Returns 0; on error
- * -1 with, in err, Redis's three lines: the file and line number, ">>> 'the
- * line'", and the reason. */
-int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen);
-
-/* Applies "--name value..." flags (argv[0] is the first flag, not the program
- * nor the config file); each flag takes the words up to the next "--word".
- * Returns 0; on error -1 with a message naming the flag in err. */
-int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
-
 /* Sets one setting from its words, as a config file line or a --flag does:
  * immutable settings are accepted, name is case-insensitive. A setting that
  * takes several words (bind, client-output-buffer-limit) splits a single word
@@ -231,18 +220,6 @@ int config_find(const char *name, size_t len);
 /* Setting i's value as CONFIG GET shows it ("yes", "0", "normal 0 0 0 ...").
  * Returns a string the caller frees with xfree. */
 char *config_get(const struct config *cfg, size_t i);
-
-/* CONFIG REWRITE: rewrites the file at path so that loading it gives cfg.
- * Comments, blank lines and lines it does not know stay as they are; a
- * setting's first line is replaced in place and its later lines dropped;
- * settings that differ from their defaults and have no line are appended.
- * The file's "user" lines become user_lines[0..nuser_lines) ("user <name>
- * <rules>", the caller's): in place of the old ones in turn, the rest
- * appended, old ones left over dropped, as Redis does. The new file
- * replaces the old one by rename, so a crash leaves one or the other.
- * Returns 0, or -1 with strerror's text in err. */
-int config_rewrite(const struct config *cfg, const char *path, const char *const *user_lines,
-                   size_t nuser_lines, char *err, size_t errlen);
 
 /* Parses "1gb", "64mb", "100k", "12345" as Redis does (k=1000, kb=1024, ...).
  * Returns 0, or -1 when s is not a valid memory amount. */

@@ -107,13 +107,19 @@ static void drop_temp_file(void)
     ml.pending_len = 0;
 }
 
-/* Fails the current attempt: the link closes and link_gone schedules the next. */
+/* Ends the current attempt: the link closes and link_gone schedules the next. */
+static void close_link(void)
+{
+    if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
+        conn_close(ml.c);
+}
+
+/* close_link, saying why. */
 static void fail_link(const char *why)
 {
     log_warning("Replication link to %s:%d: %s", server.cfg.replicaof_host,
                 server.cfg.replicaof_port, why);
-    if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
-        conn_close(ml.c);
+    close_link();
 }
 
 static void send_ack(void)
@@ -747,17 +753,27 @@ void repl_replica_cron(void)
         if (now >= ml.next_attempt_ms && !ml.job)
             connect_now();
         return;
+    /* The timeouts are logged in Redis's words, which monitoring greps for. */
     case LINK_CONNECTING:
     case LINK_HANDSHAKE:
+        if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000) {
+            log_warning("Timeout connecting to the MASTER...");
+            close_link();
+        }
+        return;
     case LINK_TRANSFER:
-        if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000)
-            fail_link("timeout: no data from the primary");
+        if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000) {
+            log_warning("Timeout receiving bulk data from MASTER... If the problem persists try "
+                        "to set the 'repl-timeout' parameter in redis.conf to a larger value.");
+            close_link();
+        }
         return;
     case LINK_LOADING:
         return; /* the link is not read meanwhile: no timeout */
     case LINK_UP:
         if (now - ml.last_io_ms > server.cfg.repl_timeout * 1000) {
-            fail_link("MASTER timeout: no data nor PING received");
+            log_warning("MASTER timeout: no data nor PING received...");
+            close_link();
             return;
         }
         if (now - ml.last_ack_ms >= ACK_PERIOD_MS)

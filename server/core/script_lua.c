@@ -15,6 +15,12 @@
  * read-only instead, which Debian's Lua cannot do, so pairs() over a
  * library table or _G sees nothing here (docs/scripting.md). rawset and
  * setmetatable refuse proxies, so nothing a script does outlives it.
+ *
+ * Every chunk is parsed as text: Lua 5.1 loads bytecode when a chunk's first
+ * byte is ESC, and crafted bytecode can corrupt memory (CVE-2015-4335).
+ * Redis's patched Lua never undumps; Debian's would, so loadstring, load and
+ * the script and function bodies go through a reader that makes a leading
+ * ESC reach the text parser (see text_only_read).
  */
 #include "script_lua.h"
 
@@ -470,6 +476,118 @@ static void register_redis(lua_State *L)
     lua_pop(L, 1);
 }
 
+/* ---- text-only loading ---- */
+
+/* Wraps a lua_Reader. lua_load picks the undumper when the first byte it
+ * sees is LUA_SIGNATURE[0] (ESC); a space handed out before such a first
+ * piece sends the chunk to the text parser instead, which refuses the ESC
+ * exactly as Redis's Lua does ("unexpected symbol near 'char(27)'"). A space
+ * is no token, so every text chunk, its line numbers and its errors are as
+ * they were. */
+struct text_reader {
+    lua_Reader inner;
+    void *inner_ud;
+    int started;        /* the first piece was read */
+    const char *held;   /* a first piece held back behind the space, or NULL */
+    size_t held_len;
+};
+
+static const char *text_only_read(lua_State *L, void *ud, size_t *size)
+{
+    struct text_reader *r = ud;
+    if (r->held) {
+        const char *p = r->held;
+        *size = r->held_len;
+        r->held = NULL;
+        return p;
+    }
+    const char *p = r->inner(L, r->inner_ud, size);
+    if (!r->started) {
+        r->started = 1;
+        if (p && *size > 0 && p[0] == LUA_SIGNATURE[0]) {
+            r->held = p; /* stays valid: the inner reader is not called again until it is used */
+            r->held_len = *size;
+            *size = 1;
+            return " ";
+        }
+    }
+    return p;
+}
+
+static int load_text(lua_State *L, lua_Reader reader, void *ud, const char *chunkname)
+{
+    struct text_reader r = {.inner = reader, .inner_ud = ud};
+    return lua_load(L, text_only_read, &r, chunkname);
+}
+
+struct buffer_source {
+    const char *p;
+    size_t len;
+};
+
+static const char *buffer_read(lua_State *L, void *ud, size_t *size)
+{
+    (void)L;
+    struct buffer_source *b = ud;
+    if (b->len == 0)
+        return NULL;
+    *size = b->len;
+    b->len = 0;
+    return b->p;
+}
+
+static int load_text_buffer(lua_State *L, const char *code, size_t len, const char *chunkname)
+{
+    struct buffer_source b = {code, len};
+    return load_text(L, buffer_read, &b, chunkname);
+}
+
+/* As Lua's load_aux: the function, or nil and the message. */
+static int load_result(lua_State *L, int status)
+{
+    if (status == 0)
+        return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* loadstring(s [, chunkname]), as Lua 5.1's, text only. */
+static int text_loadstring(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, s);
+    return load_result(L, load_text_buffer(L, s, len, name));
+}
+
+/* load's reader: calls the function at 1, keeps its string in slot 3 (as
+ * Lua's generic_reader) so the piece lives until the next call. */
+static const char *function_read(lua_State *L, void *ud, size_t *size)
+{
+    (void)ud;
+    luaL_checkstack(L, 2, "too many nested functions");
+    lua_pushvalue(L, 1);
+    lua_call(L, 0, 1);
+    if (lua_isnil(L, -1)) {
+        *size = 0;
+        return NULL;
+    }
+    if (!lua_isstring(L, -1))
+        luaL_error(L, "reader function must return a string");
+    lua_replace(L, 3);
+    return lua_tolstring(L, 3, size);
+}
+
+/* load(f [, chunkname]), as Lua 5.1's, text only. */
+static int text_load(lua_State *L)
+{
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 3); /* the function, the name, the piece's slot */
+    return load_result(L, load_text(L, function_read, NULL, name));
+}
+
 /* Redis's error handler: every error becomes {err=, source=, line=} with
  * the script's position (the C function's caller when raised in C). It
  * keeps debug as an upvalue; the global goes. */
@@ -496,6 +614,10 @@ lua_State *script_lua_new(void)
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_DBLIBNAME, luaopen_debug);
+    lua_pushcfunction(L, text_loadstring);
+    lua_setglobal(L, "loadstring");
+    lua_pushcfunction(L, text_load);
+    lua_setglobal(L, "load");
     /* Debian builds lua-cjson without its global: set both ourselves. */
     lua_pushcfunction(L, luaopen_cjson);
     lua_call(L, 0, 1);
@@ -671,7 +793,7 @@ size_t script_lua_memory(lua_State *L)
 int script_lua_load(lua_State *L, const char *chunkname, const char *code, size_t len, char *err,
                     size_t errlen)
 {
-    if (luaL_loadbuffer(L, code, len, chunkname) == 0)
+    if (load_text_buffer(L, code, len, chunkname) == 0)
         return 0;
     snprintf(err, errlen, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error");
     lua_pop(L, 1);

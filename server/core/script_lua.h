@@ -53,8 +53,9 @@ void script_lua_free(lua_State *L);
 /* Bytes the state holds now (its allocator's count). */
 size_t script_lua_memory(lua_State *L);
 
-/* Compiles code under chunkname ("@user_script" for EVAL,
- * "@user_function" for a library). Returns 0 with the function pushed, or
+/* Compiles code, as text only (bytecode is refused as Redis's Lua refuses
+ * it), under chunkname ("@user_script" for EVAL, "@user_function" for a
+ * library). Returns 0 with the function pushed, or
  * -1 with Lua's message ("user_script:1: ...") in err and nothing pushed. */
 int script_lua_load(lua_State *L, const char *chunkname, const char *code, size_t len, char *err,
                     size_t errlen);

@@ -154,7 +154,8 @@ for _ in $(seq 100); do
 done
 grep -q '^rdb_last_bgsave_status:ok' <<<"$info" || fail "BGSAVE did not finish well: $info"
 grep -q '^aof_rewrite_in_progress:0' <<<"$info" || fail "BGREWRITEAOF still running after 10 s: $info"
-sleep 0.5   # the cron (hz 10) reaps a child that has just exited
+# The cron (hz 10) reaps a child that has just exited: polled, for 2 s at most.
+for _ in $(seq 20); do [ -z "$(zombies "$A")" ] && break; sleep 0.1; done
 expect "zombie processes after BGSAVE and BGREWRITEAOF" "" "$(zombies "$A")"
 expect "files on the volume, owned by rbkv" "rbkv appendonly.aof
 rbkv dump.rbkv" "$(ctr exec "$A" sh -c 'cd /data && for f in *; do echo "$(stat -c %U "$f") $f"; done')"
@@ -186,7 +187,7 @@ healthy "$A"
 expect "zombie processes after the healthcheck" "" "$(zombies "$A")"
 # An orphan of `docker exec` is the server's to reap, as PID 1 (its cron, 10 times a second).
 ctr exec "$A" sh -c '(sleep 0.1 &); true'
-sleep 1
+sleep 1 # the test: the orphan exits and the cron has had time to reap it (no zombie would pass at once)
 expect "zombie processes after an orphaned exec" "" "$(zombies "$A")"
 stop_clean "$A"
 
@@ -259,7 +260,7 @@ F=$TAG-f
 start "$F" --init "$IMAGE"
 wait_ready "$F"
 ctr exec "$F" sh -c '(sleep 0.1 &); true'
-sleep 0.5
+sleep 0.5 # the test, as above: the orphan has exited and init has had time to reap it
 expect "zombies under --init after an orphaned exec" "" "$(zombies "$F")"
 stop_clean "$F"
 

@@ -65,6 +65,10 @@ struct h_server {
  * and h_stop and h_wait_exit fail the test when the server's dir holds a
  * valgrind.<pid>.log (--log-file=valgrind.%p.log) reporting lost memory. */
 void h_init(int argc, char **argv);
+/* h_init's exit status when the binary is a bare "redis-server" that is not
+ * on $PATH and h_reference_required() is 0 (it fails the run otherwise):
+ * CTest's SKIP_RETURN_CODE for the *_on_redis tests. */
+#define H_SKIP_STATUS 77
 
 /* Prints the summary line, kills servers still running. Returns the exit
  * status of the test program: 0 when nothing failed. */
@@ -76,13 +80,21 @@ int h_finish(void);
 int h_start(struct h_server *s, const char *const *flags);
 /* Starts Debian's redis-server (the first on $PATH) as h_start does, with
  * --save "" --appendonly no, as the reference that a test compares the
- * server's replies with. Returns 0; 1 when there is no redis-server (not a
- * failure: the caller skips the comparison); -1 after recording a failure. */
+ * server's replies with. Returns 0; 1 when there is no redis-server and
+ * h_reference_required() is 0 (not a failure: the caller skips the
+ * comparison); -1 after recording a failure, which a missing redis-server is
+ * when h_reference_required() is 1. */
 int h_start_reference(struct h_server *s, const char *const *flags);
-/* The reference beside the server under test, for a file whose comparisons
- * are optional: 1 when it runs; 0, having printed why, when there is
- * nothing to compare with (no redis-server, or the tests run against
- * redis-server itself) or it failed to start (a recorded failure). */
+/* Whether the comparisons with Redis are mandatory, so that a missing
+ * redis-server fails the run instead of skipping them: under CI ($CI=true)
+ * or $RBKV_REQUIRE_REFERENCE set and not "0" (the Makefile's test targets
+ * set it). A developer without redis-server still gets the skip. */
+int h_reference_required(void);
+/* The reference beside the server under test: 1 when it runs; 0, having
+ * printed why, when there is nothing to compare with (no redis-server while
+ * h_reference_required() is 0, or the tests run against redis-server
+ * itself) or it failed to start or is required and missing (a recorded
+ * failure). */
 int h_start_comparison(struct h_server *ref);
 /* As h_start, with the config file "server.conf" in s's dir holding text as
  * the server's first argument; h_restart gives it again, as CONFIG REWRITE
@@ -368,6 +380,28 @@ long long h_int_reply(redisContext *c, int argc, const char *const *argv);
 #define H_INT_REPLY(c, ...) h_int_reply((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 /* SETs prefix:i = prefix:i for i < n, pipelined. */
 void h_fill(redisContext *c, const char *prefix, int n);
+/* A collection's big keys (test_hash.c, test_zset.c): entries named prefix
+ * and five digits, prefix00000 .. , each valued (a hash's value, a sorted
+ * set's score) its number. */
+struct h_coll {
+    const char *add, *del, *scan; /* "HSET" "HDEL" "HSCAN", "ZADD" "ZREM" "ZSCAN" */
+    char prefix;                  /* of the entries' names */
+    int value_first;              /* the value comes before the name (ZADD's score) */
+};
+/* Adds entries 0 .. n-1 to key, pipelined. */
+void h_coll_fill(redisContext *c, const struct h_coll *t, const char *key, int n);
+/* Walks key (h_coll_fill'ed with n entries) by cursor, COUNT 100, while
+ * between two calls 50 entries "x<i>" (valued -1) come and 50 older ones go,
+ * resizing the table: every numbered entry, present throughout, must come
+ * back with its value. Records failures at file:line. Returns how many of
+ * them it missed. */
+int h_coll_scan_churn(const char *file, int line, redisContext *c, const struct h_coll *t,
+                      const char *key, int n);
+#define H_COLL_SCAN_CHURN(c, t, key, n)                                                           \
+    h_coll_scan_churn(__FILE__, __LINE__, (c), (t), (key), (n))
+/* SIGKILL to s and to its fork child, if any, then waits up to timeout_ms for
+ * s to be gone: a crash in the middle of a background save. */
+void h_kill9_with_child(struct h_server *s, int timeout_ms);
 /* DEBUG DIGEST: 40 hex digits, all zeros for an empty dataset. h_digest
  * puts them into out (H_DIGEST_CHARS + 1 bytes), or "" after recording a
  * failure. */
@@ -403,9 +437,31 @@ int h_wait_info(redisContext *c, const char *section, const char *field, const c
  * server learns of a close asynchronously. Returns 1 when it got there, 0
  * (not a recorded failure: callers CHECK) otherwise. */
 int h_wait_clients(redisContext *c, long n, int timeout_ms);
+/* Polls PING on c until it answers -BUSY, for up to timeout_ms: a script or
+ * function sent on another client is running past busy-reply-threshold.
+ * Returns 1 when it got there, 0 after a failed CHECK. */
+int h_wait_busy(redisContext *c, int timeout_ms);
 /* Raises this process's RLIMIT_NOFILE soft limit to at least n, as far as the
  * hard limit allows (a server started later inherits it). Returns the soft
  * limit now in force. */
 long h_raise_nofile(long n);
+
+/* Waits up to timeout_ms for pid's first child (a BGSAVE, AOF rewrite or
+ * full-sync child) and stops it with SIGSTOP, so a test kills it at a moment
+ * of its choosing, mid-work. Returns the child's pid, stopped; -1 when none
+ * appeared in time or it had already exited (the test may try again). */
+long h_freeze_child(pid_t pid, int timeout_ms);
+
+/* Waits up to timeout_ms for s's server.log to contain text. Returns 1 when
+ * it does, 0 (not a recorded failure: callers CHECK) otherwise. */
+int h_wait_log(const struct h_server *s, const char *text, int timeout_ms);
+/* Whether dir holds a file whose name starts with prefix (a temp file left). */
+int h_dir_has_prefix(const char *dir, const char *prefix);
+/* SETs prefix:i to size bytes of 'x' for i < n: a dataset a child takes a
+ * while over. */
+void h_fill_big(redisContext *c, const char *prefix, int n, size_t size);
+/* Writes up to n bytes into a new file at path (SIZE_MAX: until the disk is
+ * full) and returns how many fit: to fill a small tmpfs. */
+size_t h_write_filler(const char *path, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * harness_blocking.h - what the end-to-end tests of blocking commands share
- * (the sorted-set pops of test_blocking.c, the list pops and moves of
- * test_list_blocking.c, XREAD BLOCK in test_xstream.c): one client sends a
+ * (the sorted-set pops and the list pops and moves of test_blocking.c,
+ * XREAD BLOCK in test_xstream.c, CLIENT PAUSE in test_monitor.c): one client sends a
  * blocking command without reading its reply, another waits until INFO
  * counts it blocked and does the write that serves it, and the first reads
  * its reply at last.

@@ -34,18 +34,10 @@ instances_cleanup() {
 }
 trap instances_cleanup EXIT
 
-# A port nothing listens on and that no instance here was given. Another program may still take it
-# before the bind; start_instance then tries another.
-free_port() {
-  local p used q
-  while :; do
-    p=$((20000 + RANDOM % 40000))
-    used=0
-    for q in "${port[@]}"; do [ "$q" = "$p" ] && used=1; done
-    [ "$used" -eq 0 ] || continue
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
+# free_port; start_instance asks for one that no instance here was given, and tries another when
+# a program takes it before the bind.
+# shellcheck source-path=SCRIPTDIR source=ports.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 launch() {
   local name=$1 waited
@@ -74,7 +66,7 @@ launch() {
 start_instance() {
   local attempt
   for ((attempt = 0; attempt < 5; attempt++)); do
-    port[$1]=$(free_port)
+    port[$1]=$(free_port "${port[@]}")
     write_conf "$1"
     launch "$1"
     case $? in

@@ -101,10 +101,11 @@ if ! command -v tmux >/dev/null; then
 else
   sock="rbkv-cli-$$"
   tmux -L "$sock" new-session -d -x 200 -y 10 "redis-cli -p $SERVER_PORT"
-  # wait_for TEXT: polls the pane for up to 5 s; prints the prompt line it found.
+  # wait_for TEXT: polls the pane for up to 5 s (times RBKV_TEST_SLOW, as server.sh's
+  # READY_SECONDS); prints the prompt line it found.
   wait_for() {
     local i line
-    for ((i = 0; i < 50; i++)); do
+    for ((i = 0; i < READY_SECONDS * 5; i++)); do
       line=$(tmux -L "$sock" capture-pane -p | grep -F -- "$1" | head -n 1)
       [ -n "$line" ] && { echo "$line"; return 0; }
       sleep 0.1

@@ -33,14 +33,9 @@ server_cleanup() {
 }
 trap server_cleanup EXIT
 
-# A port nothing listens on. Another test may still take it before our bind; server_start retries.
-free_port() {
-  local port
-  while :; do
-    port=$((20000 + RANDOM % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-  done
-}
+# free_port; another test may still take its port before our bind: server_start retries.
+# shellcheck source-path=SCRIPTDIR source=ports.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 server_start() {
   local bin=$1 attempt waited reply

@@ -169,7 +169,7 @@ static void test_kill9_always(void)
         writer(&s, fds[1]);
     }
     close(fds[1]);
-    h_sleep_ms(WRITER_MS);
+    h_sleep_ms(WRITER_MS); /* the test: the writer writes for a while, then the crash */
     kill(s.pid, SIGKILL);
     h_wait_exit(&s, EXIT_MS);
     long long last = -1;
@@ -216,7 +216,7 @@ static void test_everysec(void)
         return;
     for (int round = 0; round < 3; round++) {
         h_fill(c, round ? "more" : "k", KEYS);
-        h_sleep_ms(600);
+        h_sleep_ms(600); /* the test: writes a second old by the kill, past everysec's sync */
     }
     EXPECT_MATCH(c, "*aof_last_write_status:ok*", "INFO", "persistence");
     kill(s.pid, SIGKILL);
@@ -620,20 +620,9 @@ static void test_kill9_during_rewrite(void)
     if (!c)
         return;
     h_fill(c, "k", KEYS);
-    char *big = malloc(BIG_VALUE);
-    memset(big, 'x', BIG_VALUE);
-    for (int i = 0; i < BIG_VALUES; i++) {
-        char k[32];
-        int n = snprintf(k, sizeof(k), "big:%d", i);
-        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)n), H_B(big, BIG_VALUE)));
-    }
-    free(big);
+    h_fill_big(c, "big", BIG_VALUES, BIG_VALUE);
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
-    long child = h_child_of(s.pid);
-    kill(s.pid, SIGKILL);
-    if (child > 0)
-        kill((pid_t)child, SIGKILL);
-    h_wait_exit(&s, EXIT_MS);
+    h_kill9_with_child(&s, EXIT_MS);
     redisFree(c);
 
     c = h_reopen(&s, H_FLAGS(ALWAYS));

@@ -108,7 +108,7 @@ static void test_expiry_in_log(void)
     EXPECT_INT(c, 1, "ZADD", "gone", "1", "m");
     EXPECT_INT(c, 1, "EXPIRE", "gone", "-1");
     EXPECT_INT(c, 0, "ZUNIONSTORE", "never", "1", "gone");
-    h_sleep_ms(500);
+    h_sleep_ms(500); /* the test: past lazy's 200 ms deadline */
     EXPECT_NIL(c, "GET", "lazy");
     EXPECT_INT(c, 0, "EXISTS", "src");
     h_close(&s, c);
@@ -139,7 +139,7 @@ static void test_expired_while_down(void)
     EXPECT_INT(c, 1, "PEXPIRE", "z", "300");
     EXPECT_OK(c, "SET", "stays", "v");
     h_close(&s, c);
-    h_sleep_ms(500);
+    h_sleep_ms(500); /* the test: the 300 ms deadlines pass while the server is down */
     for (int round = 0; round < 2; round++) {
         c = h_reopen(&s, H_FLAGS(ALWAYS));
         if (!c)

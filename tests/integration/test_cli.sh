@@ -61,7 +61,7 @@ test_paging() {
     done
   ) &
   churn_pid=$!
-  for ((i = 0; i < 200; i++)); do
+  for ((i = 0; i < READY_SECONDS * 20; i++)); do # server.sh's, scaled by RBKV_TEST_SLOW
     [ -e "$SERVER_DIR/churned" ] && break
     sleep 0.05
   done

@@ -6,7 +6,7 @@
  * With redis-server installed, a reference server runs beside ours and
  * every command both know is compared: its flags must be Redis's, in Redis's
  * order, and so must its ACL categories (which ACL CAT lists from the same
- * derivation, server/core/acl.c). COMMAND LIST names the subcommands too
+ * derivation, server/core/acl_rules.c). COMMAND LIST names the subcommands too
  * ("config|get"), so each subcommand's own row is compared as well as its
  * container's (test_subcommand compares the whole entries).
  */

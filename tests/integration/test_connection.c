@@ -852,6 +852,8 @@ static void test_output_pause(void)
         static const char get[] = "*2\r\n$3\r\nGET\r\n$1\r\nv\r\n";
         for (int i = 0; i < PAUSE_GETS; i++)
             h_raw_send(&greedy, get, sizeof(get) - 1);
+        /* The test: time for the server to answer all it would (it must stop
+         * near the pause threshold, so there is no condition to poll for). */
         h_sleep_ms(300 * H_SLOW);
 
         /* Its unsent output (omem) stays near the pause threshold, far from 64 MB. */

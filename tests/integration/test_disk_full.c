@@ -43,21 +43,9 @@ static void path_on_disk(const char *name, char *buf, size_t cap)
 /* Writes n bytes into name on the disk; returns how many fit. */
 static size_t write_file(const char *name, size_t n)
 {
-    char p[512], block[8192];
-    size_t done = 0;
-    memset(block, 'r', sizeof(block));
+    char p[512];
     path_on_disk(name, p, sizeof(p));
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    while (fd >= 0 && done < n) {
-        size_t k = n - done < sizeof(block) ? n - done : sizeof(block);
-        ssize_t w = write(fd, block, k);
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    if (fd >= 0)
-        close(fd);
-    return done;
+    return h_write_filler(p, n);
 }
 
 static void remove_file(const char *name)

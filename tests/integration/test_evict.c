@@ -241,7 +241,7 @@ static void test_no_touch(void)
     if (!c)
         return;
     EXPECT_OK(c, "SET", "nt", "v");
-    h_sleep_ms(2100);
+    h_sleep_ms(2100); /* the test: OBJECT IDLETIME counts seconds */
     EXPECT_OK(c, "CLIENT", "NO-TOUCH", "on");
     EXPECT_BULK(c, "v", "GET", "nt");
     EXPECT_INT_RANGE(c, 2, 100, "OBJECT", "IDLETIME", "nt");

@@ -6,10 +6,16 @@
 # up there). One exporter serves both through its multi-target /scrape endpoint.
 #   tests/integration/test_exporter.sh SERVER_BIN
 # Skips (77) without prometheus-redis-exporter, redis-server, redis-cli or curl
-# (scripts/deps.sh test installs them).
+# (scripts/deps.sh test installs them); fails without redis-server where the comparisons with
+# Redis are required (CI=true or RBKV_REQUIRE_REFERENCE=1, as in the C tests' harness).
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 SERVER_BIN" >&2; exit 2; }
 server_bin=$1
+if ! command -v redis-server >/dev/null &&
+  { [ "${CI:-}" = true ] || [ "${RBKV_REQUIRE_REFERENCE:-0}" != 0 ]; }; then
+  echo "FAIL: no redis-server to compare with, required here (CI=true or RBKV_REQUIRE_REFERENCE=1)" >&2
+  exit 1
+fi
 for tool in prometheus-redis-exporter redis-server redis-cli curl; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh test)"; exit 77; }
 done
@@ -22,21 +28,7 @@ SLOW=${RBKV_TEST_SLOW:-1}
 REDIS_ONLY_RE='^redis_(active_defrag_.*|defrag_.*|io_threads_active|module_.*|modules|cluster_.*)$'
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-exporter-XXXXXX") || exit 1
-pids=()
-cleanup() {
-  local rc=$? p
-  for p in "${pids[@]}"; do
-    kill -9 "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
-  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
-    rm -rf "$work"
-  else
-    echo "logs kept in $work" >&2
-  fi
-  return "$rc"
-}
-trap cleanup EXIT
+READY_SECONDS=$((10 * SLOW))
 
 failures=0
 fail() {
@@ -44,45 +36,31 @@ fail() {
   failures=$((failures + 1))
 }
 
-free_port() {
-  local port
-  while :; do
-    port=$((20000 + RANDOM % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-  done
+# The two servers are instances.sh's (rbkv and redis), from config files in $work; the exporter
+# joins its pid array, so its EXIT trap kills all three and keeps $work with the logs on failure.
+write_conf() {
+  {
+    echo "port ${port[$1]}"
+    # local is rbkv's default, and lets the file run against redis-server too.
+    echo "enable-debug-command local"
+    [ "$1" = redis ] && printf 'save ""\nappendonly no\n'
+  } >"$work/$1.conf"
 }
-
-# start_server NAME CMD...: runs `CMD --port P` in $work/NAME on a free port P and waits for its
-# PING; another test may take P first, so a start that fails is retried on a new port. Sets
-# started_port.
-start_server() {
-  local name=$1 attempt i pid
-  shift
-  mkdir -p "$work/$name"
-  for ((attempt = 0; attempt < 5; attempt++)); do
-    started_port=$(free_port)
-    (cd "$work/$name" && exec "$@" --port "$started_port") >>"$work/$name.log" 2>&1 &
-    pid=$!
-    pids+=("$pid")
-    for ((i = 0; i < 200 * SLOW; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      # Ours answered only if it is still alive after the answer.
-      [ "$(redis-cli -p "$started_port" PING 2>/dev/null)" = PONG ] && kill -0 "$pid" 2>/dev/null &&
-        return 0
-      sleep 0.05
-    done
-    kill -9 "$pid" 2>/dev/null
-  done
-  fail "$name did not start"
-  return 1
+instance_cmd() {
+  case $1 in
+    rbkv) INSTANCE_CMD=("${wrapper[@]}" "$server_bin" "$work/rbkv.conf") ;;
+    redis) INSTANCE_CMD=(redis-server "$work/redis.conf") ;;
+  esac
 }
+instance_answers() { [ "$(redis-cli -p "${port[$1]}" PING 2>/dev/null)" = PONG ]; }
+# shellcheck source-path=SCRIPTDIR source=instances.sh
+. "$(dirname "$0")/instances.sh"
 
 read -r -a wrapper <<<"${RBKV_SERVER_WRAPPER:-}"
-# enable-debug-command local is rbkv's default, and lets the file run against redis-server too.
-start_server rbkv "${wrapper[@]}" "$server_bin" --enable-debug-command local || exit 1
-rbkv_port=$started_port
-start_server redis redis-server --save "" --appendonly no --enable-debug-command local || exit 1
-redis_port=$started_port
+start_instance rbkv || { fail "rbkv did not start"; exit 1; }
+rbkv_port=${port[rbkv]}
+start_instance redis || { fail "redis-server did not start"; exit 1; }
+redis_port=${port[redis]}
 
 # The same data in both, of every type both have, some with deadlines, in two databases, and a
 # deliberately slow command so the slow log has an entry.
@@ -107,19 +85,18 @@ done
 
 # The exporter on a free port; another test may take the port first, so it retries on a new one.
 start_exporter() {
-  local attempt i pid
+  local attempt i
   for ((attempt = 0; attempt < 5; attempt++)); do
-    exporter_port=$(free_port)
+    exporter_port=$(free_port "${port[@]}")
     prometheus-redis-exporter -web.listen-address "127.0.0.1:$exporter_port" -redis.addr "" \
       -include-system-metrics -export-client-list -ping-on-connect >>"$work/exporter.log" 2>&1 &
-    pid=$!
-    pids+=("$pid")
+    pid[exporter]=$!
     for ((i = 0; i < 100 * SLOW; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
+      kill -0 "${pid[exporter]}" 2>/dev/null || break
       curl -sf "http://127.0.0.1:$exporter_port/" >/dev/null && return 0
       sleep 0.05
     done
-    kill -9 "$pid" 2>/dev/null
+    kill -9 "${pid[exporter]}" 2>/dev/null
   done
   fail "the exporter did not start"
   return 1

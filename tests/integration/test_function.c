@@ -355,7 +355,7 @@ static void busy_on(struct h_server *s)
                 "#!lua name=spin\nredis.register_function{function_name='spin', flags={'no-writes'},"
                 "\n  callback=function() while true do end end}");
     h_send(a, 3, (const char *const[]){"FCALL", "spin", "0"}, NULL);
-    h_sleep_ms(400);
+    h_wait_busy(b, 5000 * H_SLOW);
     EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
                   "SHUTDOWN NOSAVE.",
                "GET", "k");

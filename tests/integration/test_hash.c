@@ -12,24 +12,20 @@
  * (`test_integration_hash redis-server`), which is how they were checked.
  *
  * test_differential runs random HSET/HMSET/HSETNX/HDEL/HINCRBY/HGETALL/...
- * sequences against rbkv, against a model kept here, and, when a
- * redis-server is found ($RBKV_REFERENCE_SERVER, else redis-server on
- * PATH; "none" to skip), against it side by side on a unix socket, with
+ * sequences against rbkv, against a model kept here, and against a
+ * redis-server started beside it (h_start_comparison: skipped without one,
+ * unless the reference is required), with
  * hash-max-listpack-entries 4 and hash-max-listpack-value 16 so the hashes
  * cross both encodings both ways. Redis's HGETALL/HKEYS/HVALS come in its
  * own order, so those replies are compared sorted; rbkv's must already be
  * in field order. SEED=<n> replays a run; OPS=<n> sets its length.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,18 +39,8 @@ static struct h_server srv;
 static const char *const wrongtype = "-WRONGTYPE Operation against a key holding the wrong kind "
                                      "of value";
 
-/* HSETs f00000..f<n-1> = i into key, pipelined. */
-static void fill(redisContext *c, const char *key, int n)
-{
-    char field[16], value[16];
-    for (int i = 0; i < n; i++) {
-        snprintf(field, sizeof(field), "f%05d", i);
-        snprintf(value, sizeof(value), "%d", i);
-        H_APPEND(c, "HSET", key, field, value);
-    }
-    for (int i = 0; i < n; i++)
-        freeReplyObject(h_get_reply(c));
-}
+/* The large hashes: fields f00000.. valued their number. */
+static const struct h_coll hash_coll = {"HSET", "HDEL", "HSCAN", 'f', 0};
 
 static long long dirty(redisContext *c)
 {
@@ -218,7 +204,7 @@ static void test_getall(void)
     EXPECT_OK(c, "CONFIG", "SET", "hash-max-listpack-entries", "128");
 
     /* A large hash walks its chunks in order. */
-    fill(c, "big", BIG);
+    h_coll_fill(c, &hash_coll, "big", BIG);
     redisReply *r = H_CALL(c, "HKEYS", "big");
     if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == BIG, "HKEYS of %d", BIG)) {
         int sorted = 1;
@@ -360,7 +346,7 @@ static void test_randfield(void)
     freeReplyObject(r);
 
     /* Fewer than the size: distinct fields, on a large hash too. */
-    fill(c, "big", BIG);
+    h_coll_fill(c, &hash_coll, "big", BIG);
     static const char *const counts[] = {"2", "100", "1500", "2999"};
     for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
         size_t n = (size_t)atoi(counts[t]);
@@ -405,43 +391,8 @@ static void test_scan(void)
 
     /* A large hash by cursor, fields coming and going meanwhile: every field
      * present throughout is returned, with its value. */
-    fill(c, "big", BIG);
-    static unsigned char seen[BIG];
-    memset(seen, 0, sizeof(seen));
-    char cursor[32] = "0";
-    int calls = 0;
-    redisReply *r;
-    do {
-        r = H_CALL(c, "HSCAN", "big", cursor, "COUNT", "100");
-        if (!CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2, "HSCAN reply")) {
-            freeReplyObject(r);
-            break;
-        }
-        snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-        const redisReply *items = r->element[1];
-        for (size_t i = 0; i + 1 < items->elements; i += 2) {
-            if (items->element[i]->str[0] != 'f')
-                continue; /* one of the fields that come and go */
-            int k = atoi(items->element[i]->str + 1);
-            CHECK(k >= 0 && k < BIG && atoi(items->element[i + 1]->str) == k, "a scanned pair");
-            if (k >= 0 && k < BIG)
-                seen[k] = 1;
-        }
-        freeReplyObject(r);
-        char extra[32];
-        for (int j = 0; j < 50; j++) {
-            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j);
-            H_APPEND(c, "HSET", "big", extra, "-1");
-            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j - 120);
-            H_APPEND(c, "HDEL", "big", extra);
-        }
-        for (int j = 0; j < 100; j++)
-            freeReplyObject(h_get_reply(c));
-    } while (strcmp(cursor, "0") != 0 && ++calls < 10 * BIG);
-    int missed = 0;
-    for (int k = 0; k < BIG; k++)
-        missed += !seen[k];
-    CHECK(missed == 0, "HSCAN missed %d fields", missed);
+    h_coll_fill(c, &hash_coll, "big", BIG);
+    H_COLL_SCAN_CHURN(c, &hash_coll, "big", BIG);
     EXPECT_REPLY(c, "['0', ['f00007', '7']]", "HSCAN", "big", "0", "MATCH", "f00007", "COUNT",
                  "100000");
     redisFree(c);
@@ -664,90 +615,6 @@ static void test_resp3(void)
 
 /* ---- the differential run ----------------------------------------------- */
 
-/* redis-server on a unix socket in a temp dir of its own, as the reference. */
-struct reference {
-    pid_t pid;
-    char dir[256], sock[300];
-};
-
-/* The reference binary: $RBKV_REFERENCE_SERVER ("none": no reference), else
- * redis-server on PATH; NULL when there is none, or when the server under
- * test is redis-server itself. */
-static const char *reference_binary(char *buf, size_t cap)
-{
-    const char *env = getenv("RBKV_REFERENCE_SERVER");
-    if (h_is_reference() || (env && !strcmp(env, "none")))
-        return NULL;
-    if (env && *env)
-        return access(env, X_OK) == 0 ? env : NULL;
-    const char *path = getenv("PATH");
-    while (path && *path) {
-        const char *end = strchr(path, ':');
-        size_t n = end ? (size_t)(end - path) : strlen(path);
-        snprintf(buf, cap, "%.*s/redis-server", (int)n, path);
-        if (n && access(buf, X_OK) == 0)
-            return buf;
-        path = end ? end + 1 : NULL;
-    }
-    return NULL;
-}
-
-/* Starts bin; returns a connection to it, or NULL (no failure recorded: the
- * run then goes on against the model alone). */
-static redisContext *reference_start(struct reference *ref, const char *bin)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(ref->dir, sizeof(ref->dir), "%s/rbkv-ref-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ref->pid = 0;
-    if (!mkdtemp(ref->dir))
-        return NULL;
-    snprintf(ref->sock, sizeof(ref->sock), "%s/redis.sock", ref->dir);
-    ref->pid = fork();
-    if (ref->pid == 0) {
-        char log[320];
-        snprintf(log, sizeof(log), "%s/server.log", ref->dir);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || chdir(ref->dir) < 0)
-            _exit(127);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        execl(bin, bin, "--port", "0", "--unixsocket", ref->sock, "--save", "", "--appendonly",
-              "no", (char *)NULL);
-        _exit(127);
-    }
-    if (ref->pid < 0)
-        return NULL;
-    for (int i = 0; i < 500; i++) {
-        struct timeval tv = {5, 0};
-        redisContext *c = redisConnectUnixWithTimeout(ref->sock, tv);
-        if (c && !c->err) {
-            redisSetTimeout(c, tv);
-            return c;
-        }
-        redisFree(c);
-        if (waitpid(ref->pid, NULL, WNOHANG) == ref->pid) {
-            ref->pid = 0;
-            return NULL;
-        }
-        h_sleep_ms(10);
-    }
-    return NULL;
-}
-
-static void reference_stop(struct reference *ref)
-{
-    char p[320];
-    if (ref->pid > 0) {
-        kill(ref->pid, SIGKILL);
-        waitpid(ref->pid, NULL, 0);
-    }
-    snprintf(p, sizeof(p), "%s/server.log", ref->dir);
-    unlink(p);
-    rmdir(ref->dir);
-}
-
 #define KEYS 3
 #define FIELDS 12
 #define MAX_ARGS 8
@@ -909,11 +776,9 @@ static void test_differential(void)
     printf("test_differential: SEED=%llu OPS=%ld\n", seed, ops);
     rng_state = seed;
 
-    char binbuf[PATH_MAX];
-    const char *bin = reference_binary(binbuf, sizeof(binbuf));
-    struct reference ref = {0};
-    redisContext *rc = bin ? reference_start(&ref, bin) : NULL;
-    printf("test_differential: reference %s\n", rc ? bin : "none (the model only)");
+    struct h_server ref;
+    int have_ref = h_start_comparison(&ref);
+    redisContext *rc = have_ref ? h_connect(&ref) : NULL;
 
     redisContext *c = h_connect_flushed(&srv);
     static const char *const config[][2] = {
@@ -1036,8 +901,8 @@ static void test_differential(void)
     redisFree(c);
     if (rc)
         redisFree(rc);
-    if (bin)
-        reference_stop(&ref);
+    if (have_ref)
+        h_stop(&ref);
 }
 
 int main(int argc, char **argv)

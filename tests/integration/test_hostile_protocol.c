@@ -383,6 +383,8 @@ static void test_unauthenticated(void)
     int opened = 0;
     for (int i = 0; i < 50 && h_raw_open(&conns[i], &s) == 0; i++, opened++)
         h_raw_send(&conns[i], head, (size_t)hl);
+    /* The test: time for the server to read what it was sent and buffer
+     * what it would (no condition to poll for: it must not). */
     h_sleep_ms(100 * H_SLOW);
     long rss1 = h_rss_kb(s.pid);
     printf("   server RSS %ld KB before, %ld KB with %d half-sent AUTH requests\n", rss0, rss1,

@@ -475,7 +475,7 @@ static void test_resetstat(void)
     EXPECT_BULK(c, "1", "GET", "a");
     EXPECT_NIL(c, "GET", "b");
     EXPECT_OK(c, "SET", "gone", "1", "PX", "1");
-    h_sleep_ms(20);
+    h_sleep_ms(20); /* the test: the deadline passes */
     EXPECT_NIL(c, "GET", "gone");
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
     CHECK(info_ll(c, "stats", "expired_keys") == 1, "an expired key");

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "harness_blocking.h"
 
 #define MAX_LINES 64
 #define LINE_CAP 256
@@ -307,13 +307,14 @@ static void test_pause_write(void)
     H_APPEND(w1, "SET", "k", "1");
     H_APPEND(w1, "GET", "k");
     H_SEND(w1, "PING");
-    h_sleep_ms(100);
-    H_SEND(w2, "INCR", "k");
-    h_sleep_ms(100);
+    h_await_blocked(a, 1);
+    H_BLOCK(w2, a, 2, "INCR", "k");
     EXPECT_NIL(a, "GET", "k");
     EXPECT_MATCH(a, "*flags=b *flags=b *flags=N *", "CLIENT", "LIST");
     expect_info(a, "blocked_clients", "2");
-    /* No active expiry under a pause: the key is due but still counted. */
+    /* No active expiry under a pause: the key is due but still counted. The
+     * sleep is the test: it lets the 100 ms deadline and a few expiry cycles
+     * pass. */
     h_sleep_ms(300);
     EXPECT_MATCH(a, "*db0:keys=1,expires=1,*", "INFO", "keyspace");
     /* A read-only transaction runs; CLIENT PAUSE itself is no write. */
@@ -369,11 +370,9 @@ static void test_pause_all_timeout(void)
                "UNPAUSE", "x");
     /* A held client that disconnects is forgotten; UNPAUSE then finds none. */
     EXPECT_OK(a, "CLIENT", "PAUSE", "20000", "WRITE");
-    H_SEND(b, "SET", "k", "v");
-    h_sleep_ms(100);
+    H_BLOCK(b, a, 1, "SET", "k", "v");
     redisFree(b);
-    h_sleep_ms(100);
-    expect_info(a, "blocked_clients", "0");
+    h_await_blocked(a, 0);
     EXPECT_OK(a, "CLIENT", "UNPAUSE");
     EXPECT_NIL(a, "GET", "k");
     h_close(&s, a);
@@ -497,14 +496,15 @@ static void test_info_clients(void)
         H_SEND(b, "SET", "a", "1");
         h_send(b, 3, (const char *const[]){"SET", "big", value},
                (const size_t[]){3, 3, sizeof(value)});
-        h_sleep_ms(400);
     }
-    r = H_CALL(c, "INFO", "clients");
-    char v[32] = "";
-    if (CHECK(r && r->str && h_info_field(r->str, "client_recent_max_input_buffer", v, sizeof(v)) == 0,
-              "client_recent_max_input_buffer"))
-        CHECK(atoll(v) >= (long long)sizeof(value), "recent max input %s >= 200 KB", v);
-    freeReplyObject(r);
+    /* Polled: the cron samples the query buffers a few times a second. */
+    int64_t deadline = h_now_ms() + 3000 * H_SLOW;
+    long long recent;
+    while ((recent = h_info_ll(c, "clients", "client_recent_max_input_buffer")) <
+               (long long)sizeof(value) &&
+           h_now_ms() < deadline)
+        h_sleep_ms(20);
+    CHECK(recent >= (long long)sizeof(value), "recent max input %lld >= 200 KB", recent);
     expect_info(c, "clients_in_timeout_table", "0");
     EXPECT_OK(c, "CLIENT", "UNPAUSE");
     redisFree(b);

@@ -309,7 +309,7 @@ static void test_watch_expiry(void)
      * it yet. */
     EXPECT_OK(c, "SET", "k", "v", "PX", "50");
     EXPECT_OK(c, "WATCH", "k");
-    h_sleep_ms(150);
+    h_sleep_ms(150); /* the test, here and below: the deadlines pass */
     EXPECT_EXEC(c, EXEC_ABORTED);
     EXPECT_OK(c, "SET", "k", "v", "PX", "50");
     EXPECT_OK(c, "WATCH", "k");

@@ -383,7 +383,7 @@ static void test_expired(void)
      * from getting there first with a deadline it cannot reach in time. */
     EXPECT_OK(c, "CONFIG", "SET", "notify-keyspace-events", "KEAm");
     EXPECT_OK(c, "SET", "l", "v", "PX", "1");
-    h_sleep_ms(5);
+    h_sleep_ms(5); /* the test: the deadline passes */
     EXPECT_NIL(c, "GET", "l");
     EXPECT_NIL(c, "GET", "nope");
     EXPECT_REPLY(c, "[(nil), (nil)]", "MGET", "a", "b");

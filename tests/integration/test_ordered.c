@@ -255,7 +255,7 @@ static void test_expired_keys(void)
     EXPECT_INT(c, 1, "PEXPIRE", "b", "1");
     EXPECT_INT(c, 1, "PEXPIRE", "d", "1");
     EXPECT_INT(c, 1, "PEXPIRE", "c", "3600000");
-    h_sleep_ms(5);
+    h_sleep_ms(5); /* the test: b's and d's deadlines pass */
     EXPECT_INT(c, 2, "KCOUNT", "-", "+");
     EXPECT_INT(c, 1, "KRANK", "c");
     EXPECT_INT(c, 0, "KREVRANK", "c");
@@ -486,7 +486,7 @@ static void net_expire(void *ctx, const char *key, size_t len)
                               (const size_t[]){7, len, 1});
     CHECK(r && r->type == REDIS_REPLY_INTEGER && r->integer == 1, "PEXPIRE of a present key");
     freeReplyObject(r);
-    h_sleep_ms(3);
+    h_sleep_ms(3); /* the test: the deadline passes */
 }
 
 static void test_random(void)

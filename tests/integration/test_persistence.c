@@ -64,7 +64,7 @@ static void test_lastsave(void)
         return;
     long long before = H_INT_REPLY(c, "LASTSAVE");
     CHECK(before > 1600000000, "LASTSAVE at start: %lld", before);
-    h_sleep_ms(1100);
+    h_sleep_ms(1100); /* the test: LASTSAVE counts seconds */
     EXPECT_OK(c, "SAVE");
     long long after = H_INT_REPLY(c, "LASTSAVE");
     CHECK(after > before, "LASTSAVE did not move: %lld then %lld", before, after);
@@ -117,20 +117,9 @@ static void test_kill9_during_bgsave(void)
         return;
     h_fill(c, "old", OLD_KEYS);
     EXPECT_OK(c, "SAVE");
-    char *big = malloc(BIG_VALUE);
-    memset(big, 'x', BIG_VALUE);
-    for (int i = 0; i < BIG_VALUES; i++) {
-        char k[32];
-        int n = snprintf(k, sizeof(k), "big:%d", i);
-        freeReplyObject(H_CALL_BIN(c, H_S("SET"), H_B(k, (size_t)n), H_B(big, BIG_VALUE)));
-    }
-    free(big);
+    h_fill_big(c, "big", BIG_VALUES, BIG_VALUE);
     EXPECT_STATUS(c, "Background saving started", "BGSAVE");
-    long child = h_child_of(s.pid);
-    kill(s.pid, SIGKILL);
-    if (child > 0)
-        kill((pid_t)child, SIGKILL);
-    h_wait_exit(&s, 5000);
+    h_kill9_with_child(&s, 5000 * H_SLOW);
     redisFree(c);
 
     c = h_reopen(&s, NULL);

@@ -742,6 +742,13 @@ static void serve_truncated(int lfd)
     close(fd);
 }
 
+/* Whether s's log tells of a failed full sync. */
+static int sync_failure_logged(const struct h_server *s)
+{
+    return h_file_has(s, "server.log", "full sync failed") ||
+           h_file_has(s, "server.log", "connection closed by the primary");
+}
+
 static void test_truncated_snapshot(void)
 {
     struct group g = {0};
@@ -754,15 +761,16 @@ static void test_truncated_snapshot(void)
     snprintf(ports, sizeof(ports), "%d", port);
     EXPECT_OK(r, "REPLICAOF", "127.0.0.1", ports);
     serve_truncated(lfd);
-    h_sleep_ms(300);
+    /* Polled: the replica read the cut snapshot to its end and gave it up. */
+    int64_t deadline = h_now_ms() + 5000 * H_SLOW;
+    while (!sync_failure_logged(&g.s[0]) && h_now_ms() < deadline)
+        h_sleep_ms(20);
     /* The cut snapshot replaced nothing, and the replica tries again. */
     EXPECT_BULK(r, "1", "GET", "mine");
     EXPECT_MATCH(r, "*master_link_status:down*", "INFO", "replication");
     serve_truncated(lfd);
     EXPECT_BULK(r, "1", "GET", "mine");
-    CHECK(h_file_has(&g.s[0], "server.log", "full sync failed") ||
-              h_file_has(&g.s[0], "server.log", "connection closed by the primary"),
-          "the failed sync is logged");
+    CHECK(sync_failure_logged(&g.s[0]), "the failed sync is logged");
     EXPECT_OK(r, "REPLICAOF", "NO", "ONE");
 out:
     if (lfd >= 0)

@@ -295,6 +295,62 @@ static void test_sandbox(void)
     same_bodies(bodies, sizeof(bodies) / sizeof(bodies[0]));
 }
 
+/* Lua bytecode is never loaded (CVE-2015-4335: crafted bytecode corrupts
+ * memory): loadstring and load refuse a chunk that starts with ESC as
+ * Redis's Lua does, with the text parser's error, and so do script and
+ * function bodies. */
+static void test_bytecode(void)
+{
+    static const char *const bodies[] = {
+        "return loadstring(string.dump(function() return 1 end))()",
+        "local f, e = loadstring(string.dump(function() return 1 end)) return {tostring(f), e}",
+        "local f, e = loadstring(string.dump(function() return 1 end), '=x') return {tostring(f), e}",
+        "local s = string.dump(function() return 1 end) local i = 0 "
+        "local f, e = load(function() i = i + 1 if i == 1 then return s:sub(1, 1) "
+        "elseif i == 2 then return s:sub(2) end end) return {tostring(f), e}",
+        "local s = string.dump(function() return 1 end) local i = 0 "
+        "local f, e = load(function() i = i + 1 if i == 1 then return '' "
+        "elseif i == 2 then return s end end) return {type(f), e}",
+        "return {pcall(loadstring, string.dump(function() return 1 end))}",
+        "return loadstring('  return 3')()", "return load(function() return nil end)()",
+        "local n = 0 return {load(function() n = n + 1 if n == 1 then return 5 end end)}",
+        "local f, e = load(function() error('boom') end) return {tostring(f), e}",
+        "return {pcall(load, 3)}", "return {pcall(loadstring)}",
+    };
+    same_bodies(bodies, sizeof(bodies) / sizeof(bodies[0]));
+
+    /* A script whose body is bytecode, sent as EVAL, SCRIPT LOAD and a
+     * library: refused with the compile error, on both servers. */
+    static const char dump[] = "\033LuaQ\000\001\004\010\004\010\000";
+    static const char *const reqs[][2] = {
+        {"*3\r\n$4\r\nEVAL\r\n$12\r\n", "\r\n$1\r\n0\r\n"},
+        {"*3\r\n$6\r\nSCRIPT\r\n$4\r\nLOAD\r\n$12\r\n", "\r\n"},
+        {"*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n$25\r\n#!lua name=x\n", "\r\n"},
+    };
+    static const char *const want[] = {
+        "-ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+        "'char(27)'\r\n",
+        "-ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+        "'char(27)'\r\n",
+        "-ERR Error compiling function: user_function:2: unexpected symbol near 'char(27)'\r\n",
+    };
+    struct pair p;
+    if (pair_open(&p, 2) < 0)
+        return;
+    for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+        for (int side = 0; side < 1 + have_ref; side++) {
+            struct h_raw *r = side ? &p.theirs : &p.ours;
+            h_raw_send(r, reqs[i][0], strlen(reqs[i][0]));
+            h_raw_send(r, dump, sizeof(dump) - 1);
+            h_raw_send(r, reqs[i][1], strlen(reqs[i][1]));
+            char *got = next_reply(r);
+            CHECK(strcmp(got, want[i]) == 0, "%s bytecode: %s", side ? "redis" : "rbkv", got);
+            free(got);
+        }
+    }
+    pair_close(&p);
+}
+
 static void test_script_command(void)
 {
     struct pair p;
@@ -355,7 +411,7 @@ static void test_busy_and_kill(void)
         return;
     EXPECT_REPLY(b, "['lua-time-limit', '100']", "CONFIG", "GET", "lua-time-limit");
     H_SEND(a, "EVAL", "local i = 0 while true do i = i + 1 end", "0");
-    h_sleep_ms(300);
+    h_wait_busy(b, 5000 * H_SLOW);
     EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
               "NOSAVE.", "GET", "k");
     EXPECT_ERR(b, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
@@ -378,7 +434,7 @@ static void test_busy_and_kill(void)
 
     /* A script that wrote cannot be killed; SHUTDOWN NOSAVE ends it all. */
     H_SEND(a, "EVAL", "redis.call('set', 'w', '1') while true do end", "0");
-    h_sleep_ms(300);
+    h_wait_busy(b, 5000 * H_SLOW);
     EXPECT_ERR(b, "UNKILLABLE Sorry the script already executed write commands against the dataset. "
               "You can either wait the script termination or kill the server in a hard way using "
               "the SHUTDOWN NOSAVE command.", "SCRIPT", "KILL");
@@ -690,6 +746,7 @@ int main(int argc, char **argv)
     H_RUN(test_commands_counted);
     H_RUN(test_error_stats);
     H_RUN(test_sandbox);
+    H_RUN(test_bytecode);
     H_RUN(test_script_command);
     H_RUN(test_multi_and_watch);
     H_RUN(test_random_scripts);

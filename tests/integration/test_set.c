@@ -15,27 +15,20 @@
  * The differential test runs random SADD/SREM/SMOVE/S*STORE/SISMEMBER/
  * SCARD/SMEMBERS/S{INTER,UNION,DIFF}[CARD] over four keys and a string key
  * against a model (a set is a 64-bit mask over a fixed universe kept in byte
- * order), and against a redis-server started beside it when
- * /usr/bin/redis-server exists; it changes set-max-intset-entries and
+ * order), and against a redis-server started beside it (h_start_comparison:
+ * skipped without one, unless the reference is required); it changes set-max-intset-entries and
  * set-max-listpack-entries to small values as it goes, so sets cross the
  * encodings both ways. SEED=<n> replays it.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 #define BIG 3000 /* members of the large sets: past the packed encodings */
-#define REDIS_BIN "/usr/bin/redis-server"
 
 static struct h_server srv;
 
@@ -691,86 +684,6 @@ static void universe_init(void)
     qsort(universe, UNIVERSE, sizeof(universe[0]), cstr_cmp);
 }
 
-/* A redis-server of our own, when one is installed, for replies to compare. */
-struct ref {
-    pid_t pid;
-    redisContext *c;
-    char dir[32]; /* its cwd, removed at the end */
-};
-
-/* A loopback port nobody listens on just now. */
-static int free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
-}
-
-static void ref_start(struct ref *ref)
-{
-    ref->pid = 0;
-    ref->c = NULL;
-    ref->dir[0] = '\0';
-    if (h_is_reference() || access(REDIS_BIN, X_OK) != 0)
-        return;
-    int port = free_port();
-    char portbuf[16], *dir = ref->dir;
-    snprintf(portbuf, sizeof(portbuf), "%d", port);
-    snprintf(ref->dir, sizeof(ref->dir), "/tmp/rbkv-set-ref-XXXXXX");
-    if (!mkdtemp(dir)) {
-        ref->dir[0] = '\0';
-        return;
-    }
-    ref->pid = fork();
-    if (ref->pid == 0) {
-        /* Gone with the test, even when it aborts. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (chdir(dir) != 0)
-            _exit(127);
-        execl(REDIS_BIN, REDIS_BIN, "--port", portbuf, "--bind", "127.0.0.1", "--save", "",
-              "--appendonly", "no", "--logfile", "redis.log", (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 100 && ref->pid > 0; i++) {
-        struct timeval tv = {1, 0};
-        ref->c = redisConnectWithTimeout("127.0.0.1", port, tv);
-        if (ref->c && !ref->c->err) {
-            redisSetTimeout(ref->c, tv);
-            break;
-        }
-        if (ref->c)
-            redisFree(ref->c);
-        ref->c = NULL;
-        h_sleep_ms(50);
-    }
-    if (!ref->c)
-        printf("  (no reference redis-server came up on port %d: model only)\n", port);
-    else
-        printf("  comparing with %s on port %d\n", REDIS_BIN, port);
-}
-
-static void ref_stop(struct ref *ref)
-{
-    if (ref->c)
-        redisFree(ref->c);
-    if (ref->pid > 0) {
-        kill(ref->pid, SIGKILL);
-        waitpid(ref->pid, NULL, 0);
-    }
-    if (ref->dir[0]) {
-        char log[64];
-        snprintf(log, sizeof(log), "%s/redis.log", ref->dir);
-        unlink(log);
-        rmdir(ref->dir);
-    }
-}
-
 /* The model's reply for a set of members, in byte order. */
 static void model_members(uint64_t m, char *out, size_t cap)
 {
@@ -798,19 +711,18 @@ static void test_differential(void)
     printf("  SEED=%u\n", seed);
     srand(seed);
     universe_init();
-    struct ref ref;
-    ref_start(&ref);
+    struct h_server ref;
+    int have_ref = h_start_comparison(&ref);
+    redisContext *rc = have_ref ? h_connect(&ref) : NULL;
     redisContext *c = h_connect_flushed(&srv);
     if (!c)
         goto out;
-    if (ref.c)
-        freeReplyObject(H_CALL(ref.c, "FLUSHALL"));
     const char *keys[NKEYS + 1] = {"k0", "k1", "k2", "k3", "str"};
     uint64_t set[NKEYS] = {0};
     const char *wt = "-WRONGTYPE Operation against a key holding the wrong kind of value";
     freeReplyObject(H_CALL(c, "SET", "str", "v"));
-    if (ref.c)
-        freeReplyObject(H_CALL(ref.c, "SET", "str", "v"));
+    if (rc)
+        freeReplyObject(H_CALL(rc, "SET", "str", "v"));
     int ops = 4000 / H_SLOW, failures = 0;
     for (int op = 0; op < ops && failures < 5; op++) {
         const char *argv[16];
@@ -829,8 +741,8 @@ static void test_differential(void)
             snprintf(v2, sizeof(v2), "%d", 2 + rand() % 30);
             freeReplyObject(H_CALL(c, "CONFIG", "SET", "set-max-intset-entries", v1));
             freeReplyObject(H_CALL(c, "CONFIG", "SET", "set-max-listpack-entries", v2));
-            if (ref.c)
-                freeReplyObject(H_CALL(ref.c, "CONFIG", "SET", "set-max-intset-entries", v1));
+            if (rc)
+                freeReplyObject(H_CALL(rc, "CONFIG", "SET", "set-max-intset-entries", v1));
         }
         if (kind <= 3) { /* SADD, SREM */
             int add = kind <= 2, n = 1 + rand() % 6;
@@ -946,8 +858,8 @@ static void test_differential(void)
         if (!CHECK(strcmp(got, want) == 0, "op %d %s %s: expected %s, got %s", op, argv[0],
                    argv[1], want, got))
             failures++;
-        if (ref.c) {
-            redisReply *rr = h_command(ref.c, argc, argv, NULL);
+        if (rc) {
+            redisReply *rr = h_command(rc, argc, argv, NULL);
             sort_reply(rr);
             if (rr)
                 h_repr(rr, ref_got, sizeof(ref_got));
@@ -970,7 +882,10 @@ static void test_differential(void)
     freeReplyObject(H_CALL(c, "CONFIG", "SET", "set-max-listpack-entries", "128"));
     redisFree(c);
 out:
-    ref_stop(&ref);
+    if (rc)
+        redisFree(rc);
+    if (have_ref)
+        h_stop(&ref);
 }
 
 int main(int argc, char **argv)

@@ -180,7 +180,9 @@ static void test_bounded_memory(void)
         goto out;
     SEND(&r, "KRANGE", "-", "+", "BYLEX", "WITHVALUES");
     if (read_some(&r, 200000) == 0) {
-        h_sleep_ms(200); /* the server fills what the sockets take, then waits */
+        /* The test: time for the server to fill what the sockets take and
+         * then to wait, not to buffer the rest (no condition to poll for). */
+        h_sleep_ms(200);
         long long omem = client_field(c, "krange", "omem");
         long long mem = client_field(c, "krange", "tot-mem");
         CHECK(omem >= 0 && omem <= OMEM_BOUND, "omem %lld of a stalled streamed reply", omem);
@@ -239,7 +241,7 @@ static void test_expiry_mid_stream(void)
     EXPECT_INT(c, 1, "PEXPIRE", k, "400");
     SEND(&r, "KRANGE", "-", "+", "BYLEX");
     if (read_some(&r, 100000) == 0) {
-        h_sleep_ms(500 * H_SLOW);
+        h_sleep_ms(500 * H_SLOW); /* the test: the 400 ms deadline passes mid-stream */
         EXPECT_NIL(c, "GET", k);
         expect_listing(&r, 0, KEYS, 1, 0, "KRANGE with a key expiring mid-stream");
     }
@@ -303,7 +305,7 @@ static void test_disconnect(void)
     SEND(&r, "KRANGE", "0", "-1", "WITHVALUES");
     read_some(&r, 100000);
     h_raw_close(&r);
-    h_sleep_ms(100);
+    CHECK(h_wait_clients(c, 1, 3000 * H_SLOW), "the server saw the streaming client go");
     EXPECT_OK(c, "SET", "after", "1");
     EXPECT_INT(c, KEYS + 1, "DBSIZE");
     EXPECT_MATCH(c, "'*connected_clients:1\\r\\n*'", "INFO", "clients");

@@ -138,7 +138,7 @@ for ((attempt = 0; attempt < 5; attempt++)); do
     --tls-client-key-file "$CERTS/replclient.key" \
     --tls-replication yes --replicaof 127.0.0.1 "$TLS_PORT") >"$CERTS/replica.log" 2>&1 &
   REPLICA_PID=$!
-  for ((i = 0; i < 200; i++)); do
+  for ((i = 0; i < READY_SECONDS * 20; i++)); do # server.sh's, scaled by RBKV_TEST_SLOW
     redis-cli -p "$replica_port" INFO replication 2>/dev/null | grep -q "master_link_status:up" && break
     kill -0 "$REPLICA_PID" 2>/dev/null || break
     sleep 0.05
@@ -170,7 +170,7 @@ redis-cli -p "$replica_port" CONFIG SET slowlog-log-slower-than 10000 tls-client
 expect "full sync over TLS, the 1 MB value" "$(redis-cli -p "$replica_port" STRLEN big)" \
   "$(stat -c %s "$CERTS/big")"
 cli client SET after-sync 42 >/dev/null
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < READY_SECONDS * 10; i++)); do
   [ "$(redis-cli -p "$replica_port" GET after-sync)" = 42 ] && break
   sleep 0.05
 done
@@ -199,14 +199,30 @@ grep -q "peer did not return a certificate" "$SERVER_DIR/server.log" ||
 [ "$(basename "$server_bin")" = redis-server ] || grep -q "certificate has expired" "$SERVER_DIR/server.log" ||
   fail "the refusal of an expired certificate is not logged with its reason"
 
+# wait_in_file FILE REGEX: polls FILE until a line matches, for up to READY_SECONDS.
+wait_in_file() {
+  local i
+  for ((i = 0; i < READY_SECONDS * 20; i++)); do
+    grep -q -- "$2" "$1" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
 # ---- close_notify: the server's close of a TLS connection is announced (Redis's connTLSClose) ----
 # closed_with_notify WHAT ACTION_AFTER_PING: an openssl s_client that sends PING, then waits while
-# ACTION (a shell command) makes the server close it; the alert must arrive after +PONG.
+# ACTION (a shell command) makes the server close it; the alert must arrive after +PONG. Its input
+# stays open until its output (polled) shows the +PONG, then the alert, or for 10 s (times
+# RBKV_TEST_SLOW) each.
 closed_with_notify() {
-  local what=$1 action=$2 out
-  out=$( (printf 'PING\r\n'; sleep 1; eval "$action"; sleep 2) |
+  local what=$1 action=$2 out f=$CERTS/notify.out
+  : >"$f"
+  # shellcheck disable=SC2094 # the input side polls the output s_client writes: on purpose
+  (printf 'PING\r\n'; wait_in_file "$f" "^+PONG"; eval "$action"
+   wait_in_file "$f" "^<<< .*Alert.*close_notify") |
     timeout 20 openssl s_client -connect "127.0.0.1:$TLS_PORT" -CAfile "$CERTS/ca.crt" \
-      -cert "$CERTS/client.crt" -key "$CERTS/client.key" -msg 2>&1)
+      -cert "$CERTS/client.crt" -key "$CERTS/client.key" -msg >"$f" 2>&1
+  out=$(cat "$f")
   echo "$out" | grep -q "^+PONG" || fail "close_notify, $what: no PONG first: $(echo "$out" | tail -n 3)"
   echo "$out" | grep -q "^<<< .*Alert.*close_notify" ||
     fail "close_notify, $what: the server closed without it: $(echo "$out" | tail -n 3)"
@@ -215,7 +231,7 @@ closed_with_notify "after QUIT" "printf 'quit\r\n'" # s_client takes a line star
 closed_with_notify "after CLIENT KILL" \
   "redis-cli -p $SERVER_PORT CLIENT KILL LADDR 127.0.0.1:$TLS_PORT >/dev/null"
 expect "CONFIG SET timeout 1" "$(redis-cli -p "$SERVER_PORT" CONFIG SET timeout 1)" OK
-closed_with_notify "after the idle timeout" "sleep 2"
+closed_with_notify "after the idle timeout" "sleep 2" # the test: past the 1 s timeout
 redis-cli -p "$SERVER_PORT" CONFIG SET timeout 0 >/dev/null
 
 # ---- reload ----
@@ -324,7 +340,7 @@ port=$(free_port)
   >"$CERTS/tlsonly.log" 2>&1 &
 SERVER_PID=$!
 TLS_PORT=$port
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < READY_SECONDS * 10; i++)); do
   [ "$(cli client PING)" = PONG ] && break
   sleep 0.1
 done

@@ -232,9 +232,8 @@ static void test_persistence(void)
               i, digest, digest_after);
         if (i == 0) {
             freeReplyObject(H_CALL(c, "BGREWRITEAOF"));
-            for (int k = 0; k < 200 && h_info_ll(c, "persistence", "aof_rewrite_in_progress"); k++)
-                h_sleep_ms(10);
-            h_sleep_ms(50);
+            CHECK(h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", 5000 * H_SLOW),
+                  "the rewrite ended");
         }
         if (i == 1)
             EXPECT_OK(c, "SAVE");

@@ -23,18 +23,8 @@
 
 static struct h_server srv;
 
-/* Adds members m0..m<n-1> with score i to key, pipelined. */
-static void fill(redisContext *c, const char *key, int n)
-{
-    char score[16], member[16];
-    for (int i = 0; i < n; i++) {
-        snprintf(score, sizeof(score), "%d", i);
-        snprintf(member, sizeof(member), "m%05d", i);
-        H_APPEND(c, "ZADD", key, score, member);
-    }
-    for (int i = 0; i < n; i++)
-        freeReplyObject(h_get_reply(c));
-}
+/* The large sets: members m00000.. scored their number. */
+static const struct h_coll zset_coll = {"ZADD", "ZREM", "ZSCAN", 'm', 1};
 
 static void test_zadd_and_lookups(void)
 {
@@ -132,11 +122,14 @@ static void test_ranks_and_counts(void)
     EXPECT_INT(c, 3, "ZREVRANK", "z", "c");
     EXPECT_NIL(c, "ZRANK", "z", "x");
     EXPECT_NIL(c, "ZRANK", "nosuch", "x");
-    /* Redis 7.2's WITHSCORE. */
-    EXPECT_REPLY(c, "[:2, '3']", "ZRANK", "z", "c", "WITHSCORE");
-    EXPECT_REPLY(c, "[:0, '6']", "ZREVRANK", "z", "f", "withscore");
-    EXPECT_REPLY(c, "(nil)", "ZRANK", "z", "x", "WITHSCORE");
-    EXPECT_ERR(c, "ERR syntax error", "ZRANK", "z", "c", "WITHSCORES");
+    /* Redis 7.2's WITHSCORE, which the 7.0 reference (h_is_reference) has not:
+     * there ZRANK's third argument is a wrong number of arguments. */
+    if (!h_is_reference()) {
+        EXPECT_REPLY(c, "[:2, '3']", "ZRANK", "z", "c", "WITHSCORE");
+        EXPECT_REPLY(c, "[:0, '6']", "ZREVRANK", "z", "f", "withscore");
+        EXPECT_REPLY(c, "(nil)", "ZRANK", "z", "x", "WITHSCORE");
+        EXPECT_ERR(c, "ERR syntax error", "ZRANK", "z", "c", "WITHSCORES");
+    }
     EXPECT_ERR(c, "ERR wrong number of arguments for 'zrank' command", "ZRANK", "z", "c",
                "WITHSCORE", "x");
 
@@ -160,7 +153,7 @@ static void test_ranks_and_counts(void)
     EXPECT_ERR(c, "ERR min or max not valid string range item", "ZLEXCOUNT", "lex", "-x", "+");
 
     /* Ranks and counts on a set large enough for a deep tree. */
-    fill(c, "big", BIG);
+    h_coll_fill(c, &zset_coll, "big", BIG);
     EXPECT_INT(c, BIG, "ZCARD", "big");
     EXPECT_INT(c, 1234, "ZRANK", "big", "m01234");
     EXPECT_INT(c, BIG - 1 - 1234, "ZREVRANK", "big", "m01234");
@@ -238,7 +231,7 @@ static void test_ranges(void)
     EXPECT_INT(c, 0, "ZRANGESTORE", "dst", "nosuch", "0", "-1");
 
     /* Offsets far into a large set, from either end. */
-    fill(c, "big", BIG);
+    h_coll_fill(c, &zset_coll, "big", BIG);
     EXPECT_REPLY(c, "['m02000', 'm02001']", "ZRANGE", "big", "2000", "2001");
     EXPECT_REPLY(c, "['m01999', 'm01998']", "ZRANGE", "big", "1000", "1001", "REV");
     EXPECT_REPLY(c, "[]", "ZRANGE", "big", "-1001", "-1002", "REV");
@@ -280,7 +273,7 @@ static void test_remrange_and_pop(void)
     EXPECT_REPLY(c, "[]", "ZPOPMIN", "nosuch");
     EXPECT_REPLY(c, "[]", "ZPOPMAX", "nosuch", "3");
 
-    fill(c, "big", BIG);
+    h_coll_fill(c, &zset_coll, "big", BIG);
     EXPECT_INT(c, 1000, "ZREMRANGEBYRANK", "big", "1000", "1999");
     EXPECT_INT(c, 2000, "ZCARD", "big");
     EXPECT_INT(c, 1000, "ZRANK", "big", "m02000");
@@ -303,7 +296,7 @@ static void test_randmember_and_scan(void)
     EXPECT_ERR(c, "ERR value is out of range", "ZRANDMEMBER", "a", "-9223372036854775807",
                "WITHSCORES");
 
-    fill(c, "big", BIG);
+    h_coll_fill(c, &zset_coll, "big", BIG);
     redisReply *r = H_CALL(c, "ZRANDMEMBER", "big", "100");
     if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 100, "ZRANDMEMBER 100"))
         CHECK(h_count_distinct(r, 0, 1) == 100, "ZRANDMEMBER with a positive count repeats");
@@ -329,42 +322,8 @@ static void test_randmember_and_scan(void)
     EXPECT_ERR(c, "ERR syntax error", "ZSCAN", "a", "0", "COUNT", "0");
     EXPECT_ERR(c, "ERR syntax error", "ZSCAN", "a", "0", "TYPE", "zset");
     EXPECT_ERR(c, "ERR invalid cursor", "ZSCAN", "a", "x");
-    static unsigned char seen[BIG];
-    memset(seen, 0, sizeof(seen));
-    char cursor[32] = "0";
-    int calls = 0;
-    do {
-        r = H_CALL(c, "ZSCAN", "big", cursor, "COUNT", "100");
-        if (!CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2, "ZSCAN reply")) {
-            freeReplyObject(r);
-            break;
-        }
-        snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-        const redisReply *items = r->element[1];
-        for (size_t i = 0; i + 1 < items->elements; i += 2) {
-            if (items->element[i]->str[0] != 'm')
-                continue; /* one of the members that come and go */
-            int k = atoi(items->element[i]->str + 1);
-            CHECK(k >= 0 && k < BIG && atoi(items->element[i + 1]->str) == k, "a scanned pair");
-            if (k >= 0 && k < BIG)
-                seen[k] = 1;
-        }
-        freeReplyObject(r);
-        /* Members come and go meanwhile, resizing the table; m00000.. stay. */
-        char extra[32];
-        for (int j = 0; j < 50; j++) {
-            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j);
-            H_APPEND(c, "ZADD", "big", "-1", extra);
-            snprintf(extra, sizeof(extra), "x%d", calls * 50 + j - 120);
-            H_APPEND(c, "ZREM", "big", extra);
-        }
-        for (int j = 0; j < 100; j++)
-            freeReplyObject(h_get_reply(c));
-    } while (strcmp(cursor, "0") != 0 && ++calls < 10 * BIG);
-    int missed = 0;
-    for (int k = 0; k < BIG; k++)
-        missed += !seen[k];
-    CHECK(missed == 0, "ZSCAN missed %d members", missed);
+    /* Members come and go meanwhile, resizing the table; m00000.. stay. */
+    H_COLL_SCAN_CHURN(c, &zset_coll, "big", BIG);
     EXPECT_REPLY(c, "['0', ['m00007', '7']]", "ZSCAN", "big", "0", "MATCH", "m00007",
                  "COUNT", "100000");
     redisFree(c);
@@ -445,7 +404,7 @@ static void test_keyspace(void)
     EXPECT_OK(c, "SELECT", "0");
     /* A set past its deadline is gone for every command. */
     EXPECT_INT(c, 1, "PEXPIRE", "z", "1");
-    h_sleep_ms(20);
+    h_sleep_ms(20); /* the test: the deadline passes */
     EXPECT_INT(c, 0, "ZCARD", "z");
     EXPECT_INT(c, 1, "ZADD", "z", "5", "new");
     EXPECT_REPLY(c, "['new']", "ZRANGE", "z", "0", "-1");
@@ -473,10 +432,12 @@ static void test_resp3(void)
     RAW_EXPECT(&r, "*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,3\r\n");
     RAW_SEND(&r, "ZRANGEBYSCORE z -inf +inf WITHSCORES LIMIT 1 1\r\n");
     RAW_EXPECT(&r, "*1\r\n*2\r\n$1\r\nb\r\n,3\r\n");
-    RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
-    RAW_EXPECT(&r, "*2\r\n:1\r\n,3\r\n");
-    RAW_SEND(&r, "ZRANK z x WITHSCORE\r\n");
-    RAW_EXPECT(&r, "_\r\n");
+    if (!h_is_reference()) { /* 7.2's WITHSCORE, as above */
+        RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
+        RAW_EXPECT(&r, "*2\r\n:1\r\n,3\r\n");
+        RAW_SEND(&r, "ZRANK z x WITHSCORE\r\n");
+        RAW_EXPECT(&r, "_\r\n");
+    }
     RAW_SEND(&r, "ZUNION 1 z WITHSCORES\r\n");
     RAW_EXPECT(&r, "*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,3\r\n");
     RAW_SEND(&r, "ZRANDMEMBER z -1 WITHSCORES\r\n");
@@ -488,11 +449,13 @@ static void test_resp3(void)
     RAW_EXPECT(&r, "*2\r\n$1\r\na\r\n,1.5\r\n");
     RAW_SEND(&r, "ZPOPMAX z 1\r\n");
     RAW_EXPECT(&r, "*1\r\n*2\r\n$1\r\nb\r\n,3\r\n");
-    RAW_SEND(&r, "ZRANK z b WITHSCORE\r\nHELLO 2\r\n");
-    RAW_EXPECT(&r, "_\r\n");
-    RAW_EXPECT_MATCH(&r, "*");
-    RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
-    RAW_EXPECT(&r, "*-1\r\n");
+    if (!h_is_reference()) { /* 7.2's WITHSCORE, as above */
+        RAW_SEND(&r, "ZRANK z b WITHSCORE\r\nHELLO 2\r\n");
+        RAW_EXPECT(&r, "_\r\n");
+        RAW_EXPECT_MATCH(&r, "*");
+        RAW_SEND(&r, "ZRANK z b WITHSCORE\r\n");
+        RAW_EXPECT(&r, "*-1\r\n");
+    }
     h_raw_close(&r);
 }
 

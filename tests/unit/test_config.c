@@ -1,5 +1,5 @@
 /*
- * test_config.c - unit tests of server/core/config.c (defaults, config files,
+ * test_config.c - unit tests of server/core/config*.c (defaults, config files,
  * --flags, config_set/config_set_many, CONFIG GET texts, CONFIG REWRITE,
  * rename-command and its effect on the command table) and server/base/glob.c.
  *
@@ -19,6 +19,8 @@
 #include "command.h"
 #include "commands.h"
 #include "config.h"
+#include "config_file.h"
+#include "config_rewrite.h"
 #include "glob.h"
 #include "mem.h"
 #include "server.h"

@@ -1,0 +1,87 @@
+/*
+ * acl_internal.h - what the ACL files share and nothing else includes: the
+ * inside of a selector, and the few functions one of them defines for the
+ * others.
+ *
+ *   acl.c          the user store, AUTH, the config file's users, the check
+ *   acl_rules.c    a user's contents and the rule grammar
+ *   acl_describe.c the rules written back as text (ACL LIST, GETUSER)
+ *   acl_file.c     the ACL file (ACL LOAD, ACL SAVE)
+ *   acl_log.c      ACL LOG
+ *
+ * A selector is written only by the rule grammar (acl_rules.c); the check
+ * (acl.c) and the descriptions read it.
+ */
+#ifndef RBKV_ACL_INTERNAL_H
+#define RBKV_ACL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "acl.h"
+
+#define ACL_KEYS_READ 1u
+#define ACL_KEYS_WRITE 2u
+
+struct acl_pattern {
+    char *pat; /* owned */
+    size_t len;
+    unsigned perm; /* ACL_KEYS_READ | ACL_KEYS_WRITE; channels use both */
+};
+
+struct acl_selector {
+    unsigned char *allowed; /* by command_index, owned: 1 allowed, 0 not */
+    char **rules; /* the description's rules, owned */
+    size_t nrules;
+    struct acl_pattern *keys;
+    size_t nkeys;
+    unsigned allkeys; /* ACL_KEYS_READ | ACL_KEYS_WRITE after ~* (Redis's allkeys), else 0 */
+    struct acl_pattern *chans;
+    size_t nchans;
+    int allchannels;
+};
+
+/* A rule's reason when it names no command or category; the config file's
+ * "user" lines leave that error to the start, the ACL file words it apart. */
+#define ACL_ERR_UNKNOWN "Unknown command or category name in ACL"
+
+/* ---- Defined in acl_rules.c ---- */
+
+/* A new user, off, no passwords, one empty selector; not in the store. */
+struct acl_user *acl_user_new(const char *name, size_t len);
+/* Frees u and its contents; NULL does nothing. */
+void acl_user_free(struct acl_user *u);
+/* dst becomes a deep copy of src's contents (the name is shared, not copied). */
+void acl_user_copy(struct acl_user *dst, const struct acl_user *src);
+/* Frees u's selectors and passwords, not u nor its name. */
+void acl_user_destroy(struct acl_user *u);
+/* One rule applied to u; NULL, or the reason it failed (a static string). */
+const char *acl_user_rule(struct acl_user *u, const char *r, size_t len);
+/* Sets or clears ACL_USER_ALLPERM after u's rules changed. */
+void acl_user_update_allperm(struct acl_user *u);
+/* The rule at rules[*i] in *out, a "(...)" selector split over words joined
+ * back (into *joined, the caller's to xfree, else NULL) with *i left on its
+ * last word; -1 for a selector no word closes (acl_rules.c says more). */
+int acl_next_rule(int argc, const struct resp_slice *rules, int *i, struct resp_slice *out,
+                  char **joined);
+/* ACL SETUSER's rules applied to u in turn: 0, or -1 at the first that
+ * fails, with Redis's "Error in ACL SETUSER modifier ..." in err. */
+int acl_apply_rules(struct acl_user *u, int argc, const struct resp_slice *rules, char *err,
+                    size_t errlen);
+/* A password's SHA-256. */
+void acl_sha256(const char *s, size_t len, unsigned char out[32]);
+/* Where h is among u's hashes, or -1; in constant time. */
+int acl_hash_index(const struct acl_user *u, const unsigned char h[32]);
+/* Adds h to u's hashes unless it is there. */
+void acl_hash_add(struct acl_user *u, const unsigned char h[32]);
+
+/* ---- Defined in acl.c ---- */
+
+/* ACL LOAD's all-or-nothing replacement of every user (acl_file.c): begin
+ * sets the users aside and leaves only a new default user, which the file's
+ * lines then fill through acl_setuser; end(keep) keeps the new users (a
+ * client keeps its user struct when the name still exists, else it is
+ * closed, self after its reply) or puts the old ones back. */
+void acl_store_begin_replace(void);
+void acl_store_end_replace(struct client *self, int keep);
+
+#endif
