@@ -333,7 +333,7 @@ static int split_inline(struct resp_parser *p, char *s, const char *e)
     char *w = s;
 
     for (;;) {
-        int inq = 0, insq = 0, done = 0;
+        int quote = 0, done = 0; /* quote: the open quote, '"' or '\'', or 0 */
         char *word;
 
         while (is_space(at(r, e)))
@@ -342,55 +342,41 @@ static int split_inline(struct resp_parser *p, char *s, const char *e)
             return STEP_DONE;
         word = w;
         while (!done) {
-            int c = at(r, e);
+            int c = at(r, e), hi, lo;
 
-            if (inq) {
-                int hi, lo;
-                if (c == '\\' && at(r + 1, e) == 'x' && (hi = hex_value(at(r + 2, e))) >= 0 &&
-                    (lo = hex_value(at(r + 3, e))) >= 0) {
-                    *w++ = (char)(hi * 16 + lo);
-                    r += 3;
-                } else if (c == '\\' && at(r + 1, e) != 0) {
-                    r++;
-                    *w++ = unescape(at(r, e));
-                } else if (c == '"') {
-                    /* The closing quote must be followed by a space or the end. */
-                    if (at(r + 1, e) != 0 && !is_space(at(r + 1, e)))
-                        return fail(p, "Protocol error: unbalanced quotes in request");
-                    done = 1;
-                } else if (c == 0) {
-                    return fail(p, "Protocol error: unbalanced quotes in request");
-                } else {
-                    *w++ = (char)c;
-                }
-            } else if (insq) {
-                if (c == '\\' && at(r + 1, e) == '\'') {
-                    r++;
-                    *w++ = '\'';
-                } else if (c == '\'') {
-                    if (at(r + 1, e) != 0 && !is_space(at(r + 1, e)))
-                        return fail(p, "Protocol error: unbalanced quotes in request");
-                    done = 1;
-                } else if (c == 0) {
-                    return fail(p, "Protocol error: unbalanced quotes in request");
-                } else {
-                    *w++ = (char)c;
-                }
-            } else {
+            if (!quote) {
                 switch (c) {
                 case ' ': case '\n': case '\r': case '\t': case 0:
                     done = 1;
                     break;
                 case '"':
-                    inq = 1;
-                    break;
                 case '\'':
-                    insq = 1;
+                    quote = c;
                     break;
                 default:
                     *w++ = (char)c;
                     break;
                 }
+            } else if (quote == '"' && c == '\\' && at(r + 1, e) == 'x' &&
+                       (hi = hex_value(at(r + 2, e))) >= 0 &&
+                       (lo = hex_value(at(r + 3, e))) >= 0) {
+                *w++ = (char)(hi * 16 + lo);
+                r += 3;
+            } else if (quote == '"' && c == '\\' && at(r + 1, e) != 0) {
+                r++;
+                *w++ = unescape(at(r, e));
+            } else if (quote == '\'' && c == '\\' && at(r + 1, e) == '\'') {
+                r++;
+                *w++ = '\'';
+            } else if (c == quote) {
+                /* The closing quote must be followed by a space or the end. */
+                if (at(r + 1, e) != 0 && !is_space(at(r + 1, e)))
+                    return fail(p, "Protocol error: unbalanced quotes in request");
+                done = 1;
+            } else if (c == 0) {
+                return fail(p, "Protocol error: unbalanced quotes in request");
+            } else {
+                *w++ = (char)c;
             }
             if (c != 0)
                 r++;
