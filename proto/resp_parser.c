@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "resp_alloc.h"
+#include "resp_num.h"
 
 /* First size of the query buffer: one socket read's worth. */
 #define PARSER_MIN_BUF ((size_t)16 * 1024)
@@ -70,45 +71,6 @@ static void advance(struct resp_parser *p, size_t n)
 {
     p->pos += n;
     p->scanned = 0;
-}
-
-/* Redis's string2ll() grammar on exactly n bytes: optional '-', digits without
- * leading zeros ("0" alone is fine, "-0" and "+1" are not), fits a long long. */
-static int parse_ll(const char *s, size_t n, long long *out)
-{
-    unsigned long long v;
-    size_t i = 0;
-    int neg = 0;
-
-    if (n == 0 || n > 20) /* 20 = strlen("-9223372036854775808") */
-        return 0;
-    if (n == 1 && s[0] == '0') {
-        *out = 0;
-        return 1;
-    }
-    if (s[0] == '-') {
-        neg = 1;
-        i = 1;
-    }
-    if (i == n || s[i] < '1' || s[i] > '9')
-        return 0;
-    v = (unsigned long long)(s[i++] - '0');
-    for (; i < n; i++) {
-        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d > 9 || v > (ULLONG_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    if (neg) {
-        if (v > (unsigned long long)LLONG_MAX + 1)
-            return 0;
-        *out = v == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN : -(long long)v;
-    } else {
-        if (v > (unsigned long long)LLONG_MAX)
-            return 0;
-        *out = (long long)v;
-    }
-    return 1;
 }
 
 /*
@@ -371,7 +333,7 @@ static int split_inline(struct resp_parser *p, char *s, const char *e)
     char *w = s;
 
     for (;;) {
-        int inq = 0, insq = 0, done = 0;
+        int quote = 0, done = 0; /* quote: the open quote, '"' or '\'', or 0 */
         char *word;
 
         while (is_space(at(r, e)))
@@ -380,55 +342,41 @@ static int split_inline(struct resp_parser *p, char *s, const char *e)
             return STEP_DONE;
         word = w;
         while (!done) {
-            int c = at(r, e);
+            int c = at(r, e), hi, lo;
 
-            if (inq) {
-                int hi, lo;
-                if (c == '\\' && at(r + 1, e) == 'x' && (hi = hex_value(at(r + 2, e))) >= 0 &&
-                    (lo = hex_value(at(r + 3, e))) >= 0) {
-                    *w++ = (char)(hi * 16 + lo);
-                    r += 3;
-                } else if (c == '\\' && at(r + 1, e) != 0) {
-                    r++;
-                    *w++ = unescape(at(r, e));
-                } else if (c == '"') {
-                    /* The closing quote must be followed by a space or the end. */
-                    if (at(r + 1, e) != 0 && !is_space(at(r + 1, e)))
-                        return fail(p, "Protocol error: unbalanced quotes in request");
-                    done = 1;
-                } else if (c == 0) {
-                    return fail(p, "Protocol error: unbalanced quotes in request");
-                } else {
-                    *w++ = (char)c;
-                }
-            } else if (insq) {
-                if (c == '\\' && at(r + 1, e) == '\'') {
-                    r++;
-                    *w++ = '\'';
-                } else if (c == '\'') {
-                    if (at(r + 1, e) != 0 && !is_space(at(r + 1, e)))
-                        return fail(p, "Protocol error: unbalanced quotes in request");
-                    done = 1;
-                } else if (c == 0) {
-                    return fail(p, "Protocol error: unbalanced quotes in request");
-                } else {
-                    *w++ = (char)c;
-                }
-            } else {
+            if (!quote) {
                 switch (c) {
                 case ' ': case '\n': case '\r': case '\t': case 0:
                     done = 1;
                     break;
                 case '"':
-                    inq = 1;
-                    break;
                 case '\'':
-                    insq = 1;
+                    quote = c;
                     break;
                 default:
                     *w++ = (char)c;
                     break;
                 }
+            } else if (quote == '"' && c == '\\' && at(r + 1, e) == 'x' &&
+                       (hi = hex_value(at(r + 2, e))) >= 0 &&
+                       (lo = hex_value(at(r + 3, e))) >= 0) {
+                *w++ = (char)(hi * 16 + lo);
+                r += 3;
+            } else if (quote == '"' && c == '\\' && at(r + 1, e) != 0) {
+                r++;
+                *w++ = unescape(at(r, e));
+            } else if (quote == '\'' && c == '\\' && at(r + 1, e) == '\'') {
+                r++;
+                *w++ = '\'';
+            } else if (c == quote) {
+                /* The closing quote must be followed by a space or the end. */
+                if (at(r + 1, e) != 0 && !is_space(at(r + 1, e)))
+                    return fail(p, "Protocol error: unbalanced quotes in request");
+                done = 1;
+            } else if (c == 0) {
+                return fail(p, "Protocol error: unbalanced quotes in request");
+            } else {
+                *w++ = (char)c;
             }
             if (c != 0)
                 r++;
@@ -464,7 +412,7 @@ static int parse_inline(struct resp_parser *p)
  * Fast path for the usual header: the type byte, a positive number without
  * leading zeros, '\r' and the byte after it, all arrived. Returns the number
  * and sets *k to the index of the '\r', or returns -1 for anything else (zero,
- * negative, malformed, incomplete, long), which find_line() and parse_ll() then
+ * negative, malformed, incomplete, long), which find_line() and resp_parse_ll() then
  * judge exactly. Saves a memchr() call per header line.
  */
 static long long quick_header(const struct resp_parser *p, size_t *k)
@@ -501,7 +449,7 @@ static int parse_count(struct resp_parser *p)
             return STEP_AGAIN;
         if (k == LINE_TOO_BIG)
             return fail(p, "Protocol error: too big mbulk count string");
-        if (!parse_ll(p->buf + p->pos + 1, (size_t)k - 1, &count) ||
+        if (resp_parse_ll(p->buf + p->pos + 1, (size_t)k - 1, &count) ||
             count > (long long)p->limits.max_multibulk_len)
             return fail(p, "Protocol error: invalid multibulk length");
     }
@@ -563,7 +511,7 @@ static int parse_bulk_header(struct resp_parser *p)
             memcpy(p->errbuf + sizeof(prefix), "'", 2);
             return fail(p, p->errbuf);
         }
-        if (!parse_ll(s + 1, (size_t)k - 1, &len) || len < 0 ||
+        if (resp_parse_ll(s + 1, (size_t)k - 1, &len) || len < 0 ||
             (unsigned long long)len > p->limits.max_bulk_len)
             return fail(p, "Protocol error: invalid bulk length");
     }

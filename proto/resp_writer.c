@@ -30,65 +30,16 @@
 #include <string.h>
 
 #include "resp_alloc.h"
+#include "resp_num.h"
 #include "resp_parser.h" /* struct resp_slice */
 
 /* Longest header: a type byte, "-" and 20 digits, CRLF. */
 #define HEADER_MAX 24
 
-static const char digit_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Writes v in decimal at dst (at most 20 bytes), two digits per division. */
-static size_t format_u64(char *dst, unsigned long long v)
-{
-    char tmp[20];
-    char *p = tmp + sizeof(tmp);
-    size_t n;
-
-    /* Most lengths in a reply (a key, a field, a member) are one or two
-     * digits: no buffer, no copy. */
-    if (v < 10) {
-        dst[0] = (char)('0' + v);
-        return 1;
-    }
-    if (v < 100) {
-        dst[0] = digit_pairs[2 * v];
-        dst[1] = digit_pairs[2 * v + 1];
-        return 2;
-    }
-    while (v >= 100) {
-        unsigned i = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--p = digit_pairs[i + 1];
-        *--p = digit_pairs[i];
-    }
-    if (v >= 10) {
-        unsigned i = (unsigned)v * 2;
-        *--p = digit_pairs[i + 1];
-        *--p = digit_pairs[i];
-    } else {
-        *--p = (char)('0' + v);
-    }
-    n = (size_t)(tmp + sizeof(tmp) - p);
-    memcpy(dst, p, n);
-    return n;
-}
-
-static size_t format_ll(char *dst, long long v)
-{
-    if (v < 0) {
-        *dst = '-';
-        return 1 + format_u64(dst + 1, 0ULL - (unsigned long long)v);
-    }
-    return format_u64(dst, (unsigned long long)v);
-}
-
 /* "<type><n>\r\n" into dst (HEADER_MAX bytes). */
 static size_t format_header(char *dst, char type, unsigned long long n)
 {
-    size_t len = 1 + format_u64(dst + 1, n);
+    size_t len = 1 + resp_format_u64(dst + 1, n);
     dst[0] = type;
     dst[len] = '\r';
     dst[len + 1] = '\n';
@@ -381,7 +332,7 @@ void resp_add_errorf(struct resp_out *o, const char *fmt, ...)
 void resp_add_int(struct resp_out *o, long long n)
 {
     char buf[HEADER_MAX];
-    size_t len = 1 + format_ll(buf + 1, n);
+    size_t len = 1 + resp_format_ll(buf + 1, n);
 
     buf[0] = ':';
     buf[len] = '\r';
@@ -430,8 +381,8 @@ void resp_add_bulk(struct resp_out *o, const void *p, size_t len)
         size_t hl;
         if (len < 100) {
             dst[0] = '$';
-            dst[1] = digit_pairs[2 * len];
-            dst[2] = digit_pairs[2 * len + 1];
+            dst[1] = resp_digit_pairs[2 * len];
+            dst[2] = resp_digit_pairs[2 * len + 1];
             hl = len < 10 ? 4 : 5;
             if (len < 10)
                 dst[1] = dst[2];
@@ -460,7 +411,7 @@ void resp_add_bulk_cstr(struct resp_out *o, const char *s)
 void resp_add_bulk_ll(struct resp_out *o, long long n)
 {
     char buf[HEADER_MAX];
-    resp_add_bulk(o, buf, format_ll(buf, n));
+    resp_add_bulk(o, buf, resp_format_ll(buf, n));
 }
 
 void resp_add_null(struct resp_out *o)
@@ -599,7 +550,7 @@ int resp_format_double(char *buf, double d)
     /* The bounds are integers, divided exactly as intended, then converted. */
     // NOLINTNEXTLINE(bugprone-integer-division)
     if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && (double)(long long)d == d) {
-        len = (int)format_ll(buf, (long long)d);
+        len = (int)resp_format_ll(buf, (long long)d);
         buf[len] = '\0';
         return len;
     }

@@ -4,12 +4,13 @@
 # build). SRC_DIR is the repository, AR_DIR the folder holding the layers' static libraries.
 # The rules and the picture of the layers: docs/internals.md, "Layers".
 #   1. includes: each layer includes only its own headers and those of the layers below it;
-#      proto/ and the tree include no server header and no <uv.h>; data/ no <uv.h>, no resp_*.h,
-#      no clock; persist/ reaches core/ only through server.h, config.h and command.h (the one
-#      cycle, core <-> persist), never connections (client.h, conn.h) or commands; core/
-#      includes nothing of scripting/ or replication/, scripting/ nothing of replication/;
-#      the transport (core/conn.c) includes, of core, only what it names in CONN_MAY_INCLUDE:
-#      every module reaches it through the hooks it registers (conn.h).
+#      proto/ and the tree include no server header and no <uv.h>; data/ no <uv.h>, no resp_*.h
+#      but resp_num.h (integers as text, nothing of RESP), no clock; persist/ reaches core/ only
+#      through server.h, config.h and command.h (the one cycle, core <-> persist), never
+#      connections (client.h, conn.h) or commands; core/ includes nothing of scripting/ or
+#      replication/, scripting/ nothing of replication/; the transport (core/conn.c) includes, of
+#      core, only what it names in CONN_MAY_INCLUDE: every module reaches it through the hooks it
+#      registers (conn.h).
 #   2. symbols (nm): no object of a layer calls or reads what a higher layer defines, except
 #      persist -> core (the cycle); data/ reads no clock; base/ reads no server state.
 #   3. declarations: X.h declares only functions and objects that X.c defines.
@@ -63,6 +64,10 @@ check_includes() { # FOLDER LAYER
       if [ "$2" = data ] && [ "$inc" = clock.h ]; then
         complain "$f includes clock.h: data/ never reads the clock (callers pass now)"
       fi
+      case $2:$inc in
+        data:resp_num.h) ;;
+        data:resp_*) complain "$f includes $inc: data/ knows nothing of RESP" ;;
+      esac
     done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
     if grep -q '^#include <uv.h>' "$f"; then
       case $2 in proto|rbtree|base|data) complain "$f includes <uv.h>: $2/ knows nothing of libuv" ;; esac

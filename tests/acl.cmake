@@ -11,3 +11,8 @@ rbkv_server_test(integration_keyspec integration/test_keyspec.c 60 integration)
 # Subcommand rows (CONFIG GET, CLIENT ID, ...): COMMAND INFO, ACL CAT, permissions, scripts and
 # INFO commandstats compared with redis-server 7.0.15 when it is installed; about 3 s.
 rbkv_server_test(integration_subcommand integration/test_subcommand.c 60 integration)
+# The start-up check of the key specs table (keyspec_unknown): a row for no command is caught.
+add_executable(test_keyspec_table unit/test_keyspec_table.c)
+target_link_libraries(test_keyspec_table PRIVATE rbkv_server_core)
+add_test(NAME keyspec_table COMMAND test_keyspec_table)
+set_tests_properties(keyspec_table PROPERTIES LABELS unit TIMEOUT 60)

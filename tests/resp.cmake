@@ -5,6 +5,7 @@
 # see proto/resp_alloc.h), so each test checks for leaks and can make any allocation fail.
 # The fuzz target's corpus also runs as a test: see tests/fuzz.cmake.
 add_library(resp_counted STATIC
+  ${PROJECT_SOURCE_DIR}/proto/resp_num.c
   ${PROJECT_SOURCE_DIR}/proto/resp_parser.c
   ${PROJECT_SOURCE_DIR}/proto/resp_writer.c
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_resp_util.c)

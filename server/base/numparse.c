@@ -11,45 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int parse_ll(const char *p, size_t len, long long *out)
-{
-    unsigned long long v = 0;
-    size_t i = 0;
-    int neg = 0;
-
-    if (len == 0 || len > 20)
-        return -1;
-    if (len == 1 && p[0] == '0') {
-        *out = 0;
-        return 0;
-    }
-    if (p[0] == '-') {
-        neg = 1;
-        i = 1;
-        if (len == 1)
-            return -1;
-    }
-    if (p[i] < '1' || p[i] > '9')
-        return -1;
-    for (; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return -1;
-        if (v > (ULLONG_MAX - (unsigned)(p[i] - '0')) / 10)
-            return -1;
-        v = v * 10 + (unsigned)(p[i] - '0');
-    }
-    if (neg) {
-        if (v > (unsigned long long)LLONG_MAX + 1)
-            return -1;
-        *out = v == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN : -(long long)v;
-    } else {
-        if (v > LLONG_MAX)
-            return -1;
-        *out = (long long)v;
-    }
-    return 0;
-}
-
 /* Copies the text into buf, NUL-terminated, for strtod and strtold. Returns
  * 0, or -1 when it is empty, longer than buf holds, or starts with a space,
  * which none of Redis's number parsers accepts. */
@@ -61,47 +22,6 @@ static int terminated(const char *p, size_t len, char *buf, size_t cap)
     buf[len] = '\0';
     errno = 0;
     return 0;
-}
-
-/* "00".."99": two digits per division, as in Redis's ull2string. */
-static const char two_digits[] = "0001020304050607080910111213141516171819"
-                                 "2021222324252627282930313233343536373839"
-                                 "4041424344454647484950515253545556575859"
-                                 "6061626364656667686970717273747576777879"
-                                 "8081828384858687888990919293949596979899";
-
-static size_t decimal_digits(unsigned long long u)
-{
-    size_t n = 1;
-    while (u >= 10000) {
-        u /= 10000;
-        n += 4;
-    }
-    return n + (u >= 10) + (u >= 100) + (u >= 1000);
-}
-
-size_t format_ll(char *buf, long long v)
-{
-    /* The magnitude as unsigned, so LLONG_MIN negates without overflow. */
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    size_t len = (v < 0) + decimal_digits(u);
-    char *p = buf + len;
-
-    /* Filled from the end, where the division leaves the digits. */
-    for (; u >= 100; u /= 100) {
-        const char *d = two_digits + 2 * (u % 100);
-        *--p = d[1];
-        *--p = d[0];
-    }
-    if (u >= 10) {
-        *--p = two_digits[2 * u + 1];
-        *--p = two_digits[2 * u];
-    } else {
-        *--p = (char)('0' + u);
-    }
-    if (v < 0)
-        buf[0] = '-';
-    return len;
 }
 
 int parse_double(const char *p, size_t len, double *out)

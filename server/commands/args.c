@@ -11,13 +11,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "blocking.h"
 #include "command.h"
 #include "evict.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
 #include "numparse.h"
+#include "resp_num.h"
 #include "server.h"
+#include "watch.h"
 
 int arg_is(const struct resp_slice *a, const char *word)
 {
@@ -27,7 +30,7 @@ int arg_is(const struct resp_slice *a, const char *word)
 
 int arg_ll_or_reply(struct client *c, const struct resp_slice *a, long long *out)
 {
-    if (parse_ll(a->ptr, a->len, out) == 0)
+    if (resp_parse_ll(a->ptr, a->len, out) == 0)
         return 0;
     resp_add_error(&c->out, ERR_NOT_INT);
     return -1;
@@ -88,7 +91,7 @@ int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *
 static int positive_or_reply(struct client *c, const struct resp_slice *a, const char *err,
                              long long *out)
 {
-    if (parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
+    if (resp_parse_ll(a->ptr, a->len, out) < 0 || *out < 1) {
         resp_add_error(&c->out, err);
         return -1;
     }
@@ -137,6 +140,29 @@ char *arg_strdup(const struct resp_slice *a)
     return xmemdup(a->ptr, a->len);
 }
 
+int arg_rand_count_or_reply(struct client *c, const struct resp_slice *a, long long *out)
+{
+    if (arg_ll_or_reply(c, a, out) < 0)
+        return -1;
+    if (*out == LLONG_MIN) {
+        resp_add_error(&c->out, "ERR value is out of range, value must between "
+                                "-9223372036854775807 and 9223372036854775807");
+        return -1;
+    }
+    return 0;
+}
+
+int incr_or_reply(struct client *c, long long *value, long long incr)
+{
+    if ((incr < 0 && *value < 0 && incr < LLONG_MIN - *value) ||
+        (incr > 0 && *value > 0 && incr > LLONG_MAX - *value)) {
+        resp_add_error(&c->out, ERR_OVERFLOW);
+        return -1;
+    }
+    *value += incr;
+    return 0;
+}
+
 int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi)
 {
     long long llen = (long long)len;
@@ -156,11 +182,66 @@ int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *h
     return 0;
 }
 
+void rank_span(long long start, long long stop, size_t len, int rev, size_t *lo, size_t *hi)
+{
+    size_t first, last;
+
+    *lo = *hi = 0;
+    if (rank_range(start, stop, len, &first, &last) == 0) {
+        *lo = rev ? len - 1 - last : first;
+        *hi = rev ? len - first : last + 1;
+    }
+}
+
+void store_and_reply(struct client *c, const struct resp_slice *dst, int type, void *value,
+                     size_t n, int cls, const char *event)
+{
+    struct ks_entry *old = lookup_write(c, dst);
+
+    if (old) {
+        ks_delete(c->db, old);
+        if (!n) {
+            watch_touch(c->db, dst->ptr, dst->len);
+            server.dirty++;
+            notify_key(c, NOTIFY_GENERIC, "del", dst);
+        }
+    }
+    if (n) {
+        ks_add_ptr(c->db, dst->ptr, dst->len, (enum ks_type)type, value);
+        block_signal_key(c->db, dst->ptr, dst->len);
+        watch_touch(c->db, dst->ptr, dst->len);
+        server.dirty++;
+        /* Redis overwrites an old dst in place: "new" only when there was none. */
+        if (!old)
+            notify_key(c, NOTIFY_NEW, "new", dst);
+        notify_key(c, cls, event, dst);
+    }
+    resp_add_int(&c->out, (long long)n);
+}
+
 void reply_help(struct client *c, const char *const *lines, size_t n)
 {
-    resp_add_array_len(&c->out, n);
+    /* The command's name as sent, upper-cased, as Redis's addReplyHelp. */
+    char head[128];
+    size_t nlen = c->argv[0].len < 48 ? c->argv[0].len : 48;
+    for (size_t i = 0; i < nlen; i++)
+        head[i] = (char)toupper((unsigned char)c->argv[0].ptr[i]);
+    snprintf(head + nlen, sizeof(head) - nlen,
+             " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    resp_add_array_len(&c->out, n + 3);
+    resp_add_simple(&c->out, head);
     for (size_t i = 0; i < n; i++)
         resp_add_simple(&c->out, lines[i]);
+    resp_add_simple(&c->out, "HELP");
+    resp_add_simple(&c->out, "    Prints this help.");
+}
+
+void reply_subcommand_syntax(struct client *c, const char *container)
+{
+    const struct resp_slice *sub = &c->argv[1];
+    resp_add_errorf(&c->out,
+                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                    (int)(sub->len < 128 ? sub->len : 128), sub->ptr, container);
 }
 
 void reply_ok(struct client *c)

@@ -41,6 +41,13 @@ int arg_mpop_or_reply(struct client *c, int numkeys_idx, const char *word0, cons
  * seconds: a float, truncated to milliseconds (so -0.0001 is 0, forever, as
  * there); 0 means no timeout. Redis's three errors, in its order. */
 int arg_timeout_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms);
+/* The count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER: an integer in
+ * -LLONG_MAX..LLONG_MAX (a negative count repeats, so -count must fit), with
+ * Redis's error otherwise. */
+int arg_rand_count_or_reply(struct client *c, const struct resp_slice *a, long long *out);
+/* INCRBY's and HINCRBY's addition: *value += incr, or -1 after Redis's
+ * overflow error (leaving *value). */
+int incr_or_reply(struct client *c, long long *value, long long incr);
 /* A copy of a slice as a NUL-terminated heap string; caller frees. */
 char *arg_strdup(const struct resp_slice *a);
 
@@ -61,9 +68,20 @@ struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *k
                                     struct ks_probe *p);
 
 void reply_ok(struct client *c);
-/* A HELP reply: an array of the n lines as simple strings, as Redis's
- * addReplyHelp. */
+/* The *STORE commands' end (SINTERSTORE, ZUNIONSTORE, ...): replaces dst
+ * with value, a value of type holding n elements, or deletes dst when n is
+ * 0 (value then NULL: the caller freed the empty result), as Redis does;
+ * fires event of notify class cls ("del" for an old dst emptied), wakes
+ * blocked clients, counts the write and replies n. The keyspace takes value. */
+void store_and_reply(struct client *c, const struct resp_slice *dst, int type, void *value,
+                     size_t n, int cls, const char *event);
+/* A HELP reply, as Redis's addReplyHelp: "<NAME> <subcommand> ...
+ * Subcommands are:" (the command's name as sent, upper-cased), the n lines,
+ * then "HELP" and "    Prints this help.", each a simple string. */
 void reply_help(struct client *c, const char *const *lines, size_t n);
+/* Redis's addReplySubcommandSyntaxError: the subcommand at argv[1] (cut at
+ * 128 bytes, as Redis's %.128s) takes other arguments; "Try <container> HELP." */
+void reply_subcommand_syntax(struct client *c, const char *container);
 
 /* A container's HELP row, alike in every container as in Redis 7.0: arity
  * 2, allowed while loading and on a stale replica, Redis's summary. */
@@ -77,6 +95,10 @@ void reply_help(struct client *c, const char *const *lines, size_t n);
  * end, start is clamped at 0 and end at the last. Returns 0 with the
  * inclusive [*lo, *hi] inside len elements, or -1 when the range is empty. */
 int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi);
+/* rank_range's elements as positions [*lo, *hi) of the ascending order,
+ * ranks counted from the last element under rev; *lo == *hi == 0 when the
+ * range is empty. */
+void rank_span(long long start, long long stop, size_t len, int rev, size_t *lo, size_t *hi);
 
 /* notify_keyspace_event (notify.h) for key in c's database. */
 void notify_key(struct client *c, int type, const char *event, const struct resp_slice *key);

@@ -19,7 +19,7 @@
 #include "command.h"
 #include "log.h"
 #include "mem.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -170,7 +170,7 @@ static void acl_genpass_cmd(struct client *c)
         reply_wrong_arity(c);
         return;
     }
-    if (c->argc == 3 && (parse_ll(c->argv[2].ptr, c->argv[2].len, &bits) < 0 || bits <= 0 ||
+    if (c->argc == 3 && (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &bits) < 0 || bits <= 0 ||
                          bits > GENPASS_MAX_BITS)) {
         resp_add_error(&c->out, "ERR ACL GENPASS argument must be the number of bits for the "
                                 "output password, a positive number up to 4096");
@@ -197,7 +197,7 @@ static void acl_log_cmd(struct client *c)
             reply_ok(c);
             return;
         }
-        if (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
+        if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
             resp_add_error(&c->out, ERR_NOT_INT);
             return;
         }
@@ -278,7 +278,6 @@ static void acl_dryrun_cmd(struct client *c)
 static void acl_help_cmd(struct client *c)
 {
     static const char *const lines[] = {
-        "ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CAT [<category>]",
         "    List all commands that belong to <category>, or all command categories",
         "    when no category is specified.",
@@ -308,8 +307,6 @@ static void acl_help_cmd(struct client *c)
         "    List all the registered usernames.",
         "WHOAMI",
         "    Return the current connection username.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }

@@ -37,7 +37,7 @@
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -85,7 +85,7 @@ static int bit_offset_or_reply(struct client *c, const struct resp_slice *a, uns
     size_t hash = bits > 0 && a->len > 0 && a->ptr[0] == '#';
     long long v;
 
-    if (parse_ll(a->ptr + hash, a->len - hash, &v) < 0)
+    if (resp_parse_ll(a->ptr + hash, a->len - hash, &v) < 0)
         goto refuse;
     if (hash)
         v = (long long)((unsigned long long)v * bits);
@@ -130,7 +130,7 @@ static void cmd_setbit(struct client *c)
 
     if (bit_offset_or_reply(c, &c->argv[2], 0, &offset) < 0)
         return;
-    if (parse_ll(c->argv[3].ptr, c->argv[3].len, &on) < 0 || (on & ~1LL)) {
+    if (resp_parse_ll(c->argv[3].ptr, c->argv[3].len, &on) < 0 || (on & ~1LL)) {
         resp_add_error(&c->out, ERR_BIT_VALUE);
         return;
     }
@@ -483,7 +483,7 @@ static int bitfield_type_or_reply(struct client *c, const struct resp_slice *a, 
 {
     long long n;
     if (a->len < 1 || (a->ptr[0] != 'i' && a->ptr[0] != 'u') ||
-        parse_ll(a->ptr + 1, a->len - 1, &n) < 0 || n < 1 ||
+        resp_parse_ll(a->ptr + 1, a->len - 1, &n) < 0 || n < 1 ||
         n > (a->ptr[0] == 'i' ? BITFIELD_MAX_SIGNED : BITFIELD_MAX_UNSIGNED)) {
         resp_add_error(&c->out, ERR_BITFIELD_TYPE);
         return -1;

@@ -38,12 +38,13 @@ static int read_map_or_reply(struct client *c, int type, struct omap **m)
 /* HRANGE and SRANGE: key start stop [BYLEX] [REV] [LIMIT o c] [WITHVALUES]. */
 static void range_generic(struct client *c, int type)
 {
-    unsigned allowed = COLL_BYLEX | COLL_REV | COLL_LIMIT | (type == KS_HASH ? COLL_WITHVALUES : 0);
-    struct coll_opts o;
+    unsigned allowed =
+        RANGE_BYLEX | RANGE_REV | RANGE_LIMIT | (type == KS_HASH ? RANGE_WITHVALUES : 0);
+    struct range_opts o;
     struct om_span span;
     struct omap *m;
 
-    if (coll_opts_or_reply(c, 4, allowed, &o) < 0 || read_map_or_reply(c, type, &m) < 0 ||
+    if (range_opts_or_reply(c, 4, allowed, &o) < 0 || read_map_or_reply(c, type, &m) < 0 ||
         coll_span_or_reply(c, m, 2, &o, &span) < 0)
         return;
     coll_reply_span(c, m, span, &o);
@@ -63,13 +64,13 @@ static void cmd_srange(struct client *c)
  * values. */
 static void cmd_hrangebylex(struct client *c)
 {
-    struct coll_opts o;
+    struct range_opts o;
     struct om_span span;
     struct omap *m;
 
-    if (coll_opts_or_reply(c, 4, COLL_REV | COLL_LIMIT, &o) < 0)
+    if (range_opts_or_reply(c, 4, RANGE_REV | RANGE_LIMIT, &o) < 0)
         return;
-    o.flags |= COLL_BYLEX | COLL_WITHVALUES;
+    o.flags |= RANGE_BYLEX | RANGE_WITHVALUES;
     if (read_map_or_reply(c, KS_HASH, &m) < 0 || coll_span_or_reply(c, m, 2, &o, &span) < 0)
         return;
     coll_reply_span(c, m, span, &o);
@@ -78,10 +79,10 @@ static void cmd_hrangebylex(struct client *c)
 /* HPREFIX key prefix [REV] [LIMIT o c] [WITHVALUES]. */
 static void cmd_hprefix(struct client *c)
 {
-    struct coll_opts o;
+    struct range_opts o;
     struct omap *m;
 
-    if (coll_opts_or_reply(c, 3, COLL_REV | COLL_LIMIT | COLL_WITHVALUES, &o) < 0 ||
+    if (range_opts_or_reply(c, 3, RANGE_REV | RANGE_LIMIT | RANGE_WITHVALUES, &o) < 0 ||
         read_map_or_reply(c, KS_HASH, &m) < 0)
         return;
     struct om_span span = {0, 0};

@@ -953,7 +953,6 @@ static void command_getkeysandflags(struct client *c)
 static void command_help(struct client *c)
 {
     static const char *const help[] = {
-        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "(no subcommand)",
         "    Return details about all Redis commands.",
         "COUNT",
@@ -972,12 +971,8 @@ static void command_help(struct client *c)
         "    Return the keys from a full Redis command.",
         "GETKEYSANDFLAGS <full-command>",
         "    Return the keys and the access flags from a full Redis command.",
-        "HELP",
-        "    Prints this help.",
     };
-    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
-    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
-        resp_add_simple(&c->out, help[i]);
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
 static const struct command command_subcommands[] = {

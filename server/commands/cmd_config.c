@@ -266,7 +266,6 @@ static void config_rewrite_command(struct client *c)
 static void config_help_command(struct client *c)
 {
     static const char *const help[] = {
-        "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GET <pattern>",
         "    Return parameters matching the glob-like <pattern> and their values.",
         "SET <directive> <value>",
@@ -275,8 +274,6 @@ static void config_help_command(struct client *c)
         "    Reset statistics reported by the INFO command.",
         "REWRITE",
         "    Rewrite the configuration file.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

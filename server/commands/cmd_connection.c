@@ -22,9 +22,9 @@
 #include "mem.h"
 #include "monitor.h"
 #include "multi.h"
-#include "numparse.h"
 #include "pause.h"
 #include "pubsub.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -148,7 +148,7 @@ static void cmd_hello(struct client *c)
     int i = 1;
 
     if (c->argc >= 2) {
-        if (parse_ll(c->argv[1].ptr, c->argv[1].len, &ver) < 0) {
+        if (resp_parse_ll(c->argv[1].ptr, c->argv[1].len, &ver) < 0) {
             resp_add_error(&c->out, "ERR Protocol version is not an integer or out of range");
             return;
         }
@@ -282,7 +282,7 @@ static void client_list(struct client *c)
     } else if (c->argc > 3 && arg_is(&c->argv[2], "ID")) {
         long long id;
         for (int i = 3; i < c->argc; i++) { /* all valid before any output */
-            if (parse_ll(c->argv[i].ptr, c->argv[i].len, &id) < 0) {
+            if (resp_parse_ll(c->argv[i].ptr, c->argv[i].len, &id) < 0) {
                 resp_add_error(&c->out, "ERR Invalid client ID");
                 return;
             }
@@ -297,7 +297,7 @@ static void client_list(struct client *c)
     if (c->argc > 3 && type < 0) {
         for (int i = 3; i < c->argc; i++) {
             long long id = 0;
-            parse_ll(c->argv[i].ptr, c->argv[i].len, &id);
+            resp_parse_ll(c->argv[i].ptr, c->argv[i].len, &id);
             struct client *o = id > 0 ? conn_find((uint64_t)id) : NULL;
             if (o && !(o->flags & CLIENT_CLOSING))
                 text = client_list_add(text, &used, &cap, o);
@@ -334,7 +334,7 @@ static void client_kill(struct client *c)
         for (int i = 2; i < c->argc; i += 2) {
             const struct resp_slice *v = &c->argv[i + 1];
             if (arg_is(&c->argv[i], "ID")) {
-                if (parse_ll(v->ptr, v->len, &id) < 0 || id <= 0) {
+                if (resp_parse_ll(v->ptr, v->len, &id) < 0 || id <= 0) {
                     resp_add_error(&c->out, "ERR client-id should be greater than 0");
                     return;
                 }
@@ -400,6 +400,10 @@ static void client_unblock(struct client *c)
     long long id;
     int error = 0;
 
+    if (c->argc > 4) {
+        reply_subcommand_syntax(c, "CLIENT");
+        return;
+    }
     if (c->argc == 4) {
         if (arg_is(&c->argv[3], "ERROR")) {
             error = 1;
@@ -428,6 +432,10 @@ static void client_pause(struct client *c)
 {
     enum pause_kind kind = PAUSE_ALL;
     long long ms;
+    if (c->argc > 4) {
+        reply_subcommand_syntax(c, "CLIENT");
+        return;
+    }
     if (c->argc == 4) {
         if (arg_is(&c->argv[3], "WRITE")) {
             kind = PAUSE_WRITE;
@@ -436,7 +444,7 @@ static void client_pause(struct client *c)
             return;
         }
     }
-    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &ms) < 0) {
+    if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &ms) < 0) {
         resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
         return;
     }
@@ -467,199 +475,195 @@ static void client_flag_switch(struct client *c, unsigned flag)
     reply_ok(c);
 }
 
-static void client_subcommand_arity(struct client *c, const char *sub)
+/* The handlers below are the rows of client_subcommands: the dispatcher
+ * checked each row's arity, so only the forms Redis's handler refuses itself
+ * are refused here. */
+static void client_id(struct client *c)
 {
-    resp_add_errorf(&c->out, "ERR wrong number of arguments for 'client|%s' command", sub);
+    resp_add_int(&c->out, (long long)c->id);
 }
 
-/* Each subcommand's row (client_subcommands) runs this; the dispatcher
- * checked the row's arity, so only the forms Redis's handler refuses
- * itself are refused here. */
-static void cmd_client(struct client *c)
+static void client_getname(struct client *c)
 {
-    const struct resp_slice *sub = &c->argv[1];
-    char line[1024];
+    if (c->name)
+        resp_add_bulk_cstr(&c->out, c->name);
+    else
+        resp_add_null(&c->out);
+}
 
-    if (arg_is(sub, "ID")) {
-        resp_add_int(&c->out, (long long)c->id);
-    } else if (arg_is(sub, "GETNAME")) {
-        if (c->name)
-            resp_add_bulk_cstr(&c->out, c->name);
-        else
-            resp_add_null(&c->out);
-    } else if (arg_is(sub, "SETNAME")) {
-        if (!valid_client_name(&c->argv[2])) {
-            resp_add_error(&c->out,
-                           "ERR Client names cannot contain spaces, newlines or special characters.");
-            return;
-        }
-        xfree(c->name);
-        c->name = c->argv[2].len ? arg_strdup(&c->argv[2]) : NULL;
-        reply_ok(c);
-    } else if (arg_is(sub, "SETINFO")) {
-        char **field;
-        if (arg_is(&c->argv[2], "LIB-NAME"))
-            field = &c->lib_name;
-        else if (arg_is(&c->argv[2], "LIB-VER"))
-            field = &c->lib_ver;
-        else {
-            resp_add_errorf(&c->out, "ERR Unrecognized option '%.*s'", (int)c->argv[2].len,
-                            c->argv[2].ptr);
-            return;
-        }
-        if (!valid_client_name(&c->argv[3])) {
-            resp_add_errorf(&c->out, "ERR %.*s cannot contain spaces, newlines or special "
-                            "characters.", (int)c->argv[2].len, c->argv[2].ptr);
-            return;
-        }
-        xfree(*field);
-        *field = arg_strdup(&c->argv[3]);
-        reply_ok(c);
-    } else if (arg_is(sub, "LIST")) {
-        client_list(c);
-    } else if (arg_is(sub, "INFO")) {
-        client_info_line(c, line, sizeof(line));
-        size_t n = strlen(line);
-        line[n++] = '\n';
-        resp_add_verbatim(&c->out, "txt", line, n);
-    } else if (arg_is(sub, "KILL")) {
-        client_kill(c);
-    } else if (arg_is(sub, "UNBLOCK")) {
-        if (c->argc != 3 && c->argc != 4)
-            return client_subcommand_arity(c, "unblock");
-        client_unblock(c);
-    } else if (arg_is(sub, "PAUSE")) {
-        if (c->argc > 4) {
-            resp_add_error(&c->out, "ERR unknown subcommand or wrong number of arguments for "
-                                    "'pause'. Try CLIENT HELP.");
-            return;
-        }
-        client_pause(c);
-    } else if (arg_is(sub, "UNPAUSE")) {
-        pause_end();
-        reply_ok(c);
-    } else if (arg_is(sub, "NO-EVICT")) {
-        client_flag_switch(c, CLIENT_NO_EVICT);
-    } else if (arg_is(sub, "NO-TOUCH")) {
-        client_flag_switch(c, CLIENT_NO_TOUCH);
-    } else { /* HELP, the last row */
-        static const char *help[] = {
-            "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "GETNAME", "    Return the name of the current connection.",
-            "ID", "    Return the ID of the current connection.",
-            "INFO", "    Return information about the current client connection.",
-            "KILL <ip:port>", "    Kill connection made from <ip:port>.",
-            "KILL <option> <value> [<option> <value> [...]]",
-            "    Kill connections. Options are:",
-            "    * ADDR (<ip:port>|<unixsocket>:0)",
-            "      Kill connections made from the specified address",
-            "    * LADDR (<ip:port>|<unixsocket>:0)",
-            "      Kill connections made to specified local address",
-            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-            "      Kill connections by type.",
-            "    * USER <username>",
-            "      Kill connections authenticated by <username>.",
-            "    * SKIPME (YES|NO)",
-            "      Skip killing current connection (default: yes).",
-            "LIST [options ...]",
-            "    Return information about client connections. Options:",
-            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-            "      Return clients of specified type.",
-            "UNPAUSE", "    Stop the current client pause, resuming traffic.",
-            "PAUSE <timeout> [WRITE|ALL]",
-            "    Suspend all, or just write, clients for <timeout> milliseconds.",
-            "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
-            "SETNAME <name>", "    Assign the name <name> to the current connection.",
-            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
-            "    Unblock the specified blocked client.",
-            "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
-            "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
-            "HELP", "    Prints this help.",
-        };
-        resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
-        for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
-            resp_add_simple(&c->out, help[i]);
+static void client_setname(struct client *c)
+{
+    if (!valid_client_name(&c->argv[2])) {
+        resp_add_error(&c->out,
+                       "ERR Client names cannot contain spaces, newlines or special characters.");
+        return;
     }
+    xfree(c->name);
+    c->name = c->argv[2].len ? arg_strdup(&c->argv[2]) : NULL;
+    reply_ok(c);
+}
+
+static void client_setinfo(struct client *c)
+{
+    char **field;
+    if (arg_is(&c->argv[2], "LIB-NAME"))
+        field = &c->lib_name;
+    else if (arg_is(&c->argv[2], "LIB-VER"))
+        field = &c->lib_ver;
+    else {
+        resp_add_errorf(&c->out, "ERR Unrecognized option '%.*s'", (int)c->argv[2].len,
+                        c->argv[2].ptr);
+        return;
+    }
+    if (!valid_client_name(&c->argv[3])) {
+        resp_add_errorf(&c->out, "ERR %.*s cannot contain spaces, newlines or special "
+                        "characters.", (int)c->argv[2].len, c->argv[2].ptr);
+        return;
+    }
+    xfree(*field);
+    *field = arg_strdup(&c->argv[3]);
+    reply_ok(c);
+}
+
+static void client_info(struct client *c)
+{
+    char line[1024];
+    client_info_line(c, line, sizeof(line));
+    size_t n = strlen(line);
+    line[n++] = '\n';
+    resp_add_verbatim(&c->out, "txt", line, n);
+}
+
+static void client_unpause(struct client *c)
+{
+    pause_end();
+    reply_ok(c);
+}
+
+static void client_no_evict(struct client *c)
+{
+    client_flag_switch(c, CLIENT_NO_EVICT);
+}
+
+static void client_no_touch(struct client *c)
+{
+    client_flag_switch(c, CLIENT_NO_TOUCH);
+}
+
+static void client_help(struct client *c)
+{
+    static const char *const help[] = {
+        "GETNAME", "    Return the name of the current connection.",
+        "ID", "    Return the ID of the current connection.",
+        "INFO", "    Return information about the current client connection.",
+        "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "UNPAUSE", "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
+        "SETNAME <name>", "    Assign the name <name> to the current connection.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
+        "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
+    };
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
 static const struct command client_subcommands[] = {
-    {.name = "client|id", .proc = cmd_client, .arity = 2,
+    {.name = "client|id", .proc = client_id, .arity = 2,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "5.0.0",
      .summary = "Returns the client ID for the current connection",
      .complexity = "O(1)",
      .args = ""},
-    {.name = "client|getname", .proc = cmd_client, .arity = 2,
+    {.name = "client|getname", .proc = client_getname, .arity = 2,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "2.6.9",
      .summary = "Get the current connection name",
      .complexity = "O(1)",
      .args = ""},
-    {.name = "client|setname", .proc = cmd_client, .arity = 3,
+    {.name = "client|setname", .proc = client_setname, .arity = 3,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "2.6.9",
      .summary = "Set the current connection name",
      .complexity = "O(1)",
      .args = "connection-name"},
     /* Redis 7.2's, which 7.0 does not have. */
-    {.name = "client|setinfo", .proc = cmd_client, .arity = 4,
+    {.name = "client|setinfo", .proc = client_setinfo, .arity = 4,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "7.2.0",
      .summary = "Set client or connection specific info",
      .complexity = "O(1)",
      .args = "LIB-NAME libname|LIB-VER libver"},
-    {.name = "client|list", .proc = cmd_client, .arity = -2,
+    {.name = "client|list", .proc = client_list, .arity = -2,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "2.4.0",
      .summary = "Get the list of client connections",
      .complexity = "O(N) where N is the number of client connections",
      .args = "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]"},
-    {.name = "client|info", .proc = cmd_client, .arity = 2,
+    {.name = "client|info", .proc = client_info, .arity = 2,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "6.2.0",
      .summary = "Returns information about the current client connection.",
      .complexity = "O(1)",
      .args = ""},
-    {.name = "client|kill", .proc = cmd_client, .arity = -3,
+    {.name = "client|kill", .proc = client_kill, .arity = -3,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "2.4.0",
      .summary = "Kill the connection of a client",
      .complexity = "O(N) where N is the number of client connections",
      .args = "old-format|[ID client-id] [TYPE NORMAL|MASTER|SLAVE|REPLICA|PUBSUB] "
              "[USER username] [ADDR ip-port] [LADDR ip-port] [SKIPME yes|no]"},
-    {.name = "client|unblock", .proc = cmd_client, .arity = -3,
+    {.name = "client|unblock", .proc = client_unblock, .arity = -3,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "5.0.0",
      .summary = "Unblock a client blocked in a blocking command from a "
                  "different connection",
      .complexity = "O(log N) where N is the number of client connections",
      .args = "client-id [TIMEOUT|ERROR]"},
-    {.name = "client|pause", .proc = cmd_client, .arity = -3,
+    {.name = "client|pause", .proc = client_pause, .arity = -3,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "2.9.50",
      .summary = "Stop processing commands from clients for some time",
      .complexity = "O(1)",
      .args = "timeout [WRITE|ALL]"},
-    {.name = "client|unpause", .proc = cmd_client, .arity = 2,
+    {.name = "client|unpause", .proc = client_unpause, .arity = 2,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "6.2.0",
      .summary = "Resume processing of clients that were paused",
      .complexity = "O(N) Where N is the number of paused clients",
      .args = ""},
-    {.name = "client|no-evict", .proc = cmd_client, .arity = 3,
+    {.name = "client|no-evict", .proc = client_no_evict, .arity = 3,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "7.0.0",
      .summary = "Set client eviction mode for the current connection",
      .complexity = "O(1)",
      .args = "ON|OFF"},
     /* Redis 7.2's, which 7.0 does not have. */
-    {.name = "client|no-touch", .proc = cmd_client, .arity = 3,
+    {.name = "client|no-touch", .proc = client_no_touch, .arity = 3,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "7.2.0",
      .summary = "Controls LRU/LFU stats tracking of the client's commands",
      .complexity = "O(1)",
      .args = "ON|OFF"},
-    SUBCOMMAND_HELP("client|help", cmd_client, "connection", "5.0.0"),
+    SUBCOMMAND_HELP("client|help", client_help, "connection", "5.0.0"),
     {0},
 };
 

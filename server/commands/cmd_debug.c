@@ -336,7 +336,6 @@ static void debug_object(struct client *c)
 static void debug_help(struct client *c)
 {
     static const char *const help[] = {
-        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -351,8 +350,6 @@ static void debug_help(struct client *c)
         "    * NOSAVE: the database will be loaded from an existing snapshot file.",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
@@ -372,11 +369,8 @@ static void cmd_debug(struct client *c)
         debug_reload(c);
     else if (arg_is(sub, "OBJECT") && c->argc == 3)
         debug_object(c);
-    else /* the name cut at 128 bytes, as Redis's %.128s */
-        resp_add_errorf(&c->out,
-                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
-                        "DEBUG HELP.",
-                        (int)(sub->len < 128 ? sub->len : 128), sub->ptr);
+    else
+        reply_subcommand_syntax(c, "DEBUG");
 }
 
 const struct command debug_commands[] = {

@@ -20,8 +20,8 @@
 #include "glob.h"
 #include "keyspace.h"
 #include "mem.h"
-#include "numparse.h"
 #include "propagate.h"
+#include "resp_num.h"
 #include "resp_writer.h"
 #include "script.h"
 #include "server.h"
@@ -79,18 +79,10 @@ static void function_delete(struct client *c)
     changed(c);
 }
 
-static void reply_syntax(struct client *c)
-{
-    resp_add_errorf(&c->out,
-                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
-                    "FUNCTION HELP.",
-                    (int)c->argv[1].len, c->argv[1].ptr);
-}
-
 static void function_flush(struct client *c)
 {
     if (c->argc > 3) {
-        reply_syntax(c);
+        reply_subcommand_syntax(c, "FUNCTION");
         return;
     }
     /* ASYNC frees at once too: a library is its code and a few refs. */
@@ -191,7 +183,7 @@ static void function_dump(struct client *c)
 static void function_restore(struct client *c)
 {
     if (c->argc > 4) {
-        reply_syntax(c);
+        reply_subcommand_syntax(c, "FUNCTION");
         return;
     }
     enum fn_restore_policy policy = FN_RESTORE_APPEND;
@@ -257,7 +249,6 @@ static void function_kill(struct client *c)
 static void function_help(struct client *c)
 {
     static const char *const help[] = {
-        "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "LOAD [REPLACE] <FUNCTION CODE>",
         "    Create a new library with the given library name and code.",
         "DELETE <LIBRARY NAME>",
@@ -295,8 +286,6 @@ static void function_help(struct client *c)
         "    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
         "      libraries with the new libraries (notice that even on this option there is a chance of failure",
         "      in case of functions name collision with another library).",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
@@ -310,7 +299,7 @@ static void fcall_generic(struct client *c, int ro)
         return;
     }
     long long numkeys;
-    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &numkeys) < 0) {
+    if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &numkeys) < 0) {
         resp_add_error(&c->out, "ERR Bad number of keys provided");
         return;
     }

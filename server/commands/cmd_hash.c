@@ -33,13 +33,14 @@
 #include "args.h"
 #include "client.h"
 #include "cmd_hash.h"
-#include "cmd_scan.h"
+#include "cursor.h"
 #include "coll.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
 #include "numparse.h"
 #include "omap.h"
+#include "resp_num.h"
 #include "resp_writer.h"
 #include "sample.h"
 #include "server.h"
@@ -49,9 +50,6 @@
 #define ERR_INCR_NAN_INF "ERR increment would produce NaN or Infinity"
 #define ERR_ARG_NAN_INF "ERR value is NaN or Infinity"
 #define ERR_OUT_OF_RANGE "ERR value is out of range"
-#define ERR_COUNT_RANGE                                                                          \
-    "ERR value is out of range, value must between -9223372036854775807 and "                  \
-    "9223372036854775807"
 
 /* The hash at argv[1] for a write: 0 with *m (NULL when absent), or -1
  * (replied WRONGTYPE). */
@@ -60,9 +58,22 @@ static int hash_write_or_reply(struct client *c, struct ks_entry **e, struct oma
     return coll_lookup_or_reply(c, &c->argv[1], KS_HASH, 1, e, m);
 }
 
-static int hash_read_or_reply(struct client *c, struct ks_entry **e, struct omap **m)
+/* The hash at argv[1] for a read: 0 with *m (NULL when absent), or -1
+ * (replied WRONGTYPE). */
+static int hash_read_or_reply(struct client *c, struct omap **m)
 {
-    return coll_lookup_or_reply(c, &c->argv[1], KS_HASH, 0, e, m);
+    struct ks_entry *e;
+    return coll_lookup_or_reply(c, &c->argv[1], KS_HASH, 0, &e, m);
+}
+
+/* The value of field argv[2] of the hash at argv[1]: 1 with *v and *vlen,
+ * 0 when the key or the field is absent, -1 (replied WRONGTYPE). */
+static int field_or_reply(struct client *c, const char **v, size_t *vlen)
+{
+    struct omap *m;
+    if (hash_read_or_reply(c, &m) < 0)
+        return -1;
+    return m && om_get(m, c->argv[2].ptr, c->argv[2].len, v, vlen);
 }
 
 /* ---- HSET, HMSET, HSETNX ------------------------------------------------ */
@@ -141,27 +152,23 @@ static void cmd_hsetnx(struct client *c)
 
 static void cmd_hget(struct client *c)
 {
-    struct ks_entry *e;
-    struct omap *m;
     const char *v;
     size_t vlen;
+    int found = field_or_reply(c, &v, &vlen);
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
-        return;
-    if (m && om_get(m, c->argv[2].ptr, c->argv[2].len, &v, &vlen))
+    if (found > 0)
         resp_add_bulk(&c->out, v, vlen);
-    else
+    else if (found == 0)
         resp_add_null(&c->out);
 }
 
 static void cmd_hmget(struct client *c)
 {
-    struct ks_entry *e;
     struct omap *m;
     const char *v;
     size_t vlen;
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     resp_add_array_len(&c->out, (size_t)(c->argc - 2));
     for (int j = 2; j < c->argc; j++) {
@@ -174,38 +181,31 @@ static void cmd_hmget(struct client *c)
 
 static void cmd_hexists(struct client *c)
 {
-    struct ks_entry *e;
     struct omap *m;
     struct om_it it;
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     resp_add_int(&c->out, m && om_find(m, c->argv[2].ptr, c->argv[2].len, &it));
 }
 
 static void cmd_hlen(struct client *c)
 {
-    struct ks_entry *e;
     struct omap *m;
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     resp_add_int(&c->out, m ? (long long)om_len(m) : 0);
 }
 
 static void cmd_hstrlen(struct client *c)
 {
-    struct ks_entry *e;
-    struct omap *m;
     const char *v;
     size_t vlen;
+    int found = field_or_reply(c, &v, &vlen);
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
-        return;
-    if (m && om_get(m, c->argv[2].ptr, c->argv[2].len, &v, &vlen))
-        resp_add_int(&c->out, (long long)vlen);
-    else
-        resp_add_int(&c->out, 0);
+    if (found >= 0)
+        resp_add_int(&c->out, found ? (long long)vlen : 0);
 }
 
 /* ---- HDEL --------------------------------------------------------------- */
@@ -242,11 +242,10 @@ static void cmd_hdel(struct client *c)
 
 static void getall_generic(struct client *c, unsigned what)
 {
-    struct ks_entry *e;
     struct omap *m;
     int pairs = what == (WITH_FIELDS | WITH_VALUES);
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     size_t n = m ? om_len(m) : 0;
     /* A map in RESP3 (flat in RESP2), even for an absent key, as Redis. */
@@ -321,18 +320,14 @@ static void cmd_hincrby(struct client *c)
     if (hash_write_or_reply(c, &e, &m) < 0)
         return;
     if (m && om_get(m, c->argv[2].ptr, c->argv[2].len, &v, &vlen) &&
-        parse_ll(v, vlen, &value) < 0) {
+        resp_parse_ll(v, vlen, &value) < 0) {
         resp_add_error(&c->out, ERR_HASH_NOT_INT);
         return;
     }
-    if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) ||
-        (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
-        resp_add_error(&c->out, ERR_OVERFLOW);
+    if (incr_or_reply(c, &value, incr) < 0)
         return;
-    }
-    value += incr;
-    char buf[NUMPARSE_LL_CHARS];
-    incr_store(c, e, m, buf, format_ll(buf, value), "hincrby");
+    char buf[RESP_LL_CHARS];
+    incr_store(c, e, m, buf, resp_format_ll(buf, value), "hincrby");
     resp_add_int(&c->out, value);
 }
 
@@ -408,10 +403,9 @@ static size_t list_len(const struct client *c, size_t n, int withvalues)
  * smaller than the hash); a count of at least the size is the whole hash. */
 static void randfield_count(struct client *c, long long l, int withvalues)
 {
-    struct ks_entry *e;
     struct omap *m;
 
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     if (!m || l == 0) {
         resp_add_array_len(&c->out, 0);
@@ -447,18 +441,12 @@ static void randfield_count(struct client *c, long long l, int withvalues)
 
 static void cmd_hrandfield(struct client *c)
 {
-    struct ks_entry *e;
     struct omap *m;
 
     if (c->argc >= 3) {
         long long l;
-        if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
+        if (arg_rand_count_or_reply(c, &c->argv[2], &l) < 0)
             return;
-        /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
-        if (l == LLONG_MIN) {
-            resp_add_error(&c->out, ERR_COUNT_RANGE);
-            return;
-        }
         if (c->argc > 4 || (c->argc == 4 && !arg_is(&c->argv[3], "withvalues"))) {
             resp_add_error(&c->out, ERR_SYNTAX);
             return;
@@ -471,7 +459,7 @@ static void cmd_hrandfield(struct client *c)
         randfield_count(c, l, c->argc == 4);
         return;
     }
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     if (!m) {
         resp_add_null(&c->out);
@@ -486,7 +474,6 @@ static void cmd_hrandfield(struct client *c)
 
 static void cmd_hscan(struct client *c)
 {
-    struct ks_entry *e;
     struct omap *m;
     uint64_t id;
 
@@ -494,7 +481,7 @@ static void cmd_hscan(struct client *c)
      * before WRONGTYPE; coll_scan reads it again. */
     if (scan_cursor_arg_or_reply(c, &c->argv[2], &id) < 0)
         return;
-    if (hash_read_or_reply(c, &e, &m) < 0)
+    if (hash_read_or_reply(c, &m) < 0)
         return;
     coll_scan(c, m);
 }

@@ -332,7 +332,6 @@ static const char help_histogram[] = "    Return a cumulative distribution of la
 static void latency_help(struct client *c)
 {
     static const char *const help[] = {
-        "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DOCTOR",
         "    Return a human readable latency analysis report.",
         "GRAPH <event>",
@@ -347,8 +346,6 @@ static void latency_help(struct client *c)
         "HISTOGRAM [COMMAND ...]",
         help_histogram,
         "    If no commands are specified then all histograms are replied.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

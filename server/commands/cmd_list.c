@@ -42,9 +42,9 @@
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
-#include "numparse.h"
 #include "olist.h"
 #include "propagate.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -370,7 +370,7 @@ static int lpos_opts_or_reply(struct client *c, struct lpos_opts *o)
             int is_count = arg_is(opt, "COUNT");
             long long *v = is_count ? &o->count : &o->maxlen;
             /* Redis's one message for "not a number" and "negative". */
-            if (parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, v) < 0 || *v < 0) {
+            if (resp_parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, v) < 0 || *v < 0) {
                 resp_add_error(&c->out, is_count ? "ERR COUNT can't be negative"
                                                  : "ERR MAXLEN can't be negative");
                 return -1;
@@ -537,7 +537,7 @@ static void cmd_pop_generic(struct client *c, int from_tail)
         return;
     }
     /* Redis's one message for a count that is negative or not a number. */
-    if (c->argc == 3 && (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0)) {
+    if (c->argc == 3 && (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0)) {
         resp_add_error(&c->out, ERR_NOT_POSITIVE);
         return;
     }
@@ -581,11 +581,11 @@ static void cmd_rpop(struct client *c)
 static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
                           const struct list_how *how)
 {
-    char count[NUMPARSE_LL_CHARS];
+    char count[RESP_LL_CHARS];
     struct resp_slice argv[3] = {{how->from_tail ? "RPOP" : "LPOP", 4}, *key, {count, 0}};
     int argc = how->count >= 0 ? 3 : 2;
     if (how->count >= 0)
-        argv[2].len = format_ll(count, how->count);
+        argv[2].len = resp_format_ll(count, how->count);
     if (in_command)
         propagate_effects(c->db_index, argc, argv);
     else

@@ -222,7 +222,6 @@ static void memory_malloc_stats(struct client *c)
 static void memory_help(struct client *c)
 {
     static const char *const help[] = {
-        "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DOCTOR",
         "    Return memory problems reports.",
         "MALLOC-STATS",
@@ -234,8 +233,6 @@ static void memory_help(struct client *c)
         "USAGE <key> [SAMPLES <count>]",
         "    Return memory in bytes used by <key> and its value. Nested values are",
         "    sampled up to <count> times (default: 5, 0 means sample all).",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

@@ -34,8 +34,8 @@
 #include "client.h"
 #include "evict.h"
 #include "keyspace.h"
-#include "numparse.h"
 #include "omap.h"
+#include "resp_num.h"
 #include "resp_writer.h"
 #include "xstream.h"
 
@@ -54,7 +54,7 @@ static const char *string_encoding(const struct ks_entry *e)
 {
     long long v;
     size_t len = ks_slen(e);
-    if (len <= INT_STRING_MAX && parse_ll(ks_str((struct ks_entry *)e), len, &v) == 0)
+    if (len <= INT_STRING_MAX && resp_parse_ll(ks_str((struct ks_entry *)e), len, &v) == 0)
         return "int";
     return len <= EMBSTR_MAX ? "embstr" : "raw";
 }
@@ -123,7 +123,6 @@ static void object_freq(struct client *c)
 static void object_help(struct client *c)
 {
     static const char *const help[] = {
-        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "ENCODING <key>",
         "    Return the kind of internal representation used in order to store the value",
         "    associated with a <key>.",
@@ -136,12 +135,8 @@ static void object_help(struct client *c)
         "REFCOUNT <key>",
         "    Return the number of references of the value associated with the specified",
         "    <key>.",
-        "HELP",
-        "    Prints this help.",
     };
-    resp_add_array_len(&c->out, sizeof(help) / sizeof(help[0]));
-    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
-        resp_add_simple(&c->out, help[i]);
+    reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
 static const struct command object_subcommands[] = {

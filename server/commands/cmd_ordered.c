@@ -36,18 +36,14 @@
 #include "listing.h"
 #include "reach.h"
 #include "notify.h"
+#include "range_opts.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
 #include "watch.h"
 
-#define ERR_LIMIT_BYLEX "ERR syntax error, LIMIT is only supported in combination with BYLEX"
 /* Redis's text for a count that must not be negative (LPOP, SPOP, ...). */
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
-
-/* A TYPE filter that keeps every key; an unknown type name is -1, which no
- * entry has, so it keeps none (as SCAN's TYPE does in Redis 7.0). */
-#define TYPE_ANY (-2)
 
 /* Where a listing's candidates end: after a number of positions, past a lex
  * bound, or at the first key without a prefix. A listing that knows its
@@ -70,7 +66,7 @@ struct walk {
                              * with END_BOUND and END_PREFIX, as LIMIT is */
     size_t count;
     int withvalues;
-    int type;               /* enum ks_type, or TYPE_ANY */
+    int type;               /* enum ks_type, or RANGE_TYPE_ANY */
 };
 
 /* At the command's start time, the clock the lookups use too. */
@@ -138,7 +134,7 @@ static void reply_walk(struct client *c, const struct walk *w)
     size_t visited = 0, n = 0;
     size_t skip = w->offset < 0 ? 0 : (size_t)w->offset;
 
-    if (w->end == END_SPAN && w->type == TYPE_ANY) {
+    if (w->end == END_SPAN && w->type == RANGE_TYPE_ANY) {
         n = w->len < w->count ? w->len : w->count;
         resp_add_array_len(&c->out, list_len(c, n, w->withvalues));
         listing_span(c, e, n, w->rev, w->withvalues);
@@ -146,14 +142,14 @@ static void reply_walk(struct client *c, const struct walk *w)
     }
     /* Without a TYPE filter every candidate is listed, so the offset is a
      * distance in positions. */
-    if (e && skip > 0 && w->type == TYPE_ANY) {
+    if (e && skip > 0 && w->type == RANGE_TYPE_ANY) {
         e = walk_jump(c, w, e, skip);
         skip = 0;
     }
     /* Only a listing without a TYPE filter can know its length before its
      * end, and so stream: once it has written a chunk, it counts the rest
      * and hands over to listing_span. */
-    size_t stop = w->type == TYPE_ANY ? listing_stop(c) : SIZE_MAX;
+    size_t stop = w->type == RANGE_TYPE_ANY ? listing_stop(c) : SIZE_MAX;
     struct resp_deferred d;
     resp_add_deferred(&c->out, &d);
     for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
@@ -166,7 +162,7 @@ static void reply_walk(struct client *c, const struct walk *w)
             listing_span(c, e, rest, w->rev, w->withvalues);
             return;
         }
-        if (w->type != TYPE_ANY && e->type != w->type)
+        if (w->type != RANGE_TYPE_ANY && e->type != w->type)
             continue;
         if (skip > 0) {
             skip--;
@@ -188,50 +184,14 @@ static void walk_span(struct client *c, struct walk *w, struct kr_span span)
     w->len = len;
 }
 
-#define OPT_BYLEX (1u << 0)
-#define OPT_REV (1u << 1)
-#define OPT_LIMIT (1u << 2)
-#define OPT_WITHVALUES (1u << 3)
-#define OPT_TYPE (1u << 4)
-
-/* The options of KRANGE and KPREFIX from argv[first] on, those in allowed
- * only. Returns 0 with *opts and w's rev, offset, count, withvalues and type
- * set, or -1 (replied). */
-static int range_opts_or_reply(struct client *c, int first, unsigned allowed, unsigned *opts,
-                               struct walk *w)
+/* The walk's options from KRANGE's or KPREFIX's (range_opts.h). */
+static void walk_opts(struct walk *w, const struct range_opts *o)
 {
-    long long count = -1;
-
-    *opts = 0;
-    w->offset = 0;
-    w->type = TYPE_ANY;
-    for (int j = first; j < c->argc; j++) {
-        const struct resp_slice *a = &c->argv[j];
-        int left = c->argc - j - 1;
-        if ((allowed & OPT_BYLEX) && arg_is(a, "BYLEX")) {
-            *opts |= OPT_BYLEX;
-        } else if ((allowed & OPT_REV) && arg_is(a, "REV")) {
-            *opts |= OPT_REV;
-        } else if ((allowed & OPT_WITHVALUES) && arg_is(a, "WITHVALUES")) {
-            *opts |= OPT_WITHVALUES;
-        } else if ((allowed & OPT_LIMIT) && arg_is(a, "LIMIT") && left >= 2) {
-            if (arg_ll_or_reply(c, &c->argv[j + 1], &w->offset) < 0 ||
-                arg_ll_or_reply(c, &c->argv[j + 2], &count) < 0)
-                return -1;
-            *opts |= OPT_LIMIT;
-            j += 2;
-        } else if ((allowed & OPT_TYPE) && arg_is(a, "TYPE") && left >= 1) {
-            w->type = kr_type_by_name(c->argv[j + 1].ptr, c->argv[j + 1].len);
-            j++;
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return -1;
-        }
-    }
-    w->rev = (*opts & OPT_REV) != 0;
-    w->withvalues = (*opts & OPT_WITHVALUES) != 0;
-    w->count = count < 0 ? SIZE_MAX : (size_t)count;
-    return 0;
+    w->rev = (o->flags & RANGE_REV) != 0;
+    w->withvalues = (o->flags & RANGE_WITHVALUES) != 0;
+    w->offset = o->offset;
+    w->count = o->count < 0 ? SIZE_MAX : (size_t)o->count;
+    w->type = o->type;
 }
 
 /* Parses a min and a max bound. Returns 0, or -1 (replied). */
@@ -264,33 +224,17 @@ static int span_or_reply(struct client *c, int j, struct kr_span *span)
     return 0;
 }
 
-/* rank_range's span, ranks counted from the last key under REV. */
-static struct kr_span rank_span(size_t count, long long start, long long stop, int rev)
-{
-    struct kr_span s = {0, 0};
-    size_t lo, hi;
-
-    if (rank_range(start, stop, count, &lo, &hi) == 0) {
-        s.lo = rev ? count - 1 - hi : lo;
-        s.hi = rev ? count - lo : hi + 1;
-    }
-    return s;
-}
-
 static void cmd_krange(struct client *c)
 {
-    unsigned opts;
-    struct walk w;
+    struct range_opts o;
+    struct walk w = {0};
 
-    if (range_opts_or_reply(c, 3, OPT_BYLEX | OPT_REV | OPT_LIMIT | OPT_WITHVALUES | OPT_TYPE,
-                            &opts, &w) < 0)
+    if (range_opts_or_reply(c, 3, RANGE_BYLEX | RANGE_REV | RANGE_LIMIT | RANGE_WITHVALUES |
+                            RANGE_TYPE, &o) < 0)
         return;
-    if ((opts & OPT_LIMIT) && !(opts & OPT_BYLEX)) {
-        resp_add_error(&c->out, ERR_LIMIT_BYLEX);
-        return;
-    }
+    walk_opts(&w, &o);
     expire_due(c);
-    if (opts & OPT_BYLEX) {
+    if (o.flags & RANGE_BYLEX) {
         struct lex_bound min, max;
         if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
             return;
@@ -304,18 +248,21 @@ static void cmd_krange(struct client *c)
         if (arg_ll_or_reply(c, &c->argv[1], &start) < 0 ||
             arg_ll_or_reply(c, &c->argv[2], &stop) < 0)
             return;
-        walk_span(c, &w, rank_span(ks_count(c->db), start, stop, w.rev));
+        struct kr_span span;
+        rank_span(start, stop, ks_count(c->db), w.rev, &span.lo, &span.hi);
+        walk_span(c, &w, span);
     }
     reply_walk(c, &w);
 }
 
 static void cmd_kprefix(struct client *c)
 {
-    unsigned opts;
-    struct walk w;
+    struct range_opts o;
+    struct walk w = {0};
 
-    if (range_opts_or_reply(c, 2, OPT_REV | OPT_LIMIT | OPT_WITHVALUES, &opts, &w) < 0)
+    if (range_opts_or_reply(c, 2, RANGE_REV | RANGE_LIMIT | RANGE_WITHVALUES, &o) < 0)
         return;
+    walk_opts(&w, &o);
     expire_due(c);
     w.prefix = &c->argv[1];
     w.start = (w.rev ? kr_prefix_last : kr_prefix_first)(c->db, w.prefix->ptr, w.prefix->len);
@@ -380,7 +327,7 @@ static int count_or_reply(struct client *c, int at, size_t *count)
  * nearest an end or strictly beyond key, nearest first; key need not exist. */
 static void neighbours_generic(struct client *c, int has_key, int rev)
 {
-    struct walk w = {.type = TYPE_ANY, .rev = rev};
+    struct walk w = {.type = RANGE_TYPE_ANY, .rev = rev};
     struct kr_span span = {0, 0};
 
     if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
@@ -485,7 +432,7 @@ static void cmd_ksplit(struct client *c)
 
     uint64_t count = kr_span_len(&span);
     if ((uint64_t)parts > count) {
-        struct walk w = {.count = SIZE_MAX, .type = TYPE_ANY};
+        struct walk w = {.count = SIZE_MAX, .type = RANGE_TYPE_ANY};
         walk_span(c, &w, (struct kr_span){span.lo + (count > 0), span.hi});
         reply_walk(c, &w);
         return;

@@ -147,8 +147,14 @@ static void count_name(void *ctx, const char *name, size_t len)
     ((struct name_list *)ctx)->n++;
 }
 
+/* CHANNELS and SHARDCHANNELS [pattern]: the row's arity (-2) lets more
+ * arguments through, which Redis's handler refuses itself. */
 static void list_names(struct client *c, enum pubsub_kind kind)
 {
+    if (c->argc > 3) {
+        reply_subcommand_syntax(c, "PUBSUB");
+        return;
+    }
     const char *pat = c->argc > 2 ? c->argv[2].ptr : NULL;
     size_t plen = c->argc > 2 ? c->argv[2].len : 0;
     struct name_list l = {c, 0};
@@ -168,49 +174,51 @@ static void numsub(struct client *c, enum pubsub_kind kind)
     }
 }
 
-static void cmd_pubsub(struct client *c)
+static void pubsub_channels(struct client *c)
 {
-    const struct resp_slice *sub = &c->argv[1];
-    if (arg_is(sub, "help") && c->argc == 2) {
-        static const char *const lines[] = {
-            "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "CHANNELS [<pattern>]",
-            "    Return the currently active channels matching a <pattern> (default: '*').",
-            "NUMPAT",
-            "    Return number of subscriptions to patterns.",
-            "NUMSUB [<channel> ...]",
-            "    Return the number of subscribers for the specified channels, excluding",
-            "    pattern subscriptions(default: no channels).",
-            "SHARDCHANNELS [<pattern>]",
-            "    Return the currently active shard level channels matching a <pattern> (default: '*').",
-            "SHARDNUMSUB [<shardchannel> ...]",
-            "    Return the number of subscribers for the specified shard level channel(s)",
-            "HELP",
-            "    Prints this help.",
-        };
-        resp_add_array_len(&c->out, sizeof(lines) / sizeof(lines[0]));
-        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-            resp_add_simple(&c->out, lines[i]);
-    } else if (arg_is(sub, "channels") && c->argc <= 3) {
-        list_names(c, PUBSUB_CHANNEL);
-    } else if (arg_is(sub, "shardchannels") && c->argc <= 3) {
-        list_names(c, PUBSUB_SHARD);
-    } else if (arg_is(sub, "numsub")) {
-        numsub(c, PUBSUB_CHANNEL);
-    } else if (arg_is(sub, "shardnumsub")) {
-        numsub(c, PUBSUB_SHARD);
-    } else if (arg_is(sub, "numpat") && c->argc == 2) {
-        resp_add_int(&c->out, (long long)pubsub_name_count(PUBSUB_PATTERN));
-    } else {
-        resp_add_errorf(&c->out,
-                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
-                        "PUBSUB HELP.",
-                        (int)sub->len, sub->ptr);
-    }
+    list_names(c, PUBSUB_CHANNEL);
+}
+
+static void pubsub_shardchannels(struct client *c)
+{
+    list_names(c, PUBSUB_SHARD);
+}
+
+static void pubsub_numsub(struct client *c)
+{
+    numsub(c, PUBSUB_CHANNEL);
+}
+
+static void pubsub_shardnumsub(struct client *c)
+{
+    numsub(c, PUBSUB_SHARD);
+}
+
+static void pubsub_numpat(struct client *c)
+{
+    resp_add_int(&c->out, (long long)pubsub_name_count(PUBSUB_PATTERN));
+}
+
+static void pubsub_help(struct client *c)
+{
+    static const char *const lines[] = {
+        "CHANNELS [<pattern>]",
+        "    Return the currently active channels matching a <pattern> (default: '*').",
+        "NUMPAT",
+        "    Return number of subscriptions to patterns.",
+        "NUMSUB [<channel> ...]",
+        "    Return the number of subscribers for the specified channels, excluding",
+        "    pattern subscriptions(default: no channels).",
+        "SHARDCHANNELS [<pattern>]",
+        "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+        "SHARDNUMSUB [<shardchannel> ...]",
+        "    Return the number of subscribers for the specified shard level channel(s)",
+    };
+    reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }
 
 static const struct command pubsub_subcommands[] = {
-    {.name = "pubsub|channels", .proc = cmd_pubsub, .arity = -2,
+    {.name = "pubsub|channels", .proc = pubsub_channels, .arity = -2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
      .group = "pubsub", .since = "2.8.0",
      .summary = "List active channels",
@@ -218,7 +226,7 @@ static const struct command pubsub_subcommands[] = {
                     "constant time pattern matching (relatively short channels "
                     "and patterns)",
      .args = "[pattern]"},
-    {.name = "pubsub|shardchannels", .proc = cmd_pubsub, .arity = -2,
+    {.name = "pubsub|shardchannels", .proc = pubsub_shardchannels, .arity = -2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
      .group = "pubsub", .since = "7.0.0",
      .summary = "List active shard channels",
@@ -226,27 +234,27 @@ static const struct command pubsub_subcommands[] = {
                     "assuming constant time pattern matching (relatively short "
                     "shard channels).",
      .args = "[pattern]"},
-    {.name = "pubsub|numsub", .proc = cmd_pubsub, .arity = -2,
+    {.name = "pubsub|numsub", .proc = pubsub_numsub, .arity = -2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
      .group = "pubsub", .since = "2.8.0",
      .summary = "Get the count of subscribers for channels",
      .complexity = "O(N) for the NUMSUB subcommand, where N is the number of "
                     "requested channels",
      .args = "[channel [channel ...]]"},
-    {.name = "pubsub|shardnumsub", .proc = cmd_pubsub, .arity = -2,
+    {.name = "pubsub|shardnumsub", .proc = pubsub_shardnumsub, .arity = -2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
      .group = "pubsub", .since = "7.0.0",
      .summary = "Get the count of subscribers for shard channels",
      .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number "
                     "of requested shard channels",
      .args = "[shardchannel [shardchannel ...]]"},
-    {.name = "pubsub|numpat", .proc = cmd_pubsub, .arity = 2,
+    {.name = "pubsub|numpat", .proc = pubsub_numpat, .arity = 2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
      .group = "pubsub", .since = "2.8.0",
      .summary = "Get the count of unique patterns pattern subscriptions",
      .complexity = "O(1)",
      .args = ""},
-    SUBCOMMAND_HELP("pubsub|help", cmd_pubsub, "pubsub", "6.2.0"),
+    SUBCOMMAND_HELP("pubsub|help", pubsub_help, "pubsub", "6.2.0"),
     {0},
 };
 

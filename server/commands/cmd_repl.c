@@ -16,10 +16,10 @@
 #include "client.h"
 #include "log.h"
 #include "mem.h"
-#include "numparse.h"
 #include "repl.h"
 #include "repl_primary.h"
 #include "repl_replica.h"
+#include "resp_num.h"
 #include "resp_writer.h"
 #include "server.h"
 
@@ -106,7 +106,7 @@ static void cmd_replconf(struct client *c)
         if (arg_is(opt, "ack")) {
             long long off;
             /* No reply: the replica reads none. */
-            if (c->repl && parse_ll(val->ptr, val->len, &off) == 0)
+            if (c->repl && resp_parse_ll(val->ptr, val->len, &off) == 0)
                 repl_primary_ack(c, off);
             return;
         }
@@ -195,7 +195,7 @@ static void cmd_wait(struct client *c)
     }
     if (arg_ll_or_reply(c, &c->argv[1], &numreplicas) < 0)
         return;
-    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &timeout) < 0) {
+    if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &timeout) < 0) {
         resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
         return;
     }

@@ -77,7 +77,6 @@ static void script_debug(struct client *c)
 static void script_help(struct client *c)
 {
     static const char *const help[] = {
-        "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DEBUG (YES|SYNC|NO)",
         "    Set the debug mode for subsequent scripts executed.",
         "EXISTS <sha1> [<sha1> ...]",
@@ -92,8 +91,6 @@ static void script_help(struct client *c)
         "    Kill the currently executing Lua script.",
         "LOAD <script>",
         "    Load a script into the scripts cache without executing it.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

@@ -48,24 +48,21 @@
 
 #include "args.h"
 #include "client.h"
-#include "cmd_scan.h"
+#include "cursor.h"
 #include "cmd_set.h"
 #include "coll.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
-#include "numparse.h"
 #include "omap.h"
 #include "propagate.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "sample.h"
 #include "server.h"
 
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
-#define ERR_COUNT_RANGE                                                                          \
-    "ERR value is out of range, value must between -9223372036854775807 and "                   \
-    "9223372036854775807"
 #define ERR_NUMKEYS "ERR numkeys should be greater than 0"
 #define ERR_NUMKEYS_ARGS "ERR Number of keys can't be greater than number of args"
 #define ERR_LIMIT_NEGATIVE "ERR LIMIT can't be negative"
@@ -280,13 +277,8 @@ static void srandmember_count(struct client *c)
     struct omap *m;
     long long l;
 
-    if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
+    if (arg_rand_count_or_reply(c, &c->argv[2], &l) < 0)
         return;
-    /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
-    if (l == LLONG_MIN) {
-        resp_add_error(&c->out, ERR_COUNT_RANGE);
-        return;
-    }
     if (set_lookup_or_reply(c, &c->argv[1], 0, &e, &m) < 0)
         return;
     if (!m || l == 0) {
@@ -425,7 +417,7 @@ static void spop_count(struct client *c)
     long long l;
 
     /* Redis's one message for a count that is negative or no integer. */
-    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &l) < 0 || l < 0) {
+    if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &l) < 0 || l < 0) {
         resp_add_error(&c->out, ERR_NOT_POSITIVE);
         return;
     }
@@ -733,7 +725,7 @@ static void cmd_sintercard(struct client *c)
 {
     long long numkeys, limit = 0;
 
-    if (parse_ll(c->argv[1].ptr, c->argv[1].len, &numkeys) < 0 || numkeys < 1) {
+    if (resp_parse_ll(c->argv[1].ptr, c->argv[1].len, &numkeys) < 0 || numkeys < 1) {
         resp_add_error(&c->out, ERR_NUMKEYS);
         return;
     }
@@ -744,7 +736,7 @@ static void cmd_sintercard(struct client *c)
     for (int j = 2 + (int)numkeys; j < c->argc; j++) {
         if (arg_is(&c->argv[j], "LIMIT") && j + 1 < c->argc) {
             j++;
-            if (parse_ll(c->argv[j].ptr, c->argv[j].len, &limit) < 0 || limit < 0) {
+            if (resp_parse_ll(c->argv[j].ptr, c->argv[j].len, &limit) < 0 || limit < 0) {
                 resp_add_error(&c->out, ERR_LIMIT_NEGATIVE);
                 return;
             }

@@ -8,7 +8,7 @@
 #include "args.h"
 #include "client.h"
 #include "cmd_slowlog.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_writer.h"
 #include "slowlog.h"
 
@@ -19,13 +19,10 @@ static void slowlog_get(struct client *c)
     long long count = SLOWLOG_GET_DEFAULT;
     /* GET takes at most one count; Redis's handler, not its arity, says so. */
     if (c->argc > 3) {
-        resp_add_errorf(&c->out,
-                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
-                        "SLOWLOG HELP.",
-                        (int)c->argv[1].len, c->argv[1].ptr);
+        reply_subcommand_syntax(c, "SLOWLOG");
         return;
     }
-    if (c->argc == 3 && (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < -1)) {
+    if (c->argc == 3 && (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < -1)) {
         resp_add_error(&c->out, "ERR count should be greater than or equal to -1");
         return;
     }
@@ -61,7 +58,6 @@ static void slowlog_reset_command(struct client *c)
 static void slowlog_help(struct client *c)
 {
     static const char *const help[] = {
-        "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GET [<count>]",
         "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
         "    Entries are made of:",
@@ -71,8 +67,6 @@ static void slowlog_help(struct client *c)
         "    Return the length of the slowlog.",
         "RESET",
         "    Reset the slowlog.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

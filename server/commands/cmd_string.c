@@ -33,6 +33,7 @@
 #include "keyspace.h"
 #include "notify.h"
 #include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -493,19 +494,15 @@ static void incr_generic(struct client *c, long long incr)
     if (e) {
         if (string_or_reply(c, e) < 0)
             return;
-        if (parse_ll(ks_str(e), ks_slen(e), &value) < 0) {
+        if (resp_parse_ll(ks_str(e), ks_slen(e), &value) < 0) {
             resp_add_error(&c->out, ERR_NOT_INT);
             return;
         }
     }
-    if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) ||
-        (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
-        resp_add_error(&c->out, ERR_OVERFLOW);
+    if (incr_or_reply(c, &value, incr) < 0)
         return;
-    }
-    value += incr;
-    char buf[NUMPARSE_LL_CHARS];
-    ks_set_string(c->db, key->ptr, key->len, buf, format_ll(buf, value), 1);
+    char buf[RESP_LL_CHARS];
+    ks_set_string(c->db, key->ptr, key->len, buf, resp_format_ll(buf, value), 1);
     server.dirty++;
     if (!e)
         notify_key(c, NOTIFY_NEW, "new", key);

@@ -36,8 +36,8 @@
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
-#include "numparse.h"
 #include "propagate.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -60,7 +60,7 @@
 static int parse_u64(const char *s, size_t len, uint64_t *out)
 {
     long long ll;
-    if (parse_ll(s, len, &ll) == 0) {
+    if (resp_parse_ll(s, len, &ll) == 0) {
         if (ll < 0)
             return -1;
         *out = (uint64_t)ll;
@@ -672,7 +672,7 @@ static int read_serve(struct client *c, const struct resp_slice *key, const void
 static int block_ms_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
 {
     long long t;
-    if (parse_ll(a->ptr, a->len, &t) < 0) {
+    if (resp_parse_ll(a->ptr, a->len, &t) < 0) {
         resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
         return -1;
     }
@@ -858,15 +858,12 @@ static void xinfo_consumers(struct client *c)
 static void xinfo_help(struct client *c)
 {
     static const char *const help[] = {
-        "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CONSUMERS <key> <groupname>",
         "    Show consumers of <groupname>.",
         "GROUPS <key>",
         "    Show the stream consumer groups.",
         "STREAM <key> [FULL [COUNT <count>]",
         "    Show information about the stream.",
-        "HELP",
-        "    Prints this help.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }

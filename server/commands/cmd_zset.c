@@ -42,6 +42,7 @@
 #include "lexrange.h"
 #include "mem.h"
 #include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "sample.h"
@@ -94,36 +95,16 @@ static void removed_from(struct client *c, const struct resp_slice *key, struct 
     }
 }
 
-/* Replaces dst with z (deleting dst when z is empty, as Redis's STORE
- * commands do), fires event (or "del" for an old dst emptied) and replies
- * z's length. Takes z. */
+/* store_and_reply for a sorted set z. Takes z. */
 static void store_result(struct client *c, const struct resp_slice *dst, struct zset *z,
                          const char *event)
 {
-    struct ks_entry *old = lookup_write(c, dst);
     size_t n = zs_len(z);
-
-    if (old) {
-        ks_delete(c->db, old);
-        if (!n) {
-            watch_touch(c->db, dst->ptr, dst->len);
-            server.dirty++;
-            notify_key(c, NOTIFY_GENERIC, "del", dst);
-        }
-    }
-    if (n) {
-        ks_add_ptr(c->db, dst->ptr, dst->len, KS_ZSET, z);
-        block_signal_key(c->db, dst->ptr, dst->len);
-        watch_touch(c->db, dst->ptr, dst->len);
-        server.dirty++;
-        /* Redis overwrites an old dst in place: "new" only when there was none. */
-        if (!old)
-            notify_key(c, NOTIFY_NEW, "new", dst);
-        notify_key(c, NOTIFY_ZSET, event, dst);
-    } else {
+    if (!n) {
         zs_free(z);
+        z = NULL;
     }
-    resp_add_int(&c->out, (long long)n);
+    store_and_reply(c, dst, KS_ZSET, z, n, NOTIFY_ZSET, event);
 }
 
 /* A member, or with its score: flat in RESP2, a pair in RESP3. */
@@ -752,7 +733,7 @@ static void zpop_generic(struct client *c, int max)
     if (c->argc == 3) {
         /* Redis gives the one message for a count that is negative or not
          * an integer at all. */
-        if (parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
+        if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &count) < 0 || count < 0) {
             resp_add_error(&c->out, ERR_NOT_POSITIVE);
             return;
         }
@@ -838,10 +819,10 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     /* The log sees no command here: it gets the pop this amounted to, which
      * replays exactly as it takes the same end of the same set. */
     const struct pop_how *h = how;
-    char count[NUMPARSE_LL_CHARS];
+    char count[RESP_LL_CHARS];
     struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
     if (h->count >= 0)
-        argv[2].len = format_ll(count, h->count);
+        argv[2].len = resp_format_ll(count, h->count);
     propagate_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
     return 1;
 }
@@ -972,14 +953,8 @@ static void cmd_zrandmember(struct client *c)
     long long l;
 
     if (c->argc >= 3) {
-        if (arg_ll_or_reply(c, &c->argv[2], &l) < 0)
+        if (arg_rand_count_or_reply(c, &c->argv[2], &l) < 0)
             return;
-        /* Redis takes counts in -LLONG_MAX..LLONG_MAX, so -count fits. */
-        if (l == LLONG_MIN) {
-            resp_add_error(&c->out, "ERR value is out of range, value must between "
-                                    "-9223372036854775807 and 9223372036854775807");
-            return;
-        }
         if (c->argc > 4 || (c->argc == 4 && !arg_is(&c->argv[3], "withscores"))) {
             resp_add_error(&c->out, ERR_SYNTAX);
             return;
@@ -1271,7 +1246,7 @@ static void setop_generic(struct client *c, const struct resp_slice *dst, int nu
             j++;
         } else if (card_only && left >= 2 && arg_is(a, "limit")) {
             /* Redis's one message for a limit negative or not an integer. */
-            if (parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, &limit) < 0 || limit < 0) {
+            if (resp_parse_ll(c->argv[j + 1].ptr, c->argv[j + 1].len, &limit) < 0 || limit < 0) {
                 resp_add_error(&c->out, "ERR LIMIT can't be negative");
                 goto out;
             }

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "args.h"
-#include "blocking.h"
-#include "cmd_scan.h"
+#include "command.h"
+#include "cursor.h"
 #include "glob.h"
 #include "krange.h"
 #include "lexrange.h"
@@ -17,10 +17,7 @@
 #include "notify.h"
 #include "resp_writer.h"
 #include "server.h"
-#include "watch.h"
 
-#define ERR_LIMIT_BYLEX "ERR syntax error, LIMIT is only supported in combination with BYLEX"
-#define SCAN_DEFAULT_COUNT 10
 
 void coll_limits(int type, struct om_limits *lim)
 {
@@ -72,30 +69,12 @@ void coll_removed(struct client *c, const struct resp_slice *key, struct ks_entr
 void coll_store(struct client *c, const struct resp_slice *dst, int type, struct omap *m,
                 const char *event)
 {
-    struct ks_entry *old = lookup_write(c, dst);
     size_t n = om_len(m);
-
-    if (old) {
-        ks_delete(c->db, old);
-        if (!n) {
-            watch_touch(c->db, dst->ptr, dst->len);
-            server.dirty++;
-            notify_key(c, NOTIFY_GENERIC, "del", dst);
-        }
-    }
-    if (n) {
-        ks_add_ptr(c->db, dst->ptr, dst->len, (enum ks_type)type, m);
-        block_signal_key(c->db, dst->ptr, dst->len);
-        watch_touch(c->db, dst->ptr, dst->len);
-        server.dirty++;
-        /* Redis overwrites an old dst in place: "new" only when there was none. */
-        if (!old)
-            notify_key(c, NOTIFY_NEW, "new", dst);
-        notify_key(c, type == KS_HASH ? NOTIFY_HASH : NOTIFY_SET, event, dst);
-    } else {
+    if (!n) {
         om_free(m);
+        m = NULL;
     }
-    resp_add_int(&c->out, (long long)n);
+    store_and_reply(c, dst, type, m, n, type == KS_HASH ? NOTIFY_HASH : NOTIFY_SET, event);
 }
 
 void coll_add_elem(struct client *c, const struct om_elem *e, int withvalues)
@@ -109,58 +88,13 @@ void coll_add_elem(struct client *c, const struct om_elem *e, int withvalues)
 
 /* ---- ranges ------------------------------------------------------------- */
 
-int coll_opts_or_reply(struct client *c, int first, unsigned allowed, struct coll_opts *o)
-{
-    o->flags = 0;
-    o->offset = 0;
-    o->count = -1;
-    for (int j = first; j < c->argc; j++) {
-        const struct resp_slice *a = &c->argv[j];
-        if ((allowed & COLL_BYLEX) && arg_is(a, "BYLEX")) {
-            o->flags |= COLL_BYLEX;
-        } else if ((allowed & COLL_REV) && arg_is(a, "REV")) {
-            o->flags |= COLL_REV;
-        } else if ((allowed & COLL_WITHVALUES) && arg_is(a, "WITHVALUES")) {
-            o->flags |= COLL_WITHVALUES;
-        } else if ((allowed & COLL_LIMIT) && arg_is(a, "LIMIT") && c->argc - j - 1 >= 2) {
-            if (arg_ll_or_reply(c, &c->argv[j + 1], &o->offset) < 0 ||
-                arg_ll_or_reply(c, &c->argv[j + 2], &o->count) < 0)
-                return -1;
-            o->flags |= COLL_LIMIT;
-            j += 2;
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return -1;
-        }
-    }
-    /* BYLEX is part of the grammar only where ranks are the default. */
-    if ((o->flags & COLL_LIMIT) && (allowed & COLL_BYLEX) && !(o->flags & COLL_BYLEX)) {
-        resp_add_error(&c->out, ERR_LIMIT_BYLEX);
-        return -1;
-    }
-    return 0;
-}
-
-/* rank_range's span, ranks counted from the last element under REV. */
-static struct om_span rank_span(size_t len, long long start, long long stop, int rev)
-{
-    struct om_span s = {0, 0};
-    size_t lo, hi;
-
-    if (rank_range(start, stop, len, &lo, &hi) == 0) {
-        s.lo = rev ? len - 1 - hi : lo;
-        s.hi = rev ? len - lo : hi + 1;
-    }
-    return s;
-}
-
-int coll_span_or_reply(struct client *c, const struct omap *m, int j, const struct coll_opts *o,
+int coll_span_or_reply(struct client *c, const struct omap *m, int j, const struct range_opts *o,
                        struct om_span *span)
 {
-    int rev = (o->flags & COLL_REV) != 0;
+    int rev = (o->flags & RANGE_REV) != 0;
     const struct resp_slice *a = &c->argv[j], *b = &c->argv[j + 1];
 
-    if (o->flags & COLL_BYLEX) {
+    if (o->flags & RANGE_BYLEX) {
         struct lex_bound min, max;
         const struct resp_slice *smin = rev ? b : a, *smax = rev ? a : b;
         if (lex_bound_parse(smin->ptr, smin->len, &min) < 0 ||
@@ -174,14 +108,14 @@ int coll_span_or_reply(struct client *c, const struct omap *m, int j, const stru
     long long start, stop;
     if (arg_ll_or_reply(c, a, &start) < 0 || arg_ll_or_reply(c, b, &stop) < 0)
         return -1;
-    *span = rank_span(m ? om_len(m) : 0, start, stop, rev);
+    rank_span(start, stop, m ? om_len(m) : 0, rev, &span->lo, &span->hi);
     return 0;
 }
 
 void coll_reply_span(struct client *c, const struct omap *m, struct om_span span,
-                     const struct coll_opts *o)
+                     const struct range_opts *o)
 {
-    int rev = (o->flags & COLL_REV) != 0, withvalues = (o->flags & COLL_WITHVALUES) != 0;
+    int rev = (o->flags & RANGE_REV) != 0, withvalues = (o->flags & RANGE_WITHVALUES) != 0;
     size_t len = span.hi > span.lo ? span.hi - span.lo : 0, n;
 
     if (!m || o->offset < 0 || (unsigned long long)o->offset >= len) {
@@ -213,55 +147,28 @@ void coll_reply_span(struct client *c, const struct omap *m, struct om_span span
 
 void coll_scan(struct client *c, const struct omap *m)
 {
-    const struct resp_slice *match = NULL;
-    long long count = SCAN_DEFAULT_COUNT;
-    uint64_t id;
-
-    /* Every check that can fail runs before the cursor is retired, so a
-     * mistyped call can be corrected and retried. */
-    if (scan_cursor_arg_or_reply(c, &c->argv[2], &id) < 0)
+    struct scan_opts o;
+    if (scan_opts_or_reply(c, 2, 0, &o) < 0)
         return;
-    for (int j = 3; j < c->argc; j += 2) {
-        if (j + 1 >= c->argc) {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-        if (arg_is(&c->argv[j], "MATCH")) {
-            match = &c->argv[j + 1];
-        } else if (arg_is(&c->argv[j], "COUNT")) {
-            if (arg_ll_or_reply(c, &c->argv[j + 1], &count) < 0)
-                return;
-            if (count < 1) {
-                resp_add_error(&c->out, ERR_SYNTAX);
-                return;
-            }
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-    }
-    char *from = NULL;
-    size_t from_len = 0;
-    if (id != 0 && scan_cursor_take_or_reply(c, id, &from, &from_len) < 0)
-        return;
+    const struct resp_slice *match = o.match;
 
     /* Only the elements with the pattern's literal prefix can match. */
     char *prefix = xmalloc(match ? match->len + 1 : 1);
     int prefix_only = 1;
     size_t plen = match ? kr_glob_prefix(match->ptr, match->len, prefix, &prefix_only) : 0;
     struct om_span span = m ? om_prefix_span(m, prefix, plen) : (struct om_span){0, 0};
-    if (from && m) {
-        size_t after = om_count_before(m, from, from_len, 1);
+    if (o.from && m) {
+        size_t after = om_count_before(m, o.from, o.from_len, 1);
         if (after > span.lo)
             span.lo = after < span.hi ? after : span.hi;
     }
-    xfree(from);
+    xfree(o.from);
     xfree(prefix);
     /* A packed map is small: all of it in one call, as Redis answers for its
      * listpack and intset encodings. Else COUNT bounds the elements visited. */
     size_t len = span.hi > span.lo ? span.hi - span.lo : 0;
-    if (m && !m->packed && (unsigned long long)count < len)
-        len = (size_t)count;
+    if (m && !m->packed && (unsigned long long)o.count < len)
+        len = (size_t)o.count;
 
     struct om_it it;
     struct om_elem e;

@@ -6,10 +6,9 @@
  * _or_reply helpers send Redis's error and return -1, as args.h's do.
  *
  * The range helpers give HRANGE, SRANGE and their kin KRANGE's grammar
- * (cmd_ordered.c): "[a" "(a" "-" "+" bounds with BYLEX, ranks by default,
- * REV taking max first with BYLEX, LIMIT offset count only with BYLEX (a
- * negative offset lists nothing, a negative count means all), WITHVALUES
- * flat in RESP2 and pairs in RESP3.
+ * (options: range_opts.h): "[a" "(a" "-" "+" bounds with BYLEX, ranks by
+ * default, REV taking max first with BYLEX, WITHVALUES flat in RESP2 and
+ * pairs in RESP3.
  */
 #ifndef RBKV_COLL_H
 #define RBKV_COLL_H
@@ -19,6 +18,7 @@
 #include "client.h"
 #include "keyspace.h"
 #include "omap.h"
+#include "range_opts.h"
 
 /* The packed encoding's thresholds for a KS_HASH or KS_SET, from the
  * configuration (hash-max-listpack-*, set-max-*). */
@@ -41,9 +41,8 @@ struct ks_entry *coll_add_key(struct client *c, const struct resp_slice *key, in
 void coll_removed(struct client *c, const struct resp_slice *key, struct ks_entry *e,
                   struct omap *m, int cls, const char *event);
 
-/* The *STORE commands: replaces dst with m (deleting dst when m is empty,
- * as Redis does), fires event (or "del" for an old dst emptied), wakes
- * blocked clients, counts the write and replies m's length. Takes m. */
+/* store_and_reply (args.h) for a hash or set m: replaces dst with m, or
+ * deletes dst when m is empty, and replies m's length. Takes m. */
 void coll_store(struct client *c, const struct resp_slice *dst, int type, struct omap *m,
                 const char *event);
 
@@ -52,32 +51,17 @@ void coll_add_elem(struct client *c, const struct om_elem *e, int withvalues);
 
 /* ---- ranges ------------------------------------------------------------- */
 
-#define COLL_BYLEX (1u << 0)
-#define COLL_REV (1u << 1)
-#define COLL_LIMIT (1u << 2)
-#define COLL_WITHVALUES (1u << 3)
-
-struct coll_opts {
-    unsigned flags;    /* COLL_ bits given */
-    long long offset;  /* LIMIT's; 0 without */
-    long long count;   /* LIMIT's; -1 (all) without */
-};
-
-/* The options from argv[first] on, those in allowed only; a word outside
- * them is ERR syntax error. Returns 0, or -1 (replied). */
-int coll_opts_or_reply(struct client *c, int first, unsigned allowed, struct coll_opts *o);
-
 /* The span of "min max" at argv[j], argv[j + 1]: lex bounds with BYLEX
  * (taken max first under REV), else ranks as ZRANGE takes them. Returns
  * 0, or -1 (replied: a bad bound, a rank that is not an integer). */
-int coll_span_or_reply(struct client *c, const struct omap *m, int j, const struct coll_opts *o,
+int coll_span_or_reply(struct client *c, const struct omap *m, int j, const struct range_opts *o,
                        struct om_span *span);
 
 /* Lists the elements of span in order (reverse under REV) after LIMIT's
  * offset, at most its count, with values under WITHVALUES. m may be NULL
  * (an absent key: an empty array). */
 void coll_reply_span(struct client *c, const struct omap *m, struct om_span span,
-                     const struct coll_opts *o);
+                     const struct range_opts *o);
 
 /* HSCAN and SSCAN: "key cursor [MATCH pattern] [COUNT count]" from argv[2]
  * on (ZSCAN's NOVALUES-less grammar), fields with values for a hash. The

@@ -50,6 +50,7 @@
 #include "mem.h"
 #include "notify.h"
 #include "numparse.h"
+#include "resp_num.h"
 #include "server.h"
 
 enum config_type {
@@ -499,7 +500,7 @@ static int parse_number(const struct config_def *def, const char *v, unsigned lo
         n = (unsigned long long)o;
     } else {
         long long ll;
-        if (parse_ll(v, strlen(v), &ll) < 0)
+        if (resp_parse_ll(v, strlen(v), &ll) < 0)
             return config_fail(err, errlen, "argument couldn't be parsed into an integer");
         negative = ll < 0;
         n = (unsigned long long)ll;
@@ -802,8 +803,8 @@ static int set_save(struct config *cfg, const struct config_def *def, int argc,
     if (argc / 2 > CONFIG_MAX_SAVE)
         return config_fail(err, errlen, "Too many save parameters (at most %d)", CONFIG_MAX_SAVE);
     for (int i = 0; i < argc; i += 2) {
-        if (parse_ll(argv[i], strlen(argv[i]), &p[i / 2].seconds) < 0 ||
-            parse_ll(argv[i + 1], strlen(argv[i + 1]), &p[i / 2].changes) < 0 ||
+        if (resp_parse_ll(argv[i], strlen(argv[i]), &p[i / 2].seconds) < 0 ||
+            resp_parse_ll(argv[i + 1], strlen(argv[i + 1]), &p[i / 2].changes) < 0 ||
             p[i / 2].seconds < 1 || p[i / 2].changes < 0)
             return config_fail(err, errlen, "Invalid save parameters");
     }
@@ -833,7 +834,7 @@ static int set_slowlog_threshold(struct config *cfg, const struct config_def *de
 {
     long long n;
     (void)def, (void)argc;
-    if (parse_ll(argv[0], strlen(argv[0]), &n) < 0)
+    if (resp_parse_ll(argv[0], strlen(argv[0]), &n) < 0)
         return config_fail(err, errlen, "argument couldn't be parsed into an integer");
     if (n < -1)
         return config_fail(err, errlen, "argument must be between -1 and %lld inclusive",
@@ -855,7 +856,7 @@ static int set_list_size(struct config *cfg, const struct config_def *def, int a
 {
     long long n;
     (void)def, (void)argc;
-    if (parse_ll(argv[0], strlen(argv[0]), &n) < 0)
+    if (resp_parse_ll(argv[0], strlen(argv[0]), &n) < 0)
         return config_fail(err, errlen, "argument couldn't be parsed into an integer");
     if (n < INT_MIN || n > INT_MAX)
         return config_fail(err, errlen, "argument must be between %d and %d inclusive", INT_MIN,
@@ -939,7 +940,7 @@ static int set_replicaof(struct config *cfg, const struct config_def *def, int a
     }
     if (argc != 2)
         return config_fail(err, errlen, "Bad directive or wrong number of arguments");
-    if (parse_ll(argv[1], strlen(argv[1]), &port) < 0 || port < 0 || port > 65535)
+    if (resp_parse_ll(argv[1], strlen(argv[1]), &port) < 0 || port < 0 || port > 65535)
         return config_fail(err, errlen, "Invalid master port");
     xfree(cfg->replicaof_host);
     cfg->replicaof_host = xstrdup(argv[0]);

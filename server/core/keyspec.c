@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 
 struct command_slot {
@@ -46,18 +46,32 @@ static struct command_slot *slot_of_name(const char *name, size_t len)
     return cmd ? &slots[command_index(cmd)] : NULL;
 }
 
+const char *keyspec_unknown(const struct command_key_specs *t)
+{
+    for (const struct command_key_specs *e = t; e && e->name; e++) {
+        if (!command_lookup_builtin(e->name, strlen(e->name)))
+            return e->name;
+    }
+    return NULL;
+}
+
 void keyspec_table_init(void)
 {
     if (command_builtin_count() > MAX_COMMANDS) {
         fprintf(stderr, "rbkv: more than %d commands for the key specs\n", MAX_COMMANDS);
         abort();
     }
-    memset(slots, 0, sizeof(slots));
-    for (const struct command_key_specs *e = table; e && e->name; e++) {
-        struct command_slot *s = slot_of_name(e->name, strlen(e->name));
-        if (s)
-            s->own = e;
+    /* A row for no command would leave that command's real keys to specs
+     * drawn from its row, unnoticed: the ACL would check the wrong keys. */
+    const char *bad = keyspec_unknown(table);
+    if (bad) {
+        fprintf(stderr, "rbkv: the key specs table has a row for '%s', which is no command\n",
+                bad);
+        abort();
     }
+    memset(slots, 0, sizeof(slots));
+    for (const struct command_key_specs *e = table; e && e->name; e++)
+        slot_of_name(e->name, strlen(e->name))->own = e;
 }
 
 /* One spec from first_key/last_key/key_step, the way most rows read. */
@@ -139,7 +153,7 @@ static int spec_span(const struct key_spec *k, int argc, const struct resp_slice
         long long n;
         int at = first + k->keynumidx;
         sp->step = k->keystep;
-        if (at >= argc || parse_ll(argv[at].ptr, argv[at].len, &n) < 0 || n < 0)
+        if (at >= argc || resp_parse_ll(argv[at].ptr, argv[at].len, &n) < 0 || n < 0)
             return -1;
         first += k->firstkey;
         /* Redis adds the count as an int: 2^32 + 1 counts one key. */

@@ -71,8 +71,13 @@ struct command_key_specs {
  * subcommand under its "container|sub" name), before command_table_init. */
 void keyspec_register(const struct command_key_specs *table);
 /* Matches the registered commands with their specs; called by
- * command_table_init. */
+ * command_table_init. Aborts the start when a row of the registered table
+ * names no command (keyspec_unknown): a typo there must not pass. */
 void keyspec_table_init(void);
+/* The name of table t's first row that names no built-in command or
+ * subcommand, or NULL when every row does. Reads the command index, so
+ * command_table_init has run. */
+const char *keyspec_unknown(const struct command_key_specs *t);
 
 /* The specs of cmd, the row a request runs (a subcommand's own, from
  * command_resolve; a container's, which are none). NULL: it names no keys. */

@@ -33,7 +33,7 @@
 
 #include "ctree.h"
 #include "mem.h"
-#include "numparse.h"
+#include "resp_num.h"
 
 struct olist {
     struct rb_root tree;
@@ -198,59 +198,21 @@ static const unsigned char *elem_str(const unsigned char *p, size_t *len)
     return p + 5;
 }
 
-/* Redis's string2ll: an optional '-', digits with no leading zero ("0"
- * itself aside, "-0" not), within int64. */
-static bool text_to_int(const char *s, size_t len, int64_t *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    uint64_t v = 0;
-
-    if (len == 0 || len > 20)
-        return false;
-    if (s[0] == '-') {
-        neg = true;
-        i = 1;
-        if (len == 1)
-            return false;
-    }
-    if (s[i] == '0')
-        return len == 1 ? (*out = 0, true) : false;
-    for (; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return false;
-        v = v * 10 + d;
-    }
-    if (neg) {
-        if (v > (uint64_t)INT64_MAX + 1)
-            return false;
-        *out = (int64_t)(0 - v);
-    } else {
-        if (v > (uint64_t)INT64_MAX)
-            return false;
-        *out = (int64_t)v;
-    }
-    return true;
-}
-
-/* Writes v in decimal and a NUL into buf (NUMPARSE_LL_CHARS + 1 bytes);
+/* Writes v in decimal and a NUL into buf (RESP_LL_CHARS + 1 bytes);
  * returns its length. */
 static size_t int_to_text(int64_t v, char *buf)
 {
-    size_t len = format_ll(buf, v);
+    size_t len = resp_format_ll(buf, v);
     buf[len] = '\0';
     return len;
 }
 
 static void enc_make(struct enc *e, const char *v, size_t vlen)
 {
-    int64_t x;
+    long long x;
     e->payload = v;
     e->plen = 0;
-    if (text_to_int(v, vlen, &x)) {
+    if (resp_parse_ll(v, vlen, &x) == 0) {
         if (x >= 0 && x <= 127) {
             e->head[0] = (unsigned char)x;
             e->hlen = 1;

@@ -311,7 +311,10 @@ size_t om_count_before(const struct omap *m, const char *f, size_t flen, int inc
     return s.rank + (size_t)(found && inclusive);
 }
 
-static size_t lower_pos(const struct omap *m, const struct lex_bound *b)
+/* The position where a lex bound puts the span's start (lower) or end (upper):
+ * an inclusive bound keeps its own field, so a lower one starts before it and
+ * an upper one ends after it; an exclusive one the other way round. */
+static size_t bound_pos(const struct omap *m, const struct lex_bound *b, int upper)
 {
     switch (b->kind) {
     case LEX_BOUND_NEG_INF:
@@ -319,32 +322,17 @@ static size_t lower_pos(const struct omap *m, const struct lex_bound *b)
     case LEX_BOUND_POS_INF:
         return om_len(m);
     case LEX_BOUND_INCL:
-        return om_count_before(m, b->ptr, b->len, 0);
+        return om_count_before(m, b->ptr, b->len, upper);
     case LEX_BOUND_EXCL:
         break;
     }
-    return om_count_before(m, b->ptr, b->len, 1);
-}
-
-static size_t upper_pos(const struct omap *m, const struct lex_bound *b)
-{
-    switch (b->kind) {
-    case LEX_BOUND_NEG_INF:
-        return 0;
-    case LEX_BOUND_POS_INF:
-        return om_len(m);
-    case LEX_BOUND_INCL:
-        return om_count_before(m, b->ptr, b->len, 1);
-    case LEX_BOUND_EXCL:
-        break;
-    }
-    return om_count_before(m, b->ptr, b->len, 0);
+    return om_count_before(m, b->ptr, b->len, !upper);
 }
 
 struct om_span om_lex_span(const struct omap *m, const struct lex_bound *min,
                            const struct lex_bound *max)
 {
-    struct om_span s = {lower_pos(m, min), upper_pos(m, max)};
+    struct om_span s = {bound_pos(m, min, 0), bound_pos(m, max, 1)};
     if (s.hi < s.lo)
         s.hi = s.lo;
     return s;

@@ -7,7 +7,7 @@
 
 #include "command.h"
 #include "keyspace.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 
 void feed_init(struct feed *f)
@@ -34,18 +34,18 @@ void feed_words(struct feed *f, int argc, const char *const *words, const size_t
 
 void feed_select(struct feed *f, int db)
 {
-    char num[NUMPARSE_LL_CHARS];
+    char num[RESP_LL_CHARS];
     const char *w[] = {"SELECT", num};
-    size_t l[] = {6, format_ll(num, db)};
+    size_t l[] = {6, resp_format_ll(num, db)};
     feed_words(f, 2, w, l);
     f->db = db;
 }
 
 void feed_pexpireat(struct feed *f, const char *key, size_t klen, int64_t when)
 {
-    char num[NUMPARSE_LL_CHARS];
+    char num[RESP_LL_CHARS];
     const char *w[] = {"PEXPIREAT", key, num};
-    size_t l[] = {9, klen, format_ll(num, when)};
+    size_t l[] = {9, klen, resp_format_ll(num, when)};
     feed_words(f, 3, w, l);
 }
 

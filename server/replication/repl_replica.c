@@ -25,9 +25,9 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
-#include "numparse.h"
 #include "repl.h"
 #include "repl_primary.h"
+#include "resp_num.h"
 #include "server.h"
 #include "snapshot.h"
 #include "tls.h"
@@ -366,7 +366,7 @@ static void begin_payload(const char *head)
         memcpy(ml.mark, head + 5, MARK_LEN);
     } else {
         long long len;
-        if (parse_ll(head + 1, strlen(head + 1), &len) < 0 || len < 0) {
+        if (resp_parse_ll(head + 1, strlen(head + 1), &len) < 0 || len < 0) {
             fail_link("bad snapshot header from the primary");
             return;
         }
@@ -457,7 +457,7 @@ static void psync_reply(const char *line)
     if (!strncmp(line, "+FULLRESYNC ", 12)) {
         const char *id = line + 12;
         const char *sp = strchr(id, ' ');
-        if (!sp || sp - id != 40 || parse_ll(sp + 1, strlen(sp + 1), &ml.new_offset) < 0) {
+        if (!sp || sp - id != 40 || resp_parse_ll(sp + 1, strlen(sp + 1), &ml.new_offset) < 0) {
             fail_link("bad +FULLRESYNC reply");
             return;
         }

@@ -13,7 +13,7 @@
 #include "errorstats.h"
 #include "keyspace.h"
 #include "mem.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "server.h"
 
 struct replay {
@@ -51,7 +51,7 @@ static int position_entry(struct replay *r, int argc, const struct resp_slice *a
                           const char **why)
 {
     long long off;
-    if (argc != 4 || argv[2].len != 40 || parse_ll(argv[3].ptr, argv[3].len, &off) < 0 ||
+    if (argc != 4 || argv[2].len != 40 || resp_parse_ll(argv[3].ptr, argv[3].len, &off) < 0 ||
         off < 0) {
         *why = "bad replication position";
         return -1;

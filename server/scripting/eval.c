@@ -20,7 +20,7 @@
 #include "client.h"
 #include "command.h"
 #include "mem.h"
-#include "numparse.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "script.h"
 #include "script_lua.h"
@@ -227,7 +227,7 @@ void eval_command(struct client *c, int by_sha, int ro)
         resp_add_error(&c->out, "NOSCRIPT No matching script. Please use EVAL.");
         return;
     }
-    if (parse_ll(c->argv[2].ptr, c->argv[2].len, &numkeys) < 0) {
+    if (resp_parse_ll(c->argv[2].ptr, c->argv[2].len, &numkeys) < 0) {
         resp_add_error(&c->out, ERR_NOT_INT);
         return;
     }

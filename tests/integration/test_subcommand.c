@@ -418,6 +418,40 @@ static void test_commandstats(void)
     }
 }
 
+/* Each subcommand row runs its own handler: the forms a row's arity lets
+ * through but Redis's handler refuses, the replies, and HELP's frame (the
+ * name as sent, upper-cased, and the closing HELP lines) as Redis's. */
+static void test_handlers_as_redis(void)
+{
+    redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
+    if (!c)
+        return;
+    H_SAME(c, r, "CLIENT", "PAUSE", "1", "ALL", "x");
+    H_SAME(c, r, "client", "Pause", "1", "ALL", "x");
+    H_SAME(c, r, "CLIENT", "UNBLOCK", "1", "TIMEOUT", "x");
+    H_SAME(c, r, "CLIENT", "UNBLOCK", "1", "x");
+    H_SAME(c, r, "CLIENT", "UNBLOCK", "0");
+    H_SAME(c, r, "CLIENT", "GETNAME");
+    H_SAME(c, r, "CLIENT", "SETNAME", "a b");
+    H_SAME(c, r, "CLIENT", "SETNAME", "ab");
+    H_SAME(c, r, "CLIENT", "GETNAME");
+    H_SAME(c, r, "CLIENT", "NO-EVICT", "maybe");
+    H_SAME(c, r, "CLIENT", "NO-EVICT", "off");
+    H_SAME(c, r, "PUBSUB", "CHANNELS", "a", "b");
+    H_SAME(c, r, "PUBSUB", "SHARDCHANNELS", "a", "b");
+    H_SAME(c, r, "PUBSUB", "CHANNELS");
+    H_SAME(c, r, "PUBSUB", "NUMSUB", "a", "b");
+    H_SAME(c, r, "PUBSUB", "SHARDNUMSUB", "a");
+    H_SAME(c, r, "PUBSUB", "NUMPAT");
+    H_SAME(c, r, "PUBSUB", "HELP");
+    H_SAME(c, r, "pubsub", "help");
+    H_SAME(c, r, "SLOWLOG", "HELP");
+    H_SAME(c, r, "SLOWLOG", "GET", "1", "2");
+    H_SAME(c, r, "FUNCTION", "FLUSH", "ASYNC", "x");
+    H_SAME(c, r, "XINFO", "HELP");
+    h_close_pair(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -430,6 +464,7 @@ int main(int argc, char **argv)
     H_RUN(test_calls_as_redis);
     H_RUN(test_scripts_as_redis);
     H_RUN(test_commandstats);
+    H_RUN(test_handlers_as_redis);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
