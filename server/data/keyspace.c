@@ -586,11 +586,6 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
     return n;
 }
 
-size_t ks_expire_all_due(struct db *db, int64_t now_ms)
-{
-    return ks_expire_due(db, now_ms, (size_t)-1);
-}
-
 void ks_flush(struct db *db)
 {
     ks_will_change(db);

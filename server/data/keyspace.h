@@ -265,8 +265,6 @@ static inline void ks_will_change(struct db *db)
 /* Deletes up to max entries whose deadline is <= now_ms, earliest first
  * (none while expiry is paused). Returns how many it deleted. */
 size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max);
-/* Deletes every due entry (before exact counts and ranks). */
-size_t ks_expire_all_due(struct db *db, int64_t now_ms);
 /* Deletes every entry. */
 void ks_flush(struct db *db);
 /* Swaps everything a and b hold (keys, index, deadlines, counters); each

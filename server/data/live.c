@@ -1,0 +1,163 @@
+/*
+ * live.c - the keys a read sees at a time now: due keys skipped, never
+ * deleted (see live.h).
+ *
+ * Counting the due keys before a position has two ways, and each call takes
+ * the cheaper: walking the keys between the position and the nearer end of
+ * the db (checking each deadline), or walking the due end of the expiry tree
+ * (checking each key against the position's key). Neither computes a rank
+ * per due key, which would cost a climb to the root each.
+ */
+#include "live.h"
+
+#include "rbtree.h"
+
+void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms)
+{
+    v->db = db;
+    v->now = now_ms;
+    v->paused = ks_expiry_paused();
+    v->due = LIVE_DUE_UNKNOWN;
+}
+
+int live_hides(const struct live_view *v, const struct ks_entry *e)
+{
+    if (v->paused || !(e->flags & KS_HAS_EXPIRE))
+        return 0;
+    return ks_get_expire(e) <= v->now;
+}
+
+/* The expiry tree's first record if it is due, else NULL. */
+static const struct ks_expire *first_due(const struct live_view *v)
+{
+    const struct rb_node *n = rb_first_cached(&v->db->expires);
+    if (v->paused || !n)
+        return NULL;
+    const struct ks_expire *x = rb_entry(n, struct ks_expire, node);
+    return x->when <= v->now ? x : NULL;
+}
+
+static const struct ks_expire *next_due(const struct live_view *v, const struct ks_expire *x)
+{
+    const struct rb_node *n = rb_next(&x->node);
+    if (!n)
+        return NULL;
+    x = rb_entry(n, struct ks_expire, node);
+    return x->when <= v->now ? x : NULL;
+}
+
+/* min(D, cap): counts due keys only up to cap, so a caller weighing a walk
+ * of cap keys against the due keys pays no more than that walk. Caches D
+ * once it is seen whole. */
+static size_t due_upto(struct live_view *v, size_t cap)
+{
+    if (v->due != LIVE_DUE_UNKNOWN)
+        return v->due < cap ? v->due : cap;
+    size_t n = 0;
+    const struct ks_expire *x = first_due(v);
+    for (; x && n < cap; x = next_due(v, x))
+        n++;
+    if (!x)
+        v->due = n;
+    return n;
+}
+
+size_t live_due(struct live_view *v)
+{
+    return due_upto(v, LIVE_DUE_UNKNOWN);
+}
+
+size_t live_count(struct live_view *v)
+{
+    return ks_count(v->db) - live_due(v);
+}
+
+/* Hidden keys among the n from e on, ascending. */
+static size_t hidden_in(const struct live_view *v, const struct ks_entry *e, size_t n)
+{
+    size_t h = 0;
+    for (; n > 0; n--, e = ks_next(e))
+        h += (size_t)live_hides(v, e);
+    return h;
+}
+
+/* Due keys whose key sorts before at's. O(D). */
+static size_t due_before_key(const struct live_view *v, const struct ks_entry *at)
+{
+    const char *key = ks_key(at);
+    size_t klen = ks_klen(at), n = 0;
+    for (const struct ks_expire *x = first_due(v); x; x = next_due(v, x))
+        n += ks_keycmp(ks_key(x->entry), ks_klen(x->entry), key, klen) < 0;
+    return n;
+}
+
+size_t live_before(struct live_view *v, size_t pos)
+{
+    size_t count = ks_count(v->db);
+    if (pos == 0 || !first_due(v))
+        return pos;
+    if (pos >= count)
+        return count - live_due(v);
+    if (due_upto(v, pos) == pos)
+        return pos - hidden_in(v, ks_first(v->db), pos);
+    size_t after = count - pos;
+    if (due_upto(v, after) == after)
+        return pos - (v->due - hidden_in(v, ks_select(v->db, pos), after));
+    return pos - due_before_key(v, ks_select(v->db, pos));
+}
+
+size_t live_in(struct live_view *v, size_t lo, size_t hi)
+{
+    size_t len = hi - lo;
+    if (len == 0 || !first_due(v))
+        return len;
+    /* A short span (SCAN's COUNT) is cheaper to look at than the due keys. */
+    if (due_upto(v, len) == len)
+        return len - hidden_in(v, ks_select(v->db, lo), len);
+    return live_before(v, hi) - live_before(v, lo);
+}
+
+void live_span(struct live_view *v, size_t *lo, size_t *hi)
+{
+    size_t n = live_in(v, *lo, *hi);
+    *lo = live_before(v, *lo);
+    *hi = *lo + n;
+}
+
+struct ks_entry *live_select(struct live_view *v, size_t k)
+{
+    size_t count = ks_count(v->db);
+    if (!first_due(v))
+        return k < count ? ks_select(v->db, k) : NULL;
+    size_t due = live_due(v);
+    if (k >= count - due)
+        return NULL;
+    /* The smallest raw position p with k + 1 live keys at or before it: p
+     * is live and has k live keys before it. p lies in [k, k + due]. */
+    size_t lo = k, hi = k + due < count - 1 ? k + due : count - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (live_before(v, mid + 1) >= k + 1)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return ks_select(v->db, lo);
+}
+
+size_t live_rank(struct live_view *v, const struct ks_entry *e)
+{
+    return live_before(v, ks_rank(e));
+}
+
+struct ks_entry *live_nearest(const struct live_view *v, struct ks_entry *e, int rev)
+{
+    while (e && live_hides(v, e))
+        e = rev ? ks_prev(e) : ks_next(e);
+    return e;
+}
+
+struct ks_entry *live_step(const struct live_view *v, const struct ks_entry *e, int rev)
+{
+    return live_nearest(v, rev ? ks_prev(e) : ks_next(e), rev);
+}
