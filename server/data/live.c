@@ -2,8 +2,9 @@
  * live.c - the keys a read sees at a time now: due keys skipped, never
  * deleted (see live.h).
  *
- * Counting the due keys before a position has two ways, and each call takes
- * the cheaper: walking the keys between the position and the nearer end of
+ * How many keys are due is one descent of the counted expiry tree
+ * (ks_due_count). Which of them lie before a position has two ways, and
+ * each call takes the cheaper: walking the keys between the position and the nearer end of
  * the db (checking each deadline), or walking the due end of the expiry tree
  * (checking each key against the position's key). Neither computes a rank
  * per due key, which would cost a climb to the root each.
@@ -46,25 +47,18 @@ static const struct ks_expire *next_due(const struct live_view *v, const struct 
     return x->when <= v->now ? x : NULL;
 }
 
-/* min(D, cap): counts due keys only up to cap, so a caller weighing a walk
- * of cap keys against the due keys pays no more than that walk. Caches D
- * once it is seen whole. */
+/* min(D, cap). */
 static size_t due_upto(struct live_view *v, size_t cap)
 {
-    if (v->due != LIVE_DUE_UNKNOWN)
-        return v->due < cap ? v->due : cap;
-    size_t n = 0;
-    const struct ks_expire *x = first_due(v);
-    for (; x && n < cap; x = next_due(v, x))
-        n++;
-    if (!x)
-        v->due = n;
-    return n;
+    size_t due = live_due(v);
+    return due < cap ? due : cap;
 }
 
 size_t live_due(struct live_view *v)
 {
-    return due_upto(v, LIVE_DUE_UNKNOWN);
+    if (v->due == LIVE_DUE_UNKNOWN)
+        v->due = v->paused ? 0 : ks_due_count(v->db, v->now);
+    return v->due;
 }
 
 size_t live_count(struct live_view *v)
@@ -96,7 +90,8 @@ size_t live_before(struct live_view *v, size_t pos)
     size_t count = ks_count(v->db);
     if (pos == 0 || !first_due(v))
         return pos;
-    if (pos >= count)
+    /* All due (a mass expiry): nothing is live anywhere. */
+    if (pos >= count || live_due(v) == count)
         return count - live_due(v);
     if (due_upto(v, pos) == pos)
         return pos - hidden_in(v, ks_first(v->db), pos);
@@ -111,6 +106,8 @@ size_t live_in(struct live_view *v, size_t lo, size_t hi)
     size_t len = hi - lo;
     if (len == 0 || !first_due(v))
         return len;
+    if (live_due(v) == ks_count(v->db))
+        return 0;
     /* A short span (SCAN's COUNT) is cheaper to look at than the due keys. */
     if (due_upto(v, len) == len)
         return len - hidden_in(v, ks_select(v->db, lo), len);

@@ -13,11 +13,13 @@
  * Positions here are live positions: the k-th key of the db not counting the
  * due ones. While no key is due (the common case, as active expiry keeps
  * up) every function is its keyspace.h counterpart plus one comparison.
- * With D due keys left, counting the live keys before a position costs
- * O(log n + min(D, its distance to the nearer end)), a short span's O(log n
- * + its length), and selecting by live position O((log n + D) log D): each
- * due key is a deadline comparison and a key comparison, never a deletion
- * nor a rank (docs/internals.md, "Expired keys and reads", says why).
+ * With D due keys left, the live count is O(log n) (the expiry tree counts
+ * its records), and O(log n) too when every key is due; otherwise counting
+ * the live keys before a position costs O(log n + min(D, its distance to
+ * the nearer end)), a short span's O(log n + its length), and selecting by
+ * live position O((log n + D) log D): each due key is a deadline comparison
+ * and a key comparison, never a deletion nor a rank (docs/internals.md,
+ * "Expired keys and reads", says why).
  *
  * While expiry is paused (ks_pause_expiry: replaying the log) nothing is
  * hidden, as lookups hide nothing then.
@@ -48,7 +50,7 @@ void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms);
 /* Whether e is past its deadline, so reads skip it. O(1). */
 int live_hides(const struct live_view *v, const struct ks_entry *e);
 
-/* The due keys of the db: a walk of the expiry tree's due end, O(1 + D). */
+/* The due keys of the db: ks_due_count, O(log n), once per view. */
 size_t live_due(struct live_view *v);
 
 /* Live keys in the db. */
