@@ -121,20 +121,51 @@ void live_span(struct live_view *v, size_t *lo, size_t *hi)
     *hi = *lo + n;
 }
 
+/* Whether the raw position p has k + 1 live keys at or before it. */
+static int reaches(struct live_view *v, size_t p, size_t k)
+{
+    return live_before(v, p + 1) >= k + 1;
+}
+
 struct ks_entry *live_select(struct live_view *v, size_t k)
 {
     size_t count = ks_count(v->db);
     if (!first_due(v))
         return k < count ? ks_select(v->db, k) : NULL;
-    size_t due = live_due(v);
-    if (k >= count - due)
+    size_t due = live_due(v), live = count - due;
+    if (k >= live)
         return NULL;
-    /* The smallest raw position p with k + 1 live keys at or before it: p
-     * is live and has k live keys before it. p lies in [k, k + due]. */
+    /* The smallest raw position p that reaches k: p is live and has k live
+     * keys before it. p lies in [k, k + due]. Counting near an end of the db
+     * is cheap (a walk from that end), so the search gallops from the end k
+     * is nearer before it bisects: KFIRST and KLAST pay for the keys they
+     * skip, not for D. */
     size_t lo = k, hi = k + due < count - 1 ? k + due : count - 1;
+    size_t step = 1;
+    if (k < live - k) {
+        while (lo < hi) {
+            size_t p = hi - lo >= step ? lo + step - 1 : hi;
+            if (reaches(v, p, k)) {
+                hi = p;
+                break;
+            }
+            lo = p + 1;
+            step *= 2;
+        }
+    } else {
+        while (lo < hi) {
+            size_t p = hi - lo >= step ? hi - step : lo;
+            if (!reaches(v, p, k)) {
+                lo = p + 1;
+                break;
+            }
+            hi = p;
+            step *= 2;
+        }
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (live_before(v, mid + 1) >= k + 1)
+        if (reaches(v, mid, k))
             hi = mid;
         else
             lo = mid + 1;
