@@ -191,6 +191,19 @@ static void walk_span(struct walk *w, struct kr_span span)
     w->len = len;
 }
 
+/* A walk over the live keys among the tree positions of span, from the
+ * first (or, rev, the last) of them: found from the tree position, with no
+ * select by live position (live_select), which costs more while keys are
+ * due. */
+static void walk_tree_span(struct walk *w, struct kr_span span)
+{
+    w->len = live_in(w->live, span.lo, span.hi);
+    w->start = w->len ? live_nearest(w->live, ks_select(w->live->db, w->rev ? span.hi - 1 : span.lo),
+                                     w->rev)
+                      : NULL;
+    w->end = END_SPAN;
+}
+
 #define OPT_BYLEX (1u << 0)
 #define OPT_REV (1u << 1)
 #define OPT_LIMIT (1u << 2)
@@ -400,15 +413,15 @@ static void neighbours_generic(struct client *c, int has_key, int rev)
     if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
         return;
     live_init(c, &live);
-    span.hi = live_count(&live);
+    span.hi = ks_count(c->db);
     if (has_key) {
         const struct resp_slice *key = &c->argv[1];
         if (rev)
-            span.hi = live_before(&live, ks_count_before(c->db, key->ptr, key->len, 0));
+            span.hi = ks_count_before(c->db, key->ptr, key->len, 0);
         else
-            span.lo = live_before(&live, ks_count_before(c->db, key->ptr, key->len, 1));
+            span.lo = ks_count_before(c->db, key->ptr, key->len, 1);
     }
-    walk_span(&w, span);
+    walk_tree_span(&w, span);
     reply_walk(c, &w);
 }
 
@@ -450,13 +463,12 @@ static void cmd_kdelrange(struct client *c)
     live_init(c, &live);
     if (span_or_reply(c, 1, &span) < 0)
         return;
-    live_span(&live, &span.lo, &span.hi);
-    size_t n = kr_span_len(&span);
+    size_t n = live_in(&live, span.lo, span.hi);
     if (limit >= 0 && (unsigned long long)limit < n)
         n = (size_t)limit;
     /* The live keys only: the due ones are active expiry's to delete, with
      * their "expired" events. */
-    struct ks_entry *e = n ? live_select(&live, span.lo) : NULL;
+    struct ks_entry *e = n ? live_nearest(&live, ks_select(c->db, span.lo), 0) : NULL;
     for (size_t i = 0; i < n; i++) {
         /* Deleting an entry never moves another, so next stays valid; nor
          * does deleting a live key change what live hides. */
