@@ -89,7 +89,7 @@ static size_t list_len(const struct client *c, size_t n, int withvalues)
 
 static struct ks_entry *walk_step(const struct walk *w, struct ks_entry *e)
 {
-    return live_step(w->live, e, w->rev);
+    return w->rev ? ks_prev(e) : ks_next(e);
 }
 
 /* Whether e, the visited-th candidate from start, is still one. */
@@ -150,7 +150,8 @@ static void reply_walk(struct client *c, const struct walk *w)
     /* Without a TYPE filter every candidate is listed, so the offset is a
      * distance in positions. */
     if (e && skip > 0 && w->type == TYPE_ANY) {
-        e = walk_jump(w, e, skip);
+        e = live_nearest(w->live, e, w->rev);
+        e = e ? walk_jump(w, e, skip) : NULL;
         skip = 0;
     }
     /* Only a listing without a TYPE filter can know its length before its
@@ -159,8 +160,13 @@ static void reply_walk(struct client *c, const struct walk *w)
     size_t stop = w->type == TYPE_ANY ? listing_stop(c) : SIZE_MAX;
     struct resp_deferred d;
     resp_add_deferred(&c->out, &d);
+    /* A due key is skipped where it stands, so a walk never runs past its
+     * end over due keys; visited counts live candidates. */
     for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
-         e = walk_step(w, e), visited++) {
+         e = walk_step(w, e)) {
+        if (live_hides(w->live, e))
+            continue;
+        visited++;
         if (resp_out_pending(&c->out) >= stop) {
             size_t rest = walk_rest(c, w, e);
             if (rest > w->count - n)
@@ -314,8 +320,7 @@ static void cmd_krange(struct client *c)
             return;
         /* From the near bound to the far one: a hash probe or one descent to
          * start, and no counting. */
-        w.start = live_nearest(&live, w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min),
-                               w.rev);
+        w.start = w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min);
         w.end = END_BOUND;
         w.bound = w.rev ? min : max;
     } else {
@@ -339,9 +344,7 @@ static void cmd_kprefix(struct client *c)
     live_init(c, &live);
     w.live = &live;
     w.prefix = &c->argv[1];
-    w.start = live_nearest(
-        &live, (w.rev ? kr_prefix_last : kr_prefix_first)(c->db, w.prefix->ptr, w.prefix->len),
-        w.rev);
+    w.start = (w.rev ? kr_prefix_last : kr_prefix_first)(c->db, w.prefix->ptr, w.prefix->len);
     w.end = END_PREFIX;
     reply_walk(c, &w);
 }

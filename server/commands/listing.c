@@ -42,12 +42,13 @@ void listing_add(struct client *c, struct ks_entry *e, int withvalues)
 static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int rev, int withvalues,
                          size_t until, const struct live_view *v)
 {
-    struct ks_entry *at = live_nearest(v, *e, rev);
+    struct ks_entry *at = *e;
+    /* Due keys are skipped on the way to each listed key, never after the
+     * last one: beyond it may lie any number of them. */
     for (; n > 0 && !c->out.failed && resp_out_pending(&c->out) < until; n--) {
+        at = live_nearest(v, at, rev);
         listing_add(c, at, withvalues);
-        /* Not past the last: beyond it may lie any number of due keys. */
-        if (n > 1)
-            at = live_step(v, at, rev);
+        at = rev ? ks_prev(at) : ks_next(at);
     }
     *e = at;
     return n;
