@@ -148,8 +148,10 @@ static void reply_walk(struct client *c, const struct walk *w)
         return;
     }
     /* Without a TYPE filter every candidate is listed, so the offset is a
-     * distance in positions. */
-    if (e && skip > 0 && w->type == TYPE_ANY) {
+     * distance in positions: a jump, unless keys are due and the offset is
+     * no longer than they are many, when walking it costs less than a
+     * select by live position (live.h). */
+    if (e && skip > 0 && w->type == TYPE_ANY && skip > live_due(w->live)) {
         e = live_nearest(w->live, e, w->rev);
         e = e ? walk_jump(w, e, skip) : NULL;
         skip = 0;
