@@ -8,7 +8,8 @@ target_link_libraries(rbkv_harness PUBLIC PkgConfig::HIREDIS)
 
 # name and TIMEOUT in seconds: generous, because under ASan on a busy 2-core box the server is
 # several times slower than the usual few seconds each takes.
-set(RBKV_INTEGRATION_PROGRAMS connection 120 strings 60 bitmap 120 keys 60 expiry 90 debug 60 notify 60
+set(RBKV_INTEGRATION_PROGRAMS connection 120 strings 60 bitmap 120 keys 60 expiry 90 expiry_reads 120
+    debug 60 notify 60
     command_info 60)
 while(RBKV_INTEGRATION_PROGRAMS)
   list(POP_FRONT RBKV_INTEGRATION_PROGRAMS name timeout)

@@ -333,6 +333,19 @@ static void debug_object(struct client *c)
     resp_add_simple(&c->out, line);
 }
 
+/* DEBUG SET-ACTIVE-EXPIRE 0|1: Redis's switch for active expiry, so tests
+ * can keep keys past their deadline in the db (reads skip them, lookups
+ * still delete them). Any integer other than 0 switches it on; text that is
+ * not an integer is an error, where Redis's atoi would read it as 0. */
+static void debug_set_active_expire(struct client *c)
+{
+    long long on;
+    if (arg_ll_or_reply(c, &c->argv[2], &on) < 0)
+        return;
+    server.active_expire_off = on == 0;
+    reply_ok(c);
+}
+
 static void debug_help(struct client *c)
 {
     static const char *const help[] = {
@@ -348,6 +361,10 @@ static void debug_help(struct client *c)
         "    * NOFLUSH: the existing database will not be removed before load, and",
         "      conflicting keys refuse the load (unless MERGE).",
         "    * NOSAVE: the database will be loaded from an existing snapshot file.",
+        "SET-ACTIVE-EXPIRE <0|1>",
+        "    Setting it to 0 disables expiring keys in background when they are not",
+        "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+        "    default.",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
     };
@@ -369,6 +386,8 @@ static void cmd_debug(struct client *c)
         debug_reload(c);
     else if (arg_is(sub, "OBJECT") && c->argc == 3)
         debug_object(c);
+    else if (arg_is(sub, "SET-ACTIVE-EXPIRE") && c->argc == 3)
+        debug_set_active_expire(c);
     else
         reply_subcommand_syntax(c, "DEBUG");
 }

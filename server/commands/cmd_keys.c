@@ -27,6 +27,7 @@
 #include "cmd_keys.h"
 #include "keyspace.h"
 #include "krange.h"
+#include "live.h"
 #include "notify.h"
 #include "olist.h"
 #include "resp_parser.h"
@@ -235,14 +236,20 @@ static void cmd_move(struct client *c)
     resp_add_int(&c->out, 1);
 }
 
+/* Due keys RANDOMKEY deletes before it draws among the live keys only: one
+ * call after a mass expiry must not delete them all inline (live.h). */
+#define RANDOMKEY_DELETES 100
+
 /* Every key is equally likely: draw a rank, not a tree path. A key past its
- * deadline is deleted as a lookup would, and the draw repeats. */
+ * deadline is deleted as a lookup would, and the draw repeats, as Redis's
+ * does; after RANDOMKEY_DELETES of those the draw is a live position. */
 static void cmd_randomkey(struct client *c)
 {
     int64_t now = mstime();
     size_t count;
 
-    while ((count = ks_count(c->db)) > 0) {
+    for (int deleted = 0; (count = ks_count(c->db)) > 0 && deleted < RANDOMKEY_DELETES;
+         deleted++) {
         /* An entry's subtree size is 32 bits, so count fits arc4random's range. */
         struct ks_entry *e = ks_select(c->db, arc4random_uniform((uint32_t)count));
         int64_t when = ks_get_expire(e);
@@ -255,7 +262,14 @@ static void cmd_randomkey(struct client *c)
          * and the replicas and fires "expired". */
         ks_lookup(c->db, ks_key(e), ks_klen(e), now);
     }
-    resp_add_null(&c->out);
+    struct live_view live;
+    live_view_init(&live, c->db, now);
+    size_t n = live_count(&live);
+    struct ks_entry *e = n ? live_select(&live, arc4random_uniform((uint32_t)n)) : NULL;
+    if (e)
+        resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
+    else
+        resp_add_null(&c->out);
 }
 
 static void cmd_dbsize(struct client *c)

@@ -7,8 +7,9 @@
  * into c->out.
  *
  * Rules every handler keeps:
- *  - keys whose deadline has passed are removed first (ks_expire_all_due),
- *    so a count, rank or offset never includes one and answers are exact;
+ *  - keys whose deadline has passed are skipped, never deleted (live.h):
+ *    counts, ranks and offsets are live positions, so answers are exact
+ *    and a read after a mass expiry does not delete the keys inline;
  *  - a range is a span of positions (krange.h), so offsets, ranks and counts
  *    cost O(log n) through the subtree sizes, never a walk; only listing m
  *    keys walks them, O(log n + m). A listing that ends at a bound or a
@@ -34,6 +35,7 @@
 #include "krange.h"
 #include "lexrange.h"
 #include "listing.h"
+#include "live.h"
 #include "reach.h"
 #include "notify.h"
 #include "range_opts.h"
@@ -67,12 +69,13 @@ struct walk {
     size_t count;
     int withvalues;
     int type;               /* enum ks_type, or RANGE_TYPE_ANY */
+    struct live_view *live; /* what the walk sees: due keys skipped */
 };
 
-/* At the command's start time, the clock the lookups use too. */
-static void expire_due(struct client *c)
+/* The db as of the command's start time, the clock the lookups use too. */
+static void live_init(struct client *c, struct live_view *v)
 {
-    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
+    live_view_init(v, c->db, server.cmd_start_us / 1000);
 }
 
 static size_t list_len(const struct client *c, size_t n, int withvalues)
@@ -100,15 +103,14 @@ static int walk_inside(const struct walk *w, const struct ks_entry *e, size_t vi
     return kr_has_prefix(e, w->prefix->ptr, w->prefix->len);
 }
 
-/* The entry skip positions past e in the walk's direction, or NULL: through
- * the subtree sizes, O(log n) however far. */
-static struct ks_entry *walk_jump(struct client *c, const struct walk *w, struct ks_entry *e,
-                                  size_t skip)
+/* The entry skip live positions past e in the walk's direction, or NULL:
+ * through the subtree sizes, O(log n) however far while no key is due. */
+static struct ks_entry *walk_jump(const struct walk *w, struct ks_entry *e, size_t skip)
 {
-    size_t rank = ks_rank(e);
+    size_t rank = live_rank(w->live, e);
     if (w->rev)
-        return skip <= rank ? ks_select(c->db, rank - skip) : NULL;
-    return skip < ks_count(c->db) - rank ? ks_select(c->db, rank + skip) : NULL;
+        return skip <= rank ? live_select(w->live, rank - skip) : NULL;
+    return skip < live_count(w->live) - rank ? live_select(w->live, rank + skip) : NULL;
 }
 
 /* How many candidates of a walk to a bound or to a prefix's end there are
@@ -124,7 +126,8 @@ static size_t walk_rest(struct client *c, const struct walk *w, const struct ks_
         struct lex_bound inf = {w->rev ? LEX_BOUND_POS_INF : LEX_BOUND_NEG_INF, NULL, 0};
         span = w->rev ? kr_span_lex(c->db, &w->bound, &inf) : kr_span_lex(c->db, &inf, &w->bound);
     }
-    size_t rank = ks_rank(e);
+    live_span(w->live, &span.lo, &span.hi);
+    size_t rank = live_rank(w->live, e);
     return w->rev ? rank + 1 - span.lo : span.hi - rank;
 }
 
@@ -137,13 +140,16 @@ static void reply_walk(struct client *c, const struct walk *w)
     if (w->end == END_SPAN && w->type == RANGE_TYPE_ANY) {
         n = w->len < w->count ? w->len : w->count;
         resp_add_array_len(&c->out, list_len(c, n, w->withvalues));
-        listing_span(c, e, n, w->rev, w->withvalues);
+        listing_span(c, e, n, w->rev, w->withvalues, w->live);
         return;
     }
     /* Without a TYPE filter every candidate is listed, so the offset is a
-     * distance in positions. */
-    if (e && skip > 0 && w->type == RANGE_TYPE_ANY) {
-        e = walk_jump(c, w, e, skip);
+     * distance in positions: a jump, unless keys are due and the offset is
+     * no longer than they are many, when walking it costs less than a
+     * select by live position (live.h). */
+    if (e && skip > 0 && w->type == RANGE_TYPE_ANY && skip > live_due(w->live)) {
+        e = live_nearest(w->live, e, w->rev);
+        e = e ? walk_jump(w, e, skip) : NULL;
         skip = 0;
     }
     /* Only a listing without a TYPE filter can know its length before its
@@ -152,14 +158,19 @@ static void reply_walk(struct client *c, const struct walk *w)
     size_t stop = w->type == RANGE_TYPE_ANY ? listing_stop(c) : SIZE_MAX;
     struct resp_deferred d;
     resp_add_deferred(&c->out, &d);
+    /* A due key is skipped where it stands, so a walk never runs past its
+     * end over due keys; visited counts live candidates. */
     for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
-         e = walk_step(w, e), visited++) {
+         e = walk_step(w, e)) {
+        if (live_hides(w->live, e))
+            continue;
+        visited++;
         if (resp_out_pending(&c->out) >= stop) {
             size_t rest = walk_rest(c, w, e);
             if (rest > w->count - n)
                 rest = w->count - n;
             resp_set_deferred_array(&c->out, &d, list_len(c, n + rest, w->withvalues));
-            listing_span(c, e, rest, w->rev, w->withvalues);
+            listing_span(c, e, rest, w->rev, w->withvalues, w->live);
             return;
         }
         if (w->type != RANGE_TYPE_ANY && e->type != w->type)
@@ -174,14 +185,27 @@ static void reply_walk(struct client *c, const struct walk *w)
     resp_set_deferred_array(&c->out, &d, list_len(c, n, w->withvalues));
 }
 
-/* A walk over the positions of span, from its first (or, rev, its last)
- * key. */
-static void walk_span(struct client *c, struct walk *w, struct kr_span span)
+/* A walk over the live positions of span, from its first (or, rev, its
+ * last) key. */
+static void walk_span(struct walk *w, struct kr_span span)
 {
     size_t len = kr_span_len(&span);
-    w->start = len ? ks_select(c->db, w->rev ? span.hi - 1 : span.lo) : NULL;
+    w->start = len ? live_select(w->live, w->rev ? span.hi - 1 : span.lo) : NULL;
     w->end = END_SPAN;
     w->len = len;
+}
+
+/* A walk over the live keys among the tree positions of span, from the
+ * first (or, rev, the last) of them: found from the tree position, with no
+ * select by live position (live_select), which costs more while keys are
+ * due. */
+static void walk_tree_span(struct walk *w, struct kr_span span)
+{
+    w->len = live_in(w->live, span.lo, span.hi);
+    w->start = w->len ? live_nearest(w->live, ks_select(w->live->db, w->rev ? span.hi - 1 : span.lo),
+                                     w->rev)
+                      : NULL;
+    w->end = END_SPAN;
 }
 
 /* The walk's options from KRANGE's or KPREFIX's (range_opts.h). */
@@ -233,7 +257,9 @@ static void cmd_krange(struct client *c)
                             RANGE_TYPE, &o) < 0)
         return;
     walk_opts(&w, &o);
-    expire_due(c);
+    struct live_view live;
+    live_init(c, &live);
+    w.live = &live;
     if (o.flags & RANGE_BYLEX) {
         struct lex_bound min, max;
         if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
@@ -249,8 +275,8 @@ static void cmd_krange(struct client *c)
             arg_ll_or_reply(c, &c->argv[2], &stop) < 0)
             return;
         struct kr_span span;
-        rank_span(start, stop, ks_count(c->db), w.rev, &span.lo, &span.hi);
-        walk_span(c, &w, span);
+        rank_span(start, stop, live_count(&live), w.rev, &span.lo, &span.hi);
+        walk_span(&w, span);
     }
     reply_walk(c, &w);
 }
@@ -263,7 +289,9 @@ static void cmd_kprefix(struct client *c)
     if (range_opts_or_reply(c, 2, RANGE_REV | RANGE_LIMIT | RANGE_WITHVALUES, &o) < 0)
         return;
     walk_opts(&w, &o);
-    expire_due(c);
+    struct live_view live;
+    live_init(c, &live);
+    w.live = &live;
     w.prefix = &c->argv[1];
     w.start = (w.rev ? kr_prefix_last : kr_prefix_first)(c->db, w.prefix->ptr, w.prefix->len);
     w.end = END_PREFIX;
@@ -273,22 +301,25 @@ static void cmd_kprefix(struct client *c)
 static void cmd_kcount(struct client *c)
 {
     struct kr_span span;
+    struct live_view live;
 
-    expire_due(c);
+    live_init(c, &live);
     if (span_or_reply(c, 1, &span) == 0)
-        resp_add_int(&c->out, (long long)kr_span_len(&span));
+        resp_add_int(&c->out, (long long)live_in(&live, span.lo, span.hi));
 }
 
 static void rank_generic(struct client *c, int rev)
 {
-    expire_due(c);
+    struct live_view live;
+
     struct ks_entry *e = lookup_read(c, &c->argv[1]);
     if (!e) {
         resp_add_null(&c->out);
         return;
     }
-    size_t rank = ks_rank(e);
-    resp_add_int(&c->out, (long long)(rev ? ks_count(c->db) - 1 - rank : rank));
+    live_init(c, &live);
+    size_t rank = live_rank(&live, e);
+    resp_add_int(&c->out, (long long)(rev ? live_count(&live) - 1 - rank : rank));
 }
 
 static void cmd_krank(struct client *c)
@@ -327,12 +358,13 @@ static int count_or_reply(struct client *c, int at, size_t *count)
  * nearest an end or strictly beyond key, nearest first; key need not exist. */
 static void neighbours_generic(struct client *c, int has_key, int rev)
 {
-    struct walk w = {.type = RANGE_TYPE_ANY, .rev = rev};
+    struct live_view live;
+    struct walk w = {.type = RANGE_TYPE_ANY, .rev = rev, .live = &live};
     struct kr_span span = {0, 0};
 
     if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
         return;
-    expire_due(c);
+    live_init(c, &live);
     span.hi = ks_count(c->db);
     if (has_key) {
         const struct resp_slice *key = &c->argv[1];
@@ -341,7 +373,7 @@ static void neighbours_generic(struct client *c, int has_key, int rev)
         else
             span.lo = ks_count_before(c->db, key->ptr, key->len, 1);
     }
-    walk_span(c, &w, span);
+    walk_tree_span(&w, span);
     reply_walk(c, &w);
 }
 
@@ -379,16 +411,20 @@ static void cmd_kdelrange(struct client *c)
     }
     if (c->argc == 5 && arg_ll_or_reply(c, &c->argv[4], &limit) < 0)
         return;
-    expire_due(c);
+    struct live_view live;
+    live_init(c, &live);
     if (span_or_reply(c, 1, &span) < 0)
         return;
-    size_t n = kr_span_len(&span);
+    size_t n = live_in(&live, span.lo, span.hi);
     if (limit >= 0 && (unsigned long long)limit < n)
         n = (size_t)limit;
-    struct ks_entry *e = n ? ks_select(c->db, span.lo) : NULL;
+    /* The live keys only: the due ones are active expiry's to delete, with
+     * their "expired" events. */
+    struct ks_entry *e = n ? live_nearest(&live, ks_select(c->db, span.lo), 0) : NULL;
     for (size_t i = 0; i < n; i++) {
-        /* Deleting an entry never moves another, so next stays valid. */
-        struct ks_entry *next = ks_next(e);
+        /* Deleting an entry never moves another, so next stays valid; nor
+         * does deleting a live key change what live hides. */
+        struct ks_entry *next = i + 1 < n ? live_step(&live, e, 0) : NULL;
         watch_touch(c->db, ks_key(e), ks_klen(e));
         /* "del" as DEL fires it, once per key in key order. Before the
          * delete, as the entry holds the key's bytes: publishing copies them
@@ -425,22 +461,24 @@ static void cmd_ksplit(struct client *c)
         resp_add_error(&c->out, ERR_NOT_POSITIVE);
         return;
     }
-    expire_due(c);
+    struct live_view live;
+    live_init(c, &live);
     span = (struct kr_span){0, ks_count(c->db)};
     if (c->argc == 4 && span_or_reply(c, 2, &span) < 0)
         return;
+    live_span(&live, &span.lo, &span.hi);
 
     uint64_t count = kr_span_len(&span);
     if ((uint64_t)parts > count) {
-        struct walk w = {.count = SIZE_MAX, .type = RANGE_TYPE_ANY};
-        walk_span(c, &w, (struct kr_span){span.lo + (count > 0), span.hi});
+        struct walk w = {.count = SIZE_MAX, .type = RANGE_TYPE_ANY, .live = &live};
+        walk_span(&w, (struct kr_span){span.lo + (count > 0), span.hi});
         reply_walk(c, &w);
         return;
     }
     resp_add_array_len(&c->out, (size_t)parts - 1);
     /* parts <= count < 2^32 (subtree sizes are 32-bit), so i * count fits. */
     for (uint64_t i = 1; i < (uint64_t)parts; i++) {
-        struct ks_entry *e = ks_select(c->db, span.lo + (size_t)(i * count / (uint64_t)parts));
+        struct ks_entry *e = live_select(&live, span.lo + (size_t)(i * count / (uint64_t)parts));
         resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
     }
 }

@@ -24,6 +24,7 @@
 #include "keyspace.h"
 #include "krange.h"
 #include "listing.h"
+#include "live.h"
 #include "mem.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -65,23 +66,26 @@ static int filter_keeps(const struct filter *f, const struct ks_entry *e)
            (f->prefix_only || glob_match(f->pat, f->plen, ks_key(e), ks_klen(e), 0));
 }
 
-/* Lists the keys that f keeps among the len from position first on. */
-static void reply_keys(struct client *c, size_t first, size_t len, const struct filter *f)
+/* Lists the keys that f keeps among the len from position first on, those
+ * past their deadline skipped (live.h). */
+static void reply_keys(struct client *c, size_t first, size_t len, const struct filter *f,
+                       struct live_view *live)
 {
     struct ks_entry *e = len ? ks_select(c->db, first) : NULL;
 
-    /* Every key of the span matches: the length is known, so a long reply
-     * streams (listing.h). */
+    /* Every live key of the span matches: the length is known, so a long
+     * reply streams (listing.h). */
     if (!f->typed && f->prefix_only) {
-        resp_add_array_len(&c->out, len);
-        listing_span(c, e, len, 0, 0);
+        size_t n = live_in(live, first, first + len);
+        resp_add_array_len(&c->out, n);
+        listing_span(c, e, n, 0, 0, live);
         return;
     }
     struct resp_deferred d;
     size_t n = 0;
     resp_add_deferred(&c->out, &d);
     for (size_t i = 0; i < len && !c->out.failed; i++, e = ks_next(e)) {
-        if (filter_keeps(f, e)) {
+        if (!live_hides(live, e) && filter_keeps(f, e)) {
             resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
             n++;
         }
@@ -94,11 +98,12 @@ static void reply_keys(struct client *c, size_t first, size_t len, const struct 
 static void cmd_keys(struct client *c)
 {
     struct filter f;
+    struct live_view live;
 
-    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
+    live_view_init(&live, c->db, server.cmd_start_us / 1000);
     filter_init(&f, &c->argv[1], 0, 0);
     struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
-    reply_keys(c, span.lo, kr_span_len(&span), &f);
+    reply_keys(c, span.lo, kr_span_len(&span), &f, &live);
     filter_destroy(&f);
 }
 
@@ -112,7 +117,8 @@ static void cmd_scan(struct client *c)
         return;
 
     struct filter f;
-    ks_expire_all_due(c->db, server.cmd_start_us / 1000);
+    struct live_view live;
+    live_view_init(&live, c->db, server.cmd_start_us / 1000);
     filter_init(&f, o.match, o.typed, o.type);
     struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
     if (o.from) {
@@ -133,7 +139,7 @@ static void cmd_scan(struct client *c)
     } else {
         resp_add_bulk(&c->out, "0", 1);
     }
-    reply_keys(c, span.lo, len, &f);
+    reply_keys(c, span.lo, len, &f, &live);
     filter_destroy(&f);
 }
 

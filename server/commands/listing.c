@@ -19,6 +19,7 @@ struct listing_stream {
     struct ks_entry *next;
     size_t left;
     int rev, withvalues;
+    struct live_view live;
 };
 
 void listing_add(struct client *c, struct ks_entry *e, int withvalues)
@@ -39,10 +40,13 @@ void listing_add(struct client *c, struct ks_entry *e, int withvalues)
  * failed (over the client's hard output limit, or out of memory) the client
  * will be dropped: walking on would only hold the loop. */
 static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int rev, int withvalues,
-                         size_t until)
+                         size_t until, const struct live_view *v)
 {
     struct ks_entry *at = *e;
+    /* Due keys are skipped on the way to each listed key, never after the
+     * last one: beyond it may lie any number of them. */
     for (; n > 0 && !c->out.failed && resp_out_pending(&c->out) < until; n--) {
+        at = live_nearest(v, at, rev);
         listing_add(c, at, withvalues);
         at = rev ? ks_prev(at) : ks_next(at);
     }
@@ -53,7 +57,7 @@ static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int re
 static int listing_fill(struct client *c, struct reply_stream *s, size_t until)
 {
     struct listing_stream *ls = (struct listing_stream *)s;
-    ls->left = list_until(c, &ls->next, ls->left, ls->rev, ls->withvalues, until);
+    ls->left = list_until(c, &ls->next, ls->left, ls->rev, ls->withvalues, until, &ls->live);
     return ls->left == 0 || c->out.failed;
 }
 
@@ -62,9 +66,10 @@ size_t listing_stop(const struct client *c)
     return stream_allowed(c) ? resp_out_pending(&c->out) + STREAM_CHUNK : SIZE_MAX;
 }
 
-void listing_span(struct client *c, struct ks_entry *e, size_t n, int rev, int withvalues)
+void listing_span(struct client *c, struct ks_entry *e, size_t n, int rev, int withvalues,
+                  const struct live_view *v)
 {
-    n = list_until(c, &e, n, rev, withvalues, listing_stop(c));
+    n = list_until(c, &e, n, rev, withvalues, listing_stop(c), v);
     if (n == 0 || c->out.failed)
         return;
     struct listing_stream *ls = xmalloc(sizeof(*ls));
@@ -74,5 +79,6 @@ void listing_span(struct client *c, struct ks_entry *e, size_t n, int rev, int w
     ls->left = n;
     ls->rev = rev;
     ls->withvalues = withvalues;
+    ls->live = *v;
     stream_start(c, &ls->base);
 }

@@ -18,17 +18,20 @@
 
 #include "client.h"
 #include "keyspace.h"
+#include "live.h"
 
 /* Appends one key to c's reply, or with its value: flat in RESP2, a pair in
  * RESP3. A value of another type than string is nil, its contents being
  * another command's. */
 void listing_add(struct client *c, struct ks_entry *e, int withvalues);
 
-/* The n keys from e on, ascending (rev: descending), with listing_add: all
- * now, or the first chunk now and the rest streamed. The caller has written
- * the array's header (n entries, twice n for WITHVALUES in RESP2), and there
- * must be n entries from e on. */
-void listing_span(struct client *c, struct ks_entry *e, size_t n, int rev, int withvalues);
+/* The n keys live in v from e on, ascending (rev: descending), with
+ * listing_add: all now, or the first chunk now and the rest streamed (with
+ * a copy of v, so the rest skips what the command's start skipped). The
+ * caller has written the array's header (n entries, twice n for WITHVALUES
+ * in RESP2), and there must be n live entries from e on. */
+void listing_span(struct client *c, struct ks_entry *e, size_t n, int rev, int withvalues,
+                  const struct live_view *v);
 
 /* Where listing_span would stop writing and start streaming: c's pending
  * output plus a chunk, or SIZE_MAX when c may not stream. For a caller that

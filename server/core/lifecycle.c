@@ -85,7 +85,7 @@ static int expire_due_keys(int64_t start)
 {
     int64_t now_ms = start / 1000;
     /* CLIENT PAUSE: the dataset must not change under the pause. */
-    if (pause_stops_writes())
+    if (pause_stops_writes() || server.active_expire_off)
         return 0;
     for (int i = 0; i < server.ks->count; i++) {
         struct db *db = &server.ks->dbs[i];

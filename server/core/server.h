@@ -56,6 +56,7 @@ struct server {
     uint64_t next_client_id;
 
     int64_t cmd_start_us;        /* when the running command started (wall clock) */
+    int active_expire_off;       /* DEBUG SET-ACTIVE-EXPIRE 0: only lookups delete due keys */
     unsigned long long dirty;    /* changes since the last save: every write command adds its count */
     unsigned long long effects_propagated; /* propagate_effects calls (propagate.h), ever */
     int shutting_down;

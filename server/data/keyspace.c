@@ -9,7 +9,8 @@
  *    addresses (entry_move tells it of every move);
  *  - an entry has KS_HAS_EXPIRE exactly when it owns a struct ks_expire, which is
  *    linked in db->expires and points back at the entry;
- *  - db->expires is ordered by deadline and holds db->expires_count records.
+ *  - db->expires is ordered by deadline and holds db->expires_count records;
+ *    every record's size is 1 + the sizes of its children.
  */
 #include "keyspace.h"
 
@@ -22,6 +23,8 @@
 #include "rbtree_order.h"
 
 RB_DECLARE_ORDER(ks_order, struct ks_entry, node, size)
+/* Counted deadlines: how many are due is one descent (ks_due_count). */
+RB_DECLARE_ORDER(expire_order, struct ks_expire, node, size)
 
 static ks_value_free_fn *value_free[KS_TYPE_COUNT];
 static ks_expired_fn *expired_hook;
@@ -346,7 +349,7 @@ static void value_release(struct ks_entry *e)
 static void expire_unlink(struct db *db, struct ks_entry *e)
 {
     struct ks_expire *x = entry_expire(e);
-    rb_erase_cached(&x->node, &db->expires);
+    rb_erase_augmented_cached(&x->node, &db->expires, &expire_order_callbacks);
     db->expires_count--;
     xfree(x);
 }
@@ -458,8 +461,27 @@ static void expire_link(struct db *db, struct ks_expire *x)
             leftmost = 0;
         }
     }
+    /* The path down gains the record before the rotations, which then only
+     * move sizes around (as expire_order_insert, with the leftmost cached). */
+    for (struct rb_node *up = parent; up; up = rb_parent(up))
+        rb_entry(up, struct ks_expire, node)->size++;
+    x->size = 1;
     rb_link_node(&x->node, parent, link);
-    rb_insert_color_cached(&x->node, &db->expires, leftmost);
+    rb_insert_augmented_cached(&x->node, &db->expires, leftmost, &expire_order_callbacks);
+}
+
+size_t ks_due_count(const struct db *db, int64_t now_ms)
+{
+    size_t n = 0;
+    for (const struct rb_node *at = db->expires.rb_root.rb_node; at;) {
+        if (rb_entry(at, struct ks_expire, node)->when <= now_ms) {
+            n += expire_order_size(at->rb_left) + 1;
+            at = at->rb_right;
+        } else {
+            at = at->rb_left;
+        }
+    }
+    return n;
 }
 
 void ks_bulk_begin(struct ks_bulk *b, struct db *db)
@@ -538,7 +560,7 @@ struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_m
     struct ks_expire *x;
     if (e->flags & KS_HAS_EXPIRE) {
         x = entry_expire(e);
-        rb_erase_cached(&x->node, &db->expires);
+        rb_erase_augmented_cached(&x->node, &db->expires, &expire_order_callbacks);
     } else {
         size_t need = entry_bytes(ks_key_offset(e) + sizeof(x), ks_klen(e), ks_slen(e));
         size_t payload = ks_klen(e) + ks_slen(e);
@@ -584,11 +606,6 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
         n++;
     }
     return n;
-}
-
-size_t ks_expire_all_due(struct db *db, int64_t now_ms)
-{
-    return ks_expire_due(db, now_ms, (size_t)-1);
 }
 
 void ks_flush(struct db *db)
@@ -759,6 +776,10 @@ int ks_check(const struct db *db, const char **why)
         const struct ks_expire *x = rb_entry(n, struct ks_expire, node);
         if (x->when < last) {
             *why = "deadlines out of order";
+            return -1;
+        }
+        if (x->size != 1 + expire_order_size(n->rb_left) + expire_order_size(n->rb_right)) {
+            *why = "deadline subtree size wrong";
             return -1;
         }
         last = x->when;

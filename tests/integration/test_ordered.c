@@ -246,11 +246,12 @@ static void test_binary_keys(void)
     redisFree(c);
 }
 
-/* A key past its deadline is never seen, though the server may not have
- * removed it yet. */
+/* A key past its deadline is never seen, though the server has not removed
+ * it yet (active expiry off): DBSIZE still counts it, as Redis's does. */
 static void test_expired_keys(void)
 {
     redisContext *c = h_connect_flushed(&srv);
+    EXPECT_OK(c, "DEBUG", "SET-ACTIVE-EXPIRE", "0");
     set_keys(c, (const char *const[]){"a", "b", "c", "d"}, 4);
     EXPECT_INT(c, 1, "PEXPIRE", "b", "1");
     EXPECT_INT(c, 1, "PEXPIRE", "d", "1");
@@ -263,7 +264,8 @@ static void test_expired_keys(void)
     EXPECT_REPLY(c, "['c']", "KNEXT", "a");
     EXPECT_REPLY(c, "['c']", "KSPLIT", "2");
     EXPECT_REPLY(c, "['0', ['a', 'c']]", "SCAN", "0");
-    EXPECT_INT(c, 2, "DBSIZE");
+    EXPECT_INT(c, 4, "DBSIZE");
+    EXPECT_OK(c, "DEBUG", "SET-ACTIVE-EXPIRE", "1");
     redisFree(c);
 }
 
@@ -498,7 +500,11 @@ static void test_random(void)
         return;
     struct od_target t = {net_call, net_expire, NULL, c};
     printf("  SEED=%" PRIu64 "\n", seed);
+    /* Keys past their deadline pile up in the server, to be skipped by every
+     * read until a lookup of their own deletes them. */
+    EXPECT_OK(c, "DEBUG", "SET-ACTIVE-EXPIRE", "0");
     CHECK(od_run(&t, seed, RANDOM_OPS) == 0, "differential test failed, SEED=%" PRIu64, seed);
+    EXPECT_OK(c, "DEBUG", "SET-ACTIVE-EXPIRE", "1");
     redisFree(c);
 }
 

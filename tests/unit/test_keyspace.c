@@ -543,7 +543,7 @@ static void test_empty(void)
     CHECK(ks_seek_ge(db, "", 0, 0) == NULL && ks_seek_le(db, "\xff", 1, 0) == NULL);
     CHECK(ks_count_before(db, "a", 1, 1) == 0);
     CHECK(ks_lookup(db, "a", 1, START_MS) == NULL && ks_find(db, "", 0) == NULL);
-    CHECK(ks_expire_due(db, START_MS, 10) == 0 && ks_expire_all_due(db, START_MS) == 0);
+    CHECK(ks_expire_due(db, START_MS, 10) == 0 && ks_expire_due(db, START_MS, SIZE_MAX) == 0);
     ks_flush(db);
     check_db(db);
     ks_free(NULL);
@@ -665,7 +665,7 @@ static void test_moves_and_values(void)
     CHECK(live_ptrs == 0);
     e = ks_add_ptr(db, "x", 1, KS_ZSET, ptr_new());
     ks_set_expire(db, e, START_MS);
-    CHECK(ks_expire_all_due(db, START_MS) == 1 && live_ptrs == 0);
+    CHECK(ks_expire_due(db, START_MS, SIZE_MAX) == 1 && live_ptrs == 0);
     ks_add_ptr(db, "w", 1, KS_ZSET, ptr_new());
     ks_flush(db);
     check_db(db);
