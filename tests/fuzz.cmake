@@ -12,16 +12,25 @@
 # RBKV_FUZZ=OFF (any compiler): each target is linked with fuzz/replay_main.c as replay_<name>, and
 #   replaying its corpus is an ordinary `unit` test, so `make test` and `make test-asan` run it.
 
-# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>, and extra sources of tests/fuzz/
-# it is built with, as RBKV_FUZZ_SOURCES_<name>. The server targets run the real server in-process
-# through fuzz/harness.c (what it sets up and which commands it refuses: fuzz/harness.h).
+# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>, extra sources it is built with
+# (of tests/fuzz/, or one file of a library it needs alone), as RBKV_FUZZ_SOURCES_<name>, and
+# the folders of their headers, as RBKV_FUZZ_INCLUDES_<name>. The server targets run the real
+# server in-process through fuzz/harness.c (what it sets up and which commands it refuses:
+# fuzz/harness.h).
 set(RBKV_FUZZ_LIBS_resp_parser resp)
 # cmsgpack and struct live in rbkv_core; from the archive replay_cmsgpack takes only them.
 set(RBKV_FUZZ_LIBS_cmsgpack rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
-foreach(name commands snapshot aof)
+foreach(name commands snapshot aof config_file acl_file)
   set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
 endforeach()
+# The replica's reader alone: bytes in, lines and payload out (no server state); the stream after
+# it through proto's parser.
+set(RBKV_FUZZ_LIBS_repl_reader rbkv_base resp)
+set(RBKV_FUZZ_SOURCES_repl_reader ${PROJECT_SOURCE_DIR}/server/core/repl_reader.c)
+set(RBKV_FUZZ_INCLUDES_repl_reader ${PROJECT_SOURCE_DIR}/server/core)
+# rbkv-cli's load and range readers (client/ less main.c), against a peer thread in the target.
+set(RBKV_FUZZ_LIBS_cli rbkv_cli)
 # The TLS layer alone, on a context of its own (no server started).
 set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
 
@@ -37,6 +46,7 @@ foreach(source ${RBKV_FUZZ_TARGETS})
   set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name})
   if(RBKV_FUZZ)
     add_executable(${exe} ${source} ${RBKV_FUZZ_SOURCES_${name}})
+    target_include_directories(${exe} PRIVATE ${RBKV_FUZZ_INCLUDES_${name}})
     foreach(lib ${RBKV_FUZZ_LIBS_${name}})
       get_target_property(lib_dir ${lib} SOURCE_DIR)
       get_target_property(lib_sources ${lib} SOURCES)
@@ -60,6 +70,7 @@ foreach(source ${RBKV_FUZZ_TARGETS})
   else()
     add_executable(replay_${name} ${source} ${RBKV_FUZZ_SOURCES_${name}}
                    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay_main.c)
+    target_include_directories(replay_${name} PRIVATE ${RBKV_FUZZ_INCLUDES_${name}})
     target_link_libraries(replay_${name} PRIVATE ${RBKV_FUZZ_LIBS_${name}})
     add_test(NAME fuzz_corpus_${name} COMMAND replay_${name} ${corpus})
     set_tests_properties(fuzz_corpus_${name} PROPERTIES LABELS unit TIMEOUT 600)
