@@ -5,9 +5,12 @@
  * XRANGE and XINFO in client/range.c; plain mode's printing in print.c).
  *
  * The client runs as it does, on a hiredis context over a socketpair whose
- * other end a thread of this file serves: in load mode it answers every
- * command (+OK, or an error every few), in reply mode it sends the input's
- * bytes as the replies, whatever was asked, then closes its side.
+ * other end holds the answers before it starts, and its side closed: in
+ * load mode a +OK (or an error every few) for as many commands as the file
+ * can hold, in reply mode the input's bytes, whatever is asked. What the
+ * client sends waits in the socket and is checked after it returns. No
+ * thread, so a run is quick and the same every time; an input too big for
+ * the socket's buffers ends in a connection error (SO_SNDTIMEO), not a hang.
  *
  * Input: byte 0 picks the mode and its options (below); the rest is the
  * load file, or the replies. Checked, aborting on a violation:
@@ -26,13 +29,13 @@
  * write their reports to the real stderr.
  * In a normal build tests/fuzz/replay_main.c runs the corpus through this file.
  */
-#include <poll.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -42,13 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* The server's side of the socketpair. */
 struct peer {
     int fd;
-    int load;            /* answer each command; else send `replies` */
+    int load;            /* answers for load; else the input as the replies */
     int tsv;             /* load mode: each command must be SET key value */
-    int error_every;     /* load mode: every n-th command gets an error (0 never) */
-    const char *replies;
-    size_t replies_len;
-    size_t commands;     /* what it read */
-    size_t errors_sent;
+    size_t commands;     /* what the client sent */
 };
 
 static void fail(const char *why)
@@ -90,74 +89,56 @@ static void check_command(const struct peer *p, const redisReply *r)
     check_escape(r->element[2]->str, r->element[2]->len);
 }
 
-struct out {
-    char *p;
-    size_t len, sent;
-};
-
-static void out_add(struct out *o, const char *s)
+/* Writes what fits of p[0..n) to the nonblocking fd, then closes its
+ * writing side: the client sees the end after it. */
+static void send_all(int fd, const char *p, size_t n)
 {
-    size_t n = strlen(s);
-    o->p = realloc(o->p, o->len + n);
-    if (!o->p)
-        fail("out of memory");
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            break; /* full: the rest is cut */
+        p += w;
+        n -= (size_t)w;
+    }
+    shutdown(fd, SHUT_WR);
 }
 
-/* Serves until the client closes its end; never blocks on one direction
- * while the other has bytes waiting, so neither side can fill up. */
-static void *peer_main(void *arg)
+/* load mode: +OK for each of up to n commands, an error every `every`-th. */
+static void send_answers(int fd, size_t n, int every)
 {
-    struct peer *p = arg;
-    redisReader *reader = redisReaderCreate();
-    struct out out = {0}; /* load mode: the answers */
-    int shut = 0;
-    char buf[4096];
+    static const char ok[] = "+OK\r\n", err[] = "-ERR fuzz\r\n";
+    char *text = malloc(n * (sizeof(err) - 1) + 1), *at = text;
+    if (!text)
+        fail("out of memory");
+    for (size_t i = 1; i <= n; i++) {
+        const char *a = every && i % (size_t)every == 0 ? err : ok;
+        size_t len = strlen(a);
+        memcpy(at, a, len);
+        at += len;
+    }
+    send_all(fd, text, (size_t)(at - text));
+    free(text);
+}
 
-    for (;;) {
-        const char *pending = p->load ? out.p : p->replies;
-        size_t len = p->load ? out.len : p->replies_len;
-        struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
-        if (out.sent < len)
-            pfd.events |= POLLOUT;
-        if (poll(&pfd, 1, -1) < 0)
-            fail("poll");
-        if (pfd.revents & POLLOUT) {
-            ssize_t w = send(p->fd, pending + out.sent, len - out.sent, MSG_NOSIGNAL);
-            if (w > 0)
-                out.sent += (size_t)w;
-        }
-        if (!p->load && !shut && out.sent == len) {
-            shutdown(p->fd, SHUT_WR); /* no more replies: the client sees the end */
-            shut = 1;
-        }
-        if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
-            continue;
-        ssize_t n = read(p->fd, buf, sizeof(buf));
-        if (n <= 0)
-            break;
-        if (!p->load)
-            continue;
-        void *r;
+/* Reads what the client sent, once it is done, checking each command. */
+static void read_commands(struct peer *p)
+{
+    redisReader *reader = redisReaderCreate();
+    char buf[4096];
+    ssize_t n;
+    void *r;
+    while ((n = read(p->fd, buf, sizeof(buf))) > 0) {
         redisReaderFeed(reader, buf, (size_t)n);
         while (redisReaderGetReply(reader, &r) == REDIS_OK && r) {
-            check_command(p, r);
+            if (p->load)
+                check_command(p, r);
             freeReplyObject(r);
             p->commands++;
-            if (p->error_every && p->commands % (size_t)p->error_every == 0) {
-                out_add(&out, "-ERR fuzz\r\n");
-                p->errors_sent++;
-            } else {
-                out_add(&out, "+OK\r\n");
-            }
         }
         if (reader->err)
-            fail("load sent malformed RESP");
+            fail("the client sent malformed RESP");
     }
-    free(out.p);
     redisReaderFree(reader);
-    return NULL;
 }
 
 /* Every line of a tsv listing is key[TAB value], each unescaping. */
@@ -255,8 +236,8 @@ static int run(redisContext *ctx, uint8_t how, char *bounds, int *tsv_out, int *
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *quiet;
+    static const int every[] = {0, 2, 3, 5};
     int fds[2];
-    pthread_t thread;
     char bounds[CLI_PREFIX_BOUNDS_SIZE(1)];
     char *text = NULL;
     size_t text_len = 0;
@@ -270,13 +251,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("socketpair");
     struct peer peer = {.fd = fds[1],
                         .load = !(data[0] & 1),
-                        .tsv = !(data[0] & 1) && (data[0] >> 1 & 3) == 0,
-                        .replies = (const char *)data + 1,
-                        .replies_len = size - 1};
-    static const int every[] = {0, 2, 3, 5};
-    peer.error_every = peer.load ? every[data[0] >> 6] : 0;
-    if (pthread_create(&thread, NULL, peer_main, &peer) != 0)
-        fail("pthread_create");
+                        .tsv = !(data[0] & 1) && (data[0] >> 1 & 3) == 0};
+    int error_every = peer.load ? every[data[0] >> 6] : 0;
+    /* A blocked write or read fails after a second instead of hanging. */
+    struct timeval limit = {.tv_sec = 1};
+    if (fcntl(fds[1], F_SETFL, O_NONBLOCK) < 0 ||
+        setsockopt(fds[0], SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit)) < 0 ||
+        setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)) < 0)
+        fail("socket options");
+    /* Every command takes 2 bytes of a file at least ("\t\n"). */
+    if (peer.load)
+        send_answers(fds[1], size, error_every);
+    else
+        send_all(fds[1], (const char *)data + 1, size - 1);
     redisContext *ctx = redisConnectFd(fds[0]);
     if (!ctx || ctx->err)
         fail("redisConnectFd");
@@ -297,12 +284,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(in);
     fclose(out);
 
-    redisFree(ctx); /* closes fds[0]: the peer sees the end */
-    pthread_join(thread, NULL);
+    /* The answers are all there before the commands: hiredis hands out an
+     * answer it holds without sending the commands queued before it, which
+     * a real server never allows. Sent now, so the peer sees each one. */
+    int done = 0;
+    while (!ctx->err && !done && redisBufferWrite(ctx, &done) == REDIS_OK)
+        ;
+    redisFree(ctx); /* closes fds[0] */
+    read_commands(&peer);
     close(fds[1]);
     if (rc != CLI_OK && rc != CLI_ERR_REPLY && rc != CLI_ERR_USAGE)
         fail("an exit code rbkv-cli does not have");
-    if (peer.load && rc == CLI_ERR_REPLY && !peer.errors_sent)
+    if (peer.load && rc == CLI_ERR_REPLY && (!error_every || peer.commands < (size_t)error_every))
         fail("an error reported with no error reply");
     if (tsv)
         check_tsv(text, text_len);
