@@ -273,7 +273,10 @@ static int load_resp(struct loader *l, FILE *in)
         fprintf(stderr, "rbkv-cli: %s: %s\n", l->name, strerror(errno));
         rc = CLI_ERR_USAGE;
     }
-    if (rc == CLI_OK && reader->pos < reader->len)
+    /* Bytes after the last whole command: not parsed yet, or parsed into a
+     * command begun (the input may end right after one of its elements,
+     * which leaves the reader nothing unparsed). */
+    if (rc == CLI_OK && l->cmd_offset < l->bytes)
         rc = bad_input(l, cmdno + 1, 0, "cut short: the input ends inside it");
     free(buf);
     if (reader)

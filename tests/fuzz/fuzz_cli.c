@@ -23,6 +23,7 @@
  *  3. What range writes in tsv is load's tsv (every line unescapes, key and
  *     value); what dump writes in RESP is load's RESP (arrays of bulk
  *     strings only, nothing cut).
+ *  4. A load of RESP input that succeeds read it to the end of a command.
  * The load file is read as `load -` reads stdin, and output and messages go
  * to memory and /dev/null while the client runs: the target swaps glibc's
  * stdin, stdout and stderr streams, which are variables; the sanitizers
@@ -158,24 +159,28 @@ static void check_tsv(char *text, size_t len)
     }
 }
 
-/* dump --format resp's output: arrays of bulk strings, nothing cut. */
-static void check_resp(const char *text, size_t len)
+/* Whether text[0..len) is whole RESP values, one after another; with
+ * commands set, each an array of at least two bulk strings. */
+static int whole_resp(const char *text, size_t len, int commands)
 {
     redisReader *reader = redisReaderCreate();
+    size_t whole = 0;
     void *r;
+    int ok = 1;
     redisReaderFeed(reader, text, len);
-    while (redisReaderGetReply(reader, &r) == REDIS_OK && r) {
+    while (ok && redisReaderGetReply(reader, &r) == REDIS_OK && r) {
         const redisReply *c = r;
-        if (c->type != REDIS_REPLY_ARRAY || c->elements < 2)
-            fail("dump wrote something other than a command");
-        for (size_t i = 0; i < c->elements; i++)
-            if (c->element[i]->type != REDIS_REPLY_STRING)
-                fail("dump wrote an argument that is not a bulk string");
+        if (commands) {
+            ok = c->type == REDIS_REPLY_ARRAY && c->elements >= 2;
+            for (size_t i = 0; ok && i < c->elements; i++)
+                ok = c->element[i]->type == REDIS_REPLY_STRING;
+        }
         freeReplyObject(r);
+        whole = len - (reader->len - reader->pos);
     }
-    if (reader->err || reader->pos != reader->len)
-        fail("dump's RESP output is malformed or cut");
+    ok = ok && !reader->err && whole == len;
     redisReaderFree(reader);
+    return ok;
 }
 
 /* Plain mode, as main.c's run_plain, for as many replies as come. */
@@ -299,8 +304,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("an error reported with no error reply");
     if (tsv)
         check_tsv(text, text_len);
-    if (resp)
-        check_resp(text, text_len);
+    if (resp && !whole_resp(text, text_len, 1))
+        fail("dump's RESP output is not whole commands of bulk strings");
+    /* A load that succeeds read its RESP input to the end of a command. */
+    int format = data[0] >> 1 & 3;
+    int resp_input = format == 1 || (format >= 2 && size > 1 && data[1] == '*');
+    if (peer.load && resp_input && rc == CLI_OK && !whole_resp((const char *)data + 1, size - 1, 0))
+        fail("load succeeded on RESP input that ends inside a command");
     free(text);
     return 0;
 }
