@@ -142,6 +142,19 @@ static void read_commands(struct peer *p)
     redisReaderFree(reader);
 }
 
+/* A reply announcing a huge array makes hiredis allocate its slots at
+ * once (16 GB for "*2000000000"), which libFuzzer reports as running out of
+ * memory; rbkv-cli takes replies as they come, as redis-cli does, so the
+ * target refuses such arrays itself (hiredis then reports out of memory,
+ * and the client a connection error). */
+#define REPLY_MAX_ELEMENTS (1 << 20)
+static void *(*create_array_hiredis)(const redisReadTask *, int);
+
+static void *create_array(const redisReadTask *task, int elements)
+{
+    return elements > REPLY_MAX_ELEMENTS ? NULL : create_array_hiredis(task, elements);
+}
+
 /* Every line of a tsv listing is key[TAB value], each unescaping. */
 static void check_tsv(char *text, size_t len)
 {
@@ -272,6 +285,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     redisContext *ctx = redisConnectFd(fds[0]);
     if (!ctx || ctx->err)
         fail("redisConnectFd");
+    static redisReplyObjectFunctions capped;
+    capped = *ctx->reader->fn;
+    create_array_hiredis = capped.createArray;
+    capped.createArray = create_array;
+    ctx->reader->fn = &capped;
 
     /* fmemopen refuses an empty buffer: /dev/null is an empty file. */
     FILE *in = size > 1 ? fmemopen((void *)(data + 1), size - 1, "r") : fopen("/dev/null", "r");
