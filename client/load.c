@@ -30,6 +30,11 @@
 #define PROGRESS_INTERVAL_S 0.2
 /* RESP input is fed to hiredis's reader in chunks of this size. */
 #define RESP_CHUNK 65536
+/* The most elements a RESP array of the input may announce: the server's
+ * limit on a command's arguments (proto/'s RESP_DEFAULT_MAX_MULTIBULK_LEN).
+ * hiredis allocates an array's slots when it reads the header, so without
+ * it "*2000000000" asks for 16 GB. */
+#define RESP_MAX_ELEMENTS (1024 * 1024)
 
 struct loader {
     redisContext *ctx;
@@ -47,6 +52,7 @@ struct loader {
      * input), and whether --skip-bad would have gone past it. */
     unsigned long long stopped_at;
     int skippable;
+    int too_long;           /* RESP only: the reader met an array over RESP_MAX_ELEMENTS */
     int tty;
     double start, last_draw;
 };
@@ -235,8 +241,22 @@ static const char *resp_input_error(const char *errstr, char *buf, size_t size)
     return buf;
 }
 
+/* hiredis's own array maker, and ours in its place: NULL, which the reader
+ * reports as running out of memory, for an array over RESP_MAX_ELEMENTS. */
+static void *(*create_array_hiredis)(const redisReadTask *, int);
+
+static void *create_array(const redisReadTask *task, int elements)
+{
+    if (elements > RESP_MAX_ELEMENTS) {
+        ((struct loader *)task->privdata)->too_long = 1;
+        return NULL;
+    }
+    return create_array_hiredis(task, elements);
+}
+
 static int load_resp(struct loader *l, FILE *in)
 {
+    static redisReplyObjectFunctions capped;
     redisReader *reader = redisReaderCreate();
     char *buf = malloc(RESP_CHUNK);
     unsigned long long cmdno = 0;
@@ -246,6 +266,12 @@ static int load_resp(struct loader *l, FILE *in)
     if (!reader || !buf) {
         fputs("rbkv-cli: out of memory\n", stderr);
         rc = CLI_ERR_USAGE;
+    } else {
+        capped = *reader->fn;
+        create_array_hiredis = capped.createArray;
+        capped.createArray = create_array;
+        reader->fn = &capped;
+        reader->privdata = l;
     }
     while (rc == CLI_OK && (n = fread(buf, 1, RESP_CHUNK, in)) > 0) {
         l->bytes += n;
@@ -254,8 +280,12 @@ static int load_resp(struct loader *l, FILE *in)
         while (rc == CLI_OK) {
             if (redisReaderGetReply(reader, &r) != REDIS_OK) {
                 char why[160], what[128];
-                snprintf(why, sizeof(why), "malformed RESP: %s",
-                         resp_input_error(reader->errstr, what, sizeof(what)));
+                if (l->too_long)
+                    snprintf(why, sizeof(why), "malformed RESP: an array of more than %d elements",
+                             RESP_MAX_ELEMENTS);
+                else
+                    snprintf(why, sizeof(why), "malformed RESP: %s",
+                             resp_input_error(reader->errstr, what, sizeof(what)));
                 rc = bad_input(l, cmdno + 1, 0, why);
                 break;
             }
@@ -273,7 +303,10 @@ static int load_resp(struct loader *l, FILE *in)
         fprintf(stderr, "rbkv-cli: %s: %s\n", l->name, strerror(errno));
         rc = CLI_ERR_USAGE;
     }
-    if (rc == CLI_OK && reader->pos < reader->len)
+    /* Bytes after the last whole command: not parsed yet, or parsed into a
+     * command begun (the input may end right after one of its elements,
+     * which leaves the reader nothing unparsed). */
+    if (rc == CLI_OK && l->cmd_offset < l->bytes)
         rc = bad_input(l, cmdno + 1, 0, "cut short: the input ends inside it");
     free(buf);
     if (reader)

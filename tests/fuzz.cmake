@@ -7,22 +7,32 @@
 #
 # RBKV_FUZZ=ON (CC=clang, `make fuzz`): each target is the libFuzzer executable fuzz_<name>, built
 #   with -fsanitize=fuzzer,address,undefined, run by scripts/fuzz.sh; replaying its corpus is a
-#   test labelled `fuzz`. The sources of the libraries it uses are compiled into it with the same
-#   flags, so the fuzzer sees coverage inside them and nothing else in the tree changes.
+#   test labelled `fuzz`. The sources of the libraries it uses are compiled with the same flags
+#   (once, below, shared by the targets), so the fuzzer sees coverage inside them and nothing else
+#   in the tree changes.
 # RBKV_FUZZ=OFF (any compiler): each target is linked with fuzz/replay_main.c as replay_<name>, and
 #   replaying its corpus is an ordinary `unit` test, so `make test` and `make test-asan` run it.
 
-# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>, and extra sources of tests/fuzz/
-# it is built with, as RBKV_FUZZ_SOURCES_<name>. The server targets run the real server in-process
-# through fuzz/harness.c (what it sets up and which commands it refuses: fuzz/harness.h).
+# Project libraries each target uses, as RBKV_FUZZ_LIBS_<name>, extra sources it is built with
+# (of tests/fuzz/, or one file of a library it needs alone), as RBKV_FUZZ_SOURCES_<name>, and
+# the folders of their headers, as RBKV_FUZZ_INCLUDES_<name>. The server targets run the real
+# server in-process through fuzz/harness.c (what it sets up and which commands it refuses:
+# fuzz/harness.h).
 set(RBKV_FUZZ_LIBS_resp_parser resp)
 # cmsgpack and struct live in rbkv_scripting; from the archive replay_cmsgpack takes only them.
 set(RBKV_FUZZ_LIBS_cmsgpack rbkv_scripting rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
-foreach(name commands snapshot aof)
+foreach(name commands snapshot aof config_file acl_file)
   set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_replication rbkv_scripting rbkv_core rbkv_persist
                             rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
 endforeach()
+# The replica's reader alone: bytes in, lines and payload out (no server state); the stream after
+# it through proto's parser.
+set(RBKV_FUZZ_LIBS_repl_reader rbkv_base resp)
+set(RBKV_FUZZ_SOURCES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication/repl_reader.c)
+set(RBKV_FUZZ_INCLUDES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication)
+# rbkv-cli's load and range readers (client/ less main.c), on a socketpair the target fills.
+set(RBKV_FUZZ_LIBS_cli rbkv_cli)
 # The TLS layer alone, on a context of its own (no server started).
 set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_replication rbkv_scripting rbkv_core
                                  rbkv_persist rbkv_data rbkv_base rbtree resp)
@@ -32,6 +42,31 @@ if(RBKV_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "RBKV_FUZZ=ON needs clang (configure with CC=clang)")
 endif()
 
+# RBKV_FUZZ=ON: a project library's sources are compiled once with the fuzz flags, as the object
+# library fuzz_objects_<lib> (its own include path, its dependencies' usage requirements), whose
+# objects every target using the library links: the server is compiled once, not once a target.
+function(rbkv_fuzz_objects lib)
+  if(TARGET fuzz_objects_${lib})
+    return()
+  endif()
+  get_target_property(lib_dir ${lib} SOURCE_DIR)
+  get_target_property(lib_sources ${lib} SOURCES)
+  set(sources)
+  foreach(s ${lib_sources})
+    if(NOT IS_ABSOLUTE ${s})
+      set(s ${lib_dir}/${s})
+    endif()
+    list(APPEND sources ${s})
+  endforeach()
+  add_library(fuzz_objects_${lib} OBJECT ${sources})
+  target_include_directories(fuzz_objects_${lib} PRIVATE $<TARGET_PROPERTY:${lib},INCLUDE_DIRECTORIES>)
+  get_target_property(lib_deps ${lib} LINK_LIBRARIES)
+  if(lib_deps)
+    target_link_libraries(fuzz_objects_${lib} PRIVATE ${lib_deps})
+  endif()
+  target_compile_options(fuzz_objects_${lib} PRIVATE ${RBKV_FUZZ_FLAGS})
+endfunction()
+
 file(GLOB RBKV_FUZZ_TARGETS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_*.c)
 foreach(source ${RBKV_FUZZ_TARGETS})
   get_filename_component(exe ${source} NAME_WE)
@@ -39,15 +74,10 @@ foreach(source ${RBKV_FUZZ_TARGETS})
   set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name})
   if(RBKV_FUZZ)
     add_executable(${exe} ${source} ${RBKV_FUZZ_SOURCES_${name}})
+    target_include_directories(${exe} PRIVATE ${RBKV_FUZZ_INCLUDES_${name}})
     foreach(lib ${RBKV_FUZZ_LIBS_${name}})
-      get_target_property(lib_dir ${lib} SOURCE_DIR)
-      get_target_property(lib_sources ${lib} SOURCES)
-      foreach(s ${lib_sources})
-        if(NOT IS_ABSOLUTE ${s})
-          set(s ${lib_dir}/${s})
-        endif()
-        target_sources(${exe} PRIVATE ${s})
-      endforeach()
+      rbkv_fuzz_objects(${lib})
+      target_sources(${exe} PRIVATE $<TARGET_OBJECTS:fuzz_objects_${lib}>)
       target_include_directories(${exe} PRIVATE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
       get_target_property(lib_deps ${lib} LINK_LIBRARIES)
       if(lib_deps)
@@ -62,6 +92,7 @@ foreach(source ${RBKV_FUZZ_TARGETS})
   else()
     add_executable(replay_${name} ${source} ${RBKV_FUZZ_SOURCES_${name}}
                    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay_main.c)
+    target_include_directories(replay_${name} PRIVATE ${RBKV_FUZZ_INCLUDES_${name}})
     target_link_libraries(replay_${name} PRIVATE ${RBKV_FUZZ_LIBS_${name}})
     add_test(NAME fuzz_corpus_${name} COMMAND replay_${name} ${corpus})
     set_tests_properties(fuzz_corpus_${name} PROPERTIES LABELS unit TIMEOUT 600)

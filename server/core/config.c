@@ -624,6 +624,12 @@ static int set_bind(struct config *cfg, const struct config_def *def, int argc,
     (void)def;
     if (argc > CONFIG_MAX_BIND)
         return config_fail(err, errlen, "Too many bind addresses specified.");
+    /* CONFIG GET joins the addresses with spaces: an empty one, or one with
+     * a blank, would not read back as itself (CONFIG REWRITE, a rollback). */
+    for (int i = 0; i < argc; i++) {
+        if (!argv[i][0] || strpbrk(argv[i], " \t\r\n"))
+            return config_fail(err, errlen, "Invalid bind address '%s'", argv[i]);
+    }
     for (int i = 0; i < cfg->bind_count; i++)
         xfree(cfg->bind[i]);
     for (int i = 0; i < argc; i++)

@@ -27,7 +27,7 @@
 #include "mem.h"
 #include "repl.h"
 #include "repl_primary.h"
-#include "resp_num.h"
+#include "repl_reader.h"
 #include "server.h"
 #include "snapshot.h"
 #include "tls.h"
@@ -36,7 +36,6 @@
 #define RETRY_FIRST_MS 200
 #define RETRY_MAX_MS 5000
 #define ACK_PERIOD_MS 1000
-#define MARK_LEN 40
 
 enum link_state {
     LINK_NONE,       /* not a replica */
@@ -62,16 +61,10 @@ static struct {
     int64_t down_since_ms;       /* when the link last went down, 0 never up */
     int64_t last_ack_ms;
     int ack_due;                 /* a GETACK came: ACK after this command */
-    char line[512];              /* a handshake reply being read */
-    size_t line_len;
+    struct repl_reader reader;   /* the handshake's replies and the snapshot */
     /* The snapshot on its way. */
     int fd;
     char path[64];
-    int eof_mode;
-    char mark[MARK_LEN];
-    char *pending;               /* EOF mode: bytes that may be the start of the mark */
-    size_t pending_len;
-    long long remaining;         /* sized mode */
     long long received;
     char new_replid[41];
     long long new_offset;
@@ -102,9 +95,7 @@ static void drop_temp_file(void)
         ml.fd = -1;
         unlink(ml.path);
     }
-    xfree(ml.pending);
-    ml.pending = NULL;
-    ml.pending_len = 0;
+    repl_reader_reset(&ml.reader);
 }
 
 /* Ends the current attempt: the link closes and link_gone schedules the next. */
@@ -295,8 +286,10 @@ static void start_load(const char *rest, size_t n)
     }
 }
 
-static int write_payload(const char *p, size_t n)
+/* The reader's callback: payload bytes into the temporary file. */
+static int write_payload(void *ctx, const char *p, size_t n)
 {
+    (void)ctx;
     while (n) {
         ssize_t w = write(ml.fd, p, n);
         if (w < 0 && errno == EINTR)
@@ -314,41 +307,6 @@ static int write_payload(const char *p, size_t n)
     return 0;
 }
 
-/* Payload bytes p[0..n). Returns how many were part of it (the rest is
- * the stream), or -1 when the link failed. *done is set at its end. */
-static long long take_payload(const char *p, size_t n, int *done)
-{
-    *done = 0;
-    if (!ml.eof_mode) {
-        size_t take = (long long)n < ml.remaining ? n : (size_t)ml.remaining;
-        if (write_payload(p, take) < 0)
-            return -1;
-        ml.remaining -= (long long)take;
-        *done = ml.remaining == 0;
-        return (long long)take;
-    }
-    /* Up to MARK_LEN - 1 bytes are held back: they may begin the mark. */
-    size_t had = ml.pending_len;
-    ml.pending = xrealloc(ml.pending, had + n);
-    memcpy(ml.pending + had, p, n);
-    ml.pending_len += n;
-    char *hit = memmem(ml.pending, ml.pending_len, ml.mark, MARK_LEN);
-    if (hit) {
-        size_t before = (size_t)(hit - ml.pending);
-        if (write_payload(ml.pending, before) < 0)
-            return -1;
-        *done = 1;
-        /* Of p, what came before the mark's end. */
-        return (long long)(before + MARK_LEN - had);
-    }
-    size_t keep = ml.pending_len < MARK_LEN - 1 ? ml.pending_len : MARK_LEN - 1;
-    if (write_payload(ml.pending, ml.pending_len - keep) < 0)
-        return -1;
-    memmove(ml.pending, ml.pending + ml.pending_len - keep, keep);
-    ml.pending_len = keep;
-    return (long long)n;
-}
-
 static void begin_payload(const char *head)
 {
     snprintf(ml.path, sizeof(ml.path), "temp-repl-%ld.rbkv", (long)getpid());
@@ -360,22 +318,13 @@ static void begin_payload(const char *head)
         return;
     }
     ml.received = 0;
-    ml.pending_len = 0;
-    if (!strncmp(head, "$EOF:", 5) && strlen(head) == 5 + MARK_LEN) {
-        ml.eof_mode = 1;
-        memcpy(ml.mark, head + 5, MARK_LEN);
-    } else {
-        long long len;
-        if (resp_parse_ll(head + 1, strlen(head + 1), &len) < 0 || len < 0) {
-            fail_link("bad snapshot header from the primary");
-            return;
-        }
-        ml.eof_mode = 0;
-        ml.remaining = len;
+    if (repl_reader_begin_payload(&ml.reader, head) < 0) {
+        fail_link("bad snapshot header from the primary");
+        return;
     }
     ml.state = LINK_TRANSFER;
     log_notice("MASTER <-> REPLICA sync: receiving the snapshot (%s)",
-               ml.eof_mode ? "streamed" : "sized");
+               ml.reader.eof_mode ? "streamed" : "sized");
 }
 
 /* ---- the handshake ---- */
@@ -454,26 +403,24 @@ static void send_auth(void)
 /* The answer to PSYNC. */
 static void psync_reply(const char *line)
 {
-    if (!strncmp(line, "+FULLRESYNC ", 12)) {
-        const char *id = line + 12;
-        const char *sp = strchr(id, ' ');
-        if (!sp || sp - id != 40 || resp_parse_ll(sp + 1, strlen(sp + 1), &ml.new_offset) < 0) {
-            fail_link("bad +FULLRESYNC reply");
-            return;
-        }
-        memcpy(ml.new_replid, id, 40);
-        ml.new_replid[40] = '\0';
+    struct repl_psync_reply reply;
+    enum repl_psync_answer answer = repl_reader_psync_reply(line, &reply);
+    if (answer == REPL_PSYNC_BAD_FULL) {
+        fail_link("bad +FULLRESYNC reply");
+        return;
+    }
+    if (answer == REPL_PSYNC_FULL) {
+        memcpy(ml.new_replid, reply.replid, sizeof(ml.new_replid));
+        ml.new_offset = reply.offset;
         ml.step = HS_PAYLOAD_HEAD;
         log_notice("MASTER <-> REPLICA sync: full sync from %s:%d, replid %s offset %lld",
                    server.cfg.replicaof_host, server.cfg.replicaof_port, ml.new_replid,
                    ml.new_offset);
         return;
     }
-    if (!strncmp(line, "+CONTINUE", 9)) {
-        const char *id = line + 9;
-        while (*id == ' ')
-            id++;
-        if (strlen(id) == 40 && memcmp(id, repl.replid, 40) != 0) {
+    if (answer == REPL_PSYNC_CONTINUE) {
+        const char *id = reply.replid;
+        if (id[0] && memcmp(id, repl.replid, 40) != 0) {
             /* The primary's history has a new name (it was promoted): ours
              * continues under it, the old one is replid2 for our replicas. */
             repl_shift_replid();
@@ -564,43 +511,29 @@ static void link_read(struct client *c, const char *buf, ssize_t nread)
     const char *p = buf;
     size_t n = (size_t)nread;
     while (n && c == ml.c && !(c->flags & CLIENT_CLOSING)) {
-        if (ml.state == LINK_TRANSFER) {
-            int done;
-            long long used = take_payload(p, n, &done);
-            if (used < 0)
-                return;
-            p += used;
-            n -= (size_t)used;
-            if (!done)
-                return;
+        enum repl_read ev;
+        size_t used = repl_reader_feed(&ml.reader, p, n, &ev);
+        p += used;
+        n -= used;
+        switch (ev) {
+        case REPL_READ_MORE:
+            return;
+        case REPL_READ_ERROR:
+            if (!(c->flags & CLIENT_CLOSING)) /* a failed write has closed it, saying why */
+                fail_link(ml.reader.err);
+            return;
+        case REPL_READ_PAYLOAD_END:
             close(ml.fd);
             ml.fd = -1;
-            xfree(ml.pending);
-            ml.pending = NULL;
             start_load(p, n);
             return;
-        }
-        const char *nl = memchr(p, '\n', n);
-        size_t take = nl ? (size_t)(nl - p) + 1 : n;
-        if (ml.line_len + take >= sizeof(ml.line)) {
-            fail_link("reply line too long during the handshake");
-            return;
-        }
-        memcpy(ml.line + ml.line_len, p, take);
-        ml.line_len += take;
-        p += take;
-        n -= take;
-        if (!nl)
-            return;
-        ml.line_len--; /* the \n */
-        if (ml.line_len && ml.line[ml.line_len - 1] == '\r')
-            ml.line_len--;
-        ml.line[ml.line_len] = '\0';
-        ml.line_len = 0;
-        handshake_line(ml.line);
-        if (ml.step == HS_PAYLOAD_HEAD && !strncmp(ml.line, "+CONTINUE", 9)) {
-            go_up(p, n);
-            return;
+        case REPL_READ_LINE:
+            handshake_line(ml.reader.line);
+            if (ml.step == HS_PAYLOAD_HEAD && !strncmp(ml.reader.line, "+CONTINUE", 9)) {
+                go_up(p, n);
+                return;
+            }
+            break;
         }
     }
 }
@@ -619,7 +552,7 @@ static void connected(uv_connect_t *req, int status)
     uv_tcp_nodelay(&c->h.tcp, 1);
     ml.state = LINK_HANDSHAKE;
     ml.last_io_ms = now_ms();
-    ml.line_len = 0;
+    repl_reader_reset(&ml.reader);
     log_notice("MASTER <-> REPLICA sync: connected to %s:%d, handshaking",
                server.cfg.replicaof_host, server.cfg.replicaof_port);
     rc = conn_read_raw(c, link_read);
@@ -693,6 +626,7 @@ void repl_replica_link_gone(struct client *c)
 void repl_replica_init(void)
 {
     resp_out_init(&ml.scratch);
+    repl_reader_init(&ml.reader, write_payload, NULL);
     ml.state = LINK_NONE;
     ml.fd = -1;
     ml.down_since_ms = 0;
