@@ -8,7 +8,9 @@
  *    FLUSHALL as called, also on an empty dataset;
  *  - SLOWLOG's redaction of secrets (ACL SETUSER, AUTH, HELLO, CONFIG SET);
  *  - FLUSHALL with save rules saves, so rdb_changes_since_last_save is 0;
- *  - the latency monitor's expire-cycle event.
+ *  - the latency monitor's expire-cycle event;
+ *  - blocking calls unblocked by CLIENT UNBLOCK or served, in INFO
+ *    commandstats (failed_calls), errorstats and the latency histograms.
  *
  * The fixed expectations are what Redis 7.0.15 gives, so the whole program
  * also passes against redis-server (integration_parity_on_redis).
@@ -340,6 +342,92 @@ static void test_latency_expire_cycle(void)
     h_stop(&s);
 }
 
+/* "calls=C failed=F samples=S" of cmd: INFO commandstats and the number of
+ * samples in its LATENCY HISTOGRAM. */
+static void blocked_figures(redisContext *c, const char *cmd, char *out, size_t cap)
+{
+    char key[64];
+    long calls = -1, failed = -1;
+    long long samples = 0;
+    redisReply *r = H_CALL(c, "INFO", "commandstats");
+    snprintf(key, sizeof(key), "cmdstat_%s:calls=", cmd);
+    const char *p = r && r->str ? strstr(r->str, key) : NULL;
+    if (p) {
+        calls = strtol(p + strlen(key), NULL, 10);
+        const char *f = strstr(p, "failed_calls=");
+        failed = f ? strtol(f + 13, NULL, 10) : -1;
+    }
+    freeReplyObject(r);
+    r = H_CALL(c, "LATENCY", "HISTOGRAM", cmd);
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+        r->element[1]->type == REDIS_REPLY_ARRAY && r->element[1]->elements >= 2 &&
+        r->element[1]->element[1]->type == REDIS_REPLY_INTEGER)
+        samples = r->element[1]->element[1]->integer;
+    freeReplyObject(r);
+    snprintf(out, cap, "%s calls=%ld failed=%ld samples=%lld", cmd, calls, failed, samples);
+}
+
+/* w's next command blocks; then CLIENT UNBLOCK with mode on c, and w's reply
+ * is want. */
+static void unblock(redisContext *c, redisContext *w, long long id, const char *mode,
+                    const char *want)
+{
+    char idtext[32];
+    snprintf(idtext, sizeof(idtext), "%lld", id);
+    if (h_wait_blocked(c, 1, 5000 * H_SLOW) == 0)
+        EXPECT_INT(c, 1, "CLIENT", "UNBLOCK", idtext, mode);
+    EXPECT_NEXT(w, want);
+}
+
+/* Blocking calls ended four ways: timed out by themselves, CLIENT UNBLOCK
+ * ERROR and TIMEOUT, served by a push; their figures into out. */
+static void blocked_run(const struct h_server *s, char *out, size_t cap)
+{
+    char blpop[128], bzpopmin[128], unblocked[32] = "none";
+    redisContext *c = h_connect_flushed(s), *w = c ? h_connect(s) : NULL;
+    out[0] = '\0';
+    if (!w) {
+        if (c)
+            redisFree(c);
+        return;
+    }
+    long long id = H_INT_REPLY(w, "CLIENT", "ID");
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_REPLY(c, "(nil)", "BLPOP", "nokey", "0.01");
+    H_SEND(w, "BLPOP", "nokey", "0");
+    unblock(c, w, id, "ERROR", "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    H_SEND(w, "BZPOPMIN", "z", "0");
+    unblock(c, w, id, "TIMEOUT", "(nil)");
+    H_SEND(w, "BLPOP", "l", "0");
+    if (h_wait_blocked(c, 1, 5000 * H_SLOW) == 0)
+        EXPECT_INT(c, 1, "RPUSH", "l", "a");
+    EXPECT_NEXT(w, "['l', 'a']");
+    blocked_figures(c, "blpop", blpop, sizeof(blpop));
+    blocked_figures(c, "bzpopmin", bzpopmin, sizeof(bzpopmin));
+    h_info_str(c, "errorstats", "errorstat_UNBLOCKED", unblocked, sizeof(unblocked));
+    snprintf(out, cap, "%s; %s; UNBLOCKED %s", blpop, bzpopmin, unblocked);
+    redisFree(w);
+    redisFree(c);
+}
+
+static void test_blocked_calls_in_stats(void)
+{
+    static const char redis_figures[] = "blpop calls=3 failed=1 samples=2; bzpopmin calls=1 "
+                                        "failed=1 samples=1; UNBLOCKED count=1";
+    struct h_server s, ref;
+    char got[512], want[512];
+    if (h_start(&s, NULL) < 0)
+        return;
+    blocked_run(&s, got, sizeof(got));
+    CHECK(!strcmp(got, redis_figures), "expected %s, got %s", redis_figures, got);
+    if (h_start_comparison(&ref)) {
+        blocked_run(&ref, want, sizeof(want));
+        CHECK(!strcmp(got, want), "redis-server: %s, this: %s", want, got);
+        h_stop(&ref);
+    }
+    h_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -347,5 +435,6 @@ int main(int argc, char **argv)
     H_RUN(test_slowlog_redacts_secrets);
     H_RUN(test_flushall_saves_with_save_rules);
     H_RUN(test_latency_expire_cycle);
+    H_RUN(test_blocked_calls_in_stats);
     return h_finish();
 }
