@@ -413,9 +413,10 @@ static void cmd_flushall(struct client *c)
     }
     /* As Redis: a BGSAVE under way would write the old data back; with save
      * rules the empty dataset is saved at once (rdb_changes_since_last_save
-     * reads 0 after it). */
+     * reads 0 after it). Not from the log's replay (client id 0), whose
+     * dataset is only half loaded. */
     persist_kill_child();
-    if (server.cfg.save_count)
+    if (server.cfg.save_count && c->id != 0)
         persist_save();
     propagate_effects(c->db_index, c->argc, c->argv);
     reply_ok(c);
