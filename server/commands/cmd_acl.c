@@ -31,6 +31,10 @@ static void acl_setuser_cmd(struct client *c)
         resp_add_errorf(&c->out, "ERR %s", err);
     else
         reply_ok(c);
+    /* Redis 7.0 hides every argument after SETUSER from the slow log and
+     * MONITOR, the name too: any of them may be a secret. */
+    for (int i = 2; i < c->argc; i++)
+        command_redact_arg(c, i);
 }
 
 static void acl_deluser_cmd(struct client *c)

@@ -168,9 +168,11 @@ static void config_set_command(struct client *c)
     for (int i = 2; i < c->argc; i++)
         pairs[i - 2] = arg_strdup(&c->argv[i]);
     /* Redis's sensitive settings: their values never reach the slow log or
-     * MONITOR (redacted once copied, since redaction replaces the argument). */
+     * MONITOR (redacted once copied, since redaction replaces the argument).
+     * Redis 7.0 shows the TLS key passphrases; rbkv hides them too. */
     for (int i = 2; i + 1 < c->argc; i += 2)
         if (arg_is(&c->argv[i], "requirepass") || arg_is(&c->argv[i], "masterauth") ||
+            arg_is(&c->argv[i], "masteruser") ||
             arg_is(&c->argv[i], "tls-key-file-pass") ||
             arg_is(&c->argv[i], "tls-client-key-file-pass"))
             command_redact_arg(c, i + 1);

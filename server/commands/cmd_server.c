@@ -32,6 +32,7 @@
 #include "lazyfree.h"
 #include "mem.h"
 #include "pause.h"
+#include "propagate.h"
 #include "memstats.h"
 #include "pubsub.h"
 #include "repl.h"
@@ -396,6 +397,9 @@ static void cmd_flushdb(struct client *c)
     server.dirty += ks_count(c->db);
     watch_touch_db(c->db);
     ks_flush(c->db);
+    /* Into the log and the stream as called (ASYNC/SYNC kept), also when
+     * there was nothing to flush, as Redis forces it. */
+    propagate_effects(c->db_index, c->argc, c->argv);
     reply_ok(c);
 }
 
@@ -408,6 +412,14 @@ static void cmd_flushall(struct client *c)
         watch_touch_db(&server.ks->dbs[i]);
         ks_flush(&server.ks->dbs[i]);
     }
+    /* As Redis: a BGSAVE under way would write the old data back; with save
+     * rules the empty dataset is saved at once (rdb_changes_since_last_save
+     * reads 0 after it). Not from the log's replay (client id 0), whose
+     * dataset is only half loaded. */
+    persist_kill_child();
+    if (server.cfg.save_count && c->id != 0)
+        persist_save();
+    propagate_effects(c->db_index, c->argc, c->argv);
     reply_ok(c);
 }
 

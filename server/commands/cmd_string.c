@@ -33,6 +33,7 @@
 #include "keyspace.h"
 #include "notify.h"
 #include "numparse.h"
+#include "propagate.h"
 #include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -273,6 +274,9 @@ static void cmd_getset(struct client *c)
     if (!e)
         notify_key(c, NOTIFY_NEW, "new", &c->argv[1]);
     notify_key(c, NOTIFY_STRING, "set", &c->argv[1]);
+    /* Redis's stream carries it as SET, so replicas count a SET. */
+    struct resp_slice argv[3] = {{"SET", 3}, c->argv[1], c->argv[2]};
+    propagate_effects(c->db_index, 3, argv);
 }
 
 static void cmd_getdel(struct client *c)
@@ -283,6 +287,9 @@ static void cmd_getdel(struct client *c)
     ks_delete(c->db, e);
     server.dirty++;
     notify_key(c, NOTIFY_GENERIC, "del", &c->argv[1]);
+    /* As DEL, as Redis sends it. */
+    struct resp_slice argv[2] = {{"DEL", 3}, c->argv[1]};
+    propagate_effects(c->db_index, 2, argv);
 }
 
 static void cmd_getex(struct client *c)

@@ -19,6 +19,7 @@
 
 #include "blocking.h"
 #include "client.h"
+#include "command.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "mem.h"
@@ -167,6 +168,8 @@ static void timeout_cb(uv_timer_t *timer)
         w->on_timeout(c, w->how);
     else
         resp_add_null_array(&c->out);
+    /* No command_unblocked: Redis 7.0 keeps no latency sample of a call that
+     * timed out by itself (its call was counted when it blocked). */
     end_wait(c);
     queue_resume(c);
     block_run_unblocked();
@@ -226,6 +229,7 @@ const void *block_waiting_for(const struct client *c, block_timeout_fn *on_timeo
 void block_release(struct client *c)
 {
     end_wait(c);
+    command_unblocked(c, 0);
     queue_resume(c);
 }
 
@@ -261,6 +265,7 @@ void block_serve_ready(void)
             if (!c->blocked->serve(c, &key, c->blocked->how))
                 break;
             end_wait(c);
+            command_unblocked(c, 0);
             queue_resume(c);
         }
         wk->ready = 0;
@@ -321,6 +326,7 @@ int block_unblock(struct client *c, int error)
     else
         resp_add_null_array(&c->out);
     end_wait(c);
+    command_unblocked(c, 1);
     queue_resume(c);
     return 1;
 }

@@ -354,6 +354,20 @@ static int count_errors_since_last(const struct command *cmd, int rejected)
     return 1;
 }
 
+void command_unblocked(struct client *c, int failed)
+{
+    if (!c->last_cmd)
+        return;
+    struct command_stats *st = &stats_slot_of(c->last_cmd)->stats;
+    if (failed)
+        st->failed_calls++;
+    if (server.cfg.latency_tracking) {
+        if (!st->latency)
+            st->latency = xcalloc(1, sizeof(*st->latency));
+        histogram_add(st->latency, (uint64_t)(c->blocked_call_us > 0 ? c->blocked_call_us : 0));
+    }
+}
+
 void command_redact_arg(struct client *c, int i)
 {
     static const char redacted[] = "(redacted)";
@@ -642,6 +656,8 @@ void command_call(struct client *c, const struct command *cmd)
      * out as Redis leaves out loading. */
     if (!c->blocked && c->id != 0)
         record_duration(c, cmd, stats, duration);
+    if (c->blocked)
+        c->blocked_call_us = duration;
     monitor_feed(c, cmd);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
      * or a DEL of missing keys does not, as in Redis. A write that sent its

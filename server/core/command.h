@@ -177,6 +177,12 @@ void command_script_refused(const struct command *cmd);
  * write changed to WATCH and the append-only log (EXEC runs its queue through
  * this). */
 void command_call(struct client *c, const struct command *cmd);
+/* c's blocking command got its reply (served, or CLIENT UNBLOCK; not a
+ * timeout of its own, which Redis 7.0 leaves out): as Redis 7.0's updateStatsOnUnblock, a sample of the call's own
+ * run time (the wait left out) in its latency histogram, and a failed call
+ * when failed (CLIENT UNBLOCK counts one in either mode, as Redis does). Its
+ * call and time were counted when it blocked. */
+void command_unblocked(struct client *c, int failed);
 /* Called by a handler once it has used argument i of the running request:
  * replaces it with "(redacted)", which is all MONITOR and SLOWLOG show of it
  * (Redis's redactClientCommandArgument, for passwords). */

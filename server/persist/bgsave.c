@@ -190,18 +190,23 @@ void persist_cron(void)
     }
 }
 
+void persist_kill_child(void)
+{
+    if (!persist.child)
+        return;
+    char tmp[4096];
+    log_warning("There is a child saving a snapshot. Killing it!");
+    kill(persist.child, SIGKILL);
+    waitpid(persist.child, NULL, 0);
+    child_info_receive(&persist.info);
+    snap_temp_name(tmp, sizeof(tmp), server.cfg.dbfilename, (long)persist.child);
+    unlink(tmp);
+    persist.child = 0;
+}
+
 int persist_shutdown(enum persist_shutdown_mode mode)
 {
-    if (persist.child) {
-        char tmp[4096];
-        log_warning("There is a child saving a snapshot. Killing it!");
-        kill(persist.child, SIGKILL);
-        waitpid(persist.child, NULL, 0);
-        child_info_receive(&persist.info);
-        snap_temp_name(tmp, sizeof(tmp), server.cfg.dbfilename, (long)persist.child);
-        unlink(tmp);
-        persist.child = 0;
-    }
+    persist_kill_child();
     if (mode == PERSIST_NOSAVE || (mode == PERSIST_DEFAULT && !server.cfg.save_count))
         return 0;
     log_notice("Saving the final snapshot before exiting.");

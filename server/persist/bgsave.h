@@ -51,6 +51,9 @@ int persist_load(void);
 /* From the cron: reaps a finished BGSAVE child, then starts one when a
  * `save` rule is due. */
 void persist_cron(void);
+/* Stops the running BGSAVE child, if any, and removes its temp file; its
+ * status is not counted as a failed save (FLUSHALL, shutdown). */
+void persist_kill_child(void);
 /* Before shutting down: stops a BGSAVE child (removing its temp file), then
  * saves as mode says. Returns 0, or -1 when the save failed (logged) and the
  * server should stay up. */
