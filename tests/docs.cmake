@@ -6,3 +6,9 @@ add_test(NAME docs_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_commands.sh $<TARGET_FILE:rbkv-server>
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs_check PROPERTIES LABELS docs TIMEOUT 60 SKIP_RETURN_CODE 77)
+
+# docs/internals.md's layer drawing names every source file in its layer's row, and its Source map
+# names only files that exist (tests/docs/check_internals.sh).
+add_test(NAME docs_internals COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_internals.sh
+                                     ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_internals PROPERTIES LABELS docs TIMEOUT 60)
