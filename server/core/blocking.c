@@ -19,7 +19,6 @@
 
 #include "blocking.h"
 #include "client.h"
-#include "command.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "mem.h"
@@ -168,11 +167,25 @@ static void timeout_cb(uv_timer_t *timer)
         w->on_timeout(c, w->how);
     else
         resp_add_null_array(&c->out);
-    /* No command_unblocked: Redis 7.0 keeps no latency sample of a call that
+    /* No unblocked(): Redis 7.0 keeps no latency sample of a call that
      * timed out by itself (its call was counted when it blocked). */
     end_wait(c);
     queue_resume(c);
     block_run_unblocked();
+}
+
+static void (*on_unblocked)(struct client *c, int failed);
+
+void block_on_unblocked(void (*fn)(struct client *c, int failed))
+{
+    on_unblocked = fn;
+}
+
+/* The call's statistics once its wait ends other than by its own timeout. */
+static void unblocked(struct client *c, int failed)
+{
+    if (on_unblocked)
+        on_unblocked(c, failed);
 }
 
 void block_client(struct client *c, const struct resp_slice *keys, int nkeys, int64_t timeout_ms,
@@ -229,7 +242,7 @@ const void *block_waiting_for(const struct client *c, block_timeout_fn *on_timeo
 void block_release(struct client *c)
 {
     end_wait(c);
-    command_unblocked(c, 0);
+    unblocked(c, 0);
     queue_resume(c);
 }
 
@@ -265,7 +278,7 @@ void block_serve_ready(void)
             if (!c->blocked->serve(c, &key, c->blocked->how))
                 break;
             end_wait(c);
-            command_unblocked(c, 0);
+            unblocked(c, 0);
             queue_resume(c);
         }
         wk->ready = 0;
@@ -326,7 +339,7 @@ int block_unblock(struct client *c, int error)
     else
         resp_add_null_array(&c->out);
     end_wait(c);
-    command_unblocked(c, 1);
+    unblocked(c, 1);
     queue_resume(c);
     return 1;
 }

@@ -73,6 +73,10 @@ void block_run_unblocked(void);
 /* At start: registers with the transport (conn.h) the end of a closing
  * client's wait and block_run_unblocked. */
 void block_init(void);
+/* Sets what is called when a blocked call ends served (failed 0) or by
+ * CLIENT UNBLOCK ... ERROR (failed 1): the dispatcher's statistics
+ * (command.c registers command_unblocked), so this file calls no one up. */
+void block_on_unblocked(void (*fn)(struct client *c, int failed));
 
 /* c is closing: ends its wait without a reply and forgets it everywhere.
  * Does nothing for a client that is not blocked or queued. */

@@ -205,6 +205,7 @@ void command_table_init(void)
     char err[128];
 
     conn_on_request(command_execute);
+    block_on_unblocked(command_unblocked);
     size_t n = builtin_names(names);
 
     memset(builtin_slots, 0, sizeof(builtin_slots));
