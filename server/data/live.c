@@ -13,21 +13,6 @@
 
 #include "rbtree.h"
 
-void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms)
-{
-    v->db = db;
-    v->now = now_ms;
-    v->paused = ks_expiry_paused();
-    v->due = LIVE_DUE_UNKNOWN;
-}
-
-int live_hides(const struct live_view *v, const struct ks_entry *e)
-{
-    if (v->paused || !(e->flags & KS_HAS_EXPIRE))
-        return 0;
-    return ks_get_expire(e) <= v->now;
-}
-
 /* The expiry tree's first record if it is due, else NULL. */
 static const struct ks_expire *first_due(const struct live_view *v)
 {
@@ -36,6 +21,19 @@ static const struct ks_expire *first_due(const struct live_view *v)
         return NULL;
     const struct ks_expire *x = rb_entry(n, struct ks_expire, node);
     return x->when <= v->now ? x : NULL;
+}
+
+void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms)
+{
+    v->db = db;
+    v->now = now_ms;
+    v->paused = ks_expiry_paused();
+    v->due = LIVE_DUE_UNKNOWN;
+    /* The earliest deadline is in the future: no key hides, and a listing
+     * pays one test a key, not a look at each key's deadline. */
+    v->hides_none = first_due(v) == NULL;
+    if (v->hides_none)
+        v->due = 0;
 }
 
 static const struct ks_expire *next_due(const struct live_view *v, const struct ks_expire *x)

@@ -40,6 +40,7 @@ struct live_view {
     const struct db *db;
     int64_t now;    /* ms */
     int paused;     /* ks_expiry_paused() at init: nothing is hidden */
+    int hides_none; /* paused, or no key due at init: live_hides answers at once */
     size_t due;     /* due keys in db; LIVE_DUE_UNKNOWN until first needed */
 };
 #define LIVE_DUE_UNKNOWN ((size_t)-1)
@@ -47,8 +48,14 @@ struct live_view {
 /* O(1): the due keys are counted only when a count or a rank needs them. */
 void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms);
 
-/* Whether e is past its deadline, so reads skip it. O(1). */
-int live_hides(const struct live_view *v, const struct ks_entry *e);
+/* Whether e is past its deadline, so reads skip it. O(1); inline, since a
+ * listing asks it of every key it walks. */
+static inline int live_hides(const struct live_view *v, const struct ks_entry *e)
+{
+    if (v->hides_none || !(e->flags & KS_HAS_EXPIRE))
+        return 0;
+    return ks_get_expire(e) <= v->now;
+}
 
 /* The due keys of the db: ks_due_count, O(log n), once per view. */
 size_t live_due(struct live_view *v);
