@@ -10,7 +10,10 @@
  *  1. Nothing crashes, leaks or reads out of bounds; a refused file gets an
  *     error text and leaves the users as they were.
  *  2. An accepted file's users, written as acl_user_lines gives them (ACL
- *     SAVE's lines) and loaded again, give the same lines.
+ *     SAVE's lines) and loaded again, give the same lines; except where a
+ *     selector's pattern holds a ')' (rules "(~a))"): Redis 7.0.15 writes
+ *     that selector as "(~a) ... -@all)", which neither Redis nor rbkv reads
+ *     back, and rbkv writes what Redis writes (see ambiguous).
  * Each input ends by loading an empty file, which leaves the default user
  * only, so every input starts from the same users.
  * In a normal build tests/fuzz/replay_main.c runs the corpus through this file.
@@ -49,6 +52,29 @@ static int lines_same(const struct lines *a, const struct lines *b)
     return 1;
 }
 
+/* Whether a saved line has a word ending in ')' outside a selector: a
+ * selector whose pattern held a ')' and so closed early when written, as
+ * Redis 7.0.15 writes it too (ACL LIST of "(~a))" is "(~a) resetchannels
+ * -@all)" on both). Such a line does not load back, on either server. */
+static int ambiguous(const char *line)
+{
+    int in_selector = 0;
+    for (const char *w = line; *w;) {
+        size_t n = strcspn(w, " ");
+        if (n > 0) {
+            if (w[0] == '(')
+                in_selector = 1;
+            if (w[n - 1] == ')') {
+                if (!in_selector)
+                    return 1;
+                in_selector = 0;
+            }
+        }
+        w += n + (w[n] == ' ');
+    }
+    return 0;
+}
+
 /* ACL LOAD of data[0..size) from an in-memory file: 0, or -1 with the
  * reason in err. */
 static int load(const uint8_t *data, size_t size, char *err, size_t errlen)
@@ -78,6 +104,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lines_free(&saved);
     } else {
         saved.v = acl_user_lines(&saved.n);
+        int round_trip = 1;
+        for (size_t i = 0; i < saved.n; i++)
+            round_trip &= !ambiguous(saved.v[i]);
         char *text = NULL;
         size_t len = 0;
         for (size_t i = 0; i < saved.n; i++) {
@@ -87,13 +116,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             text[len + n] = '\n';
             len += n + 1;
         }
-        if (load((const uint8_t *)text, len, err, sizeof(err)) < 0) {
+        int reloaded = load((const uint8_t *)text, len, err, sizeof(err));
+        if (reloaded < 0 && round_trip) {
             fprintf(stderr, "the saved users do not load: %s\n", err);
             abort();
         }
         xfree(text);
         again.v = acl_user_lines(&again.n);
-        if (!lines_same(&saved, &again)) {
+        /* Refused, the reload must have left the users as they were. */
+        if ((round_trip || reloaded < 0) && !lines_same(&saved, &again)) {
             fprintf(stderr, "the saved users load differently\n");
             for (size_t i = 0; i < saved.n || i < again.n; i++)
                 fprintf(stderr, "  %s | %s\n", i < saved.n ? saved.v[i] : "",
