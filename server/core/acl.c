@@ -5,9 +5,10 @@
  * come out sorted as Redis's rax gives them) and the default user, whose
  * password follows requirepass. A user's struct never moves while it
  * exists: clients point at it, so ACL SETUSER builds the new rules on a
- * copy and swaps the contents in, ACL LOAD swaps the file's users into the
- * structs of those that keep their names, and ACL DELUSER closes the
- * user's clients before freeing it. Creates the config file's users at
+ * copy and swaps the contents in, ACL LOAD swaps the file's default user
+ * into the default's struct and closes every other old user's clients, as
+ * Redis 7.0 does, and ACL DELUSER closes the user's clients before freeing
+ * it. Creates the config file's users at
  * start (its "user" lines, checked here while the file is read).
  *
  * What a user may do is the rule grammar's (acl_rules.c), which this file
@@ -412,33 +413,32 @@ void acl_store_end_replace(struct client *self, int keep)
         default_user = stashed_default;
     }
     for (size_t i = 0; i < ngone; i++) {
-        struct acl_user *now = acl_lookup(gone[i]->name, strlen(gone[i]->name));
-        if (keep) {
-            /* Clients keep their user when it still exists, as in Redis:
-             * the new rules are swapped into the struct they point at. */
-            if (now) {
-                struct acl_user tmp = *now;
-                now->sel = gone[i]->sel;
-                now->nsel = gone[i]->nsel;
-                now->hashes = gone[i]->hashes;
-                gone[i]->sel = tmp.sel;
-                gone[i]->nsel = tmp.nsel;
-                gone[i]->hashes = tmp.hashes;
-                gone[i]->nhashes = tmp.nhashes;
-                gone[i]->flags = tmp.flags;
-                now->nhashes = 0;
-                for (size_t k = 0; k < nusers; k++) {
-                    if (users[k] == now)
-                        users[k] = gone[i];
-                }
-                if (default_user == now)
-                    default_user = gone[i];
-                acl_user_free(now);
-            } else {
-                user_disconnect(gone[i], self);
-                acl_user_free(gone[i]);
+        if (!keep) {
+            acl_user_free(gone[i]);
+        } else if (gone[i] == stashed_default) {
+            /* The default user's clients stay, unchecked, as in Redis 7.0:
+             * the file's rules are swapped into the struct they point at. */
+            struct acl_user *now = default_user;
+            struct acl_user tmp = *now;
+            now->sel = gone[i]->sel;
+            now->nsel = gone[i]->nsel;
+            now->hashes = gone[i]->hashes;
+            gone[i]->sel = tmp.sel;
+            gone[i]->nsel = tmp.nsel;
+            gone[i]->hashes = tmp.hashes;
+            gone[i]->nhashes = tmp.nhashes;
+            gone[i]->flags = tmp.flags;
+            now->nhashes = 0;
+            for (size_t k = 0; k < nusers; k++) {
+                if (users[k] == now)
+                    users[k] = gone[i];
             }
+            default_user = gone[i];
+            acl_user_free(now);
         } else {
+            /* Redis 7.0 frees every other old user with its clients, even
+             * one the file leaves unchanged: they must log in again. */
+            user_disconnect(gone[i], self);
             acl_user_free(gone[i]);
         }
     }
@@ -506,8 +506,8 @@ static int reach_allowed(const struct acl_selector *s, const struct key_reach *r
     return 0;
 }
 
-static int channel_allowed(const struct acl_selector *s, const struct resp_slice *ch,
-                           int literal)
+int acl_selector_channel_allowed(const struct acl_selector *s, const struct resp_slice *ch,
+                                 int literal)
 {
     if (s->allchannels)
         return 1;
@@ -576,7 +576,8 @@ static enum acl_denial selector_check(const struct acl_selector *s, const struct
     if (cmd->first_channel > 0) {
         int last = last_position(cmd->last_channel, argc);
         for (int i = cmd->first_channel; i <= last; i++) {
-            if (!channel_allowed(s, &argv[i], (cmd->flags & CMD_CHANNEL_PATTERNS) != 0)) {
+            if (!acl_selector_channel_allowed(s, &argv[i],
+                                              (cmd->flags & CMD_CHANNEL_PATTERNS) != 0)) {
                 *pos = i;
                 return ACL_DENIED_CHANNEL;
             }

@@ -8,6 +8,7 @@
  *   acl_describe.c the rules written back as text (ACL LIST, GETUSER)
  *   acl_file.c     the ACL file (ACL LOAD, ACL SAVE)
  *   acl_log.c      ACL LOG
+ *   acl_kill.c     the subscribers a change of rules leaves without permission
  *
  * A selector is written only by the rule grammar (acl_rules.c); the check
  * (acl.c) and the descriptions read it.
@@ -76,11 +77,17 @@ void acl_hash_add(struct acl_user *u, const unsigned char h[32]);
 
 /* ---- Defined in acl.c ---- */
 
+/* Whether s grants channel ch: a pattern that matches it, or for a pattern
+ * subscription (literal) the same pattern; allchannels grants all. */
+int acl_selector_channel_allowed(const struct acl_selector *s, const struct resp_slice *ch,
+                                 int literal);
+
 /* ACL LOAD's all-or-nothing replacement of every user (acl_file.c): begin
  * sets the users aside and leaves only a new default user, which the file's
- * lines then fill through acl_setuser; end(keep) keeps the new users (a
- * client keeps its user struct when the name still exists, else it is
- * closed, self after its reply) or puts the old ones back. */
+ * lines then fill through acl_setuser; end(keep) keeps the new users (the
+ * default user's clients keep their struct, which takes the new rules; every
+ * other old user's clients are closed, self after its reply, as Redis 7.0)
+ * or puts the old ones back. */
 void acl_store_begin_replace(void);
 void acl_store_end_replace(struct client *self, int keep);
 
