@@ -5,6 +5,10 @@ rbkv_server_test(integration_acl_config integration/test_acl_config.c 60 integra
 # Both run unchanged against redis-server 7.0.15 (test_key_reach, rbkv's own, skips itself there).
 rbkv_on_redis(integration_acl)
 rbkv_on_redis(integration_acl_config)
+# What a change of users does to connected clients (server/core/acl_kill.c, ACL DELUSER and LOAD)
+# and the usernames refused; also run against redis-server 7.0.15.
+rbkv_server_test(integration_acl_revoke integration/test_acl_revoke.c 60 integration)
+rbkv_on_redis(integration_acl_revoke)
 # Key specs (server/core/keyspec.c): COMMAND INFO's, GETKEYS[ANDFLAGS] and the ACL's per-key
 # permissions, compared with redis-server 7.0.15 when it is installed; about 2 s.
 rbkv_server_test(integration_keyspec integration/test_keyspec.c 60 integration)
