@@ -5,7 +5,6 @@
  * acl_file.c's and the log acl_log.c's; this module only reads arguments
  * and writes replies.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,23 +25,12 @@
 #include "resp_writer.h"
 #include "server.h"
 
-/* Redis's ACLStringHasSpaces: a name with a space or NUL could not be
- * written to the ACL file and read back as one word. */
-static int username_valid(const struct resp_slice *name)
-{
-    for (size_t i = 0; i < name->len; i++) {
-        if (isspace((unsigned char)name->ptr[i]) || name->ptr[i] == '\0')
-            return 0;
-    }
-    return 1;
-}
-
 static void acl_setuser_cmd(struct client *c)
 {
     char err[512];
     struct acl_user *u = acl_lookup(c->argv[2].ptr, c->argv[2].len);
     int had_channels = u && acl_user_has_channels(u);
-    if (!username_valid(&c->argv[2])) {
+    if (!acl_username_valid(c->argv[2].ptr, c->argv[2].len)) {
         resp_add_error(&c->out, "ERR Usernames can't contain spaces or null characters");
     } else if (acl_setuser(&c->argv[2], c->argc - 3, c->argv + 3, err, sizeof(err)) < 0) {
         resp_add_errorf(&c->out, "ERR %s", err);

@@ -11,6 +11,7 @@
  */
 #include "acl_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,15 @@ static int split_words(char *line, struct resp_slice *words, int max)
 }
 
 #define ACL_FILE_MAX_WORDS 1024
+
+int acl_username_valid(const char *name, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (isspace((unsigned char)name[i]) || name[i] == '\0')
+            return 0;
+    }
+    return 1;
+}
 
 /* snprintf into out[0..cap) that returns how much it wrote, so appends
  * stop at the end of a full buffer. */
@@ -77,6 +87,12 @@ int acl_load_stream(struct client *self, FILE *f, const char *path, char *err, s
         if (n < 2 || words[0].len != 4 || memcmp(words[0].ptr, "user", 4) != 0) {
             at += errf(err + at, errlen - at, "%s:%d should start with user keyword followed by "
                                               "the username. ", path, lineno);
+        } else if (!acl_username_valid(words[1].ptr, words[1].len)) {
+            /* Only \v and \f get this far (the words split at the others);
+             * Redis's text, its stray quote included. */
+            at += errf(err + at, errlen - at, "'%s:%d: username '%.*s' contains invalid "
+                                              "characters. ", path, lineno, (int)words[1].len,
+                       words[1].ptr);
         } else if (is_default ? seen_default : acl_lookup(words[1].ptr, words[1].len) != NULL) {
             at += errf(err + at, errlen - at, "WARNING: Duplicate user '%.*s' found on line %d. ",
                        (int)words[1].len, words[1].ptr, lineno);

@@ -337,6 +337,11 @@ static void test_load(void)
     d2 = subscriber(&other, NULL, "psubscribe", "z*");
     if (!admin || !u1 || !u2 || !d1 || !d2)
         goto out;
+    /* A username the file's words split apart from is refused too. */
+    if (write_file(path, ACL_FILE "user a\vb on\n") < 0)
+        goto out;
+    EXPECT_MATCH(admin, "-ERR '*revoke.acl:3: username 'a*b' contains invalid characters. WARNING*",
+                 "ACL", "LOAD");
     if (write_file(path, ACL_FILE "user w +nosuchcommand\n") < 0)
         goto out;
     EXPECT_MATCH(admin, "-ERR *Unknown command or category name in ACL*", "ACL", "LOAD");
