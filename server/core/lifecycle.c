@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "acl_file.h"
 #include "aof.h"
 #include "bgsave.h"
 #include "blocking.h"
@@ -265,7 +266,7 @@ int server_init(void)
      * so the append-only log reports it like a full disk. */
     signal(SIGXFSZ, SIG_IGN);
     server_adjust_open_files_limit();
-    command_table_init();
+    command_init();
     if (configure_tls() < 0 || acl_start() < 0)
         return -1;
     conn_on_auth(&users);

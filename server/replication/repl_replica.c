@@ -25,7 +25,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
-#include "repl.h"
+#include "repl_stream.h"
 #include "repl_primary.h"
 #include "repl_reader.h"
 #include "server.h"
