@@ -109,6 +109,15 @@ struct acl_user *acl_user_at(size_t i)
     return i < nusers ? users[i] : NULL;
 }
 
+int acl_username_valid(const char *name, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (isspace((unsigned char)name[i]) || name[i] == '\0')
+            return 0;
+    }
+    return 1;
+}
+
 const char *acl_user_name(const struct acl_user *u)
 {
     return u ? u->name : "default";
@@ -267,11 +276,9 @@ int acl_load_config_users(void)
         char *const *line = server.cfg.users[k];
         const char *name = line[0];
         size_t len = strlen(name);
-        for (size_t i = 0; i < len; i++) {
-            if (isspace((unsigned char)name[i])) {
-                log_warning("Spaces not allowed in ACL usernames");
-                return -1;
-            }
+        if (!acl_username_valid(name, len)) {
+            log_warning("Spaces not allowed in ACL usernames");
+            return -1;
         }
         struct acl_user *u = acl_lookup(name, len);
         if (u) {

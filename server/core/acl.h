@@ -68,6 +68,10 @@ struct acl_user *acl_default_user(void);
 int acl_default_requires_auth(void);
 /* A user's name; "default" for NULL (the replay and primary's clients). */
 const char *acl_user_name(const struct acl_user *u);
+/* Whether name[0..len) may name a user, as Redis's ACLStringHasSpaces
+ * decides: no byte isspace() takes and no NUL, so that the ACL file's line
+ * reads back with the name as one word. */
+int acl_username_valid(const char *name, size_t len);
 /* The user named name[0..len), or NULL. */
 struct acl_user *acl_lookup(const char *name, size_t len);
 /* The user that name and password open (on, and nopass or a matching

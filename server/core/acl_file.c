@@ -11,7 +11,6 @@
  */
 #include "acl_file.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,15 +39,6 @@ static int split_words(char *line, struct resp_slice *words, int max)
 }
 
 #define ACL_FILE_MAX_WORDS 1024
-
-int acl_username_valid(const char *name, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (isspace((unsigned char)name[i]) || name[i] == '\0')
-            return 0;
-    }
-    return 1;
-}
 
 /* snprintf into out[0..cap) that returns how much it wrote, so appends
  * stop at the end of a full buffer. */

@@ -4,7 +4,6 @@
 #ifndef RBKV_ACL_FILE_H
 #define RBKV_ACL_FILE_H
 
-#include <stddef.h>
 #include <stdio.h>
 
 struct client;
@@ -25,10 +24,6 @@ int acl_load_stream(struct client *self, FILE *f, const char *path, char *err, s
  * writes them and CONFIG REWRITE without an aclfile: *n xmalloc'd strings
  * in an xmalloc'd array, both the caller's to free. */
 char **acl_user_lines(size_t *n);
-/* Whether name[0..len) may name a user, as Redis's ACLStringHasSpaces
- * decides: no byte isspace() takes and no NUL, so that the file's line
- * reads back as one word. */
-int acl_username_valid(const char *name, size_t len);
 /* Writes every user's line to path (through a temporary file); 0 or -1. */
 int acl_save_file(const char *path, char *err, size_t errlen);
 
