@@ -29,9 +29,9 @@ static void turn_end_cb(uv_check_t *h)
     synced(group_commit_sync() < 0);
 }
 
-void group_commit_init(group_commit_synced_fn *fn)
+void group_commit_init(group_commit_synced_fn *synced_fn)
 {
-    synced = fn;
+    synced = synced_fn;
     uv_check_init(server.loop, &turn_end);
     uv_idle_init(server.loop, &keep_polling);
     handles_open = 1;

@@ -19,9 +19,9 @@
  * the log could not be made durable. */
 typedef void group_commit_synced_fn(int failed);
 
-/* At start, on the server's loop: synced is called at the end of each turn
+/* At start, on the server's loop: synced_fn is called at the end of each turn
  * in which a batch was told to wait. */
-void group_commit_init(group_commit_synced_fn *synced);
+void group_commit_init(group_commit_synced_fn *synced_fn);
 /* At shutdown, after the last sync: closes the turn-end handles. */
 void group_commit_close(void);
 /* Before a batch of requests: a mark to pass to group_commit_after. */
