@@ -139,6 +139,10 @@ static void test_primary_turned_replica_unblocks(void)
     h_info_str(b, "commandstats", "cmdstat_replicaof", text, sizeof(text));
     CHECK(h_glob("calls=1,*,rejected_calls=0,failed_calls=1", text, strlen(text)),
           "cmdstat_replicaof:%s", text);
+    /* ... and none of the unblocked calls. */
+    h_info_str(b, "commandstats", "cmdstat_blpop", text, sizeof(text));
+    CHECK(h_glob("calls=1,*,rejected_calls=0,failed_calls=0", text, strlen(text)),
+          "cmdstat_blpop:%s", text);
     if (!link_up(b))
         goto out;
     /* The writes that would have served them: B takes them as A has them. */
@@ -224,9 +228,12 @@ static void test_transactions(void)
     if (!ro)
         goto out;
     EXPECT_OK(a, "SET", "k", "from-a");
+    EXPECT_OK(b, "SET", "k", "from-b");
     EXPECT_OK(t, "MULTI");
     EXPECT_STATUS(t, "QUEUED", "SET", "k", "v");
     EXPECT_STATUS(t, "QUEUED", "GET", "k");
+    /* A read-only transaction runs, unless the sync replaced what it watched. */
+    EXPECT_OK(ro, "WATCH", "k");
     EXPECT_OK(ro, "MULTI");
     EXPECT_STATUS(ro, "QUEUED", "GET", "k");
     replicaof(b, "127.0.0.1", &sa);
@@ -234,6 +241,9 @@ static void test_transactions(void)
     EXPECT_STATUS(t, "PONG", "PING");
     if (!link_up(b))
         goto out;
+    EXPECT_NIL(ro, "EXEC");
+    EXPECT_OK(ro, "MULTI");
+    EXPECT_STATUS(ro, "QUEUED", "GET", "k");
     EXPECT_REPLY(ro, "['from-a']", "EXEC");
     /* A write refused on the replica still fails the transaction once it
      * is a primary. */
