@@ -140,14 +140,30 @@ int command_primary_link_up(void)
     return !write_gate || write_gate->link_up();
 }
 
-/* EXEC's part of the dispatcher (struct multi_runner). */
-static const char *exec_refusal(unsigned cmd_flags)
+/* Whether c may write now (flags: a command's, or the union of a queue's
+ * at EXEC: Redis's is_write_command covers both): a read-only replica's
+ * refusal, or a primary's short of min-replicas-to-write; NULL when it may.
+ * The primary's link always may. */
+static const char *write_refusal(const struct client *c, unsigned flags)
+{
+    if (!(flags & CMD_WRITE) || (c->flags & CLIENT_MASTER))
+        return NULL;
+    if (server.cfg.replicaof_host && server.cfg.replica_read_only)
+        return ERR_READONLY;
+    if (write_gate && write_gate->refuses_writes())
+        return ERR_NOREPLICAS;
+    return NULL;
+}
+
+/* EXEC's part of the dispatcher (struct multi_runner). A transaction
+ * queued on a primary that is a replica now is refused here whole. */
+static const char *exec_refusal(const struct client *c, unsigned cmd_flags)
 {
     if (server.cfg.maxmemory && (cmd_flags & CMD_DENYOOM) && evict_perform() == EVICT_FAIL)
         return ERR_OOM;
     if ((cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
         return ERR_MISCONF;
-    return NULL;
+    return write_refusal(c, cmd_flags);
 }
 
 /* ACLs are checked again at EXEC: the rules may have changed since. */
@@ -188,20 +204,17 @@ static int needs_auth(const struct client *c)
     return !(c->flags & CLIENT_AUTHENTICATED) && c->user && acl_default_requires_auth();
 }
 
-/* Redis's order: a replica's read-only rule, stale data, then
- * min-replicas-to-write. Replies and returns 1 when cmd may not run. */
+/* A replica's read-only rule and a primary's min-replicas-to-write (only
+ * one of them can apply), then stale data. Replies and returns 1 when cmd
+ * may not run. */
 static int replication_refuses(struct client *c, const struct command *cmd)
 {
-    const char *err = NULL;
     if (c->flags & CLIENT_MASTER)
         return 0;
-    if (server.cfg.replicaof_host && server.cfg.replica_read_only && (cmd->flags & CMD_WRITE))
-        err = ERR_READONLY;
-    else if (server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
-             !command_primary_link_up() && !(cmd->flags & CMD_STALE))
+    const char *err = write_refusal(c, cmd->flags);
+    if (!err && server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
+        !command_primary_link_up() && !(cmd->flags & CMD_STALE))
         err = ERR_MASTERDOWN;
-    else if ((cmd->flags & CMD_WRITE) && write_gate && write_gate->refuses_writes())
-        err = ERR_NOREPLICAS;
     if (!err)
         return 0;
     resp_add_error(&c->out, err);

@@ -38,6 +38,7 @@
 #include "conn.h"
 #include "keyspace.h"
 #include "evict.h"
+#include "group_commit.h"
 #include "lazyfree.h"
 #include "longrun.h"
 #include "log.h"
@@ -200,6 +201,7 @@ void server_shutdown(void)
     for (int i = 0; i < nmodules; i++)
         if (modules[i]->stopped)
             modules[i]->stopped();
+    group_commit_close();
     aof_close();
     if (started)
         log_warning("rbkv is now ready to exit, bye bye...");
