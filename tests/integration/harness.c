@@ -88,6 +88,11 @@ int64_t h_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+long long h_ttl_floor(long long ttl_s, int64_t set_ms)
+{
+    return ttl_s - (h_now_ms() - set_ms) / 1000 - 1;
+}
+
 void h_sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};

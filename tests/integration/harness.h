@@ -340,6 +340,10 @@ void h_same_lines_resp3(const char *file, int line, const struct h_server *s,
 /* Monotonic milliseconds, and a sleep. */
 int64_t h_now_ms(void);
 void h_sleep_ms(int ms);
+/* The least TTL (seconds) a key given ttl_s seconds at set_ms (h_now_ms)
+ * may show now: what a slow run (valgrind, a busy machine, restarts in
+ * between) spent since is taken off, so a window never assumes a speed. */
+long long h_ttl_floor(long long ttl_s, int64_t set_ms);
 
 /* Copies the value of "name:value" from an INFO text into out (NUL-terminated).
  * Returns 0, or -1 when the field is absent. */
