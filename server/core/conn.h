@@ -65,7 +65,8 @@ void conn_name_peers(struct client *c);
  * (Redis's islocalClient; an unknown peer is not local). */
 int conn_is_local(const struct client *c);
 /* Bytes c holds: its struct, query buffer and pending replies (MEMORY
- * STATS' clients.normal and clients.slaves, INFO's mem_clients_*). */
+ * STATS' clients.normal and clients.slaves, INFO's mem_clients_*, and what
+ * maxmemory-clients adds up over the normal and pub/sub clients). */
 size_t conn_client_memory(const struct client *c);
 
 /* ---- Hooks: the transport knows no module ----
@@ -126,5 +127,11 @@ struct conn_log {
 };
 /* log must outlive the server; NULL unsets. */
 void conn_on_log(const struct conn_log *log);
+/* Writes c's CLIENT LIST line into buf (clientinfo.c's client_info_line,
+ * registered by lifecycle.c), for the log lines that name a client Redis's
+ * way: one closed for its output limits, one evicted by maxmemory-clients.
+ * Unset: its id and address. */
+typedef void conn_describe_fn(const struct client *c, char *buf, size_t len);
+void conn_on_describe(conn_describe_fn *fn);
 
 #endif
