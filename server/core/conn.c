@@ -549,6 +549,11 @@ static void run_requests(struct client *c)
             pause_reading(c);
             return;
         }
+        /* As Redis's processCommand: clients over maxmemory-clients go
+         * before a command, this one too. */
+        evict_clients();
+        if (c->flags & CLIENT_CLOSING)
+            return;
         struct resp_request req;
         int r = resp_parser_next(&c->parser, &req);
         if (r == RESP_AGAIN)
@@ -567,11 +572,6 @@ static void run_requests(struct client *c)
          * so one command over a million keys cannot buffer more than that
          * (Redis checks after every addReply). Refreshed here for CONFIG SET. */
         c->out.limit = server.cfg.client_output_limit.hard_bytes;
-        /* As Redis's processCommand: clients over maxmemory-clients go
-         * before a command, this one too. */
-        evict_clients();
-        if (c->flags & CLIENT_CLOSING)
-            return;
         dispatch(c);
         if (c->after_command)
             c->after_command(c);
