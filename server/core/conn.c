@@ -879,7 +879,7 @@ static struct client *client_new(void)
     return c;
 }
 
-static void list_client(struct client *c)
+void conn_list_client(struct client *c)
 {
     c->prev = clients_tail;
     c->next = NULL;
@@ -904,7 +904,7 @@ struct client *conn_new_outgoing(int tls)
     }
     uv_tcp_init(server.loop, &c->h.tcp);
     c->h.handle.data = c;
-    list_client(c);
+    conn_list_client(c);
     return c;
 }
 
@@ -1024,7 +1024,7 @@ static void accept_client(uv_stream_t *listener, int is_unix, int is_tls)
         return;
     }
     c->h.handle.data = c;
-    list_client(c);
+    conn_list_client(c);
     if (uv_accept(listener, &c->h.stream) < 0) {
         conn_close(c);
         return;

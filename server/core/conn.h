@@ -25,6 +25,10 @@ void conn_close(struct client *c);
  * too), once its handle is closed or for a client that never had one (the
  * fuzz harness's). Its wait must be gone already (conn_close ends it). */
 void conn_client_free(struct client *c);
+/* Appends c to server.clients, which runs oldest first as Redis's list: for
+ * a client made outside conn.c (the fuzz harness's); conn_client_free
+ * unlists it. */
+void conn_list_client(struct client *c);
 void conn_close_all(void);
 void conn_cron(int64_t now_ms);
 /* The largest query buffer and reply list a client held in the last few
