@@ -182,6 +182,16 @@ void resp_parser_destroy(struct resp_parser *p)
     memset(p, 0, sizeof(*p));
 }
 
+void resp_parser_shrink(struct resp_parser *p)
+{
+    if (p->returned || p->multibulk_left != 0 || p->pos != p->len || p->big != NULL)
+        return;
+    RESP_FREE(p->buf);
+    p->buf = NULL;
+    p->pos = p->len = p->cap = p->scanned = 0;
+    p->req_start = 0;
+}
+
 void resp_parser_set_limits(struct resp_parser *p, const struct resp_limits *limits)
 {
     p->limits = limits ? *limits : default_limits;

@@ -111,6 +111,12 @@ int resp_parser_init(struct resp_parser *p, const struct resp_limits *limits);
 /* Frees everything the parser owns. The struct itself is the caller's. */
 void resp_parser_destroy(struct resp_parser *p);
 
+/* Frees the query buffer when it holds nothing: no unparsed byte, no
+ * request in progress and none handed out whose slices may still be read
+ * (an idle client's, as Redis trims an idle query buffer). Otherwise does
+ * nothing. The next read allocates again. */
+void resp_parser_shrink(struct resp_parser *p);
+
 /* Changes the limits for what is parsed from now on (e.g. smaller before AUTH).
  * limits NULL means the defaults. */
 void resp_parser_set_limits(struct resp_parser *p, const struct resp_limits *limits);

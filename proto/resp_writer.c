@@ -190,6 +190,11 @@ void resp_out_init(struct resp_out *o)
     o->on_error = NULL;
 }
 
+size_t resp_out_list_memory(const struct resp_out *o)
+{
+    return o->chunk_bytes - (o->spare != NULL ? o->spare->cap : 0);
+}
+
 void resp_out_destroy(struct resp_out *o)
 {
     struct resp_chunk *c = o->head;

@@ -78,6 +78,11 @@ void resp_out_destroy(struct resp_out *o);
  * lengths not set yet are abandoned and must not be set afterwards. */
 void resp_out_reset(struct resp_out *o);
 
+/* Heap bytes of the chunks that hold pending replies, the kept spare left
+ * out: Redis's reply-list memory (CLIENT LIST omem, the output limits),
+ * which the inline buffer is not part of. */
+size_t resp_out_list_memory(const struct resp_out *o);
+
 /* Unconsumed bytes. */
 static inline size_t resp_out_pending(const struct resp_out *o) { return o->pending; }
 

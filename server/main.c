@@ -16,6 +16,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "mem.h"
+#include "resp_heap.h"
 #include "server.h"
 #include "wiring.h"
 
@@ -47,6 +48,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    /* Query buffers and replies are part of used_memory, as in Redis: they
+     * count toward maxmemory (evict.c) and show in INFO. */
+    static const struct resp_heap counted = {xmalloc, xrealloc, xfree};
+    resp_set_heap(&counted);
     commands_register();
     log_set_level_source(&server.cfg.loglevel);
     if (config_init(&server.cfg) < 0)

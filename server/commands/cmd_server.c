@@ -24,6 +24,7 @@
 #include "cmd_server.h"
 #include "errorstats.h"
 #include "eval.h"
+#include "evict.h"
 #include "functions.h"
 #include "histogram.h"
 #include "keyspace.h"
@@ -137,7 +138,7 @@ static void info_memory(struct text *t)
                 "allocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%lld\r\n"
                 "rss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
                 "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\n"
-                "mem_not_counted_for_evict:0\r\nmem_replication_backlog:%zu\r\n"
+                "mem_not_counted_for_evict:%zu\r\nmem_replication_backlog:%zu\r\n"
                 "mem_total_replication_buffers:%zu\r\n"
                 "mem_clients_slaves:%zu\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\n"
                 "mem_aof_buffer:%zu\r\nmem_allocator:%s\r\nactive_defrag_running:0\r\n"
@@ -145,7 +146,8 @@ static void info_memory(struct text *t)
                 server.cfg.maxmemory, maxmem,
                 config_maxmemory_policy_names[server.cfg.maxmemory_policy],
                 st.alloc_frag, st.alloc_frag_bytes, st.alloc_rss, st.alloc_rss_bytes,
-                st.rss_overhead, st.rss_overhead_bytes, st.frag, st.frag_bytes, st.repl_backlog,
+                st.rss_overhead, st.rss_overhead_bytes, st.frag, st.frag_bytes,
+                evict_not_counted_memory(), st.repl_backlog,
                 st.repl_backlog + st.clients_replicas, st.clients_replicas, st.clients_normal,
                 st.aof_buffer, mem_allocator_name(), lazyfree_pending(), lazyfree_freed());
     memstats_destroy(&st);
@@ -210,7 +212,7 @@ static void info_stats(struct text *t)
                 "sync_full:%llu\r\nsync_partial_ok:%llu\r\nsync_partial_err:%llu\r\n"
                 "expired_keys:%llu\r\nexpired_stale_perc:%.2f\r\n"
                 "expired_time_cap_reached_count:%llu\r\nexpire_cycle_cpu_milliseconds:%llu\r\n"
-                "evicted_keys:%llu\r\nevicted_clients:0\r\n"
+                "evicted_keys:%llu\r\nevicted_clients:%llu\r\n"
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
                 "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
                 "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
@@ -225,6 +227,7 @@ static void info_stats(struct text *t)
                 s->rejected_connections, repl.stats.sync_full, repl.stats.sync_partial_ok,
                 repl.stats.sync_partial_err, expired_keys(), s->expired_stale_perc,
                 s->expire_time_cap_reached, s->expire_cycle_us / 1000, s->evicted_keys,
+                s->evicted_clients,
                 s->keyspace_hits, s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
                 pubsub_name_count(PUBSUB_PATTERN), pubsub_name_count(PUBSUB_SHARD),
                 child_info_latest_fork_usec(), child_info_total_forks(),

@@ -38,19 +38,19 @@ void memstats_fill(struct memstats *st)
     st->peak = mem_peak();
     st->startup = mem_startup();
     st->repl_backlog = repl.backlog ? xsize(repl.backlog) + xsize(repl.backlog->buf) : 0;
-    size_t client_structs = 0;
     for (const struct client *c = server.clients; c; c = c->next) {
         if (c->flags & CLIENT_REPLICA)
             st->clients_replicas += conn_client_memory(c);
         else
             st->clients_normal += conn_client_memory(c);
-        client_structs += xsize(c);
     }
     aof_get_rewrite_status(&aof);
     st->aof_buffer = aof.buffer_bytes;
-    /* Only what used_memory counts: the RESP library's buffers (queries,
-     * replies, the log's pending bytes) are allocated outside it. */
-    st->overhead_total = st->startup + st->repl_backlog + client_structs;
+    /* As Redis's overhead: clients' structs and buffers and the log's
+     * pending bytes are part of used_memory (main.c hands the RESP library
+     * the counting allocator). */
+    st->overhead_total = st->startup + st->repl_backlog + st->clients_normal +
+                         st->clients_replicas + st->aof_buffer;
 
     st->dbs = xcalloc((size_t)server.ks->count, sizeof(*st->dbs));
     for (int i = 0; i < server.ks->count; i++) {

@@ -71,6 +71,7 @@ struct client {
     int64_t ctime_ms;            /* when it connected */
     int64_t last_interaction_ms; /* for `timeout` and CLIENT LIST idle */
     int64_t soft_limit_since_ms; /* when output first passed the soft limit, 0 = not over */
+    size_t mem_tracked;          /* conn.c: its memory as last added to maxmemory-clients' sum */
     const struct command *last_cmd; /* for CLIENT LIST cmd= */
     int64_t blocked_call_us;     /* the blocking call's own run time, for command_unblocked */
 

@@ -57,7 +57,8 @@ void client_info_line(const struct client *c, char *buf, size_t len)
     /* Redis's meanings mapped onto rbkv's buffers: qbuf is the unparsed
      * input, argv-mem the running request's arguments, rbs/rbp the inline
      * reply buffer's size and the bytes it holds, obl/oll/omem that buffer's
-     * pending bytes, the reply chunks and their memory. */
+     * pending bytes, the reply chunks and their memory (Redis's reply list:
+     * the spare chunk kept for the next reply is not part of it). */
     size_t argv_mem = resp_slices_bytes(c->argc, c->argv);
     size_t multi_mem = multi_memory(c);
     size_t obl = c->out.inline_used - c->out.inline_start;
@@ -84,7 +85,7 @@ void client_info_line(const struct client *c, char *buf, size_t len)
              pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
              pubsub_client_count(c, PUBSUB_SHARD), multi_queued(c),
              resp_parser_buffered(&c->parser), resp_parser_free_space(&c->parser), argv_mem,
-             multi_mem, RESP_OUT_INLINE, c->out.inline_used, obl, oll, c->out.chunk_bytes, tot,
+             multi_mem, RESP_OUT_INLINE, c->out.inline_used, obl, oll, resp_out_list_memory(&c->out), tot,
              events, cmd, acl_user_name(c->user), c->out.proto, c->lib_name ? c->lib_name : "",
              c->lib_ver ? c->lib_ver : "");
 }

@@ -662,21 +662,55 @@ static int set_hz(struct config *cfg, const struct config_def *def, int argc,
     return 0;
 }
 
-/* maxmemory-clients: only 0 (off), so a Redis config file loads; any other
- * value is refused with the reason, since rbkv does not evict clients. */
+/* maxmemory-clients: bytes (Redis's memory units) or a percentage of
+ * maxmemory, "N%" with N up to 100, kept as -N. */
 static int set_maxmemory_clients(struct config *cfg, const struct config_def *def, int argc,
                                  const char *const *argv, char *err, size_t errlen)
 {
-    (void)cfg, (void)def, (void)argc;
-    if (!strcmp(argv[0], "0") || !strcmp(argv[0], "0%"))
+    unsigned long long n;
+    size_t len = strlen(argv[0]);
+    (void)def, (void)argc;
+    if (len > 1 && argv[0][len - 1] == '%') {
+        char digits[24];
+        if (len - 1 >= sizeof(digits))
+            return config_fail(err, errlen, "argument must be a memory or percent value");
+        memcpy(digits, argv[0], len - 1);
+        digits[len - 1] = '\0';
+        if (config_parse_memory(digits, &n) < 0 || n > 100)
+            return config_fail(err, errlen, "argument must be a memory or percent value");
+        cfg->maxmemory_clients = -(long long)n;
         return 0;
-    return config_fail(err, errlen, "client eviction is not supported: rbkv accepts only 0 (off)");
+    }
+    if (config_parse_memory(argv[0], &n) < 0 || n > LLONG_MAX)
+        return config_fail(err, errlen, "argument must be a memory or percent value");
+    cfg->maxmemory_clients = (long long)n;
+    return 0;
 }
 
 static char *get_maxmemory_clients(const struct config *cfg, const struct config_def *def)
 {
-    (void)cfg, (void)def;
-    return xstrdup("0");
+    char buf[32];
+    (void)def;
+    if (cfg->maxmemory_clients < 0)
+        snprintf(buf, sizeof(buf), "%lld%%", -cfg->maxmemory_clients);
+    else
+        snprintf(buf, sizeof(buf), "%lld", cfg->maxmemory_clients);
+    return xstrdup(buf);
+}
+
+#define CLIENT_EVICTION_MIN (128 * 1024)
+
+unsigned long long config_client_eviction_limit(const struct config *cfg)
+{
+    unsigned long long limit;
+    if (cfg->maxmemory_clients < 0 && cfg->maxmemory > 0)
+        limit = (unsigned long long)((double)cfg->maxmemory *
+                                     (double)-cfg->maxmemory_clients / 100.0);
+    else if (cfg->maxmemory_clients > 0)
+        limit = (unsigned long long)cfg->maxmemory_clients;
+    else
+        return 0;
+    return limit < CLIENT_EVICTION_MIN ? CLIENT_EVICTION_MIN : limit;
 }
 
 /* client-output-buffer-limit <class> <hard> <soft> <soft-seconds> [...]:

@@ -70,6 +70,7 @@ static conn_client_fn *dispatch, *top_up;
 static const struct conn_auth *auth;
 static conn_client_test_fn *subscriber;
 static const struct conn_log *log_hooks;
+static conn_describe_fn *describe;
 
 static void add_hook(conn_client_fn **fns, int *n, conn_client_fn *fn)
 {
@@ -126,12 +127,80 @@ void conn_on_log(const struct conn_log *log)
     log_hooks = log;
 }
 
+void conn_on_describe(conn_describe_fn *fn)
+{
+    describe = fn;
+}
+
+/* c's CLIENT LIST line for a log line, or its id and address when no
+ * describer is registered. */
+static void describe_client(const struct client *c, char *buf, size_t len)
+{
+    if (describe)
+        describe(c, buf, len);
+    else
+        snprintf(buf, len, "id=%llu addr=%s", (unsigned long long)c->id, c->addr);
+}
+
+/* ---- the clients' memory (maxmemory-clients) ----
+ * Each normal and pub/sub client's memory (conn_client_memory) as last
+ * measured, summed in clients_mem: measured again after each request, read
+ * and write and once a cron tick, so the check before a request costs one
+ * comparison. Replicas, the primary's link and closing clients count 0, as
+ * Redis's client eviction leaves them out. */
+static size_t clients_mem;
+
+static void track_memory(struct client *c)
+{
+    size_t now = (c->flags & (CLIENT_REPLICA | CLIENT_MASTER | CLIENT_CLOSING))
+                     ? 0
+                     : conn_client_memory(c);
+    clients_mem = clients_mem - c->mem_tracked + now;
+    c->mem_tracked = now;
+}
+
+static int evictable(const struct client *c)
+{
+    return !(c->flags & (CLIENT_NO_EVICT | CLIENT_REPLICA | CLIENT_MASTER | CLIENT_CLOSING |
+                         CLIENT_PROTECTED));
+}
+
+/* Redis's evictClients: while the clients together hold maxmemory-clients
+ * or more, closes the biggest one that CLIENT NO-EVICT does not protect.
+ * Closing takes a client out of the sum at once; its memory goes back when
+ * its handle's close ends. */
+static void evict_clients(void)
+{
+    unsigned long long limit = config_client_eviction_limit(&server.cfg);
+    while (limit && clients_mem >= limit) {
+        struct client *victim = NULL;
+        for (struct client *c = server.clients; c; c = c->next) {
+            if (!evictable(c))
+                continue;
+            track_memory(c);
+            if (!victim || c->mem_tracked > victim->mem_tracked)
+                victim = c;
+        }
+        if (!victim || clients_mem < limit)
+            return;
+        char info[1024];
+        describe_client(victim, info, sizeof(info));
+        log_notice("Evicting client: %s", info);
+        server.stats.evicted_clients++;
+        conn_close(victim);
+    }
+}
+
 /* The clients the requests just run woke up (blocking.c's hook). */
 static void run_woken(void)
 {
     if (requests_ran)
         requests_ran();
 }
+
+/* The last of server.clients: new clients go after it, so the list (and
+ * CLIENT LIST) runs oldest first, as Redis's. */
+static struct client *clients_tail;
 
 void conn_client_free(struct client *c)
 {
@@ -141,7 +210,11 @@ void conn_client_free(struct client *c)
         server.clients = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    else
+        clients_tail = c->prev;
     server.client_count--;
+    clients_mem -= c->mem_tracked;
+    c->mem_tracked = 0;
     if (c->flags & CLIENT_READ_YIELDED)
         yield_unlink(c);
     for (int i = 0; i < ngone; i++)
@@ -192,6 +265,7 @@ void conn_close(struct client *c)
     if (c->tls)
         send_close_notify(c);
     c->flags |= CLIENT_CLOSING;
+    track_memory(c);
     for (int i = 0; i < nclosing; i++)
         closing_fns[i](c);
     uv_close(&c->h.handle, close_cb);
@@ -218,18 +292,23 @@ static int check_output_limits(struct client *c, int64_t now_ms)
                                                                    : &server.cfg.client_output_limit;
     if (c->flags & CLIENT_MASTER)
         return 0;
-    size_t pending = resp_out_pending(&c->out);
+    /* What Redis counts: the reply list's memory, not its inline buffer. */
+    size_t used = resp_out_list_memory(&c->out);
     /* over_limit: a reply stopped growing at the hard limit (resp_writer.h). */
-    int over_hard = (lim->hard_bytes && pending >= lim->hard_bytes) || c->out.over_limit;
-    int over_soft = lim->soft_bytes && pending >= lim->soft_bytes;
+    int over_hard = (lim->hard_bytes && used >= lim->hard_bytes) || c->out.over_limit;
+    int over_soft = lim->soft_bytes && used >= lim->soft_bytes;
 
     if (over_soft && !c->soft_limit_since_ms)
         c->soft_limit_since_ms = now_ms;
     else if (!over_soft)
         c->soft_limit_since_ms = 0;
-    if (over_hard || (over_soft && now_ms - c->soft_limit_since_ms >= lim->soft_seconds * 1000)) {
-        log_warning("Client id=%llu addr=%s closed for overcoming of output buffer limits.",
-                    (unsigned long long)c->id, c->addr);
+    /* As Redis: the soft limit closes once it lasted longer than its seconds. */
+    if (over_hard || (over_soft && now_ms - c->soft_limit_since_ms > lim->soft_seconds * 1000)) {
+        char info[1024];
+        describe_client(c, info, sizeof(info));
+        log_warning("Client %s scheduled to be closed ASAP for overcoming of output buffer "
+                    "limits.",
+                    info);
         server.stats.output_limit_disconnects++;
         resp_out_reset(&c->out);
         conn_close(c);
@@ -381,6 +460,11 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     server.stats.net_input_bytes += (unsigned long long)nread;
     server.stats.total_reads++;
     c->last_interaction_ms = uv_now(server.loop);
+    /* A request still arriving holds memory too (Redis's beforeSleep). */
+    track_memory(c);
+    evict_clients();
+    if (c->flags & CLIENT_CLOSING)
+        return;
     conn_process_input(c);
     run_woken();
     if ((size_t)nread == buf->len)
@@ -466,6 +550,11 @@ static void run_requests(struct client *c)
             pause_reading(c);
             return;
         }
+        /* As Redis's processCommand: clients over maxmemory-clients go
+         * before a command, this one too. */
+        evict_clients();
+        if (c->flags & CLIENT_CLOSING)
+            return;
         struct resp_request req;
         int r = resp_parser_next(&c->parser, &req);
         if (r == RESP_AGAIN)
@@ -489,6 +578,7 @@ static void run_requests(struct client *c)
             c->after_command(c);
         c->argc = 0;
         c->argv = NULL;
+        track_memory(c);
         if (check_output_limits(c, (int64_t)uv_now(server.loop)))
             return;
         if (c->out.failed) {
@@ -614,6 +704,7 @@ static void written(struct client *c, size_t n)
     resp_out_consume(wire(c), n);
     server.stats.net_output_bytes += n;
     server.stats.total_writes++;
+    track_memory(c);
 }
 
 static void write_cb(uv_write_t *req, int status)
@@ -655,7 +746,10 @@ void conn_send(struct client *c)
     size_t total;
     int n;
 
-    if (c->flags & (CLIENT_WRITING | CLIENT_CLOSING))
+    if (c->flags & CLIENT_CLOSING)
+        return;
+    track_memory(c); /* replies added outside its requests: messages, a stream */
+    if (c->flags & CLIENT_WRITING)
         return;
     for (;;) {
         if (c->stream)
@@ -761,12 +855,15 @@ static struct client *client_new(void)
     return c;
 }
 
-static void list_client(struct client *c)
+void conn_list_client(struct client *c)
 {
-    c->next = server.clients;
-    if (server.clients)
-        server.clients->prev = c;
-    server.clients = c;
+    c->prev = clients_tail;
+    c->next = NULL;
+    if (clients_tail)
+        clients_tail->next = c;
+    else
+        server.clients = c;
+    clients_tail = c;
     server.client_count++;
 }
 
@@ -783,7 +880,7 @@ struct client *conn_new_outgoing(int tls)
     }
     uv_tcp_init(server.loop, &c->h.tcp);
     c->h.handle.data = c;
-    list_client(c);
+    conn_list_client(c);
     return c;
 }
 
@@ -903,7 +1000,7 @@ static void accept_client(uv_stream_t *listener, int is_unix, int is_tls)
         return;
     }
     c->h.handle.data = c;
-    list_client(c);
+    conn_list_client(c);
     if (uv_accept(listener, &c->h.stream) < 0) {
         conn_close(c);
         return;
@@ -1178,6 +1275,9 @@ void conn_close_all(void)
  * RECENT_SECONDS seconds, one slot a second (Redis's
  * clientsCronTrackExpansiveClients, which samples the same way). */
 #define RECENT_SECONDS 8
+/* Idle time after which a client's empty query buffer is freed (Redis:
+ * more than 2 s by its seconds clock). */
+#define QUERY_IDLE_MS 2000
 static size_t recent_in[RECENT_SECONDS], recent_out[RECENT_SECONDS];
 static int64_t recent_second;
 
@@ -1190,7 +1290,7 @@ static void track_recent_max(const struct client *c, int64_t now_ms)
     if (sec > recent_second)
         recent_second = sec;
     size_t slot = (size_t)(sec % RECENT_SECONDS);
-    size_t in = resp_parser_memory(&c->parser), out = c->out.chunk_bytes;
+    size_t in = resp_parser_memory(&c->parser), out = resp_out_list_memory(&c->out);
     if (in > recent_in[slot])
         recent_in[slot] = in;
     if (out > recent_out[slot])
@@ -1228,9 +1328,15 @@ void conn_cron(int64_t now_ms)
             conn_close(c);
             continue;
         }
-        if (resp_out_pending(&c->out))
-            check_output_limits(c, now_ms);
+        if (resp_out_pending(&c->out) && check_output_limits(c, now_ms))
+            continue;
+        /* Redis's clientsCronResizeQueryBuffer: an idle client's empty query
+         * buffer goes after QUERY_IDLE_MS. */
+        if (now_ms - c->last_interaction_ms > QUERY_IDLE_MS)
+            resp_parser_shrink(&c->parser);
+        track_memory(c);
     }
+    evict_clients();
 }
 
 size_t conn_client_memory(const struct client *c)

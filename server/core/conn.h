@@ -25,6 +25,10 @@ void conn_close(struct client *c);
  * too), once its handle is closed or for a client that never had one (the
  * fuzz harness's). Its wait must be gone already (conn_close ends it). */
 void conn_client_free(struct client *c);
+/* Appends c to server.clients, which runs oldest first as Redis's list: for
+ * a client made outside conn.c (the fuzz harness's); conn_client_free
+ * unlists it. */
+void conn_list_client(struct client *c);
 void conn_close_all(void);
 void conn_cron(int64_t now_ms);
 /* The largest query buffer and reply list a client held in the last few
@@ -65,7 +69,8 @@ void conn_name_peers(struct client *c);
  * (Redis's islocalClient; an unknown peer is not local). */
 int conn_is_local(const struct client *c);
 /* Bytes c holds: its struct, query buffer and pending replies (MEMORY
- * STATS' clients.normal and clients.slaves, INFO's mem_clients_*). */
+ * STATS' clients.normal and clients.slaves, INFO's mem_clients_*, and what
+ * maxmemory-clients adds up over the normal and pub/sub clients). */
 size_t conn_client_memory(const struct client *c);
 
 /* ---- Hooks: the transport knows no module ----
@@ -131,5 +136,11 @@ void conn_on_log(const struct conn_log *log);
  * their clients' requests, or, when it failed, closes those clients
  * unanswered. */
 void conn_release_held(int failed);
+/* Writes c's CLIENT LIST line into buf (clientinfo.c's client_info_line,
+ * registered by lifecycle.c), for the log lines that name a client Redis's
+ * way: one closed for its output limits, one evicted by maxmemory-clients.
+ * Unset: its id and address. */
+typedef void conn_describe_fn(const struct client *c, char *buf, size_t len);
+void conn_on_describe(conn_describe_fn *fn);
 
 #endif

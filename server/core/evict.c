@@ -15,6 +15,11 @@
  * no sampling: it takes the nearest deadline of all databases exactly,
  * where Redis approximates it from samples.
  *
+ * What counts: used_memory, clients' query buffers and replies included (the
+ * RESP library allocates through mem.h), less what Redis leaves out because
+ * evicting keys would not shrink it: the replicas' output buffers and the
+ * append-only log's buffer (evict_not_counted_memory).
+ *
  * An evicted key is deleted as DEL deletes one (WATCH, streamed replies,
  * lazy freeing of big values, the trees' counts), and goes on as DEL to the
  * append-only log and the replicas, with the "evicted" keyspace event.
@@ -24,7 +29,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "aof.h"
 #include "bgsave.h"
+#include "client.h"
 #include "clock.h"
 #include "command.h"
 #include "fastrand.h"
@@ -311,16 +318,38 @@ static size_t evict_entry(struct db *db, struct ks_entry *e)
     return before > after ? before - after : 0;
 }
 
+size_t evict_not_counted_memory(void)
+{
+    size_t n = aof_buffer_memory();
+    for (const struct client *c = server.clients; c; c = c->next)
+        if (c->flags & CLIENT_REPLICA)
+            n += c->out.chunk_bytes;
+    return n;
+}
+
+/* Bytes over maxmemory as eviction counts them, 0 when under. The clients'
+ * list is walked only once used_memory itself is over, as Redis's
+ * getMaxmemoryState looks at the replicas only then. */
+static size_t over_by(void)
+{
+    size_t used = mem_used();
+    if (used <= server.cfg.maxmemory)
+        return 0;
+    size_t not_counted = evict_not_counted_memory();
+    used = used > not_counted ? used - not_counted : 0;
+    return used > server.cfg.maxmemory ? used - server.cfg.maxmemory : 0;
+}
+
 static int over_maxmemory(void)
 {
-    return mem_used() > server.cfg.maxmemory;
+    return over_by() != 0;
 }
 
 /* Evicts from start until memory is under the cap or the slice ends. */
 static enum evict_result evict_run(int64_t start)
 {
     uint64_t limit = slice_us();
-    size_t to_free = mem_used() - server.cfg.maxmemory, freed = 0;
+    size_t to_free = over_by(), freed = 0;
     unsigned long long evicted = 0;
     clock_refresh(start);
     while (freed < to_free) {

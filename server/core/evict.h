@@ -12,6 +12,7 @@
 #ifndef RBKV_EVICT_H
 #define RBKV_EVICT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "keyaccess.h"
@@ -37,6 +38,11 @@ void evict_begin_command(int64_t now_us);
  * server without maxmemory evict nothing and answer EVICT_OK; the caller
  * refuses a command that may grow memory on EVICT_FAIL only. */
 enum evict_result evict_perform(void);
+
+/* Redis's freeMemoryGetNotCountedMemory: bytes of used_memory that
+ * maxmemory leaves out (the replicas' output buffers, the append-only log's
+ * buffer); INFO's mem_not_counted_for_evict. Walks the clients. */
+size_t evict_not_counted_memory(void);
 
 /* True when maxmemory-policy reads the access bits as LFU state. */
 int evict_policy_is_lfu(void);

@@ -32,6 +32,7 @@
 #include "aof.h"
 #include "bgsave.h"
 #include "blocking.h"
+#include "clientinfo.h"
 #include "clock.h"
 #include "latency.h"
 #include "command.h"
@@ -272,6 +273,7 @@ int server_init(void)
     if (configure_tls() < 0 || acl_start() < 0)
         return -1;
     conn_on_auth(&users);
+    conn_on_describe(client_info_line);
     server.ks = ks_new(server.cfg.databases);
     evict_init();
     pubsub_init();

@@ -22,6 +22,7 @@ struct server_stats {
     unsigned long long total_commands;
     unsigned long long rejected_connections;
     unsigned long long evicted_keys;
+    unsigned long long evicted_clients; /* conn.c: closed by maxmemory-clients */
     unsigned long long keyspace_hits, keyspace_misses;
     unsigned long long net_input_bytes, net_output_bytes;
     unsigned long long error_replies;            /* errorstats.c: every error reply */

@@ -674,6 +674,11 @@ void aof_get_rewrite_status(struct aof_rewrite_status *st)
     st->consecutive_failures = aof.rewrite_failures;
 }
 
+size_t aof_buffer_memory(void)
+{
+    return aof.main.buf.chunk_bytes + aof.rewrite.buf.chunk_bytes;
+}
+
 void aof_reset_stats(void)
 {
     aof.rewrites = 0;

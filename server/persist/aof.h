@@ -96,6 +96,9 @@ struct aof_rewrite_status {
     unsigned long long rewrites;             /* children started since start or RESETSTAT */
     unsigned long long consecutive_failures; /* rewrites failed since the last good one */
 };
+/* Heap bytes the log's buffers hold (fed, not yet written, and a
+ * rewrite's): what maxmemory leaves out, as Redis's aof_buf. */
+size_t aof_buffer_memory(void);
 void aof_get_rewrite_status(struct aof_rewrite_status *st);
 /* CONFIG RESETSTAT: the rewrite counters. */
 void aof_reset_stats(void);

@@ -148,11 +148,7 @@ struct client *harness_client_new(void)
     c->h.handle.data = c;
     snprintf(c->addr, sizeof(c->addr), "127.0.0.1:%llu", (unsigned long long)c->id);
     snprintf(c->laddr, sizeof(c->laddr), "127.0.0.1:6379");
-    c->next = server.clients;
-    if (server.clients)
-        server.clients->prev = c;
-    server.clients = c;
-    server.client_count++;
+    conn_list_client(c);
     return c;
 }
 

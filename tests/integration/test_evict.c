@@ -26,7 +26,9 @@
 
 #define KEYS 2000
 #define VALUE_LEN 100
-#define INFO_REPLY_MAX 8192 /* what INFO's reply may add to used_memory as it is measured */
+/* What INFO may add to used_memory as it is measured: its query buffer and
+ * reply are part of used_memory, as in Redis. */
+#define INFO_REPLY_MAX (32 * 1024)
 
 static struct h_server srv;
 
@@ -73,14 +75,17 @@ static int present_keys(redisContext *c, const char *prefix, int *present)
 
 /* Lowers maxmemory to a fraction of used memory and writes one key: the
  * eviction before that write must bring memory under the cap, which the
- * next command sees (INFO's own reply aside). Then lifts the cap again, so
- * what the test reads next (pipelined, in a query buffer that counts too)
- * evicts nothing more. */
+ * next command sees (INFO's own reply aside). The fraction is of what the
+ * clients do not hold: their buffers count in used_memory, but what the
+ * test pipelined before left them at sizes that have nothing to do with
+ * the data. Then lifts the cap again, so what the test reads next
+ * (pipelined, in a query buffer that counts too) evicts nothing more. */
 static void squeeze(redisContext *c, double fraction)
 {
     char cap[32];
     long long used = h_info_ll(c, "memory", "used_memory");
-    long long maxmemory = (long long)((double)used * fraction);
+    long long clients = h_info_ll(c, "memory", "mem_clients_normal");
+    long long maxmemory = (long long)((double)(used - clients) * fraction) + clients;
     snprintf(cap, sizeof(cap), "%lld", maxmemory);
     EXPECT_OK(c, "CONFIG", "SET", "maxmemory", cap);
     EXPECT_OK(c, "SET", "~trigger", "1");
