@@ -698,21 +698,6 @@ static char *get_maxmemory_clients(const struct config *cfg, const struct config
     return xstrdup(buf);
 }
 
-#define CLIENT_EVICTION_MIN (128 * 1024)
-
-unsigned long long config_client_eviction_limit(const struct config *cfg)
-{
-    unsigned long long limit;
-    if (cfg->maxmemory_clients < 0 && cfg->maxmemory > 0)
-        limit = (unsigned long long)((double)cfg->maxmemory *
-                                     (double)-cfg->maxmemory_clients / 100.0);
-    else if (cfg->maxmemory_clients > 0)
-        limit = (unsigned long long)cfg->maxmemory_clients;
-    else
-        return 0;
-    return limit < CLIENT_EVICTION_MIN ? CLIENT_EVICTION_MIN : limit;
-}
-
 /* client-output-buffer-limit <class> <hard> <soft> <soft-seconds> [...]:
  * Redis's syntax and texts. Only the normal class is stored. */
 static int set_output_limit(struct config *cfg, const struct config_def *def, int argc,

@@ -75,7 +75,7 @@ struct config {
     int io_threads;           /* always 1: accepted for Redis config files */
     unsigned long long maxmemory;       /* bytes, 0 = unlimited */
     /* maxmemory-clients: bytes, or (negative) -percent of maxmemory; 0 = off.
-     * config_client_eviction_limit reads it. */
+     * conn.c's client eviction reads it. */
     long long maxmemory_clients;
     enum maxmemory_policy maxmemory_policy;
     long long maxmemory_samples;        /* keys sampled per db to fill the eviction pool */
@@ -177,11 +177,6 @@ struct config {
     int tls_replication;      /* a replica's link to its primary uses TLS */
 };
 
-/* The memory the normal and pub/sub clients may hold together before the
- * biggest are closed (maxmemory-clients, as Redis's getClientEvictionLimit):
- * a percentage reads maxmemory now; never under 128 KB, so a bad setting
- * still lets a client in; 0 when off. */
-unsigned long long config_client_eviction_limit(const struct config *cfg);
 
 /* A latency-tracking-info-percentiles value as Redis prints it, both in
  * CONFIG GET and in INFO latencystats' names ("%f", zeros trimmed: 99.9, 50). */

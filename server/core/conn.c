@@ -165,13 +165,31 @@ static int evictable(const struct client *c)
                          CLIENT_PROTECTED));
 }
 
+#define CLIENT_EVICTION_MIN (128 * 1024)
+
+/* maxmemory-clients in bytes: a percentage reads maxmemory now; never under
+ * 128 KB, so a bad setting still lets a client in; 0 when off. */
+static unsigned long long client_eviction_limit(void)
+{
+    const struct config *cfg = &server.cfg;
+    unsigned long long limit;
+    if (cfg->maxmemory_clients < 0 && cfg->maxmemory > 0)
+        limit = (unsigned long long)((double)cfg->maxmemory *
+                                     (double)-cfg->maxmemory_clients / 100.0);
+    else if (cfg->maxmemory_clients > 0)
+        limit = (unsigned long long)cfg->maxmemory_clients;
+    else
+        return 0;
+    return limit < CLIENT_EVICTION_MIN ? CLIENT_EVICTION_MIN : limit;
+}
+
 /* Redis's evictClients: while the clients together hold maxmemory-clients
  * or more, closes the biggest one that CLIENT NO-EVICT does not protect.
  * Closing takes a client out of the sum at once; its memory goes back when
  * its handle's close ends. */
 static void evict_clients(void)
 {
-    unsigned long long limit = config_client_eviction_limit(&server.cfg);
+    unsigned long long limit = client_eviction_limit();
     while (limit && clients_mem >= limit) {
         struct client *victim = NULL;
         for (struct client *c = server.clients; c; c = c->next) {
