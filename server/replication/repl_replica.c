@@ -756,6 +756,16 @@ int repl_replica_link_up(void)
     return ml.state == LINK_UP;
 }
 
+int repl_replica_stream_db(void)
+{
+    return ml.state == LINK_UP && ml.c ? ml.c->db_index : ml.stream_db;
+}
+
+void repl_replica_resume_in(int db)
+{
+    ml.stream_db = db;
+}
+
 int repl_replica_in_transaction(void)
 {
     return ml.c && ml.c->multi;
