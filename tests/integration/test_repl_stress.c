@@ -8,10 +8,13 @@
  * moves to another parent, the old primary becomes anyone's replica. The
  * switch is made as an operator or Sentinel makes it: REPLICAOF NO ONE on
  * the new primary, then REPLICAOF <parent> on the others, parents first.
- * Meanwhile a client INCRs a counter and RPUSHes to a list on the primary of
- * the moment, and every server has a client in BLPOP on that list (served,
- * unblocked by the switch, or refused on a replica: all are Redis's
- * answers; what matters is that no server pops what its primary did not).
+ * Meanwhile a client INCRs a counter and RPUSHes to two lists on the primary
+ * of the moment: q, which only grows, and now and then b, on which every
+ * server has a client in BLPOP (served on the primary, which pops b empty,
+ * so the primary's client is blocked when the switch comes; unblocked by
+ * the switch, or refused on a replica: all are Redis's answers). No element
+ * of b may be popped twice: a server must not pop as a replica what its
+ * primary pops.
  *
  * Before each switch every server reaches the primary's offset, so no write
  * is lost and every history continues from the one before: after the first
@@ -41,7 +44,7 @@
 struct node {
     struct h_server s;
     redisContext *c;       /* commands and INFO */
-    redisContext *blocker; /* always in BLPOP q 0, or its answer unread */
+    redisContext *blocker; /* always in BLPOP b 0, or its answer unread */
     int in_blpop;          /* its BLPOP is sent, the answer not read */
     int parent;            /* -1: not a replica */
     char port[16];
@@ -50,6 +53,15 @@ struct node {
 static struct node nodes[NODES];
 static uint64_t rng;
 static long long incrs; /* INCRs the primaries answered */
+/* b's elements are 0, 1, ... in push order; popped[n] counts BLPOPs that
+ * answered n, on any server: more than one means a server popped as a
+ * replica what its primary popped too (the pop itself leaves no trace in
+ * the data once the primary's LPOP reaches it: the list is empty either
+ * way). */
+static long long b_pushed;
+static unsigned char *popped;
+static long long popped_cap;
+static long long pops, unblocks; /* BLPOPs served, and answered -UNBLOCKED */
 
 static uint64_t next_rand(void)
 {
@@ -92,7 +104,7 @@ static void draw_topology(int *parent, int *order)
     }
 }
 
-/* BLPOP q 0 on every server whose blocker answered (or is new): reads what
+/* BLPOP b 0 on every server whose blocker answered (or is new): reads what
  * came first, so the blocker is never left with two calls in flight. */
 static void keep_blocked(void)
 {
@@ -110,7 +122,14 @@ static void keep_blocked(void)
              * Redis's answers, all accepted. */
             CHECK(r && (r->type == REDIS_REPLY_ARRAY || r->type == REDIS_REPLY_ERROR),
                   "server %d's BLPOP answered %d", i, r ? r->type : -1);
+            if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+                long long n = atoll(r->element[1]->str);
+                CHECK(n >= 0 && n < popped_cap && ++popped[n] == 1,
+                      "server %d's BLPOP popped b's element %lld, which another pop had", i, n);
+            }
             int closes = r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "UNBLOCKED", 9);
+            unblocks += closes;
+            pops += r && r->type == REDIS_REPLY_ARRAY;
             freeReplyObject(r);
             if (closes) {
                 redisFree(b);
@@ -119,20 +138,21 @@ static void keep_blocked(void)
                     continue;
             }
         }
-        H_SEND(b, "BLPOP", "q", "0");
+        H_SEND(b, "BLPOP", "b", "0");
         nodes[i].in_blpop = 1;
     }
 }
 
-/* The primary's writes: INCR counter, RPUSH q, pipelined. */
+/* The primary's writes: INCR counter, RPUSH q, and every tenth RPUSH b,
+ * pipelined. */
 static void write_some(int n)
 {
     redisContext *p = nodes[primary_index()].c;
     char v[32];
     for (int i = 0; i < n; i++) {
         if (i % 2) {
-            snprintf(v, sizeof(v), "%lld", incrs);
-            H_APPEND(p, "RPUSH", "q", v);
+            snprintf(v, sizeof(v), "%lld", i % 10 == 1 ? b_pushed++ : incrs);
+            H_APPEND(p, "RPUSH", i % 10 == 1 ? "b" : "q", v);
         } else {
             H_APPEND(p, "INCR", "counter");
         }
@@ -147,8 +167,17 @@ static void write_some(int n)
     }
 }
 
-/* Waits until every server's link is up and its offset is the primary's. */
-static int converge(void)
+/* Whether server i's link is up and its offset is want. */
+static int reached(int i, long long want)
+{
+    char link[16] = "";
+    h_info_str(nodes[i].c, "replication", "master_link_status", link, sizeof(link));
+    return !strcmp(link, "up") && h_info_ll(nodes[i].c, "replication", "master_repl_offset") == want;
+}
+
+/* Waits until server only (every replica when -1) has reached the primary's
+ * offset; rearm: BLPOPs answered meanwhile are sent again. */
+static int converge_on(int only, int rearm)
 {
     int p = primary_index();
     int64_t deadline = h_now_ms() + SYNC_MS;
@@ -158,28 +187,48 @@ static int converge(void)
         want = h_info_ll(nodes[p].c, "replication", "master_repl_offset");
         lagging = -1;
         for (int i = 0; i < NODES && lagging < 0; i++) {
-            if (i == p)
-                continue;
-            char link[16] = "";
-            h_info_str(nodes[i].c, "replication", "master_link_status", link, sizeof(link));
-            if (strcmp(link, "up") ||
-                h_info_ll(nodes[i].c, "replication", "master_repl_offset") != want)
+            if (i != p && (only < 0 || i == only) && !reached(i, want))
                 lagging = i;
         }
         if (lagging < 0 && want == h_info_ll(nodes[p].c, "replication", "master_repl_offset"))
             return 0;
-        keep_blocked();
-        h_sleep_ms(20);
+        if (rearm)
+            keep_blocked();
+        h_sleep_ms(10);
     }
     CHECK(0, "server %d never reached the primary's offset %lld (at %lld)", lagging, want,
           h_info_ll(nodes[lagging].c, "replication", "master_repl_offset"));
     return -1;
 }
 
-/* Makes the topology parent[] (order: parents first) real. No BLPOP is sent
- * meanwhile: one served on the old primary after the promotion would be a
- * write the new primary never sees (split brain, which Redis resolves with
- * a full sync), so the full syncs would depend on timing. */
+static int converge(void)
+{
+    return converge_on(-1, 1);
+}
+
+/* The primary's BLPOP pops b empty and blocks, so the switch demotes a
+ * server with a client blocked; then every server catches up. */
+static int settle(void)
+{
+    int64_t deadline = h_now_ms() + SYNC_MS;
+    while (h_info_ll(nodes[primary].c, "clients", "blocked_clients") < 1 &&
+           h_now_ms() < deadline) {
+        keep_blocked();
+        h_sleep_ms(5);
+    }
+    CHECK(h_info_ll(nodes[primary].c, "clients", "blocked_clients") >= 1,
+          "the primary's BLPOP did not block");
+    return converge();
+}
+
+/* Makes the topology parent[] (order: parents first) real, one server at a
+ * time (as Sentinel with parallel-syncs 1): each is caught up before the
+ * next is moved, or a server that got the new primary's first writes could
+ * ask a new parent that does not have them yet, which Redis answers with a
+ * full sync. No BLPOP is sent meanwhile: one served on the old primary after
+ * the promotion would be a write the new primary never sees (split brain,
+ * also resolved with a full sync). Either would make the number of full
+ * syncs depend on timing. */
 static void switch_to(const int *parent, const int *order)
 {
     int p = order[0];
@@ -194,6 +243,8 @@ static void switch_to(const int *parent, const int *order)
               "REPLICAOF on server %d: %s", i, r && r->str ? r->str : "(no reply)");
         freeReplyObject(r);
         nodes[i].parent = parent[i];
+        if (converge_on(i, 0) < 0)
+            return;
     }
 }
 
@@ -211,6 +262,10 @@ static void test_role_switches(void)
     int rounds = env ? atoi(env) : DEFAULT_ROUNDS;
     rng = h_seed() | 1;
     incrs = 0;
+    b_pushed = pops = unblocks = 0;
+    /* Every write_some pushes to b at most one in ten of its writes. */
+    popped_cap = (long long)(rounds + 2) * (WRITES_PER_ROUND * 2 + WRITES_PER_ROUND / 4) / 10 + 16;
+    popped = calloc((size_t)popped_cap, 1);
     primary = 0;
     /* No PING of its own from a primary between a check and a switch, which
      * would put its offset past the one its replicas promote from. */
@@ -236,7 +291,7 @@ static void test_role_switches(void)
     for (int round = 0; round < rounds; round++) {
         keep_blocked();
         write_some(WRITES_PER_ROUND);
-        if (converge() < 0)
+        if (settle() < 0)
             goto out;
         char n[32];
         snprintf(n, sizeof(n), "%lld", incrs);
@@ -273,8 +328,9 @@ static void test_role_switches(void)
     long long full = sum_stat("sync_full");
     CHECK(full == NODES - 1, "%lld full syncs in all, expected the first %d only (%lld partial)",
           full, NODES - 1, sum_stat("sync_partial_ok"));
-    printf("  %d rounds, %lld INCRs, offset %lld, %lld full syncs, %lld partial\n", rounds, incrs,
-           offset, full, sum_stat("sync_partial_ok"));
+    printf("  %d rounds, %lld INCRs, offset %lld, %lld full syncs, %lld partial; BLPOP: %lld "
+           "served, %lld unblocked\n",
+           rounds, incrs, offset, full, sum_stat("sync_partial_ok"), pops, unblocks);
 out:
     for (int i = NODES - 1; i >= 0; i--) {
         if (nodes[i].blocker)
@@ -284,6 +340,8 @@ out:
             h_close(&nodes[i].s, nodes[i].c);
         nodes[i].c = NULL;
     }
+    free(popped);
+    popped = NULL;
 }
 
 int main(int argc, char **argv)
