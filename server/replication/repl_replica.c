@@ -613,14 +613,21 @@ static void connect_now(void)
         fail_link(uv_strerror(rc));
 }
 
+/* The link is going down: the stream's database at our offset is kept for
+ * the next partial resync and the saved position. */
+static void remember_stream_db(void)
+{
+    if (ml.state == LINK_UP && ml.c)
+        ml.stream_db = ml.c->db_index;
+}
+
 void repl_replica_link_gone(struct client *c)
 {
     if (c != ml.c)
         return;
-    if (ml.state == LINK_UP) {
+    remember_stream_db();
+    if (ml.state == LINK_UP)
         ml.down_since_ms = now_ms();
-        ml.stream_db = c->db_index;
-    }
     ml.c = NULL;
     drop_temp_file();
     if (server.cfg.replicaof_host)
@@ -643,6 +650,7 @@ void repl_replica_init(void)
 
 void repl_replica_close(void)
 {
+    remember_stream_db();
     ml.state = LINK_NONE; /* a load still running is discarded when it ends */
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
@@ -652,6 +660,7 @@ void repl_replica_close(void)
 
 void repl_replica_start(void)
 {
+    remember_stream_db();
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
     ml.c = NULL;
@@ -678,6 +687,7 @@ void repl_replica_start(void)
 
 void repl_replica_stop(void)
 {
+    remember_stream_db();
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
     ml.c = NULL;

@@ -12,8 +12,9 @@
  *    replication ID and offset): +CONTINUE, no full sync;
  *  - a primary restarted from its snapshot: its replicas continue
  *    partially with it;
- *  - a replica restarted from its append-only log (what Redis 7.0 does
- *    there, in the file's words below).
+ *  - a replica restarted from its append-only log: rbkv continues
+ *    partially, Redis 7.0.15 syncs in full (it keeps no position there);
+ *    both in database 5 with the primary's data.
  *
  * Owns: its servers (each test stops them).
  */
@@ -87,6 +88,17 @@ static void same_digests(struct trio *t, int n)
 static long long stat_of(struct trio *t, int i, const char *field)
 {
     return h_info_ll(t->c[i], "stats", field);
+}
+
+/* Waits for the rewrite of server i's log that a full sync starts to end:
+ * Redis refuses to shut down meanwhile ("Writing initial AOF, can't
+ * exit"). */
+static void log_rewritten(struct trio *t, int i)
+{
+    CHECK(h_wait_info(t->c[i], "persistence", "aof_rewrite_scheduled", "0", SYNC_MS) &&
+              h_wait_info(t->c[i], "persistence", "aof_rewrite_in_progress", "0", SYNC_MS) &&
+              h_wait_info(t->c[i], "persistence", "aof_rewrite_scheduled", "0", SYNC_MS),
+          "server %d's log rewrite after its full sync ended", i);
 }
 
 static int start_chain(struct trio *t)
@@ -262,6 +274,45 @@ out:
     stop_all(&t);
 }
 
+/* A replica with the append-only log, stopped cleanly and started again on
+ * its log. rbkv's log ends with the position (REPLCONF POSITION, with the
+ * stream's database): it continues partially, in database 5. Redis 7.0.15
+ * restores no position from its append-only files: a full sync. Both end
+ * with the primary's data. */
+static void test_replica_restart_from_log(void)
+{
+    struct trio t = {0};
+    if (start(&t, 0, H_FLAGS(FAST)) < 0 ||
+        start(&t, 1, H_FLAGS(FAST, "--appendonly", "yes")) < 0 || follow(&t, 1, 0) < 0)
+        goto out;
+    EXPECT_OK(t.c[0], "SELECT", "5");
+    EXPECT_OK(t.c[0], "SET", "k", "1");
+    if (!caught_up(&t, 0, 1))
+        goto out;
+    log_rewritten(&t, 1);
+    freeReplyObject(H_CALL(t.c[1], "SHUTDOWN"));
+    redisFree(t.c[1]);
+    t.c[1] = NULL;
+    CHECK(h_wait_exit(&t.s[1], SYNC_MS) == 0, "the replica exited after SHUTDOWN");
+    EXPECT_OK(t.c[0], "SET", "while", "away");
+    t.c[1] = h_reopen(&t.s[1], H_FLAGS(FAST, "--appendonly", "yes", "--replicaof", "127.0.0.1",
+                                      t.port[0]));
+    if (!t.c[1])
+        goto out;
+    CHECK(h_wait_info(t.c[1], "replication", "master_link_status", "up", SYNC_MS), "link up");
+    int partial = !h_is_reference();
+    CHECK(stat_of(&t, 0, "sync_full") == 2 - partial && stat_of(&t, 0, "sync_partial_ok") == partial,
+          "primary: %lld full, %lld partial (expected %d and %d)", stat_of(&t, 0, "sync_full"),
+          stat_of(&t, 0, "sync_partial_ok"), 2 - partial, partial);
+    EXPECT_OK(t.c[1], "SELECT", "5");
+    if (caught_up(&t, 0, 1))
+        EXPECT_BULK(t.c[1], "away", "GET", "while");
+    same_digests(&t, 2);
+    log_rewritten(&t, 1);
+out:
+    stop_all(&t);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -269,5 +320,6 @@ int main(int argc, char **argv)
     H_RUN(test_chain_middle_switches);
     H_RUN(test_replica_restart_partial);
     H_RUN(test_primary_restart_partial);
+    H_RUN(test_replica_restart_from_log);
     return h_finish();
 }
