@@ -40,8 +40,9 @@ static int load_dataset(void)
         int rc = aof_load(replay_command, replay);
         char replid[41];
         long long offset;
-        if (rc == 0 && replay_position(replay, replid, &offset))
-            repl_adopt_position(replid, offset);
+        int db;
+        if (rc == 0 && replay_position(replay, replid, &offset, &db))
+            repl_adopt_position(replid, offset, db);
         replay_free(replay);
         if (rc < 0 || (rc == 1 && (persist_load() < 0 || fn_install_loaded() < 0)) ||
             aof_open() < 0)

@@ -49,3 +49,12 @@ rbkv_on_redis(integration_role_change)
 rbkv_server_test(integration_pubsub integration/test_pubsub.c 180 integration)
 rbkv_on_redis(integration_pubsub)
 
+# Replication under random role switches among five servers (issue 34), with redis-server as its
+# twin: the same seed, the same expectations. bench/repl_stress.sh runs it for longer.
+rbkv_server_test(integration_repl_stress integration/test_repl_stress.c 120 integration)
+rbkv_on_redis(integration_repl_stress)
+
+# Chained replicas across topology changes, partial resync after a restart (issue 34), with
+# redis-server as its twin.
+rbkv_server_test(integration_repl_chain integration/test_repl_chain.c 180 integration)
+rbkv_on_redis(integration_repl_chain)

@@ -395,6 +395,7 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
         w_u8(w, OP_REPL);
         w_bytes(w, pos.replid, 40);
         w_varint(w, (uint64_t)pos.offset);
+        w_varint(w, (uint64_t)pos.db);
     }
     const char *code;
     size_t clen;
@@ -922,8 +923,9 @@ static int load_header(struct reader *r)
     if (memcmp(h, SNAP_MAGIC, SNAP_MAGIC_LEN))
         return r_fail(r, 0, "not an rbkv snapshot (no RBKV magic)");
     unsigned version = h[4] | (unsigned)h[5] << 8;
-    if (version != SNAP_VERSION && version != SNAP_VERSION_REPL)
-        return r_fail(r, 4, "unsupported version %u (this build reads %d and %d)", version,
+    if (version != SNAP_VERSION && version != SNAP_VERSION_REPL_NO_DB &&
+        version != SNAP_VERSION_REPL)
+        return r_fail(r, 4, "unsupported version %u (this build reads %d to %d)", version,
                       SNAP_VERSION, SNAP_VERSION_REPL);
     r->version = version;
     if (h[6] || h[7])
@@ -959,7 +961,7 @@ static int load_records(struct load *l)
             return -1;
         switch (op) {
         case OP_REPL:
-            if (r->version != SNAP_VERSION_REPL || !first)
+            if (r->version == SNAP_VERSION || !first)
                 return r_fail(r, at, "unexpected replication record");
             if (r_bytes(r, loaded_repl.replid, 40) < 0 || r_varint(r, &n) < 0)
                 return -1;
@@ -967,6 +969,14 @@ static int load_records(struct load *l)
                 return r_fail(r, at, "replication offset out of range");
             loaded_repl.replid[40] = '\0';
             loaded_repl.offset = (long long)n;
+            loaded_repl.db = 0;
+            if (r->version == SNAP_VERSION_REPL) {
+                if (r_varint(r, &n) < 0)
+                    return -1;
+                if (n > INT_MAX)
+                    return r_fail(r, at, "replication stream database out of range");
+                loaded_repl.db = (int)n;
+            }
             loaded_has_repl = 1;
             break;
         case OP_FUNCTION:

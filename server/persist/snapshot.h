@@ -21,9 +21,13 @@
  *
  *   header   "RBKV" | u16 version (1) | u16 flags (0) | i64 unix ms of the save
  *   records, each starting with an opcode byte:
- *     0xFD REPL    replid (40 bytes) | varint offset
- *                                       version 2 only, first if present: the
- *                                       replication position the data is at
+ *     0xFD REPL    replid (40 bytes) | varint offset | varint db (version 3)
+ *                                       version 2 or 3 only, first if present:
+ *                                       the replication position the data is
+ *                                       at, and the database the stream's
+ *                                       last SELECT chose there (Redis's
+ *                                       repl-stream-db; version 2 files,
+ *                                       without it, read as 0)
  *     0xF5 FUNCTION code                 after REPL, before the first SELECT:
  *                                       one a function library, its FUNCTION
  *                                       LOAD text (shebang included)
@@ -73,13 +77,15 @@
 struct keyspace;
 
 #define SNAP_VERSION 1
-#define SNAP_VERSION_REPL 2 /* a file with a REPL record */
+#define SNAP_VERSION_REPL_NO_DB 2 /* a file with a REPL record without its db (read only) */
+#define SNAP_VERSION_REPL 3       /* a file with a REPL record */
 
 /* The replication position a snapshot records, so a restarted server can
  * continue its replication history (a replica resynchronizes partially). */
 struct snap_repl {
     char replid[41];
     long long offset;
+    int db; /* the stream's database at offset */
 };
 /* Asked when a snapshot is written: fills *pos and returns 1 to record it,
  * 0 to record none. Set once at start by the replication code; NULL: none. */

@@ -39,34 +39,40 @@ static int snapshot_position(struct snap_repl *pos)
         return 0;
     memcpy(pos->replid, repl.replid, sizeof(pos->replid));
     pos->offset = repl.offset;
+    /* A primary's own stream starts with a SELECT after a restart. */
+    pos->db = server.cfg.replicaof_host ? repl_replica_stream_db() : 0;
     return 1;
 }
 
-void repl_adopt_position(const char *replid, long long offset)
+void repl_adopt_position(const char *replid, long long offset, int db)
 {
     repl_adopt(replid, offset);
+    repl_replica_resume_in(db);
     /* With a backlog, writes made here before any PSYNC move the offset on,
      * so this history cannot pass for the old one any more. */
     repl_backlog();
-    log_notice("Replication position from the data loaded: replid %s offset %lld", repl.replid,
-               repl.offset);
+    log_notice("Replication position from the data loaded: replid %s offset %lld db %d",
+               repl.replid, repl.offset, db);
 }
 
 void repl_restore_position(void)
 {
     struct snap_repl pos;
     if (snap_loaded_repl(&pos))
-        repl_adopt_position(pos.replid, pos.offset);
+        repl_adopt_position(pos.replid, pos.offset, pos.db);
 }
 
 void repl_log_position(void)
 {
-    char off[24];
-    if (!aof_enabled() || !snapshot_position_ok())
+    char off[24], db[16];
+    struct snap_repl pos;
+    if (!aof_enabled() || !snapshot_position(&pos))
         return;
-    int n = snprintf(off, sizeof(off), "%lld", repl.offset);
-    struct resp_slice argv[4] = {{"REPLCONF", 8}, {"POSITION", 8}, {repl.replid, 40}, {off, (size_t)n}};
-    aof_feed_argv(0, 4, argv);
+    int n = snprintf(off, sizeof(off), "%lld", pos.offset);
+    int m = snprintf(db, sizeof(db), "%d", pos.db);
+    struct resp_slice argv[5] = {{"REPLCONF", 8}, {"POSITION", 8}, {pos.replid, 40},
+                                 {off, (size_t)n}, {db, (size_t)m}};
+    aof_feed_argv(0, 5, argv);
 }
 
 /* ---- what replication registers with core (its hooks: command.h,

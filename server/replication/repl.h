@@ -17,10 +17,11 @@ void repl_init(void);
 /* After the data was loaded from a snapshot: takes the replication ID and
  * offset it recorded, if any, as ours. */
 void repl_restore_position(void);
-/* Takes replid and offset (from a snapshot or the log) as our history. */
-void repl_adopt_position(const char *replid, long long offset);
+/* Takes replid and offset (from a snapshot or the log) as our history, the
+ * stream being in database db there. */
+void repl_adopt_position(const char *replid, long long offset, int db);
 /* At a clean shutdown with the append-only log on: writes the position its
- * data is at as its last entry (REPLCONF POSITION <replid> <offset>), so a
+ * data is at as its last entry (REPLCONF POSITION <replid> <offset> <db>), so a
  * restart from the log continues the history (replay.h). */
 void repl_log_position(void);
 

@@ -61,6 +61,7 @@ static struct {
     int64_t last_io_ms;
     int64_t down_since_ms;       /* when the link last went down, 0 never up */
     int64_t last_ack_ms;
+    int stream_db;               /* the stream's database when the link went down */
     int ack_due;                 /* a GETACK came: ACK after this command */
     struct repl_reader reader;   /* the handshake's replies and the snapshot */
     /* The snapshot on its way. */
@@ -125,14 +126,18 @@ static void send_ack(void)
 
 /* ---- the stream ---- */
 
-static void go_up(const char *rest, size_t n)
+/* partial: the stream continues where it was (+CONTINUE), in the database
+ * its last SELECT chose, as Redis's cached master keeps its db; after a full
+ * sync it starts with a SELECT. */
+static void go_up(const char *rest, size_t n, int partial)
 {
     struct client *c = ml.c;
+    int db = partial && ml.stream_db < server.ks->count ? ml.stream_db : 0;
     ml.state = LINK_UP;
     ml.last_ack_ms = now_ms();
     c->flags |= CLIENT_AUTHENTICATED;
-    c->db_index = 0;
-    c->db = &server.ks->dbs[0];
+    c->db_index = db;
+    c->db = &server.ks->dbs[db];
     uv_read_stop(&c->h.stream);
     log_notice("MASTER <-> REPLICA sync: link with %s:%d is up at offset %lld",
                server.cfg.replicaof_host, server.cfg.replicaof_port, repl.offset);
@@ -255,7 +260,7 @@ static void load_done(uv_work_t *req, int status)
         return;
     }
     install(j);
-    go_up(j->rest, j->rest_len);
+    go_up(j->rest, j->rest_len, 0);
     free_job(j);
 }
 
@@ -531,7 +536,7 @@ static void link_read(struct client *c, const char *buf, ssize_t nread)
         case REPL_READ_LINE:
             handshake_line(ml.reader.line);
             if (ml.step == HS_PAYLOAD_HEAD && !strncmp(ml.reader.line, "+CONTINUE", 9)) {
-                go_up(p, n);
+                go_up(p, n, 1);
                 return;
             }
             break;
@@ -608,10 +613,19 @@ static void connect_now(void)
         fail_link(uv_strerror(rc));
 }
 
+/* The link is going down: the stream's database at our offset is kept for
+ * the next partial resync and the saved position. */
+static void remember_stream_db(void)
+{
+    if (ml.state == LINK_UP && ml.c)
+        ml.stream_db = ml.c->db_index;
+}
+
 void repl_replica_link_gone(struct client *c)
 {
     if (c != ml.c)
         return;
+    remember_stream_db();
     if (ml.state == LINK_UP)
         ml.down_since_ms = now_ms();
     ml.c = NULL;
@@ -636,6 +650,7 @@ void repl_replica_init(void)
 
 void repl_replica_close(void)
 {
+    remember_stream_db();
     ml.state = LINK_NONE; /* a load still running is discarded when it ends */
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
@@ -645,6 +660,7 @@ void repl_replica_close(void)
 
 void repl_replica_start(void)
 {
+    remember_stream_db();
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
     ml.c = NULL;
@@ -671,6 +687,7 @@ void repl_replica_start(void)
 
 void repl_replica_stop(void)
 {
+    remember_stream_db();
     if (ml.c && !(ml.c->flags & CLIENT_CLOSING))
         conn_close(ml.c);
     ml.c = NULL;
@@ -679,9 +696,12 @@ void repl_replica_stop(void)
     ks_pause_expiry(0);
     log_set_role('M');
     /* A new history starts here; our old one stays valid as replid2, so
-     * the primary's other replicas continue from us partially. */
+     * the primary's other replicas continue from us partially. Our stream's
+     * next entry starts with a SELECT: the database the old primary's last
+     * SELECT chose is not our encoder's. */
     repl_shift_replid();
     repl_backlog();
+    repl_reselect();
     /* Our own replicas learn the new ID only by a PSYNC: as Redis 7.0 does,
      * they are dropped, and continue partially when they come back. */
     repl_primary_drop_replicas();
@@ -744,6 +764,16 @@ void repl_replica_status(struct repl_link_status *st)
 int repl_replica_link_up(void)
 {
     return ml.state == LINK_UP;
+}
+
+int repl_replica_stream_db(void)
+{
+    return ml.state == LINK_UP && ml.c ? ml.c->db_index : ml.stream_db;
+}
+
+void repl_replica_resume_in(int db)
+{
+    ml.stream_db = db;
 }
 
 int repl_replica_in_transaction(void)

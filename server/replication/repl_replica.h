@@ -51,5 +51,10 @@ void repl_replica_status(struct repl_link_status *st);
 int repl_replica_link_up(void);
 /* Whether the primary's stream is inside a MULTI it has not EXECed yet. */
 int repl_replica_in_transaction(void);
+/* The database the primary's stream is in at our offset (its last SELECT):
+ * saved with our position, where a partial resync resumes applying it. */
+int repl_replica_stream_db(void);
+/* At start, from the saved position: the next partial resync resumes in db. */
+void repl_replica_resume_in(int db);
 
 #endif

@@ -23,6 +23,7 @@ struct replay {
     int has_position;
     char replid[41];
     long long offset;
+    int db;
 };
 
 struct replay *replay_new(void)
@@ -45,17 +46,21 @@ void replay_free(struct replay *r)
     xfree(r);
 }
 
-/* REPLCONF POSITION <replid> <offset>: not a command a client can send, an
- * entry only the log holds (repl_log_position). */
+/* REPLCONF POSITION <replid> <offset> [<db>]: not a command a client can
+ * send, an entry only the log holds (repl_log_position); logs written before
+ * the stream's database was recorded have none (0). */
 static int position_entry(struct replay *r, int argc, const struct resp_slice *argv,
                           const char **why)
 {
-    long long off;
-    if (argc != 4 || argv[2].len != 40 || resp_parse_ll(argv[3].ptr, argv[3].len, &off) < 0 ||
-        off < 0) {
+    long long off, db = 0;
+    if ((argc != 4 && argc != 5) || argv[2].len != 40 ||
+        resp_parse_ll(argv[3].ptr, argv[3].len, &off) < 0 || off < 0 ||
+        (argc == 5 && (resp_parse_ll(argv[4].ptr, argv[4].len, &db) < 0 || db < 0 ||
+                       db >= server.ks->count))) {
         *why = "bad replication position";
         return -1;
     }
+    r->db = (int)db;
     memcpy(r->replid, argv[2].ptr, 40);
     r->replid[40] = '\0';
     r->offset = off;
@@ -63,12 +68,13 @@ static int position_entry(struct replay *r, int argc, const struct resp_slice *a
     return 0;
 }
 
-int replay_position(const struct replay *r, char *replid, long long *offset)
+int replay_position(const struct replay *r, char *replid, long long *offset, int *db)
 {
     if (!r->has_position)
         return 0;
     memcpy(replid, r->replid, 41);
     *offset = r->offset;
+    *db = r->db;
     return 1;
 }
 

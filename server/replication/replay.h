@@ -19,8 +19,8 @@ void replay_free(struct replay *r);
  * found nothing to serve it: none of which a log holds). */
 int replay_command(void *ctx, int argc, struct resp_slice *argv, const char **why);
 /* After the log was replayed: when it ended with a REPLCONF POSITION entry
- * (a clean shutdown's, repl_log_position), fills replid (41 bytes) and
- * *offset and returns 1. */
-int replay_position(const struct replay *r, char *replid, long long *offset);
+ * (a clean shutdown's, repl_log_position), fills replid (41 bytes), *offset
+ * and *db (the stream's database there) and returns 1. */
+int replay_position(const struct replay *r, char *replid, long long *offset, int *db);
 
 #endif

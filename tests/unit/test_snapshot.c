@@ -524,10 +524,12 @@ static int give_position(struct snap_repl *pos)
 {
     memcpy(pos->replid, "0123456789abcdef0123456789abcdef01234567", 41);
     pos->offset = 123456789012LL;
+    pos->db = 7;
     return 1;
 }
 
-/* The replication position: written as a version 2 file, read back; a file
+/* The replication position: written as a version 3 file (with the stream's
+ * database), read back; a file
  * without it reports none; a REPL record where it may not be is corruption. */
 static void test_repl_position(void)
 {
@@ -544,7 +546,7 @@ static void test_repl_position(void)
     CHECK_MSG(b != NULL, "with a position: %s", err);
     compare(a, b);
     ks_free(b);
-    CHECK(snap_loaded_repl(&pos) && pos.offset == 123456789012LL &&
+    CHECK(snap_loaded_repl(&pos) && pos.offset == 123456789012LL && pos.db == 7 &&
           !strcmp(pos.replid, "0123456789abcdef0123456789abcdef01234567"));
     unsigned char bytes[512];
     FILE *f = fopen(path, "rb");
