@@ -647,6 +647,7 @@ void command_call(struct client *c, const struct command *cmd)
     if (cmd->flags & CMD_WRITE)
         ks_will_change(c->db);
     count_errors_since_last(NULL, 0);
+    propagate_unit_begin();
     cmd->proc(c);
     long long duration = ustime() - start;
     stats->calls++;
@@ -671,4 +672,5 @@ void command_call(struct client *c, const struct command *cmd)
         if (server.effects_propagated == effects)
             propagate_command(c->db, cmd, c->argc, c->argv);
     }
+    propagate_unit_end();
 }
