@@ -207,8 +207,7 @@ static void propagate_deadline(struct client *c, const char *name, const struct 
     }
 }
 
-/* SET ... GET goes on without its GET words, as Redis 7.0 sends it (with a
- * PXAT deadline, as it came, GET and all). */
+/* SET ... GET goes on without its GET words, as Redis 7.0 sends it. */
 static void propagate_without_get(struct client *c)
 {
     struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)c->argc);
@@ -267,7 +266,7 @@ static void set_generic(struct client *c, const struct string_opts *opt,
      * SET key value PXAT ms, their NX, XX and GET dropped, as in Redis. */
     if (opt->expire && !(opt->flags & OPT_PXAT))
         propagate_deadline(c, "SET", val, when);
-    else if ((opt->flags & OPT_GET) && !opt->expire)
+    else if (opt->flags & OPT_GET)
         propagate_without_get(c);
     if (opt->flags & OPT_GET)
         return;
