@@ -375,7 +375,14 @@ void command_unblocked(struct client *c, enum block_end end, int64_t serve_us)
             st->latency = xcalloc(1, sizeof(*st->latency));
         histogram_add(st->latency, (uint64_t)(total > 0 ? total : 0));
     }
-    slowlog_push_entry(entry, total);
+    /* CLIENT UNBLOCK ended it from another client: Redis 7.0.15 logs the
+     * arguments the unblocked client holds then, which are none. */
+    if (end == BLOCK_UNBLOCKED) {
+        slowlog_entry_free(entry);
+        slowlog_push_if_needed(c, total);
+    } else {
+        slowlog_push_entry(entry, total);
+    }
     latency_add_sample_if_needed(server.cfg.latency_monitor_threshold, "command-unblocking",
                                  serve_us / 1000);
 }

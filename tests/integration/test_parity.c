@@ -14,7 +14,9 @@
  *  - FLUSHALL with save rules saves, so rdb_changes_since_last_save is 0;
  *  - the latency monitor's expire-cycle event;
  *  - blocking calls unblocked by CLIENT UNBLOCK or served, in INFO
- *    commandstats (failed_calls), errorstats and the latency histograms.
+ *    commandstats (failed_calls), errorstats, the latency histograms and
+ *    SLOWLOG (a served call logged when served, one unblocked with no
+ *    arguments, one timed out not at all).
  *
  * The fixed expectations are what Redis 7.0.15 gives, so the whole program
  * also passes against redis-server (integration_parity_on_redis).
@@ -564,6 +566,8 @@ static void blocked_run(const struct h_server *s, char *out, size_t cap)
     }
     long long id = H_INT_REPLY(w, "CLIENT", "ID");
     EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", "0");
+    EXPECT_OK(c, "SLOWLOG", "RESET");
     EXPECT_REPLY(c, "(nil)", "BLPOP", "nokey", "0.01");
     H_SEND(w, "BLPOP", "nokey", "0");
     unblock(c, w, id, "ERROR", "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
@@ -576,7 +580,18 @@ static void blocked_run(const struct h_server *s, char *out, size_t cap)
     blocked_figures(c, "blpop", blpop, sizeof(blpop));
     blocked_figures(c, "bzpopmin", bzpopmin, sizeof(bzpopmin));
     h_info_str(c, "errorstats", "errorstat_UNBLOCKED", unblocked, sizeof(unblocked));
-    snprintf(out, cap, "%s; %s; UNBLOCKED %s", blpop, bzpopmin, unblocked);
+    /* The slow log, oldest first, without the client c's own commands. */
+    char logged[1024], calls[512] = "";
+    slowlog_args(c, logged, sizeof(logged));
+    for (char *line = strtok(logged, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "'CLIENT'") || strstr(line, "'INFO'") || strstr(line, "'CONFIG'") ||
+            strstr(line, "'SLOWLOG'") || strstr(line, "'RPUSH'") || strstr(line, "'LATENCY'"))
+            continue;
+        char tmp[512];
+        snprintf(tmp, sizeof(tmp), "%s%s%s", line, calls[0] ? " " : "", calls);
+        snprintf(calls, sizeof(calls), "%s", tmp);
+    }
+    snprintf(out, cap, "%s; %s; UNBLOCKED %s; slowlog %s", blpop, bzpopmin, unblocked, calls);
     redisFree(w);
     redisFree(c);
 }
@@ -584,7 +599,8 @@ static void blocked_run(const struct h_server *s, char *out, size_t cap)
 static void test_blocked_calls_in_stats(void)
 {
     static const char redis_figures[] = "blpop calls=3 failed=1 samples=2; bzpopmin calls=1 "
-                                        "failed=1 samples=1; UNBLOCKED count=1";
+                                        "failed=1 samples=1; UNBLOCKED count=1; slowlog "
+                                        "[] [] ['BLPOP', 'l', '0']";
     struct h_server s, ref;
     char got[512], want[512];
     if (h_start(&s, NULL) < 0)
