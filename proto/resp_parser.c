@@ -434,6 +434,20 @@ static long long quick_header(const struct resp_parser *p, size_t *k)
     return (long long)v;
 }
 
+/* A header line the quick path could not read: its end, found by scanning,
+ * in *k. STEP_DONE, or what to return: STEP_AGAIN before the line is
+ * complete, the failure too_big names when it is longer than an inline
+ * line may be. */
+static int header_line(struct resp_parser *p, long long *k, const char *too_big)
+{
+    *k = find_line(p, '\r', 1);
+    if (*k == LINE_AGAIN)
+        return STEP_AGAIN;
+    if (*k == LINE_TOO_BIG)
+        return fail(p, too_big);
+    return STEP_DONE;
+}
+
 /* The "*<count>" line. A count <= 0 is consumed and starts nothing. */
 static int parse_count(struct resp_parser *p)
 {
@@ -444,11 +458,9 @@ static int parse_count(struct resp_parser *p)
     if (count >= 0 && (unsigned long long)count <= p->limits.max_multibulk_len) {
         k = (long long)qk;
     } else {
-        k = find_line(p, '\r', 1);
-        if (k == LINE_AGAIN)
-            return STEP_AGAIN;
-        if (k == LINE_TOO_BIG)
-            return fail(p, "Protocol error: too big mbulk count string");
+        int step = header_line(p, &k, "Protocol error: too big mbulk count string");
+        if (step != STEP_DONE)
+            return step;
         if (resp_parse_ll(p->buf + p->pos + 1, (size_t)k - 1, &count) ||
             count > (long long)p->limits.max_multibulk_len)
             return fail(p, "Protocol error: invalid multibulk length");
@@ -496,11 +508,9 @@ static int parse_bulk_header(struct resp_parser *p)
     if (len >= 0 && s[0] == '$' && (unsigned long long)len <= p->limits.max_bulk_len) {
         k = (long long)qk;
     } else {
-        k = find_line(p, '\r', 1);
-        if (k == LINE_AGAIN)
-            return STEP_AGAIN;
-        if (k == LINE_TOO_BIG)
-            return fail(p, "Protocol error: too big bulk count string");
+        int step = header_line(p, &k, "Protocol error: too big bulk count string");
+        if (step != STEP_DONE)
+            return step;
         if (s[0] != '$') {
             /* Redis prints the byte with %c: CR and LF become spaces in the
              * reply and a NUL ends the text, so do the same. */

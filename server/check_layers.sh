@@ -6,7 +6,7 @@
 #   1. includes: each layer includes only its own headers and those of the layers below it;
 #      proto/ and the tree include no server header and no <uv.h>; data/ no <uv.h>, no resp_*.h
 #      but resp_num.h (integers as text, nothing of RESP), no clock; persist/ reaches core/ only
-#      through server.h, config.h and command.h (the one cycle, core <-> persist), never
+#      through server.h, config.h and command_table.h (the one cycle, core <-> persist), never
 #      connections (client.h, conn.h) or commands; core/ includes nothing of scripting/ or
 #      replication/, scripting/ nothing of replication/; the transport (core/conn.c) includes, of
 #      core, only what it names in CONN_MAY_INCLUDE: every module reaches it through the hooks it
@@ -14,6 +14,8 @@
 #   2. symbols (nm): no object of a layer calls or reads what a higher layer defines, except
 #      persist -> core (the cycle); data/ reads no clock; base/ reads no server state.
 #   3. declarations: X.h declares only functions and objects that X.c defines.
+#   4. order inside a layer: its files never call each other in a loop (from the same nm), so
+#      each layer reads bottom-up, file by file; tsort names the files of a loop.
 set -uo pipefail
 src=$1/server proto=$1/proto ar=$2
 fail=0
@@ -50,8 +52,8 @@ check_includes() { # FOLDER LAYER
         rbtree:*) complain "$f includes $inc: the tree includes only its own headers" ;;
         persist:core)
           case $inc in
-            server.h|config.h|command.h) ;;
-            *) complain "$f includes $inc: persist/ reaches core/ only through server.h, config.h, command.h" ;;
+            server.h|config.h|command_table.h) ;;
+            *) complain "$f includes $inc: persist/ reaches core/ only through server.h, config.h, command_table.h" ;;
           esac ;;
         *)
           if [ "$(rank "$to")" -gt "$(rank "$2")" ]; then
@@ -142,5 +144,16 @@ for l in "${layers[@]}"; do
   done
 done > "$tmp/decls"
 while read -r line; do complain "$line"; done < "$tmp/decls"
+
+# 4. "caller callee" pairs of objects within one layer, sorted per layer by tsort, which
+# reports a loop on stderr and goes on.
+cat "$tmp"/*.undef 2>/dev/null | awk '
+  FILENAME ~ /all.def$/ { layer[$3] = $1; obj[$3] = $2; next }
+  layer[$3] == $1 && obj[$3] != $2 { print $1, $2, obj[$3] }' "$tmp/all.def" - | sort -u > "$tmp/calls"
+for l in "${layers[@]}"; do
+  loop=$(awk -v l="$l" '$1 == l { print $2, $3 }' "$tmp/calls" | tsort 2>&1 >/dev/null |
+         sed -n 's/^tsort: \([^ ]*\.o\)$/\1/p' | awk '!seen[$0]++' | tr '\n' ' ')
+  [ -n "$loop" ] && complain "$l/: its files call each other in a loop: $loop"
+done
 
 exit $fail

@@ -5,8 +5,8 @@
  * them all, next to main.c: the order of start-up (core's server_init, the
  * subsystems' inits, the load, core's server_serve), and the one hook a
  * layer below core cannot register itself: persist/ knows no connection,
- * so the append-only log's functions reach the transport's group commit
- * (conn.h, struct conn_log) from here. Scripting and replication register
+ * so the append-only log's group commit (persist/group_commit.h) reaches
+ * the transport (conn.h, struct conn_log) from here. Scripting and replication register
  * their own hooks in script_init and repl_init. docs/internals.md, "Layers".
  */
 #include "wiring.h"
@@ -15,6 +15,7 @@
 #include "bgsave.h"
 #include "conn.h"
 #include "functions.h"
+#include "group_commit.h"
 #include "lifecycle.h"
 #include "mem.h"
 #include "repl.h"
@@ -24,9 +25,9 @@
 #include "server.h"
 
 static const struct conn_log append_only_log = {
-    .fed_count = aof_fed_count,
-    .sync_always = aof_sync_always,
-    .flush = aof_flush_before_reply,
+    .mark = group_commit_mark,
+    .after = group_commit_after,
+    .sync = group_commit_sync,
 };
 
 /* The dataset from the append-only log when it is on (its replay may end
@@ -55,6 +56,7 @@ int wiring_start(void)
     if (server_init() < 0)
         return -1;
     repl_random_hex(server.run_id);
+    group_commit_init(conn_release_held);
     conn_on_log(&append_only_log);
     repl_init();
     repl_replica_init();

@@ -39,7 +39,13 @@ set_tests_properties(integration_benchmark_smoke PROPERTIES
 
 # Replication (server/replication/repl*.c): primaries, replicas, chains and failovers as real processes.
 rbkv_server_test(integration_replication integration/test_replication.c 900 integration)
+# Role changes (server/replication/repl_replica.c, server/core/blocking.c): what clients blocked,
+# in MULTI, subscribed, monitoring or held by CLIENT PAUSE get when their server becomes a replica
+# or a primary, and its own replicas; Redis 7.0.15's expectations, proved by the twin.
+rbkv_server_test(integration_role_change integration/test_role_change.c 300 integration)
+rbkv_on_redis(integration_role_change)
 
 # Publish/subscribe (server/core/pubsub.c, server/commands/cmd_pubsub.c).
 rbkv_server_test(integration_pubsub integration/test_pubsub.c 180 integration)
 rbkv_on_redis(integration_pubsub)
+

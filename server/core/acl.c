@@ -11,8 +11,9 @@
  * start (its "user" lines, checked here while the file is read).
  *
  * What a user may do is the rule grammar's (acl_rules.c), which this file
- * calls and never reaches around; the ACL file is acl_file.c's, the log
- * acl_log.c's and the descriptions acl_describe.c's.
+ * calls and never reaches around; the ACL file (and the users at start) is
+ * acl_file.c's, the log acl_log.c's, a refused request's reply and log entry
+ * acl_deny.c's and the descriptions acl_describe.c's.
  *
  * Each key a request names is checked with the permission its key spec
  * needs (keyspec.h, as Redis's ACLSelectorCheckKey): read for ACCESS, write
@@ -34,7 +35,7 @@
 #include "acl_internal.h"
 #include "acl_log.h"
 #include "client.h"
-#include "command.h"
+#include "command_table.h"
 #include "conn.h"
 #include "glob.h"
 #include "keyspec.h"
@@ -259,7 +260,7 @@ static struct resp_slice *slices_of(int argc, const char *const *words)
  * commands and categories, told here. Only "default" exists already, and
  * its line starts it over. Returns 0, or -1 having logged why.
  */
-static int load_config_users(void)
+int acl_load_config_users(void)
 {
     for (int k = 0; k < server.cfg.user_count; k++) {
         char *const *line = server.cfg.users[k];
@@ -300,28 +301,6 @@ static int load_config_users(void)
         if (!(u->flags & ACL_USER_ON))
             log_notice("The user '%s' is disabled (there is no 'on' modifier in the user "
                        "description). Make sure this is not a configuration error.", name);
-    }
-    return 0;
-}
-
-int acl_start(void)
-{
-    char err[512];
-    acl_init();
-    if (server.cfg.aclfile && server.cfg.user_count) {
-        log_warning("Configuring Redis with users defined in redis.conf and at the same setting an "
-                    "ACL file path is invalid. This setup is very likely to lead to configuration "
-                    "errors and security holes, please define either an ACL file or declare users "
-                    "directly in your redis.conf, but not both.");
-        return -1;
-    }
-    if (load_config_users() < 0) {
-        log_warning("Critical error while loading ACLs. Exiting.");
-        return -1;
-    }
-    if (server.cfg.aclfile && acl_load_file(NULL, server.cfg.aclfile, err, sizeof(err)) < 0) {
-        log_warning("Aborting Redis startup because of ACL errors: %s", err);
-        return -1;
     }
     return 0;
 }
@@ -609,63 +588,4 @@ enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, i
     }
     *pos = worst_pos;
     return worst;
-}
-
-void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object)
-{
-    if (d == ACL_DENIED_KEY)
-        resp_add_error(o, "NOPERM this user has no permissions to access one of the keys used "
-                          "as arguments");
-    else if (d == ACL_DENIED_CHANNEL)
-        resp_add_error(o, "NOPERM this user has no permissions to access one of the channels "
-                          "used as arguments");
-    else
-        resp_add_errorf(o, "NOPERM this user has no permissions to run the '%s' command", object);
-}
-
-void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
-                    const struct command *cmd, const struct resp_slice *argv, int pos)
-{
-    const char *name = acl_user_name(c->user);
-    if (d == ACL_DENIED_CMD) {
-        /* A subcommand's row is named "container|sub", as Redis logs it. */
-        acl_log_add(c, "command", ctx, cmd->name, strlen(cmd->name), name, strlen(name));
-    } else if (pos > 0) {
-        acl_log_add(c, d == ACL_DENIED_KEY ? "key" : "channel", ctx, argv[pos].ptr,
-                    argv[pos].len, name, strlen(name));
-    } else {
-        acl_log_add(c, "key", ctx, cmd->name, strlen(cmd->name), name, strlen(name));
-    }
-}
-
-int acl_refuses(struct client *c, const struct command *cmd)
-{
-    int pos = 0;
-    enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
-    if (d == ACL_ALLOWED)
-        return 0;
-    /* Redis 7.0 logs a command refused while MULTI queues it as "multi". */
-    acl_log_denial(c, c->multi ? ACL_LOG_MULTI : ACL_LOG_TOPLEVEL, d, cmd, c->argv, pos);
-    acl_add_denial(&c->out, d, cmd->name);
-    return 1;
-}
-
-int acl_refuses_at_exec(struct client *c, const struct command *cmd)
-{
-    if (!c->user || (c->user->flags & ACL_USER_ALLPERM))
-        return 0;
-    int pos = 0;
-    enum acl_denial d = acl_check(c->user, cmd, c->argc, c->argv, &pos);
-    if (d == ACL_ALLOWED)
-        return 0;
-    acl_log_denial(c, ACL_LOG_MULTI, d, cmd, c->argv, pos);
-    resp_add_errorf(&c->out,
-                    "NOPERM ACLs rules changed between the moment the transaction was "
-                    "accumulated and the EXEC call. This command is no longer allowed for the "
-                    "following reason: %s",
-                    d == ACL_DENIED_CMD   ? "no permission to execute the command or subcommand"
-                    : d == ACL_DENIED_KEY ? "no permission to touch the specified keys"
-                                          : "no permission to access one of the channels used "
-                                            "as arguments");
-    return 1;
 }

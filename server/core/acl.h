@@ -49,10 +49,9 @@ struct acl_user {
 /* Creates the default user once (after the command tables), as later
  * calls do. */
 void acl_init(void);
-/* At start: acl_init, then the users of the config file's "user" lines
- * (struct config's users) or of the aclfile, never both, as Redis; -1
- * (logged with Redis's texts) when they cannot be loaded. */
-int acl_start(void);
+/* The config file's "user" lines (struct config's users), at start:
+ * 0, or -1 having logged why (acl_start, acl_file.h). */
+int acl_load_config_users(void);
 /* A config file's "user" line as Redis checks it while reading the file:
  * its rules, words[0..argc), tried on a user of their own. Returns 0 when
  * they apply, or fail only on the name of a command or category, which
@@ -96,22 +95,7 @@ enum acl_denial { ACL_ALLOWED, ACL_DENIED_CMD, ACL_DENIED_KEY, ACL_DENIED_CHANNE
  * user's keys). */
 enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, int argc,
                           const struct resp_slice *argv, int *pos);
-/* Checks c's request, and on a denial replies with Redis's NOPERM text and
- * logs it. Returns 1 when refused. */
-int acl_refuses(struct client *c, const struct command *cmd);
-/* EXEC's check of a queued command (c->argv), as Redis re-checks it there:
- * the rules may have changed since it was queued. On a denial replies with
- * Redis's "ACLs rules changed" NOPERM and logs it; returns 1. */
-int acl_refuses_at_exec(struct client *c, const struct command *cmd);
-/* Redis's NOPERM error for a denial; object is the command's name (with
- * "|sub") for ACL_DENIED_CMD, unused otherwise. */
-void acl_add_denial(struct resp_out *o, enum acl_denial d, const char *object);
-
 /* Where a denied request ran, ACL LOG's "context". */
 enum acl_log_context { ACL_LOG_TOPLEVEL, ACL_LOG_MULTI, ACL_LOG_LUA };
-/* Logs denial d of cmd, the row that would run (a subcommand's own), with
- * the request's argv (pos as acl_check gave it) for c's user. */
-void acl_log_denial(struct client *c, enum acl_log_context ctx, enum acl_denial d,
-                    const struct command *cmd, const struct resp_slice *argv, int pos);
 
 #endif

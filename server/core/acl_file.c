@@ -20,7 +20,9 @@
 
 #include "acl_describe.h"
 #include "acl_internal.h"
+#include "log.h"
 #include "mem.h"
+#include "server.h"
 
 /* Splits line on spaces into words (slices into line); returns the count. */
 static int split_words(char *line, struct resp_slice *words, int max)
@@ -158,6 +160,28 @@ int acl_save_file(const char *path, char *err, size_t errlen)
     if (bad || rename(tmp, path) < 0) {
         snprintf(err, errlen, "Writing ACL file for ACL SAVE: %s", strerror(errno));
         unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int acl_start(void)
+{
+    char err[512];
+    acl_init();
+    if (server.cfg.aclfile && server.cfg.user_count) {
+        log_warning("Configuring Redis with users defined in redis.conf and at the same setting an "
+                    "ACL file path is invalid. This setup is very likely to lead to configuration "
+                    "errors and security holes, please define either an ACL file or declare users "
+                    "directly in your redis.conf, but not both.");
+        return -1;
+    }
+    if (acl_load_config_users() < 0) {
+        log_warning("Critical error while loading ACLs. Exiting.");
+        return -1;
+    }
+    if (server.cfg.aclfile && acl_load_file(NULL, server.cfg.aclfile, err, sizeof(err)) < 0) {
+        log_warning("Aborting Redis startup because of ACL errors: %s", err);
         return -1;
     }
     return 0;

@@ -9,6 +9,10 @@
 
 struct client;
 
+/* At start: acl_init, then the users of the config file's "user" lines
+ * (struct config's users) or of the aclfile, never both, as Redis; -1
+ * (logged with Redis's texts) when they cannot be loaded. */
+int acl_start(void);
 /* Replaces every user by the "user <name> <rules>" lines of path, all or
  * nothing; 0, or -1 with the reason in err. Clients of users the file no
  * longer has are closed (self after its reply); NULL self at start. */

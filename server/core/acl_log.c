@@ -3,7 +3,7 @@
  * acllog-max-len of them, equal ones grouped as Redis 7.0 groups them.
  *
  * Owns the entries and copies of every string in them. Knows nothing of
- * users or rules: callers pass the names (acl.c's acl_log_denial, AUTH in
+ * users or rules: callers pass the names (acl_deny.c's acl_log_denial, AUTH in
  * cmd_connection.c).
  */
 #include "acl_log.h"

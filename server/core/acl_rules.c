@@ -35,7 +35,7 @@
 #include <openssl/evp.h>
 
 #include "acl_internal.h"
-#include "command.h"
+#include "command_table.h"
 #include "mem.h"
 #include "server.h"
 

@@ -346,6 +346,20 @@ int block_unblock(struct client *c, int error)
     return 1;
 }
 
+void block_fail_all(const char *err)
+{
+    if (!block_count())
+        return;
+    for (struct client *c = server.clients; c; c = c->next) {
+        if (!c->blocked)
+            continue;
+        resp_add_error(&c->out, err);
+        end_wait(c);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        queue_resume(c); /* its reply goes out from there; nothing more runs */
+    }
+}
+
 unsigned long block_count(void)
 {
     return server.blocking ? server.blocking->blocked : 0;

@@ -92,6 +92,16 @@ void block_client_gone(struct client *c);
  * -UNBLOCKED error. Returns 1, or 0 when c is not blocked. */
 int block_unblock(struct client *c, int error);
 
+/* Ends every wait (keys and block_client_until alike) with the error reply
+ * err (without its '-') and closes each such client once its reply is out:
+ * Redis 7.0's disconnectAllBlockedClients, for a primary turned replica,
+ * where a pop served later from the primary's stream would take what the
+ * primary keeps. Clients held by CLIENT PAUSE are not blocked here and stay
+ * held (their command runs from scratch at the pause's end). Counts as no
+ * unblocked call in the commands' statistics, as in Redis; the errors count
+ * in errorstats through each client's output. */
+void block_fail_all(const char *err);
+
 /* Clients blocked now (INFO blocked_clients). */
 unsigned long block_count(void);
 /* Clients blocked now with a timeout (INFO clients_in_timeout_table). */

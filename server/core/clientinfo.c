@@ -11,7 +11,7 @@
 
 #include "acl.h"
 #include "client.h"
-#include "command.h"
+#include "command_table.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "resp_parser.h"

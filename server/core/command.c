@@ -1,18 +1,11 @@
 /*
- * command.c - the command table and the dispatcher.
+ * command.c - the dispatcher.
  *
- * Commands are data (struct command in each cmd_*.c module), registered at
- * start by the command layer; this file indexes them by name, keeps their
- * statistics and runs one request: lookup, arity, authentication,
- * memory limit, a failed background save (MISCONF), then the handler (or,
- * inside MULTI, the transaction's queue: multi.h), in that order, with
- * Redis's error texts for each refusal. Handlers never see a request that
- * failed these checks.
- *
- * rename-command (config.h) changes only the names clients call commands by:
- * a struct command keeps its own name, which COMMAND, INFO commandstats,
- * CLIENT LIST and error texts show, as Redis does (so a secret new name is
- * never listed), and by which internal code finds it (command_lookup_builtin).
+ * Runs one request: lookup in the command table (command_table.h),
+ * arity, authentication, memory limit, a failed background save (MISCONF),
+ * then the handler (or, inside MULTI, the transaction's queue: multi.h), in
+ * that order, with Redis's error texts for each refusal. Handlers never see
+ * a request that failed these checks.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -23,6 +16,7 @@
 #include "command.h"
 
 #include "acl.h"
+#include "acl_deny.h"
 #include "aof.h"
 #include "bgsave.h"
 #include "blocking.h"
@@ -46,292 +40,12 @@
 #include "slowlog.h"
 #include "watch.h"
 
-#define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
-#define MAX_TABLES 32
-
-/* The registered tables, in the order COMMAND lists them. */
-static const struct command *tables[MAX_TABLES];
-static size_t table_count;
-
-/* A name clients may call a command by: its own, or a rename-command's. */
-struct command_name {
-    const char *name; /* the command's own, or borrowed from server.cfg.renames */
-    size_t len;
-    const struct command *cmd; /* NULL: an empty index slot */
-};
-
-/* Open addressing by name; lookups compare the stored length first, so a
- * probe costs no strlen. */
-static struct command_name index_slots[INDEX_SLOTS];
-/* The callable commands (disabled ones left out), in module order: what
- * COMMAND, COMMAND COUNT and INFO commandstats show. */
-static const struct command *all_commands[INDEX_SLOTS];
-static size_t total_commands;
-/* all_commands, each followed by its subcommands. */
-static const struct command *all_rows[INDEX_SLOTS];
-static size_t total_rows;
-
-/* INFO commandstats, apart from the read-only rows: open addressing by the
- * row's address, filled for every registered command by command_table_init. */
-struct stats_slot {
-    const struct command *cmd; /* NULL: an empty slot */
-    size_t index;              /* command_index */
-    struct command_stats stats;
-};
-static struct stats_slot stats_slots[INDEX_SLOTS];
-
-void command_register(const struct command *table)
+void command_init(void)
 {
-    if (table_count == MAX_TABLES) {
-        fprintf(stderr, "rbkv: more than %d command tables\n", MAX_TABLES);
-        abort();
-    }
-    tables[table_count++] = table;
-}
-
-static uint32_t row_hash(const struct command *cmd)
-{
-    /* Rows are at least 8-byte aligned; Fibonacci hashing mixes the rest. */
-    return (uint32_t)(((uintptr_t)cmd >> 3) * UINT64_C(11400714819323198485) >> 54);
-}
-
-static struct stats_slot *stats_slot_of(const struct command *cmd)
-{
-    uint32_t slot = row_hash(cmd) & (INDEX_SLOTS - 1);
-    while (stats_slots[slot].cmd && stats_slots[slot].cmd != cmd)
-        slot = (slot + 1) & (INDEX_SLOTS - 1);
-    return &stats_slots[slot];
-}
-/* Every command under its own name, renames or not (command_lookup_builtin). */
-static struct command_name builtin_slots[INDEX_SLOTS];
-static size_t builtin_count;
-
-static uint32_t name_hash(const char *name, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint32_t)tolower((unsigned char)name[i])) * 16777619u;
-    return h;
-}
-
-static void index_add(struct command_name *slots, const struct command_name *n)
-{
-    uint32_t slot = name_hash(n->name, n->len) & (INDEX_SLOTS - 1);
-    while (slots[slot].cmd)
-        slot = (slot + 1) & (INDEX_SLOTS - 1);
-    slots[slot] = *n;
-}
-
-static const struct command *index_find(const struct command_name *slots, const char *name,
-                                        size_t len)
-{
-    for (uint32_t slot = name_hash(name, len) & (INDEX_SLOTS - 1); slots[slot].cmd;
-         slot = (slot + 1) & (INDEX_SLOTS - 1)) {
-        const struct command_name *e = &slots[slot];
-        if (e->len == len && strncasecmp(e->name, name, len) == 0)
-            return e->cmd;
-    }
-    return NULL;
-}
-
-/* Fills names (room for INDEX_SLOTS) with every command under its own name,
- * in module order; returns how many. */
-static size_t builtin_names(struct command_name *names)
-{
-    size_t n = 0;
-    for (size_t t = 0; t < table_count; t++) {
-        for (const struct command *cmd = tables[t]; cmd->name; cmd++)
-            names[n++] = (struct command_name){cmd->name, strlen(cmd->name), cmd};
-    }
-    return n;
-}
-
-static size_t name_find(const struct command_name *names, size_t n, const char *name)
-{
-    size_t len = strlen(name), i;
-    for (i = 0; i < n; i++) {
-        if (names[i].len == len && strncasecmp(names[i].name, name, len) == 0)
-            break;
-    }
-    return i;
-}
-
-/*
- * Applies rename-command pairs to names[0..*n) in order, as Redis's config
- * loader does to its command table: the old name must be callable at that
- * point, it is removed first (so renaming a command to itself works), and the
- * new one, unless "", must not be taken. Returns 0, or -1 with Redis's reason
- * in err. Runs at start only, so linear searches are fine.
- */
-static int apply_renames(struct command_name *names, size_t *n, char *const *renames, int count,
-                         char *err, size_t errlen)
-{
-    for (int r = 0; r < count; r++) {
-        const char *from = renames[2 * r], *to = renames[2 * r + 1];
-        size_t k = name_find(names, *n, from);
-        if (k == *n) {
-            snprintf(err, errlen, "No such command in rename-command");
-            return -1;
-        }
-        const struct command *cmd = names[k].cmd;
-        memmove(&names[k], &names[k + 1], (*n - k - 1) * sizeof(names[0]));
-        (*n)--;
-        if (!to[0])
-            continue;
-        if (name_find(names, *n, to) < *n) {
-            snprintf(err, errlen, "Target command name already exists");
-            return -1;
-        }
-        /* The command keeps its place in COMMAND's order. */
-        memmove(&names[k + 1], &names[k], (*n - k) * sizeof(names[0]));
-        names[k] = (struct command_name){to, strlen(to), cmd};
-        (*n)++;
-    }
-    return 0;
-}
-
-int command_check_renames(char *const *renames, int count, char *err, size_t errlen)
-{
-    struct command_name *names = xmalloc(INDEX_SLOTS * sizeof(*names));
-    size_t n = builtin_names(names);
-    int rc = apply_renames(names, &n, renames, count, err, errlen);
-    xfree(names);
-    return rc;
-}
-
-void command_table_init(void)
-{
-    static struct command_name names[INDEX_SLOTS];
-    char err[128];
-
+    command_table_init();
+    keyspec_table_init();
     conn_on_request(command_execute);
     block_on_unblocked(command_unblocked);
-    size_t n = builtin_names(names);
-
-    memset(builtin_slots, 0, sizeof(builtin_slots));
-    memset(stats_slots, 0, sizeof(stats_slots));
-    for (size_t i = 0; i < n; i++) {
-        index_add(builtin_slots, &names[i]);
-        stats_slot_of(names[i].cmd)->cmd = names[i].cmd;
-        stats_slot_of(names[i].cmd)->index = i;
-    }
-    /* Subcommands are numbered after every command, under their full
-     * names; renames never apply to them, as in Redis. */
-    builtin_count = n;
-    for (size_t i = 0; i < n; i++) {
-        for (const struct command *sub = names[i].cmd->subcommands; sub && sub->name; sub++) {
-            struct command_name sn = {sub->name, strlen(sub->name), sub};
-            index_add(builtin_slots, &sn);
-            stats_slot_of(sub)->cmd = sub;
-            stats_slot_of(sub)->index = builtin_count++;
-        }
-    }
-    keyspec_table_init();
-    /* config_set checked this very list with command_check_renames, from the
-     * same built-in names, so it cannot fail here; serving with a command
-     * the operator disabled would be worse than stopping. */
-    if (apply_renames(names, &n, server.cfg.renames, server.cfg.rename_count, err,
-                      sizeof(err)) < 0) {
-        fprintf(stderr, "rbkv: rename-command: %s\n", err);
-        abort();
-    }
-    memset(index_slots, 0, sizeof(index_slots));
-    total_rows = 0;
-    for (size_t i = 0; i < n; i++) {
-        index_add(index_slots, &names[i]);
-        all_commands[i] = names[i].cmd;
-        all_rows[total_rows++] = names[i].cmd;
-        for (const struct command *sub = names[i].cmd->subcommands; sub && sub->name; sub++)
-            all_rows[total_rows++] = sub;
-    }
-    total_commands = n;
-}
-
-/* The subcommand of container named word (any case), or NULL. */
-static const struct command *subcommand_find(const struct command *container, const char *word,
-                                             size_t len)
-{
-    size_t prefix = strlen(container->name) + 1; /* "config|" */
-    for (const struct command *sub = container->subcommands; sub->name; sub++) {
-        if (strlen(sub->name) == prefix + len && strncasecmp(sub->name + prefix, word, len) == 0)
-            return sub;
-    }
-    return NULL;
-}
-
-const struct command *command_subcommand(const struct command *cmd, int argc,
-                                         const struct resp_slice *argv)
-{
-    if (!cmd || !cmd->subcommands || argc < 2)
-        return cmd;
-    return subcommand_find(cmd, argv[1].ptr, argv[1].len);
-}
-
-const struct command *command_resolve(int argc, const struct resp_slice *argv)
-{
-    return command_subcommand(command_lookup(argv[0].ptr, argv[0].len), argc, argv);
-}
-
-const struct command *command_lookup_fullname(const char *name, size_t len)
-{
-    const char *bar = memchr(name, '|', len);
-    const struct command *cmd = command_lookup(name, bar ? (size_t)(bar - name) : len);
-    if (!bar || !cmd)
-        return cmd;
-    return cmd->subcommands ? subcommand_find(cmd, bar + 1, len - (size_t)(bar + 1 - name)) : NULL;
-}
-
-const struct command *command_lookup(const char *name, size_t len)
-{
-    return index_find(index_slots, name, len);
-}
-
-const struct command *command_lookup_builtin(const char *name, size_t len)
-{
-    return index_find(builtin_slots, name, len);
-}
-
-size_t command_count(void)
-{
-    return total_commands;
-}
-
-const struct command *command_at(size_t i)
-{
-    return i < total_commands ? all_commands[i] : NULL;
-}
-
-size_t command_row_count(void)
-{
-    return total_rows;
-}
-
-const struct command *command_row_at(size_t i)
-{
-    return i < total_rows ? all_rows[i] : NULL;
-}
-
-size_t command_index(const struct command *cmd)
-{
-    return stats_slot_of(cmd)->index;
-}
-
-size_t command_builtin_count(void)
-{
-    return builtin_count;
-}
-
-const struct command_stats *command_stats(const struct command *cmd)
-{
-    return &stats_slot_of(cmd)->stats;
-}
-
-void command_reset_stats(void)
-{
-    for (size_t i = 0; i < INDEX_SLOTS; i++) {
-        xfree(stats_slots[i].stats.latency);
-        memset(&stats_slots[i].stats, 0, sizeof(stats_slots[i].stats));
-    }
 }
 
 /* Redis's incrCommandStatsOnError: the error replies sent since the last
@@ -347,7 +61,7 @@ static int count_errors_since_last(const struct command *cmd, int rejected)
     errors_seen = written;
     if (!erred || !cmd)
         return 0;
-    struct command_stats *st = &stats_slot_of(cmd)->stats;
+    struct command_stats *st = command_stats(cmd);
     if (rejected)
         st->rejected_calls++;
     else
@@ -366,7 +80,7 @@ void command_unblocked(struct client *c, enum block_end end, int64_t serve_us)
     /* Redis 7.0.15 counts the call's own run time again here, with the
      * serving: the slow log's entry and the command's time get both. */
     int64_t total = c->blocked_call_us + serve_us;
-    struct command_stats *st = &stats_slot_of(c->last_cmd)->stats;
+    struct command_stats *st = command_stats(c->last_cmd);
     st->usec += (unsigned long long)(total > 0 ? total : 0);
     if (end == BLOCK_UNBLOCKED)
         st->failed_calls++;
@@ -444,14 +158,30 @@ int command_primary_link_up(void)
     return !write_gate || write_gate->link_up();
 }
 
-/* EXEC's part of the dispatcher (struct multi_runner). */
-static const char *exec_refusal(unsigned cmd_flags)
+/* Whether c may write now (flags: a command's, or the union of a queue's
+ * at EXEC: Redis's is_write_command covers both): a read-only replica's
+ * refusal, or a primary's short of min-replicas-to-write; NULL when it may.
+ * The primary's link always may. */
+static const char *write_refusal(const struct client *c, unsigned flags)
+{
+    if (!(flags & CMD_WRITE) || (c->flags & CLIENT_MASTER))
+        return NULL;
+    if (server.cfg.replicaof_host && server.cfg.replica_read_only)
+        return ERR_READONLY;
+    if (write_gate && write_gate->refuses_writes())
+        return ERR_NOREPLICAS;
+    return NULL;
+}
+
+/* EXEC's part of the dispatcher (struct multi_runner). A transaction
+ * queued on a primary that is a replica now is refused here whole. */
+static const char *exec_refusal(const struct client *c, unsigned cmd_flags)
 {
     if (server.cfg.maxmemory && (cmd_flags & CMD_DENYOOM) && evict_perform() == EVICT_FAIL)
         return ERR_OOM;
     if ((cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
         return ERR_MISCONF;
-    return NULL;
+    return write_refusal(c, cmd_flags);
 }
 
 /* ACLs are checked again at EXEC: the rules may have changed since. */
@@ -492,20 +222,17 @@ static int needs_auth(const struct client *c)
     return !(c->flags & CLIENT_AUTHENTICATED) && c->user && acl_default_requires_auth();
 }
 
-/* Redis's order: a replica's read-only rule, stale data, then
- * min-replicas-to-write. Replies and returns 1 when cmd may not run. */
+/* A replica's read-only rule and a primary's min-replicas-to-write (only
+ * one of them can apply), then stale data. Replies and returns 1 when cmd
+ * may not run. */
 static int replication_refuses(struct client *c, const struct command *cmd)
 {
-    const char *err = NULL;
     if (c->flags & CLIENT_MASTER)
         return 0;
-    if (server.cfg.replicaof_host && server.cfg.replica_read_only && (cmd->flags & CMD_WRITE))
-        err = ERR_READONLY;
-    else if (server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
-             !command_primary_link_up() && !(cmd->flags & CMD_STALE))
+    const char *err = write_refusal(c, cmd->flags);
+    if (!err && server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
+        !command_primary_link_up() && !(cmd->flags & CMD_STALE))
         err = ERR_MASTERDOWN;
-    else if ((cmd->flags & CMD_WRITE) && write_gate && write_gate->refuses_writes())
-        err = ERR_NOREPLICAS;
     if (!err)
         return 0;
     resp_add_error(&c->out, err);
@@ -650,7 +377,7 @@ static void record_duration(struct client *c, const struct command *cmd,
 
 void command_call(struct client *c, const struct command *cmd)
 {
-    struct command_stats *stats = &stats_slot_of(cmd)->stats;
+    struct command_stats *stats = command_stats(cmd);
     unsigned long long dirty = server.dirty, effects = server.effects_propagated;
     /* Our own clock: EXEC's commands reset the shared one. */
     int64_t start = ustime();

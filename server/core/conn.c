@@ -34,7 +34,8 @@
  * keeps per client it releases through the closing and gone lists it
  * registered (conn_on_closing, conn_on_gone); the clients a batch woke up
  * run through the hook blocking.c registered; the append-only log's group
- * commit reaches conn.c as struct conn_log, filled at start by wiring.c.
+ * commit (persist/group_commit.c) reaches conn.c as struct conn_log, filled
+ * at start by wiring.c, and conn.c only holds and releases the replies.
  * check_layers.sh holds conn.c to the headers it includes now.
  */
 #include <limits.h>
@@ -57,7 +58,6 @@
 #define READ_SUGGESTED (16 * 1024)
 #define WRITE_IOVS 64
 
-static void sync_check_cb(uv_check_t *h);
 static void yield_unlink(struct client *c);
 
 /* ---- what modules registered (conn.h) ---- */
@@ -311,6 +311,7 @@ static int tls_take(struct client *c, size_t nread)
  * loop turn and starts again in the check phase, after every other ready
  * client had its turn. */
 static uv_check_t yield_check;
+static int yield_handle; /* yield_check is initialized (conn_listen) */
 
 /* The clients with CLIENT_READ_YIELDED, so that the check phase touches only
  * them and not every client; linked by yield_prev/yield_next, left by a
@@ -499,32 +500,14 @@ static void run_requests(struct client *c)
     }
 }
 
-/* Group commit under appendfsync always: a client whose batch wrote to the
- * log keeps its replies until the end of the loop turn, when one write and
- * fsync covers the batches of every client (as Redis does before it sleeps).
- * The idle handle keeps the loop from blocking in poll while replies wait. */
-static uv_check_t sync_check;
-static uv_idle_t sync_idle;
-static int sync_handles;
-
-static void sync_idle_cb(uv_idle_t *h)
+/* The append-only log's group commit (struct conn_log): a client whose batch
+ * wrote to the log under appendfsync always keeps its replies
+ * (CLIENT_AWAIT_SYNC) until the log's sync at the end of the loop turn. When
+ * the sync failed, acknowledging their writes would be a lie, so those
+ * clients are closed with their replies unsent. resume: go on with their
+ * requests. */
+static void release_held(int failed, int resume)
 {
-    (void)h;
-}
-
-static void await_sync(struct client *c)
-{
-    c->flags |= CLIENT_AWAIT_SYNC;
-    uv_check_start(&sync_check, sync_check_cb);
-    uv_idle_start(&sync_idle, sync_idle_cb);
-}
-
-/* Syncs the log once for every waiting client, then sends their replies; when
- * the sync failed, acknowledging their writes would be a lie, so those clients
- * are closed with their replies unsent. resume: go on with their requests. */
-static void release_synced(int resume)
-{
-    int failed = log_hooks && log_hooks->flush() < 0;
     struct client *next;
     for (struct client *c = server.clients; c; c = next) {
         next = c->next; /* a closed client stays listed until its close callback */
@@ -542,31 +525,24 @@ static void release_synced(int resume)
     }
 }
 
-static void sync_check_cb(uv_check_t *h)
+void conn_release_held(int failed)
 {
-    (void)h;
-    uv_check_stop(&sync_check);
-    uv_idle_stop(&sync_idle);
-    release_synced(1);
+    release_held(failed, 1);
 }
 
-/* After c's batch, which fed the log from `fed` on: under appendfsync always
- * its replies wait for the group commit; else the log is written before
- * they go, and a failed write of its commands closes c unanswered. Returns
- * 1 when c's replies may not go now. */
-static int log_must_wait(struct client *c, unsigned long long fed)
+/* After c's batch, which began at the log's mark: its replies wait for the
+ * turn's sync, or its commands could not be written and c closes
+ * unanswered. Returns 1 when c's replies may not go now. */
+static int log_must_wait(struct client *c, unsigned long long mark)
 {
-    int fed_now = log_hooks->fed_count() != fed;
-    if (fed_now && log_hooks->sync_always()) {
-        await_sync(c);
-        return 1;
-    }
-    if (log_hooks->flush() < 0 && fed_now) {
+    int rc = log_hooks->after(mark);
+    if (rc > 0)
+        c->flags |= CLIENT_AWAIT_SYNC;
+    if (rc < 0) {
         resp_out_reset(&c->out);
         conn_close(c);
-        return 1;
     }
-    return 0;
+    return rc != 0;
 }
 
 /* Runs what the client sent and sends the replies. When a pause's replies all
@@ -575,7 +551,7 @@ static int log_must_wait(struct client *c, unsigned long long fed)
 void conn_process_input(struct client *c)
 {
     for (;;) {
-        unsigned long long fed = log_hooks ? log_hooks->fed_count() : 0;
+        unsigned long long mark = log_hooks ? log_hooks->mark() : 0;
         run_requests(c);
         if (c->flags & CLIENT_CLOSING)
             return;
@@ -585,7 +561,7 @@ void conn_process_input(struct client *c)
             conn_close(c);
             return;
         }
-        if (log_hooks && log_must_wait(c, fed))
+        if (log_hooks && log_must_wait(c, mark))
             return;
         conn_send(c);
         if (c->flags & (CLIENT_CLOSING | CLIENT_WRITING))
@@ -1109,10 +1085,8 @@ static struct listener_set *listen_port(int port, int is_tls)
 int conn_listen(void)
 {
     server_on_child_close(conn_close_listener_fds);
-    uv_check_init(server.loop, &sync_check);
-    uv_idle_init(server.loop, &sync_idle);
     uv_check_init(server.loop, &yield_check);
-    sync_handles = 1;
+    yield_handle = 1;
     if (server.cfg.port && !(server.listeners = listen_port(server.cfg.port, 0)))
         return -1;
     if (server.cfg.tls_port && !(server.tls_listeners = listen_port(server.cfg.tls_port, 1)))
@@ -1144,11 +1118,9 @@ int conn_relisten(int is_tls)
 
 void conn_close_listeners(void)
 {
-    if (sync_handles) {
-        uv_close((uv_handle_t *)&sync_check, NULL);
-        uv_close((uv_handle_t *)&sync_idle, NULL);
+    if (yield_handle) {
         uv_close((uv_handle_t *)&yield_check, NULL);
-        sync_handles = 0;
+        yield_handle = 0;
     }
     listeners_release(server.listeners);
     server.listeners = NULL;
@@ -1182,7 +1154,8 @@ void conn_close_listener_fds(void)
  * owed, then close it. */
 void conn_close_all(void)
 {
-    release_synced(0); /* replies that wait for the log go out only once it is synced */
+    if (log_hooks) /* replies that wait for the log go out only once it is synced */
+        release_held(log_hooks->sync() < 0, 0);
     for (struct client *c = server.clients; c; c = c->next) {
         if (c->flags & CLIENT_CLOSING)
             continue;

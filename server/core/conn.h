@@ -113,18 +113,23 @@ void conn_on_requests_ran(void (*fn)(void));
  * registers it. */
 typedef int conn_client_test_fn(const struct client *c);
 void conn_on_subscriber_test(conn_client_test_fn *fn);
-/* The append-only log's part in sending replies. persist/ is below core
+/* The append-only log's part in sending replies: persist/ is below core
  * and knows no connection, so the start-up wiring (wiring.c) fills this
- * with persist/aof.c's functions; unset, replies never wait for a log.
- * The guarantee under appendfsync always: a batch that fed the log keeps
- * its replies until one write and fsync at the loop turn's end covered it
- * (conn.c's check handle), and a failed sync closes its client unanswered. */
+ * with persist/group_commit.c's functions and registers conn_release_held
+ * as what its turn-end sync calls; unset, replies never wait for a log.
+ * A batch that fed the log under appendfsync always keeps its replies until
+ * one write and fsync at the loop turn's end covered it, and a failed sync
+ * closes its client unanswered. */
 struct conn_log {
-    unsigned long long (*fed_count)(void); /* commands fed to the log, ever */
-    int (*sync_always)(void);              /* the log is on, appendfsync always */
-    int (*flush)(void); /* writes what was fed (and fsyncs under always): 0, or -1 */
+    unsigned long long (*mark)(void);      /* before a batch */
+    int (*after)(unsigned long long mark); /* 0: send; 1: hold until the sync; -1: close */
+    int (*sync)(void);                     /* now (shutdown): 0, or -1 when it failed */
 };
 /* log must outlive the server; NULL unsets. */
 void conn_on_log(const struct conn_log *log);
+/* The log's turn-end sync ran: sends the held replies and goes on with
+ * their clients' requests, or, when it failed, closes those clients
+ * unanswered. */
+void conn_release_held(int failed);
 
 #endif

@@ -19,7 +19,7 @@
 #ifndef RBKV_KEYSPEC_H
 #define RBKV_KEYSPEC_H
 
-#include "command.h"
+#include "command_table.h"
 
 /* Key spec flags, as Redis 7 names them, in the order COMMAND prints them.
  * How much of the key is touched: RO read only, RW read and written, OW

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "acl_file.h"
 #include "aof.h"
 #include "bgsave.h"
 #include "blocking.h"
@@ -37,6 +38,7 @@
 #include "conn.h"
 #include "keyspace.h"
 #include "evict.h"
+#include "group_commit.h"
 #include "lazyfree.h"
 #include "longrun.h"
 #include "log.h"
@@ -199,6 +201,7 @@ void server_shutdown(void)
     for (int i = 0; i < nmodules; i++)
         if (modules[i]->stopped)
             modules[i]->stopped();
+    group_commit_close();
     aof_close();
     if (started)
         log_warning("rbkv is now ready to exit, bye bye...");
@@ -265,7 +268,7 @@ int server_init(void)
      * so the append-only log reports it like a full disk. */
     signal(SIGXFSZ, SIG_IGN);
     server_adjust_open_files_limit();
-    command_table_init();
+    command_init();
     if (configure_tls() < 0 || acl_start() < 0)
         return -1;
     conn_on_auth(&users);

@@ -125,7 +125,7 @@ void multi_exec(struct client *c, const struct multi_runner *run)
     struct multi_state *m = c->multi;
     /* Refusals the dispatcher would give the queued commands now, for the
      * transaction as a whole, as Redis checks EXEC. */
-    const char *refusal = run->refusal(m->cmd_flags);
+    const char *refusal = run->refusal(c, m->cmd_flags);
     if (refusal) {
         resp_add_errorf(&c->out, "EXECABORT Transaction discarded because of: %s", refusal);
         multi_discard(c);

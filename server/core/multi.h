@@ -18,9 +18,9 @@ struct command;
 /* MULTI: c, not in a transaction yet, starts queueing. */
 void multi_start(struct client *c);
 struct multi_runner {
-    /* The dispatcher's refusal of commands with these flags now (OOM,
-     * MISCONF), or NULL. */
-    const char *(*refusal)(unsigned cmd_flags);
+    /* The dispatcher's refusal of c's commands with these flags now (OOM,
+     * MISCONF, a replica's READONLY), or NULL. */
+    const char *(*refusal)(const struct client *c, unsigned cmd_flags);
     /* Runs one queued command, the request in c->argc/argv. */
     void (*call)(struct client *c, const struct command *cmd);
 };

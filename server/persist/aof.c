@@ -33,7 +33,7 @@
 #include "childinfo.h"
 #include "clock.h"
 #include "latency.h"
-#include "command.h"
+#include "command_table.h"
 #include "config.h"
 #include "feed.h"
 #include "keyspace.h"

@@ -74,8 +74,7 @@ unsigned long long aof_fed_count(void);
 int aof_flush_before_reply(void);
 /* Whether the log is on with appendfsync always: a batch of requests that
  * fed it then keeps its replies until the group commit, one write and
- * fsync at the end of the loop turn for every client (the transport does
- * the holding: wiring.c hands these three functions to core's conn.h). */
+ * fsync at the end of the loop turn for every client (group_commit.h). */
 int aof_sync_always(void);
 /* Whether write commands are refused: the last write of the log failed.
  * When so, *why is the errno's text. */

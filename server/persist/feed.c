@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "command.h"
+#include "command_table.h"
 #include "keyspace.h"
 #include "resp_num.h"
 #include "resp_parser.h"

@@ -27,7 +27,7 @@
 #include "conn.h"
 #include "log.h"
 #include "mem.h"
-#include "repl.h"
+#include "repl_stream.h"
 #include "server.h"
 #include "snapshot.h"
 

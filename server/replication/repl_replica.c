@@ -19,13 +19,14 @@
 #include "aof.h"
 #include "backlog.h"
 #include "bgsave.h"
+#include "blocking.h"
 #include "client.h"
 #include "conn.h"
 #include "functions.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
-#include "repl.h"
+#include "repl_stream.h"
 #include "repl_primary.h"
 #include "repl_reader.h"
 #include "server.h"
@@ -650,13 +651,18 @@ void repl_replica_start(void)
         conn_close(ml.c);
     ml.c = NULL;
     drop_temp_file();
-    if (ml.state == LINK_NONE) {
-        /* A primary turned replica offers its own history in PSYNC (a
-         * demoted primary continues from the promoted replica when it wrote
-         * nothing the replica lacks); its replicas sync again from it. */
-        repl_primary_drop_replicas();
+    /* A client blocked here would be served later by the primary's stream,
+     * taking what the primary keeps: Redis 7.0 fails every wait and closes
+     * the client, on each REPLICAOF to a new primary. */
+    block_fail_all("UNBLOCKED force unblock from blocking operation, instance state changed "
+                   "(master -> replica?)");
+    /* A primary turned replica offers its own history in PSYNC (a demoted
+     * primary continues from the promoted replica when it wrote nothing the
+     * replica lacks). Its replicas stay, as Redis's do, until the sync with
+     * the new primary changes the history they hold: a partial one under a
+     * new ID (psync_reply) or a full one (install) drops them. */
+    if (ml.state == LINK_NONE)
         ml.down_since_ms = 0; /* never up yet: INFO says -1, as Redis */
-    }
     /* Keys expire on the primary, which sends their DELs. */
     ks_pause_expiry(1);
     log_set_role('S');
@@ -678,6 +684,9 @@ void repl_replica_stop(void)
      * the primary's other replicas continue from us partially. */
     repl_shift_replid();
     repl_backlog();
+    /* Our own replicas learn the new ID only by a PSYNC: as Redis 7.0 does,
+     * they are dropped, and continue partially when they come back. */
+    repl_primary_drop_replicas();
 }
 
 void repl_replica_cron(void)

@@ -39,6 +39,7 @@ static struct {
     int globals;               /* ref: the sealed globals (run time) */
     int load_api;              /* ref: the load-time API (load time) */
     struct fn_library *loading; /* the library being loaded, NULL otherwise */
+    fnlua_register_fn *add;     /* what takes its functions, while loading */
     int64_t load_start_us;
     long load_timeout_ms;
 } fl;
@@ -204,7 +205,7 @@ static int register_function(lua_State *L)
     const char *bad = argc == 1 ? read_named(L, &r) : read_positional(L, &r);
     char err[256];
     if (!bad && strlen(r.name) == r.name_len &&
-        fn_library_add(fl.loading, r.name, r.desc, r.desc_len, r.flags, r.ref, err,
+        fl.add(fl.loading, r.name, r.desc, r.desc_len, r.flags, r.ref, err,
                        sizeof(err)) == 0)
         return 0;
     if (!bad && strlen(r.name) != r.name_len)
@@ -297,8 +298,8 @@ static void env_index(int ref)
     lua_pop(fl.L, 1);
 }
 
-int fnlua_compile(struct fn_library *lib, const char *body, size_t len, long timeout_ms,
-                  char *err, size_t errlen)
+int fnlua_compile(struct fn_library *lib, fnlua_register_fn *add, const char *body, size_t len,
+                  long timeout_ms, char *err, size_t errlen)
 {
     ensure_state();
     lua_State *L = fl.L;
@@ -311,6 +312,7 @@ int fnlua_compile(struct fn_library *lib, const char *body, size_t len, long tim
     lua_setfenv(L, -2);
     env_index(fl.load_api);
     fl.loading = lib;
+    fl.add = add;
     fl.load_start_us = ustime();
     fl.load_timeout_ms = timeout_ms;
     if (timeout_ms > 0)

@@ -25,14 +25,21 @@ struct script_run;
  * fnlua_memory is 0. */
 void fnlua_close(void);
 
+/* How the registry (functions.c) takes a function the code registers into
+ * lib: taking name and desc (heap strings, desc may be NULL) and the
+ * engine's ref. Returns 0, or -1 with Redis's text in err when the name is
+ * invalid or lib already has it; then nothing is taken. Passed in, so the
+ * engine never calls the registry that calls it. */
+typedef int fnlua_register_fn(struct fn_library *lib, char *name, char *desc, size_t desc_len,
+                              unsigned flags, int ref, char *err, size_t errlen);
 /* Runs a library's code (after its shebang line) with the load-time API,
- * adding what it registers to lib (fn_library_add). Gives up after
+ * adding what it registers to lib through add. Gives up after
  * timeout_ms of running (0: never). Returns 0, or -1 with Redis's text in
  * err ("Error compiling function: ...", "Error registering functions:
  * ..."); the functions lib got before the failure stay in it, for the
  * caller to free. */
-int fnlua_compile(struct fn_library *lib, const char *body, size_t len, long timeout_ms,
-                  char *err, size_t errlen);
+int fnlua_compile(struct fn_library *lib, fnlua_register_fn *add, const char *body, size_t len,
+                  long timeout_ms, char *err, size_t errlen);
 /* Drops a callback's ref. */
 void fnlua_unref(int ref);
 /* Calls the callback ref as f(keys, args) under run (prepared); replies to

@@ -160,8 +160,9 @@ static void clear_set(struct fn_set *s)
     }
 }
 
-int fn_library_add(struct fn_library *lib, char *name, char *desc, size_t desc_len,
-                   unsigned flags, int ref, char *err, size_t errlen)
+/* The engine's fnlua_register_fn (function_lua.h), while it compiles lib. */
+static int library_add(struct fn_library *lib, char *name, char *desc, size_t desc_len,
+                       unsigned flags, int ref, char *err, size_t errlen)
 {
     size_t len = strlen(name);
     if (!valid_name(name, len)) {
@@ -266,7 +267,7 @@ static struct fn_library *compile(const char *code, size_t len, long timeout_ms,
     lib->name = name;
     lib->code = xmemdup(code, len);
     lib->code_len = len;
-    if (fnlua_compile(lib, code + body, len - body, timeout_ms, err, errlen) < 0) {
+    if (fnlua_compile(lib, library_add, code + body, len - body, timeout_ms, err, errlen) < 0) {
         free_library(lib);
         return NULL;
     }

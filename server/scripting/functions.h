@@ -85,13 +85,6 @@ enum fn_restore_policy { FN_RESTORE_APPEND, FN_RESTORE_REPLACE, FN_RESTORE_FLUSH
 int fn_restore(const char *payload, size_t len, enum fn_restore_policy policy, char *err,
                size_t errlen);
 
-/* For the engine, while it compiles lib: adds a function, taking name and
- * desc (heap strings, desc may be NULL) and the engine's ref. Returns 0, or
- * -1 with Redis's text in err when the name is invalid or lib already has
- * it; then nothing is taken (the caller frees them and drops ref). */
-int fn_library_add(struct fn_library *lib, char *name, char *desc, size_t desc_len,
-                   unsigned flags, int ref, char *err, size_t errlen);
-
 /* After a snapshot was loaded (start, DEBUG RELOAD, a replica's full sync):
  * replaces the registry by the libraries the snapshot held (none: empty).
  * Returns 0, or -1 with the reason logged and the registry unchanged. */

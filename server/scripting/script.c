@@ -27,6 +27,7 @@
 #include <strings.h>
 
 #include "acl.h"
+#include "acl_deny.h"
 #include "aof.h"
 #include "bgsave.h"
 #include "client.h"

@@ -117,7 +117,7 @@ void harness_init(void)
     server.start_ms = mstime();
     memset(server.run_id, '0', sizeof(server.run_id) - 1);
     commands_register();
-    command_table_init();
+    command_init();
     server.ks = ks_new(server.cfg.databases);
     /* Their handles are made on the loop, which never runs here. Core's
      * modules and the subsystems register their client-gone and dispatcher

@@ -1628,6 +1628,20 @@ int h_wait_clients(redisContext *c, long n, int timeout_ms)
     return h_wait_info(c, "clients", "connected_clients", want, timeout_ms);
 }
 
+int h_wait_caught_up(redisContext *primary, redisContext *replica, int timeout_ms)
+{
+    int64_t deadline = h_now_ms() + timeout_ms;
+    long long want = -1, got = -2;
+    while (h_now_ms() < deadline) {
+        want = h_info_ll(primary, "replication", "master_repl_offset");
+        got = h_info_ll(replica, "replication", "slave_repl_offset");
+        if (want == got && want >= 0)
+            return 1;
+        h_sleep_ms(INFO_POLL_MS);
+    }
+    return CHECK(0, "replica at offset %lld, primary at %lld", got, want);
+}
+
 int h_wait_busy(redisContext *c, int timeout_ms)
 {
     int64_t deadline = h_now_ms() + timeout_ms;

@@ -437,6 +437,10 @@ int h_wait_info(redisContext *c, const char *section, const char *field, const c
  * server learns of a close asynchronously. Returns 1 when it got there, 0
  * (not a recorded failure: callers CHECK) otherwise. */
 int h_wait_clients(redisContext *c, long n, int timeout_ms);
+/* Polls INFO replication until replica's slave_repl_offset is primary's
+ * master_repl_offset (it applied everything streamed so far), for up to
+ * timeout_ms. Returns 1 when it got there, 0 after a failed CHECK. */
+int h_wait_caught_up(redisContext *primary, redisContext *replica, int timeout_ms);
 /* Polls PING on c until it answers -BUSY, for up to timeout_ms: a script or
  * function sent on another client is running past busy-reply-threshold.
  * Returns 1 when it got there, 0 after a failed CHECK. */

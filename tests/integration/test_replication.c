@@ -51,17 +51,7 @@ static int follow(redisContext *replica, const struct h_server *primary)
 /* Waits until replica has applied everything primary streamed so far. */
 static int caught_up(redisContext *primary, redisContext *replica)
 {
-    int64_t deadline = h_now_ms() + SYNC_MS;
-    long long want = -1, got = -2;
-    while (h_now_ms() < deadline) {
-        want = h_info_ll(primary, "replication", "master_repl_offset");
-        got = h_info_ll(replica, "replication", "slave_repl_offset");
-        if (want == got && want >= 0)
-            return 1;
-        h_sleep_ms(20);
-    }
-    CHECK(0, "replica at offset %lld, primary at %lld", got, want);
-    return 0;
+    return h_wait_caught_up(primary, replica, SYNC_MS);
 }
 
 static void append_reply(char **text, size_t *len, redisReply *r)

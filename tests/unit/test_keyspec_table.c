@@ -16,7 +16,7 @@
 int main(void)
 {
     commands_register();
-    command_table_init(); /* aborts, as the server's start, if the shipped table had a bad row */
+    command_init(); /* aborts, as the server's start, if the shipped table had a bad row */
     CHECK(keyspec_unknown(command_key_specs) == NULL);
 
     static const struct command_key_specs no_command[] = {

@@ -367,7 +367,7 @@ static const struct {
 int main(int argc, char **argv)
 {
     commands_register();
-    command_table_init();
+    command_init();
     for (int j = 1; j < argc; j++) {
         size_t i = 0;
         while (i < sizeof(parts) / sizeof(parts[0]) && strcmp(argv[j], parts[i].name) != 0)
