@@ -101,7 +101,10 @@ static void send_held(void)
             send_argv(h->db, h->to_log, h->argc, h->argv);
         xfree(h->argv);
     }
-    unit.count = 0;
+    /* Nothing stays allocated between units. */
+    xfree(unit.held);
+    unit.held = NULL;
+    unit.count = unit.cap = 0;
     if (wrap) {
         aof_exec_end();
         if (feed)
