@@ -17,14 +17,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
+
 static _Thread_local size_t used_bytes;
 static _Thread_local size_t peak_bytes;
 static size_t startup_bytes;
 
-static void *account(void *p)
+/* p, just allocated for size bytes, counted; a failed allocation ends the
+ * process with Redis 7.0's lines, which operators watch for (the log
+ * formats on the stack, so it still writes with the heap exhausted). */
+static void *account(void *p, size_t size)
 {
     if (!p) {
-        fprintf(stderr, "rbkv: out of memory (used_memory=%zu)\n", used_bytes);
+        log_warning("Out Of Memory allocating %zu bytes!", size);
+        log_warning("rbkv aborting for OUT OF MEMORY. Allocated: %zu bytes!", used_bytes);
         abort();
     }
     used_bytes += malloc_usable_size(p);
@@ -35,12 +41,12 @@ static void *account(void *p)
 
 void *xmalloc(size_t size)
 {
-    return account(malloc(size ? size : 1));
+    return account(malloc(size ? size : 1), size);
 }
 
 void *xcalloc(size_t n, size_t size)
 {
-    return account(calloc(n ? n : 1, size ? size : 1));
+    return account(calloc(n ? n : 1, size ? size : 1), n * size);
 }
 
 void *xrealloc(void *p, size_t size)
@@ -49,7 +55,7 @@ void *xrealloc(void *p, size_t size)
     void *q = realloc(p, size ? size : 1);
     if (q)
         used_bytes -= old;
-    return account(q);
+    return account(q, size);
 }
 
 char *xmemdup(const void *p, size_t len)

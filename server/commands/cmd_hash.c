@@ -40,6 +40,7 @@
 #include "notify.h"
 #include "numparse.h"
 #include "omap.h"
+#include "propagate.h"
 #include "resp_num.h"
 #include "resp_writer.h"
 #include "sample.h"
@@ -363,6 +364,9 @@ static void cmd_hincrbyfloat(struct client *c)
     size_t len = format_long_double(buf, value);
     incr_store(c, e, m, buf, len, "hincrbyfloat");
     resp_add_bulk(&c->out, buf, len);
+    /* As the value it made, so float rounding cannot differ on replay. */
+    struct resp_slice argv[4] = {{"HSET", 4}, c->argv[1], c->argv[2], {buf, len}};
+    propagate_effects(c->db_index, 4, argv);
 }
 
 /* ---- HRANDFIELD --------------------------------------------------------- */

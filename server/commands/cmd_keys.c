@@ -28,8 +28,11 @@
 #include "keyspace.h"
 #include "krange.h"
 #include "live.h"
+#include "mem.h"
 #include "notify.h"
 #include "olist.h"
+#include "propagate.h"
+#include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "omap.h"
@@ -329,6 +332,19 @@ static int expire_allowed(unsigned flags, int64_t current, int64_t when)
     return 1;
 }
 
+/* EXPIRE, PEXPIRE and EXPIREAT go on as PEXPIREAT key ms and their flags,
+ * as Redis 7.0 rewrites them, so a replay ends at the same time. */
+static void propagate_pexpireat(struct client *c, int64_t when)
+{
+    struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)c->argc);
+    char ms[RESP_LL_CHARS];
+    memcpy(argv, c->argv, sizeof(*argv) * (size_t)c->argc);
+    argv[0] = (struct resp_slice){"PEXPIREAT", 9};
+    argv[2] = (struct resp_slice){ms, resp_format_ll(ms, when)};
+    propagate_effects(c->db_index, c->argc, argv);
+    xfree(argv);
+}
+
 /* EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: argv[2] in seconds or ms, relative
  * to base (now, or 0 for the AT forms). A deadline already past deletes the
  * key. Negative times are allowed; only overflow is refused. */
@@ -359,6 +375,8 @@ static void expire_generic(struct client *c, int64_t base, int seconds, const ch
     } else {
         ks_set_expire(c->db, e, when);
         notify_key(c, NOTIFY_GENERIC, "expire", &c->argv[1]);
+        if (seconds || base)
+            propagate_pexpireat(c, when);
     }
     server.dirty++;
     resp_add_int(&c->out, 1);

@@ -575,17 +575,18 @@ static void cmd_rpop(struct client *c)
     cmd_pop_generic(c, 1);
 }
 
-/* Sends the pop a BLPOP, BLMPOP or LMPOP amounted to, LPOP/RPOP key [count],
- * to the log and the replicas: as the running command's effects, or, for a
- * served wait (no command running), as it is. */
+/* Sends the pop a BLPOP, BLMPOP or LMPOP amounted to, LPOP/RPOP key [n]
+ * with n the elements it took, as Redis 7.0 does, to the log and the
+ * replicas: as the running command's effects, or, for a served wait (no
+ * command running), as it is. */
 static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
-                          const struct list_how *how)
+                          const struct list_how *how, size_t n)
 {
     char count[RESP_LL_CHARS];
     struct resp_slice argv[3] = {{how->from_tail ? "RPOP" : "LPOP", 4}, *key, {count, 0}};
     int argc = how->count >= 0 ? 3 : 2;
     if (how->count >= 0)
-        argv[2].len = resp_format_ll(count, how->count);
+        argv[2].len = resp_format_ll(count, (long long)n);
     if (in_command)
         propagate_effects(c->db_index, argc, argv);
     else
@@ -594,8 +595,8 @@ static void propagate_pop(struct client *c, int in_command, const struct resp_sl
 
 /* Pops from l, the non-empty list at key (entry e), replying with the key as
  * Redis's BLPOP ([key, element]) or LMPOP ([key, [elements]]) does. */
-static void pop_with_key(struct client *c, const struct resp_slice *key, struct ks_entry *e,
-                         const struct list_how *how)
+static size_t pop_with_key(struct client *c, const struct resp_slice *key, struct ks_entry *e,
+                           const struct list_how *how)
 {
     struct olist *l = ks_ptr(e);
     size_t n = 1;
@@ -609,6 +610,7 @@ static void pop_with_key(struct client *c, const struct resp_slice *key, struct 
     ks_set_ptr(e, l);
     server.dirty += n;
     list_removed(c, key, e, l, how->from_tail ? "rpop" : "lpop");
+    return n;
 }
 
 /* Moves the element at src's end to dst's and replies it, as Redis's
@@ -648,22 +650,24 @@ static void move_elem(struct client *c, const struct resp_slice *src, struct ks_
     list_removed(c, src, se, ks_ptr(se), from_tail ? "rpop" : "lpop");
 }
 
-static const char *end_name(int tail)
-{
-    return tail ? "RIGHT" : "LEFT";
-}
-
 /* LMOVE src dst from to, or RPOPLPUSH src dst, for the log: the effects of
- * a running BLMOVE or BRPOPLPUSH, or a served wait's move as it is. */
+ * a running BLMOVE or BRPOPLPUSH, with its own LEFT/RIGHT words as the
+ * client wrote them, or a served wait's move as it is, with the words
+ * Redis 7.0 writes there ("left", "right"). */
 static void propagate_move(struct client *c, int in_command, const struct resp_slice *src,
                            const struct resp_slice *dst, const struct list_how *how)
 {
-    const char *from = end_name(how->from_tail), *to = end_name(how->to_tail);
-    struct resp_slice argv[5] = {{"LMOVE", 5}, *src, *dst, {from, strlen(from)}, {to, strlen(to)}};
+    struct resp_slice argv[5] = {{"LMOVE", 5}, *src, *dst};
     int argc = 5;
     if (how->rpoplpush) {
         argv[0] = (struct resp_slice){"RPOPLPUSH", 9};
         argc = 3;
+    } else if (in_command) {
+        argv[3] = c->argv[3];
+        argv[4] = c->argv[4];
+    } else {
+        argv[3] = how->from_tail ? (struct resp_slice){"right", 5} : (struct resp_slice){"left", 4};
+        argv[4] = how->to_tail ? (struct resp_slice){"right", 5} : (struct resp_slice){"left", 4};
     }
     if (in_command)
         propagate_effects(c->db_index, argc, argv);
@@ -681,8 +685,7 @@ static int list_serve(struct client *c, const struct resp_slice *key, const void
     if (!e || e->type != KS_LIST)
         return 0;
     if (!how->move) {
-        pop_with_key(c, key, e, how);
-        propagate_pop(c, 0, key, how);
+        propagate_pop(c, 0, key, how, pop_with_key(c, key, e, how));
         return 1;
     }
     struct resp_slice dst = {how->dst, how->dst_len};
@@ -709,8 +712,7 @@ static void pop_first_or_block(struct client *c, const struct resp_slice *keys, 
         if (list_lookup_or_reply(c, &keys[i], 1, &e, &l) < 0)
             return;
         if (l) {
-            pop_with_key(c, &keys[i], e, how);
-            propagate_pop(c, 1, &keys[i], how);
+            propagate_pop(c, 1, &keys[i], how, pop_with_key(c, &keys[i], e, how));
             return;
         }
     }

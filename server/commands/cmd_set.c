@@ -21,7 +21,7 @@
  * Random picks: SPOP and SRANDMEMBER draw ranks uniformly (arc4random) and
  * reach them through the map's counts (om_seek). SPOP goes to the log and
  * the replicas as what it did (propagate_effects), as Redis 7.0 sends it:
- * SREM key member... in batches of SPOP_BATCH members, or DEL key when the
+ * SREM key member, one a member (in MULTI/EXEC), or DEL key when the
  * whole set went.
  *
  * The algebra walks the inputs in order:
@@ -70,8 +70,6 @@
 /* See the top comment: an input this many times longer than the walked set
  * is probed, not walked (about half of OM_CHUNK_ENTRIES). */
 #define LOOKUP_RATIO (OM_CHUNK_ENTRIES / 2)
-/* Members per propagated SREM, as Redis 7.0 batches SPOP's. */
-#define SPOP_BATCH 1024
 
 /* omap's order: bytes, then the shorter first. */
 static int elem_cmp(const struct om_elem *a, const struct om_elem *b)
@@ -333,20 +331,16 @@ static void cmd_srandmember(struct client *c)
     add_member_at(c, m, random_rank(om_len(m)));
 }
 
-/* Sends SREM key members[0..n) to the log and the replicas, in batches. */
+/* Sends SREM key member to the log and the replicas for each of
+ * members[0..n), as Redis 7.0 does: one command a member, which the unit
+ * wraps in MULTI/EXEC when they are more than one (propagate.h). */
 static void propagate_srem(struct client *c, const struct resp_slice *key,
                            const struct resp_slice *members, size_t n)
 {
-    struct resp_slice *argv = xmalloc(sizeof(*argv) * (2 + (n < SPOP_BATCH ? n : SPOP_BATCH)));
-
-    argv[0] = (struct resp_slice){"SREM", 4};
-    argv[1] = *key;
-    for (size_t i = 0; i < n; i += SPOP_BATCH) {
-        size_t b = n - i < SPOP_BATCH ? n - i : SPOP_BATCH;
-        memcpy(argv + 2, members + i, b * sizeof(*argv));
-        propagate_effects(c->db_index, (int)(2 + b), argv);
+    for (size_t i = 0; i < n; i++) {
+        struct resp_slice argv[3] = {{"SREM", 4}, *key, members[i]};
+        propagate_effects(c->db_index, 3, argv);
     }
-    xfree(argv);
 }
 
 /* SPOP key: one member, a bulk (nil for a missing key). */

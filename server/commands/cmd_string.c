@@ -25,12 +25,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "args.h"
 #include "client.h"
 #include "clock.h"
 #include "cmd_string.h"
 #include "keyspace.h"
+#include "mem.h"
 #include "notify.h"
 #include "numparse.h"
 #include "propagate.h"
@@ -188,6 +190,36 @@ static void cmd_get(struct client *c)
     get_generic(c, &e);
 }
 
+/* Sends "<name> key [value] <ms>" (SET key value PXAT ms, PEXPIREAT key ms)
+ * in place of the running command, whose relative or second-based deadline
+ * would replay to another time: Redis 7.0's rewrite. value NULL: none. */
+static void propagate_deadline(struct client *c, const char *name, const struct resp_slice *value,
+                               int64_t when)
+{
+    char ms[RESP_LL_CHARS];
+    struct resp_slice ts = {ms, resp_format_ll(ms, when)};
+    if (value) {
+        struct resp_slice argv[5] = {{name, strlen(name)}, c->argv[1], *value, {"PXAT", 4}, ts};
+        propagate_effects(c->db_index, 5, argv);
+    } else {
+        struct resp_slice argv[3] = {{name, strlen(name)}, c->argv[1], ts};
+        propagate_effects(c->db_index, 3, argv);
+    }
+}
+
+/* SET ... GET goes on without its GET words, as Redis 7.0 sends it. */
+static void propagate_without_get(struct client *c)
+{
+    struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)c->argc);
+    int argc = 0;
+    for (int i = 0; i < c->argc; i++) {
+        if (i < 3 || c->argv[i].len != 3 || strncasecmp(c->argv[i].ptr, "GET", 3) != 0)
+            argv[argc++] = c->argv[i];
+    }
+    propagate_effects(c->db_index, argc, argv);
+    xfree(argv);
+}
+
 /* How SET-like commands answer: SET says OK or null, SETNX 1 or 0. */
 enum set_reply { SET_REPLY_OK, SET_REPLY_INT };
 
@@ -230,6 +262,12 @@ static void set_generic(struct client *c, const struct string_opts *opt,
     notify_key(c, NOTIFY_STRING, "set", key);
     if (opt->expire)
         notify_key(c, NOTIFY_GENERIC, "expire", key);
+    /* SET PXAT replays as it is; EX, PX, EXAT, SETEX and PSETEX go on as
+     * SET key value PXAT ms, their NX, XX and GET dropped, as in Redis. */
+    if (opt->expire && !(opt->flags & OPT_PXAT))
+        propagate_deadline(c, "SET", val, when);
+    else if (opt->flags & OPT_GET)
+        propagate_without_get(c);
     if (opt->flags & OPT_GET)
         return;
     if (how == SET_REPLY_INT)
@@ -318,9 +356,12 @@ static void cmd_getex(struct client *c)
         ks_set_expire(c->db, e, when);
         server.dirty++;
         notify_key(c, NOTIFY_GENERIC, "expire", &c->argv[1]);
+        propagate_deadline(c, "PEXPIREAT", NULL, when);
     } else if ((opt.flags & OPT_PERSIST) && ks_persist(c->db, e)) {
         server.dirty++;
         notify_key(c, NOTIFY_GENERIC, "persist", &c->argv[1]);
+        struct resp_slice argv[2] = {{"PERSIST", 7}, c->argv[1]};
+        propagate_effects(c->db_index, 2, argv);
     }
 }
 
@@ -573,6 +614,9 @@ static void cmd_incrbyfloat(struct client *c)
         notify_key(c, NOTIFY_NEW, "new", key);
     notify_key(c, NOTIFY_STRING, "incrbyfloat", key);
     resp_add_bulk(&c->out, buf, len);
+    /* As the value it made, so float rounding cannot differ on replay. */
+    struct resp_slice argv[4] = {{"SET", 3}, *key, {buf, len}, {"KEEPTTL", 7}};
+    propagate_effects(c->db_index, 4, argv);
 }
 
 #define GETRANGE_COMPLEXITY                                                                      \

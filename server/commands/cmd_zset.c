@@ -784,8 +784,8 @@ struct pop_how {
 /* Pops from z, the non-empty set at key, and replies as Redis's
  * genericZpopCommand with the key: [key, member, score], or with a count
  * [key, [[member, score], ...]]. */
-static void pop_reply(struct client *c, const struct resp_slice *key, struct ks_entry *e,
-                      struct zset *z, const struct pop_how *how)
+static size_t pop_reply(struct client *c, const struct resp_slice *key, struct ks_entry *e,
+                        struct zset *z, const struct pop_how *how)
 {
     size_t n = 1;
     if (how->count >= 0)
@@ -807,6 +807,25 @@ static void pop_reply(struct client *c, const struct resp_slice *key, struct ks_
      * served client's pop runs outside any command. */
     watch_touch(c->db, key->ptr, key->len);
     removed_from(c, key, e, z, how->max ? "zpopmax" : "zpopmin");
+    return n;
+}
+
+/* Sends the pop a BZPOPMIN, BZPOPMAX, BZMPOP or ZMPOP amounted to, ZPOPMIN
+ * or ZPOPMAX key [n] with n the members it took, as Redis 7.0 does: as the
+ * running command's effects, or, for a served wait (no command running),
+ * as it is. It replays exactly, taking the same end of the same set. */
+static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
+                          const struct pop_how *how, size_t n)
+{
+    char count[RESP_LL_CHARS];
+    struct resp_slice argv[3] = {{how->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
+    int argc = how->count >= 0 ? 3 : 2;
+    if (how->count >= 0)
+        argv[2].len = resp_format_ll(count, (long long)n);
+    if (in_command)
+        propagate_effects(c->db_index, argc, argv);
+    else
+        propagate_argv(c->db_index, argc, argv);
 }
 
 /* block_serve_fn: serves a client blocked by pop_first_or_block. */
@@ -815,15 +834,7 @@ static int pop_serve(struct client *c, const struct resp_slice *key, const void 
     struct ks_entry *e = lookup_write(c, key);
     if (!e || e->type != KS_ZSET)
         return 0;
-    pop_reply(c, key, e, ks_ptr(e), how);
-    /* The log sees no command here: it gets the pop this amounted to, which
-     * replays exactly as it takes the same end of the same set. */
-    const struct pop_how *h = how;
-    char count[RESP_LL_CHARS];
-    struct resp_slice argv[3] = {{h->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
-    if (h->count >= 0)
-        argv[2].len = resp_format_ll(count, h->count);
-    propagate_argv(c->db_index, h->count >= 0 ? 3 : 2, argv);
+    propagate_pop(c, 0, key, how, pop_reply(c, key, e, ks_ptr(e), how));
     return 1;
 }
 
@@ -840,7 +851,7 @@ static void pop_first_or_block(struct client *c, const struct resp_slice *keys, 
         if (zset_lookup_or_reply(c, &keys[i], 1, &e, &z) < 0)
             return;
         if (z) {
-            pop_reply(c, &keys[i], e, z, how);
+            propagate_pop(c, 1, &keys[i], how, pop_reply(c, &keys[i], e, z, how));
             return;
         }
     }

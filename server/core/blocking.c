@@ -19,6 +19,7 @@
 
 #include "blocking.h"
 #include "client.h"
+#include "clock.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "mem.h"
@@ -159,6 +160,19 @@ static void queue_resume(struct client *c)
     t->resume_tail = &c->unblocked_next;
 }
 
+static void (*on_unblocked)(struct client *c, enum block_end end, int64_t serve_us);
+
+void block_on_unblocked(void (*fn)(struct client *c, enum block_end end, int64_t serve_us))
+{
+    on_unblocked = fn;
+}
+
+static void unblocked(struct client *c, enum block_end end, int64_t serve_us)
+{
+    if (on_unblocked)
+        on_unblocked(c, end, serve_us);
+}
+
 static void timeout_cb(uv_timer_t *timer)
 {
     struct block_wait *w = timer->data;
@@ -167,25 +181,10 @@ static void timeout_cb(uv_timer_t *timer)
         w->on_timeout(c, w->how);
     else
         resp_add_null_array(&c->out);
-    /* No unblocked(): Redis 7.0 keeps no latency sample of a call that
-     * timed out by itself (its call was counted when it blocked). */
     end_wait(c);
+    unblocked(c, BLOCK_TIMED_OUT, 0);
     queue_resume(c);
     block_run_unblocked();
-}
-
-static void (*on_unblocked)(struct client *c, int failed);
-
-void block_on_unblocked(void (*fn)(struct client *c, int failed))
-{
-    on_unblocked = fn;
-}
-
-/* The call's statistics once its wait ends other than by its own timeout. */
-static void unblocked(struct client *c, int failed)
-{
-    if (on_unblocked)
-        on_unblocked(c, failed);
 }
 
 void block_client(struct client *c, const struct resp_slice *keys, int nkeys, int64_t timeout_ms,
@@ -242,7 +241,7 @@ const void *block_waiting_for(const struct client *c, block_timeout_fn *on_timeo
 void block_release(struct client *c)
 {
     end_wait(c);
-    unblocked(c, 0);
+    unblocked(c, BLOCK_SERVED, 0);
     queue_resume(c);
 }
 
@@ -275,10 +274,11 @@ void block_serve_ready(void)
          * cannot be served the key has nothing for the others either. */
         while (wk->head) {
             struct client *c = wk->head->wait->client;
+            int64_t start = ustime();
             if (!c->blocked->serve(c, &key, c->blocked->how))
                 break;
             end_wait(c);
-            unblocked(c, 0);
+            unblocked(c, BLOCK_SERVED, ustime() - start);
             queue_resume(c);
         }
         wk->ready = 0;
@@ -315,8 +315,10 @@ void block_init(void)
 void block_client_gone(struct client *c)
 {
     struct block_table *t = server.blocking;
-    if (c->blocked)
+    if (c->blocked) {
         end_wait(c);
+        unblocked(c, BLOCK_TIMED_OUT, 0);
+    }
     if (!(c->flags & CLIENT_UNBLOCKED))
         return;
     struct client **link = &t->resume_head;
@@ -339,7 +341,7 @@ int block_unblock(struct client *c, int error)
     else
         resp_add_null_array(&c->out);
     end_wait(c);
-    unblocked(c, 1);
+    unblocked(c, BLOCK_UNBLOCKED, 0);
     queue_resume(c);
     return 1;
 }

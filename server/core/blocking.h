@@ -73,10 +73,16 @@ void block_run_unblocked(void);
 /* At start: registers with the transport (conn.h) the end of a closing
  * client's wait and block_run_unblocked. */
 void block_init(void);
-/* Sets what is called when a blocked call ends served (failed 0) or by
- * CLIENT UNBLOCK ... ERROR (failed 1): the dispatcher's statistics
+/* How a blocked call's wait ended, for the dispatcher's statistics. */
+enum block_end {
+    BLOCK_SERVED,    /* served, or released by its owner (block_release) */
+    BLOCK_UNBLOCKED, /* CLIENT UNBLOCK, either mode */
+    BLOCK_TIMED_OUT, /* its own timeout, or the client closed */
+};
+/* Sets what is called when a blocked call's wait ends, with the time the
+ * serving took (0 but for BLOCK_SERVED): the dispatcher's statistics
  * (command.c registers command_unblocked), so this file calls no one up. */
-void block_on_unblocked(void (*fn)(struct client *c, int failed));
+void block_on_unblocked(void (*fn)(struct client *c, enum block_end end, int64_t serve_us));
 
 /* c is closing: ends its wait without a reply and forgets it everywhere.
  * Does nothing for a client that is not blocked or queued. */

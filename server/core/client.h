@@ -21,6 +21,7 @@ struct db;
 struct acl_user;
 struct command;
 struct reply_stream;
+struct slowlog_entry;
 struct postponed_request;
 struct tls_conn;
 
@@ -74,6 +75,7 @@ struct client {
     size_t mem_tracked;          /* conn.c: its memory as last added to maxmemory-clients' sum */
     const struct command *last_cmd; /* for CLIENT LIST cmd= */
     int64_t blocked_call_us;     /* the blocking call's own run time, for command_unblocked */
+    struct slowlog_entry *blocked_entry; /* its slow log entry while it waits; owned, freed when the wait ends */
 
     struct resp_parser parser;
     struct resp_out out;          /* plaintext replies */

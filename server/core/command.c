@@ -69,18 +69,36 @@ static int count_errors_since_last(const struct command *cmd, int rejected)
     return 1;
 }
 
-void command_unblocked(struct client *c, int failed)
+void command_unblocked(struct client *c, enum block_end end, int64_t serve_us)
 {
-    if (!c->last_cmd)
+    struct slowlog_entry *entry = c->blocked_entry;
+    c->blocked_entry = NULL;
+    if (end == BLOCK_TIMED_OUT || !c->last_cmd) {
+        slowlog_entry_free(entry);
         return;
+    }
+    /* Redis 7.0.15 counts the call's own run time again here, with the
+     * serving: the slow log's entry and the command's time get both. */
+    int64_t total = c->blocked_call_us + serve_us;
     struct command_stats *st = command_stats(c->last_cmd);
-    if (failed)
+    st->usec += (unsigned long long)(total > 0 ? total : 0);
+    if (end == BLOCK_UNBLOCKED)
         st->failed_calls++;
     if (server.cfg.latency_tracking) {
         if (!st->latency)
             st->latency = xcalloc(1, sizeof(*st->latency));
-        histogram_add(st->latency, (uint64_t)(c->blocked_call_us > 0 ? c->blocked_call_us : 0));
+        histogram_add(st->latency, (uint64_t)(total > 0 ? total : 0));
     }
+    /* CLIENT UNBLOCK ended it from another client: Redis 7.0.15 logs the
+     * arguments the unblocked client holds then, which are none. */
+    if (end == BLOCK_UNBLOCKED) {
+        slowlog_entry_free(entry);
+        slowlog_push_if_needed(c, total);
+    } else {
+        slowlog_push_entry(entry, total);
+    }
+    latency_add_sample_if_needed(server.cfg.latency_monitor_threshold, "command-unblocking",
+                                 serve_us / 1000);
 }
 
 void command_redact_arg(struct client *c, int i)
@@ -374,6 +392,7 @@ void command_call(struct client *c, const struct command *cmd)
     if (cmd->flags & CMD_WRITE)
         ks_will_change(c->db);
     count_errors_since_last(NULL, 0);
+    propagate_unit_begin();
     cmd->proc(c);
     long long duration = ustime() - start;
     stats->calls++;
@@ -384,8 +403,12 @@ void command_call(struct client *c, const struct command *cmd)
      * out as Redis leaves out loading. */
     if (!c->blocked && c->id != 0)
         record_duration(c, cmd, stats, duration);
-    if (c->blocked)
+    if (c->blocked) {
         c->blocked_call_us = duration;
+        /* Its arguments are gone when it is served: the entry is made now. */
+        if (!(cmd->flags & CMD_SKIP_SLOWLOG) && c->id != 0)
+            c->blocked_entry = slowlog_entry_of(c);
+    }
     monitor_feed(c, cmd);
     /* Only a write that changed something invalidates WATCH: a failed SETNX
      * or a DEL of missing keys does not, as in Redis. A write that sent its
@@ -398,4 +421,5 @@ void command_call(struct client *c, const struct command *cmd)
         if (server.effects_propagated == effects)
             propagate_command(c->db, cmd, c->argc, c->argv);
     }
+    propagate_unit_end();
 }

@@ -8,6 +8,9 @@
 #ifndef RBKV_COMMAND_H
 #define RBKV_COMMAND_H
 
+#include <stdint.h>
+
+#include "blocking.h"
 #include "command_table.h"
 
 /* At start, after every table is registered: indexes the table
@@ -29,12 +32,14 @@ void command_script_refused(const struct command *cmd);
  * write changed to WATCH and the append-only log (EXEC runs its queue through
  * this). */
 void command_call(struct client *c, const struct command *cmd);
-/* c's blocking command got its reply (served, or CLIENT UNBLOCK; not a
- * timeout of its own, which Redis 7.0 leaves out): as Redis 7.0's updateStatsOnUnblock, a sample of the call's own
- * run time (the wait left out) in its latency histogram, and a failed call
- * when failed (CLIENT UNBLOCK counts one in either mode, as Redis does). Its
- * call and time were counted when it blocked. */
-void command_unblocked(struct client *c, int failed);
+/* c's blocking command's wait ended (blocking.h's block_end), as Redis
+ * 7.0.15's updateStatsOnUnblock: served or unblocked, the call's own run
+ * time plus serve_us goes to its time, its latency histogram and the slow
+ * log (the entry made when it blocked; the wait itself is left out), and
+ * serve_us to the latency monitor's "command-unblocking"; CLIENT UNBLOCK,
+ * in either mode, counts a failed call. Its call was counted when it
+ * blocked. A timeout of its own counts nothing more, as in Redis. */
+void command_unblocked(struct client *c, enum block_end end, int64_t serve_us);
 /* Called by a handler once it has used argument i of the running request:
  * replaces it with "(redacted)", which is all MONITOR and SLOWLOG show of it
  * (Redis's redactClientCommandArgument, for passwords). */

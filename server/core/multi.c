@@ -148,14 +148,14 @@ void multi_exec(struct client *c, const struct multi_runner *run)
     int argc = c->argc;
     struct resp_slice *argv = c->argv;
     resp_add_array_len(&c->out, (size_t)m->count);
-    propagate_exec_begin();
+    propagate_unit_begin();
     for (struct multi_cmd *q = m->head; q; q = q->next) {
         c->argc = q->argc;
         c->argv = q->argv;
         server.stats.total_commands++; /* Redis counts a queued command again when it runs */
         run->call(c, q->cmd);
     }
-    propagate_exec_end();
+    propagate_unit_end();
     c->argc = argc;
     c->argv = argv;
     c->multi = NULL;

@@ -2,9 +2,12 @@
  * propagate.h - where a write goes once it has run (prefix propagate_): the
  * append-only log, and the replication stream when this server is a primary.
  *
- * Both get the same deterministic form (feed.h): the command under its own
- * name with absolute deadlines, a key removed for its deadline as DEL, a pop
- * served to a blocked client as that pop, an EXEC's writes inside MULTI/EXEC.
+ * Both get what Redis 7.0's get (feed.h): a command as it was called, or as
+ * the command rewrote itself when its own words would not replay the same
+ * (SET EX as SET PXAT <unix ms>, EXPIRE as PEXPIREAT, INCRBYFLOAT as SET
+ * KEEPTTL, a blocking pop as the pop it amounted to, SPOP as SREM or DEL);
+ * a key removed for its deadline as DEL; a unit's writes (a command, an
+ * EXEC, a script) inside MULTI/EXEC when they are more than one.
  * A replica's own writes (from its primary, or a client when
  * replica-read-only is no) reach its log but not its stream: what it passes
  * on to its replicas is exactly what its primary sent (repl_replica.h).
@@ -21,23 +24,29 @@ void propagate_init(void);
 /* cmd ran as argv in db and changed data. */
 void propagate_command(struct db *db, const struct command *cmd, int argc,
                        const struct resp_slice *argv);
-/* argv, run in database db, as it is. */
+/* argv, run in database db, as it is, sent at once (not held by a unit):
+ * a key expired or evicted, a blocked client's pop served. */
 void propagate_argv(int db, int argc, const struct resp_slice *argv);
 /* For a write whose own words would not replay the same (SPOP picks at
- * random): the running command sends what it did instead, as argv in db
- * (SREM key member..., DEL key), once or several times, and so is not
- * also sent verbatim: command_call compares server.effects_propagated,
- * which this counts, around the handler. WATCH is still touched, from
- * server.dirty as for any write; inside EXEC the effects join the
- * transaction's MULTI ... EXEC like any write. A lazily expired key's DEL
- * goes through propagate_argv, so it never suppresses its command. */
+ * random, EXPIRE counts from now): the running command sends what it did
+ * instead, as argv in db (SREM key member, DEL key, SET key value PXAT ms),
+ * once or several times, and so is not also sent verbatim: command_call
+ * compares server.effects_propagated, which this counts, around the
+ * handler. WATCH is still touched, from server.dirty as for any write. The
+ * effects are held until the unit ends, like any write inside one. A
+ * lazily expired key's DEL goes through propagate_argv, at once, so it
+ * never suppresses its command. */
 void propagate_effects(int db, int argc, const struct resp_slice *argv);
 /* argv to the replicas only (PUBLISH: a message is not data, the log
  * does not keep it). */
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv);
-/* Around an EXEC's commands. */
-void propagate_exec_begin(void);
-void propagate_exec_end(void);
+/* Around a unit whose writes go out together: every command (command_call),
+ * an EXEC's commands, a script's. Units nest; when the outermost ends, what
+ * its commands propagated goes out, wrapped in MULTI/EXEC when it is more
+ * than one command, as Redis 7.0 wraps them (an EXEC of one write, or a
+ * script making one, sends that write alone). */
+void propagate_unit_begin(void);
+void propagate_unit_end(void);
 
 /* A command propagated: the replication stream's feed. replication/ is above
  * core, so it registers its feed at start (repl_init) and propagate.c calls

@@ -19,7 +19,7 @@ static struct slowlog_entry **ring; /* ring[(head + i) % cap] is the i-th newest
 static size_t ring_cap, head, count;
 static long long next_id;
 
-static void entry_free(struct slowlog_entry *e)
+void slowlog_entry_free(struct slowlog_entry *e)
 {
     if (!e)
         return;
@@ -58,7 +58,6 @@ static struct slowlog_entry *entry_new(const struct client *c, long long duratio
     struct slowlog_entry *e = xcalloc(1, sizeof(*e));
     int argc = c->argc > SLOWLOG_MAX_ARGC ? SLOWLOG_MAX_ARGC : c->argc;
 
-    e->id = next_id++;
     e->time = server.cmd_start_us / 1000000;
     e->duration_us = duration_us;
     e->argc = argc;
@@ -81,7 +80,7 @@ static struct slowlog_entry *entry_new(const struct client *c, long long duratio
 static void fit(size_t max)
 {
     while (count > max)
-        entry_free(ring[(head + --count) % ring_cap]);
+        slowlog_entry_free(ring[(head + --count) % ring_cap]);
     if (max == ring_cap)
         return;
     struct slowlog_entry **fresh = max ? xcalloc(max, sizeof(*fresh)) : NULL;
@@ -93,20 +92,46 @@ static void fit(size_t max)
     head = 0;
 }
 
+/* Puts e (owned) at the head, then trims the log to slowlog-max-len. */
+static void push(struct slowlog_entry *e)
+{
+    size_t max = (size_t)server.cfg.slowlog_max_len;
+    fit(max);
+    if (max == 0) {
+        slowlog_entry_free(e);
+        return;
+    }
+    if (count == max)
+        slowlog_entry_free(ring[(head + --count) % ring_cap]);
+    e->id = next_id++;
+    head = (head + ring_cap - 1) % ring_cap;
+    ring[head] = e;
+    count++;
+}
+
 void slowlog_push_if_needed(const struct client *c, long long duration_us)
 {
     long long threshold = server.cfg.slowlog_log_slower_than;
     if (threshold < 0 || duration_us < threshold)
         return;
-    size_t max = (size_t)server.cfg.slowlog_max_len;
-    fit(max);
-    if (max == 0)
+    push(entry_new(c, duration_us));
+}
+
+struct slowlog_entry *slowlog_entry_of(const struct client *c)
+{
+    return server.cfg.slowlog_log_slower_than < 0 ? NULL : entry_new(c, 0);
+}
+
+void slowlog_push_entry(struct slowlog_entry *e, long long duration_us)
+{
+    long long threshold = server.cfg.slowlog_log_slower_than;
+    if (!e || threshold < 0 || duration_us < threshold) {
+        slowlog_entry_free(e);
         return;
-    if (count == max)
-        entry_free(ring[(head + --count) % ring_cap]);
-    head = (head + ring_cap - 1) % ring_cap;
-    ring[head] = entry_new(c, duration_us);
-    count++;
+    }
+    e->time = server.cmd_start_us / 1000000;
+    e->duration_us = duration_us;
+    push(e);
 }
 
 size_t slowlog_len(void)
@@ -123,5 +148,5 @@ const struct slowlog_entry *slowlog_at(size_t i)
 void slowlog_reset(void)
 {
     while (count)
-        entry_free(ring[(head + --count) % ring_cap]);
+        slowlog_entry_free(ring[(head + --count) % ring_cap]);
 }

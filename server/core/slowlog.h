@@ -35,6 +35,14 @@ struct slowlog_entry {
 /* Logs the command c just ran (its argv) when duration_us reaches the
  * threshold, then trims the log to slowlog-max-len. */
 void slowlog_push_if_needed(const struct client *c, long long duration_us);
+/* A blocking command's entry, made when it blocks (c's arguments are gone
+ * by the time it is served) and pushed by slowlog_push_entry, which owns it
+ * then, once its time is known; NULL while the log is off. */
+struct slowlog_entry *slowlog_entry_of(const struct client *c);
+/* Logs e, as slowlog_push_if_needed would, when duration_us reaches the
+ * threshold; frees it otherwise. e may be NULL. */
+void slowlog_push_entry(struct slowlog_entry *e, long long duration_us);
+void slowlog_entry_free(struct slowlog_entry *e);
 /* The log's length, and its i-th newest entry (0 = newest); NULL past the end. */
 size_t slowlog_len(void);
 const struct slowlog_entry *slowlog_at(size_t i);

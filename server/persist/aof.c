@@ -80,6 +80,8 @@ static struct {
     int sync_busy;               /* sync_req is in flight */
     int sync_fd;                 /* its own dup of fd, closed when it is done */
     int sync_err;                /* its errno, written by the worker */
+    int64_t sync_start_ms;       /* when it started */
+    int64_t slow_sync_logged_ms; /* note_slow_sync's last line */
     int in_exec;                 /* between aof_exec_begin and aof_exec_end */
 } aof = {.fd = -1, .main.db = -1, .info.fd = -1, .last_rewrite_time_s = -1};
 
@@ -130,8 +132,7 @@ unsigned long long aof_fed_count(void)
 static void write_failed(int err)
 {
     if (!aof.write_err)
-        log_warning("Error writing to the AOF file %s: %s", server.cfg.appendfilename,
-                    strerror(err));
+        log_warning("Error writing to the AOF file: %s", strerror(err));
     aof.write_err = err;
 }
 
@@ -251,6 +252,7 @@ static void sync_in_background(void)
     }
     aof.need_sync = 0;
     aof.sync_busy = 1;
+    aof.sync_start_ms = mstime();
     if (uv_queue_work(server.loop, &aof.sync_req, sync_work_cb, sync_done_cb) < 0) {
         close(aof.sync_fd);
         aof.sync_busy = 0;
@@ -259,12 +261,29 @@ static void sync_in_background(void)
     }
 }
 
+/* Redis 7.0 postpones an everysec write while the last fsync runs, up to
+ * two seconds, then writes anyway and logs the line operators watch for a
+ * slow disk. Writes here never wait, so the same line marks more to write
+ * while an fsync has run for two seconds, at most once every two seconds. */
+static void note_slow_sync(void)
+{
+    int64_t now = mstime();
+    if (!aof.sync_busy || !resp_out_pending(&aof.main.buf) || now - aof.sync_start_ms < 2000 ||
+        now - aof.slow_sync_logged_ms < 2000)
+        return;
+    aof.slow_sync_logged_ms = now;
+    log_notice("Asynchronous AOF fsync is taking too long (disk is busy?). Writing the AOF "
+               "buffer without waiting for fsync to complete, this may slow down rbkv.");
+}
+
 /* Every second: reaps or starts a rewrite, retries a failed write, syncs
  * under everysec (and under always after a failed sync). */
 static void timer_cb(uv_timer_t *t)
 {
     (void)t;
     rewrite_cron();
+    if (server.cfg.appendfsync == APPENDFSYNC_EVERYSEC)
+        note_slow_sync();
     if (write_pending() < 0)
         return;
     if (server.cfg.appendfsync == APPENDFSYNC_EVERYSEC)
@@ -610,8 +629,14 @@ static void rewrite_done(int status)
     aof.last_cow_bytes = child_info_receive(&aof.info);
     rewrite_temp_name(tmp, sizeof(tmp), (long)aof.child);
     aof.child = 0;
+    /* Redis 7.0's lines for how the child ended, which operators watch. */
+    if (!WIFEXITED(status))
+        log_warning("Background AOF rewrite terminated by signal %d", WTERMSIG(status));
+    else if (WEXITSTATUS(status) != 0)
+        log_warning("Background AOF rewrite terminated with error");
+    else
+        log_notice("Background AOF rewrite terminated with success");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || rewrite_switch(tmp) < 0) {
-        log_warning("Background AOF rewrite failed; the log is the previous one");
         unlink(tmp);
         aof.rewrite_failures++;
     } else {

@@ -4,6 +4,7 @@
 #include "feed.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "command_table.h"
 #include "keyspace.h"
@@ -67,23 +68,17 @@ void feed_command(struct feed *f, int in_exec, struct db *db, const struct comma
                   int argc, const struct resp_slice *argv)
 {
     begin_entry(f, in_exec, db->id);
-    /* Under the command's own name, not the one the client called it by, so
+    /* As the client wrote it, as Redis sends it ("set" stays "set"), unless
+     * it was called by a rename-command alias: then under its own name, so
      * the stream replays whatever rename-command says where it is read. */
+    size_t nlen = strlen(cmd->name);
     resp_add_array_len(&f->buf, (size_t)argc);
-    resp_add_bulk(&f->buf, cmd->name, strlen(cmd->name));
+    if (argv[0].len == nlen && strncasecmp(argv[0].ptr, cmd->name, nlen) == 0)
+        resp_add_bulk(&f->buf, argv[0].ptr, argv[0].len);
+    else
+        resp_add_bulk(&f->buf, cmd->name, nlen);
     for (int i = 1; i < argc; i++)
         resp_add_bulk(&f->buf, argv[i].ptr, argv[i].len);
-    /* Deadlines follow the command; a database without any (the common
-     * case) needs no lookup per key. */
-    if (cmd->first_key <= 0 || cmd->key_step <= 0 || db->expires_count == 0)
-        return;
-    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-    for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) {
-        const struct ks_entry *e = ks_find(db, argv[i].ptr, argv[i].len);
-        int64_t when = e ? ks_get_expire(e) : -1;
-        if (when >= 0)
-            feed_pexpireat(f, argv[i].ptr, argv[i].len, when);
-    }
 }
 
 void feed_argv(struct feed *f, int in_exec, int db, int argc, const struct resp_slice *argv)

@@ -5,11 +5,12 @@
  * A struct feed is one such stream's pending bytes and its state: the
  * database its reader is in (a SELECT goes first when a command runs in
  * another) and whether a transaction's MULTI was written. A command goes in
- * under its own name (never a rename-command alias), followed by a
- * PEXPIREAT <unix ms> for every key it names that now has a deadline, so a
- * relative EXPIRE or SET EX replayed later, or on another machine, ends at
- * the same absolute time. Knows nothing of files or sockets: the owner of a
- * feed writes its bytes out (resp_out_peek / resp_out_consume).
+ * as it was called (never under a rename-command alias): a command whose
+ * words depend on the clock (SET EX, EXPIRE) has rewritten itself with an
+ * absolute deadline before it gets here (propagate.h), so it replays later,
+ * or on another machine, ending at the same time. Knows nothing of files or
+ * sockets: the owner of a feed writes its bytes out (resp_out_peek /
+ * resp_out_consume).
  */
 #ifndef RBKV_FEED_H
 #define RBKV_FEED_H

@@ -491,13 +491,14 @@ int snap_save(const struct keyspace *ks, const char *path, int64_t now_ms, char 
         rc = -1;
     }
     if (rc < 0) {
-        snprintf(err, errlen, "Write error saving the snapshot to %s: %s", tmp, why);
+        /* Redis 7.0's words, which operators watch for. */
+        snprintf(err, errlen, "Write error saving DB on disk: %s", why);
         unlink(tmp);
         return -1;
     }
     if (rename(tmp, path) < 0) {
-        snprintf(err, errlen, "Error moving the temp snapshot %s onto %s: %s", tmp, path,
-                 strerror(errno));
+        snprintf(err, errlen, "Error moving temp DB file %s on the final destination %s: %s", tmp,
+                 path, strerror(errno));
         unlink(tmp);
         return -1;
     }

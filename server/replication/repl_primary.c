@@ -477,7 +477,7 @@ void repl_primary_cron(void)
         next = p->next;
         if ((p->state == PEER_ONLINE || p->state == PEER_WAIT_ACK) && !p->old_sync &&
             now - p->ack_ms > server.cfg.repl_timeout * 1000) {
-            log_warning("Disconnecting timedout replica: %s", p->c->addr);
+            log_warning("Disconnecting timedout replica (streaming sync): %s", p->c->addr);
             conn_close(p->c);
         }
     }

@@ -626,8 +626,10 @@ void repl_replica_link_gone(struct client *c)
     if (c != ml.c)
         return;
     remember_stream_db();
-    if (ml.state == LINK_UP)
+    if (ml.state == LINK_UP) {
         ml.down_since_ms = now_ms();
+        log_notice("Connection with master lost."); /* Redis 7.0's words */
+    }
     ml.c = NULL;
     drop_temp_file();
     if (server.cfg.replicaof_host)

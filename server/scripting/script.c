@@ -200,7 +200,7 @@ int script_prepare_or_reply(struct script_run *run, struct client *caller, const
      * transaction; inside EXEC the transaction's own MULTI holds them. */
     cur.wrapped = !caller->multi;
     if (cur.wrapped)
-        propagate_exec_begin();
+        propagate_unit_begin();
     cur.run = run;
     return 0;
 }
@@ -227,7 +227,7 @@ static void unprotect_caller(struct client *c)
 void script_finish(struct script_run *run)
 {
     if (cur.wrapped)
-        propagate_exec_end();
+        propagate_unit_end();
     cur.wrapped = 0;
     if (run->state & SCRIPT_RUN_TIMEDOUT)
         unprotect_caller(run->caller);

@@ -76,7 +76,7 @@ static void test_cut_transaction(void)
     long long before_tx = h_file_size(&s, AOF);
     EXPECT_TRANSACTION(c, "[+OK, +OK]", "SET t1 x", "SET t2 y");
     h_close(&s, c);
-    if (cut_before(&s, "*3\r\n$3\r\nset\r\n$2\r\nt2\r\n") < 0)
+    if (cut_before(&s, "*3\r\n$3\r\nSET\r\n$2\r\nt2\r\n") < 0)
         return;
 
     c = h_reopen(&s, H_FLAGS(ALWAYS));
@@ -165,8 +165,14 @@ static void test_renamed_commands(void)
     int64_t k_set_ms = h_now_ms();
     EXPECT_OK(c, "MYSET", "k", "v", "PX", "100000");
     EXPECT_INT(c, 1, "ZADD", "z", "1", "m");
+    /* Under its own name: as SET PXAT, which SET PX always becomes, and a
+     * plain call under the name the table gives it. */
+    EXPECT_OK(c, "MYSET", "k2", "v");
     h_close(&s, c);
-    CHECK(h_file_has(&s, AOF, "$3\r\nset\r\n$1\r\nk\r\n"), "SET not logged under its name");
+    CHECK(h_file_has(&s, AOF, "$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$4\r\nPXAT\r\n"),
+          "SET PX not logged as SET PXAT");
+    CHECK(h_file_has(&s, AOF, "$3\r\nset\r\n$2\r\nk2\r\n"), "SET not logged under its name");
+    CHECK(!h_file_has(&s, AOF, "MYSET"), "SET logged under its alias");
     for (int round = 0; round < 2; round++) {
         c = h_reopen(&s, round ? H_FLAGS(ALWAYS) : renamed);
         if (!c)

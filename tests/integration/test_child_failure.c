@@ -133,7 +133,7 @@ static void test_rewrite_child_killed(void)
     CHECK(killed, "the rewrite child finished before it could be killed, %d times", ATTEMPTS);
     if (killed) {
         EXPECT_MATCH(c, "*aof_last_bgrewrite_status:err*", "INFO", "persistence");
-        CHECK(h_wait_log(&s, "Background AOF rewrite failed", DONE_MS),
+        CHECK(h_wait_log(&s, "Background AOF rewrite terminated by signal 9", DONE_MS),
               "no log line for the killed rewrite child");
     }
     CHECK(!h_dir_has_prefix(s.dir, "temp-rewriteaof-"), "the killed rewrite left its temp file");
