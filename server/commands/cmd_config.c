@@ -59,7 +59,8 @@ static void config_get_command(struct client *c)
         }
         for (size_t j = 0; j < n; j++) {
             const char *name = j % 2 ? config_alias(j / 2) : config_name(j / 2);
-            if (name && !seen[j] && glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
+            if (name && !seen[j] && !config_hidden(j / 2) &&
+                glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
                 seen[j] = 1;
                 order[count++] = j;
             }
