@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "acl.h"
@@ -139,7 +138,7 @@ static const char *const protected_names[] = {"no", "yes", "local", NULL};
 static const char *const tls_auth_names[] = {"no", "yes", "optional", NULL};
 /* Same order as enum supervised_mode. */
 static const char *const supervised_names[] = {"upstart", "systemd", "auto", "no", NULL};
-/* syslog-facility: config_syslog_facility maps them. */
+/* syslog-facility: log_use_syslog's order. */
 static const char *const facility_names[] = {"user",   "local0", "local1", "local2", "local3",
                                              "local4", "local5", "local6", "local7", NULL};
 /* Indexes of enum oom_score_mode ("relative" is stored as "yes"). */
@@ -151,7 +150,7 @@ static const char *const propagation_error_names[] = {"ignore", "panic", "panic-
 static const char *const endpoint_names[] = {"ip", "hostname", "unknown-endpoint", NULL};
 
 static const struct config_def defs[] = {
-    {.name = "bind", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG,
+    {.name = "bind", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
      .default_value = "127.0.0.1", .set = set_bind, .get = get_bind,
      .note = "loopback only by default (Redis: `* -::*`)"},
     {.name = "port", .type = CONFIG_INT, FIELD(port), .max = 65535,
@@ -376,44 +375,47 @@ static const struct config_def defs[] = {
     /* The process: pid file, supervisor, syslog, signals, the kernel's OOM
      * killer, the process title (procinfo.c, lifecycle.c). */
     {.name = "pidfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
-     FIELD(pidfile), .default_value = "", LATER(34)},
+     FIELD(pidfile), .default_value = ""},
     {.name = "supervised", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE, FIELD(supervised),
-     .enum_names = supervised_names, .default_value = "no", LATER(34)},
+     .enum_names = supervised_names, .default_value = "no",
+     .note = "a replica tells systemd it is ready before its first sync (Redis: after it)"},
     {.name = "syslog-enabled", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE,
-     FIELD(syslog_enabled), .default_value = "no", LATER(34)},
+     FIELD(syslog_enabled), .default_value = "no"},
     {.name = "syslog-ident", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE, FIELD(syslog_ident),
-     .default_value = "redis", LATER(34)},
+     .default_value = "redis"},
     {.name = "syslog-facility", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,
-     FIELD(syslog_facility), .enum_names = facility_names, .default_value = "local0", LATER(34)},
+     FIELD(syslog_facility), .enum_names = facility_names, .default_value = "local0"},
     {.name = "tcp-backlog", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(tcp_backlog),
-     .max = INT_MAX, .default_value = "511", LATER(34)},
+     .max = INT_MAX, .default_value = "511"},
     {.name = "shutdown-on-sigterm", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
      FIELD(shutdown_on_sigterm), .default_value = "default", .set = set_shutdown_flags,
-     .get = get_shutdown_flags, LATER(34)},
+     .get = get_shutdown_flags},
     {.name = "shutdown-on-sigint", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
      FIELD(shutdown_on_sigint), .default_value = "default", .set = set_shutdown_flags,
-     .get = get_shutdown_flags, LATER(34)},
+     .get = get_shutdown_flags},
     {.name = "shutdown-timeout", .type = CONFIG_INT, FIELD(shutdown_timeout), .max = INT_MAX,
      .default_value = "10", NOOP("a shutdown waits for no replica (SHUTDOWN's NOW is the rule)")},
     {.name = "oom-score-adj", .type = CONFIG_ENUM, FIELD(oom_score_adj),
-     .enum_names = oom_names, .default_value = "no", .set = set_oom_score_adj, LATER(34)},
+     .enum_names = oom_names, .default_value = "no", .set = set_oom_score_adj},
     {.name = "oom-score-adj-values", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
-     .default_value = "0 200 800", .set = set_oom_values, .get = get_oom_values, LATER(34)},
+     .default_value = "0 200 800", .set = set_oom_values, .get = get_oom_values,
+     .note = "a BGSAVE child keeps its parent's score (Redis: the third value)"},
     {.name = "set-proc-title", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE,
      FIELD(set_proc_title), .default_value = "yes", LATER(34)},
     {.name = "proc-title-template", .type = CONFIG_STRING, FIELD(proc_title_template),
-     .default_value = "{title} {listen-addr} {server-mode}", .set = set_proc_title_template, LATER(34)},
+     .default_value = "{title} {listen-addr} {server-mode}", .set = set_proc_title_template,
+     LATER(34)},
     /* Active expiry's effort, 1-10: the slice grows as Redis's time share. */
     {.name = "active-expire-effort", .type = CONFIG_INT, FIELD(active_expire_effort), .min = 1,
-     .max = 10, .default_value = "1", LATER(34)},
+     .max = 10, .default_value = "1"},
     /* Replication's other settings (repl.h). */
     {.name = "bind-source-addr", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
-     FIELD(bind_source_addr), .default_value = "", LATER(34)},
+     FIELD(bind_source_addr), .default_value = ""},
     {.name = "repl-diskless-load", .type = CONFIG_ENUM, FIELD(repl_diskless_load),
      .enum_names = diskless_load_names, .default_value = "disabled",
      NOOP("a replica always saves the primary's snapshot to a file first (Redis's `disabled`)")},
     {.name = "repl-diskless-sync-max-replicas", .type = CONFIG_INT,
-     FIELD(repl_diskless_sync_max_replicas), .max = INT_MAX, .default_value = "0", LATER(34)},
+     FIELD(repl_diskless_sync_max_replicas), .max = INT_MAX, .default_value = "0"},
     {.name = "replica-ignore-maxmemory", .alias = "slave-ignore-maxmemory", .type = CONFIG_BOOL,
      FIELD(replica_ignore_maxmemory), .default_value = "yes"},
     {.name = "replica-lazy-flush", .alias = "slave-lazy-flush", .type = CONFIG_BOOL,
@@ -430,9 +432,9 @@ static const struct config_def defs[] = {
      * in Redis, rounded up to one microsecond here). */
     {.name = "rdb-key-save-delay", .type = CONFIG_SPECIAL, .flags = CONFIG_HIDDEN,
      FIELD(rdb_key_save_delay), .default_value = "0", .set = set_signed_int,
-     .get = get_signed_int, LATER(34)},
+     .get = get_signed_int},
     {.name = "key-load-delay", .type = CONFIG_SPECIAL, .flags = CONFIG_HIDDEN,
-     FIELD(key_load_delay), .default_value = "0", .set = set_signed_int, .get = get_signed_int, LATER(34)},
+     FIELD(key_load_delay), .default_value = "0", .set = set_signed_int, .get = get_signed_int},
     /* Persistence: Redis's RDB format's settings (issue 36) and tuning that
      * has no object here. */
     {.name = "rdbchecksum", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE, FIELD(rdbchecksum),
@@ -1280,11 +1282,6 @@ static int set_activedefrag(struct config *cfg, const struct config_def *def, in
                            "defragmenter");
     }
     return 0;
-}
-
-int config_syslog_facility(const struct config *cfg)
-{
-    return cfg->syslog_facility == 0 ? LOG_USER : LOG_LOCAL0 + (cfg->syslog_facility - 1) * 8;
 }
 
 /* latency-tracking-info-percentiles: numbers in [0, 100], "" for none. */

@@ -178,7 +178,7 @@ struct config {
     int supervised;             /* SUPERVISED_ (below) */
     int syslog_enabled;
     char *syslog_ident;
-    int syslog_facility;        /* index into config's facility names */
+    int syslog_facility;        /* user, local0..local7: 0..8, as log_use_syslog takes it */
     long long tcp_backlog;      /* listen(2)'s backlog */
     int shutdown_on_sigterm, shutdown_on_sigint; /* SHUTDOWN_FLAG_ bits, 0 = default */
     long long shutdown_timeout; /* seconds; no replicas are waited for (docs) */
@@ -236,8 +236,6 @@ enum oom_score_mode { OOM_SCORE_NO = 0, OOM_SCORE_RELATIVE = 1, OOM_SCORE_ABSOLU
 #define SHUTDOWN_FLAG_NOSAVE 2
 #define SHUTDOWN_FLAG_NOW 4
 #define SHUTDOWN_FLAG_FORCE 8
-/* The syslog facility of setting syslog-facility's value (LOG_LOCAL0...). */
-int config_syslog_facility(const struct config *cfg);
 
 /* A latency-tracking-info-percentiles value as Redis prints it, both in
  * CONFIG GET and in INFO latencystats' names ("%f", zeros trimmed: 99.9, 50). */
