@@ -1236,31 +1236,34 @@ static char *get_oom_values(const struct config *cfg, const struct config_def *d
     return config_textf("%d %d %d", v[0], v[1], v[2]);
 }
 
-/* proc-title-template: Redis's variables only, and a title that neither is
- * empty nor starts or ends with a blank once they are filled in (checked
- * here with every variable standing for a word). */
+/* proc-title-template: Redis's variables only, and a title that is not
+ * blank once they are filled in as Redis checks it: {title}, {server-mode}
+ * (standalone) and an unset {unixsocket} empty, the others not. */
 static int set_proc_title_template(struct config *cfg, const struct config_def *def, int argc,
                                    const char *const *argv, char *err, size_t errlen)
 {
-    static const char *const vars[] = {"{title}",       "{listen-addr}", "{server-mode}",
-                                       "{port}",        "{tls-port}",    "{unixsocket}",
-                                       "{config-file}", NULL};
+    static const struct {
+        const char *name;
+        int empty;
+    } vars[] = {{"{title}", 1},      {"{listen-addr}", 0}, {"{server-mode}", 1}, {"{port}", 0},
+                {"{tls-port}", 0},   {"{unixsocket}", -1}, {"{config-file}", 0}};
     const char *p = argv[0];
-    size_t len = strlen(p);
+    int shows = 0; /* something not blank would be shown */
     (void)argc;
     for (const char *q = p; *q; q++) {
-        if (*q == '}')
-            goto invalid;
-        if (*q != '{')
+        if (*q != '{') {
+            shows |= *q != ' ';
             continue;
-        size_t k = 0;
-        while (vars[k] && strncmp(q, vars[k], strlen(vars[k])))
+        }
+        size_t k = 0, n = sizeof(vars) / sizeof(vars[0]);
+        while (k < n && strncmp(q, vars[k].name, strlen(vars[k].name)))
             k++;
-        if (!vars[k])
+        if (k == n)
             goto invalid;
-        q += strlen(vars[k]) - 1;
+        shows |= vars[k].empty < 0 ? cfg->unixsocket != NULL : !vars[k].empty;
+        q += strlen(vars[k].name) - 1;
     }
-    if (!len || p[0] == ' ' || p[len - 1] == ' ')
+    if (!shows)
         goto invalid;
     store_string(cfg, def, p);
     return 0;
