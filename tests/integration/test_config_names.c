@@ -227,14 +227,8 @@ static void test_alias_file(void)
         EXPECT_OK(c, "CONFIG", "REWRITE");
         redisFree(c);
     }
-    char *text = NULL;
-    FILE *f = fopen(s.config_path, "r");
-    if (f) {
-        text = calloc(1, 65536);
-        if (text)
-            (void)!fread(text, 1, 65535, f);
-        fclose(f);
-    }
+    size_t len;
+    char *text = h_read_file(s.config_path, &len);
     CHECK(text, "read %s", s.config_path);
     if (text) {
         static const char *const want[] = {
