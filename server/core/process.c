@@ -105,19 +105,28 @@ static void write_pidfile(void)
 /* Reads /proc/self/oom_score_adj into *v; returns 0 or -1. */
 static int read_oom(int *v)
 {
+    char buf[32], *end;
     FILE *f = fopen("/proc/self/oom_score_adj", "r");
-    int ok = f && fscanf(f, "%d", v) == 1;
-    if (f)
-        fclose(f);
-    return ok ? 0 : -1;
+    if (!f)
+        return -1;
+    char *line = fgets(buf, sizeof(buf), f);
+    fclose(f);
+    if (!line)
+        return -1;
+    long n = strtol(buf, &end, 10);
+    if (end == buf || n < -1000 || n > 1000)
+        return -1;
+    *v = (int)n;
+    return 0;
 }
 
 static void write_oom(int v)
 {
     FILE *f = fopen("/proc/self/oom_score_adj", "w");
-    if (!f || fprintf(f, "%d\n", v) < 0 || fclose(f) != 0) {
-        if (f)
-            fclose(f);
+    int ok = f && fprintf(f, "%d\n", v) > 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok) {
         log_warning("Unable to write oom_score_adj: %s", strerror(errno));
         return;
     }
