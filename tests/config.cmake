@@ -15,4 +15,4 @@ endforeach()
 # side, and the settings that act on the process (pidfile, supervised systemd, shutdown-on-sigterm,
 # tcp-backlog); about 2 s. Its parts that start their own servers run on redis-server too.
 rbkv_server_test(integration_config_names integration/test_config_names.c 60 integration)
-rbkv_on_redis(integration_config_names test_alias_file test_process)
+rbkv_on_redis(integration_config_names test_alias_file test_process test_bind_source_addr)

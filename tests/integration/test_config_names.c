@@ -3,7 +3,7 @@
  * grammar, compared with redis-server 7.0.15 side by side (server/core/
  * config.c's table, commands/cmd_config.c), and the settings that act on the
  * process: pidfile, supervised systemd's readiness datagram,
- * shutdown-on-sigterm, tcp-backlog.
+ * shutdown-on-sigterm, tcp-backlog; and bind-source-addr.
  *
  * The parts that start their own servers run unchanged against redis-server:
  *   test_integration_config_names redis-server
@@ -311,6 +311,34 @@ static void test_process(void)
     unlink(sock);
 }
 
+/* bind-source-addr: a replica's link to its primary leaves from that
+ * address (127.0.0.2, which Linux's loopback answers), as the primary's
+ * CLIENT LIST shows. Runs on redis-server too. */
+static void test_bind_source_addr(void)
+{
+    struct h_server p = {0}, rs = {0};
+    /* Redis's protected mode takes only 127.0.0.1 and ::1 for loopback. */
+    redisContext *pc = h_open(&p, H_FLAGS("--protected-mode", "no"));
+    if (!pc)
+        return;
+    char port[16];
+    snprintf(port, sizeof(port), "%d", p.port);
+    if (h_start(&rs, H_FLAGS("--replicaof", "127.0.0.1", port, "--bind-source-addr",
+                             "127.0.0.2")) == 0) {
+        int seen = 0;
+        for (int64_t end = h_now_ms() + 10000; !seen && h_now_ms() < end;) {
+            redisReply *r = H_CALL(pc, "CLIENT", "LIST", "TYPE", "replica");
+            seen = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "addr=127.0.0.2:");
+            freeReplyObject(r);
+            if (!seen)
+                h_sleep_ms(20);
+        }
+        CHECK(seen, "the replica's link comes from 127.0.0.2");
+        h_stop(&rs);
+    }
+    h_close(&p, pc);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -322,6 +350,7 @@ int main(int argc, char **argv)
         H_RUN(test_refusals);
     H_RUN(test_alias_file);
     H_RUN(test_process);
+    H_RUN(test_bind_source_addr);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
