@@ -17,6 +17,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "mem.h"
+#include "process.h"
 #include "server.h"
 #include "wiring.h"
 
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
     char err[512];
     int first_flag = 1;
 
+    process_keep_argv(argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printf("rbkv-server v=%s\n", RBKV_VERSION);
         return 0;

@@ -401,10 +401,9 @@ static const struct config_def defs[] = {
      .default_value = "0 200 800", .set = set_oom_values, .get = get_oom_values,
      .note = "a BGSAVE child keeps its parent's score (Redis: the third value)"},
     {.name = "set-proc-title", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE,
-     FIELD(set_proc_title), .default_value = "yes", LATER(34)},
+     FIELD(set_proc_title), .default_value = "yes"},
     {.name = "proc-title-template", .type = CONFIG_STRING, FIELD(proc_title_template),
-     .default_value = "{title} {listen-addr} {server-mode}", .set = set_proc_title_template,
-     LATER(34)},
+     .default_value = "{title} {listen-addr} {server-mode}", .set = set_proc_title_template},
     /* Active expiry's effort, 1-10: the slice grows as Redis's time share. */
     {.name = "active-expire-effort", .type = CONFIG_INT, FIELD(active_expire_effort), .min = 1,
      .max = 10, .default_value = "1"},

@@ -10,6 +10,10 @@
  * its second on a replica, added to the score the process started with when
  * "relative" (yes); "no" puts the starting score back if it was changed.
  * A forked child (BGSAVE) keeps its parent's score.
+ *
+ * The title (set-proc-title, proc-title-template with Redis's variables)
+ * overwrites argv's strings in place, the environment having been copied
+ * out of the area that follows them, so ps and /proc/PID/cmdline show it.
  */
 #include "process.h"
 
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mem.h"
 #include "server.h"
 
 enum supervisor { SUPERVISOR_NONE, SUPERVISOR_SYSTEMD, SUPERVISOR_UPSTART };
@@ -34,6 +39,108 @@ static int oom_base;          /* the score at start */
 static int oom_base_read;     /* oom_base holds it */
 static int oom_written;       /* the score in force (the base until we write) */
 static int oom_changed;       /* a score of ours may be in force */
+
+static char *title_area;  /* argv[0]'s memory and the strings after it */
+static size_t title_cap;  /* its bytes, the last NUL included */
+static char *exec_name;   /* argv[0], copied: {title} */
+static char *title_shown; /* the title last written, NULL none */
+
+void process_keep_argv(int argc, char **argv)
+{
+    if (argc < 1 || !argv[0])
+        return;
+    char *end = argv[0] + strlen(argv[0]) + 1;
+    for (int i = 1; i < argc; i++)
+        if (argv[i] == end)
+            end += strlen(argv[i]) + 1;
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **env = xmalloc(sizeof(*env) * (n + 1));
+    for (size_t i = 0; i < n; i++) {
+        if (environ[i] == end)
+            end += strlen(environ[i]) + 1;
+        env[i] = xstrdup(environ[i]);
+    }
+    env[n] = NULL;
+    environ = env;
+    exec_name = xstrdup(argv[0]);
+    title_area = argv[0];
+    title_cap = (size_t)(end - argv[0]);
+}
+
+#define TITLE_MAX 1024
+
+static void title_add(char *out, size_t *len, const char *s, size_t n)
+{
+    if (n > TITLE_MAX - 1 - *len)
+        n = TITLE_MAX - 1 - *len;
+    memcpy(out + *len, s, n);
+    *len += n;
+    out[*len] = '\0';
+}
+
+/* Redis's expansion of proc-title-template into out[TITLE_MAX]: blanks
+ * that an empty variable leaves at either end are trimmed, as Redis does. */
+static void expand_title(char *out)
+{
+    const struct config *cfg = &server.cfg;
+    const char *t = cfg->proc_title_template ? cfg->proc_title_template : "";
+    char addr[300], num[16];
+    size_t len = 0;
+    if (cfg->port || cfg->tls_port)
+        snprintf(addr, sizeof(addr), "%s:%d", cfg->bind_count ? cfg->bind[0] : "*",
+                 cfg->port ? cfg->port : cfg->tls_port);
+    else
+        snprintf(addr, sizeof(addr), "unixsocket:%s", cfg->unixsocket ? cfg->unixsocket : "");
+    out[0] = '\0';
+    while (*t) {
+        const char *v = NULL, *close = *t == '{' ? strchr(t, '}') : NULL;
+        size_t n = close ? (size_t)(close - t + 1) : 1;
+        if (!close)
+            v = NULL;
+        else if (!strncmp(t, "{title}", n))
+            v = exec_name ? exec_name : "rbkv-server";
+        else if (!strncmp(t, "{listen-addr}", n))
+            v = addr;
+        else if (!strncmp(t, "{server-mode}", n))
+            v = "";
+        else if (!strncmp(t, "{port}", n) || !strncmp(t, "{tls-port}", n)) {
+            snprintf(num, sizeof(num), "%d", t[1] == 'p' ? cfg->port : cfg->tls_port);
+            v = num;
+        } else if (!strncmp(t, "{unixsocket}", n))
+            v = cfg->unixsocket ? cfg->unixsocket : "";
+        else if (!strncmp(t, "{config-file}", n))
+            v = server.config_file ? server.config_file : "";
+        if (v) {
+            title_add(out, &len, v, strlen(v));
+            t += n;
+        } else {
+            title_add(out, &len, t, 1);
+            t++;
+        }
+    }
+    while (len && out[len - 1] == ' ')
+        out[--len] = '\0';
+    size_t lead = strspn(out, " ");
+    memmove(out, out + lead, len - lead + 1);
+}
+
+static void update_title(void)
+{
+    char title[TITLE_MAX];
+    if (!title_area || !server.cfg.set_proc_title)
+        return;
+    expand_title(title);
+    if (title_shown && !strcmp(title, title_shown))
+        return;
+    /* The whole area: the title, then NULs up to its end. */
+    size_t n = strlen(title);
+    memset(title_area, 0, title_cap);
+    memcpy(title_area, title, n < title_cap ? n : title_cap - 1);
+    xfree(title_shown);
+    title_shown = xstrdup(title);
+}
 
 /* One datagram to systemd; returns 0 or -1 (logged). */
 static int sd_notify_send(const char *msg)
@@ -169,6 +276,7 @@ void process_start(void)
         log_notice("supervised by upstart, will stop to signal readiness.");
     write_pidfile();
     update_oom();
+    update_title();
 }
 
 void process_ready(void)
@@ -185,6 +293,7 @@ void process_ready(void)
 void process_update(void)
 {
     update_oom();
+    update_title();
 }
 
 void process_stopping(void)

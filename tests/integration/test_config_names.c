@@ -187,6 +187,19 @@ static void test_refusals(void)
     EXPECT_STATUS(c, "PONG", "PING");
     redisFree(c);
 
+    /* set-proc-title: ps shows "{title} {listen-addr} {server-mode}", not the flags. */
+    char path[64], want[64];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)srv.pid);
+    snprintf(want, sizeof(want), " 127.0.0.1:%d", srv.port);
+    char cmdline[512] = "";
+    FILE *f = fopen(path, "r"); /* /proc files have no size for h_read_file */
+    if (f) {
+        size_t n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
+        cmdline[n] = '\0';
+        fclose(f);
+    }
+    CHECK(strstr(cmdline, want) && !strstr(cmdline, "--port"), "the title '%s' names the listener",
+          cmdline);
     /* At start: a value other than the one rbkv supports stops it, saying why. */
     CHECK(h_exec(&srv, "io.out", 10000, H_FLAGS("--port", "0", "--io-threads", "4")) == 1,
           "io-threads 4 is refused at start");
