@@ -1,6 +1,6 @@
 /*
  * main.c - rbkv-server's command line: [config-file] [--name value ...],
- * --version, --help; and the start-up wiring of the layers: the command
+ * --version, --help, --list-config-md; and the start-up wiring of the layers: the command
  * tables and value types (commands_register), the log's level, and the
  * rest of start-up (wiring.c).
  */
@@ -12,10 +12,12 @@
 #include "aof.h"
 #include "commands.h"
 #include "config.h"
+#include "config_doc.h"
 #include "config_file.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "mem.h"
+#include "process.h"
 #include "resp_heap.h"
 #include "server.h"
 #include "wiring.h"
@@ -25,6 +27,7 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: rbkv-server [/path/to/rbkv.conf] [--name value ...]\n"
             "       rbkv-server --check-aof <file.aof> [--fix]\n"
+            "       rbkv-server --list-config-md   (every setting, as docs/operations.md lists it)\n"
             "       rbkv-server -v | --version\n"
             "       rbkv-server -h | --help\n\n"
             "Examples:\n"
@@ -38,8 +41,15 @@ int main(int argc, char **argv)
     char err[512];
     int first_flag = 1;
 
+    process_keep_argv(argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printf("rbkv-server v=%s\n", RBKV_VERSION);
+        return 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--list-config-md")) {
+        char *md = config_doc_markdown();
+        fputs(md, stdout);
+        xfree(md);
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "--check-aof"))

@@ -10,3 +10,9 @@ foreach(part defaults memory set round_trip set_many file flags rewrite glob use
   add_test(NAME config_${part} COMMAND test_config ${part})
   set_tests_properties(config_${part} PROPERTIES LABELS unit TIMEOUT 60)
 endforeach()
+
+# Every Redis 7.0 configuration name, alias and value grammar against redis-server 7.0.15 side by
+# side, and the settings that act on the process (pidfile, supervised systemd, shutdown-on-sigterm,
+# tcp-backlog); about 2 s. Its parts that start their own servers run on redis-server too.
+rbkv_server_test(integration_config_names integration/test_config_names.c 60 integration)
+rbkv_on_redis(integration_config_names test_alias_file test_process test_bind_source_addr)

@@ -12,3 +12,10 @@ set_tests_properties(docs_check PROPERTIES LABELS docs TIMEOUT 60 SKIP_RETURN_CO
 add_test(NAME docs_internals COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_internals.sh
                                      ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs_internals PROPERTIES LABELS docs TIMEOUT 60)
+
+# docs/operations.md's list of every setting is the one the settings table generates
+# (`rbkv-server --list-config-md`, tests/docs/check_config_doc.sh; --write regenerates it).
+add_test(NAME docs_config_list
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_config_doc.sh $<TARGET_FILE:rbkv-server>
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_config_list PROPERTIES LABELS docs TIMEOUT 60)

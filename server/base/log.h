@@ -17,6 +17,9 @@ void log_set_level_source(const enum log_level *level);
 int log_open(const char *path);
 /* The letter after the pid on every line: 'M' (the default), 'S', 'C'. */
 void log_set_role(char r);
+/* Also sends every line to syslog, under ident, with facility 0 (user) or
+ * 1..8 (local0..local7): Redis's syslog-enabled, -ident, -facility. */
+void log_use_syslog(const char *ident, int facility);
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_verbose(...) log_msg(LOG_VERBOSE, __VA_ARGS__)

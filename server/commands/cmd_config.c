@@ -59,7 +59,8 @@ static void config_get_command(struct client *c)
         }
         for (size_t j = 0; j < n; j++) {
             const char *name = j % 2 ? config_alias(j / 2) : config_name(j / 2);
-            if (name && !seen[j] && glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
+            if (name && !seen[j] && !config_hidden(j / 2) &&
+                glob_match(pat->ptr, pat->len, name, strlen(name), 1)) {
                 seen[j] = 1;
                 order[count++] = j;
             }
@@ -136,6 +137,28 @@ static const char *relisten_or_undo(int port, int tls_port, int npairs, const ch
     return failed;
 }
 
+static int bind_changed(const char *before)
+{
+    char *now = config_get(&server.cfg, (size_t)config_find("bind", 4));
+    int changed = strcmp(now, before) != 0;
+    xfree(now);
+    return changed;
+}
+
+/* Redis's applyBind: the listeners move to the new `bind` addresses; when
+ * one cannot be listened on, the settings in before are set back and the
+ * old addresses listened on again. Returns 0 or -1. */
+static int rebind_or_undo(int npairs, const char *const *before)
+{
+    char err[512];
+    if (conn_rebind() == 0)
+        return 0;
+    config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+    if (conn_rebind() < 0)
+        log_warning("Failed to restore the old bind addresses");
+    return -1;
+}
+
 /* CONFIG SET name value [name value ...]: all or nothing (config_set_many). */
 static void config_set_command(struct client *c)
 {
@@ -184,6 +207,7 @@ static void config_set_command(struct client *c)
         before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
     }
     long long maxclients = server.cfg.maxclients;
+    char *bind_before = config_get(&server.cfg, (size_t)config_find("bind", 4));
     int port = server.cfg.port, tls_port = server.cfg.tls_port;
     const char *unlistened = NULL;
     const char *tls_name = first_tls_setting(npairs, pairs);
@@ -206,7 +230,12 @@ static void config_set_command(struct client *c)
                         "operating system is not able to handle the specified number of clients, "
                         "try with %lld",
                         fits);
-    } else if ((unlistened = relisten_or_undo(port, tls_port, npairs, before))) {
+    } else if (bind_changed(bind_before) && rebind_or_undo(npairs, before) < 0) {
+        resp_add_error(&c->out, "ERR CONFIG SET failed (possibly related to argument 'bind') - "
+                                "Failed to bind to specified addresses.");
+    } else if (!bind_changed(bind_before) &&
+               (unlistened = relisten_or_undo(port, tls_port, npairs, before))) {
+        /* (A new bind listened on the new ports already.) */
         resp_add_errorf(&c->out,
                         "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to "
                         "listen on this port. Check server logs.",
@@ -217,6 +246,7 @@ static void config_set_command(struct client *c)
     for (int i = 0; i < npairs; i++)
         xfree((char *)before[2 * i + 1]);
     xfree(before);
+    xfree(bind_before);
     for (int i = 0; i < c->argc - 2; i++)
         xfree((char *)pairs[i]);
     xfree(pairs);

@@ -5,6 +5,7 @@
  *   config.c          the settings table, CONFIG SET and GET
  *   config_file.c     the config file's syntax, files and --flags
  *   config_rewrite.c  CONFIG REWRITE
+ *   config_doc.c      the list of every setting for docs/operations.md
  *
  * The table itself (defs[]) stays config.c's: the others see a setting
  * only through config.h and the accessors below.
@@ -22,7 +23,25 @@ struct config_text {
     size_t len, cap;
 };
 
+/* What a setting does in rbkv (docs/operations.md's list says it). */
+enum config_status {
+    CONFIG_AS_REDIS, /* behaves as in Redis 7.0 */
+    CONFIG_NOOP,     /* accepted and shown, no effect here (the note says why) */
+    CONFIG_REFUSED,  /* some values refused with the note's reason */
+    CONFIG_LATER,    /* accepted and shown, not yet acted on: an open issue's */
+};
+
 /* ---- Defined in config.c ---- */
+
+/* Setting i's status, its issue (CONFIG_LATER), its note (or NULL), its
+ * default as a config file says it, whether only that default is accepted
+ * and whether CONFIG SET refuses it (file and flags only). */
+enum config_status config_status_of(size_t i);
+int config_issue(size_t i);
+const char *config_note(size_t i);
+const char *config_default(size_t i);
+int config_only_default(size_t i);
+int config_immutable(size_t i);
 
 /* Whether setting i takes several words (bind, client-output-buffer-limit). */
 int config_takes_words(size_t i);

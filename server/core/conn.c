@@ -54,7 +54,6 @@
 #include "server.h"
 #include "tls.h"
 
-#define LISTEN_BACKLOG 511
 #define READ_SUGGESTED (16 * 1024)
 #define WRITE_IOVS 64
 
@@ -1142,7 +1141,7 @@ static int listen_tcp(struct listener_set *set, const char *bind_addr, int port,
     set->open_handles++;
     rc = uv_tcp_bind(t, (const struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *)t, LISTEN_BACKLOG,
+        rc = uv_listen((uv_stream_t *)t, (int)server.cfg.tcp_backlog,
                        is_tls ? on_tls_connection : on_tcp_connection);
     if (rc < 0) {
         uv_close((uv_handle_t *)t, listener_close_cb);
@@ -1166,7 +1165,8 @@ static int listen_unix(void)
     uv_pipe_init(server.loop, &server.unix_listener, 0);
     int rc = uv_pipe_bind(&server.unix_listener, path);
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&server.unix_listener, LISTEN_BACKLOG, on_unix_connection);
+        rc = uv_listen((uv_stream_t *)&server.unix_listener, (int)server.cfg.tcp_backlog,
+                       on_unix_connection);
     if (rc < 0) {
         uv_close((uv_handle_t *)&server.unix_listener, NULL);
         log_warning("Opening Unix socket %s: %s", path, uv_strerror(rc));
@@ -1228,6 +1228,18 @@ int conn_relisten(int is_tls)
     *current = fresh;
     if (port)
         log_notice("Ready to accept connections %s on port %d", is_tls ? "tls" : "tcp", port);
+    return 0;
+}
+
+int conn_rebind(void)
+{
+    listeners_release(server.listeners);
+    listeners_release(server.tls_listeners);
+    server.listeners = server.tls_listeners = NULL;
+    if (server.cfg.port && !(server.listeners = listen_port(server.cfg.port, 0)))
+        return -1;
+    if (server.cfg.tls_port && !(server.tls_listeners = listen_port(server.cfg.tls_port, 1)))
+        return -1;
     return 0;
 }
 

@@ -16,6 +16,11 @@ int conn_listen(void);
  * none, then stops listening on the old one; connections stay. Returns 0, or
  * -1 (logged) with the old port still listening. */
 int conn_relisten(int is_tls);
+/* After a change of `bind`: stops listening on the old addresses, then
+ * listens on port and tls-port at the new ones (Redis's applyBind: the same
+ * port may not be bound twice). Returns 0, or -1 (logged) with some or none
+ * of them listening: the caller sets `bind` back and calls it again. */
+int conn_rebind(void);
 void conn_close_listeners(void);
 /* In a forked child: closes its copies of the listening sockets without
  * libuv (server_child_close_listeners). */

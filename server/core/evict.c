@@ -379,9 +379,10 @@ enum evict_result evict_perform(void)
 {
     if (!server.cfg.maxmemory || !over_maxmemory())
         return EVICT_OK;
-    /* A replica is its primary's copy: it evicts nothing (Redis's
-     * replica-ignore-maxmemory yes) and refuses as before. */
-    if (server.cfg.replicaof_host || server.cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION)
+    /* A replica is its primary's copy: it evicts nothing unless told to
+     * (replica-ignore-maxmemory, yes by default) and refuses as before. */
+    if ((server.cfg.replicaof_host && server.cfg.replica_ignore_maxmemory) ||
+        server.cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION)
         return EVICT_FAIL;
     /* CLIENT PAUSE: the dataset must not change under the pause (Redis
      * 7.0 evicts nothing while clients are paused). */

@@ -13,7 +13,8 @@
  * and what the cron and the shutdown run of them they registered as a
  * struct server_module.
  *
- * Active expiry runs in slices of at most EXPIRE_SLICE_US so that a burst of
+ * Active expiry runs in slices of at most EXPIRE_SLICE_US (longer with
+ * active-expire-effort, as Redis's cycle) so that a burst of
  * keys expiring together never holds the loop for long: when a slice runs out
  * of time it schedules the next one a millisecond later, and clients are
  * served in between. Until then lookups still hide due keys (lazy expiry).
@@ -47,12 +48,16 @@
 #include "monitor.h"
 #include "multi.h"
 #include "pause.h"
+#include "process.h"
 #include "propagate.h"
 #include "pubsub.h"
 #include "server.h"
+#include "snapshot.h"
 #include "stream.h"
 #include "tls.h"
 
+/* A slice's length at active-expire-effort 1; each step above adds 2/25,
+ * as Redis's time share per cycle grows from 25% by 2 points a step. */
 #define EXPIRE_SLICE_US 1000
 #define EXPIRE_BATCH 64 /* keys between two looks at the clock */
 
@@ -87,6 +92,7 @@ static double stale_perc(int64_t now_ms)
 static int expire_due_keys(int64_t start)
 {
     int64_t now_ms = start / 1000;
+    int64_t slice_us = EXPIRE_SLICE_US * (25 + 2 * (server.cfg.active_expire_effort - 1)) / 25;
     /* CLIENT PAUSE: the dataset must not change under the pause. */
     if (pause_stops_writes() || server.active_expire_off)
         return 0;
@@ -96,7 +102,7 @@ static int expire_due_keys(int64_t start)
             size_t n = ks_expire_due(db, now_ms, EXPIRE_BATCH);
             if (n < EXPIRE_BATCH)
                 break;
-            if (ustime() - start > EXPIRE_SLICE_US)
+            if (ustime() - start > slice_us)
                 return 1;
         }
     }
@@ -168,6 +174,7 @@ static void cron_cb(uv_timer_t *t)
             modules[i]->cron();
     reap_orphans();
     mem_trim_cron((int64_t)uv_now(server.loop));
+    process_update();
 }
 
 static void close_handle(uv_handle_t *h)
@@ -204,18 +211,26 @@ void server_shutdown(void)
             modules[i]->stopped();
     group_commit_close();
     aof_close();
+    process_stopping();
     if (started)
         log_warning("rbkv is now ready to exit, bye bye...");
     else
         log_warning("rbkv could not start (see above); exiting.");
 }
 
+/* SIGTERM and SIGINT shut down as SHUTDOWN with the flags of
+ * shutdown-on-sigterm / -on-sigint ("default": save when `save` rules are
+ * set; NOW has nothing to skip, no replica being waited for). */
 static void signal_cb(uv_signal_t *s, int signum)
 {
+    int flags = signum == SIGINT ? server.cfg.shutdown_on_sigint : server.cfg.shutdown_on_sigterm;
+    enum persist_shutdown_mode mode = flags & SHUTDOWN_FLAG_SAVE     ? PERSIST_SAVE
+                                      : flags & SHUTDOWN_FLAG_NOSAVE ? PERSIST_NOSAVE
+                                                                     : PERSIST_DEFAULT;
     (void)s;
     log_warning("Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
     log_warning("User requested shutdown...");
-    if (persist_shutdown(PERSIST_DEFAULT) < 0) {
+    if (persist_shutdown(mode) < 0 && !(flags & SHUTDOWN_FLAG_FORCE)) {
         log_warning("%s received but errors trying to shut down the server, check the logs for "
                     "more information", signum == SIGINT ? "SIGINT" : "SIGTERM");
         return;
@@ -264,6 +279,8 @@ int server_init(void)
 {
     server.loop = uv_default_loop();
     server.start_ms = mstime();
+    process_start();
+    snap_on_save_key_delay(&server.cfg.rdb_key_save_delay);
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit a write fails with EFBIG instead of killing us,
      * so the append-only log reports it like a full disk. */
@@ -307,6 +324,9 @@ int server_serve(void)
         log_notice("Ready to accept connections tls on port %d", server.cfg.tls_port);
     if (server.unix_listening)
         log_notice("Ready to accept connections unix on %s", server.cfg.unixsocket);
+    /* The data is loaded (wiring.c loads it first): tell the supervisor. A
+     * replica says so too, before its first sync (Redis waits for it). */
+    process_ready();
     return 0;
 }
 

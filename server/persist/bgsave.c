@@ -65,6 +65,7 @@ void persist_snap_limits(struct snap_limits *lim)
     lim->set.value = (size_t)cfg->set_max_listpack_value;
     lim->set.int_entries = (size_t)cfg->set_max_intset_entries;
     lim->list.max_listpack_size = (long)cfg->list_max_listpack_size;
+    lim->key_delay = cfg->key_load_delay;
 }
 
 int persist_load(void)

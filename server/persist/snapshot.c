@@ -374,6 +374,23 @@ int snap_loaded_repl(struct snap_repl *pos)
     return loaded_has_repl;
 }
 
+static const long long *save_key_delay;
+
+void snap_on_save_key_delay(const long long *us)
+{
+    save_key_delay = us;
+}
+
+void snap_key_delay(long long us)
+{
+    if (!us)
+        return;
+    long long ns = us > 0 ? us * 1000 : -us;
+    struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
 int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen)
 {
     struct writer *w = xmalloc(sizeof(*w));
@@ -430,6 +447,8 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
                 w_stream(w, ks_ptr(e));
             else
                 w_omap(w, ks_ptr(e));
+            if (save_key_delay)
+                snap_key_delay(*save_key_delay);
         }
     }
     w_u8(w, OP_END);
@@ -910,6 +929,7 @@ static int load_entry(struct load *l, unsigned op)
                               deadline);
     else
         l->last = ks_bulk_add(&l->bulk, l->key, klen, KS_STRING, l->val, vlen, deadline);
+    snap_key_delay(l->lim->key_delay);
     if (++l->keys % PROGRESS_KEYS == 0)
         log_notice("Loading %s: %lld keys, %llu of %llu bytes", r->name, l->keys,
                    (unsigned long long)r_offset(r), (unsigned long long)r->size);

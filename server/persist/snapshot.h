@@ -119,6 +119,14 @@ struct ks_entry;
  * OBJECT's serializedlength. O(members). */
 size_t snap_value_len(const struct ks_entry *e);
 
+/* Redis's test hooks that slow a save or a load (rdb-key-save-delay,
+ * key-load-delay): sleeps us microseconds, or -us nanoseconds when
+ * negative, as Redis's debugDelay; 0 returns at once. */
+void snap_key_delay(long long us);
+/* Where snap_write_fd reads rdb-key-save-delay, for every key (a forked
+ * child reads its copy); set once at start, NULL: no delay. */
+void snap_on_save_key_delay(const long long *us);
+
 /* The CRC-64/Jones of n bytes at p, continuing from crc (0 to start). */
 uint64_t snap_crc64(uint64_t crc, const void *p, size_t n);
 
@@ -145,6 +153,7 @@ void snap_temp_name(char *buf, size_t cap, const char *path, long pid);
 struct snap_limits {
     struct om_limits hash, set;
     struct ol_limits list;
+    long long key_delay; /* key-load-delay: sleep per key, snap_key_delay's units */
 };
 
 /* Loads the snapshot at path into ks, whose databases must be empty, its

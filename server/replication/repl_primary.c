@@ -460,6 +460,12 @@ void repl_primary_cron(void)
     repl_backlog_resize(); /* after a CONFIG SET repl-backlog-size */
     /* Replicas that came while a child ran, or wait for the diskless delay. */
     long long delay = server.cfg.repl_diskless_sync ? server.cfg.repl_diskless_sync_delay * 1000 : 0;
+    /* ... unless repl-diskless-sync-max-replicas of them already wait. */
+    long long waiting = 0, enough = server.cfg.repl_diskless_sync_max_replicas;
+    for (struct repl_peer *p = repl.peers; p; p = p->next)
+        waiting += p->state == PEER_WAIT_SNAPSHOT;
+    if (server.cfg.repl_diskless_sync && enough > 0 && waiting >= enough)
+        delay = 0;
     for (struct repl_peer *p = repl.peers; p; p = p->next) {
         if (p->state == PEER_WAIT_SNAPSHOT && now - p->ack_ms >= delay) {
             start_sync();

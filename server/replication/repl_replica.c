@@ -578,6 +578,21 @@ static void schedule_retry(void)
     ml.backoff_ms = ml.backoff_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : ml.backoff_ms * 2;
 }
 
+/* bind-source-addr: the link leaves from that address (any port), as
+ * Redis's; 0, or a libuv error for fail_link. */
+static int bind_source(struct client *c)
+{
+    const char *addr = server.cfg.bind_source_addr;
+    struct sockaddr_storage ss;
+    if (!addr)
+        return 0;
+    int rc = strchr(addr, ':') ? uv_ip6_addr(addr, 0, (struct sockaddr_in6 *)&ss)
+                               : uv_ip4_addr(addr, 0, (struct sockaddr_in *)&ss);
+    if (rc == 0)
+        rc = uv_tcp_bind(&c->h.tcp, (const struct sockaddr *)&ss, 0);
+    return rc;
+}
+
 static void connect_now(void)
 {
     char port[16];
@@ -607,7 +622,9 @@ static void connect_now(void)
     ml.c = c;
     ml.state = LINK_CONNECTING;
     ml.connect_req.data = c;
-    rc = uv_tcp_connect(&ml.connect_req, &c->h.tcp, gai.addrinfo->ai_addr, connected);
+    rc = bind_source(c);
+    if (rc == 0)
+        rc = uv_tcp_connect(&ml.connect_req, &c->h.tcp, gai.addrinfo->ai_addr, connected);
     uv_freeaddrinfo(gai.addrinfo);
     if (rc < 0)
         fail_link(uv_strerror(rc));

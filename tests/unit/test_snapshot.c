@@ -48,7 +48,7 @@
 /* Redis's defaults: hash-max-listpack-entries 128, -value 64;
  * set-max-listpack-entries 128, -value 64, set-max-intset-entries 512;
  * list-max-listpack-size -2. */
-static const struct snap_limits limits = {{128, 64, 0}, {128, 64, 512}, {-2}};
+static const struct snap_limits limits = {{128, 64, 0}, {128, 64, 512}, {-2}, 0};
 
 static char dir[256];
 
@@ -374,8 +374,8 @@ static void test_maps(void)
     ks_free(b);
 
     /* Other thresholds: a small map loads as a tree, a big one packed. */
-    struct snap_limits tight = {{1, 64, 0}, {1, 64, 0}, {-2}};
-    struct snap_limits loose = {{5000, 64, 0}, {1000, 64, 0}, {-2}};
+    struct snap_limits tight = {{1, 64, 0}, {1, 64, 0}, {-2}, 0};
+    struct snap_limits loose = {{5000, 64, 0}, {1000, 64, 0}, {-2}, 0};
     int absent;
     b = ks_new(DBS);
     CHECK_MSG(snap_load(b, path, &tight, &absent, err, sizeof(err)) > 0, "tight: %s", err);
