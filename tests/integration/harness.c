@@ -53,7 +53,13 @@ static const char *current_test = "";
 static int64_t test_started_ms;
 static char **selected; /* test functions named on the command line */
 static int selected_count;
-static struct h_server *running[MAX_SERVERS];
+/* The servers started and not yet reaped, by pid: killed at exit. The pid is
+ * kept here, not read through s, since a test that failed half way may have
+ * left its struct h_server on a stack long gone. */
+static struct {
+    const struct h_server *s;
+    pid_t pid;
+} running[MAX_SERVERS];
 static char *wrapper[MAX_WRAPPER_WORDS + 1]; /* $RBKV_SERVER_WRAPPER split, NULL-terminated */
 static int wrapper_words;
 
@@ -626,15 +632,17 @@ static int free_port(void)
     return port;
 }
 
-static void track(struct h_server *s, int on)
+static void track(const struct h_server *s, int on)
 {
     for (int i = 0; i < MAX_SERVERS; i++) {
-        if (on && !running[i]) {
-            running[i] = s;
+        if (on && !running[i].s) {
+            running[i].s = s;
+            running[i].pid = s->pid;
             return;
         }
-        if (!on && running[i] == s) {
-            running[i] = NULL;
+        if (!on && running[i].s == s) {
+            running[i].s = NULL;
+            running[i].pid = 0;
             return;
         }
     }
@@ -669,8 +677,12 @@ static void kill_and_reap(struct h_server *s)
 static void kill_all_at_exit(void)
 {
     for (int i = 0; i < MAX_SERVERS; i++) {
-        if (running[i])
-            kill_and_reap(running[i]);
+        if (running[i].pid > 0) {
+            kill(running[i].pid, SIGKILL);
+            waitpid(running[i].pid, NULL, 0);
+        }
+        running[i].s = NULL;
+        running[i].pid = 0;
     }
 }
 
