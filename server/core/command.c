@@ -392,7 +392,12 @@ void command_call(struct client *c, const struct command *cmd)
     if (cmd->flags & CMD_WRITE)
         ks_will_change(c->db);
     count_errors_since_last(NULL, 0);
-    propagate_unit_begin();
+    /* Only a write's effects are held as a unit: anything else propagates
+     * at most one entry (PUBLISH), which goes out as it comes; EXEC and
+     * scripts open their own units. */
+    int unit = (cmd->flags & CMD_WRITE) != 0;
+    if (unit)
+        propagate_unit_begin();
     cmd->proc(c);
     long long duration = ustime() - start;
     stats->calls++;
@@ -421,5 +426,6 @@ void command_call(struct client *c, const struct command *cmd)
         if (server.effects_propagated == effects)
             propagate_command(c->db, cmd, c->argc, c->argv);
     }
-    propagate_unit_end();
+    if (unit)
+        propagate_unit_end();
 }

@@ -146,12 +146,17 @@ static void describe_client(const struct client *c, char *buf, size_t len)
  * measured, summed in clients_mem: measured again after each request, read
  * and write and once a cron tick, so the check before a request costs one
  * comparison. Replicas, the primary's link and closing clients count 0, as
- * Redis's client eviction leaves them out. */
+ * Redis's client eviction leaves them out. With maxmemory-clients off every
+ * client counts 0 and nothing is measured, so a request pays one branch;
+ * once it is set, the next cron tick measures every client. */
 static size_t clients_mem;
 
-static void track_memory(struct client *c)
+static inline void track_memory(struct client *c)
 {
-    size_t now = (c->flags & (CLIENT_REPLICA | CLIENT_MASTER | CLIENT_CLOSING))
+    if (!server.cfg.maxmemory_clients && !c->mem_tracked)
+        return;
+    size_t now = !server.cfg.maxmemory_clients ||
+                         (c->flags & (CLIENT_REPLICA | CLIENT_MASTER | CLIENT_CLOSING))
                      ? 0
                      : conn_client_memory(c);
     clients_mem = clients_mem - c->mem_tracked + now;
@@ -188,6 +193,8 @@ static unsigned long long client_eviction_limit(void)
  * its handle's close ends. */
 static void evict_clients(void)
 {
+    if (!server.cfg.maxmemory_clients)
+        return;
     unsigned long long limit = client_eviction_limit();
     while (limit && clients_mem >= limit) {
         struct client *victim = NULL;
