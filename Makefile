@@ -88,7 +88,8 @@ test-asan:
 #   test_attacker     its bound on another client's PING during an AUTH flood measures the loop's
 #                     fairness, which valgrind's slowdown of SHA-256 (far past RBKV_TEST_SLOW) hides;
 #                     the flood runs under ASan in CI
-# About 7 minutes with -j 2 on the 2-core machine; not part of .ci/run, which stays well under 20.
+# About an hour with -j 2 on the 2-core machine (63 minutes on 2026-12-06, shared with builds); not
+# part of .ci/run, which stays under 30.
 VALGRIND_COMMON = valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--num-callers=30 --suppressions=$(CURDIR)/scripts/valgrind.supp
 VALGRIND ?= $(VALGRIND_COMMON) --errors-for-leak-kinds=definite,indirect,possible -q

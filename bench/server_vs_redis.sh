@@ -38,6 +38,8 @@ gen() {
   awk -v n="$1" -v f="$2" 'BEGIN { for (i = 0; i < n; i++) { k = sprintf(f, i)
     printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\nvalue:%010d\r\n", length(k), k, i } }'
 }
+# MEMORY_KEYS=0: throughput only.
+[ "${MEMORY_KEYS:-1000000}" = 0 ] && exit 0
 echo
 printf '%-9s %-11s %-8s %14s %14s\n' keys format server "used_mem B/key" "rss B/key"
 for keys in ${MEMORY_KEYS:-1000000}; do
