@@ -232,7 +232,8 @@ static void test_pause_and_latency(void)
     /* Nearly 20,000 keys in one unlimited slice: far more than a millisecond. */
     long long left = H_INT_REPLY(c, "DBSIZE");
     CHECK(left < 1000, "%lld keys left after the pause", left);
-    EXPECT_MATCH(c, "[['eviction-cycle', :*, :*, :*]]", "LATENCY", "LATEST");
+    /* Among others: under valgrind a command may pass the 1 ms threshold too. */
+    EXPECT_MATCH(c, "[*['eviction-cycle', :*, :*, :*]*]", "LATENCY", "LATEST");
     EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0", "maxmemory-eviction-tenacity", "10",
               "latency-monitor-threshold", "0");
     EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "noeviction");
