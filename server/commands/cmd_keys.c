@@ -346,8 +346,10 @@ static void propagate_pexpireat(struct client *c, int64_t when)
 }
 
 /* EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: argv[2] in seconds or ms, relative
- * to base (now, or 0 for the AT forms). A deadline already past deletes the
- * key. Negative times are allowed; only overflow is refused. */
+ * to base (the command's start, or 0 for the AT forms). A deadline already
+ * past the command's start deletes the key: the same instant both times, as
+ * Redis's commandTimeSnapshot, so PEXPIRE k 1 never deletes k however long
+ * the command ran. Negative times are allowed; only overflow is refused. */
 static void expire_generic(struct client *c, int64_t base, int seconds, const char *name)
 {
     unsigned flags;
@@ -369,7 +371,7 @@ static void expire_generic(struct client *c, int64_t base, int seconds, const ch
         resp_add_int(&c->out, 0);
         return;
     }
-    if (when <= mstime() && !ks_expiry_paused()) {
+    if (when <= server.cmd_start_us / 1000 && !ks_expiry_paused()) {
         ks_expire_entry(c->db, e);
         notify_key(c, NOTIFY_GENERIC, "del", &c->argv[1]);
     } else {
@@ -387,12 +389,12 @@ invalid:
 
 static void cmd_expire(struct client *c)
 {
-    expire_generic(c, mstime(), 1, "expire");
+    expire_generic(c, server.cmd_start_us / 1000, 1, "expire");
 }
 
 static void cmd_pexpire(struct client *c)
 {
-    expire_generic(c, mstime(), 0, "pexpire");
+    expire_generic(c, server.cmd_start_us / 1000, 0, "pexpire");
 }
 
 static void cmd_expireat(struct client *c)
@@ -419,7 +421,7 @@ static void ttl_generic(struct client *c, int in_ms, int absolute)
         resp_add_int(&c->out, -1);
         return;
     }
-    int64_t t = absolute ? when : when - mstime();
+    int64_t t = absolute ? when : when - server.cmd_start_us / 1000;
     if (t < 0)
         t = 0;
     /* Unsigned, because a deadline near LLONG_MAX must round up without
