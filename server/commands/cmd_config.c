@@ -20,6 +20,7 @@
 #include "config_rewrite.h"
 #include "conn.h"
 #include "errorstats.h"
+#include "evict.h"
 #include "glob.h"
 #include "keyspace.h"
 #include "lazyfree.h"
@@ -106,6 +107,19 @@ static int tls_reconfigure_or_undo(int npairs, const char *const *before)
     log_warning("%s", err);
     config_set_many(&server.cfg, npairs, before, err, sizeof(err));
     return -1;
+}
+
+/* Redis's updateMaxmemory: a new maxmemory under what the data already uses
+ * is logged with its words, the line operators' alerts match; eviction
+ * then runs as for any write. */
+static void warn_if_under_used(unsigned long long maxmemory)
+{
+    size_t used = mem_used() - evict_not_counted_memory();
+    if (maxmemory && maxmemory < used)
+        log_warning("WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than "
+                    "the current memory usage (%zu). This will result in key eviction and/or the "
+                    "inability to accept new write commands depending on the maxmemory-policy.",
+                    maxmemory, used);
 }
 
 /* Redis's updatePort and applyTLSPort: a port or tls-port that changed
@@ -207,6 +221,7 @@ static void config_set_command(struct client *c)
         before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
     }
     long long maxclients = server.cfg.maxclients;
+    unsigned long long maxmemory = server.cfg.maxmemory;
     char *bind_before = config_get(&server.cfg, (size_t)config_find("bind", 4));
     int port = server.cfg.port, tls_port = server.cfg.tls_port;
     const char *unlistened = NULL;
@@ -241,6 +256,8 @@ static void config_set_command(struct client *c)
                         "listen on this port. Check server logs.",
                         unlistened);
     } else {
+        if (server.cfg.maxmemory != maxmemory)
+            warn_if_under_used(server.cfg.maxmemory);
         reply_ok(c);
     }
     for (int i = 0; i < npairs; i++)

@@ -240,6 +240,24 @@ static void test_pause_and_latency(void)
     redisFree(c);
 }
 
+/* A maxmemory under what the data uses is logged with Redis's words, the
+ * line operators alert on. */
+static void test_maxmemory_warning(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    EXPECT_OK(c, "SET", "k", "v");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "1");
+    CHECK(h_wait_log(&srv,
+                     "WARNING: the new maxmemory value set via CONFIG SET (1) is smaller than the "
+                     "current memory usage (",
+                     5000 * H_SLOW),
+          "no maxmemory warning in the log");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0");
+    redisFree(c);
+}
+
 /* CLIENT NO-TOUCH: reads leave the access time alone, TOUCH still sets it. */
 static void test_no_touch(void)
 {
@@ -504,6 +522,7 @@ int main(int argc, char **argv)
     H_RUN(test_nothing_to_evict);
     H_RUN(test_eviction_goes_on);
     H_RUN(test_pause_and_latency);
+    H_RUN(test_maxmemory_warning);
     H_RUN(test_no_touch);
     H_RUN(test_hot_set);
     H_RUN(test_pipelined_at_cap);
