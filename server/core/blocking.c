@@ -355,6 +355,7 @@ void block_fail_all(const char *err)
             continue;
         resp_add_error(&c->out, err);
         end_wait(c);
+        unblocked(c, BLOCK_TIMED_OUT, 0); /* counted nowhere, as Redis; its slow log entry goes */
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         queue_resume(c); /* its reply goes out from there; nothing more runs */
     }

@@ -77,7 +77,8 @@ void block_init(void);
 enum block_end {
     BLOCK_SERVED,    /* served, or released by its owner (block_release) */
     BLOCK_UNBLOCKED, /* CLIENT UNBLOCK, either mode */
-    BLOCK_TIMED_OUT, /* its own timeout, or the client closed */
+    BLOCK_TIMED_OUT, /* its own timeout, the client closed, or a role change failed it:
+                      * no statistics, as in Redis */
 };
 /* Sets what is called when a blocked call's wait ends, with the time the
  * serving took (0 but for BLOCK_SERVED): the dispatcher's statistics
