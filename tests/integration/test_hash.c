@@ -796,7 +796,9 @@ static void test_differential(void)
     static char want[REPR_CAP], got[REPR_CAP], theirs[REPR_CAP];
     char values[MAX_ARGS][48];
     int failures = 0, grown[KEYS] = {0}, crossings = 0;
-    for (long op = 0; op < ops && failures < 5; op++) {
+    /* Past ops, it goes on (up to 4x) until the hashes crossed the entry
+     * limit five times: a seed that crosses it less still tests it. */
+    for (long op = 0; (op < ops || (crossings < 5 && op < 4 * ops)) && failures < 5; op++) {
         const char *argv[MAX_ARGS];
         int fidx[MAX_ARGS] = {0}, argc = 2, k = (int)rnd(KEYS);
         /* Deletes weigh as much as sets, so hashes empty and shrink too. */
