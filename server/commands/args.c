@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "notify.h"
 #include "numparse.h"
+#include "propagate.h"
 #include "resp_num.h"
 #include "server.h"
 #include "watch.h"
@@ -334,4 +335,17 @@ void text_printf(struct text *t, const char *fmt, ...)
         t->cap = t->cap * 2 + (n > 0 ? (size_t)n : 0);
         t->buf = xrealloc(t->buf, t->cap);
     }
+}
+
+void propagate_pop_as(struct client *c, int in_command, const char *name,
+                      const struct resp_slice *key, int counted, size_t n)
+{
+    char count[RESP_LL_CHARS];
+    struct resp_slice argv[3] = {{name, strlen(name)}, *key, {count, 0}};
+    if (counted)
+        argv[2].len = resp_format_ll(count, (long long)n);
+    if (in_command)
+        propagate_effects(c->db_index, counted ? 3 : 2, argv);
+    else
+        propagate_argv(c->db_index, counted ? 3 : 2, argv);
 }

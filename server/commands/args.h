@@ -111,4 +111,11 @@ struct text {
 };
 void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Sends the pop a blocking or counted pop amounted to, as Redis 7.0 does:
+ * name key [n] (n, with counted, the members or elements it took), as the
+ * running command's effects, or, for a served wait (no command running),
+ * as it is. It replays exactly, taking the same end of the same key. */
+void propagate_pop_as(struct client *c, int in_command, const char *name,
+                      const struct resp_slice *key, int counted, size_t n);
+
 #endif

@@ -575,24 +575,6 @@ static void cmd_rpop(struct client *c)
     cmd_pop_generic(c, 1);
 }
 
-/* Sends the pop a BLPOP, BLMPOP or LMPOP amounted to, LPOP/RPOP key [n]
- * with n the elements it took, as Redis 7.0 does, to the log and the
- * replicas: as the running command's effects, or, for a served wait (no
- * command running), as it is. */
-static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
-                          const struct list_how *how, size_t n)
-{
-    char count[RESP_LL_CHARS];
-    struct resp_slice argv[3] = {{how->from_tail ? "RPOP" : "LPOP", 4}, *key, {count, 0}};
-    int argc = how->count >= 0 ? 3 : 2;
-    if (how->count >= 0)
-        argv[2].len = resp_format_ll(count, (long long)n);
-    if (in_command)
-        propagate_effects(c->db_index, argc, argv);
-    else
-        propagate_argv(c->db_index, argc, argv);
-}
-
 /* Pops from l, the non-empty list at key (entry e), replying with the key as
  * Redis's BLPOP ([key, element]) or LMPOP ([key, [elements]]) does. */
 static size_t pop_with_key(struct client *c, const struct resp_slice *key, struct ks_entry *e,
@@ -673,6 +655,14 @@ static void propagate_move(struct client *c, int in_command, const struct resp_s
         propagate_effects(c->db_index, argc, argv);
     else
         propagate_argv(c->db_index, argc, argv);
+}
+
+/* The pop it amounted to, as Redis 7.0 sends it (propagate_pop_as). */
+static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
+                          const struct list_how *how, size_t n)
+{
+    propagate_pop_as(c, in_command, how->from_tail ? "RPOP" : "LPOP", key, how->count >= 0,
+                     n);
 }
 
 /* block_serve_fn: serves a client waiting in BLPOP, BRPOP, BLMPOP, BLMOVE

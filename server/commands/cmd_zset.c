@@ -810,22 +810,12 @@ static size_t pop_reply(struct client *c, const struct resp_slice *key, struct k
     return n;
 }
 
-/* Sends the pop a BZPOPMIN, BZPOPMAX, BZMPOP or ZMPOP amounted to, ZPOPMIN
- * or ZPOPMAX key [n] with n the members it took, as Redis 7.0 does: as the
- * running command's effects, or, for a served wait (no command running),
- * as it is. It replays exactly, taking the same end of the same set. */
+/* The pop it amounted to, as Redis 7.0 sends it (propagate_pop_as). */
 static void propagate_pop(struct client *c, int in_command, const struct resp_slice *key,
                           const struct pop_how *how, size_t n)
 {
-    char count[RESP_LL_CHARS];
-    struct resp_slice argv[3] = {{how->max ? "ZPOPMAX" : "ZPOPMIN", 7}, *key, {count, 0}};
-    int argc = how->count >= 0 ? 3 : 2;
-    if (how->count >= 0)
-        argv[2].len = resp_format_ll(count, (long long)n);
-    if (in_command)
-        propagate_effects(c->db_index, argc, argv);
-    else
-        propagate_argv(c->db_index, argc, argv);
+    propagate_pop_as(c, in_command, how->max ? "ZPOPMAX" : "ZPOPMIN", key, how->count >= 0,
+                     n);
 }
 
 /* block_serve_fn: serves a client blocked by pop_first_or_block. */
