@@ -15,6 +15,7 @@
 #include "command.h"
 #include "evict.h"
 #include "keyspace.h"
+#include "live.h"
 #include "mem.h"
 #include "notify.h"
 #include "numparse.h"
@@ -288,8 +289,8 @@ static struct ks_entry *lookup_read_generic(struct client *c, const struct resp_
     struct ks_entry *e = lookup_generic(c, key, &p, touch);
     /* A replica removes nothing by itself (its primary's DEL does), but its
      * clients do not read a key past its deadline, as in Redis. */
-    if (e && server.cfg.replicaof_host && !(c->flags & CLIENT_MASTER) &&
-        ks_get_expire(e) >= 0 && ks_get_expire(e) <= server.cmd_start_us / 1000)
+    if (e && ks_expiry() == KS_EXPIRY_HELD && reads_hide_due(c) && ks_get_expire(e) >= 0 &&
+        ks_get_expire(e) <= server.cmd_start_us / 1000)
         e = NULL;
     if (e)
         server.stats.keyspace_hits++;
@@ -299,6 +300,17 @@ static struct ks_entry *lookup_read_generic(struct client *c, const struct resp_
         notify_key(c, NOTIFY_KEY_MISS, "keymiss", key);
     }
     return e;
+}
+
+int reads_hide_due(const struct client *c)
+{
+    enum ks_expiry mode = ks_expiry();
+    return mode == KS_EXPIRY_ON || (mode == KS_EXPIRY_HELD && !(c->flags & CLIENT_MASTER));
+}
+
+void live_view_for(const struct client *c, struct live_view *v, int64_t now_ms)
+{
+    live_view_init(v, c->db, now_ms, reads_hide_due(c));
 }
 
 struct ks_entry *lookup_read(struct client *c, const struct resp_slice *key)

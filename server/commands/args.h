@@ -16,6 +16,7 @@
 struct db;
 struct ks_entry;
 struct ks_probe;
+struct live_view;
 
 /* Case-insensitive equality of an argument with a word. */
 int arg_is(const struct resp_slice *a, const char *word);
@@ -66,6 +67,15 @@ struct ks_entry *lookup_write(struct client *c, const struct resp_slice *key);
  * (ks_set_string_probed), so the key is hashed and looked up once. */
 struct ks_entry *lookup_write_probe(struct client *c, const struct resp_slice *key,
                                     struct ks_probe *p);
+
+/* Whether c's reads skip the keys past their deadline that nothing deleted
+ * yet (keyspace.h, enum ks_expiry): they do, except while the log replays
+ * and for a replica's primary, whose stream was written against every key
+ * its own DELs have not removed yet (Redis's expireIfNeeded answers its
+ * master "not expired"). */
+int reads_hide_due(const struct client *c);
+/* c's db as its reads see it at now_ms (live.h). */
+void live_view_for(const struct client *c, struct live_view *v, int64_t now_ms);
 
 void reply_ok(struct client *c);
 /* The *STORE commands' end (SINTERSTORE, ZUNIONSTORE, ...): replaces dst

@@ -157,13 +157,13 @@ static void debug_digest(struct client *c)
 {
     unsigned char final[SHA1_LEN] = {0};
     int64_t now_ms = server.cmd_start_us / 1000;
-    int paused = ks_expiry_paused();
+    int hide_due = reads_hide_due(c);
     for (int i = 0; i < server.ks->count; i++) {
         struct db *db = &server.ks->dbs[i];
         int seen = 0;
         for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
             int64_t when = ks_get_expire(e);
-            if (!paused && when != -1 && when <= now_ms)
+            if (hide_due && when != -1 && when <= now_ms)
                 continue;
             if (!seen) {
                 /* The database's number, so the same keys in another

@@ -256,17 +256,20 @@ static void cmd_randomkey(struct client *c)
         /* An entry's subtree size is 32 bits, so count fits arc4random's range. */
         struct ks_entry *e = ks_select(c->db, arc4random_uniform((uint32_t)count));
         int64_t when = ks_get_expire(e);
-        /* A replica removes nothing itself (its primary's DEL will). */
-        if (when == -1 || when > now || ks_expiry_paused()) {
+        if (when == -1 || when > now || !reads_hide_due(c)) {
             resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
             return;
         }
+        /* A replica removes nothing itself (its primary's DEL will): the
+         * draw is among the keys its reads see. */
+        if (ks_expiry_paused())
+            break;
         /* Lazy expiry, as a lookup does: the hook sends the DEL to the log
          * and the replicas and fires "expired". */
         ks_lookup(c->db, ks_key(e), ks_klen(e), now);
     }
     struct live_view live;
-    live_view_init(&live, c->db, now);
+    live_view_for(c, &live, now);
     size_t n = live_count(&live);
     struct ks_entry *e = n ? live_select(&live, arc4random_uniform((uint32_t)n)) : NULL;
     if (e)

@@ -75,7 +75,7 @@ struct walk {
 /* The db as of the command's start time, the clock the lookups use too. */
 static void live_init(struct client *c, struct live_view *v)
 {
-    live_view_init(v, c->db, server.cmd_start_us / 1000);
+    live_view_for(c, v, server.cmd_start_us / 1000);
 }
 
 static size_t list_len(const struct client *c, size_t n, int withvalues)

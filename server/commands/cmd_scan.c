@@ -100,7 +100,7 @@ static void cmd_keys(struct client *c)
     struct filter f;
     struct live_view live;
 
-    live_view_init(&live, c->db, server.cmd_start_us / 1000);
+    live_view_for(c, &live, server.cmd_start_us / 1000);
     filter_init(&f, &c->argv[1], 0, 0);
     struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
     reply_keys(c, span.lo, kr_span_len(&span), &f, &live);
@@ -118,7 +118,7 @@ static void cmd_scan(struct client *c)
 
     struct filter f;
     struct live_view live;
-    live_view_init(&live, c->db, server.cmd_start_us / 1000);
+    live_view_for(c, &live, server.cmd_start_us / 1000);
     filter_init(&f, o.match, o.typed, o.type);
     struct kr_span span = kr_span_prefix(c->db, f.prefix, f.prefix_len);
     if (o.from) {

@@ -29,7 +29,7 @@ RB_DECLARE_ORDER(expire_order, struct ks_expire, node, size)
 static ks_value_free_fn *value_free[KS_TYPE_COUNT];
 static ks_expired_fn *expired_hook;
 static ks_change_fn *change_hook;
-static int expiry_paused;
+static enum ks_expiry expiry_mode;
 
 void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
 {
@@ -59,14 +59,19 @@ void ks_changing(struct db *db)
         change_hook(db);
 }
 
-void ks_pause_expiry(int paused)
+void ks_set_expiry(enum ks_expiry mode)
 {
-    expiry_paused = paused;
+    expiry_mode = mode;
+}
+
+enum ks_expiry ks_expiry(void)
+{
+    return expiry_mode;
 }
 
 int ks_expiry_paused(void)
 {
-    return expiry_paused;
+    return expiry_mode != KS_EXPIRY_ON;
 }
 
 /* Tells the hook (due: lazy or active expiry), deletes e. */
@@ -301,7 +306,8 @@ struct ks_entry *ks_lookup_probe(struct db *db, const char *key, size_t klen, in
     p->klen = klen;
     p->hash = kix_hash(&db->index, key, klen);
     struct ks_entry *e = kix_find(&db->index, key, klen, p->hash);
-    if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms && !expiry_paused) {
+    if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms &&
+        expiry_mode == KS_EXPIRY_ON) {
         expire_entry(db, e, 1);
         db->expired++;
         e = NULL;
@@ -594,7 +600,7 @@ int ks_persist(struct db *db, struct ks_entry *e)
 size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
 {
     size_t n = 0;
-    while (n < max && !expiry_paused) {
+    while (n < max && expiry_mode == KS_EXPIRY_ON) {
         struct rb_node *first = rb_first_cached(&db->expires);
         if (!first)
             break;

@@ -242,12 +242,22 @@ void ks_on_expired(ks_expired_fn *fn);
  * and active expiry count it in db->expired; a command removing a key for a
  * deadline already given in the past does not, as in Redis. */
 void ks_expire_entry(struct db *db, struct ks_entry *e);
-/* While paused (replaying the log), no deadline removes anything: lookups
- * return entries past their deadline and ks_expire_due does nothing, so each
- * replayed command sees the keys its original saw; the log's own DELs do the
- * removing. Commands that remove a key for a deadline already past check
- * ks_expiry_paused() and set the deadline instead. */
-void ks_pause_expiry(int paused);
+/* Who removes the keys past their deadline (Redis's server.loading and
+ * server.masterhost):
+ *   KS_EXPIRY_ON    this server: lookups and ks_expire_due delete them.
+ *   KS_EXPIRY_HELD  its primary, whose DELs come in its stream (a replica):
+ *                   nothing here deletes them, but its clients' reads skip
+ *                   them (live.h, the commands' lookups), as in Redis.
+ *   KS_EXPIRY_OFF   nobody for now (replaying the log, whose own DELs say
+ *                   when each key went): nothing deletes them and every read
+ *                   sees them, so each replayed command sees the keys its
+ *                   original saw.
+ * Not ON (ks_expiry_paused), lookups return entries past their deadline and
+ * ks_expire_due does nothing; commands that remove a key for a deadline
+ * already past set the deadline instead. */
+enum ks_expiry { KS_EXPIRY_ON, KS_EXPIRY_HELD, KS_EXPIRY_OFF };
+void ks_set_expiry(enum ks_expiry mode);
+enum ks_expiry ks_expiry(void);
 int ks_expiry_paused(void);
 
 /* Told that db is about to change while db->streams is nonzero: the hook

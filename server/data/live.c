@@ -23,11 +23,11 @@ static const struct ks_expire *first_due(const struct live_view *v)
     return x->when <= v->now ? x : NULL;
 }
 
-void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms)
+void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms, int hide_due)
 {
     v->db = db;
     v->now = now_ms;
-    v->paused = ks_expiry_paused();
+    v->paused = !hide_due;
     v->due = LIVE_DUE_UNKNOWN;
     /* The earliest deadline is in the future: no key hides, and a listing
      * pays one test a key, not a look at each key's deadline. */

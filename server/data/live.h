@@ -21,8 +21,10 @@
  * and a key comparison, never a deletion nor a rank (docs/internals.md,
  * "Expired keys and reads", says why).
  *
- * While expiry is paused (ks_pause_expiry: replaying the log) nothing is
- * hidden, as lookups hide nothing then.
+ * A view made with hide_due 0 hides nothing: for replaying the log, when
+ * lookups hide nothing either, and for a replica's primary, whose stream was
+ * written against the keys its own DELs have not removed yet (keyspace.h,
+ * enum ks_expiry; the commands' live_view_for decides).
  *
  * Never reads the clock: callers pass now. Owns nothing; a view is valid
  * only until the db next changes, except that deleting a live key keeps it
@@ -39,14 +41,14 @@
 struct live_view {
     const struct db *db;
     int64_t now;    /* ms */
-    int paused;     /* ks_expiry_paused() at init: nothing is hidden */
+    int paused;     /* made with hide_due 0: nothing is hidden */
     int hides_none; /* paused, or no key due at init: live_hides answers at once */
     size_t due;     /* due keys in db; LIVE_DUE_UNKNOWN until first needed */
 };
 #define LIVE_DUE_UNKNOWN ((size_t)-1)
 
 /* O(1): the due keys are counted only when a count or a rank needs them. */
-void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms);
+void live_view_init(struct live_view *v, const struct db *db, int64_t now_ms, int hide_due);
 
 /* Whether e is past its deadline, so reads skip it. O(1); inline, since a
  * listing asks it of every key it walks. */

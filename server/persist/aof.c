@@ -913,7 +913,8 @@ int aof_load(aof_replay_fn *replay, void *ctx)
     int rc;
     /* Deadlines that passed since the log was written remove nothing here:
      * the log's DELs say when each key went. */
-    ks_pause_expiry(1);
+    enum ks_expiry was = ks_expiry();
+    ks_set_expiry(KS_EXPIRY_OFF);
     while ((rc = next_command(&r)) == PARSE_CMD) {
         if (replay(ctx, r.argc, r.argv, &r.why) < 0) {
             rc = PARSE_BAD;
@@ -922,7 +923,7 @@ int aof_load(aof_replay_fn *replay, void *ctx)
         }
         count++;
     }
-    ks_pause_expiry(0);
+    ks_set_expiry(was);
     int result = 0;
     if (rc == PARSE_BAD) {
         log_warning("Bad file format reading the append only file %s at offset %zu: %s. "

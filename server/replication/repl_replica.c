@@ -697,7 +697,7 @@ void repl_replica_start(void)
     if (ml.state == LINK_NONE)
         ml.down_since_ms = 0; /* never up yet: INFO says -1, as Redis */
     /* Keys expire on the primary, which sends their DELs. */
-    ks_pause_expiry(1);
+    ks_set_expiry(KS_EXPIRY_HELD);
     log_set_role('S');
     ml.state = LINK_CONNECT;
     ml.backoff_ms = RETRY_FIRST_MS;
@@ -712,7 +712,7 @@ void repl_replica_stop(void)
     ml.c = NULL;
     drop_temp_file();
     ml.state = LINK_NONE;
-    ks_pause_expiry(0);
+    ks_set_expiry(KS_EXPIRY_ON);
     log_set_role('M');
     /* A new history starts here; our old one stays valid as replid2, so
      * the primary's other replicas continue from us partially. Our stream's

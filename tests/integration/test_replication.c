@@ -488,6 +488,42 @@ out:
     group_close(&g);
 }
 
+/* A replica deletes no key past its deadline (its primary's DEL does), and
+ * its clients see none of them: not by lookups, nor in listings (KEYS,
+ * SCAN, RANDOMKEY, the ordered commands), as Redis's replica hides them;
+ * DBSIZE counts them, as there. */
+static void test_replica_hides_due_keys(void)
+{
+    struct group g = {0};
+    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
+    if (!p || !r || follow(r, &g.s[0]) < 0)
+        goto out;
+    EXPECT_OK(p, "DEBUG", "SET-ACTIVE-EXPIRE", "0"); /* so no DEL comes */
+    EXPECT_OK(p, "SET", "a", "1", "PX", "30");
+    EXPECT_OK(p, "SET", "b", "2");
+    caught_up(p, r);
+    int64_t deadline = h_now_ms() + SYNC_MS;
+    long long pttl = 0;
+    while ((pttl = H_INT_REPLY(r, "PTTL", "a")) != -2 && h_now_ms() < deadline)
+        h_sleep_ms(10);
+    CHECK(pttl == -2, "the replica still reads a key past its deadline");
+    EXPECT_INT(r, 2, "DBSIZE");
+    EXPECT_REPLY(r, "['b']", "KEYS", "*");
+    EXPECT_REPLY(r, "['0', ['b']]", "SCAN", "0");
+    EXPECT_BULK(r, "b", "RANDOMKEY");
+    EXPECT_INT(r, 1, "KCOUNT", "-", "+");
+    EXPECT_REPLY(r, "['b']", "KRANGE", "0", "-1");
+    EXPECT_REPLY(r, "['b']", "KRANGE", "-", "+", "BYLEX");
+    EXPECT_REPLY(r, "['b']", "KFIRST");
+    /* The primary's lazy expiry sends the DEL that removes it there. */
+    EXPECT_NIL(p, "GET", "a");
+    caught_up(p, r);
+    EXPECT_INT(r, 1, "DBSIZE");
+    EXPECT_OK(p, "DEBUG", "SET-ACTIVE-EXPIRE", "1");
+out:
+    group_close(&g);
+}
+
 /* ---- promotion, chains ---- */
 
 static void test_promote_and_follow(void)
@@ -802,6 +838,7 @@ int main(int argc, char **argv)
     H_RUN(test_backlog_overrun);
     H_RUN(test_wait_then_kill9);
     H_RUN(test_promote_and_follow);
+    H_RUN(test_replica_hides_due_keys);
     H_RUN(test_chained);
     H_RUN(test_replica_with_aof_restarted);
     H_RUN(test_replica_restart_partial);
