@@ -245,7 +245,7 @@ static void test_big_counts_accepted(void)
     h_raw_send(&r, req, len);
     free(req);
     size_t n;
-    CHECK(h_raw_read_reply(&r, &n, H_RAW_TIMEOUT_MS * 10) == 0 && n == 5 &&
+    CHECK(h_raw_read_reply(&r, &n, H_RAW_TIMEOUT_MS * 30) == 0 && n == 5 &&
               memcmp(r.buf, "+OK\r\n", 5) == 0,
           "MSET with %d elements did not answer +OK", 2 * PAIRS + 1);
     h_raw_close(&r);
