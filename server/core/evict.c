@@ -100,6 +100,12 @@ void evict_init(void)
     uv_timer_init(server.loop, &again_timer);
 }
 
+void evict_close(void)
+{
+    if (!uv_is_closing((uv_handle_t *)&again_timer))
+        uv_close((uv_handle_t *)&again_timer, NULL);
+}
+
 const struct ka_clock *evict_clock(void)
 {
     return &access_clock;

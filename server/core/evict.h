@@ -25,6 +25,8 @@ enum evict_result {
 
 /* At start, before any key exists: the access clock and the timer. */
 void evict_init(void);
+/* At shutdown: closes the timer, so the loop closes with nothing open. */
+void evict_close(void);
 
 /* The clock accesses are stamped with; current as of the running command. */
 const struct ka_clock *evict_clock(void);

@@ -202,6 +202,7 @@ void server_shutdown(void)
     monitor_close();
     pause_close();
     lazyfree_close();
+    evict_close();
     close_handle((uv_handle_t *)&server.cron);
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);

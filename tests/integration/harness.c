@@ -1018,6 +1018,10 @@ int h_stop(struct h_server *s)
     CHECK(clean, "server exit after SIGTERM: %s %d (expected exit 0)",
           WIFEXITED(status) ? "exit" : "signal",
           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    /* rbkv closes every handle it opened before it closes its loop. */
+    if (!is_reference && !s->bin)
+        CHECK(!h_file_has(s, "server.log", "handles still open"),
+              "the server's loop closed with handles still open");
     check_valgrind_log(s, pid);
     remove_dir(s);
     return clean ? 0 : -1;

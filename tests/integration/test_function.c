@@ -331,7 +331,7 @@ static void test_persistence(void)
     EXPECT_MATCH(c, "*Write commands are not allowed from read-only scripts*", "FCALL", "ro", "1",
                  "k");
     EXPECT_STATUS(c, "Background append only file rewriting started", "BGREWRITEAOF");
-    CHECK(h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", 10000),
+    CHECK(h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", 30000 * H_SLOW),
           "the rewrite did not end");
     CHECK(h_file_has(&srv, "appendonly.aof", "FUNCTION") &&
               !h_file_has(&srv, "appendonly.aof", "DELETE"),

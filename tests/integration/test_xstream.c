@@ -232,7 +232,7 @@ static void test_persistence(void)
               i, digest, digest_after);
         if (i == 0) {
             freeReplyObject(H_CALL(c, "BGREWRITEAOF"));
-            CHECK(h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", 5000 * H_SLOW),
+            CHECK(h_wait_info(c, "persistence", "aof_rewrite_in_progress", "0", 30000 * H_SLOW),
                   "the rewrite ended");
         }
         if (i == 1)
