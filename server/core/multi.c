@@ -12,9 +12,10 @@
  * gets its error now and makes EXEC answer EXECABORT; MULTI, EXEC, DISCARD,
  * WATCH and QUIT run at once instead of queueing, and nested MULTI or WATCH
  * errors do not doom the transaction. EXEC itself re-checks OOM, MISCONF,
- * READONLY and MASTERDOWN for the queue as a whole. EXEC runs each queued command through
- * command_call (stats and key-change reports as usual) inside one array;
- * errors at run time are just that command's reply, nothing rolls back.
+ * READONLY and MASTERDOWN for the queue as a whole. EXEC runs each queued
+ * command through command_call (stats and key-change reports as usual)
+ * inside one array; errors at run time are just that command's reply,
+ * nothing rolls back.
  */
 #include "multi.h"
 

@@ -222,6 +222,8 @@ static void free_job(struct load_job *j)
 static void install(struct load_job *j)
 {
     struct keyspace *ks = j->ks;
+    log_notice("Done loading the primary's snapshot, keys loaded: %lld (%lld bytes)", j->keys,
+               ml.received);
     /* Redis's words for its repl-diskless-load swapdb, which rbkv's load
      * is: the old data was served meanwhile and goes now. Its "Discarding
      * old DB in background" is not said: the old contents are freed here on
@@ -241,8 +243,6 @@ static void install(struct load_job *j)
     repl_backlog();
     /* Our replicas hold another history now: they sync again from us. */
     repl_primary_drop_replicas();
-    log_notice("Done loading the primary's snapshot, keys loaded: %lld (%lld bytes)", j->keys,
-               ml.received);
     if (aof_enabled() && !aof_rewrite_in_progress() && aof_rewrite_start() < 0)
         log_warning("The append-only log could not be rewritten after a full sync: it holds "
                     "the data before it until the next rewrite");

@@ -4,7 +4,8 @@
  * EXEC (issue 34).
  *
  * - test_log_lines: a primary and a replica, on the server under test and on
- *   redis-server, go through a full sync, a partial resync after the replica
+ *   redis-server, go through a full sync (streamed, then again through a file:
+ *   repl-diskless-sync no), a partial resync after the replica
  *   drops the link (CLIENT KILL TYPE master), another after the primary drops
  *   it (CLIENT KILL TYPE replica), and a lost link (the primary killed). Both
  *   pairs' logs must hold the same key lines in the same order
@@ -39,20 +40,22 @@ struct pair {
     redisContext *pc, *rc;
 };
 
-/* Starts p, then r with --replicaof p (so r has no history: Redis's "no
- * cached master"), plus extra flags for r (NULL-terminated, may be NULL).
- * reference: redis-server. Returns 1 when both run and the link is up; 0
- * (nothing to compare: no redis-server) or -1 (a recorded failure). */
-static int pair_open(struct pair *x, int reference, const char *extra)
+/* Starts p (diskless: repl-diskless-sync), then r with --replicaof p (so r
+ * has no history: Redis's "no cached master") and, when stale is not NULL,
+ * replica-serve-stale-data stale. reference: redis-server. Returns 1 when
+ * both run and the link is up; 0 (nothing to compare: no redis-server) or -1
+ * (a recorded failure). */
+static int pair_open(struct pair *x, int reference, const char *diskless, const char *stale)
 {
     char port[16];
     memset(x, 0, sizeof(*x));
-    int rc = reference ? h_start_reference(&x->p, H_FLAGS(FAST)) : h_start(&x->p, H_FLAGS(FAST));
+    const char *const *pflags = H_FLAGS(FAST, "--repl-diskless-sync", diskless);
+    int rc = reference ? h_start_reference(&x->p, pflags) : h_start(&x->p, pflags);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
     snprintf(port, sizeof(port), "%d", x->p.port);
-    const char *const *flags = extra ? H_FLAGS(FAST, "--replicaof", "127.0.0.1", port,
-                                               "--replica-serve-stale-data", extra)
+    const char *const *flags = stale ? H_FLAGS(FAST, "--replicaof", "127.0.0.1", port,
+                                               "--replica-serve-stale-data", stale)
                                      : H_FLAGS(FAST, "--replicaof", "127.0.0.1", port);
     rc = reference ? h_start_reference(&x->r, flags) : h_start(&x->r, flags);
     if (rc != 0)
@@ -121,11 +124,12 @@ static void expect_in_order(const struct h_server *s, const char *const *lines, 
     free(log);
 }
 
-/* The scenario on one pair, then its logs against the key lines. */
-static void log_scenario(int reference)
+/* The scenario on one pair, then its logs against the key lines. disk: the
+ * full sync goes through a file, its length known (Redis's target disk). */
+static void log_scenario(int reference, int disk)
 {
     struct pair x;
-    int rc = pair_open(&x, reference, NULL);
+    int rc = pair_open(&x, reference, disk ? "no" : "yes", NULL);
     if (rc <= 0) {
         pair_close(&x);
         return;
@@ -160,20 +164,35 @@ static void log_scenario(int reference)
     EXPECT_INT(x.pc, 1, "CLIENT", "KILL", "TYPE", "replica");
     wait_log_count(&x.r, partial_done, 2);
     wait_log_count(&x.p, accepted, 2);
-    const char *const primary_lines[] = {asks,
-                                         full_req,
-                                         "Starting BGSAVE for SYNC with target: replicas sockets",
-                                         "Background RDB transfer started by pid ",
-                                         "Background RDB transfer terminated with success",
-                                         streamed,
-                                         succeeded,
-                                         lost,
-                                         asks,
-                                         accepted,
-                                         lost,
-                                         asks,
-                                         accepted};
-    expect_in_order(&x.p, primary_lines, sizeof(primary_lines) / sizeof(primary_lines[0]));
+    const char *const streamed_lines[] = {asks,
+                                          full_req,
+                                          "Starting BGSAVE for SYNC with target: replicas sockets",
+                                          "Background RDB transfer started by pid ",
+                                          "Background RDB transfer terminated with success",
+                                          streamed,
+                                          succeeded,
+                                          lost,
+                                          asks,
+                                          accepted,
+                                          lost,
+                                          asks,
+                                          accepted};
+    const char *const disk_lines[] = {asks,
+                                      full_req,
+                                      "Starting BGSAVE for SYNC with target: disk",
+                                      "Background saving started by pid ",
+                                      "Background saving terminated with success",
+                                      succeeded,
+                                      lost,
+                                      asks,
+                                      accepted,
+                                      lost,
+                                      asks,
+                                      accepted};
+    const char *const *primary_lines = disk ? disk_lines : streamed_lines;
+    size_t primary_n = disk ? sizeof(disk_lines) / sizeof(disk_lines[0])
+                            : sizeof(streamed_lines) / sizeof(streamed_lines[0]);
+    expect_in_order(&x.p, primary_lines, primary_n);
     /* The primary is gone (its log with it). */
     kill(x.p.pid, SIGKILL);
     CHECK(h_wait_exit(&x.p, SYNC_MS) != -1, "the primary did not die");
@@ -190,7 +209,8 @@ static void log_scenario(int reference)
         "Non blocking connect for SYNC fired the event.",
         "Master replied to PING, replication can continue...",
         "Partial resynchronization not possible (no cached master)", "Full resync from master: ",
-        "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF ",
+        "MASTER <-> REPLICA sync: receiving ",
+        disk ? " bytes from master to " : "streamed RDB from master with EOF ",
         "MASTER <-> REPLICA sync: Loading DB in memory",
         "MASTER <-> REPLICA sync: Swapping active DB with loaded DB",
         "MASTER <-> REPLICA sync: Finished with success", PARTIAL_AFTER_LOSS, PARTIAL_AFTER_LOSS,
@@ -204,9 +224,11 @@ static void log_scenario(int reference)
 
 static void test_log_lines(void)
 {
-    log_scenario(0);
-    if (!h_is_reference())
-        log_scenario(1);
+    for (int disk = 0; disk <= 1; disk++) {
+        log_scenario(0, disk);
+        if (!h_is_reference())
+            log_scenario(1, disk);
+    }
 }
 
 /* Kills both primaries and waits for the replicas' links to be down (asked
@@ -227,11 +249,11 @@ static void primaries_gone(struct pair *x, struct pair *ref)
 static void test_exec_masterdown(void)
 {
     struct pair x, ref = {0};
-    if (pair_open(&x, 0, "no") <= 0) {
+    if (pair_open(&x, 0, "yes", "no") <= 0) {
         pair_close(&x);
         return;
     }
-    int have_ref = !h_is_reference() && pair_open(&ref, 1, "no") > 0;
+    int have_ref = !h_is_reference() && pair_open(&ref, 1, "yes", "no") > 0;
     if (!have_ref)
         pair_close(&ref);
     redisContext *r = have_ref ? ref.rc : NULL;
