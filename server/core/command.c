@@ -173,15 +173,31 @@ static const char *write_refusal(const struct client *c, unsigned flags)
     return NULL;
 }
 
-/* EXEC's part of the dispatcher (struct multi_runner). A transaction
- * queued on a primary that is a replica now is refused here whole. */
-static const char *exec_refusal(const struct client *c, unsigned cmd_flags)
+/* Whether a replica's clients get MASTERDOWN for what lacks CMD_STALE:
+ * replica-serve-stale-data no, and the link is down. replicaof_host is
+ * tested first: on a primary this costs the dispatcher one branch. */
+static int stale_refused(void)
+{
+    return server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
+           !command_primary_link_up();
+}
+
+/* EXEC's part of the dispatcher (struct multi_runner), in processCommand's
+ * order. A transaction queued on a primary that is a replica now is
+ * refused here whole; so is one queued while the link was up that holds a
+ * command without CMD_STALE, now that it is down (Redis's
+ * is_denystale_command for EXEC: its cmd_inv_flags). */
+static const char *exec_refusal(const struct client *c, unsigned cmd_flags,
+                                unsigned missing_flags)
 {
     if (server.cfg.maxmemory && (cmd_flags & CMD_DENYOOM) && evict_perform() == EVICT_FAIL)
         return ERR_OOM;
     if ((cmd_flags & (CMD_WRITE | CMD_DENYOOM)) && persist_writes_refused())
         return ERR_MISCONF;
-    return write_refusal(c, cmd_flags);
+    const char *err = write_refusal(c, cmd_flags);
+    if (!err && (missing_flags & CMD_STALE) && stale_refused())
+        err = ERR_MASTERDOWN;
+    return err;
 }
 
 /* ACLs are checked again at EXEC: the rules may have changed since. */
@@ -230,8 +246,7 @@ static int replication_refuses(struct client *c, const struct command *cmd)
     if (c->flags & CLIENT_MASTER)
         return 0;
     const char *err = write_refusal(c, cmd->flags);
-    if (!err && server.cfg.replicaof_host && !server.cfg.replica_serve_stale_data &&
-        !command_primary_link_up() && !(cmd->flags & CMD_STALE))
+    if (!err && stale_refused() && !(cmd->flags & CMD_STALE))
         err = ERR_MASTERDOWN;
     if (!err)
         return 0;

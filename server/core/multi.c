@@ -11,10 +11,11 @@
  * dispatcher refuses inside MULTI (unknown, arity, NOAUTH, OOM, MISCONF)
  * gets its error now and makes EXEC answer EXECABORT; MULTI, EXEC, DISCARD,
  * WATCH and QUIT run at once instead of queueing, and nested MULTI or WATCH
- * errors do not doom the transaction. EXEC itself re-checks OOM and MISCONF
- * for the queue as a whole. EXEC runs each queued command through
- * command_call (stats and key-change reports as usual) inside one array;
- * errors at run time are just that command's reply, nothing rolls back.
+ * errors do not doom the transaction. EXEC itself re-checks OOM, MISCONF,
+ * READONLY and MASTERDOWN for the queue as a whole. EXEC runs each queued
+ * command through command_call (stats and key-change reports as usual)
+ * inside one array; errors at run time are just that command's reply,
+ * nothing rolls back.
  */
 #include "multi.h"
 
@@ -39,6 +40,7 @@ struct multi_state {
     struct multi_cmd *head, **tail;
     long count;
     unsigned cmd_flags;          /* the union of the queued commands' flags */
+    unsigned missing_flags;      /* the union of their complements (Redis's cmd_inv_flags) */
     int refused;                 /* a request was refused while queueing: EXECABORT */
 };
 
@@ -60,6 +62,7 @@ int multi_queue(struct client *c, const struct command *cmd)
     c->multi->tail = &q->next;
     c->multi->count++;
     c->multi->cmd_flags |= cmd->flags;
+    c->multi->missing_flags |= ~cmd->flags;
     resp_add_simple(&c->out, "QUEUED");
     return 1;
 }
@@ -125,7 +128,7 @@ void multi_exec(struct client *c, const struct multi_runner *run)
     struct multi_state *m = c->multi;
     /* Refusals the dispatcher would give the queued commands now, for the
      * transaction as a whole, as Redis checks EXEC. */
-    const char *refusal = run->refusal(c, m->cmd_flags);
+    const char *refusal = run->refusal(c, m->cmd_flags, m->missing_flags);
     if (refusal) {
         resp_add_errorf(&c->out, "EXECABORT Transaction discarded because of: %s", refusal);
         multi_discard(c);

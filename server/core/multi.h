@@ -18,9 +18,10 @@ struct command;
 /* MULTI: c, not in a transaction yet, starts queueing. */
 void multi_start(struct client *c);
 struct multi_runner {
-    /* The dispatcher's refusal of c's commands with these flags now (OOM,
-     * MISCONF, a replica's READONLY), or NULL. */
-    const char *(*refusal)(const struct client *c, unsigned cmd_flags);
+    /* The dispatcher's refusal of c's queued commands now (OOM, MISCONF, a
+     * replica's READONLY or MASTERDOWN), or NULL: cmd_flags is the union of
+     * their flags, missing_flags the flags one of them at least lacks. */
+    const char *(*refusal)(const struct client *c, unsigned cmd_flags, unsigned missing_flags);
     /* Runs one queued command, the request in c->argc/argv. */
     void (*call)(struct client *c, const struct command *cmd);
 };

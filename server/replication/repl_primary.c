@@ -175,10 +175,11 @@ static void emit_to(void *ctx, const char *p, size_t n)
 /* Sends p the stream held for it since its snapshot began. */
 static void put_online(struct repl_peer *p)
 {
+    char name[REPL_PEER_NAME_MAX];
     resp_out_drain(&p->held, emit_to, &p->c->out);
     p->state = PEER_ONLINE;
     p->ack_ms = now_ms();
-    log_notice("Synchronization with replica %s succeeded", p->c->addr);
+    log_notice("Synchronization with replica %s succeeded", repl_peer_name(p, name, sizeof(name)));
     conn_send(p->c);
 }
 
@@ -191,6 +192,9 @@ static void sync_finished(void)
         ;
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     job.child = 0;
+    if (ok)
+        log_notice(job.eof ? "Background RDB transfer terminated with success"
+                           : "Background saving terminated with success");
     uv_close((uv_handle_t *)&job.pipe, pipe_closed);
     job.paused = 0;
     struct repl_peer *next;
@@ -199,8 +203,9 @@ static void sync_finished(void)
         if (p->state != PEER_SNAPSHOT)
             continue;
         if (!ok) {
+            char name[REPL_PEER_NAME_MAX];
             log_warning("Replica %s lost its full sync: the snapshot child failed",
-                        p->c->addr);
+                        repl_peer_name(p, name, sizeof(name)));
             conn_close(p->c);
             continue;
         }
@@ -209,6 +214,10 @@ static void sync_finished(void)
             /* A reader of the $EOF: form cannot tell where the snapshot ends
              * and the stream begins in one read: the stream waits for its
              * first ACK, as Redis's does. */
+            char name[REPL_PEER_NAME_MAX];
+            log_notice("Streamed RDB transfer with replica %s succeeded (socket). Waiting for "
+                       "REPLCONF ACK from slave to enable streaming",
+                       repl_peer_name(p, name, sizeof(name)));
             p->state = PEER_WAIT_ACK;
             continue;
         }
@@ -262,6 +271,9 @@ static void start_sync(void)
     }
     if (!any || job.child || job.pipe_open)
         return;
+    /* Redis's words, though the snapshot is rbkv's own format: "disk" is
+     * the child's temporary file, "replicas sockets" the $EOF: stream. */
+    log_notice("Starting BGSAVE for SYNC with target: %s", eof ? "replicas sockets" : "disk");
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) < 0) {
         log_warning("Can't start a full sync: pipe: %s", strerror(errno));
@@ -288,8 +300,9 @@ static void start_sync(void)
     uv_pipe_open(&job.pipe, fds[0]);
     job.pipe_open = 1;
     uv_read_start((uv_stream_t *)&job.pipe, relay_alloc, relay_read);
-    log_notice("Starting a full sync (%s) by pid %ld, at offset %lld",
-               eof ? "diskless" : "through a file", (long)pid, repl.offset);
+    log_notice(eof ? "Background RDB transfer started by pid %ld"
+                   : "Background saving started by pid %ld",
+               (long)pid);
     /* The snapshot is the data up to here; the stream from here is held. */
     repl_reselect();
     for (struct repl_peer *p = repl.peers; p; p = p->next) {
@@ -309,14 +322,36 @@ static void start_sync(void)
 
 /* ---- SYNC / PSYNC ---- */
 
-static int can_continue(const char *replid, long long offset)
+/* Whether the history p asks for (replid, from offset) continues here; when
+ * it does not, logs why in Redis's words (masterTryPartialResynchronization),
+ * name being p's. */
+static int can_continue(const char *name, const char *replid, long long offset)
 {
-    if (!repl.backlog)
-        return 0;
     if (strcmp(replid, repl.replid) != 0 &&
-        (strcmp(replid, repl.replid2) != 0 || offset > repl.second_offset))
+        (strcmp(replid, repl.replid2) != 0 || offset > repl.second_offset)) {
+        if (!strcmp(replid, "?"))
+            log_notice("Full resync requested by replica %s", name);
+        else if (strcmp(replid, repl.replid2) != 0)
+            log_notice("Partial resynchronization not accepted: Replication ID mismatch "
+                       "(Replica asked for '%s', my replication IDs are '%s' and '%s')",
+                       replid, repl.replid, repl.replid2);
+        else
+            log_notice("Partial resynchronization not accepted: Requested offset for second "
+                       "ID was %lld, but I can reply up to %lld",
+                       offset, repl.second_offset);
         return 0;
-    return backlog_covers(repl.backlog, offset);
+    }
+    if (!repl.backlog || !backlog_covers(repl.backlog, offset)) {
+        log_notice("Unable to partial resync with replica %s for lack of backlog (Replica "
+                   "request was: %lld).",
+                   name, offset);
+        if (offset > repl.offset)
+            log_warning("Warning: replica %s tried to PSYNC with an offset that is greater than "
+                        "the master replication offset.",
+                        name);
+        return 0;
+    }
+    return 1;
 }
 
 void repl_primary_sync(struct client *c, const char *replid, long long offset, int old_sync)
@@ -324,12 +359,6 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
     struct repl_peer *p = repl_peer_of(c);
     if (p->state != PEER_HANDSHAKE)
         return; /* already a replica: Redis ignores it too */
-    if (!old_sync && !p->capa_rbkv) {
-        resp_add_error(&c->out, "ERR this primary is rbkv: its full sync is an rbkv snapshot, "
-                                "which only an rbkv replica can load (REPLCONF capa rbkv)");
-        return;
-    }
-    p->old_sync = old_sync;
     if (!p->ip[0]) {
         const char *colon = strrchr(c->addr, ':');
         size_t n = colon ? (size_t)(colon - c->addr) : strlen(c->addr);
@@ -337,7 +366,16 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
         memcpy(p->ip, c->addr, n);
         p->ip[n] = '\0';
     }
-    if (!old_sync && can_continue(replid, offset)) {
+    char name[REPL_PEER_NAME_MAX];
+    repl_peer_name(p, name, sizeof(name));
+    log_notice("Replica %s asks for synchronization", name);
+    if (!old_sync && !p->capa_rbkv) {
+        resp_add_error(&c->out, "ERR this primary is rbkv: its full sync is an rbkv snapshot, "
+                                "which only an rbkv replica can load (REPLCONF capa rbkv)");
+        return;
+    }
+    p->old_sync = old_sync;
+    if (!old_sync && can_continue(name, replid, offset)) {
         repl_peer_attach(p, PEER_ONLINE);
         p->ack_ms = now_ms();
         p->ack_offset = offset - 1;
@@ -346,9 +384,9 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
         resp_add_raw(&c->out, "\r\n", 2);
         backlog_copy_from(repl.backlog, offset, emit_to, &c->out);
         repl.stats.sync_partial_ok++;
-        log_notice("Partial resynchronization request from %s accepted: sending %lld bytes of "
+        log_notice("Partial resynchronization request from %s accepted. Sending %lld bytes of "
                    "backlog starting from offset %lld.",
-                   c->addr, repl.offset + 1 - offset, offset);
+                   name, repl.offset + 1 - offset, offset);
         return;
     }
     if (!old_sync && strcmp(replid, "?") != 0)
@@ -356,12 +394,10 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
     repl.stats.sync_full++;
     repl_peer_attach(p, PEER_WAIT_SNAPSHOT);
     p->ack_ms = now_ms(); /* when it started waiting, for the diskless delay */
-    log_notice("Replica %s asks for synchronization; full sync %s", c->addr,
-               server.cfg.repl_diskless_sync && server.cfg.repl_diskless_sync_delay > 0
-                   ? "after repl-diskless-sync-delay"
-                   : "now");
     if (!server.cfg.repl_diskless_sync || server.cfg.repl_diskless_sync_delay <= 0)
         start_sync();
+    else
+        log_notice("Delay next BGSAVE for diskless SYNC");
 }
 
 /* ---- acknowledgements, WAIT ---- */
@@ -483,7 +519,9 @@ void repl_primary_cron(void)
         next = p->next;
         if ((p->state == PEER_ONLINE || p->state == PEER_WAIT_ACK) && !p->old_sync &&
             now - p->ack_ms > server.cfg.repl_timeout * 1000) {
-            log_warning("Disconnecting timedout replica (streaming sync): %s", p->c->addr);
+            char name[REPL_PEER_NAME_MAX];
+            log_warning("Disconnecting timedout replica (streaming sync): %s",
+                        repl_peer_name(p, name, sizeof(name)));
             conn_close(p->c);
         }
     }

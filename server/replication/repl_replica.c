@@ -63,6 +63,7 @@ static struct {
     int64_t last_ack_ms;
     int stream_db;               /* the stream's database when the link went down */
     int ack_due;                 /* a GETACK came: ACK after this command */
+    int was_up;                  /* the last link was up: the next attempt reconnects */
     struct repl_reader reader;   /* the handshake's replies and the snapshot */
     /* The snapshot on its way. */
     int fd;
@@ -139,8 +140,8 @@ static void go_up(const char *rest, size_t n, int partial)
     c->db_index = db;
     c->db = &server.ks->dbs[db];
     uv_read_stop(&c->h.stream);
-    log_notice("MASTER <-> REPLICA sync: link with %s:%d is up at offset %lld",
-               server.cfg.replicaof_host, server.cfg.replicaof_port, repl.offset);
+    log_notice(partial ? "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization."
+                       : "MASTER <-> REPLICA sync: Finished with success");
     if (n && resp_parser_feed(&c->parser, rest, n) < 0) {
         fail_link("out of memory for the stream");
         return;
@@ -221,6 +222,13 @@ static void free_job(struct load_job *j)
 static void install(struct load_job *j)
 {
     struct keyspace *ks = j->ks;
+    log_notice("Done loading the primary's snapshot, keys loaded: %lld (%lld bytes)", j->keys,
+               ml.received);
+    /* Redis's words for its repl-diskless-load swapdb, which rbkv's load
+     * is: the old data was served meanwhile and goes now. Its "Discarding
+     * old DB in background" is not said: the old contents are freed here on
+     * the loop, with the job. */
+    log_notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
     for (int i = 0; i < ks->count; i++) {
         /* The old contents are freed with the job: replies streaming from
          * them are finished first (which also brings db->streams to 0, so
@@ -235,8 +243,6 @@ static void install(struct load_job *j)
     repl_backlog();
     /* Our replicas hold another history now: they sync again from us. */
     repl_primary_drop_replicas();
-    log_notice("MASTER <-> REPLICA sync: loaded %lld keys (%lld bytes) from the primary", j->keys,
-               ml.received);
     if (aof_enabled() && !aof_rewrite_in_progress() && aof_rewrite_start() < 0)
         log_warning("The append-only log could not be rewritten after a full sync: it holds "
                     "the data before it until the next rewrite");
@@ -252,6 +258,8 @@ static void load_done(uv_work_t *req, int status)
         return;
     }
     if (!j->ks) {
+        log_warning("Failed trying to load the MASTER synchronization DB from disk, check server "
+                    "logs.");
         log_warning("MASTER <-> REPLICA sync: the primary's snapshot does not load (%s); keeping "
                     "the data as it was",
                     j->err);
@@ -281,9 +289,9 @@ static void start_load(const char *rest, size_t n)
     uv_read_stop(&ml.c->h.stream);
     ml.state = LINK_LOADING;
     ml.job = j;
-    log_notice("MASTER <-> REPLICA sync: loading %lld bytes of snapshot, serving the old data "
-               "meanwhile",
-               ml.received);
+    /* Redis's "Flushing old data" is not said: the old data is served
+     * while this loads, and replaced whole when it loaded (install). */
+    log_notice("MASTER <-> REPLICA sync: Loading DB in memory");
     int rc = uv_queue_work(server.loop, &j->req, load_work, load_done);
     if (rc < 0) {
         ml.job = NULL;
@@ -318,9 +326,9 @@ static void begin_payload(const char *head)
     snprintf(ml.path, sizeof(ml.path), "temp-repl-%ld.rbkv", (long)getpid());
     ml.fd = open(ml.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (ml.fd < 0) {
-        char why[256];
-        snprintf(why, sizeof(why), "can't open %s: %s", ml.path, strerror(errno));
-        fail_link(why);
+        log_warning("Opening the temp file needed for MASTER <-> REPLICA synchronization: %s",
+                    strerror(errno));
+        close_link();
         return;
     }
     ml.received = 0;
@@ -329,8 +337,11 @@ static void begin_payload(const char *head)
         return;
     }
     ml.state = LINK_TRANSFER;
-    log_notice("MASTER <-> REPLICA sync: receiving the snapshot (%s)",
-               ml.reader.eof_mode ? "streamed" : "sized");
+    if (ml.reader.eof_mode)
+        log_notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+    else
+        log_notice("MASTER <-> REPLICA sync: receiving %lld bytes from master to disk",
+                   ml.reader.remaining);
 }
 
 /* ---- the handshake ---- */
@@ -341,10 +352,12 @@ static void send_psync(void)
     /* A server with no history asks for a full sync outright; one with a
      * history (a former primary, or a replica of another) offers it. */
     if (repl.offset == 0) {
+        log_notice("Partial resynchronization not possible (no cached master)");
         const char *w[] = {"PSYNC", "?", "-1"};
         send_command(ml.c, 3, w);
     } else {
         snprintf(off, sizeof(off), "%lld", repl.offset + 1);
+        log_notice("Trying a partial resynchronization (request %s:%s).", repl.replid, off);
         const char *w[] = {"PSYNC", repl.replid, off};
         send_command(ml.c, 3, w);
     }
@@ -412,20 +425,24 @@ static void psync_reply(const char *line)
     struct repl_psync_reply reply;
     enum repl_psync_answer answer = repl_reader_psync_reply(line, &reply);
     if (answer == REPL_PSYNC_BAD_FULL) {
-        fail_link("bad +FULLRESYNC reply");
+        log_warning("Master replied with wrong +FULLRESYNC syntax.");
+        close_link();
         return;
     }
     if (answer == REPL_PSYNC_FULL) {
         memcpy(ml.new_replid, reply.replid, sizeof(ml.new_replid));
         ml.new_offset = reply.offset;
         ml.step = HS_PAYLOAD_HEAD;
-        log_notice("MASTER <-> REPLICA sync: full sync from %s:%d, replid %s offset %lld",
-                   server.cfg.replicaof_host, server.cfg.replicaof_port, ml.new_replid,
-                   ml.new_offset);
+        log_notice("Full resync from master: %s:%lld", ml.new_replid, ml.new_offset);
+        /* Our history (Redis's cached master) is no use now; it stays
+         * until the new data is installed, as the data it goes with. */
+        if (repl.offset)
+            log_notice("Discarding previously cached master state.");
         return;
     }
     if (answer == REPL_PSYNC_CONTINUE) {
         const char *id = reply.replid;
+        log_notice("Successful partial resynchronization with master.");
         if (id[0] && memcmp(id, repl.replid, 40) != 0) {
             /* The primary's history has a new name (it was promoted): ours
              * continues under it, the old one is replid2 for our replicas. */
@@ -434,15 +451,15 @@ static void psync_reply(const char *line)
             repl_primary_drop_replicas();
         }
         repl_backlog();
-        log_notice("MASTER <-> REPLICA sync: partial resynchronization accepted, from offset %lld",
-                   repl.offset + 1);
         ml.step = HS_PAYLOAD_HEAD; /* unused: go_up follows */
         return;
     }
     /* -NOMASTERSYNC, -LOADING, or a refusal: try again later. */
-    char why[600];
-    snprintf(why, sizeof(why), "PSYNC refused: %s", line);
-    fail_link(why);
+    if (!strncmp(line, "-NOMASTERSYNC", 13) || !strncmp(line, "-LOADING", 8))
+        log_notice("Master is currently unable to PSYNC but should be in the future: %s", line);
+    else
+        log_warning("Unexpected reply to PSYNC from master: %s", line);
+    close_link();
 }
 
 /* One reply line of the handshake (without its CRLF). */
@@ -453,37 +470,36 @@ static void handshake_line(const char *line)
     case HS_PING:
         /* Without our password the primary still proves it is alive. */
         if (err && strncmp(line, "-NOAUTH", 7) && strncmp(line, "-NOPERM", 7)) {
-            char why[600];
-            snprintf(why, sizeof(why), "error reply to PING: %s", line);
-            fail_link(why);
+            log_warning("Error reply to PING from master: '%s'", line);
+            close_link();
             return;
         }
+        log_notice("Master replied to PING, replication can continue...");
         send_auth();
         return;
     case HS_AUTH:
         if (err) {
-            char why[600];
-            snprintf(why, sizeof(why), "unable to AUTH to the primary: %s", line);
-            fail_link(why);
+            log_warning("Unable to AUTH to MASTER: %s", line);
+            close_link();
             return;
         }
         send_port();
         return;
     case HS_PORT:
         if (err)
-            log_notice("(Non critical) The primary does not understand REPLCONF listening-port: %s",
+            log_notice("(Non critical) Master does not understand REPLCONF listening-port: %s",
                        line);
         send_ip();
         return;
     case HS_IP:
         if (err)
-            log_notice("(Non critical) The primary does not understand REPLCONF ip-address: %s",
+            log_notice("(Non critical) Master does not understand REPLCONF ip-address: %s",
                        line);
         send_capa();
         return;
     case HS_CAPA:
         if (err)
-            log_notice("(Non critical) The primary does not understand REPLCONF capa: %s", line);
+            log_notice("(Non critical) Master does not understand REPLCONF capa: %s", line);
         send_psync();
         return;
     case HS_PSYNC:
@@ -551,7 +567,9 @@ static void connected(uv_connect_t *req, int status)
     if (c != ml.c || (c->flags & CLIENT_CLOSING))
         return;
     if (status < 0) {
-        fail_link(uv_strerror(status));
+        /* strerror's text, as Redis's: libuv's errors are -errno here. */
+        log_warning("Error condition on socket for SYNC: %s", strerror(-status));
+        close_link();
         return;
     }
     conn_name_peers(c);
@@ -559,8 +577,7 @@ static void connected(uv_connect_t *req, int status)
     ml.state = LINK_HANDSHAKE;
     ml.last_io_ms = now_ms();
     repl_reader_reset(&ml.reader);
-    log_notice("MASTER <-> REPLICA sync: connected to %s:%d, handshaking",
-               server.cfg.replicaof_host, server.cfg.replicaof_port);
+    log_notice("Non blocking connect for SYNC fired the event.");
     rc = conn_read_raw(c, link_read);
     if (rc < 0) {
         fail_link(uv_strerror(rc));
@@ -595,6 +612,10 @@ static int bind_source(struct client *c)
 
 static void connect_now(void)
 {
+    /* Redis reconnects at once after it lost an up link, in these words. */
+    log_notice(ml.was_up ? "Reconnecting to MASTER %s:%d" : "Connecting to MASTER %s:%d",
+               server.cfg.replicaof_host, server.cfg.replicaof_port);
+    ml.was_up = 0;
     char port[16];
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     uv_getaddrinfo_t gai;
@@ -626,8 +647,12 @@ static void connect_now(void)
     if (rc == 0)
         rc = uv_tcp_connect(&ml.connect_req, &c->h.tcp, gai.addrinfo->ai_addr, connected);
     uv_freeaddrinfo(gai.addrinfo);
-    if (rc < 0)
-        fail_link(uv_strerror(rc));
+    if (rc < 0) {
+        log_warning("Unable to connect to MASTER: %s", strerror(-rc));
+        close_link();
+        return;
+    }
+    log_notice("MASTER <-> REPLICA sync started");
 }
 
 /* The link is going down: the stream's database at our offset is kept for
@@ -645,7 +670,11 @@ void repl_replica_link_gone(struct client *c)
     remember_stream_db();
     if (ml.state == LINK_UP) {
         ml.down_since_ms = now_ms();
-        log_notice("Connection with master lost."); /* Redis 7.0's words */
+        ml.was_up = 1;
+        /* Redis 7.0's words. Its cached master is our replid and offset,
+         * kept for the next PSYNC. */
+        log_warning("Connection with master lost.");
+        log_notice("Caching the disconnected master state.");
     }
     ml.c = NULL;
     drop_temp_file();
@@ -699,6 +728,7 @@ void repl_replica_start(void)
     /* Keys expire on the primary, which sends their DELs. */
     ks_set_expiry(KS_EXPIRY_HELD);
     log_set_role('S');
+    ml.was_up = 0; /* a new primary: "Connecting", not "Reconnecting" */
     ml.state = LINK_CONNECT;
     ml.backoff_ms = RETRY_FIRST_MS;
     ml.next_attempt_ms = now_ms();

@@ -207,12 +207,25 @@ void repl_peer_attach(struct repl_peer *p, enum peer_state st)
     repl.peer_count++;
 }
 
+const char *repl_peer_name(const struct repl_peer *p, char *buf, size_t cap)
+{
+    /* An IPv6 address is bracketed, as Redis's anetFormatAddr does. */
+    int v6 = strchr(p->ip, ':') != NULL;
+    if (p->listening_port)
+        snprintf(buf, cap, "%s%s%s:%d", v6 ? "[" : "", p->ip, v6 ? "]" : "", p->listening_port);
+    else
+        snprintf(buf, cap, "%s:<unknown-replica-port>", p->ip);
+    return buf;
+}
+
 void repl_peer_gone(struct client *c)
 {
     struct repl_peer *p = c->repl;
     if (!p)
         return;
     if (p->state != PEER_HANDSHAKE) {
+        char name[REPL_PEER_NAME_MAX];
+        log_warning("Connection with replica %s lost.", repl_peer_name(p, name, sizeof(name)));
         if (p->prev)
             p->prev->next = p->next;
         else

@@ -108,7 +108,13 @@ void repl_reselect(void);
 struct repl_peer *repl_peer_of(struct client *c);
 /* Lists c's peer as a replica in state st. */
 void repl_peer_attach(struct repl_peer *p, enum peer_state st);
-/* c is being freed: drops its peer. */
+/* c is being freed: drops its peer, logging a replica's lost link in
+ * Redis's words. */
 void repl_peer_gone(struct client *c);
+/* How the log names a replica, as Redis's replicationGetSlaveName: its
+ * address (p->ip, which repl_primary_sync fills) and REPLCONF
+ * listening-port ("ip:port"), into buf; returns buf. */
+#define REPL_PEER_NAME_MAX 96
+const char *repl_peer_name(const struct repl_peer *p, char *buf, size_t cap);
 
 #endif

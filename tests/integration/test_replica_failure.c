@@ -320,7 +320,7 @@ static void expect_refused(const char *bytes, size_t n, int after_psync, const c
 static void test_bad_fullresync(void)
 {
     static const char reply[] = "+FULLRESYNC not-an-id 12\r\n$5\r\nhello";
-    expect_refused(reply, sizeof(reply) - 1, 1, "bad +FULLRESYNC reply");
+    expect_refused(reply, sizeof(reply) - 1, 1, "Master replied with wrong +FULLRESYNC syntax.");
 }
 
 /* A handshake reply line longer than the replica reads (512 bytes), with no
