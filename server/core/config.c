@@ -282,7 +282,7 @@ static const struct config_def defs[] = {
      .default_value = "", .set = set_replicaof, .get = get_replicaof},
     {.name = "masterauth", .type = CONFIG_BYTES, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(masterauth), .default_value = ""},
-    {.name = "masteruser", .type = CONFIG_BYTES, .flags = CONFIG_EMPTY_IS_NULL,
+    {.name = "masteruser", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(masteruser), .default_value = ""},
     {.name = "replica-read-only", .alias = "slave-read-only", .type = CONFIG_BOOL,
      FIELD(replica_read_only),

@@ -59,7 +59,7 @@ enum tls_auth_clients { TLS_AUTH_NO, TLS_AUTH_YES, TLS_AUTH_OPTIONAL };
 #define CONFIG_MAX_PERCENTILES 16
 
 /* A value that may hold any byte, NUL included: Redis's binary-safe (SDS)
- * settings, requirepass, masterauth and masteruser. len bytes at p, with a
+ * settings, requirepass and masterauth (masteruser is a C string there too). len bytes at p, with a
  * NUL after them; p NULL = not set (an empty value is stored so). */
 struct config_bytes {
     char *p;
@@ -125,7 +125,7 @@ struct config {
     char *replicaof_host;
     int replicaof_port;
     struct config_bytes masterauth; /* p NULL = send no AUTH */
-    struct config_bytes masteruser; /* p NULL = AUTH with the password alone */
+    char *masteruser;               /* NULL = AUTH with the password alone */
     int replica_read_only;
     int replica_serve_stale_data;
     long long replica_priority;

@@ -390,11 +390,13 @@ static void send_port(void)
     ml.step = HS_PORT;
 }
 
-/* AUTH [masteruser] masterauth, each with its length: both are binary-safe
- * settings, so a password may hold NULs (as the primary's requirepass may). */
+/* AUTH [masteruser] masterauth: masterauth with its length, as it is a
+ * binary-safe setting, so a password may hold NULs (as the primary's
+ * requirepass may). */
 static void send_auth(void)
 {
-    const struct config_bytes *user = &server.cfg.masteruser, *pass = &server.cfg.masterauth;
+    const char *user = server.cfg.masteruser;
+    const struct config_bytes *pass = &server.cfg.masterauth;
     struct resp_slice argv[3] = {{.ptr = "AUTH", .len = 4}};
     int argc = 1;
 
@@ -402,8 +404,8 @@ static void send_auth(void)
         send_port();
         return;
     }
-    if (user->p)
-        argv[argc++] = (struct resp_slice){.ptr = user->p, .len = user->len};
+    if (user)
+        argv[argc++] = (struct resp_slice){.ptr = user, .len = strlen(user)};
     argv[argc++] = (struct resp_slice){.ptr = pass->p, .len = pass->len};
     resp_add_command(&ml.c->out, argc, argv);
     conn_send(ml.c);
