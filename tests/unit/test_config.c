@@ -674,6 +674,12 @@ static void test_flags(void)
     CHECK(load_args(&cfg, err, sizeof(err), "--maxmemory", "1mb", "--requirepass", "a b", "--hz",
                     "x", NULL) == -1);
     CHECK_HAS(err, "'--hz'");
+    /* A flag's own words are split as a file line: "\x00" is a NUL there,
+     * kept by a binary-safe setting, shown escaped in an error. */
+    CHECK(load_args(&cfg, err, sizeof(err), "--requirepass \"x\\x00y\"", NULL) == 0);
+    CHECK(cfg.requirepass.len == 3 && !memcmp(cfg.requirepass.p, "x\0y", 4));
+    CHECK(load_args(&cfg, err, sizeof(err), "--port \"1\\x00\"", NULL) == -1);
+    CHECK_HAS(err, ">>> 'port \"1\\x00\"'\nargument must not contain NUL bytes");
     CHECK(load_args(&cfg, err, sizeof(err), "port", "1", NULL) == -1);
     CHECK_HAS(err, "'port' is not a --name flag");
     CHECK(load_args(&cfg, err, sizeof(err), "--", NULL) == -1);
