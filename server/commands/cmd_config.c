@@ -70,12 +70,13 @@ static void config_get_command(struct client *c)
     resp_add_map_len(&c->out, count);
     for (size_t i = 0; i < count; i++) {
         size_t j = order[i];
-        char *value = config_get(&server.cfg, j / 2);
+        size_t len;
+        char *value = config_get_len(&server.cfg, j / 2, &len);
         if (spelled[j])
             resp_add_bulk(&c->out, spelled[j]->ptr, spelled[j]->len);
         else
             resp_add_bulk_cstr(&c->out, j % 2 ? config_alias(j / 2) : config_name(j / 2));
-        resp_add_bulk_cstr(&c->out, value);
+        resp_add_bulk(&c->out, value, len);
         xfree(value);
     }
     xfree(seen);
@@ -93,11 +94,26 @@ static const char *first_tls_setting(int npairs, const char *const *pairs)
     return NULL;
 }
 
+/* The values a CONFIG SET replaces, as name/value pairs with their lengths
+ * (a binary-safe setting's value may hold NULs), to set back when the system
+ * cannot take the new ones. */
+struct config_before {
+    int npairs;
+    const char **pairs;
+    size_t *lens;
+};
+
+static void set_back(const struct config_before *before)
+{
+    char err[512];
+    config_set_many(&server.cfg, before->npairs, before->pairs, before->lens, err, sizeof(err));
+}
+
 /* Rebuilds the TLS context from the settings just set, when TLS is in use
  * (tls-port or tls-replication); on failure logs why and sets the values in
  * before back. Returns 0 or -1. New connections get the new certificate;
  * those already made keep theirs. */
-static int tls_reconfigure_or_undo(int npairs, const char *const *before)
+static int tls_reconfigure_or_undo(const struct config_before *before)
 {
     char err[512];
     if (!server.cfg.tls_port && !server.cfg.tls_replication)
@@ -105,7 +121,7 @@ static int tls_reconfigure_or_undo(int npairs, const char *const *before)
     if (tls_configure(err, sizeof(err)) == 0)
         return 0;
     log_warning("%s", err);
-    config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+    set_back(before);
     return -1;
 }
 
@@ -127,7 +143,7 @@ static void warn_if_under_used(unsigned long long maxmemory)
  * connections stay. Returns NULL, or the setting whose port could not be
  * listened on, after setting the values in before back, and the listeners
  * and the TLS context with them. */
-static const char *relisten_or_undo(int port, int tls_port, int npairs, const char *const *before)
+static const char *relisten_or_undo(int port, int tls_port, const struct config_before *before)
 {
     char err[512];
     const char *failed = NULL;
@@ -143,7 +159,7 @@ static const char *relisten_or_undo(int port, int tls_port, int npairs, const ch
         failed = "tls-port";
     if (!failed)
         return NULL;
-    config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+    set_back(before);
     if (moved && conn_relisten(0) < 0)
         log_warning("Could not listen on port %d again", port);
     if ((server.cfg.tls_port || server.cfg.tls_replication) && tls_configure(err, sizeof(err)) < 0)
@@ -162,12 +178,11 @@ static int bind_changed(const char *before)
 /* Redis's applyBind: the listeners move to the new `bind` addresses; when
  * one cannot be listened on, the settings in before are set back and the
  * old addresses listened on again. Returns 0 or -1. */
-static int rebind_or_undo(int npairs, const char *const *before)
+static int rebind_or_undo(const struct config_before *before)
 {
-    char err[512];
     if (conn_rebind() == 0)
         return 0;
-    config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+    set_back(before);
     if (conn_rebind() < 0)
         log_warning("Failed to restore the old bind addresses");
     return -1;
@@ -178,32 +193,30 @@ static void config_set_command(struct client *c)
 {
     int npairs = (c->argc - 2) / 2;
     const char **pairs;
+    size_t *lens;
     char err[512];
 
     if (c->argc % 2) {
         resp_add_error(&c->out, ERR_SYNTAX);
         return;
     }
-    /* Our settings are C strings: a NUL inside would silently cut a name or
-     * a value short, so refuse it with the text that name or value earns. */
-    for (int i = 2; i < c->argc; i++) {
-        const struct resp_slice *a = &c->argv[i];
-        if (!memchr(a->ptr, '\0', a->len))
-            continue;
-        const struct resp_slice *name = &c->argv[i - (i % 2)];
-        if (i % 2 == 0)
+    /* Names are C strings: a NUL inside would cut one short, so it is no
+     * setting's. Values carry their lengths: config.c refuses a NUL in any
+     * but a binary-safe setting's (requirepass...). */
+    for (int i = 2; i < c->argc; i += 2) {
+        const struct resp_slice *name = &c->argv[i];
+        if (memchr(name->ptr, '\0', name->len)) {
             resp_add_errorf(&c->out, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'",
                             (int)name->len, name->ptr);
-        else
-            resp_add_errorf(&c->out,
-                            "ERR CONFIG SET failed (possibly related to argument '%.*s') - argument "
-                            "must not contain NUL bytes",
-                            (int)name->len, name->ptr);
-        return;
+            return;
+        }
     }
     pairs = xmalloc(sizeof(*pairs) * (size_t)(c->argc - 2));
-    for (int i = 2; i < c->argc; i++)
+    lens = xmalloc(sizeof(*lens) * (size_t)(c->argc - 2));
+    for (int i = 2; i < c->argc; i++) {
         pairs[i - 2] = arg_strdup(&c->argv[i]);
+        lens[i - 2] = c->argv[i].len;
+    }
     /* Redis's sensitive settings: their values never reach the slow log or
      * MONITOR (redacted once copied, since redaction replaces the argument).
      * Redis 7.0 shows the TLS key passphrases; rbkv hides them too. */
@@ -214,11 +227,18 @@ static void config_set_command(struct client *c)
             arg_is(&c->argv[i], "tls-client-key-file-pass"))
             command_redact_arg(c, i + 1);
     /* The values before, to set back when the system cannot take them. */
-    const char **before = xmalloc(sizeof(*before) * (size_t)(c->argc - 2));
+    struct config_before before = {
+        .npairs = npairs,
+        .pairs = xcalloc((size_t)(c->argc - 2), sizeof(*before.pairs)),
+        .lens = xcalloc((size_t)(c->argc - 2), sizeof(*before.lens)),
+    };
     for (int i = 0; i < npairs; i++) {
         int idx = config_find(pairs[2 * i], strlen(pairs[2 * i]));
-        before[2 * i] = pairs[2 * i];
-        before[2 * i + 1] = idx < 0 ? NULL : config_get(&server.cfg, (size_t)idx);
+        before.pairs[2 * i] = pairs[2 * i];
+        before.lens[2 * i] = lens[2 * i];
+        if (idx >= 0)
+            before.pairs[2 * i + 1] =
+                config_get_len(&server.cfg, (size_t)idx, &before.lens[2 * i + 1]);
     }
     long long maxclients = server.cfg.maxclients;
     unsigned long long maxmemory = server.cfg.maxmemory;
@@ -226,9 +246,9 @@ static void config_set_command(struct client *c)
     int port = server.cfg.port, tls_port = server.cfg.tls_port;
     const char *unlistened = NULL;
     const char *tls_name = first_tls_setting(npairs, pairs);
-    if (config_set_many(&server.cfg, npairs, pairs, err, sizeof(err)) < 0) {
+    if (config_set_many(&server.cfg, npairs, pairs, lens, err, sizeof(err)) < 0) {
         resp_add_error(&c->out, err);
-    } else if (tls_name && tls_reconfigure_or_undo(npairs, before) < 0) {
+    } else if (tls_name && tls_reconfigure_or_undo(&before) < 0) {
         /* Redis's applyTlsCfg: the certificate, key or CAs did not load, so
          * the old context keeps serving and the settings go back. */
         resp_add_errorf(&c->out,
@@ -239,17 +259,17 @@ static void config_set_command(struct client *c)
         /* Redis's updateMaxclients: the new maxclients needs the fds, and
          * the whole CONFIG SET fails when it cannot have them. */
         long long fits = server.cfg.maxclients;
-        config_set_many(&server.cfg, npairs, before, err, sizeof(err));
+        set_back(&before);
         resp_add_errorf(&c->out,
                         "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The "
                         "operating system is not able to handle the specified number of clients, "
                         "try with %lld",
                         fits);
-    } else if (bind_changed(bind_before) && rebind_or_undo(npairs, before) < 0) {
+    } else if (bind_changed(bind_before) && rebind_or_undo(&before) < 0) {
         resp_add_error(&c->out, "ERR CONFIG SET failed (possibly related to argument 'bind') - "
                                 "Failed to bind to specified addresses.");
     } else if (!bind_changed(bind_before) &&
-               (unlistened = relisten_or_undo(port, tls_port, npairs, before))) {
+               (unlistened = relisten_or_undo(port, tls_port, &before))) {
         /* (A new bind listened on the new ports already.) */
         resp_add_errorf(&c->out,
                         "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to "
@@ -261,12 +281,14 @@ static void config_set_command(struct client *c)
         reply_ok(c);
     }
     for (int i = 0; i < npairs; i++)
-        xfree((char *)before[2 * i + 1]);
-    xfree(before);
+        xfree((char *)before.pairs[2 * i + 1]);
+    xfree(before.pairs);
+    xfree(before.lens);
     xfree(bind_before);
     for (int i = 0; i < c->argc - 2; i++)
         xfree((char *)pairs[i]);
     xfree(pairs);
+    xfree(lens);
 }
 
 /* Every counter INFO shows, as Redis's resetServerStats: not the gauges

@@ -52,8 +52,9 @@ static size_t nusers;
 static struct acl_user *default_user;
 /* Where a deleted user's clients point until they close: no permissions. */
 static struct acl_user nobody = {.name = "(deleted)"};
-/* The requirepass text the default user's password was last taken from. */
-static char *applied_requirepass;
+/* The requirepass bytes the default user's password was last taken from
+ * (p NULL: none yet). */
+static struct config_bytes applied_requirepass;
 
 /* The position of name in the sorted users, or where it would go. */
 static size_t user_pos(const char *name, size_t len, int *found)
@@ -138,23 +139,27 @@ int acl_random_hex(char *out, size_t chars)
 }
 
 /* requirepass is the default user's one password (or nopass when empty),
- * as CONFIG SET requirepass does in Redis; taken again whenever it changes. */
+ * as CONFIG SET requirepass does in Redis; taken again whenever it changes.
+ * Binary-safe: the password is all of its bytes, NULs included. */
 static void sync_requirepass(void)
 {
-    const char *pass = server.cfg.requirepass ? server.cfg.requirepass : "";
+    const struct config_bytes *pass = &server.cfg.requirepass;
+    size_t len = pass->p ? pass->len : 0;
     if (!default_user)
         acl_init();
-    if (applied_requirepass && strcmp(applied_requirepass, pass) == 0)
+    if (applied_requirepass.p && applied_requirepass.len == len &&
+        memcmp(applied_requirepass.p, pass->p ? pass->p : "", len) == 0)
         return;
-    xfree(applied_requirepass);
-    applied_requirepass = xstrdup(pass);
+    xfree(applied_requirepass.p);
+    applied_requirepass.p = xmemdup(pass->p ? pass->p : "", len);
+    applied_requirepass.len = len;
     default_user->nhashes = 0;
-    if (!pass[0]) {
+    if (!len) {
         default_user->flags |= ACL_USER_NOPASS;
         return;
     }
     unsigned char h[32];
-    acl_sha256(pass, strlen(pass), h);
+    acl_sha256(pass->p, len, h);
     default_user->flags &= ~ACL_USER_NOPASS;
     acl_hash_add(default_user, h);
 }

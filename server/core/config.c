@@ -61,12 +61,13 @@ enum config_type {
     CONFIG_MEMORY,  /* unsigned long long field; bytes, or k/kb/m/mb/g/gb units */
     CONFIG_ENUM,    /* int-sized field holding an index into enum_names */
     CONFIG_STRING,  /* char * field, owned; freed by config_destroy */
+    CONFIG_BYTES,   /* struct config_bytes field, owned: any byte, NUL too (Redis's SDS) */
     CONFIG_SPECIAL, /* no generic field: set and get do everything */
 };
 
 #define CONFIG_IMMUTABLE (1u << 0)     /* file and flags only: CONFIG SET refuses it */
 #define CONFIG_MULTI_ARG (1u << 1)     /* takes several words (bind, buffer limits) */
-#define CONFIG_EMPTY_IS_NULL (1u << 2) /* CONFIG_STRING: "" is stored as NULL */
+#define CONFIG_EMPTY_IS_NULL (1u << 2) /* CONFIG_STRING, CONFIG_BYTES: "" is stored as NULL */
 #define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default */
 #define CONFIG_HIDDEN (1u << 4)        /* not matched by CONFIG GET's globs (Redis's test hooks) */
 #define CONFIG_ONLY_DEFAULT (1u << 5)  /* any other value is refused, .note says why */
@@ -200,7 +201,7 @@ static const struct config_def defs[] = {
      .max = INT_MAX, .default_value = "300"},
     {.name = "tls-replication", .type = CONFIG_BOOL, FIELD(tls_replication),
      .default_value = "no"},
-    {.name = "requirepass", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+    {.name = "requirepass", .type = CONFIG_BYTES, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(requirepass), .default_value = ""},
     {.name = "aclfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
      FIELD(aclfile), .default_value = ""},
@@ -279,7 +280,7 @@ static const struct config_def defs[] = {
     {.name = "replicaof", .alias = "slaveof", .type = CONFIG_SPECIAL,
      .flags = CONFIG_IMMUTABLE | CONFIG_MULTI_ARG | CONFIG_REWRITE_DROPS,
      .default_value = "", .set = set_replicaof, .get = get_replicaof},
-    {.name = "masterauth", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+    {.name = "masterauth", .type = CONFIG_BYTES, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(masterauth), .default_value = ""},
     {.name = "masteruser", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(masteruser), .default_value = ""},
@@ -668,6 +669,15 @@ static void store_string(struct config *cfg, const struct config_def *def, const
     *field = (def->flags & CONFIG_EMPTY_IS_NULL) && !v[0] ? NULL : xstrdup(v);
 }
 
+static void store_bytes(struct config *cfg, const struct config_def *def, const char *v,
+                        size_t len)
+{
+    struct config_bytes *field = field_of(cfg, def);
+    xfree(field->p);
+    field->p = (def->flags & CONFIG_EMPTY_IS_NULL) && !len ? NULL : xmemdup(v, len);
+    field->len = field->p ? len : 0;
+}
+
 void config_free_words(char **v, int n)
 {
     for (int i = 0; i < n; i++)
@@ -783,9 +793,10 @@ static int enum_error(const char *const *names, char *err, size_t errlen)
     return -1;
 }
 
-/* Sets a single-word setting by its type. */
-static int set_by_type(struct config *cfg, const struct config_def *def, const char *v, char *err,
-                       size_t errlen)
+/* Sets a single-word setting by its type; v is len bytes (NULs only in a
+ * CONFIG_BYTES value, apply made sure). */
+static int set_by_type(struct config *cfg, const struct config_def *def, const char *v, size_t len,
+                       char *err, size_t errlen)
 {
     void *field = field_of(cfg, def);
     unsigned long long n = 0;
@@ -819,6 +830,9 @@ static int set_by_type(struct config *cfg, const struct config_def *def, const c
     case CONFIG_STRING:
         store_string(cfg, def, v);
         return 0;
+    case CONFIG_BYTES:
+        store_bytes(cfg, def, v, len);
+        return 0;
     case CONFIG_SPECIAL:
         break;
     }
@@ -844,6 +858,7 @@ static char *get_by_type(const struct config *cfg, const struct config_def *def)
         const char *s = *(char *const *)field;
         return xstrdup(s ? s : "");
     }
+    case CONFIG_BYTES:   /* config_get_len's, with its length */
     case CONFIG_SPECIAL:
         break;
     }
@@ -857,12 +872,12 @@ static int set_only_default(struct config *cfg, const struct config_def *def, co
                             char *err, size_t errlen)
 {
     char *old = get_by_type(cfg, def);
-    int rc = set_by_type(cfg, def, v, err, errlen);
+    int rc = set_by_type(cfg, def, v, strlen(v), err, errlen);
     if (rc == 0) {
         char *now = get_by_type(cfg, def);
         if (strcmp(now, def->default_value)) {
             char ignored[64];
-            set_by_type(cfg, def, old, ignored, sizeof(ignored));
+            set_by_type(cfg, def, old, strlen(old), ignored, sizeof(ignored));
             rc = config_fail(err, errlen, "only '%s' is supported: %s", def->default_value,
                              def->note);
         }
@@ -872,10 +887,23 @@ static int set_only_default(struct config *cfg, const struct config_def *def, co
     return rc;
 }
 
-/* Applies argc words to def: the one path every way of setting takes. */
-static int apply(struct config *cfg, const struct config_def *def, int argc,
-                 const char *const *argv, char *err, size_t errlen)
+/* Whether a word of argv[0..argc) holds a NUL before its end (lens[k]). */
+static int has_inner_nul(int argc, const char *const *argv, const size_t *lens)
 {
+    for (int k = 0; lens && k < argc; k++)
+        if (memchr(argv[k], '\0', lens[k]))
+            return 1;
+    return 0;
+}
+
+/* Applies argc words (lens as config_set_len's) to def: the one path every
+ * way of setting takes. Only a CONFIG_BYTES setting reads lens; any other
+ * sees C strings, so a NUL inside a word is refused here, once. */
+static int apply(struct config *cfg, const struct config_def *def, int argc,
+                 const char *const *argv, const size_t *lens, char *err, size_t errlen)
+{
+    if (def->type != CONFIG_BYTES && has_inner_nul(argc, argv, lens))
+        return config_fail(err, errlen, "argument must not contain NUL bytes");
     if ((def->flags & CONFIG_MULTI_ARG) && argc == 1) {
         /* CONFIG SET bind "a b" and a file's bind "a b" mean bind a b. */
         int n, rc;
@@ -890,7 +918,7 @@ static int apply(struct config *cfg, const struct config_def *def, int argc,
         return set_only_default(cfg, def, argv[0], err, errlen);
     if (def->set)
         return def->set(cfg, def, argc, argv, err, errlen);
-    return set_by_type(cfg, def, argv[0], err, errlen);
+    return set_by_type(cfg, def, argv[0], lens ? lens[0] : strlen(argv[0]), err, errlen);
 }
 
 /* ---- settings a type cannot express ---- */
@@ -1221,7 +1249,7 @@ static int set_oom_score_adj(struct config *cfg, const struct config_def *def, i
                              const char *const *argv, char *err, size_t errlen)
 {
     (void)argc;
-    if (set_by_type(cfg, def, argv[0], err, errlen) < 0)
+    if (set_by_type(cfg, def, argv[0], strlen(argv[0]), err, errlen) < 0)
         return -1;
     if (cfg->oom_score_adj == 2)
         cfg->oom_score_adj = OOM_SCORE_RELATIVE;
@@ -1294,7 +1322,7 @@ static int set_activedefrag(struct config *cfg, const struct config_def *def, in
                             const char *const *argv, char *err, size_t errlen)
 {
     (void)argc;
-    if (set_by_type(cfg, def, argv[0], err, errlen) < 0)
+    if (set_by_type(cfg, def, argv[0], strlen(argv[0]), err, errlen) < 0)
         return -1;
     if (cfg->activedefrag) {
         cfg->activedefrag = 0;
@@ -1474,9 +1502,23 @@ int config_find(const char *name, size_t len)
     return -1;
 }
 
+char *config_get_len(const struct config *cfg, size_t i, size_t *len)
+{
+    const struct config_def *def = &defs[i];
+    if (def->type == CONFIG_BYTES) {
+        const struct config_bytes *b = cfield_of(cfg, def);
+        *len = b->len;
+        return b->p ? xmemdup(b->p, b->len) : xstrdup("");
+    }
+    char *v = def->get ? def->get(cfg, def) : get_by_type(cfg, def);
+    *len = strlen(v);
+    return v;
+}
+
 char *config_get(const struct config *cfg, size_t i)
 {
-    return defs[i].get ? defs[i].get(cfg, &defs[i]) : get_by_type(cfg, &defs[i]);
+    size_t len;
+    return config_get_len(cfg, i, &len);
 }
 
 int config_init(struct config *cfg)
@@ -1484,7 +1526,7 @@ int config_init(struct config *cfg)
     char err[256];
     memset(cfg, 0, sizeof(*cfg));
     for (size_t i = 0; i < NDEFS; i++) {
-        if (apply(cfg, &defs[i], 1, &defs[i].default_value, err, sizeof(err)) < 0) {
+        if (apply(cfg, &defs[i], 1, &defs[i].default_value, NULL, err, sizeof(err)) < 0) {
             fprintf(stderr, "rbkv: bad default for %s: %s\n", defs[i].name, err);
             config_destroy(cfg);
             return -1;
@@ -1500,6 +1542,8 @@ void config_destroy(struct config *cfg)
     for (size_t i = 0; i < NDEFS; i++) {
         if (defs[i].type == CONFIG_STRING)
             xfree(*(char **)field_of(cfg, &defs[i]));
+        else if (defs[i].type == CONFIG_BYTES)
+            xfree(((struct config_bytes *)field_of(cfg, &defs[i]))->p);
     }
     xfree(cfg->replicaof_host);
     for (int i = 0; i < 2 * cfg->rename_count; i++)
@@ -1571,21 +1615,30 @@ static int add_user(struct config *cfg, const char *directive, int argc, const c
 int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
                size_t errlen)
 {
+    return config_set_len(cfg, name, argc, argv, NULL, err, errlen);
+}
+
+int config_set_len(struct config *cfg, const char *name, int argc, const char **argv,
+                   const size_t *lens, char *err, size_t errlen)
+{
     int i = config_find(name, strlen(name));
+    if (i < 0 && has_inner_nul(argc, argv, lens))
+        return config_fail(err, errlen, "argument must not contain NUL bytes");
     if (i < 0 && !strcasecmp(name, "rename-command"))
         return add_rename(cfg, argc, argv, err, errlen);
     if (i < 0 && !strcasecmp(name, "user"))
         return add_user(cfg, name, argc, argv, err, errlen);
     if (i < 0)
         return config_fail(err, errlen, "Bad directive or wrong number of arguments");
-    return apply(cfg, &defs[i], argc, argv, err, errlen);
+    return apply(cfg, &defs[i], argc, argv, lens, err, errlen);
 }
 
-int config_set_many(struct config *cfg, int npairs, const char *const *pairs, char *err,
-                    size_t errlen)
+int config_set_many(struct config *cfg, int npairs, const char *const *pairs, const size_t *lens,
+                    char *err, size_t errlen)
 {
     int *idx = xmalloc(sizeof(*idx) * (size_t)(npairs + 1));
     char **old = xcalloc((size_t)npairs + 1, sizeof(*old));
+    size_t *old_len = xcalloc((size_t)npairs + 1, sizeof(*old_len));
     char reason[256];
     int rc = -1, i, j;
 
@@ -1611,9 +1664,10 @@ int config_set_many(struct config *cfg, int npairs, const char *const *pairs, ch
         }
     }
     for (i = 0; i < npairs; i++)
-        old[i] = config_get(cfg, (size_t)idx[i]);
+        old[i] = config_get_len(cfg, (size_t)idx[i], &old_len[i]);
     for (i = 0; i < npairs; i++) {
-        if (apply(cfg, &defs[idx[i]], 1, &pairs[2 * i + 1], reason, sizeof(reason)) < 0) {
+        if (apply(cfg, &defs[idx[i]], 1, &pairs[2 * i + 1], lens ? &lens[2 * i + 1] : NULL,
+                  reason, sizeof(reason)) < 0) {
             /* Redis names the setting as the client did, in lower case. */
             char *lower = xstrdup(pairs[2 * i]);
             for (char *q = lower; *q; q++)
@@ -1624,7 +1678,8 @@ int config_set_many(struct config *cfg, int npairs, const char *const *pairs, ch
             xfree(lower);
             /* The GET text always sets back (see the invariants above). */
             while (i-- > 0)
-                apply(cfg, &defs[idx[i]], 1, (const char *const *)&old[i], reason, sizeof(reason));
+                apply(cfg, &defs[idx[i]], 1, (const char *const *)&old[i], &old_len[i], reason,
+                      sizeof(reason));
             goto out;
         }
     }
@@ -1633,6 +1688,7 @@ out:
     for (i = 0; i < npairs; i++)
         xfree(old[i]);
     xfree(old);
+    xfree(old_len);
     xfree(idx);
     return rc;
 }

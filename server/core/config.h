@@ -58,13 +58,21 @@ enum tls_auth_clients { TLS_AUTH_NO, TLS_AUTH_YES, TLS_AUTH_OPTIONAL };
 /* latency-tracking-info-percentiles: at most this many. */
 #define CONFIG_MAX_PERCENTILES 16
 
+/* A value that may hold any byte, NUL included: Redis's binary-safe (SDS)
+ * settings, requirepass and masterauth (masteruser is a C string there too). len bytes at p, with a
+ * NUL after them; p NULL = not set (an empty value is stored so). */
+struct config_bytes {
+    char *p;
+    size_t len;
+};
+
 struct config {
     char *bind[CONFIG_MAX_BIND];
     int bind_count;
     int port;                 /* 0 = no TCP listener */
     char *unixsocket;         /* NULL = none */
     int unixsocketperm;       /* octal permission bits, 0 = leave as created */
-    char *requirepass;        /* NULL or "" = no password */
+    struct config_bytes requirepass; /* p NULL = no password */
     char *aclfile;            /* NULL = users only from ACL SETUSER (acl.c) */
     long long acllog_max_len; /* ACL LOG's entries */
     int acl_pubsub_default_all; /* acl-pubsub-default: 0 resetchannels, 1 allchannels */
@@ -116,8 +124,8 @@ struct config {
     /* Replication (repl.h). replicaof_host NULL: this server is a primary. */
     char *replicaof_host;
     int replicaof_port;
-    char *masterauth;         /* NULL = send no AUTH */
-    char *masteruser;         /* NULL = AUTH with the password alone */
+    struct config_bytes masterauth; /* p NULL = send no AUTH */
+    char *masteruser;               /* NULL = AUTH with the password alone */
     int replica_read_only;
     int replica_serve_stale_data;
     long long replica_priority;
@@ -266,13 +274,20 @@ void config_destroy(struct config *cfg);
  * declaration ..." text. */
 int config_set(struct config *cfg, const char *name, int argc, const char **argv, char *err,
                size_t errlen);
+/* config_set with each word's length: lens[k] bytes at argv[k], followed by
+ * a NUL (lens NULL: C strings). Only a binary-safe setting (struct
+ * config_bytes) takes a word with a NUL inside; any other refuses it, with
+ * "argument must not contain NUL bytes", rather than cut it short. */
+int config_set_len(struct config *cfg, const char *name, int argc, const char **argv,
+                   const size_t *lens, char *err, size_t errlen);
 
 /* CONFIG SET name value [name value ...] (pairs[0..2*npairs)): refuses unknown,
- * immutable and repeated names, then sets all or nothing. Returns 0, or -1
- * with the whole error reply in err ("ERR CONFIG SET failed (possibly related
- * to argument 'x') - ..."). */
-int config_set_many(struct config *cfg, int npairs, const char *const *pairs, char *err,
-                    size_t errlen);
+ * immutable and repeated names, then sets all or nothing. lens[2*i+1] is
+ * value i's length, as config_set_len's (lens NULL: C strings); names are C
+ * strings. Returns 0, or -1 with the whole error reply in err ("ERR CONFIG SET
+ * failed (possibly related to argument 'x') - ..."). */
+int config_set_many(struct config *cfg, int npairs, const char *const *pairs, const size_t *lens,
+                    char *err, size_t errlen);
 
 /* The settings, numbered 0..config_count()-1, for CONFIG GET. */
 size_t config_count(void);
@@ -289,6 +304,9 @@ int config_find(const char *name, size_t len);
 /* Setting i's value as CONFIG GET shows it ("yes", "0", "normal 0 0 0 ...").
  * Returns a string the caller frees with xfree. */
 char *config_get(const struct config *cfg, size_t i);
+/* config_get with the value's length in *len: a binary-safe setting's value
+ * may hold NULs (it is NUL-terminated after them as well). */
+char *config_get_len(const struct config *cfg, size_t i, size_t *len);
 
 /* Parses "1gb", "64mb", "100k", "12345" as Redis does (k=1000, kb=1024, ...).
  * Returns 0, or -1 when s is not a valid memory amount. */

@@ -29,13 +29,15 @@ static int hex_value(char c)
  * words; "double quotes" take \n \r \t \b \a \xHH and \<any>; 'single quotes'
  * take only \'; a closing quote must end the word. Returns argc words
  * allocated with xmalloc (free with config_free_words), or NULL with the
- * reason in *why. A NUL byte (from "\x00") is refused: our strings could not hold it
- * and would silently cut a password short.
+ * reason in *why. A word may hold a NUL (from "\x00"), as Redis's may: when
+ * lens is not NULL, *lens gets each word's length (xmalloc'd), which
+ * config_set_len takes, so that only a binary-safe setting accepts one.
  */
-char **config_split_words(const char *line, int *argc, const char **why)
+char **config_split_words(const char *line, int *argc, size_t **lens, const char **why)
 {
     char *buf = xmalloc(strlen(line) + 1); /* no word is longer than the line */
     char **v = NULL;
+    size_t *len_of = NULL;
     const char *p = line;
     int n = 0;
 
@@ -53,12 +55,7 @@ char **config_split_words(const char *line, int *argc, const char **why)
                     goto unbalanced;
                 if (p[0] == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) &&
                     isxdigit((unsigned char)p[3])) {
-                    char c = (char)(hex_value(p[2]) * 16 + hex_value(p[3]));
-                    if (!c) {
-                        *why = "NUL bytes are not allowed in configuration values";
-                        goto error;
-                    }
-                    buf[len++] = c;
+                    buf[len++] = (char)(hex_value(p[2]) * 16 + hex_value(p[3]));
                     p += 3;
                 } else if (p[0] == '\\' && p[1]) {
                     static const char from[] = "nrtba", to[] = "\n\r\t\b\a";
@@ -98,35 +95,42 @@ char **config_split_words(const char *line, int *argc, const char **why)
                 p++;
         }
         v = xrealloc(v, sizeof(*v) * (size_t)(n + 1));
+        len_of = xrealloc(len_of, sizeof(*len_of) * (size_t)(n + 1));
+        len_of[n] = len;
         v[n++] = xmemdup(buf, len);
     }
     xfree(buf);
     *argc = n;
+    if (lens)
+        *lens = len_of ? len_of : xmalloc(sizeof(*len_of));
+    else
+        xfree(len_of);
     return v ? v : xmalloc(sizeof(*v));
 
 unbalanced:
     *why = "Unbalanced quotes in configuration line";
-error:
     xfree(buf);
+    xfree(len_of);
     config_free_words(v, n);
     return NULL;
 }
 
-/* Appends s to t, in double quotes with Redis's escapes when a config file
- * would otherwise read it differently. */
-void config_add_quoted(struct config_text *t, const char *s)
+/* Appends s[0..len) to t, in double quotes with Redis's escapes (its
+ * sdscatrepr's: a NUL is "\x00") when a config file would otherwise read it
+ * differently. */
+void config_add_quoted(struct config_text *t, const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    int plain = *p != '\0';
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    int plain = len != 0;
 
-    for (; *p && plain; p++)
+    for (; p < end && plain; p++)
         plain = isgraph(*p) && *p != '"' && *p != '\'' && *p != '\\';
     if (plain) {
-        config_text_adds(t, s);
+        config_text_add(t, s, len);
         return;
     }
     config_text_adds(t, "\"");
-    for (p = (const unsigned char *)s; *p; p++) {
+    for (p = (const unsigned char *)s; p < end; p++) {
         char esc[8];
         switch (*p) {
         case '\\': config_text_adds(t, "\\\\"); break;
@@ -212,13 +216,18 @@ char *config_trim(char *s)
 static int set_line(struct config *cfg, const char *line, char *err, size_t errlen)
 {
     const char *why;
-    int n, rc;
-    char **words = config_split_words(line, &n, &why);
+    size_t *lens;
+    int n, rc = 0;
+    char **words = config_split_words(line, &n, &lens, &why);
 
     if (!words)
         return config_fail(err, errlen, "%s", why);
-    rc = n ? config_set(cfg, words[0], n - 1, (const char **)words + 1, err, errlen) : 0;
+    if (n && strlen(words[0]) != lens[0])
+        rc = config_fail(err, errlen, "Bad directive or wrong number of arguments");
+    else if (n)
+        rc = config_set_len(cfg, words[0], n - 1, (const char **)words + 1, lens + 1, err, errlen);
     config_free_words(words, n);
+    xfree(lens);
     return rc;
 }
 
@@ -278,6 +287,7 @@ int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_
     while (i < argc && rc == 0) {
         const char *why = NULL, **vals; /* NULL for clang-analyzer; set on failure */
         char **words;
+        size_t *lens, *vals_len;
         int nwords, nvals = 0, j = i + 1, def;
         struct config_text shown = {0};
 
@@ -286,7 +296,7 @@ int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_
                              argv[i]);
             break;
         }
-        words = config_split_words(argv[i] + 2, &nwords, &why);
+        words = config_split_words(argv[i] + 2, &nwords, &lens, &why);
         if (!words) {
             rc = config_fail(err, errlen, "Reading the command line, at flag '%s'\n%s", argv[i],
                              why);
@@ -294,30 +304,44 @@ int config_load_args(struct config *cfg, int argc, char **argv, char *err, size_
         }
         if (nwords == 0) {
             config_free_words(words, nwords);
+            xfree(lens);
             rc = config_fail(err, errlen, "Reading the command line: '%s' names no setting",
                              argv[i]);
             break;
         }
         def = config_find(words[0], strlen(words[0]));
         vals = xmalloc(sizeof(*vals) * (size_t)(nwords + argc));
-        for (int k = 1; k < nwords; k++)
+        vals_len = xmalloc(sizeof(*vals_len) * (size_t)(nwords + argc));
+        for (int k = 1; k < nwords; k++) {
+            vals_len[nvals] = lens[k];
             vals[nvals++] = words[k];
-        if (nwords == 1 && j < argc && def >= 0 && !config_takes_words((size_t)def))
+        }
+        if (nwords == 1 && j < argc && def >= 0 && !config_takes_words((size_t)def)) {
+            vals_len[nvals] = strlen(argv[j]);
             vals[nvals++] = argv[j++];
-        while (j < argc && !is_flag(argv[j]))
+        }
+        while (j < argc && !is_flag(argv[j])) {
+            vals_len[nvals] = strlen(argv[j]);
             vals[nvals++] = argv[j++];
-        if (config_set(cfg, words[0], nvals, vals, reason, sizeof(reason)) < 0) {
+        }
+        if (strlen(words[0]) != lens[0]) {
+            rc = config_fail(err, errlen, "Reading the command line: '%s' names no setting",
+                             argv[i]);
+        } else if (config_set_len(cfg, words[0], nvals, vals, vals_len, reason,
+                                  sizeof(reason)) < 0) {
             config_text_adds(&shown, words[0]);
             for (int k = 0; k < nvals; k++) {
                 config_text_adds(&shown, " ");
-                config_add_quoted(&shown, vals[k]);
+                config_add_quoted(&shown, vals[k], vals_len[k]);
             }
             rc = config_fail(err, errlen, "Reading the command line, at flag '%s'\n>>> '%s'\n%s",
                              argv[i], shown.p, reason);
             xfree(shown.p);
         }
         config_free_words(words, nwords);
+        xfree(lens);
         xfree(vals);
+        xfree(vals_len);
         i = j;
     }
     return rc;

@@ -69,11 +69,13 @@ char **config_split_blanks(const char *s, int *argc);
 /* ---- Defined in config_file.c ---- */
 
 /* A config line's words as redis-server splits them (quotes, escapes):
- * *argc xmalloc'd words, or NULL with the reason in *why. */
-char **config_split_words(const char *line, int *argc, const char **why);
-/* Appends s to t, quoted when a config file would otherwise read it
+ * *argc xmalloc'd words, each NUL-terminated, with their lengths in *lens
+ * (xmalloc'd; unless lens is NULL), as a word may hold a NUL ("\x00"); or
+ * NULL with the reason in *why. */
+char **config_split_words(const char *line, int *argc, size_t **lens, const char **why);
+/* Appends s[0..len) to t, quoted when a config file would otherwise read it
  * differently. */
-void config_add_quoted(struct config_text *t, const char *s);
+void config_add_quoted(struct config_text *t, const char *s, size_t len);
 /* A whole file in a NUL-terminated xmalloc'd buffer; NULL with errno set. */
 char *config_read_file(const char *path);
 /* Cuts buf into lines in place; returns how many, their starts in *lines

@@ -31,7 +31,8 @@ static char *rewrite_line(const struct config *cfg, size_t i)
         const char *unit;
     } units[] = {{1024ULL * 1024 * 1024, "gb"}, {1024ULL * 1024, "mb"}, {1024, "kb"}};
     struct config_text t = {0};
-    char *value = config_get(cfg, i);
+    size_t len;
+    char *value = config_get_len(cfg, i, &len);
     unsigned long long v;
 
     config_text_adds(&t, config_name(i));
@@ -54,13 +55,13 @@ static char *rewrite_line(const struct config *cfg, size_t i)
         for (int k = 0; k < nwords; k++) {
             if (k)
                 config_text_adds(&t, " ");
-            config_add_quoted(&t, words[k]);
+            config_add_quoted(&t, words[k], strlen(words[k]));
         }
         if (!nwords)
             config_text_adds(&t, "\"\"");
         config_free_words(words, nwords);
     } else {
-        config_add_quoted(&t, value);
+        config_add_quoted(&t, value, len);
     }
     xfree(value);
     return t.p;
@@ -141,7 +142,7 @@ int config_rewrite(const struct config *cfg, const char *path, const char *const
 
         owner[i] = -1;
         has_marker |= !strcmp(line, REWRITE_MARKER);
-        if (line[0] && line[0] != '#' && (words = config_split_words(line, &nwords, &why))) {
+        if (line[0] && line[0] != '#' && (words = config_split_words(line, &nwords, NULL, &why))) {
             if (nwords)
                 owner[i] = strcasecmp(words[0], "user") ? config_find(words[0], strlen(words[0]))
                                                         : OWNER_USER;
@@ -159,8 +160,9 @@ int config_rewrite(const struct config *cfg, const char *path, const char *const
         for (size_t i = 0; i < n && first == n; i++)
             if (owner[i] == (int)d)
                 first = i;
-        char *now = config_get(cfg, d), *def = config_get(&defaults, d);
-        int at_default = !strcmp(now, def);
+        size_t now_len, def_len;
+        char *now = config_get_len(cfg, d, &now_len), *def = config_get_len(&defaults, d, &def_len);
+        int at_default = now_len == def_len && !memcmp(now, def, now_len);
         if (first < n) {
             /* A dropped setting's lines all go (Redis: replicaof after
              * REPLICAOF NO ONE, which no redis-server would read back). */

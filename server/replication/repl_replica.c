@@ -403,19 +403,25 @@ static void send_port(void)
     ml.step = HS_PORT;
 }
 
+/* AUTH [masteruser] masterauth: masterauth with its length, as it is a
+ * binary-safe setting, so a password may hold NULs (as the primary's
+ * requirepass may). */
 static void send_auth(void)
 {
-    if (!server.cfg.masterauth) {
+    const char *user = server.cfg.masteruser;
+    const struct config_bytes *pass = &server.cfg.masterauth;
+    struct resp_slice argv[3] = {{.ptr = "AUTH", .len = 4}};
+    int argc = 1;
+
+    if (!pass->p) {
         send_port();
         return;
     }
-    if (server.cfg.masteruser) {
-        const char *w[] = {"AUTH", server.cfg.masteruser, server.cfg.masterauth};
-        send_command(ml.c, 3, w);
-    } else {
-        const char *w[] = {"AUTH", server.cfg.masterauth};
-        send_command(ml.c, 2, w);
-    }
+    if (user)
+        argv[argc++] = (struct resp_slice){.ptr = user, .len = strlen(user)};
+    argv[argc++] = (struct resp_slice){.ptr = pass->p, .len = pass->len};
+    resp_add_command(&ml.c->out, argc, argv);
+    conn_send(ml.c);
     ml.step = HS_AUTH;
 }
 

@@ -91,8 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         for (size_t i = 0; i < config_count(); i++) {
-            char *a = config_get(&cfg, i), *b = config_get(&again, i);
-            if (strcmp(a, b) != 0) {
+            /* By length: a binary-safe setting's value may hold NULs. */
+            size_t alen, blen;
+            char *a = config_get_len(&cfg, i, &alen), *b = config_get_len(&again, i, &blen);
+            if (alen != blen || memcmp(a, b, alen) != 0) {
                 fprintf(stderr, "%s: '%s' before the rewrite, '%s' after\n", config_name(i), a, b);
                 abort();
             }

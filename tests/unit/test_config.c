@@ -98,7 +98,7 @@ static void test_defaults(void)
     CHECK(cfg.port == 6379);
     CHECK(cfg.unixsocket == NULL);
     CHECK(cfg.unixsocketperm == 0);
-    CHECK(cfg.requirepass == NULL);
+    CHECK(cfg.requirepass.p == NULL);
     CHECK(cfg.maxclients == 10000);
     CHECK(cfg.timeout == 0);
     CHECK(cfg.tcp_keepalive == 300);
@@ -431,7 +431,7 @@ static void test_set(void)
                   ok[i][1], err);
         CHECK_STR(get(&cfg, ok[i][0]), ok[i][2]);
     }
-    CHECK(cfg.requirepass == NULL); /* "" means no password */
+    CHECK(cfg.requirepass.p == NULL); /* "" means no password */
     CHECK(cfg.bind_count == 0);
     CHECK(cfg.client_output_limit.hard_bytes == 1000 && cfg.client_output_limit.soft_bytes == 2048 &&
           cfg.client_output_limit.soft_seconds == 3);
@@ -483,43 +483,43 @@ static void test_set_many(void)
     config_init(&cfg);
 
     const char *unknown[] = {"maxmemory", "1", "xyz", "1"};
-    CHECK(config_set_many(&cfg, 2, unknown, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 2, unknown, NULL, err, sizeof(err)) == -1);
     CHECK_STR(err, "ERR Unknown option or number of arguments for CONFIG SET - 'xyz'");
 
     const char *immutable[] = {"maxmemory", "1", "Databases", "2", "xyz", "3"};
-    CHECK(config_set_many(&cfg, 3, immutable, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 3, immutable, NULL, err, sizeof(err)) == -1);
     CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'Databases') - can't set "
                    "immutable config");
 
     const char *dup[] = {"maxmemory", "1", "MAXMEMORY", "2"};
-    CHECK(config_set_many(&cfg, 2, dup, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 2, dup, NULL, err, sizeof(err)) == -1);
     CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'MAXMEMORY') - duplicate "
                    "parameter");
 
     const char *bad[] = {"MaxMemory", "abc"};
-    CHECK(config_set_many(&cfg, 1, bad, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 1, bad, NULL, err, sizeof(err)) == -1);
     CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument "
                    "must be a memory value");
 
     const char *logfile[] = {"logfile", "x"};
-    CHECK(config_set_many(&cfg, 1, logfile, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 1, logfile, NULL, err, sizeof(err)) == -1);
     CHECK_HAS(err, "can't set immutable config");
 
     CHECK(cfg.maxmemory == 0); /* nothing above changed anything */
 
     /* The third value fails: the first two must be rolled back. */
     const char *partial[] = {"maxmemory", "1mb", "requirepass", "pw", "loglevel", "loud"};
-    CHECK(config_set_many(&cfg, 3, partial, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 3, partial, NULL, err, sizeof(err)) == -1);
     CHECK_HAS(err, "'loglevel') - argument(s) must be one of the following");
     CHECK(cfg.maxmemory == 0);
-    CHECK(cfg.requirepass == NULL);
+    CHECK(cfg.requirepass.p == NULL);
     CHECK(cfg.loglevel == LOG_NOTICE);
 
     const char *good[] = {"maxmemory", "1mb", "requirepass", "pw", "loglevel", "debug",
                           "client-output-buffer-limit", "normal 10 20 30"};
-    CHECK(config_set_many(&cfg, 4, good, err, sizeof(err)) == 0);
+    CHECK(config_set_many(&cfg, 4, good, NULL, err, sizeof(err)) == 0);
     CHECK(cfg.maxmemory == 1048576);
-    CHECK_STR(cfg.requirepass, "pw");
+    CHECK_STR(cfg.requirepass.p, "pw");
     CHECK(cfg.loglevel == LOG_DEBUG);
     CHECK(cfg.client_output_limit.soft_seconds == 30);
     config_destroy(&cfg);
@@ -570,7 +570,7 @@ static void test_file(void)
     CHECK(cfg.port == 7000);
     CHECK(cfg.bind_count == 2); /* the later bind line wins; a quoted list splits */
     CHECK_STR(get(&cfg, "bind"), "10.0.0.1 10.0.0.2");
-    CHECK_STR(cfg.requirepass, "pa ss\"wordA\n");
+    CHECK_STR(cfg.requirepass.p, "pa ss\"wordA\n");
     CHECK_STR(cfg.unixsocket, "/tmp/it's.sock");
     CHECK(cfg.maxmemory == 2147483648ULL);
     CHECK(cfg.protected_mode == 0);
@@ -590,7 +590,11 @@ static void test_file(void)
         {"maxmemory 3x\n", "1", "'maxmemory 3x'\nargument must be a memory value"},
         {"protected-mode 1\n", "1", "argument must be 'yes' or 'no'"},
         {"daemonize yes\n", "1", "rbkv does not daemonize"},
-        {"requirepass \"a\\x00b\"\n", "1", "NUL bytes are not allowed"},
+        /* Only a binary-safe setting (requirepass...) takes a NUL. */
+        {"port \"1\\x002\"\n", "1", "argument must not contain NUL bytes"},
+        {"masteruser \"u\\x00\"\n", "1", "argument must not contain NUL bytes"},
+        {"rename-command get \"g\\x00\"\n", "1", "argument must not contain NUL bytes"},
+        {"\"port\\x00\" 1\n", "1", "Bad directive or wrong number of arguments"},
         {"port\n", "1", "'port'\nwrong number of arguments"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -604,6 +608,15 @@ static void test_file(void)
         CHECK_HAS(err, bad[i][2]);
         config_destroy(&cfg);
     }
+
+    /* "\x00" in double quotes is a NUL byte, as in Redis's sdssplitargs:
+     * the binary-safe settings keep every byte. */
+    path = write_temp("nul.conf", "requirepass \"a\\x00b\"\nmasterauth \"\\x00\\xff\"\n");
+    config_init(&cfg);
+    CHECK(config_load_file(&cfg, path, err, sizeof(err)) == 0);
+    CHECK(cfg.requirepass.len == 3 && !memcmp(cfg.requirepass.p, "a\0b", 4));
+    CHECK(cfg.masterauth.len == 2 && !memcmp(cfg.masterauth.p, "\0\xff", 3));
+    config_destroy(&cfg);
 
     config_init(&cfg);
     CHECK(config_load_file(&cfg, "/nonexistent/rbkv.conf", err, sizeof(err)) == -1);
@@ -638,7 +651,7 @@ static void test_flags(void)
     CHECK(cfg.bind_count == 2);
     CHECK_STR(get(&cfg, "bind"), "127.0.0.1 ::1");
     CHECK(cfg.loglevel == LOG_DEBUG);
-    CHECK_STR(cfg.requirepass, "--starts-with-dashes");
+    CHECK_STR(cfg.requirepass.p, "--starts-with-dashes");
     CHECK(cfg.maxmemory == 2097152);
     config_destroy(&cfg);
 
@@ -661,6 +674,12 @@ static void test_flags(void)
     CHECK(load_args(&cfg, err, sizeof(err), "--maxmemory", "1mb", "--requirepass", "a b", "--hz",
                     "x", NULL) == -1);
     CHECK_HAS(err, "'--hz'");
+    /* A flag's own words are split as a file line: "\x00" is a NUL there,
+     * kept by a binary-safe setting, shown escaped in an error. */
+    CHECK(load_args(&cfg, err, sizeof(err), "--requirepass \"x\\x00y\"", NULL) == 0);
+    CHECK(cfg.requirepass.len == 3 && !memcmp(cfg.requirepass.p, "x\0y", 4));
+    CHECK(load_args(&cfg, err, sizeof(err), "--port \"1\\x00\"", NULL) == -1);
+    CHECK_HAS(err, ">>> 'port \"1\\x00\"'\nargument must not contain NUL bytes");
     CHECK(load_args(&cfg, err, sizeof(err), "port", "1", NULL) == -1);
     CHECK_HAS(err, "'port' is not a --name flag");
     CHECK(load_args(&cfg, err, sizeof(err), "--", NULL) == -1);
@@ -689,7 +708,7 @@ static void test_rewrite(void)
     CHECK(config_load_file(&cfg, saved, err, sizeof(err)) == 0);
     const char *changes[] = {"maxmemory", "3gb", "requirepass", "p w", "timeout", "30",
                              "loglevel", "notice"};
-    CHECK(config_set_many(&cfg, 4, changes, err, sizeof(err)) == 0);
+    CHECK(config_set_many(&cfg, 4, changes, NULL, err, sizeof(err)) == 0);
     CHECK(config_rewrite(&cfg, saved, NULL, 0, err, sizeof(err)) == 0);
     CHECK_STR(slurp(saved), "# keep this comment\n"
                             "port 7000\n"
@@ -733,8 +752,32 @@ static void test_rewrite(void)
     config_init(&again);
     CHECK(config_load_file(&again, fresh, err, sizeof(err)) == 0);
     CHECK_STR(get(&again, "bind"), "a\"b c\\d");
-    CHECK_STR(again.requirepass, "tab\there\x01");
+    CHECK_STR(again.requirepass.p, "tab\there\x01");
     config_destroy(&again);
+
+    /* A binary-safe value with NULs is written with "\x00" escapes, read back
+     * whole; its GET text has every byte, and sets back to itself. */
+    const char *nul_pass = "\0a\0";
+    size_t nul_len = 3, got_len;
+    CHECK(config_set_len(&cfg, "requirepass", 1, &nul_pass, &nul_len, err, sizeof(err)) == 0);
+    CHECK(config_rewrite(&cfg, fresh, NULL, 0, err, sizeof(err)) == 0);
+    CHECK_HAS(slurp(fresh), "requirepass \"\\x00a\\x00\"\n");
+    config_init(&again);
+    CHECK(config_load_file(&again, fresh, err, sizeof(err)) == 0);
+    char *got = config_get_len(&again, (size_t)config_find("requirepass", 11), &got_len);
+    CHECK(got_len == 3 && !memcmp(got, "\0a\0", 3));
+    const char *undo[] = {"requirepass", got};
+    const size_t undo_len[] = {11, got_len};
+    CHECK(config_set_many(&cfg, 1, undo, undo_len, err, sizeof(err)) == 0);
+    CHECK(cfg.requirepass.len == 3 && !memcmp(cfg.requirepass.p, "\0a\0", 3));
+    xfree(got);
+    config_destroy(&again);
+    /* Any other setting refuses a NUL rather than cut the value short. */
+    const char *nul_port[] = {"port", "1\0002"};
+    const size_t nul_port_len[] = {4, 3};
+    CHECK(config_set_many(&cfg, 1, nul_port, nul_port_len, err, sizeof(err)) == -1);
+    CHECK_STR(err, "ERR CONFIG SET failed (possibly related to argument 'port') - argument must "
+                   "not contain NUL bytes");
 
     CHECK(config_rewrite(&cfg, "/nonexistent/dir/x.conf", NULL, 0, err, sizeof(err)) == -1);
     CHECK_STR(err, "No such file or directory");
@@ -831,7 +874,7 @@ static void test_rename(void)
     /* Not a setting: CONFIG GET lists nothing, CONFIG SET refuses as Redis does. */
     CHECK(config_find("rename-command", 14) < 0);
     const char *pairs[] = {"rename-command", "get x"};
-    CHECK(config_set_many(&cfg, 1, pairs, err, sizeof(err)) == -1);
+    CHECK(config_set_many(&cfg, 1, pairs, NULL, err, sizeof(err)) == -1);
     CHECK_STR(err, "ERR Unknown option or number of arguments for CONFIG SET - 'rename-command'");
     CHECK(cfg.rename_count == 4);
 
