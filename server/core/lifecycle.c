@@ -345,4 +345,5 @@ void server_cleanup(void)
     tls_cleanup();
     if (uv_loop_close(server.loop) != 0)
         log_warning("Event loop closed with handles still open");
+    process_release();
 }

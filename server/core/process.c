@@ -44,6 +44,7 @@ static char *title_area;  /* argv[0]'s memory and the strings after it */
 static size_t title_cap;  /* its bytes, the last NUL included */
 static char *exec_name;   /* argv[0], copied: {title} */
 static char *title_shown; /* the title last written, NULL none */
+static char **env_copy;   /* the environment moved out of the title's area */
 
 void process_keep_argv(int argc, char **argv)
 {
@@ -63,7 +64,7 @@ void process_keep_argv(int argc, char **argv)
         env[i] = xstrdup(environ[i]);
     }
     env[n] = NULL;
-    environ = env;
+    environ = env_copy = env;
     exec_name = xstrdup(argv[0]);
     title_area = argv[0];
     title_cap = (size_t)(end - argv[0]);
@@ -294,6 +295,21 @@ void process_update(void)
 {
     update_oom();
     update_title();
+}
+
+void process_release(void)
+{
+    /* clearenv frees libc's own array when setenv replaced ours, and leaves
+     * environ NULL, so no one reads the strings freed below. */
+    clearenv();
+    for (char **e = env_copy; e && *e; e++)
+        xfree(*e);
+    xfree(env_copy);
+    env_copy = NULL;
+    xfree(exec_name);
+    exec_name = NULL;
+    xfree(title_shown);
+    title_shown = NULL;
 }
 
 void process_stopping(void)

@@ -22,5 +22,8 @@ void process_ready(void);
 void process_update(void);
 /* At shutdown: STOPPING=1 to systemd, the pid file removed. */
 void process_stopping(void);
+/* Last, after the loop closed: frees the environment's copy and the title's
+ * strings (nothing reads the environment after it). */
+void process_release(void);
 
 #endif
