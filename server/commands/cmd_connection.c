@@ -75,6 +75,8 @@ static void cmd_reset(struct client *c)
     c->user = acl_default_user();
     if (acl_default_requires_auth())
         c->flags &= ~CLIENT_AUTHENTICATED;
+    else
+        c->flags |= CLIENT_AUTHENTICATED;
     resp_add_simple(&c->out, "RESET");
 }
 

@@ -1015,6 +1015,11 @@ static void accept_client(uv_stream_t *listener, int is_unix, int is_tls)
     if (!c)
         return;
     c->user = auth ? auth->default_user() : NULL;
+    /* As Redis's clientSetDefaultAuth: a connection made while the default
+     * user needs no password is authenticated, and stays so when one is set
+     * later (CONFIG SET requirepass, ACL SETUSER default). */
+    if (auth && !auth->requires_auth())
+        c->flags |= CLIENT_AUTHENTICATED;
     int rc = is_unix ? uv_pipe_init(server.loop, &c->h.pipe, 0)
                      : uv_tcp_init(server.loop, &c->h.tcp);
     if (rc < 0) {

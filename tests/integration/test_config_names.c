@@ -302,13 +302,21 @@ static void test_binary_passwords(void)
     struct h_server s = {0}, rs = {0};
     if (h_start_config(&s, "", NULL) < 0)
         return;
-    redisContext *c = h_connect(&s);
-    if (!c) {
+    redisContext *c = h_connect(&s), *before = h_connect(&s);
+    if (!c || !before) {
+        redisFree(c);
+        redisFree(before);
         h_stop(&s);
         return;
     }
     EXPECT_BIN(c, "+OK", H_S("CONFIG"), H_S("SET"), H_S("requirepass"), NUL_PASS,
                H_S("masterauth"), H_S("\0x\xff"));
+    /* A connection made while no password was needed stays authenticated,
+     * as Redis's clientSetDefaultAuth makes it; RESET drops that. */
+    EXPECT_NIL(before, "GET", "k");
+    EXPECT_REPLY(before, "+RESET", "RESET");
+    EXPECT_ERR(before, "NOAUTH Authentication required.", "GET", "k");
+    redisFree(before);
     /* Another setting refuses a NUL, on both with their own texts. */
     redisReply *bad = H_CALL_BIN(c, H_S("CONFIG"), H_S("SET"), H_S("dbfilename"), H_S("a\0b"));
     CHECK(bad && bad->type == REDIS_REPLY_ERROR, "dbfilename \"a\\0b\" is refused");
