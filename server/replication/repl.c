@@ -83,6 +83,7 @@ static const struct propagate_feed stream_feed = {
     .argv = repl_feed_argv,
     .exec_begin = repl_exec_begin,
     .exec_end = repl_exec_end,
+    .kept = repl_stream_kept,
 };
 
 static const struct command_write_gate write_gate = {
