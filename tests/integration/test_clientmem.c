@@ -16,6 +16,9 @@
  * - maxmemory-clients: the same flood closes the biggest clients on both
  *   (evicted_clients, "Evicting client:" logged); CLIENT NO-EVICT keeps a
  *   client; the setting takes bytes and percentages with Redis's replies;
+ * - a MULTI queue is the client's memory: tot-mem grows with it by the
+ *   queued bytes' order on both, and a client whose queue passes
+ *   maxmemory-clients is evicted on both;
  * - a request stopped half-way: its query buffer counts in used_memory and
  *   qbuf shows what came, on both;
  * - an idle client's query buffer is freed after two seconds (qbuf-free=0
@@ -371,6 +374,62 @@ static void test_client_eviction(void)
     on_each(client_eviction);
 }
 
+/* Queues SET key <len bytes> on q, in MULTI; 1 when +QUEUED came back. */
+static int queue_set(redisContext *q, const char *key, size_t len)
+{
+    char *v = malloc(len);
+    memset(v, 'q', len);
+    redisReply *r = h_command(q, 3, (const char *const[]){"SET", key, v},
+                              (const size_t[]){3, strlen(key), len});
+    int queued = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "QUEUED");
+    freeReplyObject(r);
+    free(v);
+    return queued;
+}
+
+/* A MULTI queue is its client's memory (Redis's multiStateMemOverhead in
+ * getClientMemoryUsage): CLIENT LIST's tot-mem grows by what was queued,
+ * and maxmemory-clients evicts a client for its queue alone. */
+static void multi_queue(const struct h_server *s, redisContext *c)
+{
+    enum { SMALL = 10 * 1000, SMALL_N = 20, BIG = 100 * 1000, BIG_MAX = 100 };
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CLIENT", "NO-EVICT", "on");
+    redisContext *q = h_connect(s);
+    if (!q)
+        return;
+    EXPECT_OK(q, "CLIENT", "SETNAME", "queue");
+    EXPECT_OK(q, "MULTI");
+    long long before = client_field(c, "queue", "tot-mem");
+    char key[32];
+    int n = 0;
+    for (int i = 0; i < SMALL_N; i++) {
+        snprintf(key, sizeof(key), "q:%d", i);
+        n += queue_set(q, key, SMALL);
+    }
+    CHECK(n == SMALL_N, "%s: %d SETs queued", who(s), n);
+    long long grew = client_field(c, "queue", "tot-mem") - before;
+    CHECK(grew >= SMALL_N * SMALL && grew < 2 * SMALL_N * SMALL,
+          "%s: tot-mem grew by %lld with %d bytes queued", who(s), grew, SMALL_N * SMALL);
+
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-clients", "1mb");
+    for (int i = 0; i < BIG_MAX && client_field(c, "queue", "id") >= 0; i++) {
+        snprintf(key, sizeof(key), "b:%d", i);
+        if (!queue_set(q, key, BIG))
+            break;
+    }
+    CHECK(wait_gone(c, "queue", h_now_ms() + 5000 * H_SLOW),
+          "%s: the client with the big queue was evicted", who(s));
+    CHECK(h_info_ll(c, "stats", "evicted_clients") >= 1, "%s: counted in evicted_clients", who(s));
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-clients", "0");
+    redisFree(q);
+}
+
+static void test_multi_queue(void)
+{
+    on_each(multi_queue);
+}
+
 /* A request stopped half-way: its query buffer (the big bulk's, sized at
  * its announced length on both servers) is in used_memory, and qbuf shows
  * the bytes that came. */
@@ -437,6 +496,7 @@ int main(int argc, char **argv)
     H_RUN(test_normal_limits);
     H_RUN(test_flood_evicts_keys);
     H_RUN(test_client_eviction);
+    H_RUN(test_multi_queue);
     H_RUN(test_half_request);
     H_RUN(test_idle_query_buffer);
     if (have_ref)
