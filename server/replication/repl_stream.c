@@ -180,6 +180,14 @@ void repl_exec_end(void)
     drain();
 }
 
+size_t repl_held_memory(void)
+{
+    size_t n = 0;
+    for (const struct repl_peer *p = repl.peers; p; p = p->next)
+        n += p->held.chunk_bytes;
+    return n;
+}
+
 int repl_stream_kept(void)
 {
     return repl.backlog != NULL;

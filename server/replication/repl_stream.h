@@ -98,6 +98,9 @@ void repl_exec_end(void);
 /* Whether the stream is kept (a backlog exists: a replica came since the
  * last repl-backlog-ttl), Redis's shouldPropagate for the replicas. */
 int repl_stream_kept(void);
+/* Bytes of the stream held for replicas whose snapshot is on its way
+ * (outside their output): maxmemory leaves them out (evict.h). */
+size_t repl_held_memory(void);
 /* Bytes already in stream form: a replica passing on what it applied, a
  * primary's PING. Go to the backlog and every replica. */
 void repl_feed_raw(const char *p, size_t n);

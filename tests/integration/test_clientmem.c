@@ -16,6 +16,10 @@
  * - maxmemory-clients: the same flood closes the biggest clients on both
  *   (evicted_clients, "Evicting client:" logged); CLIENT NO-EVICT keeps a
  *   client; the setting takes bytes and percentages with Redis's replies;
+ * - a replica that reads nothing (a raw PSYNC) while a big value is
+ *   overwritten: its output buffer grows in used_memory past maxmemory,
+ *   INFO's mem_not_counted_for_evict shows it, and no key is evicted, on
+ *   both (Redis's freeMemoryGetNotCountedMemory);
  * - a MULTI queue is the client's memory: tot-mem grows with it by the
  *   queued bytes' order on both, and a client whose queue passes
  *   maxmemory-clients is evicted on both;
@@ -486,6 +490,74 @@ static void test_idle_query_buffer(void)
     on_each(idle_query_buffer);
 }
 
+/* Whether INFO replication lists a replica in state online. */
+static int replica_online(redisContext *c)
+{
+    char line[256];
+    return h_info_str(c, "replication", "slave0", line, sizeof(line)) == 0 &&
+           strstr(line, "state=online") != NULL;
+}
+
+/* A replica that reads nothing while a big value is overwritten: its
+ * output grows used_memory past maxmemory, yet no key is evicted, since
+ * evicting keys would not shrink it (Redis's freeMemoryGetNotCountedMemory);
+ * INFO's mem_not_counted_for_evict shows it. */
+static void stalled_replica(const struct h_server *s, redisContext *c)
+{
+    enum { VALUE = 200 * 1000, WRITES = 60, MARGIN = 2 * 1024 * 1024 };
+    h_fill(c, "k", 2000);
+    EXPECT_OK(c, "CONFIG", "SET", "repl-diskless-sync-delay", "0");
+    int fd = stalled_open(s);
+    CHECK(fd >= 0, "%s: a connection for the replica", who(s));
+    if (fd < 0)
+        return;
+    static const char capa[] = "*3\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$4\r\nrbkv\r\n";
+    static const char psync[] = "*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n";
+    char ok[5];
+    send_all(fd, capa, sizeof(capa) - 1);
+    /* Redis refuses a PSYNC while a reply is pending: the +OK is read. */
+    CHECK(read(fd, ok, sizeof(ok)) == 5 && !memcmp(ok, "+OK\r\n", 5), "%s: REPLCONF answered",
+          who(s));
+    send_all(fd, psync, sizeof(psync) - 1);
+    int64_t deadline = h_now_ms() + 20000 * H_SLOW;
+    while (!replica_online(c) && h_now_ms() < deadline)
+        h_sleep_ms(POLL_MS);
+    CHECK(replica_online(c), "%s: the replica is online", who(s));
+
+    long long cap = h_info_ll(c, "memory", "used_memory") + MARGIN;
+    char capstr[32];
+    snprintf(capstr, sizeof(capstr), "%lld", cap);
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", capstr);
+    char *v = malloc(VALUE);
+    memset(v, 'r', VALUE);
+    for (int i = 0; i < WRITES; i++) {
+        redisReply *r = h_command(c, 3, (const char *const[]){"SET", "big", v},
+                                  (const size_t[]){3, 3, VALUE});
+        CHECK(r && r->type == REDIS_REPLY_STATUS, "%s: SET %d", who(s), i);
+        freeReplyObject(r);
+    }
+    free(v);
+    long long used = h_info_ll(c, "memory", "used_memory");
+    long long not_counted = h_info_ll(c, "memory", "mem_not_counted_for_evict");
+    CHECK(used > cap, "%s: the replica's buffer is in used_memory (%lld over %lld)", who(s),
+          used, cap);
+    CHECK(not_counted >= 2 * MARGIN, "%s: mem_not_counted_for_evict %lld shows it", who(s),
+          not_counted);
+    CHECK(h_info_ll(c, "stats", "evicted_keys") == 0, "%s: no key evicted (%lld)", who(s),
+          h_info_ll(c, "stats", "evicted_keys"));
+    CHECK(replica_online(c), "%s: the replica is still there", who(s));
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    close(fd);
+}
+
+static void test_stalled_replica(void)
+{
+    on_each(stalled_replica);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -499,6 +571,7 @@ int main(int argc, char **argv)
     H_RUN(test_multi_queue);
     H_RUN(test_half_request);
     H_RUN(test_idle_query_buffer);
+    H_RUN(test_stalled_replica);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
