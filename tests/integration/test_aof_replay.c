@@ -8,7 +8,7 @@
  * commands are logged under their own names, whatever rename-command says;
  * an EXEC or a script whose writes are PUBLISHes (for the replicas alone)
  * logs what redis-server 7.0.15 logs, byte for byte, with and without a
- * replica.
+ * replica, and grows the replication stream by as many bytes.
  *
  * Owns: its servers and the files they leave in their dirs.
  */
@@ -235,9 +235,10 @@ static void publish_transactions(redisContext *c, int with_select)
 
 /* What s logs for publish_transactions, first with no replica ever (no
  * backlog), then after one came (a raw PSYNC that reads nothing, gone
- * again: the backlog stays): the two tails, malloc'ed. */
+ * again: the backlog stays): the two tails, malloc'ed; *streamed, the
+ * bytes the second round added to the replication stream. */
 static void publish_logs(const struct h_server *s, char **before, size_t *blen, char **after,
-                         size_t *alen)
+                         size_t *alen, long long *streamed)
 {
     *before = *after = NULL;
     *blen = *alen = 0;
@@ -260,7 +261,9 @@ static void publish_logs(const struct h_server *s, char **before, size_t *blen, 
         h_raw_close(&r);
     }
     from = log_size(s);
+    long long offset = h_info_ll(c, "replication", "master_repl_offset");
     publish_transactions(c, 1);
+    *streamed = h_info_ll(c, "replication", "master_repl_offset") - offset;
     *after = log_since(s, from, alen);
     redisFree(c);
 }
@@ -295,7 +298,8 @@ static void test_publish_in_exec(void)
         return;
     char *before, *after;
     size_t blen, alen;
-    publish_logs(&s, &before, &blen, &after, &alen);
+    long long streamed = 0;
+    publish_logs(&s, &before, &blen, &after, &alen, &streamed);
     static const char want_before[] = "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n";
     static const char want_after[] =
         "*1\r\n$5\r\nMULTI\r\n*1\r\n$4\r\nEXEC\r\n"
@@ -308,6 +312,8 @@ static void test_publish_in_exec(void)
     CHECK(after && alen == sizeof(want_after) - 1 && !memcmp(after, want_after, alen),
           "with a backlog: empty MULTI/EXECs and MULTI SET EXEC (%zu bytes: %.*s)", alen,
           (int)alen, after ? after : "");
+    CHECK(streamed > (long long)alen, "the stream carries the PUBLISHes too (%lld bytes)",
+          streamed);
     h_stop(&s);
     /* Empty transactions replay as nothing. */
     redisContext *c = h_reopen(&s, H_FLAGS(ALWAYS));
@@ -320,7 +326,11 @@ static void test_publish_in_exec(void)
     if (h_start_reference(&ref, H_FLAGS(ALWAYS)) == 0) {
         char *rb, *ra;
         size_t rblen, ralen;
-        publish_logs(&ref, &rb, &rblen, &ra, &ralen);
+        long long rstreamed = 0;
+        publish_logs(&ref, &rb, &rblen, &ra, &ralen, &rstreamed);
+        /* The stream: the PUBLISHes inside the same MULTI/EXECs. */
+        CHECK(rstreamed == streamed, "the stream grew by %lld bytes, redis-server's by %lld",
+              streamed, rstreamed);
         CHECK(rb && rblen == blen && before && !memcmp(rb, before, blen),
               "redis-server logs the same with no replica: %.*s", (int)rblen, rb ? rb : "");
         CHECK(ra && ralen == alen && after && !memcmp(ra, after, alen),
