@@ -90,6 +90,7 @@ struct client {
     struct resp_slice *argv;
 
     struct multi_state *multi;   /* multi.c: the queue, NULL when not in MULTI */
+    size_t multi_mem;            /* multi.c: bytes the queue holds, kept as it grows (conn.c reads) */
     struct watcher *watching;    /* watch.c: this client's WATCHed keys */
     struct block_wait *blocked;  /* blocking.c: what it waits for, NULL when not blocked */
     struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */

@@ -12,6 +12,7 @@
 #include "acl.h"
 #include "client.h"
 #include "command_table.h"
+#include "conn.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "resp_parser.h"
@@ -55,7 +56,9 @@ void client_info_line(const struct client *c, char *buf, size_t len)
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
     /* Redis's meanings mapped onto rbkv's buffers: qbuf is the unparsed
-     * input, argv-mem the running request's arguments, rbs/rbp the inline
+     * input, argv-mem the running request's arguments (in the query
+     * buffer's memory, or the MULTI queue's at EXEC: tot-mem counts them
+     * once), rbs/rbp the inline
      * reply buffer's size and the bytes it holds, obl/oll/omem that buffer's
      * pending bytes, the reply chunks and their memory (Redis's reply list:
      * the spare chunk kept for the next reply is not part of it). */
@@ -65,8 +68,7 @@ void client_info_line(const struct client *c, char *buf, size_t len)
     size_t oll = 0;
     for (const struct resp_chunk *k = c->out.head; k; k = k->next)
         oll++;
-    size_t tot = sizeof(*c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes + argv_mem +
-                 multi_mem;
+    size_t tot = conn_client_memory(c); /* argv-mem and multi-mem are parts of it */
     char events[3] = "";
     size_t e = 0;
     if (!(c->flags & CLIENT_READ_PAUSED))

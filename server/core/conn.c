@@ -1383,6 +1383,6 @@ void conn_cron(int64_t now_ms)
 
 size_t conn_client_memory(const struct client *c)
 {
-    return xsize(c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes +
+    return xsize(c) + resp_parser_memory(&c->parser) + c->out.chunk_bytes + c->multi_mem +
            (c->tls ? tls_conn_memory(c->tls) : 0);
 }

@@ -73,9 +73,12 @@ void conn_name_peers(struct client *c);
 /* Whether c came through the unix socket or from a loopback address
  * (Redis's islocalClient; an unknown peer is not local). */
 int conn_is_local(const struct client *c);
-/* Bytes c holds: its struct, query buffer and pending replies (MEMORY
- * STATS' clients.normal and clients.slaves, INFO's mem_clients_*, and what
- * maxmemory-clients adds up over the normal and pub/sub clients). */
+/* Bytes c holds, what Redis's getClientMemoryUsage counts: its struct, its
+ * query buffer with the running request's arguments (their slices and
+ * bytes live in the parser's memory, so argv is counted there once), its
+ * MULTI queue and its pending replies. MEMORY STATS' clients.normal and
+ * clients.slaves, INFO's mem_clients_*, CLIENT LIST's tot-mem, and what
+ * maxmemory-clients adds up over the normal and pub/sub clients. */
 size_t conn_client_memory(const struct client *c);
 
 /* ---- Hooks: the transport knows no module ----

@@ -17,8 +17,10 @@
  *
  * What counts: used_memory, clients' query buffers and replies included (the
  * RESP library allocates through mem.h), less what Redis leaves out because
- * evicting keys would not shrink it: the replicas' output buffers and the
- * append-only log's buffer (evict_not_counted_memory).
+ * evicting keys would not shrink it: the replicas' output buffers (and the
+ * stream held for a replica during its snapshot), the append-only log's
+ * buffer (evict_not_counted_memory). The backlog counts, as in Redis, whose
+ * shared replication buffer is left out only beyond repl-backlog-size.
  *
  * An evicted key is deleted as DEL deletes one (WATCH, streamed replies,
  * lazy freeing of big values, the trees' counts), and goes on as DEL to the
@@ -324,9 +326,16 @@ static size_t evict_entry(struct db *db, struct ks_entry *e)
     return before > after ? before - after : 0;
 }
 
+static size_t (*replica_held)(void);
+
+void evict_on_replica_held(size_t (*fn)(void))
+{
+    replica_held = fn;
+}
+
 size_t evict_not_counted_memory(void)
 {
-    size_t n = aof_buffer_memory();
+    size_t n = aof_buffer_memory() + (replica_held ? replica_held() : 0);
     for (const struct client *c = server.clients; c; c = c->next)
         if (c->flags & CLIENT_REPLICA)
             n += c->out.chunk_bytes;

@@ -45,6 +45,11 @@ enum evict_result evict_perform(void);
  * maxmemory leaves out (the replicas' output buffers, the append-only log's
  * buffer); INFO's mem_not_counted_for_evict. Walks the clients. */
 size_t evict_not_counted_memory(void);
+/* The replication stream a primary holds for its replicas outside their
+ * clients' output (replication/'s, above core: the stream held for a
+ * replica while its snapshot is made and sent), registered at start; its
+ * bytes are left out too. Unset: none. */
+void evict_on_replica_held(size_t (*fn)(void));
 
 /* True when maxmemory-policy reads the access bits as LFU state. */
 int evict_policy_is_lfu(void);

@@ -52,8 +52,9 @@ int multi_queue(struct client *c, const struct command *cmd)
 {
     if (cmd->flags & CMD_TX_NOW)
         return 0;
-    size_t bytes = resp_slices_bytes(c->argc, c->argv);
-    struct multi_cmd *q = xmalloc(sizeof(*q) + (size_t)c->argc * sizeof(q->argv[0]) + bytes);
+    size_t size = sizeof(struct multi_cmd) + (size_t)c->argc * sizeof(struct resp_slice) +
+                  resp_slices_bytes(c->argc, c->argv);
+    struct multi_cmd *q = xmalloc(size);
     resp_slices_copy(q->argv, (char *)(q->argv + c->argc), c->argc, c->argv);
     q->next = NULL;
     q->cmd = cmd;
@@ -61,6 +62,7 @@ int multi_queue(struct client *c, const struct command *cmd)
     *c->multi->tail = q;
     c->multi->tail = &q->next;
     c->multi->count++;
+    c->multi_mem += size;
     c->multi->cmd_flags |= cmd->flags;
     c->multi->missing_flags |= ~cmd->flags;
     resp_add_simple(&c->out, "QUEUED");
@@ -93,6 +95,7 @@ void multi_discard(struct client *c)
     if (c->multi)
         state_free(c->multi);
     c->multi = NULL;
+    c->multi_mem = 0;
     watch_unwatch_all(c);
 }
 
@@ -103,13 +106,7 @@ long multi_queued(const struct client *c)
 
 size_t multi_memory(const struct client *c)
 {
-    size_t bytes = 0;
-    if (!c->multi)
-        return 0;
-    for (const struct multi_cmd *q = c->multi->head; q; q = q->next)
-        bytes += sizeof(*q) + (size_t)q->argc * sizeof(q->argv[0]) +
-                 resp_slices_bytes(q->argc, q->argv);
-    return bytes;
+    return c->multi_mem;
 }
 
 int multi_has_write(const struct client *c)
@@ -162,5 +159,6 @@ void multi_exec(struct client *c, const struct multi_runner *run)
     c->argc = argc;
     c->argv = argv;
     c->multi = NULL;
+    c->multi_mem = 0;
     state_free(m);
 }

@@ -84,14 +84,16 @@ static void hold(int db, int to_log, const struct command *cmd, int argc,
 }
 
 /* The outermost unit ended: what it held goes out, as one transaction when
- * it is more than one write, as Redis's propagatePendingCommands does. */
+ * it is more than one write, as Redis's propagatePendingCommands does: its
+ * MULTI and EXEC go to both the log and the stream, whichever of them the
+ * writes between are for. */
 static void send_held(void)
 {
     int wrap = unit.count > 1;
     if (wrap) {
-        aof_exec_begin();
-        if (feed)
-            feed->exec_begin();
+        aof_exec_begin(unit.held[0].db);
+        if (feeds_stream())
+            feed->exec_begin(unit.held[0].db);
     }
     for (size_t i = 0; i < unit.count; i++) {
         struct held *h = &unit.held[i];
@@ -107,7 +109,7 @@ static void send_held(void)
     unit.count = unit.cap = 0;
     if (wrap) {
         aof_exec_end();
-        if (feed)
+        if (feeds_stream())
             feed->exec_end();
     }
 }
@@ -162,7 +164,11 @@ void propagate_effects(int db, int argc, const struct resp_slice *argv)
 
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
 {
-    if (unit.depth > 1 || unit.count)
+    if (!feeds_stream() || !feed->kept())
+        return;
+    /* PUBLISH is no write, so it opens no unit of its own: one open is an
+     * EXEC's or a script's, whose other writes it goes out with. */
+    if (unit.depth)
         hold(db, 0, NULL, argc, argv);
     else
         send_argv(db, 0, argc, argv);

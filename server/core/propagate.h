@@ -38,7 +38,9 @@ void propagate_argv(int db, int argc, const struct resp_slice *argv);
  * never suppresses its command. */
 void propagate_effects(int db, int argc, const struct resp_slice *argv);
 /* argv to the replicas only (PUBLISH: a message is not data, the log
- * does not keep it). */
+ * does not keep it); dropped, not held, unless this is a primary that keeps
+ * a stream, so it makes no MULTI/EXEC around the log's writes where nobody
+ * reads it (Redis's shouldPropagate). */
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv);
 /* Around a unit whose writes go out together: every command (command_call),
  * an EXEC's commands, a script's. Units nest; when the outermost ends, what
@@ -56,8 +58,11 @@ struct propagate_feed {
     void (*command)(struct db *db, const struct command *cmd, int argc,
                     const struct resp_slice *argv);
     void (*argv)(int db, int argc, const struct resp_slice *argv);
-    void (*exec_begin)(void);
+    void (*exec_begin)(int db);
     void (*exec_end)(void);
+    /* Whether anyone can ever read the stream (a backlog exists): a write
+     * for the replicas alone is dropped otherwise, not held. */
+    int (*kept)(void);
 };
 void propagate_on_feed(const struct propagate_feed *feed);
 

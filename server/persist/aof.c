@@ -82,7 +82,6 @@ static struct {
     int sync_err;                /* its errno, written by the worker */
     int64_t sync_start_ms;       /* when it started */
     int64_t slow_sync_logged_ms; /* note_slow_sync's last line */
-    int in_exec;                 /* between aof_exec_begin and aof_exec_end */
 } aof = {.fd = -1, .main.db = -1, .info.fd = -1, .last_rewrite_time_s = -1};
 
 static void rewrite_cron(void);
@@ -94,9 +93,9 @@ void aof_feed(struct db *db, const struct command *cmd, int argc, const struct r
 {
     if (aof.fd < 0)
         return;
-    feed_command(&aof.main, aof.in_exec, db, cmd, argc, argv);
+    feed_command(&aof.main, db, cmd, argc, argv);
     if (aof.child)
-        feed_command(&aof.rewrite, aof.in_exec, db, cmd, argc, argv);
+        feed_command(&aof.rewrite, db, cmd, argc, argv);
     aof.fed++;
 }
 
@@ -104,20 +103,24 @@ void aof_feed_argv(int db, int argc, const struct resp_slice *argv)
 {
     if (aof.fd < 0)
         return;
-    feed_argv(&aof.main, aof.in_exec, db, argc, argv);
+    feed_argv(&aof.main, db, argc, argv);
     if (aof.child)
-        feed_argv(&aof.rewrite, aof.in_exec, db, argc, argv);
+        feed_argv(&aof.rewrite, db, argc, argv);
     aof.fed++;
 }
 
-void aof_exec_begin(void)
+void aof_exec_begin(int db)
 {
-    aof.in_exec = 1;
+    if (aof.fd < 0)
+        return;
+    feed_begin_multi(&aof.main, db);
+    if (aof.child)
+        feed_begin_multi(&aof.rewrite, db);
+    aof.fed++;
 }
 
 void aof_exec_end(void)
 {
-    aof.in_exec = 0;
     feed_end_multi(&aof.main);
     feed_end_multi(&aof.rewrite);
 }

@@ -59,11 +59,13 @@ void aof_feed(struct db *db, const struct command *cmd, int argc, const struct r
 /* Appends argv as one command run in database db: a blocked client's pop,
  * logged as the ZPOPMIN/ZPOPMAX it amounted to. */
 void aof_feed_argv(int db, int argc, const struct resp_slice *argv);
-/* Around the commands EXEC runs: what they feed is wrapped in MULTI ... EXEC
- * (written only when one of them wrote), so a crash in the middle of writing
+/* Around the writes a unit sends together (propagate.c: more than one held
+ * for the log or the replicas): MULTI, in db (the first one's), at once,
+ * then EXEC, even when none of them is for the log (two PUBLISHes make an
+ * empty MULTI/EXEC, as in Redis 7.0), so a crash in the middle of writing
  * a transaction never replays half of it: the loader drops a MULTI whose
  * EXEC is missing, as a cut tail. */
-void aof_exec_begin(void);
+void aof_exec_begin(int db);
 void aof_exec_end(void);
 /* How many commands were fed so far: a connection compares it around a batch
  * of requests to know whether the batch wrote. */

@@ -50,24 +50,17 @@ void feed_pexpireat(struct feed *f, const char *key, size_t klen, int64_t when)
     feed_words(f, 3, w, l);
 }
 
-/* Before an entry in database db: the transaction's MULTI at the first write
- * of an EXEC, and a SELECT when the reader is elsewhere. */
-static void begin_entry(struct feed *f, int in_exec, int db)
+/* Before an entry in database db: a SELECT when the reader is elsewhere. */
+static void begin_entry(struct feed *f, int db)
 {
-    if (in_exec && !f->in_multi) {
-        const char *w[] = {"MULTI"};
-        size_t l[] = {5};
-        feed_words(f, 1, w, l);
-        f->in_multi = 1;
-    }
     if (db != f->db)
         feed_select(f, db);
 }
 
-void feed_command(struct feed *f, int in_exec, struct db *db, const struct command *cmd,
-                  int argc, const struct resp_slice *argv)
+void feed_command(struct feed *f, struct db *db, const struct command *cmd, int argc,
+                  const struct resp_slice *argv)
 {
-    begin_entry(f, in_exec, db->id);
+    begin_entry(f, db->id);
     /* As the client wrote it, as Redis sends it ("set" stays "set"), unless
      * it was called by a rename-command alias: then under its own name, so
      * the stream replays whatever rename-command says where it is read. */
@@ -81,10 +74,19 @@ void feed_command(struct feed *f, int in_exec, struct db *db, const struct comma
         resp_add_bulk(&f->buf, argv[i].ptr, argv[i].len);
 }
 
-void feed_argv(struct feed *f, int in_exec, int db, int argc, const struct resp_slice *argv)
+void feed_argv(struct feed *f, int db, int argc, const struct resp_slice *argv)
 {
-    begin_entry(f, in_exec, db);
+    begin_entry(f, db);
     resp_add_command(&f->buf, argc, argv);
+}
+
+void feed_begin_multi(struct feed *f, int db)
+{
+    const char *w[] = {"MULTI"};
+    size_t l[] = {5};
+    begin_entry(f, db);
+    feed_words(f, 1, w, l);
+    f->in_multi = 1;
 }
 
 void feed_end_multi(struct feed *f)

@@ -33,13 +33,16 @@ struct feed {
 void feed_init(struct feed *f);
 void feed_destroy(struct feed *f);
 
-/* cmd ran as argv in db and changed data. in_exec: it is one of an EXEC's
- * commands (the first of those opens a MULTI). */
-void feed_command(struct feed *f, int in_exec, struct db *db, const struct command *cmd,
-                  int argc, const struct resp_slice *argv);
+/* cmd ran as argv in db and changed data. */
+void feed_command(struct feed *f, struct db *db, const struct command *cmd, int argc,
+                  const struct resp_slice *argv);
 /* argv as one command run in database db, as it is. */
-void feed_argv(struct feed *f, int in_exec, int db, int argc, const struct resp_slice *argv);
-/* Writes the EXEC of a MULTI written by an EXEC's commands, if any. */
+void feed_argv(struct feed *f, int db, int argc, const struct resp_slice *argv);
+/* A transaction's MULTI, in database db (its first command's: a SELECT goes
+ * before the MULTI, as Redis propagates MULTI with that command's db), and
+ * its EXEC (nothing when no MULTI was written). Written whatever comes in
+ * between, even nothing, as Redis's propagatePendingCommands does. */
+void feed_begin_multi(struct feed *f, int db);
 void feed_end_multi(struct feed *f);
 /* Lower-level pieces for writing a whole dataset: words as one command, a
  * SELECT (recorded as the reader's database), a PEXPIREAT. */

@@ -15,6 +15,7 @@
 #include "aof.h"
 #include "command.h"
 #include "conn.h"
+#include "evict.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "propagate.h"
@@ -83,6 +84,7 @@ static const struct propagate_feed stream_feed = {
     .argv = repl_feed_argv,
     .exec_begin = repl_exec_begin,
     .exec_end = repl_exec_end,
+    .kept = repl_stream_kept,
 };
 
 static const struct command_write_gate write_gate = {
@@ -122,5 +124,6 @@ void repl_init(void)
     propagate_on_feed(&stream_feed);
     command_on_write_gate(&write_gate);
     conn_on_gone(repl_peer_gone);
+    evict_on_replica_held(repl_held_memory);
     server_add_module(&lifetime);
 }

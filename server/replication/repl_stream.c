@@ -24,7 +24,6 @@
 struct repl_state repl;
 
 static struct feed stream;
-static int in_exec;
 static uv_check_t flush_check;
 static int flush_on;
 
@@ -155,7 +154,7 @@ void repl_feed_command(struct db *db, const struct command *cmd, int argc,
 {
     if (!repl.backlog)
         return;
-    feed_command(&stream, in_exec, db, cmd, argc, argv);
+    feed_command(&stream, db, cmd, argc, argv);
     drain();
 }
 
@@ -163,20 +162,35 @@ void repl_feed_argv(int db, int argc, const struct resp_slice *argv)
 {
     if (!repl.backlog)
         return;
-    feed_argv(&stream, in_exec, db, argc, argv);
+    feed_argv(&stream, db, argc, argv);
     drain();
 }
 
-void repl_exec_begin(void)
+void repl_exec_begin(int db)
 {
-    in_exec = 1;
+    if (!repl.backlog)
+        return;
+    feed_begin_multi(&stream, db);
+    drain();
 }
 
 void repl_exec_end(void)
 {
-    in_exec = 0;
     feed_end_multi(&stream);
     drain();
+}
+
+size_t repl_held_memory(void)
+{
+    size_t n = 0;
+    for (const struct repl_peer *p = repl.peers; p; p = p->next)
+        n += p->held.chunk_bytes;
+    return n;
+}
+
+int repl_stream_kept(void)
+{
+    return repl.backlog != NULL;
 }
 
 void repl_reselect(void)

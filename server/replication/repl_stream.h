@@ -93,8 +93,14 @@ void repl_backlog_resize(void);
 void repl_feed_command(struct db *db, const struct command *cmd, int argc,
                        const struct resp_slice *argv);
 void repl_feed_argv(int db, int argc, const struct resp_slice *argv);
-void repl_exec_begin(void);
+void repl_exec_begin(int db);
 void repl_exec_end(void);
+/* Whether the stream is kept (a backlog exists: a replica came since the
+ * last repl-backlog-ttl), Redis's shouldPropagate for the replicas. */
+int repl_stream_kept(void);
+/* Bytes of the stream held for replicas whose snapshot is on its way
+ * (outside their output): maxmemory leaves them out (evict.h). */
+size_t repl_held_memory(void);
 /* Bytes already in stream form: a replica passing on what it applied, a
  * primary's PING. Go to the backlog and every replica. */
 void repl_feed_raw(const char *p, size_t n);

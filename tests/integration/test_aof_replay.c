@@ -5,11 +5,16 @@
  * waiting client because of a write inside EXEC is logged; a key removed for
  * its deadline is logged as DEL, and the replay removes nothing by the clock,
  * so a command that read a key before it expired reads it again on replay;
- * commands are logged under their own names, whatever rename-command says.
+ * commands are logged under their own names, whatever rename-command says;
+ * an EXEC or a script whose writes are PUBLISHes (for the replicas alone)
+ * logs what redis-server 7.0.15 logs, byte for byte, with and without a
+ * replica, and grows the replication stream by as many bytes.
  *
  * Owns: its servers and the files they leave in their dirs.
  */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -185,6 +190,161 @@ static void test_renamed_commands(void)
     h_clean_dir(&s);
 }
 
+/* ---- PUBLISH inside EXEC: the log holds what Redis's holds ---- */
+
+#define REDIS_INCR "appendonlydir/appendonly.aof.1.incr.aof"
+
+/* The log's bytes from offset from on (Redis keeps its in appendonlydir),
+ * malloc'ed; *len its length. */
+static char *log_since(const struct h_server *s, long long from, size_t *len)
+{
+    char path[600];
+    h_path_in(s, h_file_size(s, AOF) >= 0 ? AOF : REDIS_INCR, path, sizeof(path));
+    size_t n = 0;
+    char *all = h_read_file(path, &n);
+    if (!all || (size_t)from > n) {
+        free(all);
+        *len = 0;
+        return NULL;
+    }
+    *len = n - (size_t)from;
+    memmove(all, all + from, *len);
+    return all;
+}
+
+static long long log_size(const struct h_server *s)
+{
+    long long n = h_file_size(s, AOF);
+    return n >= 0 ? n : h_file_size(s, REDIS_INCR);
+}
+
+/* Transactions of PUBLISHes, and of a PUBLISH and a SET, in db 0 then 2. */
+static void publish_transactions(redisContext *c, int with_select)
+{
+    EXPECT_TRANSACTION(c, "[:0]", "PUBLISH ch m");
+    EXPECT_TRANSACTION(c, "[:0, :0]", "PUBLISH ch m", "PUBLISH ch2 m2");
+    EXPECT_TRANSACTION(c, "[:0, +OK]", "PUBLISH ch m", "SET b 2");
+    if (!with_select)
+        return;
+    EXPECT_OK(c, "SELECT", "2");
+    EXPECT_TRANSACTION(c, "[:0, :0]", "PUBLISH a b", "PUBLISH c d");
+    EXPECT_INT(c, 0, "EVAL", "redis.call('publish', 'x', 'y') return redis.call('publish', 'x', 'z')",
+               "0");
+    EXPECT_OK(c, "SELECT", "0");
+}
+
+/* What s logs for publish_transactions, first with no replica ever (no
+ * backlog), then after one came (a raw PSYNC that reads nothing, gone
+ * again: the backlog stays): the two tails, malloc'ed; *streamed, the
+ * bytes the second round added to the replication stream. */
+static void publish_logs(const struct h_server *s, char **before, size_t *blen, char **after,
+                         size_t *alen, long long *streamed)
+{
+    *before = *after = NULL;
+    *blen = *alen = 0;
+    redisContext *c = h_connect(s);
+    if (!c)
+        return;
+    EXPECT_OK(c, "SET", "a", "1"); /* the log's SELECT 0 out of the way */
+    long long from = log_size(s);
+    publish_transactions(c, 0);
+    *before = log_since(s, from, blen);
+
+    struct h_raw r;
+    if (h_raw_open(&r, s) == 0) {
+        RAW_SEND(&r, "*3\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$4\r\nrbkv\r\n");
+        /* Redis refuses a PSYNC while a reply is pending. */
+        RAW_EXPECT(&r, "+OK\r\n");
+        RAW_SEND(&r, "*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n");
+        CHECK(h_wait_info(c, "replication", "repl_backlog_active", "1", 10000 * H_SLOW),
+              "a backlog once a replica asked for a sync");
+        h_raw_close(&r);
+    }
+    from = log_size(s);
+    long long offset = h_info_ll(c, "replication", "master_repl_offset");
+    publish_transactions(c, 1);
+    *streamed = h_info_ll(c, "replication", "master_repl_offset") - offset;
+    *after = log_since(s, from, alen);
+    redisFree(c);
+}
+
+static void remove_redis_log_dir(const struct h_server *s)
+{
+    char dir[600], p[900];
+    h_path_in(s, "appendonlydir", dir, sizeof(dir));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* Redis 7.0's shouldPropagate: a PUBLISH is held for the replicas only
+ * while a backlog exists, and MULTI/EXEC wrap what was held when it is more
+ * than one, going to the log as well: with no replica ever, an EXEC of
+ * PUBLISHes logs nothing and one of a PUBLISH and a SET logs the SET alone;
+ * after a replica came, two PUBLISHes log an empty MULTI/EXEC (after the
+ * SELECT of their db) and a PUBLISH and a SET log MULTI, SET, EXEC. */
+static void test_publish_in_exec(void)
+{
+    struct h_server s, ref;
+    if (h_start(&s, H_FLAGS(ALWAYS)) < 0)
+        return;
+    char *before, *after;
+    size_t blen, alen;
+    long long streamed = 0;
+    publish_logs(&s, &before, &blen, &after, &alen, &streamed);
+    static const char want_before[] = "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n";
+    static const char want_after[] =
+        "*1\r\n$5\r\nMULTI\r\n*1\r\n$4\r\nEXEC\r\n"
+        "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n*1\r\n$4\r\nEXEC\r\n"
+        "*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n*1\r\n$5\r\nMULTI\r\n*1\r\n$4\r\nEXEC\r\n"
+        "*1\r\n$5\r\nMULTI\r\n*1\r\n$4\r\nEXEC\r\n";
+    CHECK(before && blen == sizeof(want_before) - 1 && !memcmp(before, want_before, blen),
+          "no replica ever: only the SET is logged (%zu bytes: %.*s)", blen, (int)blen,
+          before ? before : "");
+    CHECK(after && alen == sizeof(want_after) - 1 && !memcmp(after, want_after, alen),
+          "with a backlog: empty MULTI/EXECs and MULTI SET EXEC (%zu bytes: %.*s)", alen,
+          (int)alen, after ? after : "");
+    CHECK(streamed > (long long)alen, "the stream carries the PUBLISHes too (%lld bytes)",
+          streamed);
+    h_stop(&s);
+    /* Empty transactions replay as nothing. */
+    redisContext *c = h_reopen(&s, H_FLAGS(ALWAYS));
+    if (c) {
+        EXPECT_BULK(c, "2", "GET", "b");
+        h_close(&s, c);
+    }
+    h_clean_dir(&s);
+
+    if (h_start_reference(&ref, H_FLAGS(ALWAYS)) == 0) {
+        char *rb, *ra;
+        size_t rblen, ralen;
+        long long rstreamed = 0;
+        publish_logs(&ref, &rb, &rblen, &ra, &ralen, &rstreamed);
+        /* The stream: the PUBLISHes inside the same MULTI/EXECs. */
+        CHECK(rstreamed == streamed, "the stream grew by %lld bytes, redis-server's by %lld",
+              streamed, rstreamed);
+        CHECK(rb && rblen == blen && before && !memcmp(rb, before, blen),
+              "redis-server logs the same with no replica: %.*s", (int)rblen, rb ? rb : "");
+        CHECK(ra && ralen == alen && after && !memcmp(ra, after, alen),
+              "redis-server logs the same with a backlog: %.*s", (int)ralen, ra ? ra : "");
+        free(rb);
+        free(ra);
+        h_stop(&ref);
+        remove_redis_log_dir(&ref);
+        h_clean_dir(&ref);
+    }
+    free(before);
+    free(after);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -193,5 +353,6 @@ int main(int argc, char **argv)
     H_RUN(test_expiry_in_log);
     H_RUN(test_expired_while_down);
     H_RUN(test_renamed_commands);
+    H_RUN(test_publish_in_exec);
     return h_finish();
 }

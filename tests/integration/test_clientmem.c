@@ -16,6 +16,13 @@
  * - maxmemory-clients: the same flood closes the biggest clients on both
  *   (evicted_clients, "Evicting client:" logged); CLIENT NO-EVICT keeps a
  *   client; the setting takes bytes and percentages with Redis's replies;
+ * - a replica that reads nothing (a raw PSYNC) while a big value is
+ *   overwritten: its output buffer grows in used_memory past maxmemory,
+ *   INFO's mem_not_counted_for_evict shows it, and no key is evicted, on
+ *   both (Redis's freeMemoryGetNotCountedMemory);
+ * - a MULTI queue is the client's memory: tot-mem grows with it by the
+ *   queued bytes' order on both, and a client whose queue passes
+ *   maxmemory-clients is evicted on both;
  * - a request stopped half-way: its query buffer counts in used_memory and
  *   qbuf shows what came, on both;
  * - an idle client's query buffer is freed after two seconds (qbuf-free=0
@@ -371,6 +378,62 @@ static void test_client_eviction(void)
     on_each(client_eviction);
 }
 
+/* Queues SET key <len bytes> on q, in MULTI; 1 when +QUEUED came back. */
+static int queue_set(redisContext *q, const char *key, size_t len)
+{
+    char *v = malloc(len);
+    memset(v, 'q', len);
+    redisReply *r = h_command(q, 3, (const char *const[]){"SET", key, v},
+                              (const size_t[]){3, strlen(key), len});
+    int queued = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "QUEUED");
+    freeReplyObject(r);
+    free(v);
+    return queued;
+}
+
+/* A MULTI queue is its client's memory (Redis's multiStateMemOverhead in
+ * getClientMemoryUsage): CLIENT LIST's tot-mem grows by what was queued,
+ * and maxmemory-clients evicts a client for its queue alone. */
+static void multi_queue(const struct h_server *s, redisContext *c)
+{
+    enum { SMALL = 10 * 1000, SMALL_N = 20, BIG = 100 * 1000, BIG_MAX = 100 };
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CLIENT", "NO-EVICT", "on");
+    redisContext *q = h_connect(s);
+    if (!q)
+        return;
+    EXPECT_OK(q, "CLIENT", "SETNAME", "queue");
+    EXPECT_OK(q, "MULTI");
+    long long before = client_field(c, "queue", "tot-mem");
+    char key[32];
+    int n = 0;
+    for (int i = 0; i < SMALL_N; i++) {
+        snprintf(key, sizeof(key), "q:%d", i);
+        n += queue_set(q, key, SMALL);
+    }
+    CHECK(n == SMALL_N, "%s: %d SETs queued", who(s), n);
+    long long grew = client_field(c, "queue", "tot-mem") - before;
+    CHECK(grew >= SMALL_N * SMALL && grew < 2 * SMALL_N * SMALL,
+          "%s: tot-mem grew by %lld with %d bytes queued", who(s), grew, SMALL_N * SMALL);
+
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-clients", "1mb");
+    for (int i = 0; i < BIG_MAX && client_field(c, "queue", "id") >= 0; i++) {
+        snprintf(key, sizeof(key), "b:%d", i);
+        if (!queue_set(q, key, BIG))
+            break;
+    }
+    CHECK(wait_gone(c, "queue", h_now_ms() + 5000 * H_SLOW),
+          "%s: the client with the big queue was evicted", who(s));
+    CHECK(h_info_ll(c, "stats", "evicted_clients") >= 1, "%s: counted in evicted_clients", who(s));
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-clients", "0");
+    redisFree(q);
+}
+
+static void test_multi_queue(void)
+{
+    on_each(multi_queue);
+}
+
 /* A request stopped half-way: its query buffer (the big bulk's, sized at
  * its announced length on both servers) is in used_memory, and qbuf shows
  * the bytes that came. */
@@ -427,6 +490,74 @@ static void test_idle_query_buffer(void)
     on_each(idle_query_buffer);
 }
 
+/* Whether INFO replication lists a replica in state online. */
+static int replica_online(redisContext *c)
+{
+    char line[256];
+    return h_info_str(c, "replication", "slave0", line, sizeof(line)) == 0 &&
+           strstr(line, "state=online") != NULL;
+}
+
+/* A replica that reads nothing while a big value is overwritten: its
+ * output grows used_memory past maxmemory, yet no key is evicted, since
+ * evicting keys would not shrink it (Redis's freeMemoryGetNotCountedMemory);
+ * INFO's mem_not_counted_for_evict shows it. */
+static void stalled_replica(const struct h_server *s, redisContext *c)
+{
+    enum { VALUE = 200 * 1000, WRITES = 60, MARGIN = 2 * 1024 * 1024 };
+    h_fill(c, "k", 2000);
+    EXPECT_OK(c, "CONFIG", "SET", "repl-diskless-sync-delay", "0");
+    int fd = stalled_open(s);
+    CHECK(fd >= 0, "%s: a connection for the replica", who(s));
+    if (fd < 0)
+        return;
+    static const char capa[] = "*3\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$4\r\nrbkv\r\n";
+    static const char psync[] = "*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n";
+    char ok[5];
+    send_all(fd, capa, sizeof(capa) - 1);
+    /* Redis refuses a PSYNC while a reply is pending: the +OK is read. */
+    CHECK(read(fd, ok, sizeof(ok)) == 5 && !memcmp(ok, "+OK\r\n", 5), "%s: REPLCONF answered",
+          who(s));
+    send_all(fd, psync, sizeof(psync) - 1);
+    int64_t deadline = h_now_ms() + 20000 * H_SLOW;
+    while (!replica_online(c) && h_now_ms() < deadline)
+        h_sleep_ms(POLL_MS);
+    CHECK(replica_online(c), "%s: the replica is online", who(s));
+
+    long long cap = h_info_ll(c, "memory", "used_memory") + MARGIN;
+    char capstr[32];
+    snprintf(capstr, sizeof(capstr), "%lld", cap);
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", capstr);
+    char *v = malloc(VALUE);
+    memset(v, 'r', VALUE);
+    for (int i = 0; i < WRITES; i++) {
+        redisReply *r = h_command(c, 3, (const char *const[]){"SET", "big", v},
+                                  (const size_t[]){3, 3, VALUE});
+        CHECK(r && r->type == REDIS_REPLY_STATUS, "%s: SET %d", who(s), i);
+        freeReplyObject(r);
+    }
+    free(v);
+    long long used = h_info_ll(c, "memory", "used_memory");
+    long long not_counted = h_info_ll(c, "memory", "mem_not_counted_for_evict");
+    CHECK(used > cap, "%s: the replica's buffer is in used_memory (%lld over %lld)", who(s),
+          used, cap);
+    CHECK(not_counted >= 2 * MARGIN, "%s: mem_not_counted_for_evict %lld shows it", who(s),
+          not_counted);
+    CHECK(h_info_ll(c, "stats", "evicted_keys") == 0, "%s: no key evicted (%lld)", who(s),
+          h_info_ll(c, "stats", "evicted_keys"));
+    CHECK(replica_online(c), "%s: the replica is still there", who(s));
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory", "0");
+    EXPECT_OK(c, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    close(fd);
+}
+
+static void test_stalled_replica(void)
+{
+    on_each(stalled_replica);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -437,8 +568,10 @@ int main(int argc, char **argv)
     H_RUN(test_normal_limits);
     H_RUN(test_flood_evicts_keys);
     H_RUN(test_client_eviction);
+    H_RUN(test_multi_queue);
     H_RUN(test_half_request);
     H_RUN(test_idle_query_buffer);
+    H_RUN(test_stalled_replica);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
