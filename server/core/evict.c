@@ -104,8 +104,10 @@ void evict_init(void)
 
 void evict_close(void)
 {
-    if (!uv_is_closing((uv_handle_t *)&again_timer))
-        uv_close((uv_handle_t *)&again_timer, NULL);
+    /* A start that failed before evict_init leaves the timer zeroed. */
+    uv_handle_t *h = (uv_handle_t *)&again_timer;
+    if (h->type != UV_UNKNOWN_HANDLE && !uv_is_closing(h))
+        uv_close(h, NULL);
 }
 
 const struct ka_clock *evict_clock(void)
