@@ -3,7 +3,8 @@
  * grammar, compared with redis-server 7.0.15 side by side (server/core/
  * config.c's table, commands/cmd_config.c), and the settings that act on the
  * process: pidfile, supervised systemd's readiness datagram,
- * shutdown-on-sigterm, tcp-backlog; and bind-source-addr.
+ * shutdown-on-sigterm, tcp-backlog; bind-source-addr; and
+ * enable-protected-configs; a BGSAVE child's OOM score.
  *
  * The parts that start their own servers run unchanged against redis-server:
  *   test_integration_config_names redis-server
@@ -352,6 +353,89 @@ static void test_bind_source_addr(void)
     h_close(&p, pc);
 }
 
+/* enable-protected-configs: `no` (the default) refuses CONFIG SET of the
+ * protected settings, `dir` and `dbfilename`, with Redis's text, after the
+ * immutable check and before the twice-named one; `yes` and `local` (from
+ * loopback) allow it. Compared with redis-server; the other modes run on
+ * redis-server too. */
+static void test_protected_configs(void)
+{
+    redisContext *c = h_connect(&srv), *r = have_ref ? h_connect(&ref) : NULL;
+    if (!c)
+        return;
+    EXPECT_ERR(c, "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set "
+                  "protected config",
+               "CONFIG", "SET", "dir", "/tmp");
+    EXPECT_ERR(c, "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - can't "
+                  "set protected config",
+               "CONFIG", "SET", "maxmemory", "0", "dbfilename", "x.rdb");
+    if (r) {
+        H_SAME(c, r, "CONFIG", "SET", "dir", "/tmp");
+        H_SAME(c, r, "CONFIG", "SET", "DBFILENAME", "x.rdb");
+        H_SAME(c, r, "CONFIG", "SET", "dbfilename", "x.rdb", "dbfilename", "y.rdb");
+        H_SAME(c, r, "CONFIG", "SET", "maxmemory", "0", "maxmemory", "0", "dir", "/tmp");
+        H_SAME(c, r, "CONFIG", "SET", "enable-protected-configs", "yes");
+        H_SAME(c, r, "CONFIG", "GET", "enable-protected-configs");
+    }
+    EXPECT_MATCH(c, "['dbfilename', 'dump.r*']", "CONFIG", "GET", "dbfilename");
+    redisFree(c);
+    redisFree(r);
+
+    const char *const modes[] = {"yes", "local"};
+    for (int i = 0; i < 2; i++) {
+        struct h_server s = {0};
+        redisContext *m = h_open(&s, H_FLAGS("--enable-protected-configs", modes[i]));
+        if (!m)
+            continue;
+        EXPECT_OK(m, "CONFIG", "SET", "dbfilename", "x.rdb");
+        EXPECT_OK(m, "CONFIG", "SET", "dir", s.dir);
+        EXPECT_REPLY(m, "['dbfilename', 'x.rdb']", "CONFIG", "GET", "dbfilename");
+        h_close(&s, m);
+    }
+}
+
+/* /proc/<pid>/oom_score_adj as a number, or -9999. */
+static int oom_score_of(long pid)
+{
+    char path[64];
+    int v = -9999;
+    snprintf(path, sizeof(path), "/proc/%ld/oom_score_adj", pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -9999;
+        fclose(f);
+    }
+    return v;
+}
+
+/* oom-score-adj: the server takes the first value (a primary), its BGSAVE
+ * child the third (Redis's CONFIG_OOM_BGCHILD), read from /proc while a
+ * save slowed by rdb-key-save-delay runs. Runs on redis-server too. */
+static void test_oom_child(void)
+{
+    struct h_server s = {0};
+    redisContext *c = h_open(&s, H_FLAGS("--oom-score-adj", "absolute", "--oom-score-adj-values",
+                                         "10 200 800", "--rdb-key-save-delay", "100000"));
+    if (!c)
+        return;
+    CHECK(oom_score_of(s.pid) == 10, "the server's oom_score_adj is %d, want 10",
+          oom_score_of(s.pid));
+    h_fill(c, "k", 100);
+    EXPECT_STATUS(c, "Background saving started", "BGSAVE");
+    long child = -1;
+    int score = -9999;
+    for (int64_t end = h_now_ms() + 5000 * H_SLOW; score != 800 && h_now_ms() < end;) {
+        child = h_child_of(s.pid);
+        score = child > 0 ? oom_score_of(child) : -9999;
+        if (score != 800)
+            h_sleep_ms(10);
+    }
+    CHECK(score == 800, "the BGSAVE child %ld's oom_score_adj is %d, want 800", child, score);
+    CHECK(oom_score_of(s.pid) == 10, "the server kept 10");
+    h_close(&s, c);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -361,6 +445,8 @@ int main(int argc, char **argv)
     H_RUN(test_names_as_redis);
     if (!h_is_reference())
         H_RUN(test_refusals);
+    H_RUN(test_protected_configs);
+    H_RUN(test_oom_child);
     H_RUN(test_alias_file);
     H_RUN(test_process);
     H_RUN(test_bind_source_addr);
