@@ -293,15 +293,30 @@ void process_start(void)
     update_title();
 }
 
+/* Redis 7.0 tells systemd it is ready as soon as it serves, a replica too
+ * (read-only until its first sync, process_status then says so). */
 void process_ready(void)
 {
     if (supervisor == SUPERVISOR_SYSTEMD) {
-        if (sd_notify_send("READY=1\nSTATUS=Ready to accept connections\n") == 0)
+        const char *msg = server.cfg.replicaof_host
+                              ? "READY=1\nSTATUS=Ready to accept connections in read-only mode. "
+                                "Waiting for MASTER <-> REPLICA sync\n"
+                              : "READY=1\nSTATUS=Ready to accept connections\n";
+        if (sd_notify_send(msg) == 0)
             log_notice("Ready to accept connections");
     } else if (supervisor == SUPERVISOR_UPSTART) {
         raise(SIGSTOP);
         unsetenv("UPSTART_JOB");
     }
+}
+
+void process_status(const char *text)
+{
+    if (supervisor != SUPERVISOR_SYSTEMD)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof(msg), "STATUS=%s\n", text);
+    sd_notify_send(msg);
 }
 
 void process_update(void)

@@ -26,6 +26,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "process.h"
 #include "repl_stream.h"
 #include "repl_primary.h"
 #include "repl_reader.h"
@@ -141,6 +142,12 @@ static void go_up(const char *rest, size_t n, int partial)
     uv_read_stop(&c->h.stream);
     log_notice("MASTER <-> REPLICA sync: link with %s:%d is up at offset %lld",
                server.cfg.replicaof_host, server.cfg.replicaof_port, repl.offset);
+    if (!partial)
+        log_notice("MASTER <-> REPLICA sync: Finished with success");
+    process_status(partial ? "MASTER <-> REPLICA sync: Partial Resynchronization accepted. Ready "
+                             "to accept connections in read-write mode."
+                           : "MASTER <-> REPLICA sync: Finished with success. Ready to accept "
+                             "connections in read-write mode.");
     if (n && resp_parser_feed(&c->parser, rest, n) < 0) {
         fail_link("out of memory for the stream");
         return;

@@ -4,7 +4,8 @@
  * config.c's table, commands/cmd_config.c), and the settings that act on the
  * process: pidfile, supervised systemd's readiness datagram,
  * shutdown-on-sigterm, tcp-backlog; bind-source-addr; and
- * enable-protected-configs; a BGSAVE child's OOM score.
+ * enable-protected-configs; a BGSAVE child's OOM score; a replica's
+ * readiness under systemd.
  *
  * The parts that start their own servers run unchanged against redis-server:
  *   test_integration_config_names redis-server
@@ -265,6 +266,20 @@ static void test_alias_file(void)
     h_stop(&s);
 }
 
+/* A datagram socket standing for systemd's $NOTIFY_SOCKET, bound at
+ * /tmp/rbkv-notify-<tag><pid> (its path into sock); the fd, or -1 after a
+ * failed CHECK. */
+static int notify_socket(char *sock, size_t cap, const char *tag)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sock, cap, "/tmp/rbkv-notify-%s%d", tag, (int)getpid());
+    unlink(sock);
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "bind %s", sock);
+    return fd;
+}
+
 /* pidfile written at start and removed at exit; supervised systemd sends
  * READY=1 to $NOTIFY_SOCKET once it serves; shutdown-on-sigterm save
  * snapshots on SIGTERM though no `save` rule is set. Runs on redis-server
@@ -272,12 +287,7 @@ static void test_alias_file(void)
 static void test_process(void)
 {
     char sock[64], pid_path[300];
-    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sock, sizeof(sock), "/tmp/rbkv-notify-%d", (int)getpid());
-    unlink(sock);
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "bind %s", sock);
+    int fd = notify_socket(sock, sizeof(sock), "");
     setenv("NOTIFY_SOCKET", sock, 1);
 
     struct h_server s = {0};
@@ -436,6 +446,61 @@ static void test_oom_child(void)
     h_close(&s, c);
 }
 
+/* Receives datagrams on fd into all (cap bytes, NUL-terminated, appended)
+ * until one holds text or 5 s pass without one. Returns whether it came. */
+static int notify_until(int fd, const char *text, char *all, size_t cap)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (poll(&p, 1, 5000 * H_SLOW) == 1) {
+        char buf[512];
+        ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+        if (n <= 0)
+            return 0;
+        buf[n] = '\0';
+        size_t len = strlen(all);
+        snprintf(all + len, cap - len, "%s", buf);
+        if (strstr(buf, text))
+            return 1;
+    }
+    return 0;
+}
+
+/* supervised systemd on a replica, as Redis 7.0.15 does: READY=1 once it
+ * serves, saying it is read-only until its first sync, then a STATUS line
+ * when the sync is done. Runs on redis-server too. */
+static void test_replica_ready(void)
+{
+    char sock[64], all[2048] = "";
+    int fd = notify_socket(sock, sizeof(sock), "r");
+
+    struct h_server p = {0}, r = {0};
+    char port[16];
+    if (h_start(&p, H_FLAGS("--repl-diskless-sync-delay", "0")) < 0)
+        goto out;
+    snprintf(port, sizeof(port), "%d", p.port);
+    setenv("NOTIFY_SOCKET", sock, 1);
+    int rc = h_start(&r, H_FLAGS("--supervised", "systemd", "--replicaof", "127.0.0.1", port));
+    unsetenv("NOTIFY_SOCKET");
+    if (rc == 0) {
+        CHECK(notify_until(fd, "MASTER <-> REPLICA sync: Finished with success. Ready to accept "
+                               "connections in read-write mode.",
+                           all, sizeof(all)),
+              "the sync's STATUS line came (got '%s')", all);
+        const char *ready = strstr(all, "READY=1");
+        const char *ro = strstr(all, "STATUS=Ready to accept connections in read-only mode. "
+                                     "Waiting for MASTER <-> REPLICA sync");
+        const char *done = strstr(all, "Finished with success");
+        CHECK(ready && ro && done && ready < done && ro < done,
+              "READY=1 and the read-only STATUS come before the sync's end: '%s'", all);
+        h_stop(&r);
+    }
+    h_stop(&p);
+out:
+    if (fd >= 0)
+        close(fd);
+    unlink(sock);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -447,6 +512,7 @@ int main(int argc, char **argv)
         H_RUN(test_refusals);
     H_RUN(test_protected_configs);
     H_RUN(test_oom_child);
+    H_RUN(test_replica_ready);
     H_RUN(test_alias_file);
     H_RUN(test_process);
     H_RUN(test_bind_source_addr);
