@@ -16,6 +16,7 @@
 #include "bgsave.h"
 #include "childinfo.h"
 #include "client.h"
+#include "command.h"
 #include "config.h"
 #include "config_rewrite.h"
 #include "conn.h"
@@ -246,7 +247,9 @@ static void config_set_command(struct client *c)
     int port = server.cfg.port, tls_port = server.cfg.tls_port;
     const char *unlistened = NULL;
     const char *tls_name = first_tls_setting(npairs, pairs);
-    if (config_set_many(&server.cfg, npairs, pairs, lens, err, sizeof(err)) < 0) {
+    if (config_set_many_as(&server.cfg, npairs, pairs, lens,
+                           command_protected_allowed(c, server.cfg.enable_protected_configs), err,
+                           sizeof(err)) < 0) {
         resp_add_error(&c->out, err);
     } else if (tls_name && tls_reconfigure_or_undo(&before) < 0) {
         /* Redis's applyTlsCfg: the certificate, key or CAs did not load, so

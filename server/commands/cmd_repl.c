@@ -208,22 +208,6 @@ static void cmd_wait(struct client *c)
 
 /* ---- INFO replication ---- */
 
-static const char *peer_state_word(enum peer_state st)
-{
-    switch (st) {
-    case PEER_WAIT_SNAPSHOT:
-        return "wait_bgsave";
-    case PEER_SNAPSHOT:
-    case PEER_WAIT_ACK:
-        return "send_bulk";
-    case PEER_ONLINE:
-        return "online";
-    case PEER_HANDSHAKE:
-        break;
-    }
-    return "handshake";
-}
-
 void cmd_repl_info(struct text *t)
 {
     int64_t now = (int64_t)uv_now(server.loop);
@@ -252,7 +236,7 @@ void cmd_repl_info(struct text *t)
     int i = 0;
     for (struct repl_peer *p = repl.peers; p; p = p->next, i++) {
         text_printf(t, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i, p->ip,
-            p->listening_port, peer_state_word(p->state), p->ack_offset,
+            p->listening_port, repl_peer_state_name(p->state), p->ack_offset,
             (long long)(now - p->ack_ms) / 1000);
     }
     struct backlog *b = repl.backlog;

@@ -435,41 +435,47 @@ static void cmd_time(struct client *c)
 }
 
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: saves when asked, or when
- * `save` rules are set; a failed save keeps the server up unless FORCE. NOW
- * has nothing to skip: there are no replicas to wait for. */
+ * `save` rules are set; a failed save keeps the server up unless FORCE. A
+ * primary first waits up to shutdown-timeout for its replicas, c blocked,
+ * unless NOW (lifecycle.h); ABORT cancels that wait. */
 static void cmd_shutdown(struct client *c)
 {
-    enum persist_shutdown_mode mode = PERSIST_DEFAULT;
-    int force = 0;
+    int flags = 0, abort_it = 0;
     for (int i = 1; i < c->argc; i++) {
         const struct resp_slice *a = &c->argv[i];
-        if (!arg_is(a, "NOSAVE") && !arg_is(a, "SAVE") && !arg_is(a, "NOW") &&
-            !arg_is(a, "FORCE")) {
-            if (arg_is(a, "ABORT"))
-                resp_add_error(&c->out, "ERR No shutdown in progress.");
-            else
-                resp_add_error(&c->out, ERR_SYNTAX);
+        if (arg_is(a, "NOSAVE"))
+            flags |= SHUTDOWN_FLAG_NOSAVE;
+        else if (arg_is(a, "SAVE"))
+            flags |= SHUTDOWN_FLAG_SAVE;
+        else if (arg_is(a, "NOW"))
+            flags |= SHUTDOWN_FLAG_NOW;
+        else if (arg_is(a, "FORCE"))
+            flags |= SHUTDOWN_FLAG_FORCE;
+        else if (arg_is(a, "ABORT"))
+            abort_it = 1;
+        else {
+            resp_add_error(&c->out, ERR_SYNTAX);
             return;
         }
-        if (arg_is(a, "NOSAVE"))
-            mode = PERSIST_NOSAVE;
-        else if (arg_is(a, "SAVE"))
-            mode = PERSIST_SAVE;
-        else if (arg_is(a, "FORCE"))
-            force = 1;
+    }
+    if ((abort_it && flags) || ((flags & SHUTDOWN_FLAG_SAVE) && (flags & SHUTDOWN_FLAG_NOSAVE))) {
+        resp_add_error(&c->out, ERR_SYNTAX);
+        return;
+    }
+    if (abort_it) {
+        if (server_abort_shutdown() == 0)
+            reply_ok(c);
+        else
+            resp_add_error(&c->out, "ERR No shutdown in progress.");
+        return;
     }
     /* Under a busy script only SHUTDOWN NOSAVE: a save would write the
      * script's half-done changes. */
-    if (script_timedout() && mode != PERSIST_NOSAVE) {
+    if (script_timedout() && !(flags & SHUTDOWN_FLAG_NOSAVE)) {
         resp_add_error(&c->out, script_busy_reply());
         return;
     }
-    log_warning("User requested shutdown...");
-    if (persist_shutdown(mode) < 0 && !force) {
-        resp_add_error(&c->out, "ERR Errors trying to SHUTDOWN. Check logs.");
-        return;
-    }
-    server_shutdown();
+    server_request_shutdown(flags, c);
 }
 
 const struct command server_commands[] = {

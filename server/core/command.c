@@ -255,11 +255,9 @@ static int replication_refuses(struct client *c, const struct command *cmd)
     return 1;
 }
 
-/* Redis's allowProtectedAction for enable-debug-command. */
-static int protected_allowed(const struct client *c)
+int command_protected_allowed(const struct client *c, int access)
 {
-    enum protected_access a = server.cfg.enable_debug_command;
-    return a == PROTECTED_YES || (a == PROTECTED_LOCAL && conn_is_local(c));
+    return access == PROTECTED_YES || (access == PROTECTED_LOCAL && conn_is_local(c));
 }
 
 void command_execute(struct client *c)
@@ -286,7 +284,7 @@ void command_execute(struct client *c)
         refused(c, cmd);
         return;
     }
-    if ((cmd->flags & CMD_PROTECTED) && !protected_allowed(c)) {
+    if ((cmd->flags & CMD_PROTECTED) && !command_protected_allowed(c, (int)server.cfg.enable_debug_command)) {
         resp_add_error(&c->out,
                        "ERR DEBUG command not allowed. If the enable-debug-command option is set "
                        "to \"local\", you can run it from a local connection, otherwise you need "

@@ -46,6 +46,10 @@ void command_unblocked(struct client *c, enum block_end end, int64_t serve_us);
 void command_redact_arg(struct client *c, int i);
 /* Redis's "wrong number of arguments" for the request in c. */
 void reply_wrong_arity(struct client *c);
+/* Redis's allowProtectedAction: whether c may do what an
+ * enable-debug-command-style setting (enum protected_access: no, yes,
+ * local) guards; local means a loopback or unix-socket client. */
+int command_protected_allowed(const struct client *c, int access);
 
 /* ---- Hooks: what the dispatcher asks of the subsystems above core ----
  * Core includes no header of scripting/ or replication/ (check_layers.sh):

@@ -71,6 +71,7 @@ enum config_type {
 #define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default */
 #define CONFIG_HIDDEN (1u << 4)        /* not matched by CONFIG GET's globs (Redis's test hooks) */
 #define CONFIG_ONLY_DEFAULT (1u << 5)  /* any other value is refused, .note says why */
+#define CONFIG_PROTECTED (1u << 6)     /* CONFIG SET only as enable-protected-configs allows */
 
 struct config_def;
 /* Sets def from argc words; returns 0, or -1 with the reason in err. */
@@ -253,9 +254,10 @@ static const struct config_def defs[] = {
      .note = "`yes` is refused: run it in the foreground under a supervisor (`supervised`)"},
     /* Snapshots (snapshot.h). `save` is off by default: rbkv is in memory
      * unless asked to persist (issue #4). */
-    {.name = "dir", .type = CONFIG_SPECIAL, .default_value = "./", .set = set_dir, .get = get_dir},
-    {.name = "dbfilename", .type = CONFIG_STRING, FIELD(dbfilename), .default_value = "dump.rbkv",
-     .set = set_dbfilename, .note = "rbkv's own snapshot format, hence its own default name"},
+    {.name = "dir", .type = CONFIG_SPECIAL, .flags = CONFIG_PROTECTED, .default_value = "./",
+     .set = set_dir, .get = get_dir},
+    {.name = "dbfilename", .type = CONFIG_STRING, .flags = CONFIG_PROTECTED, FIELD(dbfilename),
+     .default_value = "dump.rbkv", .set = set_dbfilename, .note = "rbkv's own snapshot format, hence its own default name"},
     {.name = "save", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG, .default_value = "",
      .set = set_save, .get = get_save,
      .note = "no snapshots unless asked (Redis: `3600 1 300 100 60 10000`)"},
@@ -378,8 +380,7 @@ static const struct config_def defs[] = {
     {.name = "pidfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
      FIELD(pidfile), .default_value = ""},
     {.name = "supervised", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE, FIELD(supervised),
-     .enum_names = supervised_names, .default_value = "no",
-     .note = "a replica tells systemd it is ready before its first sync (Redis: after it)"},
+     .enum_names = supervised_names, .default_value = "no"},
     {.name = "syslog-enabled", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE,
      FIELD(syslog_enabled), .default_value = "no"},
     {.name = "syslog-ident", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE, FIELD(syslog_ident),
@@ -395,12 +396,11 @@ static const struct config_def defs[] = {
      FIELD(shutdown_on_sigint), .default_value = "default", .set = set_shutdown_flags,
      .get = get_shutdown_flags},
     {.name = "shutdown-timeout", .type = CONFIG_INT, FIELD(shutdown_timeout), .max = INT_MAX,
-     .default_value = "10", NOOP("a shutdown waits for no replica (SHUTDOWN's NOW is the rule)")},
+     .default_value = "10"},
     {.name = "oom-score-adj", .type = CONFIG_ENUM, FIELD(oom_score_adj),
      .enum_names = oom_names, .default_value = "no", .set = set_oom_score_adj},
     {.name = "oom-score-adj-values", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
-     .default_value = "0 200 800", .set = set_oom_values, .get = get_oom_values,
-     .note = "a BGSAVE child keeps its parent's score (Redis: the third value)"},
+     .default_value = "0 200 800", .set = set_oom_values, .get = get_oom_values},
     {.name = "set-proc-title", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE,
      FIELD(set_proc_title), .default_value = "yes"},
     {.name = "proc-title-template", .type = CONFIG_STRING, FIELD(proc_title_template),
@@ -413,7 +413,9 @@ static const struct config_def defs[] = {
      FIELD(bind_source_addr), .default_value = ""},
     {.name = "repl-diskless-load", .type = CONFIG_ENUM, FIELD(repl_diskless_load),
      .enum_names = diskless_load_names, .default_value = "disabled",
-     NOOP("a replica always saves the primary's snapshot to a file first (Redis's `disabled`)")},
+     NOOP("every value loads alike, as none of Redis's does: the snapshot goes to a file first "
+          "(as `disabled`), then loads beside the old data, which is served meanwhile, and "
+          "replaces it (as `swapdb` with async loading): memory for both datasets is needed")},
     {.name = "repl-diskless-sync-max-replicas", .type = CONFIG_INT,
      FIELD(repl_diskless_sync_max_replicas), .max = INT_MAX, .default_value = "0"},
     {.name = "replica-ignore-maxmemory", .alias = "slave-ignore-maxmemory", .type = CONFIG_BOOL,
@@ -532,8 +534,7 @@ static const struct config_def defs[] = {
     {.name = "ignore-warnings", .type = CONFIG_STRING, FIELD(ignore_warnings),
      .default_value = "", NOOP("rbkv gives none of Redis's start-up warnings")},
     {.name = "enable-protected-configs", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,
-     FIELD(enable_protected_configs), .enum_names = protected_names, .default_value = "no",
-     NOOP("CONFIG SET may change `dir` and `dbfilename` whatever it says")},
+     FIELD(enable_protected_configs), .enum_names = protected_names, .default_value = "no"},
     {.name = "enable-module-command", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,
      FIELD(enable_module_command), .enum_names = protected_names, .default_value = "no",
      NOOP("rbkv has no modules and no MODULE command")},
@@ -1636,6 +1637,12 @@ int config_set_len(struct config *cfg, const char *name, int argc, const char **
 int config_set_many(struct config *cfg, int npairs, const char *const *pairs, const size_t *lens,
                     char *err, size_t errlen)
 {
+    return config_set_many_as(cfg, npairs, pairs, lens, 1, err, errlen);
+}
+
+int config_set_many_as(struct config *cfg, int npairs, const char *const *pairs,
+                       const size_t *lens, int may_set_protected, char *err, size_t errlen)
+{
     int *idx = xmalloc(sizeof(*idx) * (size_t)(npairs + 1));
     char **old = xcalloc((size_t)npairs + 1, sizeof(*old));
     size_t *old_len = xcalloc((size_t)npairs + 1, sizeof(*old_len));
@@ -1656,10 +1663,16 @@ int config_set_many(struct config *cfg, int npairs, const char *const *pairs, co
          * beside its alias is not: both apply, in order. */
         for (j = 0; j < i && (idx[j] != idx[i] || strcasecmp(pairs[2 * j], name)); j++)
             ;
-        if (j < i || (defs[idx[i]].flags & CONFIG_IMMUTABLE)) {
+        /* Redis's order: immutable, then protected, then twice named. */
+        unsigned flags = defs[idx[i]].flags;
+        if ((flags & CONFIG_IMMUTABLE) || ((flags & CONFIG_PROTECTED) && !may_set_protected) ||
+            j < i) {
             config_fail(err, errlen,
                         "ERR CONFIG SET failed (possibly related to argument '%s') - %s", name,
-                        j < i ? "duplicate parameter" : "can't set immutable config");
+                        flags & CONFIG_IMMUTABLE   ? "can't set immutable config"
+                        : flags & CONFIG_PROTECTED && !may_set_protected
+                            ? "can't set protected config"
+                            : "duplicate parameter");
             goto out;
         }
     }

@@ -192,7 +192,7 @@ struct config {
     int syslog_facility;        /* user, local0..local7: 0..8, as log_use_syslog takes it */
     long long tcp_backlog;      /* listen(2)'s backlog */
     int shutdown_on_sigterm, shutdown_on_sigint; /* SHUTDOWN_FLAG_ bits, 0 = default */
-    long long shutdown_timeout; /* seconds; no replicas are waited for (docs) */
+    long long shutdown_timeout; /* seconds a shutdown waits for replicas; 0 = none */
     int oom_score_adj;          /* OOM_SCORE_ (below) */
     int oom_score_adj_values[3]; /* primary, replica, background child */
     long long active_expire_effort; /* 1-10: scales active expiry's slice */
@@ -288,6 +288,11 @@ int config_set_len(struct config *cfg, const char *name, int argc, const char **
  * failed (possibly related to argument 'x') - ..."). */
 int config_set_many(struct config *cfg, int npairs, const char *const *pairs, const size_t *lens,
                     char *err, size_t errlen);
+/* The same for a client's CONFIG SET: may_set_protected 0 (as
+ * enable-protected-configs says for that client) refuses `dir` and
+ * `dbfilename` as Redis 7.0 does ("can't set protected config"). */
+int config_set_many_as(struct config *cfg, int npairs, const char *const *pairs,
+                       const size_t *lens, int may_set_protected, char *err, size_t errlen);
 
 /* The settings, numbered 0..config_count()-1, for CONFIG GET. */
 size_t config_count(void);

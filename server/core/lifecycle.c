@@ -13,6 +13,11 @@
  * and what the cron and the shutdown run of them they registered as a
  * struct server_module.
  *
+ * A shutdown (SHUTDOWN, SIGTERM, SIGINT) may first wait for the replicas to
+ * catch up, as Redis 7.0's does (lifecycle.h): writes paused, the asking
+ * client blocked, the cron checking; replication answers through the
+ * module's replicas_behind and ask_acks, core knowing nothing of it.
+ *
  * Active expiry runs in slices of at most EXPIRE_SLICE_US (longer with
  * active-expire-effort, as Redis's cycle) so that a burst of
  * keys expiring together never holds the loop for long: when a slice runs out
@@ -44,6 +49,7 @@
 #include "lazyfree.h"
 #include "longrun.h"
 #include "log.h"
+#include "client.h"
 #include "mem.h"
 #include "monitor.h"
 #include "multi.h"
@@ -156,6 +162,8 @@ static void reap_orphans(void)
     }
 }
 
+static void shutdown_cron(void);
+
 static void cron_cb(uv_timer_t *t)
 {
     (void)t;
@@ -175,6 +183,7 @@ static void cron_cb(uv_timer_t *t)
     reap_orphans();
     mem_trim_cron((int64_t)uv_now(server.loop));
     process_update();
+    shutdown_cron();
 }
 
 static void close_handle(uv_handle_t *h)
@@ -219,24 +228,144 @@ void server_shutdown(void)
         log_warning("rbkv could not start (see above); exiting.");
 }
 
-/* SIGTERM and SIGINT shut down as SHUTDOWN with the flags of
- * shutdown-on-sigterm / -on-sigint ("default": save when `save` rules are
- * set; NOW has nothing to skip, no replica being waited for). */
-static void signal_cb(uv_signal_t *s, int signum)
+/* ---- a shutdown that waits for replicas (Redis 7.0's prepareForShutdown,
+ * isReadyToShutdown, finishShutdown, abortShutdown) ---- */
+
+static struct {
+    int waiting;        /* a shutdown waits for replicas */
+    int flags;          /* its SHUTDOWN_FLAG_ bits */
+    int64_t deadline_ms; /* wall clock: shut down then, caught up or not */
+    int paused;         /* it paused writes (not a CLIENT PAUSE ALL already on) */
+} pending;
+
+/* A client blocked on the waiting shutdown never times out: the shutdown
+ * closes it, or cancel_shutdown answers it. */
+static void shutdown_wait_timeout(struct client *c, const void *how)
 {
-    int flags = signum == SIGINT ? server.cfg.shutdown_on_sigint : server.cfg.shutdown_on_sigterm;
+    (void)c;
+    (void)how;
+}
+
+static int replicas_behind(int log, int *total)
+{
+    int behind = 0;
+    *total = 0;
+    for (int i = 0; i < nmodules; i++) {
+        int n = 0;
+        if (modules[i]->replicas_behind) {
+            behind += modules[i]->replicas_behind(log, &n);
+            *total += n;
+        }
+    }
+    return behind;
+}
+
+/* Answers the clients blocked on the shutdown with Redis's error and resumes
+ * writes (Redis's cancelShutdown). */
+static void cancel_shutdown(void)
+{
+    pending.waiting = 0;
+    pending.flags = 0;
+    for (struct client *w = server.clients; w; w = w->next) {
+        if (!(w->flags & CLIENT_CLOSING) && block_waiting_for(w, shutdown_wait_timeout)) {
+            resp_add_error(&w->out, "ERR Errors trying to SHUTDOWN. Check logs.");
+            block_release(w);
+        }
+    }
+    if (pending.paused)
+        pause_end();
+    pending.paused = 0;
+}
+
+/* Saves as the flags say and shuts down; a failed save without FORCE cancels
+ * the shutdown instead. Returns 0 when shut down, else -1. */
+static int finish_shutdown(void)
+{
+    int flags = pending.flags, total;
+    int behind = replicas_behind(1, &total);
+    if (total > 0)
+        log_notice("%d of %d replicas are in sync when shutting down.", total - behind, total);
     enum persist_shutdown_mode mode = flags & SHUTDOWN_FLAG_SAVE     ? PERSIST_SAVE
                                       : flags & SHUTDOWN_FLAG_NOSAVE ? PERSIST_NOSAVE
                                                                      : PERSIST_DEFAULT;
+    if (persist_shutdown(mode) < 0 && !(flags & SHUTDOWN_FLAG_FORCE)) {
+        log_warning("Errors trying to shut down the server. Check the logs for more "
+                    "information.");
+        cancel_shutdown();
+        return -1;
+    }
+    pending.waiting = 0;
+    server_shutdown();
+    return 0;
+}
+
+int server_request_shutdown(int flags, struct client *c)
+{
+    int total;
+    if (server.shutting_down)
+        return 0;
+    if (pending.waiting) {
+        if (c)
+            block_client_until(c, 0, shutdown_wait_timeout, NULL, 0);
+        return -1;
+    }
+    pending.flags = flags;
+    log_warning("User requested shutdown...");
+    if (!(flags & SHUTDOWN_FLAG_NOW) && server.cfg.shutdown_timeout != 0 &&
+        replicas_behind(0, &total) > 0) {
+        pending.waiting = 1;
+        pending.deadline_ms = mstime() + server.cfg.shutdown_timeout * 1000;
+        for (int i = 0; i < nmodules; i++)
+            if (modules[i]->ask_acks)
+                modules[i]->ask_acks();
+        pending.paused = pause_current() != PAUSE_ALL;
+        if (pending.paused)
+            pause_start(PAUSE_WRITE, INT64_MAX);
+        if (c)
+            block_client_until(c, 0, shutdown_wait_timeout, NULL, 0);
+        log_notice("Waiting for replicas before shutting down.");
+        return 0;
+    }
+    if (finish_shutdown() < 0) {
+        if (c)
+            resp_add_error(&c->out, "ERR Errors trying to SHUTDOWN. Check logs.");
+        return -1;
+    }
+    return 0;
+}
+
+int server_abort_shutdown(void)
+{
+    if (!pending.waiting)
+        return -1;
+    cancel_shutdown();
+    log_warning("Shutdown manually aborted.");
+    return 0;
+}
+
+/* From the cron: a waiting shutdown goes ahead once every replica caught up
+ * or its deadline passed. */
+static void shutdown_cron(void)
+{
+    int total;
+    if (pending.waiting &&
+        (mstime() >= pending.deadline_ms || replicas_behind(0, &total) == 0))
+        finish_shutdown();
+}
+
+/* SIGTERM and SIGINT shut down as SHUTDOWN with the flags of
+ * shutdown-on-sigterm / -on-sigint ("default": save when `save` rules are
+ * set), waiting for replicas as SHUTDOWN does. */
+static void signal_cb(uv_signal_t *s, int signum)
+{
+    int flags = signum == SIGINT ? server.cfg.shutdown_on_sigint : server.cfg.shutdown_on_sigterm;
     (void)s;
     log_warning("Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
-    log_warning("User requested shutdown...");
-    if (persist_shutdown(mode) < 0 && !(flags & SHUTDOWN_FLAG_FORCE)) {
+    if (pending.waiting)
+        return;
+    if (server_request_shutdown(flags, NULL) < 0)
         log_warning("%s received but errors trying to shut down the server, check the logs for "
                     "more information", signum == SIGINT ? "SIGINT" : "SIGTERM");
-        return;
-    }
-    server_shutdown();
 }
 
 /* Redis's rule: a certificate or key that does not load stops the start,

@@ -9,7 +9,8 @@
  * /proc/self/oom_score_adj: oom-score-adj-values' first value on a primary,
  * its second on a replica, added to the score the process started with when
  * "relative" (yes); "no" puts the starting score back if it was changed.
- * A forked child (BGSAVE) keeps its parent's score.
+ * A forked child (BGSAVE, BGREWRITEAOF, a full sync's) takes the third
+ * value, as Redis's redisFork does, through childinfo.h's start hook.
  *
  * The title (set-proc-title, proc-title-template with Redis's variables)
  * overwrites argv's strings in place, the environment having been copied
@@ -27,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "childinfo.h"
 #include "log.h"
 #include "mem.h"
 #include "server.h"
@@ -241,8 +243,8 @@ static void write_oom(int v)
     oom_written = v;
 }
 
-/* Redis's setOOMScoreAdj for the main process. */
-static void update_oom(void)
+/* Redis's setOOMScoreAdj: cls 0 a primary, 1 a replica, 2 a forked child. */
+static void update_oom_as(int cls)
 {
     if (!oom_base_read) {
         if (read_oom(&oom_base) < 0)
@@ -256,7 +258,7 @@ static void update_oom(void)
         oom_changed = 0;
         return;
     }
-    int v = server.cfg.oom_score_adj_values[server.cfg.replicaof_host ? 1 : 0];
+    int v = server.cfg.oom_score_adj_values[cls];
     if (server.cfg.oom_score_adj == OOM_SCORE_RELATIVE)
         v += oom_base;
     v = v < -1000 ? -1000 : v > 1000 ? 1000 : v;
@@ -265,8 +267,20 @@ static void update_oom(void)
     oom_changed = 1;
 }
 
+static void update_oom(void)
+{
+    update_oom_as(server.cfg.replicaof_host ? 1 : 0);
+}
+
+/* In a forked child, first thing (childinfo.h). */
+static void oom_as_child(void)
+{
+    update_oom_as(2);
+}
+
 void process_start(void)
 {
+    child_info_on_start(oom_as_child);
     if (server.cfg.syslog_enabled)
         log_use_syslog(server.cfg.syslog_ident, server.cfg.syslog_facility);
     supervisor = detect_supervisor();
@@ -280,15 +294,30 @@ void process_start(void)
     update_title();
 }
 
+/* Redis 7.0 tells systemd it is ready as soon as it serves, a replica too
+ * (read-only until its first sync, process_status then says so). */
 void process_ready(void)
 {
     if (supervisor == SUPERVISOR_SYSTEMD) {
-        if (sd_notify_send("READY=1\nSTATUS=Ready to accept connections\n") == 0)
+        const char *msg = server.cfg.replicaof_host
+                              ? "READY=1\nSTATUS=Ready to accept connections in read-only mode. "
+                                "Waiting for MASTER <-> REPLICA sync\n"
+                              : "READY=1\nSTATUS=Ready to accept connections\n";
+        if (sd_notify_send(msg) == 0)
             log_notice("Ready to accept connections");
     } else if (supervisor == SUPERVISOR_UPSTART) {
         raise(SIGSTOP);
         unsetenv("UPSTART_JOB");
     }
+}
+
+void process_status(const char *text)
+{
+    if (supervisor != SUPERVISOR_SYSTEMD)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof(msg), "STATUS=%s\n", text);
+    sd_notify_send(msg);
 }
 
 void process_update(void)

@@ -17,6 +17,9 @@ void process_start(void);
 /* Once the data is loaded and the listeners are up: READY=1 to systemd, or
  * SIGSTOP to upstart. */
 void process_ready(void);
+/* Under systemd: a STATUS= line with text (a replica's sync done, as Redis
+ * 7.0 says it); nothing otherwise. */
+void process_status(const char *text);
 /* From the cron: the OOM score and the title follow the role and the
  * settings. */
 void process_update(void);

@@ -18,6 +18,19 @@
 static long long latest_fork_usec;
 static unsigned long long total_forks;
 
+static void (*on_start)(void);
+
+void child_info_on_start(void (*fn)(void))
+{
+    on_start = fn;
+}
+
+void child_info_child_started(void)
+{
+    if (on_start)
+        on_start();
+}
+
 pid_t child_info_fork(struct child_info *ci)
 {
     int fds[2] = {-1, -1};
@@ -29,6 +42,7 @@ pid_t child_info_fork(struct child_info *ci)
         if (fds[0] >= 0)
             close(fds[0]);
         ci->fd = fds[1];
+        child_info_child_started();
         return 0;
     }
     if (fds[1] >= 0)

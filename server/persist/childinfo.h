@@ -25,6 +25,12 @@ struct child_info {
  * errno, 0 in the child, the child's pid in the parent). Without a pipe
  * (out of fds) the child still runs and reports nothing. */
 pid_t child_info_fork(struct child_info *ci);
+/* What a child does first, set by the server above (process.c: the OOM
+ * score of a background child, Redis's CONFIG_OOM_BGCHILD); NULL: nothing. */
+void child_info_on_start(void (*fn)(void));
+/* In a child just forked: runs that. child_info_fork calls it; a fork of
+ * another layer's own (a full sync's) calls it too. */
+void child_info_child_started(void);
 /* In the child, just before _exit: sends its Private_Dirty bytes. */
 void child_info_send(struct child_info *ci);
 /* In the parent, once the child is reaped or killed: the copy-on-write bytes

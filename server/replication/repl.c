@@ -115,6 +115,8 @@ static const struct server_module lifetime = {
     .shutdown = shutdown_links,
     .stopped = repl_log_position,
     .owns_child = owns_child,
+    .replicas_behind = repl_primary_behind,
+    .ask_acks = repl_primary_ask_acks,
 };
 
 void repl_init(void)

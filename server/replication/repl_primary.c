@@ -21,6 +21,7 @@
 
 #include "backlog.h"
 #include "blocking.h"
+#include "childinfo.h"
 #include "client.h"
 #include "clock.h"
 #include "latency.h"
@@ -291,6 +292,7 @@ static void start_sync(void)
     }
     if (pid == 0) {
         close(fds[0]);
+        child_info_child_started();
         child_main(fds[1], eof);
     }
     close(fds[1]);
@@ -455,11 +457,36 @@ void repl_primary_wait(struct client *c, long long numreplicas, long long timeou
         return;
     }
     block_client_until(c, timeout_ms, wait_timeout, &t, sizeof(t));
+    repl_primary_ask_acks();
+}
+
+void repl_primary_ask_acks(void)
+{
     if (!job.getack_sent) {
         static const char getack[] = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
         repl_feed_raw(getack, sizeof(getack) - 1);
         job.getack_sent = 1;
     }
+}
+
+int repl_primary_behind(int log, int *total)
+{
+    int behind = 0;
+    int64_t now = now_ms();
+    *total = 0;
+    for (struct repl_peer *p = repl.peers; p; p = p->next) {
+        ++*total;
+        if (p->state == PEER_ONLINE && p->ack_offset >= repl.offset)
+            continue;
+        behind++;
+        if (log)
+            log_warning("Lagging replica %s:%d reported offset %lld behind master, lag=%lld, "
+                        "state=%s.",
+                        p->ip, p->listening_port, repl.offset - p->ack_offset,
+                        p->state == PEER_ONLINE ? (long long)((now - p->ack_ms) / 1000) : 0LL,
+                        repl_peer_state_name(p->state));
+    }
+    return behind;
 }
 
 int repl_primary_good_replicas(void)

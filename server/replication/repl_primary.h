@@ -28,6 +28,14 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
 void repl_primary_ack(struct client *c, long long offset);
 /* WAIT numreplicas timeout_ms for c (a client of a primary). */
 void repl_primary_wait(struct client *c, long long numreplicas, long long timeout_ms);
+/* Sends REPLCONF GETACK * down the stream, unless one is out since the
+ * last ACK (WAIT, a shutdown's wait). */
+void repl_primary_ask_acks(void);
+/* How many attached replicas have not acknowledged the whole stream (a
+ * shutdown waits for them, Redis's isReadyToShutdown), *total set to how
+ * many are attached; log: each lagging one logged as Redis's finishShutdown
+ * does. */
+int repl_primary_behind(int log, int *total);
 /* Replicas that acknowledged at least offset. */
 int repl_primary_acked(long long offset);
 /* Whether min-replicas-to-write refuses writes now. */

@@ -26,6 +26,7 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "process.h"
 #include "repl_stream.h"
 #include "repl_primary.h"
 #include "repl_reader.h"
@@ -142,6 +143,10 @@ static void go_up(const char *rest, size_t n, int partial)
     uv_read_stop(&c->h.stream);
     log_notice(partial ? "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization."
                        : "MASTER <-> REPLICA sync: Finished with success");
+    process_status(partial ? "MASTER <-> REPLICA sync: Partial Resynchronization accepted. Ready "
+                             "to accept connections in read-write mode."
+                           : "MASTER <-> REPLICA sync: Finished with success. Ready to accept "
+                             "connections in read-write mode.");
     if (n && resp_parser_feed(&c->parser, rest, n) < 0) {
         fail_link("out of memory for the stream");
         return;

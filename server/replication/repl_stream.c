@@ -253,3 +253,19 @@ void repl_peer_gone(struct client *c)
     xfree(p);
     c->repl = NULL;
 }
+
+const char *repl_peer_state_name(enum peer_state st)
+{
+    switch (st) {
+    case PEER_WAIT_SNAPSHOT:
+        return "wait_bgsave";
+    case PEER_SNAPSHOT:
+    case PEER_WAIT_ACK:
+        return "send_bulk";
+    case PEER_ONLINE:
+        return "online";
+    case PEER_HANDSHAKE:
+        break;
+    }
+    return "handshake";
+}

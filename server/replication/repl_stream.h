@@ -114,6 +114,9 @@ void repl_reselect(void);
 struct repl_peer *repl_peer_of(struct client *c);
 /* Lists c's peer as a replica in state st. */
 void repl_peer_attach(struct repl_peer *p, enum peer_state st);
+/* Redis's word for a replica's state (INFO replication, the shutdown's
+ * log): wait_bgsave, send_bulk, online; "handshake" before SYNC/PSYNC. */
+const char *repl_peer_state_name(enum peer_state st);
 /* c is being freed: drops its peer, logging a replica's lost link in
  * Redis's words. */
 void repl_peer_gone(struct client *c);

@@ -3,9 +3,11 @@
  * grammar, compared with redis-server 7.0.15 side by side (server/core/
  * config.c's table, commands/cmd_config.c), and the settings that act on the
  * process: pidfile, supervised systemd's readiness datagram,
- * shutdown-on-sigterm, tcp-backlog; and bind-source-addr. The binary-safe
- * settings (requirepass, masterauth) keep NUL bytes through
- * CONFIG SET/GET, AUTH, ACL, CONFIG REWRITE and a restart, and replication.
+ * shutdown-on-sigterm, tcp-backlog; bind-source-addr; and
+ * enable-protected-configs; a BGSAVE child's OOM score; a replica's
+ * readiness under systemd. The binary-safe settings (requirepass,
+ * masterauth) keep NUL bytes through CONFIG SET/GET, AUTH, ACL, CONFIG
+ * REWRITE and a restart, and replication.
  *
  * The parts that start their own servers run unchanged against redis-server:
  *   test_integration_config_names redis-server
@@ -274,9 +276,7 @@ static void test_alias_file(void)
 
 /* What a server whose requirepass is NUL_PASS answers, on a client that
  * connected after it was set: AUTH with the bytes before the NUL is refused,
- * the whole value accepted, and every reply shows all the bytes. (Redis
- * keeps a client that connected while the default user had no password
- * authenticated; rbkv asks it for AUTH: not this test's matter.) The user
+ * the whole value accepted, and every reply shows all the bytes. The user
  * line a restart read back adds "sanitize-payload" on Redis. */
 static void expect_nul_pass(redisContext *c)
 {
@@ -354,6 +354,20 @@ static void test_binary_passwords(void)
     h_close(&s, c);
 }
 
+/* A datagram socket standing for systemd's $NOTIFY_SOCKET, bound at
+ * /tmp/rbkv-notify-<tag><pid> (its path into sock); the fd, or -1 after a
+ * failed CHECK. */
+static int notify_socket(char *sock, size_t cap, const char *tag)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sock, cap, "/tmp/rbkv-notify-%s%d", tag, (int)getpid());
+    unlink(sock);
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "bind %s", sock);
+    return fd;
+}
+
 /* pidfile written at start and removed at exit; supervised systemd sends
  * READY=1 to $NOTIFY_SOCKET once it serves; shutdown-on-sigterm save
  * snapshots on SIGTERM though no `save` rule is set. Runs on redis-server
@@ -361,12 +375,7 @@ static void test_binary_passwords(void)
 static void test_process(void)
 {
     char sock[64], pid_path[300];
-    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sock, sizeof(sock), "/tmp/rbkv-notify-%d", (int)getpid());
-    unlink(sock);
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "bind %s", sock);
+    int fd = notify_socket(sock, sizeof(sock), "");
     setenv("NOTIFY_SOCKET", sock, 1);
 
     struct h_server s = {0};
@@ -442,6 +451,144 @@ static void test_bind_source_addr(void)
     h_close(&p, pc);
 }
 
+/* enable-protected-configs: `no` (the default) refuses CONFIG SET of the
+ * protected settings, `dir` and `dbfilename`, with Redis's text, after the
+ * immutable check and before the twice-named one; `yes` and `local` (from
+ * loopback) allow it. Compared with redis-server; the other modes run on
+ * redis-server too. */
+static void test_protected_configs(void)
+{
+    redisContext *c = h_connect(&srv), *r = have_ref ? h_connect(&ref) : NULL;
+    if (!c)
+        return;
+    EXPECT_ERR(c, "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set "
+                  "protected config",
+               "CONFIG", "SET", "dir", "/tmp");
+    EXPECT_ERR(c, "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - can't "
+                  "set protected config",
+               "CONFIG", "SET", "maxmemory", "0", "dbfilename", "x.rdb");
+    if (r) {
+        H_SAME(c, r, "CONFIG", "SET", "dir", "/tmp");
+        H_SAME(c, r, "CONFIG", "SET", "DBFILENAME", "x.rdb");
+        H_SAME(c, r, "CONFIG", "SET", "dbfilename", "x.rdb", "dbfilename", "y.rdb");
+        H_SAME(c, r, "CONFIG", "SET", "maxmemory", "0", "maxmemory", "0", "dir", "/tmp");
+        H_SAME(c, r, "CONFIG", "SET", "enable-protected-configs", "yes");
+        H_SAME(c, r, "CONFIG", "GET", "enable-protected-configs");
+    }
+    EXPECT_MATCH(c, "['dbfilename', 'dump.r*']", "CONFIG", "GET", "dbfilename");
+    redisFree(c);
+    redisFree(r);
+
+    const char *const modes[] = {"yes", "local"};
+    for (int i = 0; i < 2; i++) {
+        struct h_server s = {0};
+        redisContext *m = h_open(&s, H_FLAGS("--enable-protected-configs", modes[i]));
+        if (!m)
+            continue;
+        EXPECT_OK(m, "CONFIG", "SET", "dbfilename", "x.rdb");
+        EXPECT_OK(m, "CONFIG", "SET", "dir", s.dir);
+        EXPECT_REPLY(m, "['dbfilename', 'x.rdb']", "CONFIG", "GET", "dbfilename");
+        h_close(&s, m);
+    }
+}
+
+/* /proc/<pid>/oom_score_adj as a number, or -9999. */
+static int oom_score_of(long pid)
+{
+    char path[64];
+    int v = -9999;
+    snprintf(path, sizeof(path), "/proc/%ld/oom_score_adj", pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -9999;
+        fclose(f);
+    }
+    return v;
+}
+
+/* oom-score-adj: the server takes the first value (a primary), its BGSAVE
+ * child the third (Redis's CONFIG_OOM_BGCHILD), read from /proc while a
+ * save slowed by rdb-key-save-delay runs. Runs on redis-server too. */
+static void test_oom_child(void)
+{
+    struct h_server s = {0};
+    redisContext *c = h_open(&s, H_FLAGS("--oom-score-adj", "absolute", "--oom-score-adj-values",
+                                         "10 200 800", "--rdb-key-save-delay", "100000"));
+    if (!c)
+        return;
+    CHECK(oom_score_of(s.pid) == 10, "the server's oom_score_adj is %d, want 10",
+          oom_score_of(s.pid));
+    h_fill(c, "k", 100);
+    EXPECT_STATUS(c, "Background saving started", "BGSAVE");
+    long child = -1;
+    int score = -9999;
+    for (int64_t end = h_now_ms() + 5000 * H_SLOW; score != 800 && h_now_ms() < end;) {
+        child = h_child_of(s.pid);
+        score = child > 0 ? oom_score_of(child) : -9999;
+        if (score != 800)
+            h_sleep_ms(10);
+    }
+    CHECK(score == 800, "the BGSAVE child %ld's oom_score_adj is %d, want 800", child, score);
+    CHECK(oom_score_of(s.pid) == 10, "the server kept 10");
+    h_close(&s, c);
+}
+
+/* Receives datagrams on fd into all (cap bytes, NUL-terminated, appended)
+ * until one holds text or 5 s pass without one. Returns whether it came. */
+static int notify_until(int fd, const char *text, char *all, size_t cap)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (poll(&p, 1, 5000 * H_SLOW) == 1) {
+        char buf[512];
+        ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+        if (n <= 0)
+            return 0;
+        buf[n] = '\0';
+        size_t len = strlen(all);
+        snprintf(all + len, cap - len, "%s", buf);
+        if (strstr(buf, text))
+            return 1;
+    }
+    return 0;
+}
+
+/* supervised systemd on a replica, as Redis 7.0.15 does: READY=1 once it
+ * serves, saying it is read-only until its first sync, then a STATUS line
+ * when the sync is done. Runs on redis-server too. */
+static void test_replica_ready(void)
+{
+    char sock[64], all[2048] = "";
+    int fd = notify_socket(sock, sizeof(sock), "r");
+
+    struct h_server p = {0}, r = {0};
+    char port[16];
+    if (h_start(&p, H_FLAGS("--repl-diskless-sync-delay", "0")) < 0)
+        goto out;
+    snprintf(port, sizeof(port), "%d", p.port);
+    setenv("NOTIFY_SOCKET", sock, 1);
+    int rc = h_start(&r, H_FLAGS("--supervised", "systemd", "--replicaof", "127.0.0.1", port));
+    unsetenv("NOTIFY_SOCKET");
+    if (rc == 0) {
+        CHECK(notify_until(fd, "MASTER <-> REPLICA sync: Finished with success. Ready to accept "
+                               "connections in read-write mode.",
+                           all, sizeof(all)),
+              "the sync's STATUS line came (got '%s')", all);
+        const char *ready = strstr(all, "READY=1");
+        const char *ro = strstr(all, "STATUS=Ready to accept connections in read-only mode. "
+                                     "Waiting for MASTER <-> REPLICA sync");
+        const char *done = strstr(all, "Finished with success");
+        CHECK(ready && ro && done && ready < done && ro < done,
+              "READY=1 and the read-only STATUS come before the sync's end: '%s'", all);
+        h_stop(&r);
+    }
+    h_stop(&p);
+out:
+    if (fd >= 0)
+        close(fd);
+    unlink(sock);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -451,6 +598,9 @@ int main(int argc, char **argv)
     H_RUN(test_names_as_redis);
     if (!h_is_reference())
         H_RUN(test_refusals);
+    H_RUN(test_protected_configs);
+    H_RUN(test_oom_child);
+    H_RUN(test_replica_ready);
     H_RUN(test_alias_file);
     H_RUN(test_binary_passwords);
     H_RUN(test_process);

@@ -233,7 +233,8 @@ static void test_debug_reload(void)
 {
     struct h_server s;
     char before[H_DIGEST_CHARS + 1], after[H_DIGEST_CHARS + 1], saved[H_DIGEST_CHARS + 1];
-    redisContext *c = h_open(&s, NULL);
+    /* The end sets `dbfilename`, a protected config. */
+    redisContext *c = h_open(&s, H_FLAGS("--enable-protected-configs", "yes"));
     if (!c)
         return;
     EXPECT_OK(c, "SET", "str", "bar");

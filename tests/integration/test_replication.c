@@ -9,7 +9,8 @@
  * with an append-only log restarted, a replica restarted from its snapshot
  * continuing partially, redis-cli --replica, and bad input:
  * bad ports, PSYNC from clients that are not rbkv replicas, a primary that
- * sends a truncated snapshot.
+ * sends a truncated snapshot; a shutdown waiting for a lagging replica
+ * (shutdown-timeout, SHUTDOWN ABORT and NOW).
  *
  * Owns: its servers (each test stops them) and the fake primary's socket.
  */
@@ -807,7 +808,9 @@ out:
 static void test_redis_cli_replica(void)
 {
     struct group g = {0};
-    redisContext *p = group_add(&g, NULL);
+    /* redis-cli --replica never acknowledges: the shutdown would wait
+     * shutdown-timeout for it, as Redis's does. */
+    redisContext *p = group_add(&g, H_FLAGS("--shutdown-timeout", "0"));
     if (!p)
         return;
     if (access("/usr/bin/redis-cli", X_OK) != 0) {
@@ -829,6 +832,131 @@ static void test_redis_cli_replica(void)
     group_close(&g);
 }
 
+/* ---- a shutdown waits for its replicas (shutdown-timeout) ---- */
+
+/* Sends SHUTDOWN (plus arg, may be NULL) on a new client of s, which stays
+ * blocked while the shutdown waits; returns that client. */
+static redisContext *send_shutdown(const struct h_server *s, const char *arg)
+{
+    redisContext *q = h_connect(s);
+    if (!q)
+        return NULL;
+    if (arg)
+        H_SEND(q, "SHUTDOWN", arg);
+    else
+        H_SEND(q, "SHUTDOWN");
+    return q;
+}
+
+/* A new primary in slot 0, whose server exited (its dir is gone). */
+static redisContext *restart_primary(struct group *g, const char *const *extra)
+{
+    const char *flags[16];
+    g->c[0] = h_open(&g->s[0], with_fast(flags, extra));
+    return g->c[0];
+}
+
+/* Redis 7.0's rule: a primary whose replica lags pauses writes and waits up
+ * to shutdown-timeout for it (the shutting-down client blocked) before it
+ * saves and exits; SHUTDOWN ABORT cancels the wait, NOW skips it, and a
+ * replica that catches up ends it at once, holding the last write. The
+ * replica lags because it is stopped (SIGSTOP). */
+static void test_shutdown_waits_for_replica(void)
+{
+    struct group g = {0};
+    redisContext *p = group_add(&g, H_FLAGS("--shutdown-timeout", "60")), *r = group_add(&g, NULL);
+    redisContext *q = NULL;
+    if (!p || !r || follow(r, &g.s[0]) < 0)
+        goto out;
+    EXPECT_OK(p, "SET", "a", "1");
+    caught_up(p, r);
+    kill(g.s[1].pid, SIGSTOP);
+    EXPECT_OK(p, "SET", "b", "2");
+
+    /* Waits, blocked; ABORT answers it with Redis's error and writes go on. */
+    q = send_shutdown(&g.s[0], NULL);
+    CHECK(h_wait_log(&g.s[0], "Waiting for replicas before shutting down.", 5000 * H_SLOW),
+          "no 'Waiting for replicas' in the log");
+    h_wait_blocked(p, 1, 5000 * H_SLOW);
+    EXPECT_STATUS(p, "PONG", "PING");
+    EXPECT_OK(p, "SHUTDOWN", "ABORT");
+    if (q)
+        EXPECT_NEXT(q, "-ERR Errors trying to SHUTDOWN. Check logs.");
+    CHECK(h_wait_log(&g.s[0], "Shutdown manually aborted.", 5000 * H_SLOW), "abort not logged");
+    EXPECT_ERR(p, "ERR No shutdown in progress.", "SHUTDOWN", "ABORT");
+    EXPECT_ERR(p, "ERR syntax error", "SHUTDOWN", "ABORT", "NOW");
+    EXPECT_ERR(p, "ERR syntax error", "SHUTDOWN", "SAVE", "NOSAVE");
+    EXPECT_OK(p, "SET", "c", "3");
+
+    /* Waits again, writes paused meanwhile; the replica wakes, catches up,
+     * and the primary exits long before the 60 s. */
+    if (q)
+        H_SEND(q, "SHUTDOWN");
+    h_wait_blocked(p, 1, 5000 * H_SLOW);
+    redisContext *w = h_connect(&g.s[0]);
+    if (w)
+        H_SEND(w, "SET", "d", "4");
+    kill(g.s[1].pid, SIGCONT);
+    /* The log first: h_wait_exit removes it. */
+    CHECK(h_wait_log(&g.s[0], "1 of 1 replicas are in sync when shutting down.", 20000 * H_SLOW),
+          "no '1 of 1 replicas are in sync' in the log");
+    int status = h_wait_exit(&g.s[0], 20000 * H_SLOW);
+    CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the primary did not exit cleanly once its replica caught up (status %d)", status);
+    if (w) {
+        redisReply *x = h_get_reply(w);
+        CHECK(x == NULL, "a write ran while the shutdown waited");
+        freeReplyObject(x);
+        redisFree(w);
+    }
+    EXPECT_BULK(r, "3", "GET", "c");
+    EXPECT_NIL(r, "GET", "d");
+    redisFree(q);
+    q = NULL;
+    group_lost(&g, 0);
+
+    /* SIGTERM: waits shutdown-timeout (1 s) for a replica that never
+     * answers, then logs it as lagging and exits. */
+    p = restart_primary(&g, H_FLAGS("--shutdown-timeout", "1"));
+    if (!p || follow(r, &g.s[0]) < 0)
+        goto out;
+    caught_up(p, r);
+    kill(g.s[1].pid, SIGSTOP);
+    EXPECT_OK(p, "SET", "e", "5");
+    kill(g.s[0].pid, SIGTERM);
+    CHECK(h_wait_log(&g.s[0], "0 of 1 replicas are in sync when shutting down.", 20000 * H_SLOW),
+          "no '0 of 1 replicas are in sync' in the log");
+    CHECK(h_file_has(&g.s[0], "server.log", "Waiting for replicas before shutting down."),
+          "SIGTERM did not wait for the replica");
+    CHECK(h_file_has(&g.s[0], "server.log", "Lagging replica 127.0.0.1:"),
+          "no 'Lagging replica' in the log");
+    status = h_wait_exit(&g.s[0], 20000 * H_SLOW);
+    CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "SIGTERM: the primary did not exit after shutdown-timeout (status %d)", status);
+    group_lost(&g, 0);
+
+    /* SHUTDOWN NOW waits for nobody. */
+    p = restart_primary(&g, H_FLAGS("--shutdown-timeout", "60"));
+    kill(g.s[1].pid, SIGCONT);
+    if (!p || follow(r, &g.s[0]) < 0)
+        goto out;
+    caught_up(p, r);
+    kill(g.s[1].pid, SIGSTOP);
+    EXPECT_OK(p, "SET", "f", "6");
+    q = send_shutdown(&g.s[0], "NOW");
+    CHECK(h_wait_log(&g.s[0], "ready to exit", 10000 * H_SLOW), "SHUTDOWN NOW did not exit");
+    CHECK(!h_file_has(&g.s[0], "server.log", "Waiting for replicas"), "SHUTDOWN NOW waited");
+    status = h_wait_exit(&g.s[0], 10000 * H_SLOW);
+    CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "SHUTDOWN NOW did not exit at once (status %d)", status);
+    group_lost(&g, 0);
+out:
+    if (g.n > 1)
+        kill(g.s[1].pid, SIGCONT);
+    redisFree(q);
+    group_close(&g);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -846,5 +974,6 @@ int main(int argc, char **argv)
     H_RUN(test_garbage_from_replica);
     H_RUN(test_truncated_snapshot);
     H_RUN(test_redis_cli_replica);
+    H_RUN(test_shutdown_waits_for_replica);
     return h_finish();
 }
