@@ -199,7 +199,8 @@ void block_client(struct client *c, const struct resp_slice *keys, int nkeys, in
     w->on_timeout = NULL;
     w->nkeys = nkeys;
     w->how = w->waiters + nkeys;
-    memcpy(w->how, how, how_len);
+    if (how_len) /* how may be NULL then, which memcpy may not be given */
+        memcpy(w->how, how, how_len);
     for (int i = 0; i < nkeys; i++) {
         struct waited_key *wk = find_key(t, c->db, keys[i].ptr, keys[i].len, 1);
         struct waiter *wt = &w->waiters[i];

@@ -55,11 +55,15 @@ server_start() {
     SERVER_PID=$!
     for ((waited = 0; waited < READY_SECONDS * 20; waited++)); do
       kill -0 "$SERVER_PID" 2>/dev/null || break
-      reply=$(redis-cli -p "$SERVER_PORT" PING 2>/dev/null)
-      # Our server is the one answering only if it is still alive after the answer.
-      if [ -n "$reply" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-        return 0
-      fi
+      reply=$(redis-cli -p "$SERVER_PORT" INFO server 2>/dev/null | tr -d '\r')
+      # Our server is the one answering when it gives our pid: another test's server that took
+      # the port first answers too, while ours, still starting, has yet to fail its bind. A
+      # server that wants AUTH first gives no pid: then it is ours if still alive after it.
+      case $reply in
+        *"process_id:$SERVER_PID"$'\n'* | *"process_id:$SERVER_PID") return 0 ;;
+        *process_id:*) ;;
+        ?*) kill -0 "$SERVER_PID" 2>/dev/null && return 0 ;;
+      esac
       sleep 0.05
     done
     if kill -0 "$SERVER_PID" 2>/dev/null; then
