@@ -74,6 +74,14 @@ static void expect_new_data(redisContext *r)
     EXPECT_INT(r, KEYS, "DBSIZE");
 }
 
+static void close_pair(struct h_server *sp, struct h_server *sr, redisContext *p, redisContext *r)
+{
+    if (r)
+        h_close(sr, r);
+    if (p)
+        h_close(sp, p);
+}
+
 static void test_disabled_answers_loading(void)
 {
     struct h_server sp, sr;
@@ -105,10 +113,7 @@ static void test_disabled_answers_loading(void)
           "the replica logs Redis's words for dropping the old data");
     expect_new_data(r);
 out:
-    if (r)
-        h_close(&sr, r);
-    if (p)
-        h_close(&sp, p);
+    close_pair(&sp, &sr, p, r);
 }
 
 static void test_swapdb_serves_old_data(void)
@@ -133,6 +138,18 @@ static void test_swapdb_serves_old_data(void)
         else if (h_info_ll(r, "persistence", "async_loading") == 1)
             wrong = 1; /* neither the old value nor the load's end */
         freeReplyObject(g);
+        if (async && !async_seen) {
+            /* What has the no_async_loading flag waits for the end. */
+            char port[16];
+            snprintf(port, sizeof(port), "%d", sp.port);
+            redisReply *e = H_CALL(r, "REPLICAOF", "127.0.0.1", port);
+            int refused = e && e->type == REDIS_REPLY_ERROR && !strcmp(e->str, LOADING);
+            /* Not refused: only right, were the load over by then. */
+            CHECK(refused || (e && e->type != REDIS_REPLY_ERROR &&
+                              h_info_ll(r, "persistence", "async_loading") == 0),
+                  "REPLICAOF during the load: %s", e && e->str ? e->str : "no error");
+            freeReplyObject(e);
+        }
         async_seen |= async;
         h_sleep_ms(5);
     }
@@ -144,10 +161,7 @@ static void test_swapdb_serves_old_data(void)
           "the replica logs Redis's words for the swap");
     expect_new_data(r);
 out:
-    if (r)
-        h_close(&sr, r);
-    if (p)
-        h_close(&sp, p);
+    close_pair(&sp, &sr, p, r);
 }
 
 int main(int argc, char **argv)
