@@ -286,13 +286,15 @@ static void load_done(uv_work_t *req, int status)
     free_job(j);
 }
 
-/* Every db emptied, as FLUSHALL's (its WATCHers see the change). */
+/* Every db emptied, as FLUSHALL's (its WATCHers see the change), and the
+ * function libraries gone, as Redis's emptyData does before such a load. */
 static void flush_old_data(void)
 {
     for (int i = 0; i < server.ks->count; i++) {
         watch_touch_db(&server.ks->dbs[i]);
         ks_flush(&server.ks->dbs[i]);
     }
+    fn_flush();
 }
 
 /* The snapshot is in the file: loads it off the loop; rest (the stream
