@@ -58,3 +58,8 @@ rbkv_on_redis(integration_repl_stress)
 # redis-server as its twin.
 rbkv_server_test(integration_repl_chain integration/test_repl_chain.c 180 integration)
 rbkv_on_redis(integration_repl_chain)
+
+# What a replica serves while it loads its primary's snapshot, by repl-diskless-load
+# (server/replication/repl_replica.c, server/core/command.c), with redis-server as its twin.
+rbkv_server_test(integration_diskless_load integration/test_diskless_load.c 120 integration)
+rbkv_on_redis(integration_diskless_load)

@@ -37,7 +37,6 @@
 #include "memstats.h"
 #include "pubsub.h"
 #include "repl.h"
-#include "repl_replica.h"
 #include "resp_writer.h"
 #include "script.h"
 #include "server.h"
@@ -157,18 +156,19 @@ static void info_persistence(struct text *t)
 {
     struct persist_status st;
     struct aof_rewrite_status rw;
-    struct repl_link_status link;
     persist_get_status(&st);
     aof_get_rewrite_status(&rw);
-    repl_replica_status(&link);
     /* A child's copy-on-write so far, read from /proc when asked (Redis's
      * child reports it every second, hence its _age: 0 here). */
     size_t cow = st.current_cow_bytes + rw.current_cow_bytes;
-    /* A replica loads its primary's snapshot while serving the old data:
-     * Redis 7 calls that async_loading (repl-diskless-load swapdb). The
-     * child does not report its progress: keys_processed and fork_perc are
-     * 0 while it runs. */
-    text_printf(t, "# Persistence\r\nloading:0\r\nasync_loading:%d\r\n", link.loading);
+    /* A replica loading its primary's snapshot: loading:1 with the old
+     * data dropped, async_loading:1 while it is served (repl-diskless-load
+     * swapdb). Redis's loading_* progress fields are not shown: the load
+     * runs on a worker thread that reports no progress. The child does not
+     * report its progress either: keys_processed and fork_perc are 0 while
+     * it runs. */
+    text_printf(t, "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\n",
+                server.loading == LOADING_SYNC, server.loading == LOADING_ASYNC);
     text_printf(t,
                 "current_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\ncurrent_cow_size_age:0\r\n"
                 "current_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"

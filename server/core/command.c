@@ -255,6 +255,16 @@ static int replication_refuses(struct client *c, const struct command *cmd)
     return 1;
 }
 
+static int loading_refuses(struct client *c, const struct command *cmd)
+{
+    if (server.loading == LOADING_SYNC ? (cmd->flags & CMD_LOADING)
+                                       : !(cmd->flags & CMD_NO_ASYNC_LOADING))
+        return 0;
+    resp_add_error(&c->out, ERR_LOADING);
+    refused(c, cmd);
+    return 1;
+}
+
 int command_protected_allowed(const struct client *c, int access)
 {
     return access == PROTECTED_YES || (access == PROTECTED_LOCAL && conn_is_local(c));
@@ -343,6 +353,11 @@ void command_execute(struct client *c)
         refused(c, cmd);
         return;
     }
+    /* A replica loading its primary's snapshot, in Redis's place for it:
+     * with the old data dropped, only what has CMD_LOADING runs; beside it
+     * (swapdb), what has CMD_NO_ASYNC_LOADING waits for the end. */
+    if (__builtin_expect(server.loading != LOADING_NONE, 0) && loading_refuses(c, cmd))
+        return;
     /* A script past busy-reply-threshold serves the loop from inside:
      * only what may run beside it does (longrun.h). */
     if (long_run && !(cmd->flags & CMD_ALLOW_BUSY) && long_run->timed_out()) {

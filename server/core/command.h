@@ -83,6 +83,7 @@ int command_primary_link_up(void);
 #define ERR_READONLY "READONLY You can't write against a read only replica."
 #define ERR_MASTERDOWN                                                                          \
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+#define ERR_LOADING "LOADING Redis is loading the dataset in memory"
 #define ERR_NOREPLICAS "NOREPLICAS Not enough good replicas to write."
 #define ERR_NO_MULTI "ERR Command not allowed inside a transaction"
 #define ERR_WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."

@@ -413,9 +413,10 @@ static const struct config_def defs[] = {
      FIELD(bind_source_addr), .default_value = ""},
     {.name = "repl-diskless-load", .type = CONFIG_ENUM, FIELD(repl_diskless_load),
      .enum_names = diskless_load_names, .default_value = "disabled",
-     NOOP("every value loads alike, as none of Redis's does: the snapshot goes to a file first "
-          "(as `disabled`), then loads beside the old data, which is served meanwhile, and "
-          "replaces it (as `swapdb` with async loading): memory for both datasets is needed")},
+     .note = "the snapshot always goes to a file first, so `on-empty-db` acts as `disabled`: "
+             "the old data is dropped, then commands without the loading flag get -LOADING "
+             "until the new data is in; `swapdb` serves the old data meanwhile (async "
+             "loading), which needs memory for both datasets"},
     {.name = "repl-diskless-sync-max-replicas", .type = CONFIG_INT,
      FIELD(repl_diskless_sync_max_replicas), .max = INT_MAX, .default_value = "0"},
     {.name = "replica-ignore-maxmemory", .alias = "slave-ignore-maxmemory", .type = CONFIG_BOOL,

@@ -25,6 +25,9 @@
 enum appendfsync { APPENDFSYNC_ALWAYS, APPENDFSYNC_EVERYSEC, APPENDFSYNC_NO };
 /* Redis's protected configs (enable-debug-command): who may run the command. */
 enum protected_access { PROTECTED_NO, PROTECTED_YES, PROTECTED_LOCAL };
+/* repl-diskless-load: the snapshot always goes to a file first, so
+ * on-empty-db acts as disabled (the old data is dropped before the load). */
+enum diskless_load { DISKLESS_LOAD_DISABLED, DISKLESS_LOAD_ON_EMPTY_DB, DISKLESS_LOAD_SWAPDB };
 
 struct output_limit {
     unsigned long long hard_bytes; /* 0 = none */
@@ -199,7 +202,7 @@ struct config {
     int set_proc_title;
     char *proc_title_template;
     char *bind_source_addr;     /* a replica's outgoing link's source address, NULL = any */
-    int repl_diskless_load;     /* accepted: disabled, on-empty-db, swapdb */
+    int repl_diskless_load;     /* enum diskless_load */
     long long repl_diskless_sync_max_replicas;
     long long rdb_key_save_delay; /* test hook: microseconds per key saved */
     long long key_load_delay;     /* test hook: microseconds per key loaded */

@@ -61,6 +61,9 @@ struct server {
     unsigned long long dirty;    /* changes since the last save: every write command adds its count */
     unsigned long long effects_propagated; /* propagate_effects calls (propagate.h), ever */
     int shutting_down;
+    /* A replica loading its primary's snapshot (replication/ sets it):
+     * the dispatcher refuses what Redis refuses meanwhile. */
+    enum server_loading { LOADING_NONE, LOADING_SYNC, LOADING_ASYNC } loading;
     int64_t start_ms;
     uint64_t cron_runs;
     char run_id[41];

@@ -181,10 +181,12 @@ void repl_replica_getack(void)
 
 /* ---- the snapshot ---- */
 
-/* A snapshot loading on a libuv worker thread into a keyspace of its own,
- * while the loop goes on serving the old data; the loop swaps it in when it
- * loaded whole. The worker touches nothing else: its allocations are
- * counted on its own thread and handed over with the keyspace. */
+/* A snapshot loading on a libuv worker thread into a keyspace of its own;
+ * the loop swaps it in when it loaded whole. Meanwhile the loop serves the
+ * old data (repl-diskless-load swapdb) or, the old data dropped, answers
+ * -LOADING (disabled, on-empty-db): server.loading says which. The worker
+ * touches nothing else: its allocations are counted on its own thread and
+ * handed over with the keyspace. */
 struct load_job {
     uv_work_t req;
     char path[64];
@@ -229,11 +231,13 @@ static void install(struct load_job *j)
     struct keyspace *ks = j->ks;
     log_notice("Done loading the primary's snapshot, keys loaded: %lld (%lld bytes)", j->keys,
                ml.received);
-    /* Redis's words for its repl-diskless-load swapdb, which rbkv's load
-     * is: the old data was served meanwhile and goes now. Its "Discarding
-     * old DB in background" is not said: the old contents are freed here on
-     * the loop, with the job. */
-    log_notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
+    /* Redis's words for its repl-diskless-load swapdb: the old data was
+     * served meanwhile and goes now. Its "Discarding old DB in background"
+     * is not said: the old contents are freed here on the loop, with the
+     * job. Without swapdb the old data was dropped before the load: the
+     * swap moves the new data in past empty dbs. */
+    if (server.loading == LOADING_ASYNC)
+        log_notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
     for (int i = 0; i < ks->count; i++) {
         /* The old contents are freed with the job: replies streaming from
          * them are finished first (which also brings db->streams to 0, so
@@ -256,25 +260,41 @@ static void install(struct load_job *j)
 static void load_done(uv_work_t *req, int status)
 {
     struct load_job *j = req->data;
+    enum server_loading mode = server.loading;
     mem_add(j->mem);
     ml.job = NULL;
     if (status < 0 || ml.state != LINK_LOADING || !ml.c) {
+        server.loading = LOADING_NONE;
         free_job(j); /* the link was dropped meanwhile */
         return;
     }
     if (!j->ks) {
         log_warning("Failed trying to load the MASTER synchronization DB from disk, check server "
                     "logs.");
-        log_warning("MASTER <-> REPLICA sync: the primary's snapshot does not load (%s); keeping "
-                    "the data as it was",
-                    j->err);
+        log_warning("MASTER <-> REPLICA sync: the primary's snapshot does not load (%s); %s",
+                    j->err,
+                    mode == LOADING_ASYNC ? "keeping the data as it was"
+                                          : "the old data was flushed before");
+        server.loading = LOADING_NONE;
         free_job(j);
         fail_link("full sync failed; retrying");
         return;
     }
     install(j);
+    server.loading = LOADING_NONE;
     go_up(j->rest, j->rest_len, 0);
     free_job(j);
+}
+
+/* Every db emptied, as FLUSHALL's (its WATCHers see the change), and the
+ * function libraries gone, as Redis's emptyData does before such a load. */
+static void flush_old_data(void)
+{
+    for (int i = 0; i < server.ks->count; i++) {
+        watch_touch_db(&server.ks->dbs[i]);
+        ks_flush(&server.ks->dbs[i]);
+    }
+    fn_flush();
 }
 
 /* The snapshot is in the file: loads it off the loop; rest (the stream
@@ -294,11 +314,21 @@ static void start_load(const char *rest, size_t n)
     uv_read_stop(&ml.c->h.stream);
     ml.state = LINK_LOADING;
     ml.job = j;
-    /* Redis's "Flushing old data" is not said: the old data is served
-     * while this loads, and replaced whole when it loaded (install). */
+    if (server.cfg.repl_diskless_load == DISKLESS_LOAD_SWAPDB) {
+        /* The old data is served while this loads, and replaced whole
+         * when it loaded (install). */
+        server.loading = LOADING_ASYNC;
+    } else {
+        /* As Redis's disabled and on-empty-db: the replica never holds
+         * two datasets; until the new one is in, it answers -LOADING. */
+        log_notice("MASTER <-> REPLICA sync: Flushing old data");
+        flush_old_data();
+        server.loading = LOADING_SYNC;
+    }
     log_notice("MASTER <-> REPLICA sync: Loading DB in memory");
     int rc = uv_queue_work(server.loop, &j->req, load_work, load_done);
     if (rc < 0) {
+        server.loading = LOADING_NONE;
         ml.job = NULL;
         free_job(j);
         fail_link(uv_strerror(rc));
@@ -815,7 +845,6 @@ void repl_replica_status(struct repl_link_status *st)
     st->state = words[ml.state];
     st->up = ml.state == LINK_UP;
     st->sync_in_progress = ml.state == LINK_TRANSFER || ml.state == LINK_LOADING;
-    st->loading = ml.state == LINK_LOADING;
     st->last_io_ms = ml.last_io_ms;
     st->down_since_ms = ml.down_since_ms;
     st->transferred = ml.received;

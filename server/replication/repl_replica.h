@@ -24,7 +24,6 @@ struct repl_link_status {
     const char *state;           /* ROLE's word: connect, connecting, sync, connected */
     int up;                      /* master_link_status */
     int sync_in_progress;
-    int loading;                 /* the snapshot loads on a thread; the old data is served */
     int64_t last_io_ms;          /* the loop's clock, 0 never */
     int64_t down_since_ms;
     long long transferred;       /* bytes of the snapshot received so far */

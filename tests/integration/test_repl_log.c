@@ -10,7 +10,7 @@
  *   it (CLIENT KILL TYPE replica), and a lost link (the primary killed). Both
  *   pairs' logs must hold the same key lines in the same order
  *   (docs/operations.md lists them). The reference replica runs with
- *   repl-diskless-load swapdb, Redis's mechanism that rbkv's load is (the old
+ *   repl-diskless-load swapdb, as rbkv's replica does (the old
  *   data is served while the new loads, then swapped in).
  * - test_exec_masterdown: on a replica with replica-serve-stale-data no, a
  *   transaction queued with GET while the link was up is refused at EXEC once
@@ -30,7 +30,7 @@
 #include "harness.h"
 
 #define SYNC_MS (30000 * H_SLOW)
-/* A full sync starts at once; the replica loads beside its old data. */
+/* A full sync starts at once; the replica loads beside its old data (swapdb). */
 #define FAST "--repl-diskless-sync-delay", "0", "--repl-diskless-load", "swapdb"
 #define MASTERDOWN "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 

@@ -3,8 +3,10 @@
  * misbehaves: a complete but corrupt snapshot, a bad +FULLRESYNC line, an
  * overlong handshake line, a primary that goes silent (repl-timeout) before
  * or in the middle of the snapshot, and a full disk while the snapshot comes.
- * Each time the replica logs why, keeps serving the data it had, leaves no
- * temp file and tries again; where the test then plays fair, it converges.
+ * Each time the replica logs why, keeps serving the data it had (not after
+ * a snapshot that does not load with repl-diskless-load disabled: it
+ * dropped it first), leaves no temp file and tries again; where the test
+ * then plays fair, it converges.
  *
  * The primary is a fake one, played by this program on a loopback socket
  * (struct fake_primary): it answers the replica's PING and REPLCONF, then
@@ -12,9 +14,10 @@
  * an rbkv-server the test starts for that.
  *
  * Redis 7.0 differs on two of these, by design here: on a snapshot that does
- * not load it has already flushed its data and exits (rbkv loads aside and
- * keeps the old data), and on a bad +FULLRESYNC it goes on with a zero
- * replication id (rbkv drops the link and retries).
+ * not load it has already flushed its data and exits (rbkv flushed it too
+ * with repl-diskless-load disabled, the default, and retries; with swapdb
+ * it loads aside and keeps the old data), and on a bad +FULLRESYNC it goes
+ * on with a zero replication id (rbkv drops the link and retries).
  *
  * The full-disk case mounts a small tmpfs in a mount namespace of its own
  * (as test_disk_full.c does): without root it reports SKIP and the rest runs.
@@ -247,7 +250,10 @@ static char *make_snapshot(int n, size_t value_len, size_t *len)
 /* A snapshot that arrives whole but does not load (a byte flipped: the
  * checksum fails): refused, the old data kept, a retry; a good one then
  * replaces the data. */
-static void test_corrupt_snapshot(void)
+/* With repl-diskless-load mode: swapdb keeps the old data when the
+ * snapshot does not load; disabled (the default) dropped it before the
+ * load, as Redis does. */
+static void corrupt_snapshot(const char *mode)
 {
     struct fake_primary f;
     struct h_server r;
@@ -257,13 +263,18 @@ static void test_corrupt_snapshot(void)
         free(snap);
         return;
     }
-    redisContext *c = open_replica(&r, &f, NULL);
+    redisContext *c = open_replica(&r, &f, H_FLAGS("--repl-diskless-load", mode));
     if (c && fake_until_psync(&f) == 0) {
         snap[n / 2] ^= 0x5a;
         fake_full_sync(&f, snap, n);
         EXPECT_LOG(&r, "the primary's snapshot does not load");
         EXPECT_LOG(&r, "full sync failed; retrying");
-        expect_old_data(c);
+        if (!strcmp(mode, "swapdb")) {
+            expect_old_data(c);
+        } else {
+            EXPECT_INT(c, 0, "DBSIZE");
+            EXPECT_MATCH(c, "*master_link_status:down*", "INFO", "replication");
+        }
         CHECK(!h_dir_has_prefix(r.dir, "temp-repl-"), "the refused snapshot's file is left");
         snap[n / 2] ^= 0x5a;
         if (fake_until_psync(&f) == 0) {
@@ -281,6 +292,12 @@ static void test_corrupt_snapshot(void)
     }
     fake_close(&f);
     free(snap);
+}
+
+static void test_corrupt_snapshot(void)
+{
+    corrupt_snapshot("swapdb");
+    corrupt_snapshot("disabled");
 }
 
 /* The primary answers bytes[0..n) to PSYNC (after_psync) or to the first

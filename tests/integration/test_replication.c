@@ -196,7 +196,10 @@ static void group_close(struct group *g)
 static void test_full_sync_large(void)
 {
     struct group g = {0};
-    redisContext *p = group_add(&g, NULL), *r = group_add(&g, NULL);
+    /* The replica serves its old data while it loads (swapdb; the default,
+     * disabled, is test_diskless_load.c's). */
+    redisContext *p = group_add(&g, NULL);
+    redisContext *r = group_add(&g, H_FLAGS("--repl-diskless-load", "swapdb"));
     if (!p || !r)
         goto out;
     h_fill(p, "key", BIG_KEYS);
