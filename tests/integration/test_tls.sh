@@ -288,16 +288,29 @@ expect "CONFIG SET port to a port in use" "$(redis-cli -p "$old_port" CONFIG SET
 expect "the old port after the refusal" "$(redis-cli -p "$old_port" PING)" PONG
 expect "CONFIG GET port after the refusal" "$(redis-cli -p "$old_port" CONFIG GET port | tail -n 1)" \
   "$old_port"
-new_port=$(free_port)
-expect "CONFIG SET port" "$(redis-cli -p "$old_port" CONFIG SET port "$new_port")" OK
+# move_to SETTING CMD...: CONFIG SET SETTING (port, tls-port) through CMD to a free port, on a new
+# one when another test took it meanwhile (free_port's caveat); sets MOVED_PORT and MOVED_REPLY.
+move_to() {
+  local setting=$1 attempt
+  shift
+  for ((attempt = 0; attempt < START_ATTEMPTS; attempt++)); do
+    MOVED_PORT=$(free_port)
+    MOVED_REPLY=$("$@" CONFIG SET "$setting" "$MOVED_PORT")
+    [[ $MOVED_REPLY == *"Unable to listen"* ]] || return 0
+  done
+}
+move_to port redis-cli -p "$old_port"
+new_port=$MOVED_PORT
+expect "CONFIG SET port" "$MOVED_REPLY" OK
 expect "the new port" "$(redis-cli -p "$new_port" PING)" PONG
 redis-cli -p "$old_port" PING >/dev/null 2>&1 && fail "the old port still listens after CONFIG SET port"
 SERVER_PORT=$new_port
 expect "CONFIG SET tls-port to a port in use" "$(cli client CONFIG SET tls-port "$new_port")" \
   "ERR CONFIG SET failed (possibly related to argument 'tls-port') - Unable to listen on this port. Check server logs."
 expect "the old tls-port after the refusal" "$(cli client PING)" PONG
-new_tls=$(free_port)
-expect "CONFIG SET tls-port" "$(cli client CONFIG SET tls-port "$new_tls")" OK
+move_to tls-port cli client
+new_tls=$MOVED_PORT
+expect "CONFIG SET tls-port" "$MOVED_REPLY" OK
 TLS_PORT=$new_tls
 expect "the new tls-port" "$(cli client PING)" PONG
 TLS_PORT=$old_tls
