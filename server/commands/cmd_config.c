@@ -27,6 +27,7 @@
 #include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
+#include "process.h"
 #include "repl.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -281,6 +282,9 @@ static void config_set_command(struct client *c)
     } else {
         if (server.cfg.maxmemory != maxmemory)
             warn_if_under_used(server.cfg.maxmemory);
+        /* Redis applies the title and OOM score as the setting changes,
+         * not at the next cron. */
+        process_update();
         reply_ok(c);
     }
     for (int i = 0; i < npairs; i++)
