@@ -320,7 +320,7 @@ void cluster_msg_gossip_at(const struct cluster_msg *m, uint16_t i, struct clust
 
 int cluster_msg_ext_next(const struct cluster_msg *m, uint32_t *pos, struct cluster_msg_ext *e)
 {
-    if (*pos >= m->body.ping.ext_len)
+    if (m->hdr.type > CLUSTER_MSG_MEET || *pos >= m->body.ping.ext_len)
         return 0;
     const unsigned char *x = m->body.ping.ext + *pos;
     uint32_t extlen = get32(x);

@@ -95,7 +95,9 @@ struct cluster_msg_gossip {
     char nodename[CLUSTER_MSG_NAMELEN];
     uint32_t ping_sent;     /* seconds (Redis sends its milliseconds / 1000) */
     uint32_t pong_received; /* seconds */
-    char ip[CLUSTER_MSG_IPLEN + 1]; /* decoded: the wire's 46 bytes and a NUL */
+    char ip[CLUSTER_MSG_IPLEN + 1]; /* decoded: the wire's 46 bytes and a NUL; encoded: its
+                                     * first 46 bytes as they are (zeros after the text, as
+                                     * Redis sends) */
     uint16_t port;
     uint16_t cport;
     uint16_t flags;
@@ -181,7 +183,7 @@ int cluster_msg_decode(const void *p, size_t len, struct cluster_msg *m, char *w
 /* Entry i (< m->hdr.count) of a decoded PING, PONG or MEET's gossip. */
 void cluster_msg_gossip_at(const struct cluster_msg *m, uint16_t i, struct cluster_msg_gossip *g);
 /* Walks a decoded PING, PONG or MEET's extensions: *pos starts at 0. Returns
- * 1 with *e set to the next one, 0 after the last. */
+ * 1 with *e set to the next one, 0 after the last (at once for other types). */
 int cluster_msg_ext_next(const struct cluster_msg *m, uint32_t *pos, struct cluster_msg_ext *e);
 /* The name of a message type, as Redis logs it ("ping", "fail", ...), or
  * "unknown". */
