@@ -16,6 +16,7 @@
  *     node as CLUSTER NODES shows it.
  *  4. PUBLISH both ways: Redis's subscriber gets the made-up node's message,
  *     and a PUBLISH on Redis reaches the made-up node's link.
+ * Every message Redis sends, decoded and encoded again, gives Redis's bytes.
  * With $RBKV_BUS_SEEDS set to a folder, the messages Redis sent are saved
  * there (the fuzz target's seeds, tests/fuzz/corpus/cluster_bus/).
  *
@@ -287,6 +288,50 @@ static void field(const char *line, int i, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), line);
 }
 
+/* Byte for byte: what the encoder builds from what Redis sent decoded is
+ * what Redis sent (reserved and padding bytes zero on both sides). */
+static void check_reencoded(const struct cluster_msg *m, const unsigned char *raw, size_t len)
+{
+    unsigned char *buf = malloc(len);
+    struct cluster_msg_gossip *g = calloc(m->hdr.count + 1u, sizeof *g);
+    size_t wrote = 0;
+    if (!CHECK(buf && g, "out of memory"))
+        goto out;
+    switch (m->hdr.type) {
+    case CLUSTER_MSG_PING:
+    case CLUSTER_MSG_PONG:
+    case CLUSTER_MSG_MEET:
+        if (!CHECK(cluster_msg_len_ping(m->hdr.count, m->body.ping.hostname_len) == len,
+                   "%s of %zu bytes: not one the encoder builds", cluster_msg_type_name(m->hdr.type),
+                   len))
+            goto out;
+        for (uint16_t i = 0; i < m->hdr.count; i++)
+            cluster_msg_gossip_at(m, i, &g[i]);
+        wrote = cluster_msg_encode_ping(buf, &m->hdr, g, m->hdr.count, m->body.ping.hostname,
+                                        m->body.ping.hostname_len);
+        break;
+    case CLUSTER_MSG_PUBLISH:
+        if (!CHECK(cluster_msg_len_publish(m->body.publish.channel_len,
+                                           m->body.publish.message_len) == len, "publish length"))
+            goto out;
+        wrote = cluster_msg_encode_publish(buf, &m->hdr, m->body.publish.channel,
+                                           m->body.publish.channel_len, m->body.publish.message,
+                                           m->body.publish.message_len);
+        break;
+    default:
+        CHECK(0, "no re-encoding of %s here", cluster_msg_type_name(m->hdr.type));
+        goto out;
+    }
+    size_t at = 0;
+    while (at < len && buf[at] == raw[at])
+        at++;
+    CHECK(wrote == len && at == len, "%s re-encoded differs from Redis's at byte %zu of %zu",
+          cluster_msg_type_name(m->hdr.type), at, len);
+out:
+    free(g);
+    free(buf);
+}
+
 /* The header Redis sent checked against what its commands say. */
 static void check_redis_hdr(redisContext *c, const struct cluster_msg *m, const char *myid,
                             const struct h_server *ref, int cport)
@@ -396,6 +441,7 @@ static void test_wire_with_redis(void)
     CHECK(m.hdr.count == 0, "gossip about %u nodes (Redis knows none to tell of)", m.hdr.count);
     check_redis_hdr(c, &m, myid, &ref, bus_port);
     save_seed("redis_pong_to_meet", meet.buf, meet.consumed);
+    check_reencoded(&m, meet.buf, meet.consumed);
 
     /* 2. The made-up node in handshake at the announced address; Redis's PING. */
     char line[1024], pattern[256];
@@ -411,6 +457,7 @@ static void test_wire_with_redis(void)
           cluster_msg_type_name(m.hdr.type));
     check_redis_hdr(c, &m, myid, &ref, bus_port);
     save_seed("redis_ping", back->buf, back->consumed);
+    check_reencoded(&m, back->buf, back->consumed);
     CHECK(send_ping(back->fd, &n, CLUSTER_MSG_PONG, NULL, 0) == 0, "send PONG");
     snprintf(pattern, sizeof pattern, "%s 127.0.0.1:%d@%d master - *", n.name, MADE_UP_PORT,
              n.cport);
@@ -450,6 +497,7 @@ static void test_wire_with_redis(void)
                 continue;
             gossiped = 1;
             save_seed("redis_ping_gossip", back->buf, back->consumed);
+            check_reencoded(&m, back->buf, back->consumed);
             CHECK(!strcmp(d.ip, "127.0.0.1") && d.port == THIRD_PORT &&
                       d.cport == n.third_cport && d.pport == 0,
                   "gossip entry %s:%u@%u", d.ip, d.port, d.cport);
@@ -497,6 +545,7 @@ static void test_wire_with_redis(void)
             break;
         published = 1;
         save_seed("redis_publish", back->buf, back->consumed);
+        check_reencoded(&m, back->buf, back->consumed);
         check_redis_hdr(c, &m, myid, &ref, bus_port);
         CHECK(m.body.publish.channel_len == 10 &&
                   !memcmp(m.body.publish.channel, "to-the-bus", 10) &&
