@@ -8,8 +8,9 @@ add_test(NAME cluster_msg COMMAND test_cluster_msg)
 set_tests_properties(cluster_msg PROPERTIES LABELS unit TIMEOUT 60)
 
 # The codec against a real redis-server 7.0.15 in cluster mode: a node of the test's making
-# MEETs it, ends the handshake, gossips, gives itself slots and exchanges PUBLISH, and every
-# message Redis sends decodes to what its CLUSTER commands say. Skips without redis-server.
+# MEETs it, ends the handshake, gossips, gives itself slots, exchanges PUBLISH, draws an UPDATE and
+# a FAIL; every message Redis sends decodes to what its CLUSTER commands say and encodes back to
+# Redis's bytes. Skips without redis-server.
 rbkv_server_test(integration_cluster_bus integration/test_cluster_bus.c 120 integration)
 target_link_libraries(test_integration_cluster_bus PRIVATE rbkv_cluster)
 set_tests_properties(integration_cluster_bus PROPERTIES SKIP_RETURN_CODE 77)

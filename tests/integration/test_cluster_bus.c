@@ -16,6 +16,9 @@
  *     node as CLUSTER NODES shows it.
  *  4. PUBLISH both ways: Redis's subscriber gets the made-up node's message,
  *     and a PUBLISH on Redis reaches the made-up node's link.
+ *  5. Claiming Redis's slots with an older config epoch draws an UPDATE.
+ *  6. The made-up node's report of the third node (PFAIL) makes the majority,
+ *     and Redis broadcasts FAIL about it.
  * Every message Redis sends, decoded and encoded again, gives Redis's bytes.
  * With $RBKV_BUS_SEEDS set to a folder, the messages Redis sent are saved
  * there (the fuzz target's seeds, tests/fuzz/corpus/cluster_bus/).
@@ -256,6 +259,24 @@ static int wait_nodes_line(redisContext *c, const char *needle, const char *patt
     return 0;
 }
 
+/* The next message of the given type on l, within WAIT_MS, answering Redis's
+ * PINGs and passing over other types. Returns 0, or -1 after a failed CHECK. */
+static int next_msg_of_type(struct link *l, const struct made_up *n, uint16_t type,
+                            struct cluster_msg *m)
+{
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    for (;;) {
+        int left = (int)(deadline - h_now_ms());
+        if (!CHECK(left > 0, "no %s from Redis in time", cluster_msg_type_name(type)) ||
+            read_msg(l, m, left) != 0)
+            return -1;
+        if (m->hdr.type == type)
+            return 0;
+        if (m->hdr.type == CLUSTER_MSG_PING)
+            send_ping(l->fd, n, CLUSTER_MSG_PONG, NULL, 0);
+    }
+}
+
 /* Node flags from CLUSTER NODES's flags word. */
 static unsigned flags_of(const char *word)
 {
@@ -317,6 +338,17 @@ static void check_reencoded(const struct cluster_msg *m, const unsigned char *ra
         wrote = cluster_msg_encode_publish(buf, &m->hdr, m->body.publish.channel,
                                            m->body.publish.channel_len, m->body.publish.message,
                                            m->body.publish.message_len);
+        break;
+    case CLUSTER_MSG_FAIL:
+        wrote = len == CLUSTER_MSG_LEN_FAIL ? cluster_msg_encode_fail(buf, &m->hdr,
+                                                                      m->body.fail.nodename)
+                                            : 0;
+        break;
+    case CLUSTER_MSG_UPDATE:
+        wrote = len == CLUSTER_MSG_LEN_UPDATE
+                    ? cluster_msg_encode_update(buf, &m->hdr, m->body.update.config_epoch,
+                                                m->body.update.nodename, m->body.update.slots)
+                    : 0;
         break;
     default:
         CHECK(0, "no re-encoding of %s here", cluster_msg_type_name(m->hdr.type));
@@ -533,27 +565,50 @@ static void test_wire_with_redis(void)
         redisFree(sub);
     }
     EXPECT_INT(c, 0, "PUBLISH", "to-the-bus", "hello bus");
-    int published = 0;
-    deadline = h_now_ms() + WAIT_MS;
-    while (!published && h_now_ms() < deadline && read_msg(back, &m, WAIT_MS) == 0) {
-        if (m.hdr.type == CLUSTER_MSG_PING) {
-            send_ping(back->fd, &n, CLUSTER_MSG_PONG, NULL, 0);
-            continue;
-        }
-        if (!CHECK(m.hdr.type == CLUSTER_MSG_PUBLISH, "Redis sent %s",
-                   cluster_msg_type_name(m.hdr.type)))
-            break;
-        published = 1;
-        save_seed("redis_publish", back->buf, back->consumed);
-        check_reencoded(&m, back->buf, back->consumed);
-        check_redis_hdr(c, &m, myid, &ref, bus_port);
-        CHECK(m.body.publish.channel_len == 10 &&
-                  !memcmp(m.body.publish.channel, "to-the-bus", 10) &&
-                  m.body.publish.message_len == 9 &&
-                  !memcmp(m.body.publish.message, "hello bus", 9),
-              "PUBLISH body");
-    }
-    CHECK(published, "Redis's PUBLISH never reached the made-up node");
+    if (next_msg_of_type(back, &n, CLUSTER_MSG_PUBLISH, &m) != 0)
+        goto out;
+    save_seed("redis_publish", back->buf, back->consumed);
+    check_reencoded(&m, back->buf, back->consumed);
+    check_redis_hdr(c, &m, myid, &ref, bus_port);
+    CHECK(m.body.publish.channel_len == 10 && !memcmp(m.body.publish.channel, "to-the-bus", 10) &&
+              m.body.publish.message_len == 9 && !memcmp(m.body.publish.message, "hello bus", 9),
+          "PUBLISH body");
+
+    /* 5. Claiming Redis's slots 0-99 with an older config epoch: Redis answers with an
+     * UPDATE about itself. */
+    for (int s = 0; s <= 99; s++)
+        set_slot(n.slots, s);
+    CHECK(send_ping(meet.fd, &n, CLUSTER_MSG_PING, NULL, 0) == 0, "send PING");
+    if (next_msg_of_type(back, &n, CLUSTER_MSG_UPDATE, &m) != 0)
+        goto out;
+    save_seed("redis_update", back->buf, back->consumed);
+    check_reencoded(&m, back->buf, back->consumed);
+    CHECK(!memcmp(m.body.update.nodename, myid, CLUSTER_MSG_NAMELEN) &&
+              m.body.update.config_epoch == 7,
+          "UPDATE about %.40s at epoch %llu", m.body.update.nodename,
+          (unsigned long long)m.body.update.config_epoch);
+    CHECK(!memcmp(m.body.update.slots, m.hdr.myslots, CLUSTER_MSG_SLOT_BYTES),
+          "UPDATE's slots are not Redis's own");
+    memset(n.slots, 0, sizeof n.slots);
+    for (int s = 16000; s < CLUSTER_MSG_SLOTS; s++)
+        set_slot(n.slots, s);
+
+    /* 6. The third node never answers: once Redis flags it PFAIL, the made-up node's
+     * report makes the majority of the two primaries with slots, and Redis broadcasts FAIL. */
+    snprintf(pattern, sizeof pattern, "%s * master,fail? *", n.third);
+    CHECK(wait_nodes_line(c, n.third, pattern, back, &n, line, sizeof line),
+          "the third node never turned PFAIL: %s", line);
+    g.flags = NODE_MASTER | NODE_PFAIL;
+    CHECK(send_ping(meet.fd, &n, CLUSTER_MSG_PING, &g, 1) == 0, "send PING");
+    if (next_msg_of_type(back, &n, CLUSTER_MSG_FAIL, &m) != 0)
+        goto out;
+    save_seed("redis_fail", back->buf, back->consumed);
+    check_reencoded(&m, back->buf, back->consumed);
+    CHECK(!memcmp(m.body.fail.nodename, n.third, CLUSTER_MSG_NAMELEN), "FAIL about %.40s",
+          m.body.fail.nodename);
+    snprintf(pattern, sizeof pattern, "%s * master,fail *", n.third);
+    CHECK(wait_nodes_line(c, n.third, pattern, back, &n, line, sizeof line),
+          "the third node is not FAIL: %s", line);
 
 out:
     if (meet.fd >= 0)
