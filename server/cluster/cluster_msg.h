@@ -194,7 +194,8 @@ size_t cluster_msg_len_ping(uint16_t count, size_t hostname_len);
 size_t cluster_msg_len_publish(uint32_t channel_len, uint32_t message_len);
 size_t cluster_msg_len_module(uint32_t len);
 #define CLUSTER_MSG_LEN_FAIL (CLUSTER_MSG_HEADER_LEN + CLUSTER_MSG_NAMELEN)
-#define CLUSTER_MSG_LEN_UPDATE (CLUSTER_MSG_HEADER_LEN + 8 + CLUSTER_MSG_NAMELEN + CLUSTER_MSG_SLOT_BYTES)
+#define CLUSTER_MSG_LEN_UPDATE                                                                    \
+    (CLUSTER_MSG_HEADER_LEN + 8 + CLUSTER_MSG_NAMELEN + CLUSTER_MSG_SLOT_BYTES)
 
 /* The encoders: each writes h (its type chooses among the types the function
  * encodes) and the body into out, which holds exactly the size above, as

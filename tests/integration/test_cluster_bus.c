@@ -323,8 +323,8 @@ static void check_reencoded(const struct cluster_msg *m, const unsigned char *ra
     case CLUSTER_MSG_PONG:
     case CLUSTER_MSG_MEET:
         if (!CHECK(cluster_msg_len_ping(m->hdr.count, m->body.ping.hostname_len) == len,
-                   "%s of %zu bytes: not one the encoder builds", cluster_msg_type_name(m->hdr.type),
-                   len))
+                   "%s of %zu bytes: not one the encoder builds",
+                   cluster_msg_type_name(m->hdr.type), len))
             goto out;
         for (uint16_t i = 0; i < m->hdr.count; i++)
             cluster_msg_gossip_at(m, i, &g[i]);
@@ -374,7 +374,7 @@ static void check_redis_hdr(redisContext *c, const struct cluster_msg *m, const 
     CHECK(h->port == ref->port && h->cport == cport && h->pport == 0, "ports %u %u %u",
           h->port, h->cport, h->pport);
     char line[1024], word[128];
-    if (CHECK(nodes_line(c, " myself,", line, sizeof line) == 0, "no myself line in CLUSTER NODES")) {
+    if (CHECK(nodes_line(c, " myself,", line, sizeof line) == 0, "no myself line")) {
         field(line, 2, word, sizeof word);
         CHECK(h->flags == flags_of(word), "flags %u, CLUSTER NODES says %s", h->flags, word);
         field(line, 6, word, sizeof word);
@@ -505,8 +505,9 @@ static void test_wire_with_redis(void)
     memcpy(g.nodename, n.third, CLUSTER_MSG_NAMELEN);
     strcpy(g.ip, "127.0.0.1");
     CHECK(send_ping(meet.fd, &n, CLUSTER_MSG_PING, &g, 1) == 0, "send PING");
-    snprintf(pattern, sizeof pattern, "%s 127.0.0.1:%d@%d,made-up.example master - * 3 * 16000-16383",
-             n.name, MADE_UP_PORT, n.cport);
+    snprintf(pattern, sizeof pattern,
+             "%s 127.0.0.1:%d@%d,made-up.example master - * 3 * 16000-16383", n.name,
+             MADE_UP_PORT, n.cport);
     CHECK(wait_nodes_line(c, n.name, pattern, back, &n, line, sizeof line),
           "slots or hostname not taken: %s", line);
     snprintf(pattern, sizeof pattern, "%s 127.0.0.1:%d@%d master *", n.third, THIRD_PORT,

@@ -52,7 +52,8 @@ static void random_hdr(struct cluster_msg_hdr *h, uint16_t type)
     snprintf(h->myip, sizeof h->myip, "10.%u.%u.%u", (unsigned)rng_below(&rng, 256),
              (unsigned)rng_below(&rng, 256), (unsigned)rng_below(&rng, 256));
     h->state = (uint8_t)rng_below(&rng, 2);
-    h->mflags[0] = (uint8_t)(rng_next(&rng) & (CLUSTER_MSG_FLAG0_PAUSED | CLUSTER_MSG_FLAG0_FORCEACK));
+    h->mflags[0] =
+        (uint8_t)(rng_next(&rng) & (CLUSTER_MSG_FLAG0_PAUSED | CLUSTER_MSG_FLAG0_FORCEACK));
 }
 
 /* The decoded header equals the one encoded, but for what the encoder computes. */
