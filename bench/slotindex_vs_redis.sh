@@ -21,7 +21,8 @@ gen() { # COUNT FORMAT: SET commands for redis-cli --pipe
     printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\nvalue:%010d\r\n", length(k), k, i } }'
 }
 
-# server_per_key START_FN [flags...]: used_memory per key of a fresh server loaded with KEYS keys.
+# server_per_key START_FN [flags...]: sets PER_KEY to the used_memory per key of a fresh server
+# loaded with KEYS keys (not a $(...): the server would be started in, and outlive, a subshell).
 server_per_key() {
   local start=$1 port; shift
   bench_cleanup; BENCH_PIDS=()
@@ -38,7 +39,7 @@ server_per_key() {
   u0=$(info_field "$port" used_memory)
   gen "$KEYS" "$fmt" | redis-cli -p "$port" --pipe >/dev/null
   u1=$(info_field "$port" used_memory)
-  awk -v a="$u0" -v b="$u1" -v n="$KEYS" 'BEGIN { printf "%.1f", (b - a) / n }'
+  PER_KEY=$(awk -v a="$u0" -v b="$u1" -v n="$KEYS" 'BEGIN { printf "%.1f", (b - a) / n }')
 }
 
 printf '%-11s %-28s %10s\n' format what "used B/key"
@@ -46,10 +47,10 @@ for fmt in $FORMATS; do
   off=$("$MEM_BIN" "$KEYS" off "$fmt" | awk '{ print $6 }')
   on_line=$("$MEM_BIN" "$KEYS" on "$fmt")
   on=$(echo "$on_line" | awk '{ print $6 }'); idx=$(echo "$on_line" | awk '{ print $8 }')
-  rbkv_server=$(server_per_key start_rbkv)
-  redis=$(server_per_key start_redis)
-  redis_cluster=$(server_per_key start_redis --dir "$WORK" --cluster-enabled yes \
-    --cluster-config-file "nodes-$RANDOM.conf")
+  server_per_key start_rbkv; rbkv_server=$PER_KEY
+  server_per_key start_redis; redis=$PER_KEY
+  server_per_key start_redis --dir "$WORK" --cluster-enabled yes --cluster-config-file "nodes-$RANDOM.conf"
+  redis_cluster=$PER_KEY
   printf '%-11s %-28s %10s\n' "$fmt" "rbkv keyspace, index off" "$off" "$fmt" "rbkv keyspace, index on" \
     "$on" "$fmt" "  of which the index" "$idx" "$fmt" "rbkv-server (not cluster)" "$rbkv_server" \
     "$fmt" "redis-server" "$redis" "$fmt" "redis-server cluster-enabled" "$redis_cluster"
