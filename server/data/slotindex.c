@@ -268,23 +268,27 @@ int ks_slots_check(const struct db *db, const char **why)
         }
         return 0;
     }
-    size_t total = 0;
-    if (db->slots) {
-        if (db->slots->walking != -1) {
-            *why = "slot walk left on";
-            return -1;
-        }
-        for (unsigned i = 0; i < CLUSTER_SLOTS; i++) {
-            if (set_check(&db->slots->slot[i], i, why) < 0)
-                return -1;
-            total += db->slots->slot[i].count;
-        }
-    }
     /* As many as the tree, each found in its slot's set: with no pointer
      * twice in a set (a probe finds one of them; count catches the rest),
      * the sets hold exactly the tree's entries. */
     const struct ks_entry *root = ks_entry_of(db->keys.rb_node);
-    if (total != (root ? root->size : 0)) {
+    size_t keys = root ? root->size : 0, total = 0;
+    if (!db->slots) {
+        if (keys == 0)
+            return 0;
+        *why = "slot index and tree hold different numbers of entries";
+        return -1;
+    }
+    if (db->slots->walking != -1) {
+        *why = "slot walk left on";
+        return -1;
+    }
+    for (unsigned i = 0; i < CLUSTER_SLOTS; i++) {
+        if (set_check(&db->slots->slot[i], i, why) < 0)
+            return -1;
+        total += db->slots->slot[i].count;
+    }
+    if (total != keys) {
         *why = "slot index and tree hold different numbers of entries";
         return -1;
     }
