@@ -154,6 +154,8 @@ static void cell_delete(struct ks_slot *s, uint32_t i)
 
 void ks_slots_unlink(struct db *db, struct ks_entry *e)
 {
+    if (!db->slots)
+        abort(); /* a key from before ks_slots_enable: see its rule */
     unsigned slot = entry_slot(e);
     struct ks_slot *s = &db->slots->slot[slot];
     cell_delete(s, cell_find(s, e));

@@ -58,7 +58,8 @@ extern int ks_slots_on;
 
 /* Turns the index on for the process. Call once at start, before any key
  * exists (before loading a snapshot or log): keys that exist already are not
- * indexed, and ks_check reports them. There is no turning it off. */
+ * indexed, ks_check reports them, and deleting one aborts. There is no
+ * turning it off. */
 void ks_slots_enable(void);
 static inline int ks_slots_enabled(void) { return ks_slots_on; }
 
@@ -75,16 +76,18 @@ size_t ks_slot_count(const struct db *db, unsigned slot);
  * deadline) or delete any other key of this slot of db, nor flush db: the
  * walk would miss or repeat keys. Adding or moving one aborts. A walk
  * started inside another walk of db makes no calls. A walk that deleted
- * keys gives memory back when it ends. */
+ * keys gives memory back when it ends.
+ * GETKEYSINSLOT slot count: fn replies with e's key and returns nonzero at
+ * the count-th; COUNTKEYSINSLOT: ks_slot_count. */
 typedef int ks_slot_walk_fn(struct db *db, struct ks_entry *e, void *arg);
 size_t ks_slot_walk(struct db *db, unsigned slot, ks_slot_walk_fn *fn, void *arg);
 
 /* Bytes the index holds for db (its slot array and every set). */
 size_t ks_slots_memory(const struct db *db);
 
-/* The keyspace's hooks (keyspace.c only), called only while enabled: the
- * caller tests ks_slots_on, so a server outside cluster mode pays that one
- * branch and no call. */
+/* The keyspace's hooks (keyspace.c only). link, unlink and moved are called
+ * only while enabled: the caller tests ks_slots_on, so a server outside
+ * cluster mode pays that one branch and no call. */
 void ks_slots_link(struct db *db, struct ks_entry *e);
 void ks_slots_unlink(struct db *db, struct ks_entry *e);
 /* e was reallocated at moved (same key); e's address is only compared. */
