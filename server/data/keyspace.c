@@ -7,6 +7,8 @@
  *    and every node's size is 1 + the sizes of its children;
  *  - db->index holds exactly the entries of db->keys, at their current
  *    addresses (entry_move tells it of every move);
+ *  - in cluster mode db->slots holds them too, each in its hash slot's set
+ *    (slotindex.h), and outside it db->slots is NULL;
  *  - an entry has KS_HAS_EXPIRE exactly when it owns a struct ks_expire, which is
  *    linked in db->expires and points back at the entry;
  *  - db->expires is ordered by deadline and holds db->expires_count records;
@@ -291,6 +293,8 @@ static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
     }
     ks_order_insert(&e->node, parent, link, &db->keys);
     kix_insert(&db->index, e, h);
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_link(db, e);
 }
 
 struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen)
@@ -334,6 +338,8 @@ static struct ks_entry *entry_move(struct db *db, struct ks_entry *e, size_t byt
     kix_replace(&db->index, e, moved);
     if (moved->flags & KS_HAS_EXPIRE)
         entry_expire(moved)->entry = moved;
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_moved(db, e, moved);
     xfree(e);
     return moved;
 }
@@ -447,6 +453,8 @@ void ks_delete(struct db *db, struct ks_entry *e)
 {
     ks_will_change(db);
     kix_remove(&db->index, e);
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_unlink(db, e);
     ks_order_erase(&e->node, &db->keys);
     if (e->flags & KS_HAS_EXPIRE)
         expire_unlink(db, e);
@@ -522,6 +530,8 @@ struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, en
     else
         memcpy(ks_str(e), &value, sizeof(value));
     kix_insert(&b->db->index, e, kix_hash(&b->db->index, key, klen));
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_link(b->db, e);
     if (b->n == b->cap) {
         b->cap = b->cap ? b->cap * 2 : 1024;
         b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
@@ -626,6 +636,7 @@ void ks_flush(struct db *db)
     }
     db->keys = RB_ROOT;
     kix_clear(&db->index);
+    ks_slots_clear(db);
     db->expires = RB_ROOT_CACHED;
     db->expires_count = 0;
 }
@@ -814,5 +825,5 @@ int ks_check(const struct db *db, const char **why)
             return -1;
         }
     }
-    return 0;
+    return ks_slots_check(db, why);
 }

@@ -28,6 +28,7 @@
 
 #include "keyindex.h"
 #include "rbtree.h"
+#include "slotindex.h"
 
 enum ks_type {
     KS_STRING = 0, KS_ZSET = 1, KS_HASH = 2, KS_SET = 3, KS_LIST = 4, KS_STREAM = 5, KS_TYPE_COUNT
@@ -83,6 +84,9 @@ struct db {
     int id;
     struct rb_root keys;
     struct kix index;       /* the entries of keys, by hash of key */
+    /* The entries of keys by cluster hash slot (slotindex.h); NULL until
+     * the db's first key in cluster mode, always NULL outside it. */
+    struct ks_slots *slots;
     struct rb_root_cached expires;
     size_t expires_count;
     unsigned long long expired; /* keys removed because their deadline passed */
