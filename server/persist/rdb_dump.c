@@ -12,7 +12,9 @@
 char *rdb_dump_payload(struct ks_entry *e, size_t *len)
 {
     struct rdb_out o = {0};
-    if (rdb_value_write(&o, e) < 0)
+    if (e->type == KS_STRING)
+        rdb_value_write_string(&o, ks_str(e), ks_slen(e));
+    else if (rdb_value_write(&o, e->type, ks_ptr(e)) < 0)
         return NULL;
     unsigned char trailer[RDB_DUMP_TRAILER];
     trailer[0] = RDB_VERSION & 0xff;

@@ -434,22 +434,24 @@ static void write_zset(struct rdb_out *o, const struct zset *z)
     }
 }
 
-int rdb_value_write(struct rdb_out *o, struct ks_entry *e)
+void rdb_value_write_string(struct rdb_out *o, const char *p, size_t len)
 {
-    switch (e->type) {
-    case KS_STRING:
-        rdb_out_byte(o, RDB_TYPE_STRING);
-        rdb_out_string(o, ks_str(e), ks_slen(e));
-        return 0;
+    rdb_out_byte(o, RDB_TYPE_STRING);
+    rdb_out_string(o, p, len);
+}
+
+int rdb_value_write(struct rdb_out *o, int type, const void *value)
+{
+    switch (type) {
     case KS_LIST:
-        write_list(o, ks_ptr(e));
+        write_list(o, value);
         return 0;
     case KS_SET:
     case KS_HASH:
-        write_map(o, ks_ptr(e));
+        write_map(o, value);
         return 0;
     case KS_ZSET:
-        write_zset(o, ks_ptr(e));
+        write_zset(o, value);
         return 0;
     default:
         return RDB_ERR_UNSUPPORTED;

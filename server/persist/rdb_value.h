@@ -83,8 +83,11 @@ int rdb_value_read(struct rdb_in *in, const struct rdb_limits *lim, int deep,
 /* Frees what v still holds. */
 void rdb_value_release(struct rdb_value *v);
 
-/* Appends e's value (type byte and body) to o. Returns 0, or
- * RDB_ERR_UNSUPPORTED for a stream (o unchanged). */
-int rdb_value_write(struct rdb_out *o, struct ks_entry *e);
+/* Appends a value (type byte and body) to o: a string's bytes, or a value
+ * of another type (type an enum ks_type, value its olist, omap or zset).
+ * rdb_value_write returns 0, or RDB_ERR_UNSUPPORTED for a stream (o
+ * unchanged). */
+void rdb_value_write_string(struct rdb_out *o, const char *p, size_t len);
+int rdb_value_write(struct rdb_out *o, int type, const void *value);
 
 #endif
