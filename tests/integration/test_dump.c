@@ -13,7 +13,9 @@
  *  - the errors, compared with Redis's byte for byte: a flipped byte, a
  *    later version, a body that is wrong under a right checksum, BUSYKEY,
  *    the TTL, IDLETIME and FREQ checks; sanitize-dump-payload yes refusing a
- *    listpack with a duplicate field that no accepts.
+ *    listpack with a duplicate field that no accepts;
+ *  - the "restore" event, and what the append-only log gets (RESTORE with
+ *    an absolute TTL and ABSTTL, or DEL), replayed by a restart.
  * SEED=<n> replays the random values. Without redis-server the comparisons
  * are skipped unless the reference is required.
  */
@@ -632,7 +634,7 @@ out:
 }
 
 /* RESTORE fires "restore" (and "new", which "A" leaves out). */
-static void test_events_and_log(void)
+static void test_events(void)
 {
     redisContext *c = h_connect_flushed(&srv), *sub = h_connect(&srv);
     if (!c || !sub)
@@ -655,15 +657,76 @@ out:
         redisFree(sub);
 }
 
+/* Whether the n bytes at p hold the text t. */
+static int holds(const char *p, size_t n, const char *t)
+{
+    size_t tl = strlen(t);
+    for (size_t i = 0; i + tl <= n; i++)
+        if (memcmp(p + i, t, tl) == 0)
+            return 1;
+    return 0;
+}
+
+/* RESTORE goes to the append-only log as itself, a relative TTL as the
+ * deadline with ABSTTL (so a replay ends at the same time), and one whose
+ * deadline has passed under REPLACE as the DEL it amounted to; a restart
+ * replays both. (The replicas get the same stream.) */
+static void test_log(void)
+{
+    struct h_server s;
+    if (h_is_reference() ||
+        h_start(&s, H_FLAGS("--appendonly", "yes", "--appendfsync", "always")) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (!c)
+        goto out;
+    EXPECT_OK(c, "SET", "src", "v");
+    EXPECT_OK(c, "SET", "old", "x");
+    redisReply *d = H_CALL(c, "DUMP", "src");
+    if (!CHECK(d && d->type == REDIS_REPLY_STRING, "DUMP src")) {
+        freeReplyObject(d);
+        goto out;
+    }
+    const char *a1[] = {"RESTORE", "t", "100000", d->str};
+    size_t l1[] = {7, 1, 6, d->len};
+    freeReplyObject(h_command(c, 4, a1, l1));
+    const char *a2[] = {"RESTORE", "old", "1", d->str, "ABSTTL", "REPLACE"};
+    size_t l2[] = {7, 3, 1, d->len, 6, 7};
+    freeReplyObject(h_command(c, 6, a2, l2));
+    freeReplyObject(d);
+    EXPECT_INT(c, 0, "EXISTS", "old");
+    char path[512];
+    size_t len;
+    h_path_in(&s, "appendonly.aof", path, sizeof(path));
+    char *log = h_read_file(path, &len);
+    CHECK(log && holds(log, len, "$7\r\nRESTORE\r\n$1\r\nt\r\n$13\r\n1") &&
+              holds(log, len, "$6\r\nABSTTL\r\n"),
+          "RESTORE t with an absolute deadline and ABSTTL in the log");
+    CHECK(log && holds(log, len, "*2\r\n$3\r\nDEL\r\n$3\r\nold\r\n"), "DEL old in the log");
+    free(log);
+    redisFree(c);
+    c = h_reopen(&s, H_FLAGS("--appendonly", "yes"));
+    if (!c)
+        goto out;
+    EXPECT_BULK(c, "v", "GET", "t");
+    EXPECT_INT_RANGE(c, 1, 100000, "PTTL", "t");
+    EXPECT_INT(c, 0, "EXISTS", "old");
+out:
+    if (c)
+        redisFree(c);
+    h_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
     if (h_start(&srv, NULL) < 0)
         return h_finish();
     H_RUN(test_errors);
-    H_RUN(test_events_and_log);
+    H_RUN(test_events);
     H_RUN(test_old_encodings);
     H_RUN(test_random_both_ways);
     h_stop(&srv);
+    H_RUN(test_log);
     return h_finish();
 }
