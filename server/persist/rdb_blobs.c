@@ -25,15 +25,6 @@
 #define ZM_BIGLEN 254
 #define ZM_END 0xff
 
-/* The n-byte little-endian two's complement integer at p. */
-static long long le_signed(const unsigned char *p, int n)
-{
-    uint64_t v = rdb_le(p, n);
-    if (n < 8 && (v >> (8 * n - 1)) & 1)
-        v |= ~(uint64_t)0 << (8 * n);
-    return (long long)v;
-}
-
 static int give_int(rdb_elem_cb *cb, void *arg, long long v)
 {
     char num[24];
@@ -99,7 +90,7 @@ long rdb_listpack_walk(const unsigned char *lp, size_t size, rdb_elem_cb *cb, vo
             hdr = 1 + (size_t)n;
             if (avail < hdr)
                 return -1;
-            v = le_signed(p + 1, n);
+            v = rdb_le_signed(p + 1, n);
         } else {
             return -1; /* 0xf5..0xfe are no encoding; 0xff ends early */
         }
@@ -191,7 +182,7 @@ long rdb_ziplist_walk(const unsigned char *zl, size_t size, rdb_elem_cb *cb, voi
             hdr = 1 + (size_t)n;
             if (qa < hdr)
                 return -1;
-            v = n ? le_signed(q + 1, n) : (long long)(b & 0x0f) - 1;
+            v = n ? rdb_le_signed(q + 1, n) : (long long)(b & 0x0f) - 1;
             break;
         }
         }
@@ -224,7 +215,7 @@ long rdb_intset_walk(const unsigned char *is, size_t size, int strict, rdb_elem_
         return -1;
     long long prev = 0;
     for (uint64_t i = 0; i < count; i++) {
-        long long v = le_signed(is + IS_HEADER + i * width, (int)width);
+        long long v = rdb_le_signed(is + IS_HEADER + i * width, (int)width);
         if (strict && i > 0 && v <= prev)
             return -1;
         if (give_int(cb, arg, v) < 0)

@@ -67,6 +67,14 @@ uint64_t rdb_le(const void *p, int n)
     return v;
 }
 
+long long rdb_le_signed(const void *p, int n)
+{
+    uint64_t v = rdb_le(p, n);
+    if (n < 8 && (v >> (8 * n - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * n);
+    return (long long)v;
+}
+
 int rdb_read_len(struct rdb_in *in, uint64_t *len, int *encoded)
 {
     unsigned b;
@@ -141,17 +149,17 @@ int rdb_read_string(struct rdb_in *in, struct rdb_str *s)
     case RDB_ENC_INT8:
         if (take(in, 1, &p) < 0)
             return -1;
-        v = (int8_t)p[0];
+        v = rdb_le_signed(p, 1);
         break;
     case RDB_ENC_INT16:
         if (take(in, 2, &p) < 0)
             return -1;
-        v = (int16_t)rdb_le(p, 2);
+        v = rdb_le_signed(p, 2);
         break;
     case RDB_ENC_INT32:
         if (take(in, 4, &p) < 0)
             return -1;
-        v = (int32_t)rdb_le(p, 4);
+        v = rdb_le_signed(p, 4);
         break;
     case RDB_ENC_LZF:
         return read_lzf(in, s);

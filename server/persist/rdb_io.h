@@ -33,6 +33,8 @@ struct rdb_str {
 
 /* The n-byte (n <= 8) little-endian unsigned integer at p. */
 uint64_t rdb_le(const void *p, int n);
+/* The same read as two's complement. */
+long long rdb_le_signed(const void *p, int n);
 
 /* Bytes left to read. */
 static inline size_t rdb_left(const struct rdb_in *in) { return in->len - in->pos; }

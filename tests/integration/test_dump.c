@@ -628,6 +628,14 @@ static void test_errors(void)
     size_t lens2[] = {7, 4, 1, n, 8, 4};
     h_same(__FILE__, __LINE__, c, r, 6, argv2, lens2);
     EXPECT_INT_RANGE(c, 1000, 1010, "OBJECT", "IDLETIME", "idle");
+    /* FREQ counts under an LFU policy, IDLETIME is then ignored. */
+    H_SAME(c, r, "CONFIG", "SET", "maxmemory-policy", "allkeys-lfu");
+    same_restore(c, r, "freq", p, n, "REPLACE");
+    const char *argv3[] = {"RESTORE", "freq", "0", (const char *)p, "REPLACE", "FREQ", "100"};
+    size_t lens3[] = {7, 4, 1, n, 7, 4, 3};
+    h_same(__FILE__, __LINE__, c, r, 7, argv3, lens3);
+    H_SAME(c, r, "OBJECT", "FREQ", "freq");
+    H_SAME(c, r, "CONFIG", "SET", "maxmemory-policy", "noeviction");
 out:
     freeReplyObject(d);
     finish(c, r);
