@@ -31,6 +31,7 @@ struct build {
     struct rdb_value *v;
     const struct rdb_limits *lim;
     int deep;
+    int dups_refused; /* in the blob being walked */
     const char *why;
     /* The first of a pair (hash field, sorted-set member). */
     int have_first;
@@ -142,7 +143,7 @@ static int parse_score(const char *p, size_t len, double *d)
 static int elem_single_cb(void *arg, const char *p, size_t len)
 {
     struct build *b = arg;
-    return add_member(b, p, len, b->deep);
+    return add_member(b, p, len, b->dups_refused);
 }
 
 /* rdb_elem_cb: elements come in pairs (hash field and value, sorted-set
@@ -163,13 +164,13 @@ static int elem_pair_cb(void *arg, const char *p, size_t len)
     }
     b->have_first = 0;
     if (b->v->type == KS_HASH)
-        return add_field(b, b->first, b->first_len, p, len, b->deep);
+        return add_field(b, b->first, b->first_len, p, len, b->dups_refused);
     double score;
     if (parse_score(p, len, &score) < 0) {
         b->why = "score is not a number";
         return -1;
     }
-    return add_scored(b, b->first, b->first_len, score, b->deep);
+    return add_scored(b, b->first, b->first_len, score, b->dups_refused);
 }
 
 enum blob_kind { BLOB_LISTPACK, BLOB_ZIPLIST, BLOB_INTSET, BLOB_ZIPMAP };
@@ -186,6 +187,10 @@ static int read_blob(struct rdb_in *in, struct build *b, enum blob_kind kind, in
     rdb_elem_cb *cb = pairs ? elem_pair_cb : elem_single_cb;
     long n;
     b->have_first = 0;
+    /* Redis converts the encodings it no longer keeps (ziplist, zipmap)
+     * through a duplicate check whatever the sanitization; the ones it keeps
+     * (listpack, intset) are checked only deeply. */
+    b->dups_refused = kind == BLOB_ZIPLIST || kind == BLOB_ZIPMAP || b->deep;
     switch (kind) {
     case BLOB_LISTPACK:
         n = rdb_listpack_walk(p, s.len, cb, b);

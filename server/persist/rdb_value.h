@@ -73,9 +73,10 @@ enum rdb_err {
 };
 
 /* Reads one type byte and the value after it from in. deep: refuse
- * duplicates inside packed encodings and unordered intsets too (Redis's
- * sanitize-dump-payload yes); the plain encodings always refuse
- * duplicates, and every length is always checked. Returns 0 with *v set
+ * duplicates inside listpacks and intsets, and unordered intsets, too
+ * (Redis's sanitize-dump-payload yes); the plain encodings, ziplists and
+ * zipmaps always refuse duplicates, as Redis's conversions of them do, and
+ * every length is always checked. Returns 0 with *v set
  * (release it, or take what it holds), or an enum rdb_err with *why naming
  * the fault (a static string) and nothing allocated. */
 int rdb_value_read(struct rdb_in *in, const struct rdb_limits *lim, int deep,

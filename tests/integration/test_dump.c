@@ -457,6 +457,9 @@ static void restore_both(redisContext *c, redisContext *r, const char *key, stru
     }
 }
 
+static void same_restore(redisContext *c, redisContext *r, const char *key, const unsigned char *p,
+                         size_t n, const char *extra);
+
 static void test_old_encodings(void)
 {
     redisContext *r = start_ref(), *c = h_connect_flushed(&srv);
@@ -491,6 +494,18 @@ static void test_old_encodings(void)
     put_byte(&b, 13); /* HASH_ZIPLIST */
     put_ziplist(&b, pairs, 6);
     restore_both(c, r, "ziplist-hash", &b, "hash as a ziplist");
+
+    /* A field twice in a ziplist or zipmap: refused even without deep
+     * sanitization (sanitize-dump-payload is no here), as Redis refuses it. */
+    static const char *const dup_pairs[] = {"f1", "v1", "f1", "v2"};
+    b.n = 0;
+    put_byte(&b, 13);
+    put_ziplist(&b, dup_pairs, 4);
+    same_restore(c, r, "dup-ziplist", b.b, seal(b.b, b.n, RDB_VERSION), NULL);
+    b.n = 0;
+    put_byte(&b, 9);
+    put_zipmap(&b, dup_pairs, 4);
+    same_restore(c, r, "dup-zipmap", b.b, seal(b.b, b.n, RDB_VERSION), NULL);
 
     b.n = 0;
     put_byte(&b, 12); /* ZSET_ZIPLIST */
