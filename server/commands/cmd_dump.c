@@ -151,8 +151,7 @@ static void cmd_restore(struct client *c)
     restore_limits(&lim);
     int rc = rdb_dump_read(payload->ptr, payload->len, &lim, deep_sanitize(c), &v, &why);
     if (rc == RDB_ERR_UNSUPPORTED) {
-        resp_add_error(&c->out, "ERR Bad data format: stream and module values are not "
-                                "supported yet");
+        resp_add_error(&c->out, "ERR Bad data format: stream values are not supported yet");
         return;
     }
     if (rc < 0) {

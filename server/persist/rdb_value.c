@@ -374,11 +374,11 @@ int rdb_value_read(struct rdb_in *in, const struct rdb_limits *lim, int deep,
     }
     int type = ks_type_of(rdbtype);
     if (type < 0) {
-        int known = rdbtype == RDB_TYPE_STREAM_LISTPACKS ||
-                    rdbtype == RDB_TYPE_STREAM_LISTPACKS_2 || rdbtype == RDB_TYPE_MODULE ||
-                    rdbtype == RDB_TYPE_MODULE_2;
-        *why = known ? "stream and module values are not supported" : "unknown type";
-        return known ? RDB_ERR_UNSUPPORTED : RDB_ERR_FORMAT;
+        /* A module value is what Redis without that module refuses too. */
+        int stream = rdbtype == RDB_TYPE_STREAM_LISTPACKS ||
+                     rdbtype == RDB_TYPE_STREAM_LISTPACKS_2;
+        *why = stream ? "stream values are not supported" : "unknown or module type";
+        return stream ? RDB_ERR_UNSUPPORTED : RDB_ERR_FORMAT;
     }
     v->type = type;
     if (type == KS_STRING) {

@@ -8,7 +8,8 @@
  * Reading takes every encoding Redis 7.0 reads for those types (see
  * docs/persistence.md, "Redis's RDB value format"), validated as Redis's
  * deep sanitization does, and builds the value fresh: on failure nothing is
- * left behind. Streams and module values are refused (RDB_ERR_UNSUPPORTED).
+ * left behind. Streams are refused (RDB_ERR_UNSUPPORTED), module values as
+ * malformed (Redis without the module refuses them so).
  *
  * Writing picks one encoding per type that redis-server 7.0 loads into its
  * compact encodings itself: the plain forms (STRING raw, LIST, SET, HASH,
@@ -68,8 +69,8 @@ struct rdb_value {
 
 /* Why a read failed. */
 enum rdb_err {
-    RDB_ERR_FORMAT = -1,      /* malformed, truncated, empty, duplicated, NaN */
-    RDB_ERR_UNSUPPORTED = -2, /* a stream or module value: rbkv reads none yet */
+    RDB_ERR_FORMAT = -1,      /* malformed, truncated, empty, duplicated, NaN, a module's */
+    RDB_ERR_UNSUPPORTED = -2, /* a stream: rbkv reads none yet */
 };
 
 /* Reads one type byte and the value after it from in. deep: refuse
