@@ -31,6 +31,13 @@ endforeach()
 set(RBKV_FUZZ_LIBS_repl_reader rbkv_base resp)
 set(RBKV_FUZZ_SOURCES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication/repl_reader.c)
 set(RBKV_FUZZ_INCLUDES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication)
+# Redis's RDB value format alone (RESTORE's body reader, less the trailer's CRC): persist's codec
+# files on the data layer.
+set(RBKV_FUZZ_LIBS_dump_payload rbkv_data rbkv_base rbtree resp)
+set(RBKV_FUZZ_SOURCES_dump_payload ${PROJECT_SOURCE_DIR}/server/persist/rdb_value.c
+    ${PROJECT_SOURCE_DIR}/server/persist/rdb_blobs.c ${PROJECT_SOURCE_DIR}/server/persist/rdb_io.c
+    ${PROJECT_SOURCE_DIR}/server/persist/lzf.c)
+set(RBKV_FUZZ_INCLUDES_dump_payload ${PROJECT_SOURCE_DIR}/server/persist)
 # The cluster bus's codec alone: bytes in, framed and decoded messages out (no server state).
 set(RBKV_FUZZ_SOURCES_cluster_bus ${PROJECT_SOURCE_DIR}/server/cluster/cluster_msg.c)
 set(RBKV_FUZZ_INCLUDES_cluster_bus ${PROJECT_SOURCE_DIR}/server/cluster)

@@ -655,6 +655,7 @@ static const struct {
     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"},
     {CMD_SKIP_SLOWLOG, "skip_slowlog"},
+    {CMD_ASKING, "asking"},
     {CMD_FAST, "fast"},
     {CMD_NOAUTH, "no_auth"},
     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},

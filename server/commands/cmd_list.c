@@ -63,7 +63,7 @@
  * -5, above FILL_MAX is FILL_MAX, and 0 lets one element in a node. */
 #define FILL_MAX ((1 << 15) - 1)
 
-static void list_limits(struct ol_limits *lim)
+void list_limits(struct ol_limits *lim)
 {
     long long fill = server.cfg.list_max_listpack_size;
     if (fill < -5)

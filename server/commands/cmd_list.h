@@ -8,4 +8,8 @@
 
 extern const struct command list_commands[];
 
+struct ol_limits;
+/* A list's chunk size from list-max-listpack-size, capped as Redis caps it. */
+void list_limits(struct ol_limits *lim);
+
 #endif

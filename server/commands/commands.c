@@ -13,6 +13,7 @@
 #include "cmd_function.h"
 #include "cmd_hash.h"
 #include "cmd_keys.h"
+#include "cmd_dump.h"
 #include "cmd_lcs.h"
 #include "cmd_list.h"
 #include "cmd_memory.h"
@@ -102,6 +103,7 @@ void commands_register(void)
         lcs_commands,
         bitmap_commands,
         keys_commands,
+        dump_commands,
         ordered_commands,
         zset_commands,
         hash_commands,

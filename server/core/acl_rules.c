@@ -72,6 +72,8 @@ static const struct {
 } extra_categories[] = {
     {"wait", CAT(ACL_CONNECTION), CAT(ACL_KEYSPACE)},
     {"keys", CAT(ACL_DANGEROUS), 0},
+    {"restore", CAT(ACL_DANGEROUS), 0},
+    {"restore-asking", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"flushdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"flushall", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"dbsize", CAT(ACL_KEYSPACE), 0},

@@ -57,7 +57,9 @@ struct client;
 /* Refused unless enable-debug-command allows this client (DEBUG), with
  * Redis's text, before authentication. Not shown by COMMAND INFO. */
 #define CMD_PROTECTED (1u << 23)
-/* Bit 24 is free. */
+/* Runs on a cluster node that is importing its key's slot when the
+ * client said ASKING (RESTORE-ASKING); shown by COMMAND INFO as "asking". */
+#define CMD_ASKING (1u << 24)
 
 /* Its channel arguments are patterns (PSUBSCRIBE): an ACL allows one only
  * when the user has that very pattern. Not shown by COMMAND INFO. */

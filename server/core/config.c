@@ -447,7 +447,7 @@ static const struct config_def defs[] = {
     {.name = "aof-use-rdb-preamble", .type = CONFIG_BOOL, FIELD(aof_use_rdb_preamble),
      .default_value = "yes", LATER(36)},
     {.name = "sanitize-dump-payload", .type = CONFIG_ENUM, FIELD(sanitize_dump_payload),
-     .enum_names = sanitize_names, .default_value = "no", LATER(36)},
+     .enum_names = sanitize_names, .default_value = "no"},
     {.name = "rdb-save-incremental-fsync", .type = CONFIG_BOOL,
      FIELD(rdb_save_incremental_fsync), .default_value = "yes",
      NOOP("a snapshot is fsynced once, when written")},

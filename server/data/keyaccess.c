@@ -67,3 +67,20 @@ uint64_t ka_idle_ms(const struct ks_entry *e, const struct ka_clock *clock)
     uint64_t ticks = clock->lru >= then ? clock->lru - then : clock->lru + (KA_LRU_MAX - then);
     return ticks * 1000;
 }
+
+void ka_restore(struct ks_entry *e, const struct ka_clock *clock, long long freq,
+                long long idle)
+{
+    if (clock->lfu) {
+        if (freq >= 0)
+            e->access = (clock->minutes << 8 | (uint32_t)freq) & KA_LRU_MAX;
+        return;
+    }
+    if (idle < 0)
+        return;
+    /* Redis wraps a time before the clock's start once, by LRU_CLOCK_MAX. */
+    long long when = (long long)clock->lru - idle;
+    if (when < 0)
+        when += KA_LRU_MAX;
+    e->access = (uint32_t)((unsigned long long)when & KA_LRU_MAX);
+}

@@ -51,4 +51,10 @@ uint64_t ka_idle_ms(const struct ks_entry *e, const struct ka_clock *clock);
  * (Redis's LFUDecrAndReturn); the bits are not changed. */
 unsigned ka_freq(const struct ks_entry *e, const struct ka_clock *clock);
 
+/* RESTORE's IDLETIME and FREQ (Redis's objectSetLRUOrLFU): under an LFU
+ * clock, a freq >= 0 sets the counter to it at now; otherwise an idle >= 0
+ * (seconds) sets the last access that long ago. Anything else leaves e. */
+void ka_restore(struct ks_entry *e, const struct ka_clock *clock, long long freq,
+                long long idle);
+
 #endif

@@ -1364,8 +1364,7 @@ char *h_read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* CRC-64/Jones, reflected, a bit at a time: the snapshot's checksum. */
-static uint64_t snapshot_crc(const unsigned char *p, size_t n)
+uint64_t h_crc64(const unsigned char *p, size_t n)
 {
     uint64_t crc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1389,7 +1388,7 @@ int h_write_snapshot(const struct h_server *s, const void *records, size_t len)
     memcpy(buf + sizeof(head), records, len);
     size_t n = sizeof(head) + len;
     buf[n++] = 0xFF;
-    uint64_t crc = snapshot_crc(buf, n);
+    uint64_t crc = h_crc64(buf, n);
     for (int i = 0; i < 8; i++)
         buf[n++] = (unsigned char)(crc >> (8 * i));
     h_path_in(s, "dump.rbkv", p, sizeof(p));

@@ -242,6 +242,10 @@ void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
 /* The seed of a random test: $SEED when set (SEED=<n> replays a run), else
  * the clock; printed as "  SEED=<n>" either way. */
 uint64_t h_seed(void);
+/* CRC-64/Jones, reflected, a bit at a time (independent of the server's
+ * table-driven one): the checksum of rbkv's snapshot and of Redis's RDB and
+ * DUMP payloads. */
+uint64_t h_crc64(const unsigned char *p, size_t n);
 /* A flushed client of s, and in *r a flushed client of the reference ref
  * (NULL when ref is NULL: nothing to compare with). End with h_close_pair. */
 redisContext *h_connect_pair(const struct h_server *s, const struct h_server *ref,

@@ -1,0 +1,3 @@
+# DUMP / RESTORE and Redis's RDB value format (server/persist/rdb_*.c, commands/cmd_dump.c).
+rbkv_server_test(integration_dump integration/test_dump.c 300 integration)
+rbkv_on_redis(integration_dump)
