@@ -7,8 +7,8 @@
 #      proto/ and the tree include no server header and no <uv.h>; data/ no <uv.h>, no resp_*.h
 #      but resp_num.h (integers as text, nothing of RESP), no clock; persist/ reaches core/ only
 #      through server.h, config.h and command_table.h (the one cycle, core <-> persist), never
-#      connections (client.h, conn.h) or commands; core/ includes nothing of scripting/ or
-#      replication/, scripting/ nothing of replication/; the transport (core/conn.c) includes, of
+#      connections (client.h, conn.h) or commands; core/ includes nothing of scripting/,
+#      replication/ or cluster/, scripting/ nothing of replication/; the transport (core/conn.c) includes, of
 #      core, only what it names in CONN_MAY_INCLUDE: every module reaches it through the hooks it
 #      registers (conn.h).
 #   2. symbols (nm): no object of a layer calls or reads what a higher layer defines, except
@@ -21,7 +21,7 @@ src=$1/server proto=$1/proto ar=$2
 fail=0
 complain() { echo "check_layers: $*" >&2; fail=1; }
 
-layers=(rbtree base data persist core scripting replication commands)
+layers=(rbtree base data persist core scripting replication cluster commands)
 # The transport's own headers and the few of core it reads (the server's state, TLS, error
 # counts); never a module's, not even the dispatcher's (conn.h's hooks reach those).
 CONN_MAY_INCLUDE=" client.h conn.h server.h config.h tls.h errorstats.h "

@@ -22,7 +22,7 @@ set(RBKV_FUZZ_LIBS_resp_parser resp)
 # cmsgpack and struct live in rbkv_scripting; from the archive replay_cmsgpack takes only them.
 set(RBKV_FUZZ_LIBS_cmsgpack rbkv_scripting rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
 foreach(name commands snapshot aof config_file acl_file)
-  set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_replication rbkv_scripting rbkv_core rbkv_persist
+  set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_cluster rbkv_replication rbkv_scripting rbkv_core rbkv_persist
                             rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)
 endforeach()
@@ -34,7 +34,7 @@ set(RBKV_FUZZ_INCLUDES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication)
 # rbkv-cli's load and range readers (client/ less main.c), on a socketpair the target fills.
 set(RBKV_FUZZ_LIBS_cli rbkv_cli)
 # The TLS layer alone, on a context of its own (no server started).
-set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_replication rbkv_scripting rbkv_core
+set(RBKV_FUZZ_LIBS_tls_handshake rbkv_commands rbkv_cluster rbkv_replication rbkv_scripting rbkv_core
                                  rbkv_persist rbkv_data rbkv_base rbtree resp)
 
 set(RBKV_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
