@@ -25,6 +25,8 @@ struct cluster_state *cluster;
  * long before calling the cluster ok, so it can hear of a newer
  * configuration first. */
 #define CLUSTER_WRITABLE_DELAY_MS 2000
+#define CLUSTER_MIN_REJOIN_DELAY_MS 500
+#define CLUSTER_MAX_REJOIN_DELAY_MS 5000
 
 struct cluster_node *cluster_node_new(const char *name, unsigned flags)
 {
@@ -199,8 +201,10 @@ int cluster_bump_epoch(void)
 void cluster_update_state(void)
 {
     struct cluster_node *me = cluster->myself;
+    if (!cluster->first_update_ms)
+        cluster->first_update_ms = mstime();
     if ((me->flags & CNODE_MASTER) && cluster->state == CLUSTER_STATE_FAIL &&
-        mstime() - cluster->started_ms < CLUSTER_WRITABLE_DELAY_MS)
+        mstime() - cluster->first_update_ms < CLUSTER_WRITABLE_DELAY_MS)
         return;
     int state = CLUSTER_STATE_OK;
     if (server.cfg.cluster_require_full_coverage) {
@@ -221,10 +225,24 @@ void cluster_update_state(void)
             reachable++;
     }
     cluster->size = size;
-    if (reachable < size / 2 + 1)
+    int64_t now = mstime();
+    if (reachable < size / 2 + 1) {
         state = CLUSTER_STATE_FAIL;
-    if (state != cluster->state)
-        log_notice("Cluster state changed: %s", state == CLUSTER_STATE_OK ? "ok" : "fail");
+        cluster->among_minority_ms = now;
+    }
+    if (state == cluster->state)
+        return;
+    /* A primary back from the minority side waits before serving again,
+     * so the majority can fail it over first (Redis's rejoin delay: the
+     * node timeout, between 0.5 and 5 s). */
+    int64_t rejoin = server.cfg.cluster_node_timeout;
+    rejoin = rejoin > CLUSTER_MAX_REJOIN_DELAY_MS   ? CLUSTER_MAX_REJOIN_DELAY_MS
+             : rejoin < CLUSTER_MIN_REJOIN_DELAY_MS ? CLUSTER_MIN_REJOIN_DELAY_MS
+                                                    : rejoin;
+    if (state == CLUSTER_STATE_OK && (me->flags & CNODE_MASTER) &&
+        now - cluster->among_minority_ms < rejoin)
+        return;
+    log_notice("Cluster state changed: %s", state == CLUSTER_STATE_OK ? "ok" : "fail");
     cluster->state = state;
 }
 

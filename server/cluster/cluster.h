@@ -64,7 +64,8 @@ struct cluster_state {
     uint64_t current_epoch, last_vote_epoch;
     int state;    /* CLUSTER_STATE_ */
     int size;     /* primaries serving one slot at least */
-    int64_t started_ms; /* for the writable delay */
+    int64_t first_update_ms;   /* the first cluster_update_state, for the writable delay */
+    int64_t among_minority_ms; /* when a majority of primaries was last out of reach */
     unsigned todo;      /* CLUSTER_TODO_ bits */
 };
 
@@ -120,7 +121,9 @@ uint64_t cluster_max_epoch(void);
 int cluster_bump_epoch(void);
 /* Redis's clusterUpdateState: ok when every slot is served by a node not
  * FAIL (or cluster-require-full-coverage is no) and a majority of the
- * slot-serving primaries is reachable; fail for the first 2 s after start. */
+ * slot-serving primaries is reachable; a primary stays fail for its first
+ * 2 s, and for the rejoin delay after it last saw no majority (none serve
+ * a slot counts too). Called after each change and by the cron while fail. */
 void cluster_update_state(void);
 
 #endif

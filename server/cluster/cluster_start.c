@@ -75,7 +75,6 @@ int cluster_init(void)
     cluster = xcalloc(1, sizeof(*cluster));
     cluster->state = CLUSTER_STATE_FAIL;
     cluster->size = 1;
-    cluster->started_ms = mstime();
     int loaded = cluster_config_load(path);
     if (loaded < 0)
         return -1;

@@ -212,8 +212,8 @@ static void reply_shard_node(struct client *c, const struct cluster_node *n)
                                                         : "online");
 }
 
-/* One shard per primary, slots or none: its slot ranges (as bulk numbers,
- * as Redis sends them), then the primary and its replicas. */
+/* One shard per primary, slots or none: its slot ranges' bounds, then the
+ * primary and its replicas. */
 static void cluster_shards(struct client *c)
 {
     if (cluster_or_reply(c) < 0)
@@ -237,8 +237,8 @@ static void cluster_shards(struct client *c)
             int end = s;
             while (end + 1 < CLUSTER_SLOTS && cluster->slots[end + 1] == p)
                 end++;
-            resp_add_bulk_ll(&c->out, s);
-            resp_add_bulk_ll(&c->out, end);
+            resp_add_int(&c->out, s);
+            resp_add_int(&c->out, end);
             bounds += 2;
             s = end;
         }

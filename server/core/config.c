@@ -554,7 +554,7 @@ static const struct config_def defs[] = {
     {.name = "cluster-port", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, FIELD(cluster_port),
      .max = 65535, .default_value = "0"},
     {.name = "cluster-node-timeout", .type = CONFIG_INT, FIELD(cluster_node_timeout),
-     .max = LLONG_MAX, .default_value = "15000", LATER(35)},
+     .max = LLONG_MAX, .default_value = "15000"},
     {.name = "cluster-announce-ip", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
      FIELD(cluster_announce_ip), .default_value = ""},
     {.name = "cluster-announce-hostname", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
