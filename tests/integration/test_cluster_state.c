@@ -8,13 +8,9 @@
  * twin (integration_cluster_state_on_redis) runs this very program against
  * redis-server 7.0.15.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "harness.h"
 
@@ -40,18 +36,9 @@ static const char *const cluster_flags[] = {"--cluster-enabled", "yes", "--clust
                                             "nodes-test.conf", NODE_TIMEOUT, "--cluster-port",
                                             bus_port, NULL};
 
-/* A free loopback port for the bus (bound with port 0, then released). */
 static int pick_bus_port(void)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
-        port = ntohs(sa.sin_port);
-    if (fd >= 0)
-        close(fd);
+    int port = h_free_port();
     snprintf(bus_port, sizeof(bus_port), "%d", port);
     return CHECK(port > 0, "a free port for the bus") ? 0 : -1;
 }
@@ -339,6 +326,74 @@ static void test_refused_files(void)
               "rbkv's refusal names the line");
 }
 
+/* redis-cli's output for args on port, first line, into out. */
+static void cli_line(int port, const char *args, char *out, size_t cap)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "redis-cli -c -h 127.0.0.1 -p %d %s 2>&1", port, args);
+    out[0] = '\0';
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    if (fgets(out, (int)cap, p))
+        out[strcspn(out, "\n")] = '\0';
+    pclose(p);
+}
+
+/* Two nodes whose nodes.conf describe each other's slots, no bus between
+ * them: redis-cli -c follows the MOVED one gives to the other. Y knows only
+ * itself (its slots by hand, full coverage not required); X's file names
+ * Y at its address. */
+static void test_redis_cli_follows(void)
+{
+    if (system("command -v redis-cli >/dev/null 2>&1") != 0) {
+        printf("  skipped: no redis-cli\n");
+        return;
+    }
+    char ybus[8];
+    snprintf(ybus, sizeof(ybus), "%d", h_free_port());
+    struct h_server y, x;
+    redisContext *cy = h_open(&y, H_FLAGS("--cluster-enabled", "yes", "--cluster-port", ybus,
+                                          "--cluster-require-full-coverage", "no", NODE_TIMEOUT));
+    if (!cy)
+        return;
+    EXPECT_OK(cy, "CLUSTER", "ADDSLOTSRANGE", "8192", "16383");
+    redisReply *r = H_CALL(cy, "CLUSTER", "MYID");
+    char yid[41] = "";
+    if (CHECK(r && r->type == REDIS_REPLY_STRING && r->len == 40, "CLUSTER MYID"))
+        memcpy(yid, r->str, 40);
+    freeReplyObject(r);
+    wait_state(cy, "ok");
+    redisContext *cx = h_open(&x, cluster_flags);
+    if (!cx)
+        goto out;
+    redisFree(cx);
+    h_stop(&x);
+    char path[400];
+    h_path_in(&x, "nodes-test.conf", path, sizeof(path));
+    FILE *f = fopen(path, "w");
+    CHECK(f && fprintf(f, NODE_A " 127.0.0.1:1@2 myself,master - 0 0 1 connected 0-8191\n"
+                          "%s 127.0.0.1:%d@%s master - 0 0 2 connected 8192-16383\n"
+                          "vars currentEpoch 2 lastVoteEpoch 0\n", yid, y.port, ybus) > 0 &&
+              fclose(f) == 0,
+          "writing %s", path);
+    cx = h_reopen(&x, cluster_flags);
+    if (!cx)
+        goto out;
+    wait_state(cx, "ok");
+    char want[64], got[128];
+    snprintf(want, sizeof(want), "-MOVED 12182 127.0.0.1:%d", y.port);
+    EXPECT_REPLY(cx, want, "GET", "foo");
+    cli_line(x.port, "SET foo bar", got, sizeof(got));
+    CHECK(!strcmp(got, "OK"), "redis-cli -c SET foo bar through X: [%s]", got);
+    EXPECT_BULK(cy, "bar", "GET", "foo");
+    cli_line(x.port, "GET foo", got, sizeof(got));
+    CHECK(!strcmp(got, "bar"), "redis-cli -c GET foo through X: [%s]", got);
+    h_close(&x, cx);
+out:
+    h_close(&y, cy);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -348,5 +403,6 @@ int main(int argc, char **argv)
     H_RUN(test_single_node);
     H_RUN(test_three_nodes);
     H_RUN(test_refused_files);
+    H_RUN(test_redis_cli_follows);
     return h_finish();
 }
