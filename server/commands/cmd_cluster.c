@@ -129,7 +129,7 @@ static void reply_slot_node(struct client *c, const struct cluster_node *n)
     resp_add_bulk(&c->out, n->name, CLUSTER_NAMELEN);
     int with_ip = type != CLUSTER_ENDPOINT_IP;
     int with_host = type != CLUSTER_ENDPOINT_HOSTNAME && n->hostname;
-    resp_add_map_len(&c->out, (size_t)(with_ip + with_host));
+    resp_add_map_len(&c->out, (size_t)with_ip + (size_t)with_host);
     if (with_ip) {
         resp_add_bulk_cstr(&c->out, "ip");
         resp_add_bulk_cstr(&c->out, n->ip);
@@ -153,7 +153,7 @@ static void reply_slot_range(struct client *c, const struct cluster_node *n, int
     int replicas = 0;
     for (int i = 0; i < cluster->node_count; i++)
         replicas += cluster->nodes[i]->primary == n && replica_available(cluster->nodes[i]);
-    resp_add_array_len(&c->out, (size_t)(3 + replicas));
+    resp_add_array_len(&c->out, 3 + (size_t)replicas);
     resp_add_int(&c->out, start);
     resp_add_int(&c->out, end);
     reply_slot_node(c, n);
@@ -244,7 +244,7 @@ static void cluster_shards(struct client *c)
         }
         resp_set_deferred_array(&c->out, &len, bounds);
         resp_add_bulk_cstr(&c->out, "nodes");
-        resp_add_array_len(&c->out, (size_t)(1 + cluster_replica_count(p)));
+        resp_add_array_len(&c->out, 1 + (size_t)cluster_replica_count(p));
         reply_shard_node(c, p);
         for (int j = 0; j < cluster->node_count; j++)
             if (cluster->nodes[j]->primary == p)
@@ -635,6 +635,7 @@ static void cluster_help(struct client *c)
         "DELSLOTS <slot> [<slot> ...]",
         "    Delete slots information from current node.",
         "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+        /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one line, split for width */
         "    Delete slots information which are between <start-slot> and <end-slot> from current "
         "node.",
         "FAILOVER [FORCE|TAKEOVER]",

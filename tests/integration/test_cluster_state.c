@@ -324,6 +324,31 @@ static void test_refused_files(void)
     if (!h_is_reference())
         CHECK(h_file_has(&s, "cut.out", "line 2: the file ends in the middle of this line"),
               "rbkv's refusal names the line");
+    /* rbkv's refusals of lines that do not parse, each naming its line
+     * (Redis aborts on some, reads others wrongly). */
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {NODE_A " 127.0.0.1:1@2 myself,bogus - 0 0 1 connected\n", "line 1: unknown flag in"},
+        {NODE_A " 127.0.0.1:1@2 myself,master - 0 0 1 connected 0-99999\n",
+         "line 1: bad slot range '0-99999'"},
+        {NODE_A " 127.0.0.1:1@2 myself,master - 0 0 1 connected 5\n" NODE_B
+                " 127.0.0.1:7002@17002 master - 0 0 2 connected 5\n",
+         "line 2: slot claimed twice '5'"},
+        {NODE_B " 127.0.0.1:7002@17002 master - 0 0 2 connected\n", "no node is flagged myself"},
+        {"abc 127.0.0.1:1@2 myself,master - 0 0 1 connected\n", "line 1: bad node id 'abc'"},
+        {NODE_A " 127.0.0.1:1@2 myself,master - 0 x 1 connected\n",
+         "line 1: bad ping or pong time"},
+    };
+    for (size_t i = 0; !h_is_reference() && i < sizeof(bad) / sizeof(bad[0]); i++) {
+        f = fopen(path, "w");
+        CHECK(f && fputs(bad[i].text, f) >= 0 && fclose(f) == 0, "writing a bad nodes.conf");
+        CHECK(h_exec(&s, "bad.out", 10000 * H_SLOW,
+                     H_FLAGS("--port", "0", "--cluster-enabled", "yes", "--cluster-config-file",
+                             path)) == 1,
+              "bad nodes.conf %zu is refused", i);
+        CHECK(h_file_has(&s, "bad.out", bad[i].want), "the refusal says: %s", bad[i].want);
+    }
 }
 
 /* redis-cli's output for args on port, first line, into out. */
