@@ -48,6 +48,17 @@ void cluster_node_free(struct cluster_node *n)
     xfree(n);
 }
 
+void cluster_free(void)
+{
+    if (!cluster)
+        return;
+    for (int i = 0; i < cluster->node_count; i++)
+        cluster_node_free(cluster->nodes[i]);
+    xfree(cluster->nodes);
+    xfree(cluster);
+    cluster = NULL;
+}
+
 void cluster_add_node(struct cluster_node *n)
 {
     if (cluster->node_count == cluster->node_cap) {

@@ -75,6 +75,9 @@ extern struct cluster_state *cluster;
 #define CLUSTER_TODO_UPDATE_STATE (1u << 0)
 #define CLUSTER_TODO_SAVE (1u << 1)
 
+/* At shutdown: frees the state and every node; cluster is NULL after. */
+void cluster_free(void);
+
 /* ---- The nodes ---- */
 /* A new node named name (40 chars; NULL: a random name), with flags, not
  * yet in the list; the caller adds it (cluster_add_node) or frees it. */

@@ -121,6 +121,13 @@ int cluster_config_lock(const char *path)
     return 0;
 }
 
+void cluster_config_unlock(void)
+{
+    if (lock_fd >= 0)
+        close(lock_fd);
+    lock_fd = -1;
+}
+
 /* ---- loading ---- */
 
 #define MAX_FIELDS (8 + CLUSTER_SLOTS * 2)

@@ -28,6 +28,8 @@ char *cluster_describe_nodes(unsigned skip, size_t *len);
 /* Takes an exclusive flock on path (created if missing); -1 logged when
  * another process holds it or it cannot be opened. */
 int cluster_config_lock(const char *path);
+/* At shutdown: lets the lock go. */
+void cluster_config_unlock(void);
 /* Loads path into the (empty) state. Returns 1 when loaded, 0 when there
  * is no file or it is empty (a new node), -1 after logging which line is
  * wrong. */

@@ -59,7 +59,16 @@ static void cluster_cron(void)
         cluster_update_state();
 }
 
-static const struct server_module cluster_module = {.cron = cluster_cron};
+/* Last in the shutdown: the lock goes with the process anyway; the state
+ * is freed so a leak check sees nothing left. */
+static void cluster_stopped(void)
+{
+    cluster_config_unlock();
+    cluster_free();
+}
+
+static const struct server_module cluster_module = {.cron = cluster_cron,
+                                                    .stopped = cluster_stopped};
 
 int cluster_init(void)
 {
@@ -76,8 +85,10 @@ int cluster_init(void)
     cluster->state = CLUSTER_STATE_FAIL;
     cluster->size = 1;
     int loaded = cluster_config_load(path);
-    if (loaded < 0)
+    if (loaded < 0) {
+        cluster_free();
         return -1;
+    }
     int save = !loaded;
     if (!loaded) {
         cluster->myself = cluster_node_new(NULL, CNODE_MYSELF | CNODE_MASTER);
