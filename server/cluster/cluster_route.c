@@ -6,7 +6,8 @@
  * A request's keys come from its key specs (keyspec.h), the same walk the
  * ACLs and COMMAND GETKEYS use, so every keyed command (EVAL's and FCALL's
  * declared keys, rbkv's ordered commands' keys too) is routed by what
- * COMMAND tells clients. Keyless commands run anywhere.
+ * COMMAND tells clients; SPUBLISH, SSUBSCRIBE and SUNSUBSCRIBE by their
+ * shard channels. Keyless commands run anywhere.
  */
 #include "cluster_route.h"
 
@@ -41,6 +42,7 @@ struct query {
     struct cluster_node *owner;
     int migrating, importing, multiple_keys, missing_keys, cross_slot;
     int unbound;
+    int shard; /* SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE: routed by their channels */
     /* the command whose keys are being walked */
     const struct resp_slice *argv;
 };
@@ -85,7 +87,9 @@ static int visit_key(void *ctx, int pos, unsigned flags)
         }
         q->multiple_keys = 1;
     }
-    if ((q->migrating || q->importing) &&
+    /* A shard channel is served by the slot's source until the slot
+     * moves: whether it "exists" here does not matter. */
+    if ((q->migrating || q->importing) && !q->shard &&
         !ks_lookup(&server.ks->dbs[0], key->ptr, key->len, mstime()))
         q->missing_keys++;
     return 0;
@@ -99,7 +103,17 @@ static int visit_command(void *ctx, const struct command *cmd, int argc,
     if (!specs)
         return 0;
     q->argv = argv;
-    keyspec_visit(specs, argc, argv, visit_key, q);
+    if (keyspec_has_keys(specs)) {
+        keyspec_visit(specs, argc, argv, visit_key, q);
+    } else {
+        /* Its specs name shard channels (NOT_KEY), which Redis routes by
+         * their slots as keys. */
+        q->shard = 1;
+        int last = cmd->last_channel < 0 ? argc + cmd->last_channel : cmd->last_channel;
+        for (int i = cmd->first_channel; i > 0 && i <= last && i < argc; i++)
+            if (visit_key(q, i, 0))
+                break;
+    }
     return q->cross_slot || q->unbound;
 }
 
@@ -132,7 +146,12 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
     if (!q.owner)
         return cluster->myself;
     if (cluster->state != CLUSTER_STATE_OK) {
-        if (!server.cfg.cluster_allow_reads_when_down) {
+        if (q.shard) {
+            if (!server.cfg.cluster_allow_pubsubshard_when_down) {
+                *why = REDIR_DOWN_STATE;
+                return NULL;
+            }
+        } else if (!server.cfg.cluster_allow_reads_when_down) {
             *why = REDIR_DOWN_STATE;
             return NULL;
         }
@@ -153,9 +172,10 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
         }
         return cluster->myself;
     }
-    /* A replica serves reads of its primary's slots to READONLY clients. */
+    /* A replica serves reads of its primary's slots to READONLY clients,
+     * and its shard channels to anyone. */
     struct cluster_node *me = cluster->myself;
-    if ((c->flags & CLIENT_READONLY) && !writes && (me->flags & CNODE_SLAVE) &&
+    if (((c->flags & CLIENT_READONLY) || q.shard) && !writes && (me->flags & CNODE_SLAVE) &&
         me->primary == q.owner)
         return me;
     if (q.owner != me)

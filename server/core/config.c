@@ -573,7 +573,7 @@ static const struct config_def defs[] = {
     {.name = "cluster-allow-reads-when-down", .type = CONFIG_BOOL,
      FIELD(cluster_allow_reads_when_down), .default_value = "no"},
     {.name = "cluster-allow-pubsubshard-when-down", .type = CONFIG_BOOL,
-     FIELD(cluster_allow_pubsubshard_when_down), .default_value = "yes", LATER(35)},
+     FIELD(cluster_allow_pubsubshard_when_down), .default_value = "yes"},
     {.name = "cluster-replica-validity-factor", .alias = "cluster-slave-validity-factor",
      .type = CONFIG_INT, FIELD(cluster_replica_validity_factor), .max = INT_MAX,
      .default_value = "10", LATER(35)},

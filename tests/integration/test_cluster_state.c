@@ -244,6 +244,10 @@ static void test_three_nodes(void)
     EXPECT_ERR(c, "MOVED 12182 127.0.0.1:7003", "EVAL", "return 1", "1", "foo");
     EXPECT_INT(c, 1, "EVAL", "return 1", "1", "{b}");
     EXPECT_INT(c, 1, "EVAL", "return 1", "0");
+    /* Shard channels are routed by their slots; plain channels are not. */
+    EXPECT_ERR(c, "MOVED 12182 127.0.0.1:7003", "SPUBLISH", "foo", "x");
+    EXPECT_INT(c, 0, "SPUBLISH", "{b}", "x");
+    EXPECT_INT(c, 0, "PUBLISH", "foo", "x");
 
     /* A slot being migrated to B: a key still here is served, one that is
      * not is asked of B. */
