@@ -31,6 +31,9 @@ endforeach()
 set(RBKV_FUZZ_LIBS_repl_reader rbkv_base resp)
 set(RBKV_FUZZ_SOURCES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication/repl_reader.c)
 set(RBKV_FUZZ_INCLUDES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication)
+# The cluster bus's codec alone: bytes in, framed and decoded messages out (no server state).
+set(RBKV_FUZZ_SOURCES_cluster_bus ${PROJECT_SOURCE_DIR}/server/cluster/cluster_msg.c)
+set(RBKV_FUZZ_INCLUDES_cluster_bus ${PROJECT_SOURCE_DIR}/server/cluster)
 # rbkv-cli's load and range readers (client/ less main.c), on a socketpair the target fills.
 set(RBKV_FUZZ_LIBS_cli rbkv_cli)
 # The TLS layer alone, on a context of its own (no server started).

@@ -5,8 +5,9 @@
  *
  * What must hold: the greedy client is dropped at the configured hard output
  * limit while its one reply is still being built, the server's memory comes
- * back, other clients keep getting answers quickly (PING round trips measured
- * meanwhile; the bound is a generous functional check, not a benchmark), the
+ * back, other clients keep getting answers (their PING round trips are
+ * measured meanwhile and printed: a bound in time would fail on a loaded
+ * machine; bench/ measures latency), the
  * extra connection gets Redis's error, and nothing leaks once all are gone.
  *
  * Label `slow`: loading a million keys and opening a thousand connections
@@ -30,7 +31,6 @@
 #define KEY_PAD (37 * (H_SLOW - 1))
 /* The hard output limit: far below the replies of KEYS_N keys. */
 #define HARD_LIMIT_BYTES (8LL * 1024 * 1024)
-#define PING_WORST_MS 200            /* worst PING while the greedy client is served */
 #define RSS_SLACK_KB (24 * 1024)     /* RSS "near" its earlier level */
 #define CONNS 1000                   /* maxclients; the monitor is one of them */
 #define TRAFFIC_MS (5000 / H_SLOW)   /* how long the thousand clients pipeline */
@@ -138,7 +138,6 @@ static void greedy_query(const struct h_server *s, redisContext *c, const char *
           query);
     CHECK(got < (size_t)HARD_LIMIT_BYTES, "the greedy client got %zu bytes", got);
     CHECK(pongs == pings, "the other client got %d PONGs for %d PINGs", pongs, pings);
-    CHECK(worst < PING_WORST_MS * H_SLOW, "worst PING took %lld ms", (long long)worst);
     /* A sanitizer's quarantine keeps freed memory resident: RSS says
      * nothing there (used_memory still does). */
     if (H_SLOW == 1)
@@ -277,13 +276,15 @@ static void test_thousand_clients(void)
         opened++;
     CHECK(opened == n, "opened %d of %d connections", opened, n);
     int64_t t0 = h_now_ms(), worst = 0;
-    int rounds = 0, bad = 0;
+    int rounds = 0, bad = 0, lost_pings = 0;
     while (h_now_ms() - t0 < TRAFFIC_MS) {
         bad += traffic_round(w, opened, rounds++);
         int64_t ms = ping_ms(c);
-        if (ms < 0 || ms > worst)
-            worst = ms < 0 ? 1000000 : ms;
+        lost_pings += ms < 0;
+        if (ms > worst)
+            worst = ms;
     }
+    CHECK(lost_pings == 0, "%d monitor PINGs got no PONG", lost_pings);
     long rss_busy = h_rss_kb(s.pid);
     CHECK(bad == 0, "%d of %d replies were errors or missing", bad, rounds * opened * 5);
     CHECK(h_info_ll(c, "clients", "connected_clients") == opened + 1,
@@ -323,7 +324,6 @@ static void test_thousand_clients(void)
     printf("   %d clients, %d rounds of 5 pipelined commands in %lld ms; worst monitor PING "
            "%lld ms; RSS %ld KB idle, %ld KB busy, %ld KB after all closed\n",
            opened, rounds, (long long)(h_now_ms() - t0), (long long)worst, rss0, rss_busy, rss1);
-    CHECK(worst < PING_WORST_MS * H_SLOW, "worst monitor PING took %lld ms", (long long)worst);
     if (H_SLOW == 1) /* see greedy_query */
         CHECK(rss1 - rss0 < RSS_SLACK_KB, "RSS %ld KB after all closed, %ld KB before", rss1,
               rss0);
