@@ -6,13 +6,14 @@
  * subsystems' inits, the load, core's server_serve), and the one hook a
  * layer below core cannot register itself: persist/ knows no connection,
  * so the append-only log's group commit (persist/group_commit.h) reaches
- * the transport (conn.h, struct conn_log) from here. Scripting and replication register
- * their own hooks in script_init and repl_init. docs/internals.md, "Layers".
+ * the transport (conn.h, struct conn_log) from here. Scripting, replication and cluster
+ * register their own hooks in script_init, repl_init and cluster_init. docs/internals.md, "Layers".
  */
 #include "wiring.h"
 
 #include "aof.h"
 #include "bgsave.h"
+#include "cluster_start.h"
 #include "conn.h"
 #include "functions.h"
 #include "group_commit.h"
@@ -64,6 +65,8 @@ int wiring_start(void)
     mem_mark_startup();
     script_init();
     fn_init();
+    if (server.cfg.cluster_enabled && cluster_init() < 0)
+        return -1;
     if (load_dataset() < 0)
         return -1;
     repl_restore_position();

@@ -5,6 +5,7 @@
  * Owns no state: everything lives in struct client. Users and passwords
  * are acl.c's, which compares in constant time.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static void cmd_reset(struct client *c)
     watch_unwatch_all(c);
     pubsub_client_gone(c);
     monitor_stop(c);
-    c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
+    c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH | CLIENT_ASKING | CLIENT_READONLY);
     c->db_index = 0;
     c->db = &server.ks->dbs[0];
     c->out.proto = 2;
@@ -203,6 +204,17 @@ static void cmd_hello(struct client *c)
 static void cmd_select(struct client *c)
 {
     struct db *db;
+    long long id;
+    /* Cluster mode has database 0 alone; the index is read (and its int
+     * range checked, by arg_db_or_reply) first, as Redis. */
+    if (server.cfg.cluster_enabled) {
+        if (arg_ll_or_reply(c, &c->argv[1], &id) < 0)
+            return;
+        if (id != 0 && id >= INT_MIN && id <= INT_MAX) {
+            resp_add_error(&c->out, "ERR SELECT is not allowed in cluster mode");
+            return;
+        }
+    }
     if (arg_db_or_reply(c, &c->argv[1], &db) < 0)
         return;
     c->db_index = (int)(db - server.ks->dbs);

@@ -165,6 +165,11 @@ static void cmd_copy(struct client *c)
             return;
         }
     }
+    /* Cluster mode has database 0 alone. */
+    if (server.cfg.cluster_enabled && to != &server.ks->dbs[0]) {
+        resp_add_error(&c->out, "ERR Copying to another database is not allowed in cluster mode");
+        return;
+    }
     if (to == c->db && same_bytes(src, dst)) {
         resp_add_error(&c->out, "ERR source and destination objects are the same");
         return;
@@ -219,6 +224,10 @@ static void cmd_move(struct client *c)
     const struct resp_slice *key = &c->argv[1];
     struct db *to;
 
+    if (server.cfg.cluster_enabled) {
+        resp_add_error(&c->out, "ERR MOVE is not allowed in cluster mode");
+        return;
+    }
     if (arg_db_or_reply(c, &c->argv[2], &to) < 0)
         return;
     if (to == c->db) {

@@ -310,7 +310,7 @@ static void info_commandstats(struct text *t)
 
 static void info_cluster(struct text *t)
 {
-    text_printf(t, "# Cluster\r\ncluster_enabled:0\r\n");
+    text_printf(t, "# Cluster\r\ncluster_enabled:%d\r\n", server.cfg.cluster_enabled);
 }
 
 static void info_keyspace(struct text *t)

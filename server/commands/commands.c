@@ -5,6 +5,7 @@
 #include "commands.h"
 
 #include "cmd_bitmap.h"
+#include "cmd_cluster.h"
 #include "cmd_collrange.h"
 #include "cmd_command.h"
 #include "cmd_config.h"
@@ -127,6 +128,7 @@ void commands_register(void)
         latency_commands,
         memory_commands,
         xstream_commands,
+        cluster_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);

@@ -81,6 +81,9 @@ static const struct {
     {"role", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
     {"lastsave", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
     {"pubsub|help", 0, CAT(ACL_PUBSUB)},
+    {"asking", CAT(ACL_CONNECTION), 0},
+    {"readonly", CAT(ACL_CONNECTION), 0},
+    {"readwrite", CAT(ACL_CONNECTION), 0},
     /* COMMAND and each of its subcommands say @connection. */
     {"command", CAT(ACL_CONNECTION), 0},
     {"command|count", CAT(ACL_CONNECTION), 0},

@@ -45,6 +45,8 @@ struct tls_conn;
 #define CLIENT_POSTPONED (1u << 16)        /* pause.c: its request waits for CLIENT PAUSE to end */
 #define CLIENT_PROTECTED (1u << 17)        /* script.c: a busy script's caller: not read, close put off */
 #define CLIENT_READ_YIELDED (1u << 18)     /* conn.c: had its read this loop turn, on its yielded list */
+#define CLIENT_ASKING (1u << 19)           /* cluster: ASKING, for its next command only */
+#define CLIENT_READONLY (1u << 20)         /* cluster: READONLY, reads served by a replica */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that

@@ -146,6 +146,13 @@ static void reply_unknown_command(struct client *c)
                     (int)(c->argv[0].len < 128 ? c->argv[0].len : 128), c->argv[0].ptr, args);
 }
 
+static const struct command_route *route;
+
+void command_on_route(const struct command_route *r)
+{
+    route = r;
+}
+
 static const struct command_write_gate *write_gate;
 
 void command_on_write_gate(const struct command_write_gate *gate)
@@ -270,11 +277,20 @@ int command_protected_allowed(const struct client *c, int access)
     return access == PROTECTED_YES || (access == PROTECTED_LOCAL && conn_is_local(c));
 }
 
+static void execute(struct client *c, const struct command *cmd);
+
 void command_execute(struct client *c)
 {
     /* As Redis's processCommand, everything below reads the subcommand's
      * row, not its container's. */
     const struct command *cmd = command_resolve(c->argc, c->argv);
+    execute(c, cmd);
+    if (route)
+        route->done(c, cmd);
+}
+
+static void execute(struct client *c, const struct command *cmd)
+{
 
     server.stats.total_commands++;
     count_errors_since_last(NULL, 0);
@@ -316,6 +332,11 @@ void command_execute(struct client *c)
     }
     /* A user that may do everything costs one flag test. */
     if (c->user && !(c->user->flags & ACL_USER_ALLPERM) && acl_refuses(c, cmd)) {
+        refused(c, cmd);
+        return;
+    }
+    /* Redis's place for cluster redirection: right after the ACL check. */
+    if (route && !(c->flags & CLIENT_MASTER) && route->refuses(c, cmd)) {
         refused(c, cmd);
         return;
     }

@@ -70,6 +70,18 @@ void command_on_write_gate(const struct command_write_gate *gate);
  * registered): replica-serve-stale-data's test, for scripts' commands too. */
 int command_primary_link_up(void);
 
+/* Where may this request run: cluster mode's redirection (cluster/
+ * registers it, cluster_init). refuses answers c's request (cmd, with its
+ * arguments in c->argc/argv; EXEC's answer covers its queue) with Redis's
+ * -MOVED, -ASK, -CROSSSLOT, -TRYAGAIN or -CLUSTERDOWN and returns 1, or
+ * returns 0 when it runs here. done runs after every request, refused or
+ * not (ASKING lasts one command). A primary's link is never asked. */
+struct command_route {
+    int (*refuses)(struct client *c, const struct command *cmd);
+    void (*done)(struct client *c, const struct command *cmd);
+};
+void command_on_route(const struct command_route *route);
+
 /* Error replies used across commands (Redis's exact texts). */
 #define ERR_SYNTAX "ERR syntax error"
 #define ERR_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"

@@ -240,6 +240,8 @@ struct config {
     unsigned long long cluster_link_sendbuf_limit;
 };
 
+/* cluster-preferred-endpoint-type, in config order. */
+enum cluster_endpoint { CLUSTER_ENDPOINT_IP, CLUSTER_ENDPOINT_HOSTNAME, CLUSTER_ENDPOINT_UNKNOWN };
 /* supervised, in config order. */
 enum supervised_mode { SUPERVISED_UPSTART, SUPERVISED_SYSTEMD, SUPERVISED_AUTO, SUPERVISED_NO };
 /* oom-score-adj: index into its names no, yes, relative, absolute; "relative"

@@ -109,6 +109,18 @@ size_t multi_memory(const struct client *c)
     return c->multi_mem;
 }
 
+int multi_visit(const struct client *c, multi_visit_fn *visit, void *ctx)
+{
+    if (!c->multi)
+        return 0;
+    for (const struct multi_cmd *q = c->multi->head; q; q = q->next) {
+        int rc = visit(ctx, q->cmd, q->argc, q->argv);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int multi_has_write(const struct client *c)
 {
     return c->multi && (c->multi->cmd_flags & CMD_WRITE);

@@ -56,6 +56,12 @@ void multi_init(void);
 long multi_queued(const struct client *c);
 /* Bytes c's queue holds (CLIENT LIST multi-mem); 0 outside MULTI. */
 size_t multi_memory(const struct client *c);
+/* Calls visit for each command in c's queue, in order, with its arguments;
+ * nonzero from visit stops the walk and is returned. 0 outside MULTI. */
+struct resp_slice;
+typedef int multi_visit_fn(void *ctx, const struct command *cmd, int argc,
+                           const struct resp_slice *argv);
+int multi_visit(const struct client *c, multi_visit_fn *visit, void *ctx);
 /* Whether c's queue holds a write: EXEC is then a write that CLIENT PAUSE
  * WRITE holds back, as Redis does. */
 int multi_has_write(const struct client *c);

@@ -616,8 +616,7 @@ int h_info_field(const char *info, const char *name, char *out, size_t cap)
 
 /* ---- server processes ---------------------------------------------------- */
 
-/* A free loopback port (bound with port 0, then released), or -1. */
-static int free_port(void)
+int h_free_port(void)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(sa);
@@ -911,7 +910,7 @@ int h_reference_required(void)
 int h_restart(struct h_server *s, const char *const *flags)
 {
     for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-        s->port = free_port();
+        s->port = h_free_port();
         if (s->port < 0)
             return harness_failure("no free port: %s", strerror(errno));
         s->pid = spawn(s, flags);

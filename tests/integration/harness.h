@@ -74,6 +74,8 @@ void h_init(int argc, char **argv);
  * status of the test program: 0 when nothing failed. */
 int h_finish(void);
 
+/* A free loopback port (bound with port 0, then released), or -1. */
+int h_free_port(void);
 /* Starts the server with extra flags (NULL-terminated, may be NULL) and waits
  * until it answers (any reply to PING, so --requirepass works too). Returns 0,
  * or -1 after recording a failure. */

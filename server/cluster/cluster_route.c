@@ -1,0 +1,242 @@
+/*
+ * cluster_route.c - redirection (cluster_route.h): Redis 7.0's
+ * getNodeByQuery for each keyed request, or EXEC's whole queue, with
+ * clusterRedirectClient's replies.
+ *
+ * A request's keys come from its key specs (keyspec.h), the same walk the
+ * ACLs and COMMAND GETKEYS use, so every keyed command (EVAL's and FCALL's
+ * declared keys, rbkv's ordered commands' keys too) is routed by what
+ * COMMAND tells clients; SPUBLISH, SSUBSCRIBE and SUNSUBSCRIBE by their
+ * shard channels. Keyless commands run anywhere.
+ */
+#include "cluster_route.h"
+
+#include <string.h>
+
+#include "client.h"
+#include "clock.h"
+#include "cluster.h"
+#include "command.h"
+#include "keyspace.h"
+#include "keyspec.h"
+#include "multi.h"
+#include "resp_writer.h"
+#include "server.h"
+
+/* Redis's CLUSTER_REDIR_*. */
+enum redirect {
+    REDIR_NONE,
+    REDIR_CROSS_SLOT,
+    REDIR_UNSTABLE,
+    REDIR_ASK,
+    REDIR_MOVED,
+    REDIR_DOWN_STATE,
+    REDIR_DOWN_UNBOUND,
+    REDIR_DOWN_RO_STATE,
+};
+
+/* What the walk over a request's keys (or a queue's) found. */
+struct query {
+    const struct resp_slice *first; /* the first key, NULL until one */
+    int slot;
+    struct cluster_node *owner;
+    int migrating, importing, multiple_keys, missing_keys, cross_slot;
+    int unbound;
+    int shard; /* SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE: routed by their channels */
+    /* the command whose keys are being walked */
+    const struct resp_slice *argv;
+};
+
+static const struct command *exec_cmd, *asking_cmd;
+
+const char *cluster_preferred_endpoint(const struct cluster_node *n)
+{
+    switch (server.cfg.cluster_preferred_endpoint_type) {
+    case CLUSTER_ENDPOINT_HOSTNAME:
+        return n->hostname ? n->hostname : "?";
+    case CLUSTER_ENDPOINT_UNKNOWN:
+        return "";
+    default:
+        return n->ip;
+    }
+}
+
+static int visit_key(void *ctx, int pos, unsigned flags)
+{
+    (void)flags;
+    struct query *q = ctx;
+    const struct resp_slice *key = &q->argv[pos];
+    int slot = (int)key_hash_slot(key->ptr, key->len);
+    if (!q->first) {
+        q->first = key;
+        q->slot = slot;
+        q->owner = cluster->slots[slot];
+        if (!q->owner) {
+            q->unbound = 1;
+            return 1;
+        }
+        /* An open slot serves only requests whose keys are all here. */
+        if (q->owner == cluster->myself && cluster->migrating_to[slot])
+            q->migrating = 1;
+        else if (cluster->importing_from[slot])
+            q->importing = 1;
+    } else if (key->len != q->first->len || memcmp(key->ptr, q->first->ptr, key->len)) {
+        if (slot != q->slot) {
+            q->cross_slot = 1;
+            return 1;
+        }
+        q->multiple_keys = 1;
+    }
+    /* A shard channel is served by the slot's source until the slot
+     * moves: whether it "exists" here does not matter. */
+    if ((q->migrating || q->importing) && !q->shard &&
+        !ks_lookup(&server.ks->dbs[0], key->ptr, key->len, mstime()))
+        q->missing_keys++;
+    return 0;
+}
+
+static int visit_command(void *ctx, const struct command *cmd, int argc,
+                         const struct resp_slice *argv)
+{
+    struct query *q = ctx;
+    const struct command_key_specs *specs = keyspec_of(cmd);
+    if (!specs)
+        return 0;
+    q->argv = argv;
+    if (keyspec_has_keys(specs)) {
+        keyspec_visit(specs, argc, argv, visit_key, q);
+    } else {
+        /* Its specs name shard channels (NOT_KEY), which Redis routes by
+         * their slots as keys. */
+        q->shard = 1;
+        int last = cmd->last_channel < 0 ? argc + cmd->last_channel : cmd->last_channel;
+        for (int i = cmd->first_channel; i > 0 && i <= last && i < argc; i++)
+            if (visit_key(q, i, 0))
+                break;
+    }
+    return q->cross_slot || q->unbound;
+}
+
+/* Redis's getNodeByQuery: the node that serves c's request (cmd), NULL
+ * with *why set when none may; *slot is the keys' slot. */
+static struct cluster_node *node_for_query(struct client *c, const struct command *cmd,
+                                           int *slot, enum redirect *why)
+{
+    struct query q = {0};
+    *why = REDIR_NONE;
+    /* As Redis: the down state's read-only rule asks the command itself
+     * (EXEC is no write), READONLY's the transaction's writes too. */
+    int write = (cmd->flags & CMD_WRITE) != 0, writes = write;
+    if (cmd == exec_cmd) {
+        if (!c->multi)
+            return cluster->myself;
+        multi_visit(c, visit_command, &q);
+        writes = multi_has_write(c);
+    } else {
+        visit_command(&q, cmd, c->argc, c->argv);
+    }
+    if (q.unbound) {
+        *why = REDIR_DOWN_UNBOUND;
+        return NULL;
+    }
+    if (q.cross_slot) {
+        *why = REDIR_CROSS_SLOT;
+        return NULL;
+    }
+    if (!q.owner)
+        return cluster->myself;
+    if (cluster->state != CLUSTER_STATE_OK) {
+        if (q.shard) {
+            if (!server.cfg.cluster_allow_pubsubshard_when_down) {
+                *why = REDIR_DOWN_STATE;
+                return NULL;
+            }
+        } else if (!server.cfg.cluster_allow_reads_when_down) {
+            *why = REDIR_DOWN_STATE;
+            return NULL;
+        }
+        if (write) {
+            *why = REDIR_DOWN_RO_STATE;
+            return NULL;
+        }
+    }
+    *slot = q.slot;
+    if (q.migrating && q.missing_keys) {
+        *why = REDIR_ASK;
+        return cluster->migrating_to[q.slot];
+    }
+    if (q.importing && (c->flags & CLIENT_ASKING)) {
+        if (q.multiple_keys && q.missing_keys) {
+            *why = REDIR_UNSTABLE;
+            return NULL;
+        }
+        return cluster->myself;
+    }
+    /* A replica serves reads of its primary's slots to READONLY clients,
+     * and its shard channels to anyone. */
+    struct cluster_node *me = cluster->myself;
+    if (((c->flags & CLIENT_READONLY) || q.shard) && !writes && (me->flags & CNODE_SLAVE) &&
+        me->primary == q.owner)
+        return me;
+    if (q.owner != me)
+        *why = REDIR_MOVED;
+    return q.owner;
+}
+
+static void reply_redirect(struct client *c, const struct cluster_node *n, int slot,
+                           enum redirect why)
+{
+    switch (why) {
+    case REDIR_CROSS_SLOT:
+        resp_add_error(&c->out, "CROSSSLOT Keys in request don't hash to the same slot");
+        break;
+    case REDIR_UNSTABLE:
+        resp_add_error(&c->out, "TRYAGAIN Multiple keys request during rehashing of slot");
+        break;
+    case REDIR_DOWN_STATE:
+        resp_add_error(&c->out, "CLUSTERDOWN The cluster is down");
+        break;
+    case REDIR_DOWN_RO_STATE:
+        resp_add_error(&c->out, "CLUSTERDOWN The cluster is down and only accepts read commands");
+        break;
+    case REDIR_DOWN_UNBOUND:
+        resp_add_error(&c->out, "CLUSTERDOWN Hash slot not served");
+        break;
+    default:
+        resp_add_errorf(&c->out, "%s %d %s:%d", why == REDIR_ASK ? "ASK" : "MOVED", slot,
+                        cluster_preferred_endpoint(n), n->port);
+        break;
+    }
+}
+
+static int route_refuses(struct client *c, const struct command *cmd)
+{
+    if (cmd != exec_cmd && !keyspec_of(cmd))
+        return 0;
+    int slot = 0;
+    enum redirect why;
+    struct cluster_node *n = node_for_query(c, cmd, &slot, &why);
+    if (n == cluster->myself)
+        return 0;
+    /* Redis discards a redirected EXEC's transaction; a queued command's
+     * refusal dooms its transaction (the dispatcher flags it). */
+    if (cmd == exec_cmd)
+        multi_discard(c);
+    reply_redirect(c, n, slot, why);
+    return 1;
+}
+
+/* ASKING lasts for the next command, or the whole transaction it opens. */
+static void route_done(struct client *c, const struct command *cmd)
+{
+    if (!c->multi && cmd != asking_cmd)
+        c->flags &= ~CLIENT_ASKING;
+}
+
+void cluster_route_init(void)
+{
+    static const struct command_route route = {.refuses = route_refuses, .done = route_done};
+    exec_cmd = command_lookup("exec", 4);
+    asking_cmd = command_lookup("asking", 6);
+    command_on_route(&route);
+}

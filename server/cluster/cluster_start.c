@@ -1,0 +1,103 @@
+/*
+ * cluster_start.c - the start of cluster mode (cluster_start.h): the lock
+ * and load of nodes.conf, what myself announces, the hooks and the cron.
+ * Above the rest of cluster/, which it puts together.
+ */
+#include "cluster_start.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "cluster.h"
+#include "cluster_config.h"
+#include "cluster_route.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "mem.h"
+#include "server.h"
+
+/* The clients' port others are told: cluster-announce-port, else port. */
+static int announced_port(void)
+{
+    return server.cfg.cluster_announce_port ? (int)server.cfg.cluster_announce_port
+                                            : server.cfg.port;
+}
+
+/* The bus's port: cluster-announce-bus-port, else cluster-port, else the
+ * client port plus 10000 (Redis's CLUSTER_PORT_INCR). */
+static int announced_cport(void)
+{
+    if (server.cfg.cluster_announce_bus_port)
+        return (int)server.cfg.cluster_announce_bus_port;
+    return server.cfg.cluster_port ? (int)server.cfg.cluster_port : server.cfg.port + 10000;
+}
+
+/* Redis refreshes what myself announces from the configuration at every
+ * start (and on CONFIG SET): the ports, the hostname, an announced ip. */
+static int refresh_myself(void)
+{
+    struct cluster_node *me = cluster->myself;
+    const char *host = server.cfg.cluster_announce_hostname;
+    const char *ip = server.cfg.cluster_announce_ip;
+    int changed = me->port != announced_port() || me->cport != announced_cport() ||
+                  (host ? !me->hostname || strcmp(host, me->hostname) : me->hostname != NULL) ||
+                  (ip && strcmp(ip, me->ip));
+    if (changed)
+        cluster_node_set_addr(me, ip, announced_port(), announced_cport(), host);
+    me->link_up = 1;
+    return changed;
+}
+
+static void cluster_cron(void)
+{
+    /* CONFIG SET of a cluster-announce-* setting reaches myself here, as
+     * Redis's clusterCron applies them. */
+    if (refresh_myself())
+        cluster_changed(CLUSTER_TODO_SAVE);
+    /* The writable delay ends with time, not with a change. */
+    else if (cluster->state == CLUSTER_STATE_FAIL)
+        cluster_update_state();
+}
+
+/* Last in the shutdown: the lock goes with the process anyway; the state
+ * is freed so a leak check sees nothing left. */
+static void cluster_stopped(void)
+{
+    cluster_config_unlock();
+    cluster_free();
+}
+
+static const struct server_module cluster_module = {.cron = cluster_cron,
+                                                    .stopped = cluster_stopped};
+
+int cluster_init(void)
+{
+    const char *path = server.cfg.cluster_config_file;
+    if (!server.cfg.cluster_port && server.cfg.port > 65535 - 10000) {
+        log_warning("Redis port number too high. Cluster communication port is 10,000 port "
+                    "numbers higher than your Redis port. Your Redis port number must be 55535 "
+                    "or less.");
+        return -1;
+    }
+    if (cluster_config_lock(path) < 0)
+        return -1;
+    cluster = xcalloc(1, sizeof(*cluster));
+    cluster->state = CLUSTER_STATE_FAIL;
+    cluster->size = 1;
+    int loaded = cluster_config_load(path);
+    if (loaded < 0) {
+        cluster_free();
+        return -1;
+    }
+    int save = !loaded;
+    if (!loaded) {
+        cluster->myself = cluster_node_new(NULL, CNODE_MYSELF | CNODE_MASTER);
+        cluster_add_node(cluster->myself);
+        log_notice("No cluster configuration found, I'm %s", cluster->myself->name);
+    }
+    save |= refresh_myself();
+    cluster_route_init();
+    server_add_module(&cluster_module);
+    cluster_changed(save ? CLUSTER_TODO_SAVE : 0);
+    return 0;
+}
