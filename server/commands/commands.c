@@ -12,6 +12,7 @@
 #include "cmd_debug.h"
 #include "cmd_function.h"
 #include "cmd_hash.h"
+#include "cmd_hll.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
 #include "cmd_list.h"
@@ -101,6 +102,7 @@ void commands_register(void)
         string_commands,
         lcs_commands,
         bitmap_commands,
+        hll_commands,
         keys_commands,
         ordered_commands,
         zset_commands,
