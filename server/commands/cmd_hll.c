@@ -21,8 +21,9 @@
  *    when the cache was stale: a write although the command is read-only,
  *    so it touches WATCH and is propagated as itself, as Redis does;
  *  - PFMERGE's sources include its destination; its result is written
- *    register by register in index order, which decides the sparse bytes,
- *    and it fires "pfadd", as Redis does.
+ *    register by register in index order, which decides the sparse bytes;
+ *    it fires "pfadd" and touches WATCH for the destination only, as Redis
+ *    does.
  *
  * Entries can move when written (see keyspace.h): after any ks_ call that
  * returns an entry, only the returned pointer is used.
@@ -266,6 +267,8 @@ static void cmd_pfmerge(struct client *c)
     }
     e = hll_write_end(&w);
     hll_invalidate(hll_bytes(e));
+    /* Only the destination changed: WATCHes of the sources hold. */
+    watch_touch(c->db, dst->ptr, dst->len);
     /* "pfadd": a merge is many adds at once, in Redis's words. */
     notify_key(c, NOTIFY_STRING, "pfadd", dst);
     server.dirty++;
@@ -299,8 +302,8 @@ static void pfdebug_decode(struct client *c, struct ks_entry *e)
 }
 
 /* PFDEBUG GETREG and TODENSE turn a sparse value dense first: 1 when they
- * did (a write, propagated as the command), 0 when it was dense, -1 after
- * replying that it is corrupt. */
+ * did (a write, propagated as the command, though no WATCH sees it, as in
+ * Redis), 0 when it was dense, -1 after replying that it is corrupt. */
 static int pfdebug_to_dense(struct client *c, struct ks_entry **e)
 {
     if (hll_encoding_of(hll_bytes(*e)) == HLL_DENSE)
@@ -375,14 +378,15 @@ const struct command hll_commands[] = {
                    "O(N) with N being the number of keys, and much bigger constant times, when "
                    "called with multiple keys.",
      .args = "key [key ...]"},
-    {.name = "pfmerge", .proc = cmd_pfmerge, .arity = -2, .flags = CMD_WRITE | CMD_DENYOOM,
+    {.name = "pfmerge", .proc = cmd_pfmerge, .arity = -2,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "hyperloglog", .since = "2.8.9",
      .summary = "Merge N different HyperLogLogs into a single one.",
      .complexity = "O(N) to merge N HyperLogLogs, but with high constant times.",
      .args = "destkey sourcekey [sourcekey ...]"},
     {.name = "pfdebug", .proc = cmd_pfdebug, .arity = 3,
-     .flags = CMD_WRITE | CMD_DENYOOM | CMD_ADMIN,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_ADMIN | CMD_TOUCHES_OWN_KEYS,
      .first_key = 2, .last_key = 2, .key_step = 1,
      .group = "hyperloglog", .since = "2.8.9",
      .summary = "Internal commands for debugging HyperLogLog values",

@@ -484,7 +484,7 @@ static void test_events_and_dirty(void)
 }
 
 /* A PFCOUNT that refreshes the cache changes the value: WATCH sees it; a
- * cached one changes nothing. */
+ * cached one changes nothing; PFMERGE touches its destination alone. */
 static void test_watch(void)
 {
     redisContext *c = h_connect_flushed(&srv), *o = h_connect(&srv);
@@ -496,6 +496,13 @@ static void test_watch(void)
     EXPECT_INT(o, 2, "PFCOUNT", "h");
     EXPECT_INT(o, 0, "PFADD", "h", "a");
     EXPECT_TRANSACTION(c, "[+PONG]", "PING");
+    /* PFMERGE changes its destination only. */
+    EXPECT_OK(c, "WATCH", "h");
+    EXPECT_OK(o, "PFMERGE", "m", "h");
+    EXPECT_TRANSACTION(c, "[+PONG]", "PING");
+    EXPECT_OK(c, "WATCH", "m");
+    EXPECT_OK(o, "PFMERGE", "m", "h");
+    EXPECT_TRANSACTION(c, "(nil)", "PING");
     redisFree(o);
     redisFree(c);
 }
