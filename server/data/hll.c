@@ -72,9 +72,15 @@ uint64_t hll_murmur64a(const void *key, size_t len)
     size_t blocks = len / 8;
 
     for (size_t i = 0; i < blocks; i++, p += 8) {
-        uint64_t k = 0;
+        uint64_t k;
+        /* Each block read little endian, whatever the host. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&k, p, sizeof(k));
+#else
+        k = 0;
         for (int b = 7; b >= 0; b--)
             k = k << 8 | p[b];
+#endif
         k *= m;
         k ^= k >> r;
         k *= m;
