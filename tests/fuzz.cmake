@@ -21,7 +21,7 @@
 set(RBKV_FUZZ_LIBS_resp_parser resp)
 # cmsgpack and struct live in rbkv_scripting; from the archive replay_cmsgpack takes only them.
 set(RBKV_FUZZ_LIBS_cmsgpack rbkv_scripting rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
-foreach(name commands snapshot aof config_file acl_file)
+foreach(name commands snapshot aof config_file acl_file hll)
   set(RBKV_FUZZ_LIBS_${name} rbkv_commands rbkv_cluster rbkv_replication rbkv_scripting rbkv_core rbkv_persist
                             rbkv_data rbkv_base rbtree resp)
   set(RBKV_FUZZ_SOURCES_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/harness.c)

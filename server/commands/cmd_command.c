@@ -200,7 +200,8 @@ static int lex_is_token(const struct lexer *l)
  * command files name them. */
 static enum arg_type word_type(const char *w, size_t len)
 {
-    static const char *const keys[] = {"key", "source", "destination", "newkey"};
+    static const char *const keys[] = {"key", "source", "destination", "newkey", "destkey",
+                                       "sourcekey"};
     static const char *const integers[] = {
         "seconds", "milliseconds", "count", "offset", "index", "timeout", "numkeys", "db",
         "destination-db", "start", "end", "stop", "cursor", "protover", "ttl", "port", "rank",

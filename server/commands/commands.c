@@ -13,6 +13,7 @@
 #include "cmd_debug.h"
 #include "cmd_function.h"
 #include "cmd_hash.h"
+#include "cmd_hll.h"
 #include "cmd_keys.h"
 #include "cmd_dump.h"
 #include "cmd_lcs.h"
@@ -103,6 +104,7 @@ void commands_register(void)
         string_commands,
         lcs_commands,
         bitmap_commands,
+        hll_commands,
         keys_commands,
         dump_commands,
         ordered_commands,

@@ -28,6 +28,8 @@
     "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"
 #define NOTE_TTL "RW and UPDATE because it changes the TTL"
 #define NOTE_SET_GET "RW and ACCESS due to the optional `GET` argument"
+#define NOTE_PFCOUNT                                                                      \
+    "RW because it may change the internal representation of the key, and propagate to replicas"
 #define NOTE_XADD_TRIM "UPDATE instead of INSERT because of the optional trimming feature"
 
 /* SET reads its key only with GET (Redis's setGetKeys: any argument from
@@ -168,6 +170,15 @@ const struct command_key_specs command_key_specs[] = {
      .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
     {.name = "pexpireat", .count = 1,
      .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
+    {.name = "pfadd", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_INSERT, RANGE(1, 0, 1)}}},
+    {.name = "pfcount", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS, RANGE(1, -1, 1), .notes = NOTE_PFCOUNT}}},
+    {.name = "pfdebug", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS, RANGE(2, 0, 1)}}},
+    {.name = "pfmerge", .count = 2,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_INSERT, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, RANGE(2, -1, 1)}}},
     {.name = "psetex", .count = 1,
      .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, 0, 1)}}},
     {.name = "rename", .count = 2,

@@ -475,9 +475,10 @@ static const struct config_def defs[] = {
      .default_value = "no", LATER(38)},
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, FIELD(lazyfree_lazy_user_flush),
      .default_value = "no", LATER(38)},
-    /* HyperLogLog and client-side caching (issue 37). */
+    /* The most bytes a sparse HyperLogLog grows to before it turns dense
+     * (cmd_hll.c). Client-side caching: issue 37. */
     {.name = "hll-sparse-max-bytes", .type = CONFIG_MEMORY, FIELD(hll_sparse_max_bytes),
-     .max = LONG_MAX, .default_value = "3000", LATER(37)},
+     .max = LONG_MAX, .default_value = "3000"},
     {.name = "tracking-table-max-keys", .type = CONFIG_INT, FIELD(tracking_table_max_keys),
      .max = LONG_MAX, .default_value = "1000000", LATER(37)},
     /* Memory and the allocator: nothing to defragment, no jemalloc thread,
