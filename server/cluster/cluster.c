@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "repl_stream.h"
 #include "server.h"
+#include "slotindex.h"
 
 struct cluster_state *cluster;
 
@@ -179,11 +180,7 @@ int cluster_claim_slot(struct cluster_node *n, int slot, uint64_t epoch)
 
 int cluster_slot_has_keys(int slot)
 {
-    const struct db *db = &server.ks->dbs[0];
-    for (const struct ks_entry *e = ks_first(db); e; e = ks_next(e))
-        if ((int)key_hash_slot(ks_key(e), ks_klen(e)) == slot)
-            return 1;
-    return 0;
+    return ks_slot_count(&server.ks->dbs[0], (unsigned)slot) > 0;
 }
 
 uint64_t cluster_max_epoch(void)

@@ -165,7 +165,8 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
         *why = REDIR_ASK;
         return cluster->migrating_to[q.slot];
     }
-    if (q.importing && (c->flags & CLIENT_ASKING)) {
+    /* RESTORE-ASKING carries its own ASKING (CMD_ASKING), as Redis's. */
+    if (q.importing && ((c->flags & CLIENT_ASKING) || (cmd->flags & CMD_ASKING))) {
         if (q.multiple_keys && q.missing_keys) {
             *why = REDIR_UNSTABLE;
             return NULL;

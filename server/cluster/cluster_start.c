@@ -15,6 +15,7 @@
 #include "log.h"
 #include "mem.h"
 #include "server.h"
+#include "slotindex.h"
 
 /* The clients' port others are told: cluster-announce-port, else port. */
 static int announced_port(void)
@@ -81,6 +82,8 @@ int cluster_init(void)
     }
     if (cluster_config_lock(path) < 0)
         return -1;
+    /* Before the dataset loads: every key goes into its slot's index. */
+    ks_slots_enable();
     cluster = xcalloc(1, sizeof(*cluster));
     cluster->state = CLUSTER_STATE_FAIL;
     cluster->size = 1;

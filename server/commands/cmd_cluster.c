@@ -28,6 +28,7 @@
 #include "resp_num.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "slotindex.h"
 
 static int cluster_or_reply(struct client *c)
 {
@@ -257,6 +258,53 @@ static void cluster_keyslot(struct client *c)
     if (cluster_or_reply(c) < 0)
         return;
     resp_add_int(&c->out, key_hash_slot(c->argv[2].ptr, c->argv[2].len));
+}
+
+/* CLUSTER COUNTKEYSINSLOT slot: the per-slot index's count, O(1); keys
+ * past their deadline count until removed, as in Redis. */
+static void cluster_countkeysinslot(struct client *c)
+{
+    long long slot;
+    if (cluster_or_reply(c) < 0 || arg_ll_or_reply(c, &c->argv[2], &slot) < 0)
+        return;
+    if (slot < 0 || slot >= CLUSTER_SLOTS) {
+        resp_add_error(&c->out, "ERR Invalid slot");
+        return;
+    }
+    resp_add_int(&c->out, (long long)ks_slot_count(&server.ks->dbs[0], (unsigned)slot));
+}
+
+struct keys_in_slot {
+    struct client *c;
+    long long left;
+};
+
+static int reply_key_in_slot(struct db *db, struct ks_entry *e, void *arg)
+{
+    struct keys_in_slot *k = arg;
+    (void)db;
+    resp_add_bulk(&k->c->out, ks_key(e), ks_klen(e));
+    return --k->left == 0;
+}
+
+/* CLUSTER GETKEYSINSLOT slot count: up to count of the slot's keys, O(count),
+ * in the index's order (Redis's is its own too: clients take them as a set). */
+static void cluster_getkeysinslot(struct client *c)
+{
+    long long slot, count;
+    if (cluster_or_reply(c) < 0 || arg_ll_or_reply(c, &c->argv[2], &slot) < 0 ||
+        arg_ll_or_reply(c, &c->argv[3], &count) < 0)
+        return;
+    if (slot < 0 || slot >= CLUSTER_SLOTS || count < 0) {
+        resp_add_error(&c->out, "ERR Invalid slot or number of keys");
+        return;
+    }
+    struct db *db = &server.ks->dbs[0];
+    size_t in_slot = ks_slot_count(db, (unsigned)slot);
+    struct keys_in_slot k = {c, count < (long long)in_slot ? count : (long long)in_slot};
+    resp_add_array_len(&c->out, (size_t)k.left);
+    if (k.left)
+        ks_slot_walk(db, (unsigned)slot, reply_key_in_slot, &k);
 }
 
 /* Marks slots[s] for each slot the request names, refusing (Redis's
@@ -730,6 +778,8 @@ static const struct command cluster_subcommands[] = {
                 CMD_ADMIN | CMD_STALE, "3.0.0",
                 "Return the number of failure reports active for a given node",
                 "O(N) where N is the number of failure reports", "node-id"),
+    CLUSTER_ROW("countkeysinslot", cluster_countkeysinslot, 3, CMD_STALE, "3.0.0",
+                "Return the number of local keys in the specified hash slot", "O(1)", "slot"),
     CLUSTER_ROW("delslots", cluster_delslots, -3, CLUSTER_ADMIN, "3.0.0",
                 "Set hash slots as unbound in receiving node",
                 "O(N) where N is the total number of hash slot arguments", "slot [slot ...]"),
@@ -742,6 +792,9 @@ static const struct command cluster_subcommands[] = {
                 "Delete a node's own slots information", "O(1)", ""),
     CLUSTER_ROW("forget", cluster_forget, 3, CLUSTER_ADMIN, "3.0.0",
                 "Remove a node from the nodes table", "O(1)", "node-id"),
+    CLUSTER_ROW("getkeysinslot", cluster_getkeysinslot, 4, CMD_STALE, "3.0.0",
+                "Return local key names in the specified hash slot",
+                "O(log(N)) where N is the number of requested keys", "slot count"),
     CLUSTER_ROW("info", cluster_info, 2, CMD_STALE, "3.0.0",
                 "Provides info about Redis Cluster node state", "O(1)", ""),
     CLUSTER_ROW("keyslot", cluster_keyslot, 3, CMD_STALE, "3.0.0",

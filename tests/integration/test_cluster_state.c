@@ -423,6 +423,57 @@ out:
     h_close(&y, cy);
 }
 
+/* COUNTKEYSINSLOT and GETKEYSINSLOT from the per-slot index, through
+ * writes, deletes and a restart that loads the snapshot. */
+static void test_keys_in_slot(void)
+{
+    struct h_server s;
+    redisContext *c = h_open(&s, cluster_flags);
+    if (!c)
+        return;
+    EXPECT_OK(c, "CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+    if (!wait_state(c, "ok"))
+        goto out;
+    long long slot = H_INT_REPLY(c, "CLUSTER", "KEYSLOT", "{t}");
+    char slot_s[16], key[32];
+    snprintf(slot_s, sizeof(slot_s), "%lld", slot);
+    for (int i = 0; i < 50; i++) {
+        snprintf(key, sizeof(key), "{t}%d", i);
+        EXPECT_OK(c, "SET", key, "v");
+    }
+    EXPECT_OK(c, "SET", "other", "v");
+    EXPECT_INT(c, 50, "CLUSTER", "COUNTKEYSINSLOT", slot_s);
+    EXPECT_MATCH(c, "['{t}*', '{t}*', '{t}*']", "CLUSTER", "GETKEYSINSLOT", slot_s, "3");
+    redisReply *r = H_CALL(c, "CLUSTER", "GETKEYSINSLOT", slot_s, "100");
+    int tagged = 0;
+    if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 50, "GETKEYSINSLOT of 50 keys"))
+        for (size_t i = 0; i < r->elements; i++)
+            tagged += !strncmp(r->element[i]->str, "{t}", 3);
+    CHECK(tagged == 50, "%d of the slot's keys carry its tag", tagged);
+    freeReplyObject(r);
+    EXPECT_INT(c, 5, "DEL", "{t}0", "{t}1", "{t}2", "{t}3", "{t}4");
+    EXPECT_INT(c, 45, "CLUSTER", "COUNTKEYSINSLOT", slot_s);
+    EXPECT_REPLY(c, "[]", "CLUSTER", "GETKEYSINSLOT", slot_s, "0");
+    EXPECT_INT(c, 0, "CLUSTER", "COUNTKEYSINSLOT", "0");
+    EXPECT_REPLY(c, "[]", "CLUSTER", "GETKEYSINSLOT", "0", "10");
+    EXPECT_ERR(c, "ERR Invalid slot", "CLUSTER", "COUNTKEYSINSLOT", "16384");
+    EXPECT_ERR(c, "ERR Invalid slot", "CLUSTER", "COUNTKEYSINSLOT", "-1");
+    EXPECT_ERR(c, "ERR value is not an integer or out of range", "CLUSTER", "COUNTKEYSINSLOT",
+               "x");
+    EXPECT_ERR(c, "ERR Invalid slot or number of keys", "CLUSTER", "GETKEYSINSLOT", slot_s, "-1");
+    EXPECT_ERR(c, "ERR Invalid slot or number of keys", "CLUSTER", "GETKEYSINSLOT", "16384", "1");
+    /* A restart loads the snapshot into the index. */
+    EXPECT_OK(c, "SAVE");
+    redisFree(c);
+    h_stop(&s);
+    c = h_reopen(&s, cluster_flags);
+    if (!c)
+        return;
+    EXPECT_INT(c, 45, "CLUSTER", "COUNTKEYSINSLOT", slot_s);
+out:
+    h_close(&s, c);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -430,6 +481,7 @@ int main(int argc, char **argv)
         return h_finish();
     H_RUN(test_disabled);
     H_RUN(test_single_node);
+    H_RUN(test_keys_in_slot);
     H_RUN(test_three_nodes);
     H_RUN(test_refused_files);
     H_RUN(test_redis_cli_follows);
