@@ -25,12 +25,11 @@ void feed_destroy(struct feed *f)
 
 void feed_words(struct feed *f, int argc, const char *const *words, const size_t *lens)
 {
-    struct resp_slice argv[4];
-    for (int i = 0; i < argc; i++) {
-        argv[i].ptr = words[i];
-        argv[i].len = lens[i];
-    }
-    resp_add_command(&f->buf, argc, argv);
+    /* Bulk by bulk: any argc, no array to outgrow (a 4-slot one once took
+     * the rewrite's 7-word XADD of an empty stream past its end). */
+    resp_add_array_len(&f->buf, (size_t)argc);
+    for (int i = 0; i < argc; i++)
+        resp_add_bulk(&f->buf, words[i], lens[i]);
 }
 
 void feed_select(struct feed *f, int db)
