@@ -11,6 +11,7 @@
 #include "cmd_connection.h"
 #include "cmd_debug.h"
 #include "cmd_function.h"
+#include "cmd_geo.h"
 #include "cmd_hash.h"
 #include "cmd_keys.h"
 #include "cmd_lcs.h"
@@ -104,6 +105,7 @@ void commands_register(void)
         keys_commands,
         ordered_commands,
         zset_commands,
+        geo_commands,
         hash_commands,
         set_commands,
         list_commands,
