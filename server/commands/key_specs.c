@@ -107,6 +107,8 @@ const struct command_key_specs command_key_specs[] = {
      .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_UPDATE, .notes = NOTE_SCRIPT_RW, COUNTED(2)}}},
     {.name = "fcall_ro", .count = 1,
      .specs = {{.flags = KEY_RO | KEY_ACCESS, .notes = NOTE_SCRIPT_RO, COUNTED(2)}}},
+    {.name = "geoadd", .count = 1,
+     .specs = {{.flags = KEY_RW | KEY_UPDATE, RANGE(1, 0, 1)}}},
     {.name = "georadius", .count = 3,
      .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(1, 0, 1)},
                {.flags = KEY_OW | KEY_UPDATE, .keyword = "STORE", .index = 6, .lastkey = 0, .keystep = 1},
