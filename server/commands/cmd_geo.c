@@ -374,6 +374,7 @@ struct search_opts {
 static int search_opts_or_reply(struct client *c, int base, unsigned flags, const struct zset *z,
                                 struct geo_shape *s, struct search_opts *o)
 {
+    const struct resp_slice name = c->argv[0]; /* as sent, for two errors */
     int geo = (flags & SEARCH_GEO) != 0;
     int can_store = !(flags & SEARCH_NOSTORE) && !geo;
 
@@ -440,13 +441,14 @@ static int search_opts_or_reply(struct client *c, int base, unsigned flags, cons
         return -1;
     }
     if (geo && !(o->frommember || o->fromloc)) {
-        resp_add_errorf(&c->out, "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for %.*s",
-                        (int)c->argv[0].len, c->argv[0].ptr);
+        resp_add_errorf(&c->out,
+                        "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for %.*s",
+                        (int)name.len, name.ptr);
         return -1;
     }
     if (geo && !(o->byradius || o->bybox)) {
         resp_add_errorf(&c->out, "ERR exactly one of BYRADIUS and BYBOX can be specified for %.*s",
-                        (int)c->argv[0].len, c->argv[0].ptr);
+                        (int)name.len, name.ptr);
         return -1;
     }
     if (o->any && !o->count) {
@@ -459,7 +461,7 @@ static int search_opts_or_reply(struct client *c, int base, unsigned flags, cons
 static void reply_hits(struct client *c, struct geo_hit *v, size_t n, const struct geo_shape *s,
                        const struct search_opts *o)
 {
-    size_t extra = (size_t)(o->withdist + o->withhash + o->withcoord);
+    size_t extra = (size_t)o->withdist + (size_t)o->withhash + (size_t)o->withcoord;
 
     resp_add_array_len(&c->out, n);
     for (size_t i = 0; i < n; i++) {
