@@ -12,6 +12,7 @@
 #include "cmd_connection.h"
 #include "cmd_debug.h"
 #include "cmd_function.h"
+#include "cmd_geo.h"
 #include "cmd_hash.h"
 #include "cmd_hll.h"
 #include "cmd_keys.h"
@@ -109,6 +110,7 @@ void commands_register(void)
         dump_commands,
         ordered_commands,
         zset_commands,
+        geo_commands,
         hash_commands,
         set_commands,
         list_commands,
