@@ -67,12 +67,19 @@ static void test_slowlog_slow_command(void)
              sleep_s);
     EXPECT_OK(c, "SLOWLOG", "RESET");
     EXPECT_OK(c, "CONFIG", "SET", "slowlog-log-slower-than", threshold);
+    /* The fast commands are out of the log when their round trips, which
+     * bound their time in the server, stayed under the threshold: on a
+     * loaded machine they may not, and then only the newest entry counts. */
+    int64_t t0 = h_now_ms();
     EXPECT_OK(c, "CLIENT", "SETNAME", "sleeper");
     EXPECT_OK(c, "SET", "fast", "1");
+    int fast = (h_now_ms() - t0) * 1000 < 40000LL * H_SLOW;
     EXPECT_OK(c, "DEBUG", "SLEEP", sleep_s);
-    EXPECT_INT(c, 1, "SLOWLOG", "LEN");
+    if (fast)
+        EXPECT_INT(c, 1, "SLOWLOG", "LEN");
     redisReply *r = H_CALL(c, "SLOWLOG", "GET");
-    if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1, "SLOWLOG GET: one entry")) {
+    if (CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && (!fast || r->elements == 1),
+              "SLOWLOG GET: one entry")) {
         redisReply *e = r->element[0];
         char buf[512];
         h_repr(e, buf, sizeof(buf));
