@@ -75,6 +75,34 @@ static int ambiguous(const char *line)
     return 0;
 }
 
+/* Whether a saved line writes "~*" after another key pattern of the same
+ * selector: "%RW~*" is one more pattern, written "~*", and "~*" read back
+ * drops the patterns before it, so the line loads differently, on Redis
+ * 7.0.15 too (ACL LIST of "%RW~s %RW~*" is "~s ~*", which loads as "~*"). */
+static int narrows_on_reload(const char *line)
+{
+    int patterns = 0;
+    for (const char *w = line; *w;) {
+        size_t n = strcspn(w, " ");
+        const char *word = w;
+        size_t len = n;
+        if (len && word[0] == '(') {
+            patterns = 0;
+            word++;
+            len--;
+        }
+        int closes = len && word[len - 1] == ')';
+        len -= (size_t)closes;
+        if (len == 2 && word[0] == '~' && word[1] == '*' && patterns)
+            return 1;
+        patterns += len && (word[0] == '~' || word[0] == '%');
+        if (closes)
+            patterns = 0;
+        w += n + (w[n] == ' ');
+    }
+    return 0;
+}
+
 /* ACL LOAD of data[0..size) from an in-memory file: 0, or -1 with the
  * reason in err. */
 static int load(const uint8_t *data, size_t size, char *err, size_t errlen)
@@ -106,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         saved.v = acl_user_lines(&saved.n);
         int round_trip = 1;
         for (size_t i = 0; i < saved.n; i++)
-            round_trip &= !ambiguous(saved.v[i]);
+            round_trip &= !ambiguous(saved.v[i]) && !narrows_on_reload(saved.v[i]);
         char *text = NULL;
         size_t len = 0;
         for (size_t i = 0; i < saved.n; i++) {
