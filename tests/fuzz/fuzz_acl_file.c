@@ -75,29 +75,33 @@ static int ambiguous(const char *line)
     return 0;
 }
 
-/* Whether a saved line writes "~*" after another key pattern of the same
- * selector: "%RW~*" is one more pattern, written "~*", and "~*" read back
- * drops the patterns before it, so the line loads differently, on Redis
- * 7.0.15 too (ACL LIST of "%RW~s %RW~*" is "~s ~*", which loads as "~*"). */
+/* Whether a selector of a saved line writes "~*" beside another key
+ * pattern: "%RW~*" is one more pattern, written "~*", and "~*" read back
+ * drops the patterns before it and refuses those after it, so the line
+ * loads differently or not at all, on Redis 7.0.15 too (ACL LIST of
+ * "%RW~s %RW~*" is "~s ~*", which loads as "~*"). */
 static int narrows_on_reload(const char *line)
 {
-    int patterns = 0;
+    int patterns = 0, all = 0;
     for (const char *w = line; *w;) {
         size_t n = strcspn(w, " ");
         const char *word = w;
         size_t len = n;
         if (len && word[0] == '(') {
-            patterns = 0;
+            patterns = all = 0;
             word++;
             len--;
         }
         int closes = len && word[len - 1] == ')';
         len -= (size_t)closes;
-        if (len == 2 && word[0] == '~' && word[1] == '*' && patterns)
-            return 1;
-        patterns += len && (word[0] == '~' || word[0] == '%');
+        if (len && (word[0] == '~' || word[0] == '%')) {
+            patterns++;
+            all |= len == 2 && word[0] == '~' && word[1] == '*';
+            if (all && patterns > 1)
+                return 1;
+        }
         if (closes)
-            patterns = 0;
+            patterns = all = 0;
         w += n + (w[n] == ' ');
     }
     return 0;
