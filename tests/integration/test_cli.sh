@@ -25,8 +25,10 @@ fail() {
   failed=1
 }
 
+# rbkv-cli's --timeout bounds each reply's wait (10 s by default); server.sh's READY_SECONDS is
+# scaled by RBKV_TEST_SLOW, so a load under valgrind is not cut off mid-way.
 cli() {
-  "$CLI" -p "$SERVER_PORT" "$@"
+  "$CLI" -p "$SERVER_PORT" --timeout "$READY_SECONDS" "$@"
 }
 
 # expect_rc WANT CMD...: runs CMD, checks its exit status, keeps its stderr in $SERVER_DIR/err.
@@ -56,7 +58,7 @@ test_paging() {
   }' >"$SERVER_DIR/churn.resp"
   (
     while [ ! -e "$SERVER_DIR/stop" ]; do
-      "$CLI" -p "$SERVER_PORT" load --batch 10 "$SERVER_DIR/churn.resp" || exit 1
+      cli load --batch 10 "$SERVER_DIR/churn.resp" || exit 1
       touch "$SERVER_DIR/churned"
     done
   ) &
