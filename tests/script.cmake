@@ -19,5 +19,3 @@ endforeach()
 # The libraries besides redis (cmsgpack, struct, cjson, bit) through EVAL, compared byte for byte
 # with redis-server when installed: fixed cases, errors, random values packed and bytes unpacked.
 rbkv_server_test(integration_script_libs integration/test_script_libs.c 120 integration)
-# unit/lua_random_value.h: the random values the unit test round trips.
-target_include_directories(test_integration_script_libs PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)

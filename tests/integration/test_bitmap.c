@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "rng.h"
 
 #define RANDOM_OPS 4000   /* commands of the random comparison (divided by H_SLOW) */
 #define ARG_CHARS 32      /* room for one number or word argument */
@@ -636,84 +637,71 @@ static void test_lcs_resp3(void)
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static long long rnd_range(long long lo, long long hi)
-{
-    return lo + (long long)(rnd() % (uint64_t)(hi - lo + 1));
-}
-
 /* A number argument: mostly small, sometimes an extreme. */
 static void rnd_value(char *buf)
 {
-    switch (rnd() % 8) {
+    switch (rng_next(&rng_state) % 8) {
     case 0:
-        snprintf(buf, ARG_CHARS, "%lld", (long long)INT64_MAX - rnd_range(0, 2));
+        snprintf(buf, ARG_CHARS, "%lld", (long long)INT64_MAX - rng_range(&rng_state, 0, 2));
         break;
     case 1:
-        snprintf(buf, ARG_CHARS, "%lld", (long long)INT64_MIN + rnd_range(0, 2));
+        snprintf(buf, ARG_CHARS, "%lld", (long long)INT64_MIN + rng_range(&rng_state, 0, 2));
         break;
     case 2:
-        snprintf(buf, ARG_CHARS, "%lld", (long long)rnd());
+        snprintf(buf, ARG_CHARS, "%lld", (long long)rng_next(&rng_state));
         break;
     case 3:
-        snprintf(buf, ARG_CHARS, "%lld", (long long)(rnd() >> (rnd() % 64)));
+        snprintf(buf, ARG_CHARS, "%lld", (long long)(rng_next(&rng_state) >> (rng_next(&rng_state) % 64)));
         break;
     default:
-        snprintf(buf, ARG_CHARS, "%lld", rnd_range(-300, 300));
+        snprintf(buf, ARG_CHARS, "%lld", rng_range(&rng_state, -300, 300));
     }
 }
 
 static void add_key(struct h_line *m)
 {
-    h_line_add(m, "k%lld", rnd_range(0, RANDOM_KEYS - 1));
+    h_line_add(m, "k%lld", rng_range(&rng_state, 0, RANDOM_KEYS - 1));
 }
 
 static void add_offset(struct h_line *m)
 {
     /* Mostly near the start, so the keys share bytes; sometimes further (a
      * few KB at most: LCS of two keys costs the product of their lengths). */
-    h_line_add(m, "%lld", rnd() % 8 ? rnd_range(0, 600) : rnd_range(0, 12000));
+    h_line_add(m, "%lld", rng_next(&rng_state) % 8 ? rng_range(&rng_state, 0, 600) : rng_range(&rng_state, 0, 12000));
 }
 
 /* BITCOUNT/BITPOS's optional range: none, start, start end, start end unit. */
 static void add_range(struct h_line *m, int max_parts)
 {
-    int parts = (int)rnd_range(0, max_parts);
+    int parts = (int)rng_range(&rng_state, 0, max_parts);
     if (parts >= 1)
-        h_line_add(m, "%lld", rnd_range(-400, 400));
+        h_line_add(m, "%lld", rng_range(&rng_state, -400, 400));
     if (parts >= 2)
-        h_line_add(m, "%lld", rnd_range(-400, 400));
+        h_line_add(m, "%lld", rng_range(&rng_state, -400, 400));
     if (parts >= 3)
-        h_line_add(m, "%s", rnd() % 2 ? "BIT" : "byte");
+        h_line_add(m, "%s", rng_next(&rng_state) % 2 ? "BIT" : "byte");
 }
 
 static void add_bitfield_ops(struct h_line *m, int readonly)
 {
-    int n = (int)rnd_range(1, 5);
+    int n = (int)rng_range(&rng_state, 1, 5);
     for (int i = 0; i < n && m->argc + 5 < H_LINE_ARGS; i++) {
-        int what = readonly ? 0 : (int)rnd_range(0, 3);
+        int what = readonly ? 0 : (int)rng_range(&rng_state, 0, 3);
         if (what == 3) {
             static const char *const how[] = {"WRAP", "SAT", "FAIL"};
             h_line_add(m, "OVERFLOW");
-            h_line_add(m, "%s", how[rnd() % 3]);
+            h_line_add(m, "%s", how[rng_next(&rng_state) % 3]);
             continue;
         }
         static const char *const names[] = {"GET", "SET", "INCRBY"};
         h_line_add(m, "%s", names[what]);
-        int sign = rnd() % 2;
-        int bits = (int)rnd_range(1, sign ? 64 : 63);
-        if (rnd() % 3 == 0)
+        int sign = rng_next(&rng_state) % 2;
+        int bits = (int)rng_range(&rng_state, 1, sign ? 64 : 63);
+        if (rng_next(&rng_state) % 3 == 0)
             bits = sign ? 64 : 63;
         h_line_add(m, sign ? "i%d" : "u%d", bits);
-        if (rnd() % 4 == 0)
-            h_line_add(m, "#%lld", rnd_range(0, 80));
+        if (rng_next(&rng_state) % 4 == 0)
+            h_line_add(m, "#%lld", rng_range(&rng_state, 0, 80));
         else
             add_offset(m);
         if (what != 0) {
@@ -727,13 +715,13 @@ static void add_bitfield_ops(struct h_line *m, int readonly)
 static void random_command(struct h_line *m)
 {
     m->argc = 0;
-    switch (rnd() % 12) {
+    switch (rng_next(&rng_state) % 12) {
     case 0:
     case 1:
         h_line_add(m, "SETBIT");
         add_key(m);
         add_offset(m);
-        h_line_add(m, "%lld", rnd_range(0, 1));
+        h_line_add(m, "%lld", rng_range(&rng_state, 0, 1));
         break;
     case 2:
         h_line_add(m, "GETBIT");
@@ -745,23 +733,23 @@ static void random_command(struct h_line *m)
         add_key(m);
         add_range(m, 3);
         if (m->argc == 3) /* BITCOUNT key start alone is a syntax error: keep a few */
-            m->argc -= rnd() % 4 != 0;
+            m->argc -= rng_next(&rng_state) % 4 != 0;
         break;
     case 4:
         h_line_add(m, "BITPOS");
         add_key(m);
-        h_line_add(m, "%lld", rnd_range(0, 1));
+        h_line_add(m, "%lld", rng_range(&rng_state, 0, 1));
         add_range(m, 3);
         break;
     case 5: {
         static const char *const ops[] = {"AND", "OR", "XOR", "NOT"};
-        int op = (int)(rnd() % 4);
+        int op = (int)(rng_next(&rng_state) % 4);
         h_line_add(m, "BITOP");
         h_line_add(m, "%s", ops[op]);
         add_key(m);
-        int n = op == 3 ? 1 : (int)rnd_range(1, 3);
+        int n = op == 3 ? 1 : (int)rng_range(&rng_state, 1, 3);
         for (int i = 0; i < n; i++) {
-            if (rnd() % 8 == 0)
+            if (rng_next(&rng_state) % 8 == 0)
                 h_line_add(m, "nokey");
             else
                 add_key(m);
@@ -783,17 +771,17 @@ static void random_command(struct h_line *m)
         h_line_add(m, "LCS");
         add_key(m);
         add_key(m);
-        switch (rnd() % 4) {
+        switch (rng_next(&rng_state) % 4) {
         case 0:
             h_line_add(m, "LEN");
             break;
         case 1:
             h_line_add(m, "IDX");
-            if (rnd() % 2) {
+            if (rng_next(&rng_state) % 2) {
                 h_line_add(m, "MINMATCHLEN");
-                h_line_add(m, "%lld", rnd_range(-1, 4));
+                h_line_add(m, "%lld", rng_range(&rng_state, -1, 4));
             }
-            if (rnd() % 2)
+            if (rng_next(&rng_state) % 2)
                 h_line_add(m, "WITHMATCHLEN");
             break;
         default:
@@ -803,17 +791,17 @@ static void random_command(struct h_line *m)
     case 10: {
         /* A short value of a few letters, so LCS finds runs. */
         char v[ARG_CHARS];
-        int n = (int)rnd_range(0, 24);
+        int n = (int)rng_range(&rng_state, 0, 24);
         for (int i = 0; i < n; i++)
-            v[i] = (char)('a' + rnd() % 4);
+            v[i] = (char)('a' + rng_next(&rng_state) % 4);
         v[n] = '\0';
-        h_line_add(m, "%s", rnd() % 2 ? "SET" : "APPEND");
+        h_line_add(m, "%s", rng_next(&rng_state) % 2 ? "SET" : "APPEND");
         add_key(m);
         h_line_add(m, "%s", v);
         break;
     }
     default:
-        h_line_add(m, "%s", rnd() % 10 ? "GET" : "DEL");
+        h_line_add(m, "%s", rng_next(&rng_state) % 10 ? "GET" : "DEL");
         add_key(m);
         break;
     }
@@ -826,7 +814,7 @@ static void test_random_against_redis(void)
         return;
     }
     uint64_t seed = h_seed();
-    rng_state = seed ? seed : 1;
+    rng_state = seed;
     redisContext *r, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
     const int n = RANDOM_OPS / H_SLOW;
     int failures = 0;

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "harness.h"
+#include "rng.h"
 
 static struct h_server srv, ref;
 static int have_ref;
@@ -24,18 +25,10 @@ static int have_ref;
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Uniform in [lo, hi]. */
 static double rnd_real(double lo, double hi)
 {
-    return lo + (hi - lo) * ((double)(rnd() >> 11) / 9007199254740992.0);
+    return lo + (hi - lo) * ((double)(rng_next(&rng_state) >> 11) / 9007199254740992.0);
 }
 
 static void test_fixed_cases(void)
@@ -151,19 +144,19 @@ static void test_fixed_cases(void)
 static void add_point(struct h_line *m)
 {
     double lon = rnd_real(-180, 180), lat = rnd_real(-85.05112878, 85.05112878);
-    switch (rnd() % 8) {
+    switch (rng_next(&rng_state) % 8) {
     case 0:
-        lat = (rnd() % 2 ? 1 : -1) * rnd_real(80, 85.05112878);
+        lat = (rng_next(&rng_state) % 2 ? 1 : -1) * rnd_real(80, 85.05112878);
         break;
     case 1:
-        lon = (rnd() % 2 ? 1 : -1) * rnd_real(179, 180);
+        lon = (rng_next(&rng_state) % 2 ? 1 : -1) * rnd_real(179, 180);
         break;
     case 2:
-        lat = rnd() % 2 ? 85.05112878 : -85.05112878;
+        lat = rng_next(&rng_state) % 2 ? 85.05112878 : -85.05112878;
         break;
     case 3:
-        if (rnd() % 4 == 0)
-            lat = (rnd() % 2 ? 1 : -1) * rnd_real(85.06, 90);
+        if (rng_next(&rng_state) % 4 == 0)
+            lat = (rng_next(&rng_state) % 2 ? 1 : -1) * rnd_real(85.06, 90);
         break;
     case 4: /* clustered around one place, so small searches find several */
         lon = rnd_real(2.2, 2.5);
@@ -189,16 +182,16 @@ static double unit_m(const char *u)
 static void add_distance(struct h_line *m, const char *u)
 {
     double metres = rnd_real(1, 10);
-    for (int k = (int)(rnd() % 7); k > 0; k--)
+    for (int k = (int)(rng_next(&rng_state) % 7); k > 0; k--)
         metres *= 10;
-    if (rnd() % 20 == 0)
+    if (rng_next(&rng_state) % 20 == 0)
         metres = 0;
     h_line_add(m, "%.3f", metres / unit_m(u));
 }
 
 static void add_shape(struct h_line *m, int box)
 {
-    const char *u = units[rnd() % 6];
+    const char *u = units[rng_next(&rng_state) % 6];
     if (box) {
         h_line_add(m, "BYBOX");
         add_distance(m, u);
@@ -212,20 +205,20 @@ static void add_shape(struct h_line *m, int box)
 
 static void add_options(struct h_line *m, int with)
 {
-    if (rnd() % 3 == 0)
-        h_line_add(m, rnd() % 2 ? "ASC" : "DESC");
-    if (rnd() % 3 == 0) {
+    if (rng_next(&rng_state) % 3 == 0)
+        h_line_add(m, rng_next(&rng_state) % 2 ? "ASC" : "DESC");
+    if (rng_next(&rng_state) % 3 == 0) {
         h_line_add(m, "COUNT");
-        h_line_add(m, "%d", (int)(rnd() % 12) + 1);
-        if (rnd() % 3 == 0)
+        h_line_add(m, "%d", (int)(rng_next(&rng_state) % 12) + 1);
+        if (rng_next(&rng_state) % 3 == 0)
             h_line_add(m, "ANY");
     }
     if (with) {
-        if (rnd() % 2)
+        if (rng_next(&rng_state) % 2)
             h_line_add(m, "WITHCOORD");
-        if (rnd() % 2)
+        if (rng_next(&rng_state) % 2)
             h_line_add(m, "WITHDIST");
-        if (rnd() % 2)
+        if (rng_next(&rng_state) % 2)
             h_line_add(m, "WITHHASH");
     }
 }
@@ -235,7 +228,7 @@ static void add_options(struct h_line *m, int with)
 static void random_search(struct h_line *m, const char **store, int *dist)
 {
     static const char *const members[] = {"p0", "p1", "p2", "p3", "p7", "nope"};
-    int kind = (int)(rnd() % 6), st = rnd() % 3 == 0;
+    int kind = (int)(rng_next(&rng_state) % 6), st = rng_next(&rng_state) % 3 == 0;
     *store = NULL;
     *dist = 0;
     m->argc = 0;
@@ -246,18 +239,18 @@ static void random_search(struct h_line *m, const char **store, int *dist)
         if (kind)
             h_line_add(m, "dst");
         h_line_add(m, "g");
-        if (rnd() % 2) {
+        if (rng_next(&rng_state) % 2) {
             h_line_add(m, "FROMMEMBER");
-            h_line_add(m, "%s", members[rnd() % 6]);
+            h_line_add(m, "%s", members[rng_next(&rng_state) % 6]);
         } else {
             h_line_add(m, "FROMLONLAT");
             add_point(m);
         }
-        add_shape(m, (int)(rnd() % 2));
+        add_shape(m, (int)(rng_next(&rng_state) % 2));
         add_options(m, !kind);
         if (kind) {
             *store = "dst";
-            if (rnd() % 2) {
+            if (rng_next(&rng_state) % 2) {
                 h_line_add(m, "STOREDIST");
                 *dist = 1;
             }
@@ -265,18 +258,18 @@ static void random_search(struct h_line *m, const char **store, int *dist)
         break;
     default: {
         int bymember = kind >= 4, ro = kind % 2;
-        const char *u = units[rnd() % 6];
+        const char *u = units[rng_next(&rng_state) % 6];
         h_line_add(m, "GEORADIUS%s%s", bymember ? "BYMEMBER" : "", ro ? "_RO" : "");
         h_line_add(m, "g");
         if (bymember)
-            h_line_add(m, "%s", members[rnd() % 6]);
+            h_line_add(m, "%s", members[rng_next(&rng_state) % 6]);
         else
             add_point(m);
         add_distance(m, u);
         h_line_add(m, "%s", u);
         add_options(m, !st || ro);
         if (st && !ro) {
-            *dist = (int)(rnd() % 2);
+            *dist = (int)(rng_next(&rng_state) % 2);
             h_line_add(m, *dist ? "STOREDIST" : "STORE");
             h_line_add(m, "dst");
             *store = "dst";
@@ -320,7 +313,7 @@ static void test_random_against_redis(void)
         return;
     }
     uint64_t seed = h_seed();
-    rng_state = seed ? seed : 1;
+    rng_state = seed;
     redisContext *r, *c = h_connect_pair(&srv, &ref, &r);
     int failures = 0;
     struct h_line m;
@@ -352,9 +345,9 @@ static void test_random_against_redis(void)
             failures++;
         if (i % 50 == 0) {
             char a[16], b[16];
-            snprintf(a, sizeof(a), "p%d", (int)(rnd() % 40));
-            snprintf(b, sizeof(b), "p%d", (int)(rnd() % 40));
-            if (!H_SAME(c, r, "GEODIST", "g", a, b, units[rnd() % 6]))
+            snprintf(a, sizeof(a), "p%d", (int)(rng_next(&rng_state) % 40));
+            snprintf(b, sizeof(b), "p%d", (int)(rng_next(&rng_state) % 40));
+            if (!H_SAME(c, r, "GEODIST", "g", a, b, units[rng_next(&rng_state) % 6]))
                 failures++;
         }
     }

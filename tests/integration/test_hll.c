@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "rng.h"
 
 #define RANDOM_OPS 3000  /* commands of the random comparison (divided by H_SLOW) */
 #define CORRUPT_RUNS 300 /* corrupted values tried (divided by H_SLOW) */
@@ -39,19 +40,6 @@ static struct h_server srv, ref;
 static int have_ref;
 
 static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static long long rnd_range(long long lo, long long hi)
-{
-    return lo + (long long)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 /* ---- fixed expectations ---- */
 
@@ -139,11 +127,11 @@ static void test_errors(void)
 /* A random element: 0 to ELEMENT_MAX bytes, binary, often repeated. */
 static size_t rnd_element(char *buf)
 {
-    if (rnd() % 3 == 0)
-        return (size_t)snprintf(buf, ELEMENT_MAX, "%llu", (unsigned long long)(rnd() % 500));
-    size_t n = (size_t)rnd_range(0, ELEMENT_MAX);
+    if (rng_next(&rng_state) % 3 == 0)
+        return (size_t)snprintf(buf, ELEMENT_MAX, "%llu", (unsigned long long)(rng_next(&rng_state) % 500));
+    size_t n = (size_t)rng_range(&rng_state, 0, ELEMENT_MAX);
     for (size_t i = 0; i < n; i++)
-        buf[i] = (char)rnd();
+        buf[i] = (char)rng_next(&rng_state);
     return n;
 }
 
@@ -155,14 +143,14 @@ static int random_command(const char **argv, size_t *lens, char store[][ELEMENT_
     static const char *const debug[] = {"ENCODING", "DECODE", "GETREG", "TODENSE", "encoding"};
     static const char *const limits[] = {"0", "40", "300", "3000", "12000"};
     int argc = 0;
-    long long what = rnd_range(0, 99);
+    long long what = rng_range(&rng_state, 0, 99);
 #define ARG(s) (argv[argc] = (s), lens[argc] = strlen(argv[argc]), argc++)
     if (what < 65) {
         ARG("PFADD");
-        ARG(keys[rnd() % KEYS]);
+        ARG(keys[rng_next(&rng_state) % KEYS]);
         /* Mostly a few, sometimes many: a key crosses into dense in a
          * single command too. */
-        int n = (int)(rnd() % 8 ? rnd_range(0, 12) : rnd_range(0, MAX_ELEMENTS));
+        int n = (int)(rng_next(&rng_state) % 8 ? rng_range(&rng_state, 0, 12) : rng_range(&rng_state, 0, MAX_ELEMENTS));
         for (int i = 0; i < n; i++) {
             lens[argc] = rnd_element(store[argc]);
             argv[argc] = store[argc];
@@ -170,26 +158,26 @@ static int random_command(const char **argv, size_t *lens, char store[][ELEMENT_
         }
     } else if (what < 80) {
         ARG("PFCOUNT");
-        int n = (int)(rnd() % 3 ? 1 : rnd_range(2, 4));
+        int n = (int)(rng_next(&rng_state) % 3 ? 1 : rng_range(&rng_state, 2, 4));
         for (int i = 0; i < n; i++)
-            ARG(keys[rnd() % KEYS]);
+            ARG(keys[rng_next(&rng_state) % KEYS]);
     } else if (what < 88) {
         ARG("PFMERGE");
-        int n = (int)rnd_range(1, 4);
+        int n = (int)rng_range(&rng_state, 1, 4);
         for (int i = 0; i < n; i++)
-            ARG(keys[rnd() % KEYS]);
+            ARG(keys[rng_next(&rng_state) % KEYS]);
     } else if (what < 94) {
         ARG("PFDEBUG");
-        ARG(debug[rnd() % 5]);
-        ARG(keys[rnd() % KEYS]);
+        ARG(debug[rng_next(&rng_state) % 5]);
+        ARG(keys[rng_next(&rng_state) % KEYS]);
     } else if (what < 97) {
         ARG("CONFIG");
         ARG("SET");
         ARG("hll-sparse-max-bytes");
-        ARG(limits[rnd() % 5]);
+        ARG(limits[rng_next(&rng_state) % 5]);
     } else {
-        ARG(rnd() % 2 ? "DEL" : "GET");
-        ARG(keys[rnd() % KEYS]);
+        ARG(rng_next(&rng_state) % 2 ? "DEL" : "GET");
+        ARG(keys[rng_next(&rng_state) % KEYS]);
     }
 #undef ARG
     return argc;
@@ -214,7 +202,7 @@ static redisContext *random_pair(redisContext **r, uint64_t *seed)
         return NULL;
     }
     *seed = h_seed();
-    rng_state = *seed ? *seed : 1;
+    rng_state = *seed;
     return h_connect_pair(&srv, &ref, r);
 }
 
@@ -323,7 +311,7 @@ static void corrupt_value(redisContext *c, redisContext *r, int n, char *buf, si
     freeReplyObject(H_CALL(r, "DEL", "src"));
     char e[32];
     for (int i = 0; i < n; i++) {
-        snprintf(e, sizeof(e), "%llu", (unsigned long long)rnd());
+        snprintf(e, sizeof(e), "%llu", (unsigned long long)rng_next(&rng_state));
         freeReplyObject(H_CALL(r, "PFADD", "src", e));
     }
     move_value(r, "src", c, "src");
@@ -334,20 +322,20 @@ static void corrupt_value(redisContext *c, redisContext *r, int n, char *buf, si
     freeReplyObject(v);
     if (*len <= HLL_HDR)
         return;
-    int flips = (int)rnd_range(1, 3);
+    int flips = (int)rng_range(&rng_state, 1, 3);
     for (int f = 0; f < flips; f++) {
-        size_t pos = rnd() % 8 ? (size_t)rnd_range(HLL_HDR, (long long)*len - 1)
-                               : (size_t)(rnd() % *len);
-        if (rnd() % 2)
-            buf[pos] ^= (char)(1u << (rnd() % 8));
+        size_t pos = rng_next(&rng_state) % 8 ? (size_t)rng_range(&rng_state, HLL_HDR, (long long)*len - 1)
+                               : (size_t)(rng_next(&rng_state) % *len);
+        if (rng_next(&rng_state) % 2)
+            buf[pos] ^= (char)(1u << (rng_next(&rng_state) % 8));
         else
-            buf[pos] = (char)rnd();
+            buf[pos] = (char)rng_next(&rng_state);
     }
-    if (rnd() % 5 == 0)
-        *len = (size_t)rnd_range(0, (long long)*len - 1);
-    else if (rnd() % 10 == 0)
-        for (int i = (int)rnd_range(1, 3); i > 0; i--)
-            buf[(*len)++] = (char)rnd();
+    if (rng_next(&rng_state) % 5 == 0)
+        *len = (size_t)rng_range(&rng_state, 0, (long long)*len - 1);
+    else if (rng_next(&rng_state) % 10 == 0)
+        for (int i = (int)rng_range(&rng_state, 1, 3); i > 0; i--)
+            buf[(*len)++] = (char)rng_next(&rng_state);
 }
 
 static void test_corrupt_against_redis(void)
@@ -362,7 +350,7 @@ static void test_corrupt_against_redis(void)
     const int runs = CORRUPT_RUNS / H_SLOW;
     for (int run = 0; run < runs && failures < 5; run++) {
         size_t len;
-        corrupt_value(c, r, sizes[rnd() % 4], buf, &len);
+        corrupt_value(c, r, sizes[rng_next(&rng_state) % 4], buf, &len);
         for (int k = 0; k < 2; k++) {
             const char *key = k ? "k2" : "k";
             H_SAME(c, r, "DEL", key);

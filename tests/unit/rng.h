@@ -27,4 +27,10 @@ static inline size_t rng_below(uint64_t *state, size_t n)
     return n ? (size_t)(rng_next(state) % n) : 0;
 }
 
+/* Uniform enough in [lo, hi] for test sizes. */
+static inline long long rng_range(uint64_t *state, long long lo, long long hi)
+{
+    return lo + (long long)(rng_next(state) % (uint64_t)(hi - lo + 1));
+}
+
 #endif
