@@ -25,6 +25,7 @@
 
 #include "clock.h"
 #include "cluster.h"
+#include "fileio.h"
 #include "log.h"
 #include "mem.h"
 #include "server.h"
@@ -428,34 +429,6 @@ int cluster_config_load(const char *path)
 
 /* ---- saving ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int fsync_dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? xmemdup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-    int fd = open(dir, O_RDONLY | O_CLOEXEC);
-    xfree(dir);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 int cluster_config_save(const char *path)
 {
     size_t len = 0;
@@ -468,8 +441,8 @@ int cluster_config_save(const char *path)
     char tmp[4096];
     snprintf(tmp, sizeof(tmp), "%s.tmp-%d-%lld", path, (int)getpid(), (long long)mstime());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && write_all(fd, nodes, len) == 0 &&
-             write_all(fd, vars, (size_t)vlen) == 0 && fsync(fd) == 0 && rename(tmp, path) == 0;
+    int ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && write_full(fd, nodes, len) == 0 &&
+             write_full(fd, vars, (size_t)vlen) == 0 && fsync(fd) == 0 && rename(tmp, path) == 0;
     free(nodes);
     if (!ok) {
         log_warning("Could not save the cluster configuration to %s: %s", path, strerror(errno));

@@ -36,6 +36,7 @@
 #include "command_table.h"
 #include "config.h"
 #include "feed.h"
+#include "fileio.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -584,16 +585,6 @@ int aof_rewrite_start(void)
     return 0;
 }
 
-/* fsyncs the working directory, so the rename into it survives a crash. */
-static int sync_dir(void)
-{
-    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int rc = fd < 0 || fsync(fd) < 0 ? -1 : 0;
-    if (fd >= 0)
-        close(fd);
-    return rc;
-}
-
 /* Appends aof.rewrite to the child's file and switches the log to it.
  * Returns 0, or -1 (logged) with the old log still in use. */
 static int rewrite_switch(const char *tmp)
@@ -611,7 +602,7 @@ static int rewrite_switch(const char *tmp)
             close(fd);
         return -1;
     }
-    if (sync_dir() < 0)
+    if (fsync_dir_of(server.cfg.appendfilename) < 0)
         log_warning("Failed to fsync the directory of %s: %s", server.cfg.appendfilename,
                     strerror(errno));
     close(aof.fd);

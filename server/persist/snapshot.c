@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "keyspace.h"
+#include "fileio.h"
 #include "log.h"
 #include "mem.h"
 #include "olist.h"
@@ -110,17 +111,8 @@ static void w_raw(struct writer *w, const unsigned char *p, size_t n)
     if (w->err)
         return;
     w->crc = snap_crc64(w->crc, p, n);
-    while (n) {
-        ssize_t k = write(w->fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            w->err = k < 0 ? errno : ENOSPC;
-            return;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
+    if (write_full(w->fd, p, n) < 0)
+        w->err = errno;
 }
 
 static void w_flush(struct writer *w)
@@ -474,23 +466,6 @@ void snap_temp_name(char *buf, size_t cap, const char *path, long pid)
     const char *slash = strrchr(path, '/');
     int dirlen = slash ? (int)(slash - path + 1) : 0;
     snprintf(buf, cap, "%.*stemp-%ld.rbkv", dirlen, path, pid);
-}
-
-/* fsyncs the directory holding path, so a rename into it survives a crash. */
-static int fsync_dir_of(const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (slash)
-        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    else
-        snprintf(dir, sizeof(dir), ".");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
 }
 
 int snap_save(const struct keyspace *ks, const char *path, int64_t now_ms, char *err,

@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "latency.h"
 #include "conn.h"
+#include "fileio.h"
 #include "log.h"
 #include "mem.h"
 #include "repl_stream.h"
@@ -77,21 +78,6 @@ static int64_t now_ms(void)
 
 /* ---- the child ---- */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *s = p;
-    while (n) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        s += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* "$<length>\r\n" and the snapshot: through a file, to learn the length. */
 static int child_send_sized(int out, char *err, size_t errlen)
 {
@@ -112,11 +98,11 @@ static int child_send_sized(int out, char *err, size_t errlen)
     if (rc == 0) {
         char head[32];
         int n = snprintf(head, sizeof(head), "$%lld\r\n", (long long)st.st_size);
-        rc = write_all(out, head, (size_t)n);
+        rc = write_full(out, head, (size_t)n);
         char *buf = malloc(COPY_CHUNK);
         ssize_t r;
         while (rc == 0 && buf && (r = read(fd, buf, COPY_CHUNK)) > 0)
-            rc = write_all(out, buf, (size_t)r);
+            rc = write_full(out, buf, (size_t)r);
         free(buf);
         if (rc < 0)
             snprintf(err, errlen, "writing to the replicas: %s", strerror(errno));
@@ -130,8 +116,8 @@ static int child_send_eof(int out, char *err, size_t errlen)
     char mark[41], head[64];
     repl_random_hex(mark);
     int n = snprintf(head, sizeof(head), "$EOF:%s\r\n", mark);
-    if (write_all(out, head, (size_t)n) < 0 || snap_write_fd(out, server.ks, mstime(), err, errlen) < 0 ||
-        write_all(out, mark, 40) < 0) {
+    if (write_full(out, head, (size_t)n) < 0 || snap_write_fd(out, server.ks, mstime(), err, errlen) < 0 ||
+        write_full(out, mark, 40) < 0) {
         if (!err[0])
             snprintf(err, errlen, "writing to the replicas: %s", strerror(errno));
         return -1;

@@ -22,6 +22,7 @@
 #include "blocking.h"
 #include "client.h"
 #include "conn.h"
+#include "fileio.h"
 #include "functions.h"
 #include "keyspace.h"
 #include "log.h"
@@ -339,20 +340,13 @@ static void start_load(const char *rest, size_t n)
 static int write_payload(void *ctx, const char *p, size_t n)
 {
     (void)ctx;
-    while (n) {
-        ssize_t w = write(ml.fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            char why[256];
-            snprintf(why, sizeof(why), "writing %s: %s", ml.path, strerror(errno));
-            fail_link(why);
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-        ml.received += w;
+    if (write_full(ml.fd, p, n) < 0) {
+        char why[256];
+        snprintf(why, sizeof(why), "writing %s: %s", ml.path, strerror(errno));
+        fail_link(why);
+        return -1;
     }
+    ml.received += (long long)n;
     return 0;
 }
 
