@@ -114,6 +114,15 @@ static inline void check_report_op(const unsigned long *op)
 }
 
 /* nftw's callback for check_remove_tmpdir: children come before their dir. */
+/* How many times slower this run is: $RBKV_TEST_SLOW (make test-valgrind sets
+ * it), else 1. A test that checks a whole structure after each step may check
+ * it every check_slow() steps instead. */
+static inline int check_slow(void)
+{
+    const char *slow = getenv("RBKV_TEST_SLOW");
+    return slow && atoi(slow) > 1 ? atoi(slow) : 1;
+}
+
 static inline int check_remove_cb(const char *path, const struct stat *st, int type,
                                   struct FTW *ftw)
 {

@@ -484,8 +484,7 @@ static void test_random(void)
     size_t max_n = 0, empty_seen = 0;
     /* make test-valgrind sets RBKV_TEST_SLOW: fewer operations, at least one
      * growth and shrink cycle. */
-    const char *slow = getenv("RBKV_TEST_SLOW");
-    int ops = RANDOM_OPS / (slow && atoi(slow) > 1 ? atoi(slow) : 1);
+    int ops = RANDOM_OPS / check_slow();
     if (ops < GROW_OPS + SHRINK_OPS)
         ops = GROW_OPS + SHRINK_OPS;
 
