@@ -34,9 +34,12 @@ load() {
     redis-cli -p "$1" --pipe >/dev/null
 }
 
+# redis-benchmark may spin for ever once its server is gone (seen: 13 CPU minutes after a callgrind
+# server ended), so each run is bounded, and a bound reached fails the whole measurement.
 bench() { # PORT N ARGS...
   local port=$1 n=$2; shift 2
-  redis-benchmark -p "$port" -c "$CLIENTS" -n "$n" -r 1000 -q "$@" >/dev/null
+  timeout "${BENCH_TIMEOUT:-900}" redis-benchmark -p "$port" -c "$CLIENTS" -n "$n" -r 1000 -q "$@" \
+    >/dev/null || { echo "redis-benchmark $* on port $port failed or took too long" >&2; exit 1; }
 }
 
 # one BINARY WORKLOAD N: the instruction total of one callgrind run.
@@ -48,10 +51,12 @@ one() {
   (cd "$dir" && exec valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --port "$port" \
     --save '' --appendonly no --loglevel warning >/dev/null 2>"$dir/valgrind.log") &
   local pid=$!
-  for _ in $(seq 300); do
-    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+  local up=""
+  for _ in $(seq 600); do
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && up=1 && break
     sleep 0.1
   done
+  [ -n "$up" ] || { echo "$bin under callgrind did not answer in 60 s: $(cat "$dir/valgrind.log")" >&2; exit 1; }
   case $w in
     krange) load "$port" 10000 ;;
     *) load "$port" 1000 ;;
