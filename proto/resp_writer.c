@@ -22,11 +22,9 @@
  */
 #include "resp_writer.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "resp_alloc.h"
@@ -458,115 +456,14 @@ void resp_add_push_len(struct resp_out *o, size_t n)
     out_header(o, o->proto == 3 ? '>' : '*', n);
 }
 
-/*
- * Digits and decimal exponent of the shortest "%.*e" text that reads back as
- * d (finite, non-zero, positive). The correctly rounded p+1 digits are never
- * farther from d than the p digits, so reading back is monotonic in p and a
- * binary search over 1..17 digits finds the shortest in four or five tries;
- * 17 digits always read back, so the result always does. Redis's Grisu2 gives
- * the same digits except in the rare cases where it cannot prove the shortest
- * and prints one more.
- */
-static int shortest_digits(double d, char *digits, int *exp10)
-{
-    char text[40];
-    int lo = 1, hi = 17, n = 0;
-    const char *s;
-
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        snprintf(text, sizeof(text), "%.*e", mid - 1, d);
-        if (strtod(text, NULL) == d)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    snprintf(text, sizeof(text), "%.*e", lo - 1, d);
-    /* text is "D[.DDD]e[+-]X": collect the digits, skipping the decimal point
-     * (whatever the locale makes it), then read the exponent. */
-    for (s = text; *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9')
-            digits[n++] = *s;
-    *exp10 = (int)strtol(s + 1, NULL, 10);
-    while (n > 1 && digits[n - 1] == '0')
-        n--;
-    return n;
-}
-
-/* Lays out digits * 10^k as fpconv_dtoa()'s emit_digits() does. */
-static int emit_digits(char *dst, const char *digits, int n, int k)
-{
-    int exp = k + n - 1 < 0 ? -(k + n - 1) : k + n - 1;
-    int i = 0;
-
-    if (k >= 0 && exp < n + 7) { /* plain integer */
-        memcpy(dst, digits, (size_t)n);
-        memset(dst + n, '0', (size_t)k);
-        return n + k;
-    }
-    if (k < 0 && (k > -7 || exp < 4)) { /* decimal without exponent */
-        int point = n + k;
-        if (point <= 0) {
-            dst[0] = '0';
-            dst[1] = '.';
-            memset(dst + 2, '0', (size_t)-point);
-            memcpy(dst + 2 - point, digits, (size_t)n);
-            return n + 2 - point;
-        }
-        memcpy(dst, digits, (size_t)point);
-        dst[point] = '.';
-        memcpy(dst + point + 1, digits + point, (size_t)(n - point));
-        return n + 1;
-    }
-    dst[i++] = digits[0];
-    if (n > 1) {
-        dst[i++] = '.';
-        memcpy(dst + i, digits + 1, (size_t)(n - 1));
-        i += n - 1;
-    }
-    dst[i++] = 'e';
-    dst[i++] = k + n - 1 < 0 ? '-' : '+';
-    if (exp >= 100)
-        dst[i++] = (char)('0' + exp / 100);
-    if (exp >= 10)
-        dst[i++] = (char)('0' + exp / 10 % 10);
-    dst[i++] = (char)('0' + exp % 10);
-    return i;
-}
-
 int resp_format_double(char *buf, double d)
 {
-    char digits[20];
-    int n, exp10, len = 0;
-
-    if (isnan(d)) {
-        memcpy(buf, "nan", 4);
-        return 3;
-    }
+    /* Spelled out rather than left to the libc, as Redis does. */
     if (isinf(d)) {
         memcpy(buf, d > 0 ? "inf" : "-inf", d > 0 ? 4 : 5);
         return d > 0 ? 3 : 4;
     }
-    if (d == 0) {
-        memcpy(buf, signbit(d) ? "-0" : "0", signbit(d) ? 3 : 2);
-        return signbit(d) ? 2 : 1;
-    }
-    /* Redis prints integral values in this range with its integer code. */
-    /* The bounds are integers, divided exactly as intended, then converted. */
-    // NOLINTNEXTLINE(bugprone-integer-division)
-    if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && (double)(long long)d == d) {
-        len = (int)resp_format_ll(buf, (long long)d);
-        buf[len] = '\0';
-        return len;
-    }
-    if (d < 0) {
-        buf[len++] = '-';
-        d = -d;
-    }
-    n = shortest_digits(d, digits, &exp10);
-    len += emit_digits(buf + len, digits, n, exp10 - (n - 1));
-    buf[len] = '\0';
-    return len;
+    return snprintf(buf, RESP_DOUBLE_BUFLEN, "%.17g", d);
 }
 
 void resp_add_double(struct resp_out *o, double d)

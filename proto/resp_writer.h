@@ -135,11 +135,9 @@ void resp_add_bignum(struct resp_out *o, const char *digits, size_t len);
 /* RESP3 =len\r\nfmt:text ; RESP2 bulk of text. fmt is 3 chars, e.g. "txt". */
 void resp_add_verbatim(struct resp_out *o, const char *fmt, const char *text, size_t len);
 
-/* Formats d as Redis 7.2's d2string(): "nan", "inf", "-inf", "0", "-0"; an
- * integral value within +-LLONG_MAX/2 as an integer; otherwise the shortest
- * digits that read back as d, laid out as Redis's fpconv_dtoa() does ("0.1",
- * "1.5e-7", "1e+21"). Returns the length; buf gets a NUL too and needs at
- * least RESP_DOUBLE_BUFLEN bytes. */
+/* Formats d as Redis 7.0's addReplyDouble() does: "%.17g" ("0.10000000000000001",
+ * "3", "1e+17", "nan", "-0"), infinities as "inf" and "-inf". Returns the length;
+ * buf gets a NUL too and needs at least RESP_DOUBLE_BUFLEN bytes. */
 #define RESP_DOUBLE_BUFLEN 32
 int resp_format_double(char *buf, double d);
 

@@ -1017,6 +1017,21 @@ invalid:
     return -1;
 }
 
+/* A score as Redis 7.0's listpack holds it, which is what ZSCAN of a small
+ * sorted set shows: an integral score within +-LLONG_MAX/2 as an integer
+ * ("100000000000000000", and "0" for -0), any other as a reply prints it. */
+static int listpack_score_text(char *buf, double d)
+{
+    /* The bounds are integers, divided exactly as intended, then converted. */
+    // NOLINTNEXTLINE(bugprone-integer-division)
+    if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && (double)(long long)d == d) {
+        int len = (int)resp_format_ll(buf, (long long)d);
+        buf[len] = '\0';
+        return len;
+    }
+    return resp_format_double(buf, d);
+}
+
 static void cmd_zscan(struct client *c)
 {
     uint64_t cursor;
@@ -1063,6 +1078,7 @@ static void cmd_zscan(struct client *c)
             cursor = zs_scan(z, cursor, scan_collect, &acc);
         while (cursor && --visits > 0 && acc.n < (unsigned long long)count);
     }
+    int small = zs_len(z) <= ZSCAN_WHOLE_MAX;
     char buf[RESP_DOUBLE_BUFLEN];
     int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cursor);
     resp_add_array_len(&c->out, 2);
@@ -1070,7 +1086,8 @@ static void cmd_zscan(struct client *c)
     resp_add_array_len(&c->out, 2 * acc.n);
     for (size_t i = 0; i < acc.n; i++) {
         resp_add_bulk(&c->out, acc.nodes[i]->member, acc.nodes[i]->len);
-        len = resp_format_double(buf, acc.nodes[i]->score);
+        len = small ? listpack_score_text(buf, acc.nodes[i]->score)
+                    : resp_format_double(buf, acc.nodes[i]->score);
         resp_add_bulk(&c->out, buf, (size_t)len);
     }
     xfree(acc.nodes);

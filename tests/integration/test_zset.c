@@ -412,6 +412,37 @@ static void test_keyspace(void)
     redisFree(c);
 }
 
+/* Scores are printed as Redis 7.0 prints them, "%.17g" (7.2 prints the
+ * shortest text instead): the twin run on redis-server checks the texts. */
+static void test_score_text(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    EXPECT_INT(c, 6, "ZADD", "z", "0.1", "a", "1e17", "b", "1.5e-7", "c", "3", "d", "-inf", "e",
+               "4611686018427387904", "f");
+    EXPECT_BULK(c, "0.10000000000000001", "ZSCORE", "z", "a");
+    EXPECT_BULK(c, "1e+17", "ZSCORE", "z", "b");
+    EXPECT_BULK(c, "1.4999999999999999e-07", "ZSCORE", "z", "c");
+    EXPECT_BULK(c, "4.6116860184273879e+18", "ZSCORE", "z", "f");
+    EXPECT_BULK(c, "0.30000000000000004", "ZINCRBY", "z", "0.2", "a");
+    EXPECT_REPLY(c, "['e', '-inf', 'c', '1.4999999999999999e-07', 'a', '0.30000000000000004', 'd', "
+                    "'3', 'b', '1e+17', 'f', '4.6116860184273879e+18']",
+                 "ZRANGE", "z", "0", "-1", "WITHSCORES");
+    /* ZSCAN of a small set shows the scores as Redis's listpack holds them. */
+    EXPECT_REPLY(c, "['0', ['e', '-inf', 'c', '1.4999999999999999e-07', 'a', "
+                    "'0.30000000000000004', 'd', '3', 'b', '100000000000000000', 'f', "
+                    "'4611686018427387904']]",
+                 "ZSCAN", "z", "0");
+    redisFree(c);
+    struct h_raw r;
+    if (h_raw_open_resp3(&r, &srv) < 0)
+        return;
+    RAW_SEND(&r, "ZSCORE z c\r\n");
+    RAW_EXPECT(&r, ",1.4999999999999999e-07\r\n");
+    RAW_SEND(&r, "ZMSCORE z b e\r\n");
+    RAW_EXPECT(&r, "*2\r\n,1e+17\r\n,-inf\r\n");
+    h_raw_close(&r);
+}
+
 static void test_resp3(void)
 {
     redisContext *c = h_connect_flushed(&srv);
@@ -472,6 +503,7 @@ int main(int argc, char **argv)
     H_RUN(test_set_algebra);
     H_RUN(test_keyspace);
     H_RUN(test_resp3);
+    H_RUN(test_score_text);
     h_stop(&srv);
     return h_finish();
 }

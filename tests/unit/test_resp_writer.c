@@ -167,23 +167,23 @@ static void test_table(void)
     }
 }
 
-/* resp_format_double: Redis 7.2's d2string() texts. */
+/* resp_format_double: Redis 7.0.15's addReplyDouble() texts (redis-server's
+ * ZSCORE of each, checked by hand). */
 static void test_doubles(uint64_t seed)
 {
     static const struct {
         double d;
         const char *want;
     } t[] = {
-        { 0.0, "0" }, { -0.0, "-0" }, { 1.0, "1" }, { -1.0, "-1" }, { 1.5, "1.5" }, { 0.1, "0.1" },
-        { -0.1, "-0.1" }, { 0.1 + 0.2, "0.30000000000000004" }, { 3.14, "3.14" }, { 100.5, "100.5" },
-        { 123456.7, "123456.7" }, { 1e-5, "0.00001" }, { 1e-6, "0.000001" }, { 1.5e-6, "1.5e-6" },
-        { 1e-7, "1e-7" }, { 1.5e-7, "1.5e-7" }, { 1.25e-10, "1.25e-10" }, { 1e17, "100000000000000000" },
-        { 4611686018427387904.0, "4611686018427387904" }, { 9223372036854775808.0, "9223372036854776000" },
-        { 1e19, "1e+19" }, { 1.5e19, "1.5e+19" }, { 12345678901234567890.0, "12345678901234567000" },
-        { 1e21, "1e+21" }, { 1e100, "1e+100" }, { 1.5e300, "1.5e+300" }, { -2.5e-300, "-2.5e-300" },
-        { 5e-324, "5e-324" }, { DBL_MAX, "1.7976931348623157e+308" }, { DBL_MIN, "2.2250738585072014e-308" },
-        { 0.000123, "0.000123" }, { 1234.5678e-10, "1.2345678e-7" }, { INFINITY, "inf" },
-        { -INFINITY, "-inf" }, { NAN, "nan" },
+        { 0.0, "0" }, { -0.0, "-0" }, { 1.0, "1" }, { -1.0, "-1" }, { 1.5, "1.5" },
+        { 0.1, "0.10000000000000001" }, { -0.1, "-0.10000000000000001" },
+        { 0.1 + 0.2, "0.30000000000000004" }, { 3.14, "3.1400000000000001" }, { 100.5, "100.5" },
+        { 1e-5, "1.0000000000000001e-05" }, { 1.5e-7, "1.4999999999999999e-07" },
+        { 1e17, "1e+17" }, { 4503599627370497.0, "4503599627370497" },
+        { 4611686018427387904.0, "4.6116860184273879e+18" }, { 1e21, "1e+21" },
+        { 5e-324, "4.9406564584124654e-324" }, { DBL_MAX, "1.7976931348623157e+308" },
+        { DBL_MIN, "2.2250738585072014e-308" }, { INFINITY, "inf" }, { -INFINITY, "-inf" },
+        { NAN, "nan" },
     };
     uint64_t rs = seed ^ 0x5bd1e995ULL;
     char buf[RESP_DOUBLE_BUFLEN];
@@ -194,13 +194,11 @@ static void test_doubles(uint64_t seed)
         if (strcmp(buf, t[i].want) != 0)
             fprintf(stderr, "  double %.17g: got %s want %s\n", t[i].d, buf, t[i].want);
     }
-    /* Random bit patterns: each text reads back as the same double, and one
-     * significant digit fewer would not. */
+    /* Random bit patterns: each text fits and reads back as the same double. */
     for (int i = 0; i < 20000; i++) {
         uint64_t bits = rng_next(&rs);
         double d;
-        char shorter[64];
-        int digits = 0, n;
+        int n;
 
         memcpy(&d, &bits, sizeof(d));
         if (!isfinite(d))
@@ -208,15 +206,6 @@ static void test_doubles(uint64_t seed)
         n = resp_format_double(buf, d);
         CHECK(n > 0 && n < RESP_DOUBLE_BUFLEN);
         CHECK(strtod(buf, NULL) == d);
-        /* Significant digits: leading zeros ("0.000123") do not count. */
-        for (const char *s = buf; *s && *s != 'e'; s++)
-            digits += (*s >= '1' && *s <= '9') || (*s == '0' && digits > 0);
-        if (strchr(buf, '.') != NULL || strchr(buf, 'e') != NULL) {
-            if (digits >= 2) {
-                snprintf(shorter, sizeof(shorter), "%.*e", digits - 2, d);
-                CHECK(strtod(shorter, NULL) != d);
-            }
-        }
     }
 }
 
