@@ -159,8 +159,14 @@ static void add_coord(struct client *c, double v)
 /* A distance as Redis's addReplyDoubleDistance: 4 decimals, a bulk string. */
 static void add_distance(struct client *c, double d)
 {
-    char buf[512];
-    int len = snprintf(buf, sizeof(buf), "%.4f", d);
+    /* Redis 7.0's fixedpoint_d2string(d, 4): d times 10^4 rounded by llrint
+     * (to nearest, ties to even), then laid out with four decimals. Not
+     * "%.4f", which rounds the exact value and so differs in the last digit
+     * when the product lands on a tie (12101035.976749999 is "...9768"). */
+    long long v = llrint(d * 10000.0);
+    unsigned long long a = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    char buf[32];
+    int len = snprintf(buf, sizeof(buf), "%s%llu.%04llu", v < 0 ? "-" : "", a / 10000, a % 10000);
     resp_add_bulk(&c->out, buf, (size_t)len);
 }
 
