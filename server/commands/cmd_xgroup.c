@@ -518,7 +518,7 @@ static int readgroup_serve(struct client *c, const struct resp_slice *key, const
         return 1;
     }
     if (xs_id_cmp(&s->last_id, &g->last_id) <= 0)
-        return 0;
+        return -1; /* another group's reader may have something */
     struct resp_slice cname = {how->names + how->glen, how->clen};
     int created;
     propagate_unit_begin();

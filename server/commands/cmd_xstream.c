@@ -498,7 +498,8 @@ static void reply_read_key(struct client *c, const struct resp_slice *key,
 }
 
 /* block_serve_fn: a blocked XREAD is served by the first entries after its
- * ID on the key that got them, alone in the reply (Redis 7.0). */
+ * ID on the key that got them, alone in the reply (Redis 7.0); a key
+ * deleted or replaced leaves it waiting, as in Redis. */
 static int read_serve(struct client *c, const struct resp_slice *key, const void *how_)
 {
     const struct read_how *how = how_;
@@ -514,7 +515,7 @@ static int read_serve(struct client *c, const struct resp_slice *key, const void
             continue;
         struct ks_entry *e = lookup_read(c, key);
         if (!e || e->type != KS_STREAM || !xstream_has_after(ks_ptr(e), &id))
-            return 0;
+            return -1; /* the next reader may wait for less */
         if (c->out.proto == 2)
             resp_add_array_len(&c->out, 1);
         else

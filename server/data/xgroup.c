@@ -81,12 +81,19 @@ struct xg_pending *xg_pending_add(struct xg_group *g, struct xg_consumer *c,
     p->id = *id;
     p->delivery_time = now;
     p->delivery_count = 1;
-    p->consumer = c;
+    p->consumer = NULL;
     pel_insert(&g->pel, p, 0);
     g->pel_count++;
+    if (c)
+        xg_pending_attach(p, c);
+    return p;
+}
+
+void xg_pending_attach(struct xg_pending *p, struct xg_consumer *c)
+{
+    p->consumer = c;
     pel_insert(&c->pel, p, 1);
     c->pel_count++;
-    return p;
 }
 
 void xg_pending_move(struct xg_pending *p, struct xg_consumer *c)

@@ -95,9 +95,12 @@ struct xg_consumer *xg_consumer_next(const struct xg_consumer *c);
 /* The pending entry id of g, or NULL. */
 struct xg_pending *xg_pending_find(const struct xg_group *g, const struct xs_id *id);
 /* Adds id to g's PEL owned by c, delivered at now once. id must not be
- * pending in g. */
+ * pending in g. c NULL leaves it unowned, which only a snapshot's loader
+ * does until xg_pending_attach (xg_check refuses an unowned entry). */
 struct xg_pending *xg_pending_add(struct xg_group *g, struct xg_consumer *c,
                                   const struct xs_id *id, int64_t now);
+/* Gives the unowned p to c. */
+void xg_pending_attach(struct xg_pending *p, struct xg_consumer *c);
 /* Gives p to c (a claim or a redelivery); nothing when c owns it. */
 void xg_pending_move(struct xg_pending *p, struct xg_consumer *c);
 /* Acknowledges p: out of both PELs, freed. */
