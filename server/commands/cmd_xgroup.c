@@ -596,6 +596,10 @@ static void cmd_xreadgroup(struct client *c)
     for (int i = 0; i < nkeys; i++) {
         struct xstream *s = ks_ptr(lookup_peek(c, &keys[i]));
         struct xg_group *g = xg_find(s, group->ptr, group->len);
+        /* As Redis 7.0: the consumer is created (and seen) only by a read
+         * that answers for this key. */
+        if (!history[i] && !xstream_has_after(s, &g->last_id))
+            continue;
         int created;
         struct xg_consumer *k = consumer_get(c, &keys[i], g, consumer, &created);
         if (created)
@@ -606,7 +610,7 @@ static void cmd_xreadgroup(struct client *c)
             if (xs_id_incr(&start))
                 start = (struct xs_id){0, 0};
             deliver_history(c, &keys[i], s, g, k, &start, (size_t)count);
-        } else if (xstream_has_after(s, &g->last_id)) {
+        } else {
             deliver_new(c, &keys[i], s, g, k, (size_t)count, noack);
         }
     }

@@ -1,0 +1,7 @@
+# Tests of the stream consumer group commands (server/commands/cmd_xgroup.c on
+# server/data/xgroup.[ch]). include()d from tests/CMakeLists.txt after integration.cmake.
+
+# End-to-end against the real server with hiredis: replies and errors beside redis-server's in
+# RESP2 and RESP3, blocking XREADGROUP, idle times, keyspace events, the snapshot, the log and its
+# rewrite, a replica, and a random run against redis-server (SEED=<n> replays it).
+rbkv_server_test(integration_xgroup integration/test_xgroup.c 240 integration)
