@@ -5,3 +5,7 @@
 # RESP2 and RESP3, blocking XREADGROUP, idle times, keyspace events, the snapshot, the log and its
 # rewrite, a replica, and a random run against redis-server (SEED=<n> replays it).
 rbkv_server_test(integration_xgroup integration/test_xgroup.c 240 integration)
+# The parts that claim Redis's behaviour, run against redis-server itself (the persistence and
+# replica parts compare rbkv with itself).
+rbkv_on_redis(integration_xgroup test_same_as_redis test_idle_times test_blocking
+              test_keyspace_events)

@@ -135,13 +135,6 @@ static int entry_find(const struct xstream *s, const struct xs_id *id, struct xs
     return xs_at(s, k, e) == 0 && xs_id_cmp(&e->id, id) == 0;
 }
 
-/* Sends what a write did: as the running command's effects, or inside a
- * served wait (no command running) as it is. */
-static void propagate_as(struct client *c, int argc, const struct resp_slice *argv)
-{
-    propagate_effects(c->db_index, argc, argv);
-}
-
 #define SLICE(s_) ((struct resp_slice){(s_), strlen(s_)})
 
 /* XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n FORCE JUSTID LASTID
@@ -150,23 +143,15 @@ static void propagate_claim(struct client *c, const struct resp_slice *key,
                             const struct xg_group *g, const struct xg_pending *p)
 {
     char id[XID_STR_LEN], last[XID_STR_LEN], time[RESP_LL_CHARS], count[RESP_LL_CHARS];
+    size_t idlen = xid_format(&p->id, id), lastlen = xid_format(&g->last_id, last);
+    size_t timelen = resp_format_ll(time, p->delivery_time);
+    size_t countlen = resp_format_ll(count, (long long)p->delivery_count);
     struct resp_slice argv[14] = {
-        SLICE("XCLAIM"),
-        *key,
-        {g->name, g->nlen},
-        {p->consumer->name, p->consumer->nlen},
-        SLICE("0"),
-        {id, xid_format(&p->id, id)},
-        SLICE("TIME"),
-        {time, resp_format_ll(time, p->delivery_time)},
-        SLICE("RETRYCOUNT"),
-        {count, resp_format_ll(count, (long long)p->delivery_count)},
-        SLICE("FORCE"),
-        SLICE("JUSTID"),
-        SLICE("LASTID"),
-        {last, xid_format(&g->last_id, last)},
+        SLICE("XCLAIM"), *key, {g->name, g->nlen}, {p->consumer->name, p->consumer->nlen},
+        SLICE("0"), {id, idlen}, SLICE("TIME"), {time, timelen}, SLICE("RETRYCOUNT"),
+        {count, countlen}, SLICE("FORCE"), SLICE("JUSTID"), SLICE("LASTID"), {last, lastlen},
     };
-    propagate_as(c, 14, argv);
+    propagate_effects(c->db_index, 14, argv);
 }
 
 /* XGROUP SETID key group id ENTRIESREAD n: Redis's streamPropagateGroupID. */
@@ -174,11 +159,12 @@ static void propagate_group_id(struct client *c, const struct resp_slice *key,
                                const struct xg_group *g)
 {
     char id[XID_STR_LEN], read[RESP_LL_CHARS];
+    size_t idlen = xid_format(&g->last_id, id), readlen = resp_format_ll(read, g->entries_read);
     struct resp_slice argv[7] = {
-        SLICE("XGROUP"), SLICE("SETID"), *key, {g->name, g->nlen}, {id, xid_format(&g->last_id, id)},
-        SLICE("ENTRIESREAD"), {read, resp_format_ll(read, g->entries_read)},
+        SLICE("XGROUP"), SLICE("SETID"), *key, {g->name, g->nlen}, {id, idlen},
+        SLICE("ENTRIESREAD"), {read, readlen},
     };
-    propagate_as(c, 7, argv);
+    propagate_effects(c->db_index, 7, argv);
 }
 
 static void propagate_consumer_created(struct client *c, const struct resp_slice *key,
@@ -187,7 +173,7 @@ static void propagate_consumer_created(struct client *c, const struct resp_slice
     struct resp_slice argv[5] = {
         SLICE("XGROUP"), SLICE("CREATECONSUMER"), *key, {g->name, g->nlen}, {k->name, k->nlen},
     };
-    propagate_as(c, 5, argv);
+    propagate_effects(c->db_index, 5, argv);
 }
 
 /* The consumer name of g, created (with its event) when new; seen now. */
@@ -501,7 +487,8 @@ static void reply_read_len(struct client *c, size_t n)
 
 /* block_serve_fn: Redis 7.0's serving of a blocked XREADGROUP, always for
  * ">": the entries after the group's last ID when the stream's last ID is
- * past it; errors when the key or the group went away. */
+ * past it; errors when the key or the group went away. What it did goes
+ * out as one unit (no command is running), as the command's would. */
 static int readgroup_serve(struct client *c, const struct resp_slice *key, const void *how_)
 {
     const struct readgroup_how *how = how_;

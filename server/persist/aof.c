@@ -414,10 +414,10 @@ static void add_groups(struct feed *k, const char *key, size_t klen, const struc
     char idbuf[ID_BUF], num[24], time[24];
     const struct xs_id zero = {0, 0};
     for (const struct xg_group *g = xg_first(s); g; g = xg_next(g)) {
+        size_t numlen = (size_t)snprintf(num, sizeof(num), "%lld", (long long)g->entries_read);
         struct resp_slice create[] = {
             {"XGROUP", 6}, {"CREATE", 6}, {key, klen}, {g->name, g->nlen},
-            id_slice(&g->last_id, idbuf, sizeof(idbuf)), {"ENTRIESREAD", 11},
-            {num, (size_t)snprintf(num, sizeof(num), "%lld", (long long)g->entries_read)},
+            id_slice(&g->last_id, idbuf, sizeof(idbuf)), {"ENTRIESREAD", 11}, {num, numlen},
         };
         resp_add_command(&k->buf, 7, create);
         for (const struct xg_consumer *c = xg_consumer_first(g); c; c = xg_consumer_next(c)) {
@@ -431,15 +431,15 @@ static void add_groups(struct feed *k, const char *key, size_t klen, const struc
             }
             for (const struct xg_pending *p = xg_pending_seek(g, c, &zero); p;
                  p = xg_pending_next(p, c)) {
+                size_t timelen = (size_t)snprintf(time, sizeof(time), "%lld",
+                                                  (long long)p->delivery_time);
+                numlen = (size_t)snprintf(num, sizeof(num), "%llu",
+                                          (unsigned long long)p->delivery_count);
                 struct resp_slice claim[] = {
                     {"XCLAIM", 6}, {key, klen}, {g->name, g->nlen}, {c->name, c->nlen},
                     {"0", 1}, id_slice(&p->id, idbuf, sizeof(idbuf)), {"TIME", 4},
-                    {time, (size_t)snprintf(time, sizeof(time), "%lld",
-                                            (long long)p->delivery_time)},
-                    {"RETRYCOUNT", 10},
-                    {num, (size_t)snprintf(num, sizeof(num), "%llu",
-                                           (unsigned long long)p->delivery_count)},
-                    {"JUSTID", 6}, {"FORCE", 5},
+                    {time, timelen}, {"RETRYCOUNT", 10}, {num, numlen}, {"JUSTID", 6},
+                    {"FORCE", 5},
                 };
                 resp_add_command(&k->buf, 12, claim);
             }

@@ -112,7 +112,8 @@ static long long now_ms(void)
 /* Zeroes what depends on the clock: the value after "seen-time" or "idle"
  * (XINFO), and with mode the third element of each row (XPENDING's
  * idle time); with mode 2, every time stamp too (delivery times
- * two servers stamp a millisecond apart). */
+ * two servers stamp a millisecond apart) and radix-tree-nodes (which rbkv
+ * only estimates: docs/commands.md, Streams). */
 static void mask_times(redisReply *r, int mode)
 {
     if (!r || r->type != REDIS_REPLY_ARRAY)
@@ -122,7 +123,8 @@ static void mask_times(redisReply *r, int mode)
         if (mode == 2 && e->type == REDIS_REPLY_INTEGER && e->integer >= STAMP_MIN)
             e->integer = 0;
         if (e->type == REDIS_REPLY_STRING && i + 1 < r->elements &&
-            (strcmp(e->str, "seen-time") == 0 || strcmp(e->str, "idle") == 0))
+            (strcmp(e->str, "seen-time") == 0 || strcmp(e->str, "idle") == 0 ||
+             (mode == 2 && strcmp(e->str, "radix-tree-nodes") == 0)))
             r->element[i + 1]->integer = 0;
         if (mode == 1 && e->type == REDIS_REPLY_ARRAY && e->elements == 4)
             e->element[2]->integer = 0;
