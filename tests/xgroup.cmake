@@ -9,3 +9,10 @@ rbkv_server_test(integration_xgroup integration/test_xgroup.c 240 integration)
 # replica parts compare rbkv with itself).
 rbkv_on_redis(integration_xgroup test_same_as_redis test_idle_times test_blocking
               test_keyspace_events)
+
+# The groups, consumers and PELs against a table model, xs_check (and xg_check) after every
+# change; SEED=<n> replays.
+add_executable(test_xgroup unit/test_xgroup.c)
+target_link_libraries(test_xgroup PRIVATE rbkv_server_core)
+add_test(NAME xgroup_random COMMAND test_xgroup)
+set_tests_properties(xgroup_random PROPERTIES LABELS unit TIMEOUT 120)

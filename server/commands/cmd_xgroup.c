@@ -114,13 +114,13 @@ static void reply_nogroup_key(struct client *c, const struct resp_slice *key,
 }
 
 /* The stream and group of a command that needs both (XPENDING, XCLAIM,
- * XAUTOCLAIM): the group, or NULL after WRONGTYPE or NOGROUP. */
+ * XAUTOCLAIM, which look their key up as a read, as Redis does): the
+ * group, or NULL after WRONGTYPE or NOGROUP. */
 static struct xg_group *group_or_reply(struct client *c, const struct resp_slice *key,
-                                       const struct resp_slice *group, int write,
-                                       struct xstream **s)
+                                       const struct resp_slice *group, struct xstream **s)
 {
     struct ks_entry *e;
-    if (xstream_lookup_or_reply(c, key, write, &e, s) < 0)
+    if (xstream_lookup_or_reply(c, key, 0, &e, s) < 0)
         return NULL;
     struct xg_group *g = *s ? xg_find(*s, group->ptr, group->len) : NULL;
     if (!g)
@@ -618,7 +618,7 @@ static void cmd_xack(struct client *c)
 {
     struct ks_entry *e;
     struct xstream *s;
-    if (xstream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+    if (xstream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
         return;
     struct xg_group *g = s ? xg_find(s, c->argv[2].ptr, c->argv[2].len) : NULL;
     if (!g) {
@@ -713,7 +713,7 @@ static void cmd_xpending(struct client *c)
             cname = &c->argv[at + 3];
     }
     struct xstream *s;
-    struct xg_group *g = group_or_reply(c, &c->argv[1], &c->argv[2], 0, &s);
+    struct xg_group *g = group_or_reply(c, &c->argv[1], &c->argv[2], &s);
     if (!g)
         return;
     if (c->argc == 3) {
@@ -786,7 +786,7 @@ static int ll_opt_or_reply(struct client *c, const struct resp_slice *a, long lo
 static void cmd_xclaim(struct client *c)
 {
     struct xstream *s;
-    struct xg_group *g = group_or_reply(c, &c->argv[1], &c->argv[2], 1, &s);
+    struct xg_group *g = group_or_reply(c, &c->argv[1], &c->argv[2], &s);
     if (!g)
         return;
     long long minidle, retrycount = -1, delivery = -1, v;
@@ -929,7 +929,7 @@ static void cmd_xautoclaim(struct client *c)
         }
     }
     struct xstream *s;
-    struct xg_group *g = group_or_reply(c, &c->argv[1], &c->argv[2], 1, &s);
+    struct xg_group *g = group_or_reply(c, &c->argv[1], &c->argv[2], &s);
     if (!g)
         return;
     long long attempts = count * AUTOCLAIM_ATTEMPTS;

@@ -58,9 +58,10 @@
  *                  varint pending | pending * (u64 ms | u64 seq | i64
  *                  delivery ms | varint deliveries) | varint consumers |
  *                  consumers * (name | i64 seen ms | varint owned | owned *
- *                  (u64 ms | u64 seq))); names strictly increasing, IDs
- *                  strictly increasing in each list, every pending entry
- *                  owned by exactly one consumer. A stream without groups
+ *                  (u64 ms | u64 seq))); names unique in their list,
+ *                  the pending IDs strictly increasing, each owned ID
+ *                  pending in the group, every pending entry owned by
+ *                  exactly one consumer. A stream without groups
  *                  is still written 0x05, so older files and older readers
  *                  of them stay as they were
  *     0xFF END     u64 checksum
