@@ -839,7 +839,7 @@ static void cmd_xclaim(struct client *c)
         g->last_id = last;
         propagate_last = 1;
     }
-    if (delivery == -1 || delivery < 0 || delivery > now)
+    if (delivery < 0 || delivery > now) /* none given (-1), or bogus */
         delivery = now;
     /* Claimed entries first, so the reply's length is known: the work is
      * done into a list, then replied. */

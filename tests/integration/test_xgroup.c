@@ -295,6 +295,20 @@ static void test_blocking(void)
         redisFree(w);
         redisFree(plain);
     }
+    /* A deadline passing is a deletion too (seen by a lookup here, or by
+     * Redis's active expiry): polled, not slept on. */
+    freeReplyObject(H_CALL(c, "DEL", "s"));
+    EXPECT_OK(c, "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
+    EXPECT_INT(c, 1, "PEXPIRE", "s", "100");
+    redisContext *w = BLOCKED_READER("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS",
+                                     "s", ">");
+    h_await_blocked(c, 1);
+    for (int i = 0; i < 200 * H_SLOW && h_info_ll(c, "clients", "blocked_clients") > 0; i++) {
+        freeReplyObject(H_CALL(c, "EXISTS", "s"));
+        h_sleep_ms(10);
+    }
+    expect_next(w, "-UNBLOCKED the stream key no longer exists");
+    redisFree(w);
     CHECK(h_info_ll(c, "clients", "blocked_clients") == 0, "nobody left blocked");
     redisFree(a);
     redisFree(b);
