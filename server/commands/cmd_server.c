@@ -399,6 +399,7 @@ static void cmd_flushdb(struct client *c)
         return;
     server.dirty += ks_count(c->db);
     watch_touch_db(c->db);
+    block_signal_db(c->db);
     ks_flush(c->db);
     /* Into the log and the stream as called (ASYNC/SYNC kept), also when
      * there was nothing to flush, as Redis forces it. */
@@ -413,6 +414,7 @@ static void cmd_flushall(struct client *c)
     for (int i = 0; i < server.ks->count; i++) {
         server.dirty += ks_count(&server.ks->dbs[i]);
         watch_touch_db(&server.ks->dbs[i]);
+        block_signal_db(&server.ks->dbs[i]);
         ks_flush(&server.ks->dbs[i]);
     }
     /* As Redis: a BGSAVE under way would write the old data back; with save

@@ -18,10 +18,9 @@
  * anything; XTRIM as "MAXLEN = <length after>". XREAD writes nothing, so a
  * served read propagates nothing.
  *
- * Missing: consumer groups (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM,
- * XAUTOCLAIM) and XINFO STREAM FULL; XINFO GROUPS answers an empty array
- * and XINFO CONSUMERS NOGROUP, which is what Redis answers for a stream
- * without groups.
+ * The consumer groups (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM,
+ * XAUTOCLAIM, XINFO GROUPS and CONSUMERS) are cmd_xgroup.c's; XINFO STREAM
+ * FULL lists them through it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -32,6 +31,7 @@
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
+#include "cmd_xgroup.h"
 #include "cmd_xstream.h"
 #include "keyspace.h"
 #include "mem.h"
@@ -42,12 +42,8 @@
 #include "resp_writer.h"
 #include "server.h"
 #include "xstream.h"
+#include "xstream_args.h"
 
-#define ERR_INVALID_ID "ERR Invalid stream ID specified as stream command argument"
-/* Redis copies an ID argument into a 128-byte buffer and refuses longer. */
-#define ID_MAX_LEN 127
-/* "18446744073709551615-18446744073709551615" and its NUL. */
-#define ID_STR_LEN 42
 /* Redis's default LIMIT of "~": 100 nodes' worth, or 10000 when unset. */
 #define APPROX_LIMIT_NODES 100
 #define APPROX_LIMIT_DEFAULT 10000
@@ -55,144 +51,12 @@
 
 /* ---- IDs ---------------------------------------------------------------- */
 
-/* Redis's string2ull: a decimal without sign first, else what strtoull
- * takes of a whole string (so "+5" and " 5" pass, "-1" does not). */
-static int parse_u64(const char *s, size_t len, uint64_t *out)
-{
-    long long ll;
-    if (resp_parse_ll(s, len, &ll) == 0) {
-        if (ll < 0)
-            return -1;
-        *out = (uint64_t)ll;
-        return 0;
-    }
-    char buf[ID_MAX_LEN + 1];
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    if (len == 0 || memchr(buf, '-', len))
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(buf, &end, 10);
-    if (errno || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* Parses an ID: "ms-seq", "ms" (seq = missing_seq), "-" and "+" unless
- * strict, and "ms-*" when seq_given is not NULL (then *seq_given is 0).
- * Returns 0, or -1 after Redis's error. */
-static int id_or_reply(struct client *c, const struct resp_slice *a, uint64_t missing_seq,
-                       int strict, struct xs_id *id, int *seq_given)
-{
-    const char *p = a->ptr;
-    size_t len = a->len;
-    if (seq_given)
-        *seq_given = 1;
-    if (len > ID_MAX_LEN)
-        goto invalid;
-    if (len == 1 && (p[0] == '-' || p[0] == '+')) {
-        if (strict)
-            goto invalid;
-        id->ms = id->seq = p[0] == '-' ? 0 : UINT64_MAX;
-        return 0;
-    }
-    const char *dash = memchr(p, '-', len);
-    size_t mslen = dash ? (size_t)(dash - p) : len;
-    if (parse_u64(p, mslen, &id->ms) < 0)
-        goto invalid;
-    if (!dash) {
-        id->seq = missing_seq;
-        return 0;
-    }
-    const char *sp = dash + 1;
-    size_t slen = len - mslen - 1;
-    if (seq_given && slen == 1 && sp[0] == '*') {
-        id->seq = 0;
-        *seq_given = 0;
-        return 0;
-    }
-    if (parse_u64(sp, slen, &id->seq) == 0)
-        return 0;
-invalid:
-    resp_add_error(&c->out, ERR_INVALID_ID);
-    return -1;
-}
-
-/* An interval bound: "(" before an ID excludes it (strictly parsed). */
-static int bound_or_reply(struct client *c, const struct resp_slice *a, uint64_t missing_seq,
-                          struct xs_id *id, int *excl)
-{
-    *excl = a->len > 1 && a->ptr[0] == '(';
-    if (*excl) {
-        struct resp_slice rest = {a->ptr + 1, a->len - 1};
-        return id_or_reply(c, &rest, missing_seq, 1, id, NULL);
-    }
-    return id_or_reply(c, a, missing_seq, 0, id, NULL);
-}
-
-static size_t id_format(const struct xs_id *id, char buf[ID_STR_LEN])
-{
-    return (size_t)snprintf(buf, ID_STR_LEN, "%llu-%llu", (unsigned long long)id->ms,
-                            (unsigned long long)id->seq);
-}
-
-static void reply_id(struct client *c, const struct xs_id *id)
-{
-    char buf[ID_STR_LEN];
-    resp_add_bulk(&c->out, buf, id_format(id, buf));
-}
-
 /* ---- lookups and replies ------------------------------------------------ */
-
-/* The stream at key: 0 with *s (and *e) set, or NULL when absent; -1 after
- * WRONGTYPE. */
-static int stream_lookup_or_reply(struct client *c, const struct resp_slice *key, int write,
-                                  struct ks_entry **e, struct xstream **s)
-{
-    *e = write ? lookup_write(c, key) : lookup_read(c, key);
-    *s = NULL;
-    if (!*e)
-        return 0;
-    if ((*e)->type != KS_STREAM) {
-        resp_add_error(&c->out, ERR_WRONGTYPE);
-        return -1;
-    }
-    *s = ks_ptr(*e);
-    return 0;
-}
-
-/* The stream at key, or NULL after WRONGTYPE or "ERR no such key" (XSETID,
- * XINFO). */
-static struct xstream *existing_stream_or_reply(struct client *c, const struct resp_slice *key,
-                                                int write)
-{
-    struct ks_entry *e;
-    struct xstream *s;
-    if (stream_lookup_or_reply(c, key, write, &e, &s) < 0)
-        return NULL;
-    if (!s)
-        resp_add_error(&c->out, "ERR no such key");
-    return s;
-}
 
 static void stream_limits(struct xs_limits *lim)
 {
     lim->node_bytes = (uint64_t)server.cfg.stream_node_max_bytes;
     lim->node_entries = (uint64_t)server.cfg.stream_node_max_entries;
-}
-
-/* An entry: [id, [field, value, ...]] in both protocols, as Redis. */
-static void reply_entry(struct client *c, const struct xs_entry *e)
-{
-    struct xs_str str;
-    const char *p = e->data;
-    resp_add_array_len(&c->out, 2);
-    reply_id(c, &e->id);
-    resp_add_array_len(&c->out, 2 * e->nfields);
-    while (xs_next_str(&p, e->end, &str) == 0)
-        resp_add_bulk(&c->out, str.ptr, str.len);
 }
 
 /* Lists the entries with IDs in [start, end], reverse from end under rev,
@@ -217,7 +81,7 @@ static size_t reply_range(struct client *c, const struct xstream *s, const struc
     om_seek(s->m, rev ? hi - 1 : lo, &it);
     for (size_t i = 0; i < n; i++) {
         xs_entry_of(s, &it, &e);
-        reply_entry(c, &e);
+        xentry_reply(c, &e);
         if (rev)
             om_prev(s->m, &it);
         else
@@ -262,7 +126,7 @@ static int trim_args_or_reply(struct client *c, struct trim_args *a, int xadd)
                 i++;
             }
             if (a->t.minid) {
-                if (id_or_reply(c, &c->argv[i + 1], 0, 1, &a->t.min, NULL) < 0)
+                if (xid_or_reply(c, &c->argv[i + 1], 0, 1, &a->t.min, NULL) < 0)
                     return -1;
             } else {
                 if (arg_ll_or_reply(c, &c->argv[i + 1], &ll) < 0)
@@ -287,7 +151,7 @@ static int trim_args_or_reply(struct client *c, struct trim_args *a, int xadd)
         } else if (xadd && arg_is(opt, "nomkstream")) {
             a->nomkstream = 1;
         } else if (xadd) {
-            if (id_or_reply(c, opt, 0, 1, &a->id, &a->seq_given) < 0)
+            if (xid_or_reply(c, opt, 0, 1, &a->id, &a->seq_given) < 0)
                 return -1;
             a->id_given = 1;
             break;
@@ -384,7 +248,7 @@ static void cmd_xadd(struct client *c)
     }
     struct ks_entry *e;
     struct xstream *s;
-    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+    if (xstream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
         return;
     if (!s && a.nomkstream) {
         resp_add_null(&c->out);
@@ -419,16 +283,16 @@ static void cmd_xadd(struct client *c)
         pairs[i] = (struct xs_str){c->argv[field_pos + i].ptr, c->argv[field_pos + i].len};
     xs_append(s, &id, pairs, npairs, &lim);
     xfree(pairs);
-    reply_id(c, &id);
+    xid_reply(c, &id);
     notify_key(c, NOTIFY_STREAM, "xadd", &c->argv[1]);
     server.dirty++;
     size_t trimmed = a.strategy ? xs_trim(s, &a.t) : 0;
     if (trimmed)
         notify_key(c, NOTIFY_STREAM, "xtrim", &c->argv[1]);
 
-    char idbuf[ID_STR_LEN];
+    char idbuf[XID_STR_LEN];
     struct resp_slice *words = xmalloc(sizeof(*words) * (size_t)(nargs + 1));
-    words[0] = (struct resp_slice){idbuf, id_format(&id, idbuf)};
+    words[0] = (struct resp_slice){idbuf, xid_format(&id, idbuf)};
     memcpy(words + 1, c->argv + field_pos, sizeof(*words) * (size_t)nargs);
     if (trimmed) {
         propagate_trimmed(c, "XADD", s, nargs + 1, words);
@@ -449,7 +313,7 @@ static void cmd_xtrim(struct client *c)
     struct ks_entry *e;
     struct xstream *s;
     struct trim_args a;
-    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+    if (xstream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
         return;
     if (!s) {
         resp_add_int(&c->out, 0);
@@ -475,9 +339,9 @@ static void cmd_xdel(struct client *c)
     struct ks_entry *e;
     struct xstream *s;
     for (int i = 0; i < n; i++)
-        if (id_or_reply(c, &c->argv[2 + i], 0, 1, &ids[i], NULL) < 0)
+        if (xid_or_reply(c, &c->argv[2 + i], 0, 1, &ids[i], NULL) < 0)
             goto out;
-    if (stream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
+    if (xstream_lookup_or_reply(c, &c->argv[1], 1, &e, &s) < 0)
         goto out;
     long long deleted = 0;
     for (int i = 0; s && i < n; i++)
@@ -495,7 +359,7 @@ static void cmd_xlen(struct client *c)
 {
     struct ks_entry *e;
     struct xstream *s;
-    if (stream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
+    if (xstream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
         return;
     resp_add_int(&c->out, s ? (long long)xs_len(s) : 0);
 }
@@ -504,7 +368,7 @@ static void cmd_xsetid(struct client *c)
 {
     struct xs_id id, max_deleted = {0, 0};
     long long added = -1;
-    if (id_or_reply(c, &c->argv[2], 0, 1, &id, NULL) < 0)
+    if (xid_or_reply(c, &c->argv[2], 0, 1, &id, NULL) < 0)
         return;
     for (int i = 3; i < c->argc; i++) {
         int more = c->argc - 1 - i;
@@ -517,7 +381,7 @@ static void cmd_xsetid(struct client *c)
             }
             i++;
         } else if (arg_is(&c->argv[i], "maxdeletedid") && more) {
-            if (id_or_reply(c, &c->argv[i + 1], 0, 1, &max_deleted, NULL) < 0)
+            if (xid_or_reply(c, &c->argv[i + 1], 0, 1, &max_deleted, NULL) < 0)
                 return;
             if (xs_id_cmp(&id, &max_deleted) < 0) {
                 resp_add_error(&c->out, "ERR The ID specified in XSETID is smaller than the "
@@ -530,7 +394,7 @@ static void cmd_xsetid(struct client *c)
             return;
         }
     }
-    struct xstream *s = existing_stream_or_reply(c, &c->argv[1], 1);
+    struct xstream *s = xstream_existing_or_reply(c, &c->argv[1], 1);
     if (!s)
         return;
     struct xs_entry last;
@@ -562,8 +426,8 @@ static void range_generic(struct client *c, int rev)
     struct xs_id start, end;
     int sx, ex;
     long long count = -1;
-    if (bound_or_reply(c, sa, 0, &start, &sx) < 0 ||
-        bound_or_reply(c, ea, UINT64_MAX, &end, &ex) < 0)
+    if (xbound_or_reply(c, sa, 0, &start, &sx) < 0 ||
+        xbound_or_reply(c, ea, UINT64_MAX, &end, &ex) < 0)
         return;
     if (sx && xs_id_incr(&start)) {
         resp_add_error(&c->out, "ERR invalid start ID for the interval");
@@ -587,7 +451,7 @@ static void range_generic(struct client *c, int rev)
     }
     struct ks_entry *e;
     struct xstream *s;
-    if (stream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
+    if (xstream_lookup_or_reply(c, &c->argv[1], 0, &e, &s) < 0)
         return;
     if (!s) {
         resp_add_array_len(&c->out, 0);
@@ -633,15 +497,9 @@ static void reply_read_key(struct client *c, const struct resp_slice *key,
     reply_range(c, s, &start, &max, count, 0);
 }
 
-/* Whether s has an entry after id. */
-static int has_after(const struct xstream *s, const struct xs_id *id)
-{
-    struct xs_entry last;
-    return xs_len(s) && xs_at(s, xs_len(s) - 1, &last) == 0 && xs_id_cmp(&last.id, id) > 0;
-}
-
 /* block_serve_fn: a blocked XREAD is served by the first entries after its
- * ID on the key that got them, alone in the reply (Redis 7.0). */
+ * ID on the key that got them, alone in the reply (Redis 7.0); a key
+ * deleted or replaced leaves it waiting, as in Redis. */
 static int read_serve(struct client *c, const struct resp_slice *key, const void *how_)
 {
     const struct read_how *how = how_;
@@ -656,8 +514,8 @@ static int read_serve(struct client *c, const struct resp_slice *key, const void
         if (klen != key->len || memcmp(k, key->ptr, klen) != 0)
             continue;
         struct ks_entry *e = lookup_read(c, key);
-        if (!e || e->type != KS_STREAM || !has_after(ks_ptr(e), &id))
-            return 0;
+        if (!e || e->type != KS_STREAM || !xstream_has_after(ks_ptr(e), &id))
+            return -1; /* the next reader may wait for less */
         if (c->out.proto == 2)
             resp_add_array_len(&c->out, 1);
         else
@@ -665,26 +523,6 @@ static int read_serve(struct client *c, const struct resp_slice *key, const void
         reply_read_key(c, key, ks_ptr(e), &id, how->count);
         return 1;
     }
-    return 0;
-}
-
-/* Redis's getTimeoutFromObjectOrReply in milliseconds. */
-static int block_ms_or_reply(struct client *c, const struct resp_slice *a, int64_t *ms)
-{
-    long long t;
-    if (resp_parse_ll(a->ptr, a->len, &t) < 0) {
-        resp_add_error(&c->out, "ERR timeout is not an integer or out of range");
-        return -1;
-    }
-    if (t < 0) {
-        resp_add_error(&c->out, "ERR timeout is negative");
-        return -1;
-    }
-    if (t > LLONG_MAX / 2) {
-        resp_add_error(&c->out, "ERR timeout is out of range");
-        return -1;
-    }
-    *ms = t;
     return 0;
 }
 
@@ -711,47 +549,12 @@ static void block_on_streams(struct client *c, const struct resp_slice *keys,
 
 static void cmd_xread(struct client *c)
 {
-    long long count = 0;
-    int64_t ms = -1;
-    int streams = 0, nkeys = 0;
-    for (int i = 1; i < c->argc; i++) {
-        int more = c->argc - 1 - i;
-        const struct resp_slice *o = &c->argv[i];
-        if (arg_is(o, "block") && more) {
-            if (block_ms_or_reply(c, &c->argv[++i], &ms) < 0)
-                return;
-        } else if (arg_is(o, "count") && more) {
-            if (arg_ll_or_reply(c, &c->argv[++i], &count) < 0)
-                return;
-            if (count < 0)
-                count = 0;
-        } else if (arg_is(o, "streams") && more) {
-            streams = i + 1;
-            nkeys = c->argc - streams;
-            if (nkeys % 2) {
-                resp_add_error(&c->out, "ERR Unbalanced 'xread' list of streams: for each stream "
-                                        "key an ID or '$' must be specified.");
-                return;
-            }
-            nkeys /= 2;
-            break;
-        } else if (arg_is(o, "group") && more >= 2) {
-            resp_add_error(&c->out, "ERR The GROUP option is only supported by XREADGROUP. You "
-                                    "called XREAD instead.");
-            return;
-        } else if (arg_is(o, "noack")) {
-            resp_add_error(&c->out, "ERR The NOACK option is only supported by XREADGROUP. You "
-                                    "called XREAD instead.");
-            return;
-        } else {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (!streams) {
-        resp_add_error(&c->out, ERR_SYNTAX);
+    struct xread_opts o;
+    if (xread_opts_or_reply(c, 0, &o) < 0)
         return;
-    }
+    long long count = o.count;
+    int64_t ms = o.ms;
+    int streams = o.streams, nkeys = o.nkeys;
     const struct resp_slice *keys = &c->argv[streams];
     struct xs_id *ids = xmalloc(sizeof(*ids) * (size_t)nkeys);
     struct ks_entry *e;
@@ -759,14 +562,14 @@ static void cmd_xread(struct client *c)
     for (int i = 0; i < nkeys; i++) {
         const struct resp_slice *a = &c->argv[streams + nkeys + i];
         if (a->len == 1 && a->ptr[0] == '$') {
-            if (stream_lookup_or_reply(c, &keys[i], 0, &e, &s) < 0)
+            if (xstream_lookup_or_reply(c, &keys[i], 0, &e, &s) < 0)
                 goto out;
             ids[i] = s ? s->last_id : (struct xs_id){0, 0};
         } else if (a->len == 1 && a->ptr[0] == '>') {
             resp_add_error(&c->out, "ERR The > ID can be specified only when calling XREADGROUP "
                                     "using the GROUP <group> <consumer> option.");
             goto out;
-        } else if (id_or_reply(c, a, 0, 1, &ids[i], NULL) < 0) {
+        } else if (xid_or_reply(c, a, 0, 1, &ids[i], NULL) < 0) {
             goto out;
         }
     }
@@ -774,9 +577,9 @@ static void cmd_xread(struct client *c)
      * have nothing are left out, so count first. */
     size_t served = 0;
     for (int i = 0; i < nkeys; i++) {
-        if (stream_lookup_or_reply(c, &keys[i], 0, &e, &s) < 0)
+        if (xstream_lookup_or_reply(c, &keys[i], 0, &e, &s) < 0)
             goto out;
-        served += s && has_after(s, &ids[i]);
+        served += s && xstream_has_after(s, &ids[i]);
     }
     if (served) {
         if (c->out.proto == 2)
@@ -785,7 +588,7 @@ static void cmd_xread(struct client *c)
             resp_add_map_len(&c->out, served);
         for (int i = 0; i < nkeys; i++) {
             e = lookup_peek(c, &keys[i]);
-            if (e && has_after(ks_ptr(e), &ids[i]))
+            if (e && xstream_has_after(ks_ptr(e), &ids[i]))
                 reply_read_key(c, &keys[i], ks_ptr(e), &ids[i], (size_t)count);
         }
     } else if (ms < 0 || c->multi) {
@@ -799,17 +602,31 @@ out:
 
 /* ---- XINFO -------------------------------------------------------------- */
 
+/* XINFO STREAM key [FULL [COUNT count]]: FULL lists entries and groups,
+ * COUNT of each (default 10, 0: all), as Redis's xinfoReplyWithStreamInfo. */
 static void xinfo_stream(struct client *c)
 {
+    int full = 0;
+    long long count = 10;
     if (c->argc > 3) {
-        resp_add_error(&c->out, "ERR XINFO STREAM FULL is not supported by rbkv");
-        return;
+        if (!arg_is(&c->argv[3], "full") || (c->argc != 4 && c->argc != 6) ||
+            (c->argc == 6 && !arg_is(&c->argv[4], "count"))) {
+            reply_subcommand_syntax(c, "XINFO");
+            return;
+        }
+        full = 1;
+        if (c->argc == 6) {
+            if (arg_ll_or_reply(c, &c->argv[5], &count) < 0)
+                return;
+            if (count < 0)
+                count = 0;
+        }
     }
-    struct xstream *s = existing_stream_or_reply(c, &c->argv[2], 0);
+    struct xstream *s = xstream_existing_or_reply(c, &c->argv[2], 0);
     if (!s)
         return;
     size_t nodes = xs_nodes(s);
-    resp_add_map_len(&c->out, 10);
+    resp_add_map_len(&c->out, full ? 9 : 10);
     resp_add_bulk_cstr(&c->out, "length");
     resp_add_int(&c->out, (long long)xs_len(s));
     resp_add_bulk_cstr(&c->out, "radix-tree-keys");
@@ -818,41 +635,34 @@ static void xinfo_stream(struct client *c)
     resp_add_bulk_cstr(&c->out, "radix-tree-nodes");
     resp_add_int(&c->out, (long long)nodes + 1);
     resp_add_bulk_cstr(&c->out, "last-generated-id");
-    reply_id(c, &s->last_id);
+    xid_reply(c, &s->last_id);
     resp_add_bulk_cstr(&c->out, "max-deleted-entry-id");
-    reply_id(c, &s->max_deleted);
+    xid_reply(c, &s->max_deleted);
     resp_add_bulk_cstr(&c->out, "entries-added");
     resp_add_int(&c->out, (long long)s->entries_added);
     resp_add_bulk_cstr(&c->out, "recorded-first-entry-id");
-    reply_id(c, &s->first_id);
+    xid_reply(c, &s->first_id);
+    if (full) {
+        struct xs_id lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
+        resp_add_bulk_cstr(&c->out, "entries");
+        reply_range(c, s, &lo, &hi, (size_t)count, 0);
+        resp_add_bulk_cstr(&c->out, "groups");
+        xgroup_info_full_groups(c, s, (size_t)count);
+        return;
+    }
     resp_add_bulk_cstr(&c->out, "groups");
-    resp_add_int(&c->out, 0);
+    resp_add_int(&c->out, (long long)s->ngroups);
     struct xs_entry first;
     resp_add_bulk_cstr(&c->out, "first-entry");
     if (xs_at(s, 0, &first) == 0)
-        reply_entry(c, &first);
+        xentry_reply(c, &first);
     else
         resp_add_null(&c->out);
     resp_add_bulk_cstr(&c->out, "last-entry");
     if (xs_len(s) && xs_at(s, xs_len(s) - 1, &first) == 0)
-        reply_entry(c, &first);
+        xentry_reply(c, &first);
     else
         resp_add_null(&c->out);
-}
-
-/* No stream has groups yet: what Redis answers for a stream without any. */
-static void xinfo_groups(struct client *c)
-{
-    if (existing_stream_or_reply(c, &c->argv[2], 0))
-        resp_add_array_len(&c->out, 0);
-}
-
-static void xinfo_consumers(struct client *c)
-{
-    if (existing_stream_or_reply(c, &c->argv[2], 0))
-        resp_add_errorf(&c->out, "NOGROUP No such consumer group '%.*s' for key name '%.*s'",
-                        (int)c->argv[3].len, c->argv[3].ptr, (int)c->argv[2].len,
-                        c->argv[2].ptr);
 }
 
 static void xinfo_help(struct client *c)
@@ -883,14 +693,14 @@ static const struct command xinfo_subcommands[] = {
      .summary = "Get information about a stream",
      .complexity = "O(1)",
      .args = "key [FULL [COUNT count]]"},
-    {.name = "xinfo|groups", .proc = xinfo_groups, .arity = 3,
+    {.name = "xinfo|groups", .proc = xgroup_info_groups, .arity = 3,
      .flags = CMD_READONLY,
      .first_key = 2, .last_key = 2, .key_step = 1,
      .group = "stream", .since = "5.0.0",
      .summary = "List the consumer groups of a stream",
      .complexity = "O(1)",
      .args = "key"},
-    {.name = "xinfo|consumers", .proc = xinfo_consumers, .arity = 4,
+    {.name = "xinfo|consumers", .proc = xgroup_info_consumers, .arity = 4,
      .flags = CMD_READONLY,
      .first_key = 2, .last_key = 2, .key_step = 1,
      .group = "stream", .since = "5.0.0",

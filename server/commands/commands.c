@@ -34,6 +34,7 @@
 #include "cmd_set.h"
 #include "cmd_slowlog.h"
 #include "cmd_string.h"
+#include "cmd_xgroup.h"
 #include "cmd_xstream.h"
 #include "cmd_zset.h"
 #include "key_specs.h"
@@ -132,6 +133,7 @@ void commands_register(void)
         latency_commands,
         memory_commands,
         xstream_commands,
+        xgroup_commands,
         cluster_commands,
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)

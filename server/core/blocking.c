@@ -19,6 +19,7 @@
 
 #include "blocking.h"
 #include "client.h"
+#include "command_table.h"
 #include "clock.h"
 #include "conn.h"
 #include "keyspace.h"
@@ -260,6 +261,29 @@ void block_signal_key(struct db *db, const char *key, size_t klen)
     t->ready_tail = &wk->ready_next;
 }
 
+void block_signal_command(struct client *c, const struct command *cmd)
+{
+    struct block_table *t = server.blocking;
+    if (!t || !t->keys.rb_node || cmd->first_key <= 0)
+        return;
+    int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
+    int step = cmd->key_step > 0 ? cmd->key_step : 1;
+    for (int i = cmd->first_key; i <= last && i < c->argc; i += step)
+        block_signal_key(c->db, c->argv[i].ptr, c->argv[i].len);
+}
+
+void block_signal_db(struct db *db)
+{
+    struct block_table *t = server.blocking;
+    if (!t)
+        return;
+    for (struct rb_node *n = rb_first(&t->keys); n; n = rb_next(n)) {
+        struct waited_key *wk = rb_entry(n, struct waited_key, rb);
+        if (wk->db == db)
+            block_signal_key(db, wk->key, wk->klen);
+    }
+}
+
 void block_serve_ready(void)
 {
     struct block_table *t = server.blocking;
@@ -271,16 +295,26 @@ void block_serve_ready(void)
         if (!t->ready_head)
             t->ready_tail = &t->ready_head;
         struct resp_slice key = {wk->key, wk->klen};
-        /* wk stays pinned (ready) while its waiters leave. When the first
-         * cannot be served the key has nothing for the others either. */
-        while (wk->head) {
-            struct client *c = wk->head->wait->client;
+        /* wk stays pinned (ready) while its waiters leave. When a waiter
+         * cannot be served the key has nothing for the others either (0),
+         * unless what it waits for is its own (-1: a stream read after its
+         * own ID or group). A served waiter may have left more than one
+         * place in the FIFO: the walk starts again from the head. */
+        struct waiter *w = wk->head;
+        while (w) {
+            struct client *c = w->wait->client;
             int64_t start = ustime();
-            if (!c->blocked->serve(c, &key, c->blocked->how))
+            int r = c->blocked->serve(c, &key, c->blocked->how);
+            if (r == 0)
                 break;
+            if (r < 0) {
+                w = w->next;
+                continue;
+            }
             end_wait(c);
             unblocked(c, BLOCK_SERVED, ustime() - start);
             queue_resume(c);
+            w = wk->head;
         }
         wk->ready = 0;
         drop_key_if_unused(t, wk);

@@ -29,7 +29,9 @@ struct resp_slice;
 
 /* Tries to serve c, blocked on key in c->db: returns 1 after writing c's
  * reply (the wait then ends), or 0 when the key has nothing for it (absent,
- * empty, or of another type) and c goes on waiting. how is the copy that
+ * empty, or of another type) nor for the clients after it, and c goes on
+ * waiting; -1 when c goes on waiting but the others may still be served
+ * (a stream, each read after its own ID or group). how is the copy that
  * block_client took. */
 typedef int block_serve_fn(struct client *c, const struct resp_slice *key, const void *how);
 
@@ -56,6 +58,16 @@ void block_release(struct client *c);
 /* Key in db may now serve clients waiting on it: marks it ready for
  * block_serve_ready. One comparison when nobody waits on anything. */
 void block_signal_key(struct db *db, const char *key, size_t klen);
+
+/* After cmd, a write, changed something: marks ready the keys at its key
+ * positions that anyone waits on, so that a waiter learns its key was
+ * deleted or replaced (Redis 7.0's signalDeletedKeyAsReady: a blocked
+ * XREADGROUP then gets an error). Nothing when nobody waits. */
+struct command;
+void block_signal_command(struct client *c, const struct command *cmd);
+/* Before or after db is emptied (FLUSHDB, FLUSHALL): marks ready every
+ * key of db anyone waits on. */
+void block_signal_db(struct db *db);
 
 /* Serves, in FIFO order per key, the clients waiting on keys marked ready.
  * The dispatcher calls it after each top-level command. */

@@ -472,6 +472,7 @@ void command_call(struct client *c, const struct command *cmd)
      * comparison holds for each inside a transaction too. */
     if ((cmd->flags & CMD_WRITE) && server.dirty != dirty) {
         watch_touch_command(c, cmd);
+        block_signal_command(c, cmd);
         if (server.effects_propagated == effects)
             propagate_command(c->db, cmd, c->argc, c->argv);
     }

@@ -25,7 +25,7 @@
 #include "server.h"
 
 #define INDEX_SLOTS 1024 /* power of two, well over twice the command count */
-#define MAX_TABLES 32
+#define MAX_TABLES 64
 
 /* The registered tables, in the order COMMAND lists them. */
 static const struct command *tables[MAX_TABLES];

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "aof.h"
+#include "blocking.h"
 #include "keyspace.h"
 #include "mem.h"
 #include "notify.h"
@@ -125,6 +126,10 @@ static void send_held(void)
 static void expired(struct db *db, const char *key, size_t klen, int due)
 {
     struct resp_slice argv[2] = {{"DEL", 3}, {key, klen}};
+    /* A waiter learns its key is gone (a blocked XREADGROUP's error), as
+     * from any deletion: after the command that met the key, or, removed
+     * by the active cycle, after the next command. */
+    block_signal_key(db, key, klen);
     /* A command that gave a deadline in the past fires "del" itself. */
     if (due) {
         notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, klen, db->id);

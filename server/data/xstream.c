@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "xgroup.h"
 #include "varint.h"
 
 /* A small stream stays in one packed run, as a small hash does; entries
@@ -39,6 +40,7 @@ void xs_free(struct xstream *s)
     if (!s)
         return;
     om_free(s->m);
+    xg_free_all(s);
     xfree(s);
 }
 
@@ -46,6 +48,7 @@ int xs_free_some(struct xstream *s, size_t budget)
 {
     if (!om_free_some(s->m, budget))
         return 0;
+    xg_free_all(s);
     xfree(s);
     return 1;
 }
@@ -55,6 +58,7 @@ struct xstream *xs_clone(const struct xstream *s)
     struct xstream *c = xmalloc(sizeof(*c));
     *c = *s;
     c->m = om_clone(s->m);
+    xg_clone_all(c, s);
     return c;
 }
 
@@ -65,16 +69,7 @@ size_t xs_len(const struct xstream *s)
 
 size_t xs_memory(const struct xstream *s, size_t samples)
 {
-    return xsize(s) + om_memory_sampled(s->m, samples);
-}
-
-int xs_id_cmp(const struct xs_id *a, const struct xs_id *b)
-{
-    if (a->ms != b->ms)
-        return a->ms < b->ms ? -1 : 1;
-    if (a->seq != b->seq)
-        return a->seq < b->seq ? -1 : 1;
-    return 0;
+    return xsize(s) + om_memory_sampled(s->m, samples) + xg_memory(s);
 }
 
 int xs_id_incr(struct xs_id *id)
@@ -370,5 +365,5 @@ int xs_check(const struct xstream *s, const char **why)
         *why = "entries_added is below the length";
         return -1;
     }
-    return 0;
+    return xg_check(s, why);
 }

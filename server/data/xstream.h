@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "omap.h"
+#include "rbtree.h"
 
 #define XS_ID_LEN 16
 
@@ -48,6 +49,8 @@ struct xstream {
     uint64_t node;            /* the tail node's number */
     uint64_t node_entries;    /* entries added to the tail node */
     uint64_t node_bytes;      /* estimated bytes of the tail node */
+    struct rb_root groups;    /* consumer groups by name (xgroup.h) */
+    size_t ngroups;
 };
 
 /* One string of an entry, or one argument given to xs_append. */
@@ -80,7 +83,15 @@ size_t xs_len(const struct xstream *s);
 /* Bytes allocated; sampled as om_memory_sampled. */
 size_t xs_memory(const struct xstream *s, size_t samples);
 
-int xs_id_cmp(const struct xs_id *a, const struct xs_id *b);
+/* Inline, so xgroup.c (which xstream.c calls) calls nothing back here. */
+static inline int xs_id_cmp(const struct xs_id *a, const struct xs_id *b)
+{
+    if (a->ms != b->ms)
+        return a->ms < b->ms ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    return 0;
+}
 /* The next ID (1 and *id untouched when id is the largest) and the one
  * before (1 when id is 0-0). 0 on success. */
 int xs_id_incr(struct xs_id *id);

@@ -46,6 +46,7 @@
 #include "resp_writer.h"
 #include "server.h"
 #include "snapshot.h"
+#include "xgroup.h"
 #include "xstream.h"
 #include "zset.h"
 
@@ -404,6 +405,49 @@ static struct resp_slice id_slice(const struct xs_id *id, char *buf, size_t cap)
                                                      (unsigned long long)id->seq)};
 }
 
+/* A stream's consumer groups as Redis's rewriteStreamObject writes them:
+ * XGROUP CREATE key group last-id ENTRIESREAD n per group, then per
+ * consumer XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n JUSTID FORCE
+ * for each entry it owns, or XGROUP CREATECONSUMER for one that owns none. */
+static void add_groups(struct feed *k, const char *key, size_t klen, const struct xstream *s)
+{
+    enum { ID_BUF = 48 };
+    char idbuf[ID_BUF], num[24], time[24];
+    const struct xs_id zero = {0, 0};
+    for (const struct xg_group *g = xg_first(s); g; g = xg_next(g)) {
+        size_t numlen = (size_t)snprintf(num, sizeof(num), "%lld", (long long)g->entries_read);
+        struct resp_slice create[] = {
+            {"XGROUP", 6}, {"CREATE", 6}, {key, klen}, {g->name, g->nlen},
+            id_slice(&g->last_id, idbuf, sizeof(idbuf)), {"ENTRIESREAD", 11}, {num, numlen},
+        };
+        resp_add_command(&k->buf, 7, create);
+        for (const struct xg_consumer *c = xg_consumer_first(g); c; c = xg_consumer_next(c)) {
+            if (!c->pel_count) {
+                struct resp_slice cc[] = {
+                    {"XGROUP", 6}, {"CREATECONSUMER", 14}, {key, klen}, {g->name, g->nlen},
+                    {c->name, c->nlen},
+                };
+                resp_add_command(&k->buf, 5, cc);
+                continue;
+            }
+            for (const struct xg_pending *p = xg_pending_seek(g, c, &zero); p;
+                 p = xg_pending_next(p, c)) {
+                size_t timelen = (size_t)snprintf(time, sizeof(time), "%lld",
+                                                  (long long)p->delivery_time);
+                numlen = (size_t)snprintf(num, sizeof(num), "%llu",
+                                          (unsigned long long)p->delivery_count);
+                struct resp_slice claim[] = {
+                    {"XCLAIM", 6}, {key, klen}, {g->name, g->nlen}, {c->name, c->nlen},
+                    {"0", 1}, id_slice(&p->id, idbuf, sizeof(idbuf)), {"TIME", 4},
+                    {time, timelen}, {"RETRYCOUNT", 10}, {num, numlen}, {"JUSTID", 6},
+                    {"FORCE", 5},
+                };
+                resp_add_command(&k->buf, 12, claim);
+            }
+        }
+    }
+}
+
 /* A stream as Redis's rewriteStreamObject writes it: XADD key id field
  * value ... per entry (an empty stream: XADD key MAXLEN 0 0-1 x y), then
  * XSETID key last-id ENTRIESADDED n MAXDELETEDID id for the counters the
@@ -448,6 +492,7 @@ static void add_stream(struct feed *k, const char *key, size_t klen, const struc
         id_slice(&s->max_deleted, maxdel, sizeof(maxdel)),
     };
     resp_add_command(&k->buf, 7, set);
+    add_groups(k, key, klen, s);
 }
 
 /* Writes every live key of the keyspace to aof.fd as SELECT/SET/ZADD/HSET/SADD/

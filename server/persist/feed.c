@@ -62,8 +62,11 @@ void feed_command(struct feed *f, struct db *db, const struct command *cmd, int 
     begin_entry(f, db->id);
     /* As the client wrote it, as Redis sends it ("set" stays "set"), unless
      * it was called by a rename-command alias: then under its own name, so
-     * the stream replays whatever rename-command says where it is read. */
-    size_t nlen = strlen(cmd->name);
+     * the stream replays whatever rename-command says where it is read. A
+     * subcommand's row ("xgroup|create") goes out under its container's
+     * name, the subcommand following as the client wrote it. */
+    const char *bar = strchr(cmd->name, '|');
+    size_t nlen = bar ? (size_t)(bar - cmd->name) : strlen(cmd->name);
     resp_add_array_len(&f->buf, (size_t)argc);
     if (argv[0].len == nlen && strncasecmp(argv[0].ptr, cmd->name, nlen) == 0)
         resp_add_bulk(&f->buf, argv[0].ptr, argv[0].len);

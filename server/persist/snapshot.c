@@ -33,6 +33,7 @@
 #include "mem.h"
 #include "olist.h"
 #include "omap.h"
+#include "xgroup.h"
 #include "xstream.h"
 #include "zset.h"
 
@@ -45,6 +46,7 @@
 #define OP_SET 0x03
 #define OP_LIST 0x04
 #define OP_STREAM 0x05
+#define OP_STREAM_GROUPS 0x06
 #define OP_FUNCTION 0xF5
 #define OP_REPL 0xFD
 #define OP_SELECT 0xFE
@@ -235,6 +237,37 @@ static void w_stream(struct writer *w, const struct xstream *s)
     }
 }
 
+/* A stream's consumer groups (OP_STREAM_GROUPS, after w_stream). */
+static void w_groups(struct writer *w, const struct xstream *s)
+{
+    const struct xs_id zero = {0, 0};
+    w_varint(w, s->ngroups);
+    for (const struct xg_group *g = xg_first(s); g; g = xg_next(g)) {
+        w_blob(w, g->name, g->nlen);
+        w_u64(w, g->last_id.ms);
+        w_u64(w, g->last_id.seq);
+        w_varint(w, (uint64_t)(g->entries_read + 1));
+        w_varint(w, g->pel_count);
+        for (const struct xg_pending *p = xg_pending_first(g); p; p = xg_pending_next(p, NULL)) {
+            w_u64(w, p->id.ms);
+            w_u64(w, p->id.seq);
+            w_u64(w, (uint64_t)p->delivery_time);
+            w_varint(w, p->delivery_count);
+        }
+        w_varint(w, g->nconsumers);
+        for (const struct xg_consumer *k = xg_consumer_first(g); k; k = xg_consumer_next(k)) {
+            w_blob(w, k->name, k->nlen);
+            w_u64(w, (uint64_t)k->seen_time);
+            w_varint(w, k->pel_count);
+            for (const struct xg_pending *p = xg_pending_seek(g, k, &zero); p;
+                 p = xg_pending_next(p, k)) {
+                w_u64(w, p->id.ms);
+                w_u64(w, p->id.seq);
+            }
+        }
+    }
+}
+
 static size_t varint_len(uint64_t v)
 {
     size_t n = 1;
@@ -246,6 +279,23 @@ static size_t varint_len(uint64_t v)
 static size_t blob_len(size_t n)
 {
     return varint_len(n) + n;
+}
+
+/* What w_groups writes for s, counted. */
+static size_t groups_len(const struct xstream *s)
+{
+    size_t len = varint_len(s->ngroups);
+    for (const struct xg_group *g = xg_first(s); g; g = xg_next(g)) {
+        len += blob_len(g->nlen) + 2 * sizeof(uint64_t) +
+               varint_len((uint64_t)(g->entries_read + 1)) + varint_len(g->pel_count) +
+               varint_len(g->nconsumers);
+        for (const struct xg_pending *p = xg_pending_first(g); p; p = xg_pending_next(p, NULL))
+            len += 3 * sizeof(uint64_t) + varint_len(p->delivery_count);
+        for (const struct xg_consumer *k = xg_consumer_first(g); k; k = xg_consumer_next(k))
+            len += blob_len(k->nlen) + sizeof(uint64_t) + varint_len(k->pel_count) +
+                   k->pel_count * 2 * sizeof(uint64_t);
+    }
+    return len;
 }
 
 /* What w_blob, w_zset, w_omap and w_olist write for e's value, counted. */
@@ -286,7 +336,7 @@ size_t snap_value_len(const struct ks_entry *e)
             for (const char *p = x.data; xs_next_str(&p, x.end, &str) == 0;)
                 len += blob_len(str.len);
         }
-        return len;
+        return len + (s->ngroups ? groups_len(s) : 0);
     }
     const struct omap *m = ks_ptr(e);
     struct om_it it;
@@ -311,7 +361,7 @@ static unsigned record_op(const struct ks_entry *e)
     case KS_LIST:
         return OP_LIST;
     case KS_STREAM:
-        return OP_STREAM;
+        return ((const struct xstream *)ks_ptr(e))->ngroups ? OP_STREAM_GROUPS : OP_STREAM;
     default:
         return OP_STRING;
     }
@@ -435,8 +485,11 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
                 w_zset(w, ks_ptr(e));
             else if (e->type == KS_LIST)
                 w_olist(w, ks_ptr(e));
-            else if (e->type == KS_STREAM)
+            else if (e->type == KS_STREAM) {
                 w_stream(w, ks_ptr(e));
+                if (((const struct xstream *)ks_ptr(e))->ngroups)
+                    w_groups(w, ks_ptr(e));
+            }
             else
                 w_omap(w, ks_ptr(e));
             if (save_key_delay)
@@ -814,8 +867,87 @@ static int load_stream_entry(struct load *l, struct xstream *s, struct xs_str **
     return 0;
 }
 
-/* A stream (op OP_STREAM), checked whole (xs_check) once read. */
-static int load_stream(struct load *l, struct xstream **out)
+/* Two IDs: 0 with *id set, or -1. */
+static int r_id(struct reader *r, struct xs_id *id)
+{
+    return r_u64(r, &id->ms) < 0 || r_u64(r, &id->seq) < 0 ? -1 : 0;
+}
+
+/* A count of records that take at least min bytes each, checked against
+ * what the file still holds. */
+static int r_count(struct reader *r, uint64_t *n, size_t min, const char *what)
+{
+    uint64_t at = r_offset(r);
+    if (r_varint(r, n) < 0)
+        return -1;
+    if (*n > UINT32_MAX || *n > (r->size - r_offset(r)) / min)
+        return r_fail(r, at, "bad %s count %llu", what, (unsigned long long)*n);
+    return 0;
+}
+
+/* A consumer's owned IDs: each pending in g, not yet owned (p->consumer
+ * NULL while the group loads), and increasing. */
+static int load_consumer(struct load *l, struct xg_group *g)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), n, seen;
+    size_t nlen;
+    if (r_blob(r, &l->elem, &l->elem_cap, &nlen) < 0 || r_u64(r, &seen) < 0 ||
+        r_count(r, &n, 2 * sizeof(uint64_t), "owned entry") < 0)
+        return -1;
+    struct xg_consumer *k = xg_consumer_create(g, l->elem, nlen, (int64_t)seen);
+    if (!k)
+        return r_fail(r, at, "duplicate consumer");
+    for (uint64_t i = 0; i < n; i++) {
+        struct xs_id id;
+        uint64_t id_at = r_offset(r);
+        if (r_id(r, &id) < 0)
+            return -1;
+        struct xg_pending *p = xg_pending_find(g, &id);
+        if (!p || p->consumer)
+            return r_fail(r, id_at, "owned entry not pending or owned twice");
+        xg_pending_attach(p, k);
+    }
+    return 0;
+}
+
+/* One consumer group of s (OP_STREAM_GROUPS). */
+static int load_group(struct load *l, struct xstream *s)
+{
+    struct reader *r = l->r;
+    uint64_t at = r_offset(r), read, n;
+    size_t nlen;
+    struct xs_id last;
+    if (r_blob(r, &l->elem, &l->elem_cap, &nlen) < 0 || r_id(r, &last) < 0 ||
+        r_varint(r, &read) < 0 || r_count(r, &n, 3 * sizeof(uint64_t) + 1, "pending entry") < 0)
+        return -1;
+    if (read > (uint64_t)INT64_MAX)
+        return r_fail(r, at, "bad entries read");
+    struct xg_group *g = xg_create(s, l->elem, nlen, &last, (int64_t)read - 1);
+    if (!g)
+        return r_fail(r, at, "duplicate consumer group");
+    for (uint64_t i = 0; i < n; i++) {
+        struct xs_id id;
+        uint64_t id_at = r_offset(r), when, count;
+        if (r_id(r, &id) < 0 || r_u64(r, &when) < 0 || r_varint(r, &count) < 0)
+            return -1;
+        struct xg_pending *last_p = xg_pending_last(g);
+        if (last_p && xs_id_cmp(&last_p->id, &id) >= 0)
+            return r_fail(r, id_at, "pending entries out of order");
+        struct xg_pending *p = xg_pending_add(g, NULL, &id, (int64_t)when);
+        p->delivery_count = count;
+    }
+    if (r_count(r, &n, 1 + sizeof(uint64_t) + 1, "consumer") < 0)
+        return -1;
+    for (uint64_t i = 0; i < n; i++)
+        if (load_consumer(l, g) < 0)
+            return -1;
+    return 0;
+}
+
+/* A stream (op OP_STREAM, or OP_STREAM_GROUPS with its groups), checked
+ * whole (xs_check, which checks the groups too) once read. */
+static int load_stream(struct load *l, unsigned op, struct xstream **out)
 {
     struct reader *r = l->r;
     uint64_t at = r_offset(r), n;
@@ -839,6 +971,13 @@ static int load_stream(struct load *l, struct xstream **out)
     for (uint64_t i = 0; i < n; i++)
         if (load_stream_entry(l, s, &pairs, &pairs_cap) < 0)
             goto fail;
+    if (op == OP_STREAM_GROUPS) {
+        if (r_count(r, &n, 1 + 2 * sizeof(uint64_t) + 3, "consumer group") < 0)
+            goto fail;
+        for (uint64_t i = 0; i < n; i++)
+            if (load_group(l, s) < 0)
+                goto fail;
+    }
     if (xs_check(s, &why) < 0) {
         r_fail(r, at, "corrupt stream: %s", why);
         goto fail;
@@ -881,7 +1020,7 @@ static int load_entry(struct load *l, unsigned op)
     int rc = op == OP_STRING ? r_blob(r, &l->val, &l->val_cap, &vlen)
              : op == OP_ZSET   ? load_zset(l, &z)
              : op == OP_LIST   ? load_olist(l, &list)
-             : op == OP_STREAM ? load_stream(l, &s)
+             : op == OP_STREAM || op == OP_STREAM_GROUPS ? load_stream(l, op, &s)
                                : load_omap(l, op, &m);
     if (rc < 0)
         return -1;
@@ -1002,6 +1141,7 @@ static int load_records(struct load *l)
         case OP_SET:
         case OP_LIST:
         case OP_STREAM:
+        case OP_STREAM_GROUPS:
             if (load_entry(l, op) < 0)
                 return -1;
             break;

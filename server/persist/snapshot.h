@@ -52,6 +52,18 @@
  *                  value)); IDs strictly increasing, nodes never decreasing,
  *                  n >= 0 (an empty stream is a value); checked whole
  *                  (xs_check) once read
+ *     0x06 STREAMG a stream with consumer groups: 0x05's fields, then
+ *                  varint groups | groups * (name | u64 ms | u64 seq (last
+ *                  delivered) | varint entries read + 1 (0: unknown) |
+ *                  varint pending | pending * (u64 ms | u64 seq | i64
+ *                  delivery ms | varint deliveries) | varint consumers |
+ *                  consumers * (name | i64 seen ms | varint owned | owned *
+ *                  (u64 ms | u64 seq))); names unique in their list,
+ *                  the pending IDs strictly increasing, each owned ID
+ *                  pending in the group, every pending entry owned by
+ *                  exactly one consumer. A stream without groups
+ *                  is still written 0x05, so older files and older readers
+ *                  of them stay as they were
  *     0xFF END     u64 checksum
  *   key, value, field and member are a varint length then that many bytes; flags bit
  *   0 says a deadline follows (absolute unix ms); other bits must be 0.
