@@ -202,8 +202,14 @@ static void test_refusals(void)
         cmdline[n] = '\0';
         fclose(f);
     }
-    CHECK(strstr(cmdline, want) && !strstr(cmdline, "--port"), "the title '%s' names the listener",
-          cmdline);
+    /* Under a wrapper (valgrind) /proc shows the wrapper's own argv, which
+     * the server's title cannot reach. */
+    const char *wrapper = getenv("RBKV_SERVER_WRAPPER");
+    if (wrapper && *wrapper)
+        printf("   title not checked: under a wrapper\n");
+    else
+        CHECK(strstr(cmdline, want) && !strstr(cmdline, "--port"),
+              "the title '%s' names the listener", cmdline);
     /* At start: a value other than the one rbkv supports stops it, saying why. */
     CHECK(h_exec(&srv, "io.out", 10000, H_FLAGS("--port", "0", "--io-threads", "4")) == 1,
           "io-threads 4 is refused at start");

@@ -230,8 +230,12 @@ static struct keyspace *random_op(struct keyspace *ks, int enabled)
         ks_set_string(db, keys[k], klens[k], value_buf, random_vlen(), keep);
         model_add(d, k, keep && e ? model[d].when[k] : -1);
     } else if (r < 400) { /* resize in place or by a move */
-        if (e)
-            ks_string_resize(db, e, random_vlen());
+        if (e) {
+            size_t old = ks_slen(e), len = random_vlen();
+            e = ks_string_resize(db, e, len);
+            if (len > old) /* the new bytes are the caller's to write */
+                memset(ks_str(e) + old, 'x', len - old);
+        }
     } else if (r < 550) {
         if (e) {
             ks_delete(db, e);
