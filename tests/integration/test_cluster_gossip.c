@@ -16,12 +16,15 @@
  *     both kinds: all four agree on the nodes, slots and epochs and are ok;
  *     a killed redis-server node is failed by the three others.
  *  4. Garbage on a bus port closes that link only.
+ *  5. `redis-cli --cluster create` of three rbkv nodes, then `--cluster
+ *     check`: both exit 0, every slot covered.
  */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -130,7 +133,7 @@ static void view_of(struct node *n, struct view *v)
 {
     static char nodes[16384];
     call_text(n->c, nodes, sizeof(nodes), "CLUSTER NODES");
-    char *lines[64];
+    char *lines[64] = {0};
     int count = 0;
     for (char *save = NULL, *line = strtok_r(nodes, "\n", &save); line && count < 64;
          line = strtok_r(NULL, "\n", &save)) {
@@ -479,6 +482,52 @@ static void test_garbage_on_bus(void)
         node_stop(&n[i]);
 }
 
+/* redis-cli's exit status for args (its output into the log, for a failure). */
+static int redis_cli(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "redis-cli %s 2>&1", args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t len = fread(out, 1, cap - 1, p);
+    out[len] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The operator's way: `redis-cli --cluster create` of three rbkv nodes,
+ * then `--cluster check`, both exit 0 and the check finds every slot. */
+static void test_redis_cli_create(void)
+{
+    if (system("command -v redis-cli >/dev/null 2>&1") != 0) {
+        printf("  skipped: no redis-cli\n");
+        return;
+    }
+    struct node n[3];
+    for (int i = 0; i < 3; i++)
+        if (node_start(&n[i], 0) != 0)
+            return;
+    char args[512], out[16384];
+    snprintf(args, sizeof(args),
+             "--cluster create 127.0.0.1:%d 127.0.0.1:%d 127.0.0.1:%d --cluster-yes", n[0].s.port,
+             n[1].s.port, n[2].s.port);
+    int rc = redis_cli(args, out, sizeof(out));
+    CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "create: %d %s", rc, out);
+    if (wait_agree(n, 3, 1)) {
+        snprintf(args, sizeof(args), "--cluster check 127.0.0.1:%d", n[1].s.port);
+        rc = redis_cli(args, out, sizeof(out));
+        CHECK(rc == 0 && strstr(out, "[OK] All nodes agree about slots configuration.") &&
+                  strstr(out, "[OK] All 16384 slots covered."),
+              "check: %d %s", rc, out);
+        snprintf(args, sizeof(args), "-c -p %d SET foo bar", n[0].s.port);
+        rc = redis_cli(args, out, sizeof(out));
+        CHECK(rc == 0 && !strcmp(out, "OK\n"), "redis-cli -c SET: %s", out);
+    }
+    for (int i = 0; i < 3; i++)
+        node_stop(&n[i]);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -486,5 +535,6 @@ int main(int argc, char **argv)
     H_RUN(test_garbage_on_bus);
     H_RUN(test_failure_detection);
     H_RUN(test_mixed_cluster);
+    H_RUN(test_redis_cli_create);
     return h_finish();
 }
