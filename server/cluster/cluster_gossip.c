@@ -41,11 +41,17 @@
 
 #define CRON_PERIOD_MS 100
 #define GOSSIP_MIN 3
+#define BAN_MS 60000 /* Redis's CLUSTER_BLACKLIST_TTL */
+#define BAN_SLOTS 64 /* forgotten at once: more replace the ones that end first */
 
 static struct {
     unsigned long long sent[CLUSTER_MSG_TYPE_COUNT], received[CLUSTER_MSG_TYPE_COUNT];
     int64_t last_cron;
     unsigned long iteration;
+    struct {
+        char name[CLUSTER_NAMELEN];
+        int64_t until; /* unix ms; 0 for a free entry */
+    } bans[BAN_SLOTS];
 } gossip;
 
 static int is_primary(const struct cluster_node *n)
@@ -264,6 +270,32 @@ int cluster_gossip_meet(const char *ip, long long port, long long cport)
     return 0;
 }
 
+/* ---- Forgotten nodes ---- */
+
+void cluster_gossip_ban(const char *name)
+{
+    int64_t now = mstime();
+    int slot = 0;
+    for (int i = 0; i < BAN_SLOTS; i++) {
+        if (gossip.bans[i].until > now && !memcmp(gossip.bans[i].name, name, CLUSTER_NAMELEN)) {
+            slot = i;
+            break;
+        }
+        if (gossip.bans[i].until < gossip.bans[slot].until)
+            slot = i;
+    }
+    memcpy(gossip.bans[slot].name, name, CLUSTER_NAMELEN);
+    gossip.bans[slot].until = now + BAN_MS;
+}
+
+static int banned(const char *name, int64_t now)
+{
+    for (int i = 0; i < BAN_SLOTS; i++)
+        if (gossip.bans[i].until > now && !memcmp(gossip.bans[i].name, name, CLUSTER_NAMELEN))
+            return 1;
+    return 0;
+}
+
 /* ---- Receiving ---- */
 
 /* The address a message announces for its sender: its myip, else the
@@ -353,7 +385,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
         if (!n) {
             /* Only a node we know may introduce another, by its real name
              * (not by address: it may belong to another cluster now). */
-            if ((flags & CNODE_NOADDR) || !valid_name(g.nodename))
+            if ((flags & CNODE_NOADDR) || !valid_name(g.nodename) || banned(g.nodename, now))
                 continue;
             n = cluster_node_new(g.nodename, flags & ~(CNODE_MYSELF | CNODE_MEET |
                                                        CNODE_HANDSHAKE | CNODE_PFAIL));

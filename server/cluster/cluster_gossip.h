@@ -22,6 +22,9 @@ void cluster_gossip_cron(void);
  * IPv6 address), port and cport, to be sent a MEET. Returns 0 (also when
  * such a handshake is already under way), -1 for a bad address or port. */
 int cluster_gossip_meet(const char *ip, long long port, long long cport);
+/* CLUSTER FORGET: the node named name (40 chars) is not taken back from
+ * gossip for a minute, so the others have time to forget it too. */
+void cluster_gossip_ban(const char *name);
 /* Sends FAIL about n to every node with a link (Redis's clusterSendFail). */
 void cluster_gossip_broadcast_fail(const struct cluster_node *n);
 /* CLUSTER INFO's message counters, Redis 7.0's lines

@@ -537,6 +537,7 @@ static void cluster_forget(struct client *c)
         resp_add_error(&c->out, "ERR Can't forget my master!");
         return;
     }
+    cluster_gossip_ban(n->name);
     cluster_del_node(n);
     cluster_changed(CLUSTER_TODO_SAVE);
     reply_ok(c);

@@ -7,7 +7,8 @@
  *     SET-CONFIG-EPOCH, then MEET from one of them): every node learns every
  *     other through gossip, the handshakes end, all agree on CLUSTER NODES
  *     and SLOTS and reach cluster_state:ok; CLUSTER LINKS and the message
- *     counters of CLUSTER INFO are live; MEET's errors are Redis's.
+ *     counters of CLUSTER INFO are live; MEET's errors are Redis's; a node
+ *     forgotten is not learnt again from gossip.
  *  2. Three rbkv nodes left at config epoch 0: the collision rule gives
  *     each its own. One is killed: the others flag it fail? then fail
  *     (failure reports counted), and the cluster fails; it restarts on new
@@ -259,6 +260,15 @@ static void meet_all(struct node *nodes, int count, int from)
     }
 }
 
+/* cluster_stats_messages_received of n. */
+static long long received(struct node *n)
+{
+    char info[4096];
+    call_text(n->c, info, sizeof(info), "CLUSTER INFO");
+    const char *at = strstr(info, "cluster_stats_messages_received:");
+    return at ? atoll(at + strlen("cluster_stats_messages_received:")) : -1;
+}
+
 static void test_create_and_agree(void)
 {
     struct node n[3];
@@ -317,6 +327,18 @@ static void test_create_and_agree(void)
             freeReplyObject(r);
         /* Keys route across the cluster: a MOVED names the owner. */
         EXPECT_MATCH(n[0].c, "-MOVED 12182 127.0.0.1:*", "SET", "foo", "bar");
+        /* A node forgotten is not taken back from the others' gossip while
+         * its ban lasts: node 0 hears node 1 gossip many times over. */
+        char id2[41], nodes[8192];
+        node_id(&n[2], id2);
+        EXPECT_OK(n[0].c, "CLUSTER", "FORGET", id2);
+        long long before = received(&n[0]), now = before;
+        int64_t deadline = h_now_ms() + WAIT_MS;
+        while ((now = received(&n[0])) < before + 30 && h_now_ms() < deadline)
+            h_sleep_ms(50);
+        call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+        CHECK(now >= before + 30 && !strstr(nodes, id2), "forgotten node back after %lld messages",
+              now - before);
     }
     for (int i = 0; i < 3; i++)
         node_stop(&n[i]);
