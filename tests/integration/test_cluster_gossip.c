@@ -15,8 +15,11 @@
  *     ports, the others learn its address and clear it, the cluster is ok.
  *  3. A mixed cluster, two rbkv and two redis-server 7.0.15 nodes, met from
  *     both kinds: all four agree on the nodes, slots and epochs and are ok;
- *     a killed redis-server node is failed by the three others.
- *  4. Garbage on a bus port closes that link only.
+ *     slots taken at a new epoch move on both kinds; a killed rbkv node is
+ *     failed by the others, Redis included, and cleared when it is back on
+ *     new ports; a killed redis-server node is failed by the three others.
+ *  4. Garbage on a bus port closes that link only; a MEET where nothing
+ *     listens leaves a handshake that ends by itself.
  *  5. `redis-cli --cluster create` of three rbkv nodes, then `--cluster
  *     check`: both exit 0, every slot covered.
  */
@@ -462,8 +465,23 @@ static void test_mixed_cluster(void)
      * of Redis's, then Redis takes one of rbkv's. */
     take_slot(n, 4, 0, "12288");
     take_slot(n, 4, 1, "0");
-    char id3[41];
+    /* An rbkv node dies: the Redis nodes, with the other rbkv one, fail
+     * it; back on new ports, Redis takes its address and clears it. */
+    char id2[41], id3[41];
+    node_id(&n[2], id2);
     node_id(&n[3], id3);
+    node_kill(&n[2]);
+    for (int i = 0; i < 4; i++)
+        if (i != 2)
+            wait_flag(&n[i], id2, "fail", 0);
+    wait_state(&n[1], 0);
+    if (node_restart(&n[2]) != 0)
+        goto out;
+    for (int i = 0; i < 4; i++)
+        if (i != 2)
+            wait_flag(&n[i], id2, "fail", 1);
+    if (!wait_agree(n, 4, 1))
+        goto out;
     /* A Redis node dies: two rbkv and one Redis node fail it. */
     node_kill(&n[3]);
     for (int i = 0; i < 3; i++)
@@ -498,6 +516,19 @@ static void test_garbage_on_bus(void)
         call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
         CHECK(!strstr(nodes, "disconnected") && !strstr(nodes, "fail"),
               "links after garbage: %s", nodes);
+        wait_agree(n, 2, 0);
+        /* MEET where nothing listens: a handshake that ends by itself. */
+        char port[8];
+        snprintf(port, sizeof(port), "%d", h_free_port());
+        EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port, port);
+        call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+        CHECK(strstr(nodes, "handshake") != NULL, "a handshake under way: %s", nodes);
+        int64_t deadline = h_now_ms() + WAIT_MS;
+        do {
+            h_sleep_ms(50);
+            call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+        } while (strstr(nodes, "handshake") && h_now_ms() < deadline);
+        CHECK(!strstr(nodes, "handshake"), "the handshake never ended: %s", nodes);
         wait_agree(n, 2, 0);
     }
     for (int i = 0; i < 2; i++)
