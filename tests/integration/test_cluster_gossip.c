@@ -313,8 +313,16 @@ static void test_create_and_agree(void)
                   strstr(info, "cluster_stats_messages_ping_sent:") &&
                   strstr(info, "cluster_stats_messages_pong_received:"),
               "CLUSTER INFO after the create: %s", info);
-        /* Links both ways to each of the two others. */
-        r = redisCommand(n[2].c, "CLUSTER LINKS");
+        /* Links both ways to each of the two others (an inbound link is
+         * listed once a message on it named its sender: poll). */
+        int64_t deadline = h_now_ms() + WAIT_MS;
+        for (r = NULL;; h_sleep_ms(50)) {
+            r = redisCommand(n[2].c, "CLUSTER LINKS");
+            if ((r && r->type == REDIS_REPLY_ARRAY && r->elements == 4) || h_now_ms() > deadline)
+                break;
+            if (r)
+                freeReplyObject(r);
+        }
         CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 4, "CLUSTER LINKS: 4 links");
         if (r && r->type == REDIS_REPLY_ARRAY && r->elements) {
             redisReply *m = r->element[0];
@@ -336,7 +344,7 @@ static void test_create_and_agree(void)
         node_id(&n[2], id2);
         EXPECT_OK(n[0].c, "CLUSTER", "FORGET", id2);
         long long before = received(&n[0]), now = before;
-        int64_t deadline = h_now_ms() + WAIT_MS;
+        deadline = h_now_ms() + WAIT_MS;
         while ((now = received(&n[0])) < before + 30 && h_now_ms() < deadline)
             h_sleep_ms(50);
         call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
