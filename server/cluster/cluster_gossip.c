@@ -442,18 +442,20 @@ static int update_role(struct cluster_node *sender, const struct cluster_msg_hdr
         return 1;
     }
     struct cluster_node *primary = cluster_lookup(h->slaveof, CLUSTER_NAMELEN);
+    int changed = 0;
     if (is_primary(sender)) {
         /* A primary turned replica gives up its slots (Redis: its new
-         * primary's config says who serves them). */
+         * primary's config says who serves them); a replica of a primary
+         * not known yet is a replica all the same. */
         cluster_del_node_slots(sender);
-        cluster_node_set_primary(sender, primary);
-        return 1;
+        sender->flags = (sender->flags & ~CNODE_MASTER) | CNODE_SLAVE;
+        changed = 1;
     }
     if (primary && sender->primary != primary && primary != sender) {
         cluster_node_set_primary(sender, primary);
-        return 1;
+        changed = 1;
     }
-    return 0;
+    return changed;
 }
 
 static int slots_differ(const struct cluster_node *owner, const unsigned char *slots)
@@ -549,8 +551,10 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
         return todo;
     if (update_role(sender, h))
         todo = CLUSTER_TODO_SAVE;
-    struct cluster_node *owner = slot_owner_of(sender);
-    int dirty = owner != cluster->myself && slots_differ(owner, h->myslots);
+    /* Whose slots the header shows: the sender's, or its primary's when
+     * it is a replica (none while that primary is unknown). */
+    struct cluster_node *owner = is_primary(sender) ? sender : sender->primary;
+    int dirty = owner && owner != cluster->myself && slots_differ(owner, h->myslots);
     if (dirty && is_primary(sender) && take_slots(sender, h->config_epoch, h->myslots))
         todo = CLUSTER_TODO_SAVE;
     if (dirty) {

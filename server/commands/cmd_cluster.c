@@ -465,9 +465,11 @@ static int setslot_node(struct client *c, int slot)
     }
     if (!has_keys)
         cluster->migrating_to[slot] = NULL;
+    /* Read before cluster_del_slot, which ends the import. */
+    int imported = n == me && cluster->importing_from[slot];
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
-    if (n == me && cluster->importing_from[slot]) {
+    if (imported) {
         if (cluster_bump_epoch())
             log_warning("configEpoch updated after importing slot %d", slot);
         cluster->importing_from[slot] = NULL;

@@ -15,7 +15,8 @@
  *     ports, the others learn its address and clear it, the cluster is ok.
  *  3. A mixed cluster, two rbkv and two redis-server 7.0.15 nodes, met from
  *     both kinds: all four agree on the nodes, slots and epochs and are ok;
- *     slots taken at a new epoch move on both kinds; a killed rbkv node is
+ *     slots taken at a new epoch move on both kinds; a Redis replica joins
+ *     and is listed as one by all; a killed rbkv node is
  *     failed by the others, Redis included, and cleared when it is back on
  *     new ports; a killed redis-server node is failed by the three others.
  *  4. Garbage on a bus port closes that link only; a MEET where nothing
@@ -35,7 +36,7 @@
 
 #define NODE_TIMEOUT_MS 1000
 #define WAIT_MS (30000 * H_SLOW)
-#define MAX_NODES 4
+#define MAX_NODES 5
 
 struct node {
     struct h_server s;
@@ -416,18 +417,19 @@ out:
         node_stop(&n[i]);
 }
 
-/* nodes[to] takes slot from its owner as an operator would: forgets the
- * owner, claims it, takes a new config epoch; then every node must agree
- * that nodes[to] serves it. */
-static void take_slot(struct node *nodes, int count, int to, const char *slot)
+/* nodes[to] takes slot from nodes[from] as resharding ends: SETSLOT
+ * IMPORTING, then SETSLOT NODE to itself, which takes a new config epoch
+ * (no moment where the slot is free for the old owner's pings to claim
+ * back); then every node must agree that nodes[to] serves it. */
+static void take_slot(struct node *nodes, int count, int to, int from, const char *slot)
 {
-    EXPECT_OK(nodes[to].c, "CLUSTER", "DELSLOTS", slot);
-    EXPECT_OK(nodes[to].c, "CLUSTER", "ADDSLOTS", slot);
-    EXPECT_MATCH(nodes[to].c, "+BUMPED *", "CLUSTER", "BUMPEPOCH");
+    char id[41], from_id[41], line[64];
+    node_id(&nodes[to], id);
+    node_id(&nodes[from], from_id);
+    EXPECT_OK(nodes[to].c, "CLUSTER", "SETSLOT", slot, "IMPORTING", from_id);
+    EXPECT_OK(nodes[to].c, "CLUSTER", "SETSLOT", slot, "NODE", id);
     if (!wait_agree(nodes, count, 1))
         return;
-    char id[41], line[64];
-    node_id(&nodes[to], id);
     struct view v = {0};
     view_of(&nodes[0], &v);
     const char *at = strstr(v.text, id);
@@ -443,7 +445,7 @@ static void take_slot(struct node *nodes, int count, int to, const char *slot)
 
 static void test_mixed_cluster(void)
 {
-    struct node n[4];
+    struct node n[5];
     int started = 0;
     /* Nodes 0 and 2 rbkv, 1 and 3 redis-server. */
     for (; started < 4; started++) {
@@ -471,24 +473,47 @@ static void test_mixed_cluster(void)
         goto out;
     /* A slot taken at a new epoch reaches all, both ways: rbkv takes one
      * of Redis's, then Redis takes one of rbkv's. */
-    take_slot(n, 4, 0, "12288");
-    take_slot(n, 4, 1, "0");
+    take_slot(n, 4, 0, 3, "12288");
+    take_slot(n, 4, 1, 0, "0");
+    /* A Redis replica of a Redis primary: every node lists it as such. */
+    int rc = node_start(&n[4], 1);
+    if (rc != 0)
+        goto out;
+    started = 5;
+    char id1[41], port4[8];
+    node_id(&n[1], id1);
+    snprintf(port4, sizeof(port4), "%d", n[4].s.port);
+    EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port4, n[4].bus_port);
+    int64_t known = h_now_ms() + WAIT_MS;
+    char nodes4[8192];
+    do {
+        h_sleep_ms(50);
+        call_text(n[4].c, nodes4, sizeof(nodes4), "CLUSTER NODES");
+    } while (!strstr(nodes4, id1) && h_now_ms() < known);
+    EXPECT_OK(n[4].c, "CLUSTER", "REPLICATE", id1);
+    if (!wait_agree(n, 5, 1))
+        goto out;
+    struct view v = {0};
+    view_of(&n[0], &v);
+    char want[64];
+    snprintf(want, sizeof(want), " slave %s ", id1);
+    CHECK(strstr(v.text, want) != NULL, "rbkv lists the Redis replica: %s", v.text);
     /* An rbkv node dies: the Redis nodes, with the other rbkv one, fail
      * it; back on new ports, Redis takes its address and clears it. */
     char id2[41], id3[41];
     node_id(&n[2], id2);
     node_id(&n[3], id3);
     node_kill(&n[2]);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (i != 2)
             wait_flag(&n[i], id2, "fail", 0);
     wait_state(&n[1], 0);
     if (node_restart(&n[2]) != 0)
         goto out;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (i != 2)
             wait_flag(&n[i], id2, "fail", 1);
-    if (!wait_agree(n, 4, 1))
+    if (!wait_agree(n, 5, 1))
         goto out;
     /* A Redis node dies: two rbkv and one Redis node fail it. */
     node_kill(&n[3]);
