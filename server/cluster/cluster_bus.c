@@ -262,7 +262,7 @@ struct cluster_link *cluster_link_connect(struct cluster_node *n)
     struct sockaddr_storage ss;
     int rc = strchr(n->ip, ':') ? uv_ip6_addr(n->ip, n->cport, (struct sockaddr_in6 *)&ss)
                                 : uv_ip4_addr(n->ip, n->cport, (struct sockaddr_in *)&ss);
-    if (rc < 0 || n->cport <= 0 || n->cport > 65535)
+    if (rc < 0 || n->cport <= 0 || n->cport > 65535 || bus.stopping)
         return NULL;
     struct cluster_link *l = link_new(0);
     l->node = n;

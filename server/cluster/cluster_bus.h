@@ -32,7 +32,8 @@ void cluster_bus_close_all(void);
 
 /* Opens n's outbound link (n->link) to n->ip:n->cport; what is sent before
  * the connection is made waits in the link. Returns the link, or NULL when
- * the address is unusable (logged; the cron tries again). */
+ * the address is unusable or the bus is shutting down (the cron tries
+ * again). */
 struct cluster_link *cluster_link_connect(struct cluster_node *n);
 /* Queues len bytes of buf (copied) on l; a link whose queue passes
  * cluster-link-sendbuf-limit is closed instead (Redis's rule). */
