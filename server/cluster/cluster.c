@@ -38,6 +38,7 @@ struct cluster_node *cluster_node_new(const char *name, unsigned flags)
         repl_random_hex(n->name);
     n->name[CLUSTER_NAMELEN] = '\0';
     n->flags = flags;
+    n->ctime = mstime();
     return n;
 }
 
@@ -46,7 +47,38 @@ void cluster_node_free(struct cluster_node *n)
     if (!n)
         return;
     xfree(n->hostname);
+    xfree(n->reports);
     xfree(n);
+}
+
+static cluster_node_gone_fn *node_gone;
+
+void cluster_on_node_gone(cluster_node_gone_fn *fn)
+{
+    node_gone = fn;
+}
+
+void cluster_node_add_report(struct cluster_node *n, struct cluster_node *reporter, int64_t now)
+{
+    for (int i = 0; i < n->failure_reports; i++) {
+        if (n->reports[i].reporter == reporter) {
+            n->reports[i].time = now;
+            return;
+        }
+    }
+    n->reports = xrealloc(n->reports, (size_t)(n->failure_reports + 1) * sizeof(*n->reports));
+    n->reports[n->failure_reports++] = (struct cluster_fail_report){reporter, now};
+}
+
+int cluster_node_del_report(struct cluster_node *n, const struct cluster_node *reporter)
+{
+    for (int i = 0; i < n->failure_reports; i++) {
+        if (n->reports[i].reporter == reporter) {
+            n->reports[i] = n->reports[--n->failure_reports];
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void cluster_free(void)
@@ -81,6 +113,8 @@ struct cluster_node *cluster_lookup(const char *name, size_t len)
 
 void cluster_del_node(struct cluster_node *n)
 {
+    if (node_gone)
+        node_gone(n);
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (cluster->importing_from[s] == n)
             cluster->importing_from[s] = NULL;
@@ -96,6 +130,8 @@ void cluster_del_node(struct cluster_node *n)
             continue;
         if (m->primary == n)
             m->primary = NULL;
+        /* Redis's clusterDelNode: its word on the others goes with it. */
+        cluster_node_del_report(m, n);
         cluster->nodes[j++] = m;
     }
     cluster->node_count = j;

@@ -22,6 +22,8 @@
 
 #include "keyslot.h"
 
+struct cluster_link;
+
 #define CLUSTER_NAMELEN 40
 #define CLUSTER_IPLEN 46 /* INET6_ADDRSTRLEN */
 
@@ -48,7 +50,20 @@ struct cluster_node {
     int link_up;                    /* the bus has a link to it (always 1 for myself) */
     long long repl_offset;          /* as the bus last heard it */
     int numslots;
-    int failure_reports;            /* primaries that flagged it PFAIL (the bus keeps them) */
+    int failure_reports;            /* primaries that flagged it PFAIL: reports[] */
+    struct cluster_fail_report *reports; /* owned; failure_reports of them */
+    struct cluster_link *link;         /* the bus's link to it (cluster_bus.h), or NULL */
+    struct cluster_link *inbound_link; /* the link it opened to us, once it sent on it */
+    int64_t ctime;                  /* unix ms it was created: a handshake times out */
+    int64_t data_received;          /* unix ms of its last message */
+    int64_t fail_time;              /* unix ms it was flagged FAIL */
+};
+
+/* A primary's word that a node is PFAIL or FAIL, as gossip carried it
+ * (Redis's clusterNodeFailReport); it expires (cluster_failure.c). */
+struct cluster_fail_report {
+    struct cluster_node *reporter;
+    int64_t time; /* unix ms of the latest such word */
 };
 
 #define CLUSTER_STATE_OK 0
@@ -87,6 +102,10 @@ void cluster_node_free(struct cluster_node *n);
 void cluster_add_node(struct cluster_node *n);
 /* The node named name[0..len), or NULL. */
 struct cluster_node *cluster_lookup(const char *name, size_t len);
+/* Registers fn, called with a node about to be forgotten (cluster_del_node),
+ * before its memory goes: the bus closes its links. */
+typedef void cluster_node_gone_fn(struct cluster_node *n);
+void cluster_on_node_gone(cluster_node_gone_fn *fn);
 /* Forgets n (never myself): its slots become unassigned, migrations to or
  * from it closed, its replicas left without a primary; frees it. */
 void cluster_del_node(struct cluster_node *n);
@@ -95,6 +114,10 @@ void cluster_node_set_addr(struct cluster_node *n, const char *ip, int port, int
                            const char *hostname);
 /* Makes n a replica of primary (NULL: a primary). */
 void cluster_node_set_primary(struct cluster_node *n, struct cluster_node *primary);
+/* Failure reports on n: reporter's is added or refreshed to now, or
+ * removed (returns 1 when there was one). */
+void cluster_node_add_report(struct cluster_node *n, struct cluster_node *reporter, int64_t now);
+int cluster_node_del_report(struct cluster_node *n, const struct cluster_node *reporter);
 /* How many replicas n has. */
 int cluster_replica_count(const struct cluster_node *n);
 /* The config epoch that counts for n: its own, or its primary's for a

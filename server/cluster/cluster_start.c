@@ -1,6 +1,7 @@
 /*
  * cluster_start.c - the start of cluster mode (cluster_start.h): the lock
- * and load of nodes.conf, what myself announces, the hooks and the cron.
+ * and load of nodes.conf, what myself announces, the bus's listener, the
+ * hooks and the cron.
  * Above the rest of cluster/, which it puts together.
  */
 #include "cluster_start.h"
@@ -9,7 +10,9 @@
 
 #include "clock.h"
 #include "cluster.h"
+#include "cluster_bus.h"
 #include "cluster_config.h"
+#include "cluster_gossip.h"
 #include "cluster_route.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -58,6 +61,7 @@ static void cluster_cron(void)
     /* The writable delay ends with time, not with a change. */
     else if (cluster->state == CLUSTER_STATE_FAIL)
         cluster_update_state();
+    cluster_gossip_cron();
 }
 
 /* Last in the shutdown: the lock goes with the process anyway; the state
@@ -68,8 +72,8 @@ static void cluster_stopped(void)
     cluster_free();
 }
 
-static const struct server_module cluster_module = {.cron = cluster_cron,
-                                                    .stopped = cluster_stopped};
+static const struct server_module cluster_module = {
+    .cron = cluster_cron, .close_links = cluster_bus_close_all, .stopped = cluster_stopped};
 
 int cluster_init(void)
 {
@@ -99,6 +103,11 @@ int cluster_init(void)
         log_notice("No cluster configuration found, I'm %s", cluster->myself->name);
     }
     save |= refresh_myself();
+    cluster_on_node_gone(cluster_bus_node_gone);
+    if (cluster_bus_listen(cluster_gossip_receive) < 0) {
+        cluster_free();
+        return -1;
+    }
     cluster_route_init();
     server_add_module(&cluster_module);
     cluster_changed(save ? CLUSTER_TODO_SAVE : 0);

@@ -1,7 +1,8 @@
 /*
  * cmd_cluster.c - the CLUSTER commands that need no bus (INFO, MYID, NODES,
  * SLOTS, SHARDS, KEYSLOT, the slot assignments, SETSLOT, FORGET, RESET, the
- * epochs, SAVECONFIG, COUNT-FAILURE-REPORTS, REPLICAS), and ASKING,
+ * epochs, SAVECONFIG, COUNT-FAILURE-REPORTS, REPLICAS), MEET and LINKS
+ * (the bus's, cluster_gossip.h and cluster_bus.h), and ASKING,
  * READONLY and READWRITE, with Redis 7.0's replies and errors.
  *
  * Owns no state: the cluster's is cluster.h's, changed through its
@@ -16,8 +17,12 @@
 
 #include "args.h"
 #include "client.h"
+#include "clock.h"
 #include "cluster.h"
+#include "cluster_bus.h"
 #include "cluster_config.h"
+#include "cluster_failure.h"
+#include "cluster_gossip.h"
 #include "cluster_route.h"
 #include "cmd_cluster.h"
 #include "command.h"
@@ -81,18 +86,21 @@ static void cluster_info(struct client *c)
             ok++;
     }
     const struct cluster_node *me = cluster->myself;
-    char buf[1024];
+    char buf[4096];
     int len = snprintf(buf, sizeof(buf),
                        "cluster_state:%s\r\ncluster_slots_assigned:%d\r\ncluster_slots_ok:%d\r\n"
                        "cluster_slots_pfail:%d\r\ncluster_slots_fail:%d\r\n"
                        "cluster_known_nodes:%d\r\ncluster_size:%d\r\n"
-                       "cluster_current_epoch:%" PRIu64 "\r\ncluster_my_epoch:%" PRIu64 "\r\n"
-                       "cluster_stats_messages_sent:0\r\ncluster_stats_messages_received:0\r\n"
-                       "total_cluster_links_buffer_limit_exceeded:0\r\n",
+                       "cluster_current_epoch:%" PRIu64 "\r\ncluster_my_epoch:%" PRIu64 "\r\n",
                        cluster->state == CLUSTER_STATE_OK ? "ok" : "fail", assigned, ok, pfail,
                        fail, cluster->node_count, cluster->size, cluster->current_epoch,
                        cluster_node_epoch(me));
-    resp_add_verbatim(&c->out, "txt", buf, (size_t)len);
+    size_t n = (size_t)len;
+    n += cluster_gossip_stats(buf + n, sizeof(buf) - n);
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+                          "total_cluster_links_buffer_limit_exceeded:%llu\r\n",
+                          cluster_bus_links_limit_exceeded());
+    resp_add_verbatim(&c->out, "txt", buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
 }
 
 static void cluster_myid(struct client *c)
@@ -457,9 +465,11 @@ static int setslot_node(struct client *c, int slot)
     }
     if (!has_keys)
         cluster->migrating_to[slot] = NULL;
+    /* Read before cluster_del_slot, which ends the import. */
+    int imported = n == me && cluster->importing_from[slot];
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
-    if (n == me && cluster->importing_from[slot]) {
+    if (imported) {
         if (cluster_bump_epoch())
             log_warning("configEpoch updated after importing slot %d", slot);
         cluster->importing_from[slot] = NULL;
@@ -529,6 +539,7 @@ static void cluster_forget(struct client *c)
         resp_add_error(&c->out, "ERR Can't forget my master!");
         return;
     }
+    cluster_gossip_ban(n->name);
     cluster_del_node(n);
     cluster_changed(CLUSTER_TODO_SAVE);
     reply_ok(c);
@@ -627,9 +638,71 @@ static void cluster_count_failure_reports(struct client *c)
 {
     if (cluster_or_reply(c) < 0)
         return;
-    const struct cluster_node *n = node_or_reply(c, &c->argv[2]);
+    struct cluster_node *n = node_or_reply(c, &c->argv[2]);
     if (n)
-        resp_add_int(&c->out, n->failure_reports);
+        resp_add_int(&c->out, cluster_failure_count(n, mstime()));
+}
+
+/* Redis's CLUSTER MEET: the errors name the argument as given. */
+static void cluster_meet(struct client *c)
+{
+    if (cluster_or_reply(c) < 0)
+        return;
+    if (c->argc > 5) {
+        reply_subcommand_syntax(c, "CLUSTER");
+        return;
+    }
+    long long port, cport;
+    const struct resp_slice *ip = &c->argv[2], *p = &c->argv[3];
+    if (resp_parse_ll(p->ptr, p->len, &port) < 0) {
+        resp_add_errorf(&c->out, "ERR Invalid TCP base port specified: %.*s", (int)p->len, p->ptr);
+        return;
+    }
+    if (c->argc == 5) {
+        const struct resp_slice *b = &c->argv[4];
+        if (resp_parse_ll(b->ptr, b->len, &cport) < 0) {
+            resp_add_errorf(&c->out, "ERR Invalid TCP bus port specified: %.*s", (int)b->len,
+                            b->ptr);
+            return;
+        }
+    } else {
+        cport = port + 10000;
+    }
+    char addr[64];
+    snprintf(addr, sizeof(addr), "%.*s", (int)(ip->len < 63 ? ip->len : 63), ip->ptr);
+    if (memchr(ip->ptr, '\0', ip->len) || cluster_gossip_meet(addr, port, cport) < 0) {
+        resp_add_errorf(&c->out, "ERR Invalid node address specified: %.*s:%.*s", (int)ip->len,
+                        ip->ptr, (int)p->len, p->ptr);
+        return;
+    }
+    reply_ok(c);
+}
+
+static void reply_link(const struct cluster_link_info *info, void *arg)
+{
+    struct client *c = arg;
+    resp_add_map_len(&c->out, 6);
+    resp_add_bulk(&c->out, "direction", 9);
+    resp_add_bulk(&c->out, info->direction, strlen(info->direction));
+    resp_add_bulk(&c->out, "node", 4);
+    resp_add_bulk(&c->out, info->node->name, CLUSTER_NAMELEN);
+    resp_add_bulk(&c->out, "create-time", 11);
+    resp_add_int(&c->out, info->create_time);
+    resp_add_bulk(&c->out, "events", 6);
+    resp_add_bulk(&c->out, info->events, strlen(info->events));
+    resp_add_bulk(&c->out, "send-buffer-allocated", 21);
+    resp_add_int(&c->out, (long long)info->send_buffer_allocated);
+    resp_add_bulk(&c->out, "send-buffer-used", 16);
+    resp_add_int(&c->out, (long long)info->send_buffer_used);
+}
+
+/* Redis 7.0's CLUSTER LINKS: a map per link bound to a node. */
+static void cluster_links(struct client *c)
+{
+    if (cluster_or_reply(c) < 0)
+        return;
+    resp_add_array_len(&c->out, (size_t)cluster_bus_link_count());
+    cluster_bus_each_link(reply_link, c);
 }
 
 /* REPLICAS and SLAVES: each replica's CLUSTER NODES line, without its
@@ -800,6 +873,12 @@ static const struct command cluster_subcommands[] = {
     CLUSTER_ROW("keyslot", cluster_keyslot, 3, CMD_STALE, "3.0.0",
                 "Returns the hash slot of the specified key",
                 "O(N) where N is the number of bytes in the key", "key"),
+    CLUSTER_ROW("links", cluster_links, 2, CMD_STALE, "7.0.0",
+                "Returns a list of all TCP links to and from peer nodes in cluster",
+                "O(N) where N is the total number of Cluster nodes", ""),
+    CLUSTER_ROW("meet", cluster_meet, -4, CLUSTER_ADMIN, "3.0.0",
+                "Force a node cluster to handshake with another node", "O(1)",
+                "ip port [cluster_bus_port]"),
     CLUSTER_ROW("myid", cluster_myid, 2, CMD_STALE, "3.0.0", "Return the node id", "O(1)", ""),
     CLUSTER_ROW("nodes", cluster_nodes, 2, CMD_STALE, "3.0.0", "Get Cluster config for the node",
                 "O(N) where N is the total number of Cluster nodes", ""),

@@ -1,0 +1,4 @@
+# The cluster bus's links (server/cluster/cluster_bus.c, cluster_gossip.c, cluster_failure.c):
+# MEET, gossip, slot-map agreement and failure detection between real nodes, rbkv alone and
+# mixed with redis-server 7.0.15 (issue 35). include()d from tests/CMakeLists.txt.
+rbkv_server_test(integration_cluster_gossip integration/test_cluster_gossip.c 300 integration)
