@@ -18,8 +18,12 @@
 #include "keyspace.h"
 #include "mem.h"
 #include "rdb_file.h"
-#include "server.h"
 #include "snapshot.h"
+
+/* Databases the conversion takes: it runs without the server's
+ * configuration file, so any file of a server with up to this many
+ * converts (the writers skip the empty ones). */
+#define CONVERT_DATABASES 1024
 
 /* The libraries IN held, for the writer. */
 static struct snap_code *codes;
@@ -88,7 +92,7 @@ int rdb_convert_main(int argc, char **argv)
     const char *in = argv[0], *out = argv[1];
     int rdb = rdb_file_sniff(in);
     char err[1024];
-    struct keyspace *ks = ks_new(server.cfg.databases);
+    struct keyspace *ks = ks_new(CONVERT_DATABASES);
     int64_t start = mstime();
     long long n = load(ks, in, rdb, err, sizeof(err));
     int rc = n < 0 ? -1 : 0;

@@ -10,10 +10,11 @@
 #ifndef RBKV_RDB_CONVERT_H
 #define RBKV_RDB_CONVERT_H
 
-/* argv: IN OUT. Runs once the configuration is read (databases and the
- * packed thresholds are its defaults or its file's) and the value types
- * are registered. Prints what it did; returns the process's exit status
- * (0 done, 1 refused: bad input, a stream for RDB, a write error). */
+/* argv: IN OUT. Runs once the configuration's defaults are set (the
+ * packed thresholds the values are built under) and the value types are
+ * registered; takes databases 0 to 1023. Prints what it did; returns the
+ * process's exit status (0 done, 1 refused: bad input, a stream for RDB, a
+ * write error). */
 int rdb_convert_main(int argc, char **argv);
 
 #endif
