@@ -210,7 +210,7 @@ static int read_records(struct loader *l)
     for (;;) {
         size_t at = l->in.pos;
         unsigned op;
-        uint64_t a, b;
+        uint64_t a = 0, b = 0;
         if (rdb_read_byte(&l->in, &op) < 0)
             return fail(l, at, NULL, 0, "unexpected end of file (no EOF opcode)");
         switch (op) {
@@ -302,8 +302,9 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
                         const char *name, const struct rdb_file_opts *o, char *err,
                         size_t errlen)
 {
-    struct loader l = {.in = {buf, len, 0}, .name = name, .o = o, .ks = ks, .db = &ks->dbs[0],
-                       .err = err, .errlen = errlen};
+    struct loader l = {.in = {buf, len, 0}, .name = name, .o = o, .ks = ks, .db = &ks->dbs[0]};
+    l.err = err;
+    l.errlen = errlen;
     int version = 0;
     snap_drop_loaded_functions();
     if (read_header(&l, &version) < 0 || read_records(&l) < 0 || read_checksum(&l, version) < 0)

@@ -15,6 +15,9 @@
  *    `rbkv-server --convert-rdb` into dump.rdb, and redis-server starts from
  *    it with the same digest; Redis's file converted the other way starts
  *    rbkv with the same digest too;
+ *  - the fuzz target's seeds (old versions and encodings among them):
+ *    refused exactly when redis-check-rdb refuses them, else loaded with
+ *    the data redis-server loads;
  *  - corrupt files (a bad checksum, cut short, an unknown type, a bad value,
  *    a module's data, a stream) refuse the start with their reason in the
  *    log, the key named when the fault is in one, and a checksum of 0 is
@@ -22,6 +25,7 @@
  * Without redis-server the comparisons are skipped unless the reference is
  * required; the corrupt-file tests need none.
  */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,9 +167,24 @@ out:
     freeReplyObject(keys);
 }
 
-/* Expects c and r to hold the same data: keys, types, deadlines, values
- * (DEBUG DIGEST), some values read whole, and the function. Leaves both
+/* Expects c and r to hold the same keys with the same types and deadlines
+ * in every database, and the same values (DEBUG DIGEST). Leaves both
  * without deadlines, in database 0. */
+static void expect_same_dataset(redisContext *c, redisContext *r)
+{
+    for (int db = 15; db >= 0; db--) {
+        char name[8];
+        snprintf(name, sizeof(name), "%d", db);
+        expect_same_keys(c, r, name);
+    }
+    char dc[H_DIGEST_CHARS + 1], dr[H_DIGEST_CHARS + 1];
+    h_digest(c, dc);
+    h_digest(r, dr);
+    CHECK(dc[0] && strcmp(dc, dr) == 0, "DEBUG DIGEST: %s here, %s on Redis", dc, dr);
+    CHECK(strcmp(dc, H_DIGEST_ZEROS) != 0, "an empty dataset");
+}
+
+/* The same, after some values read whole and the function. */
 static void expect_same_data(redisContext *c, redisContext *r)
 {
     H_SAME(c, r, "FCALL", "rdbf", "0");
@@ -173,14 +192,7 @@ static void expect_same_data(redisContext *c, redisContext *r)
     H_SAME(c, r, "LRANGE", "list:big", "0", "-1");
     H_SAME(c, r, "ZRANGE", "zset:inf", "0", "-1", "WITHSCORES");
     H_SAME(c, r, "PFCOUNT", "hll:dense");
-    static const char *const dbs[] = {"1", "2", "15", "0"};
-    for (size_t i = 0; i < sizeof(dbs) / sizeof(*dbs); i++)
-        expect_same_keys(c, r, dbs[i]);
-    char dc[H_DIGEST_CHARS + 1], dr[H_DIGEST_CHARS + 1];
-    h_digest(c, dc);
-    h_digest(r, dr);
-    CHECK(dc[0] && strcmp(dc, dr) == 0, "DEBUG DIGEST: %s here, %s on Redis", dc, dr);
-    CHECK(strcmp(dc, H_DIGEST_ZEROS) != 0, "an empty dataset");
+    expect_same_dataset(c, r);
 }
 
 static void expect_freq_close(redisContext *c, redisContext *r)
@@ -307,6 +319,61 @@ static void test_rbkv_to_redis(void)
     h_clean_dir(&s);
 }
 
+/* The fuzz target's seeds (tests/fuzz/corpus/rdb_file: redis-server's
+ * files, hand-made ones of old versions, values in the encodings Redis no
+ * longer writes), each refused by rbkv exactly when redis-check-rdb
+ * refuses it; each one both load, rbkv starts from with the data
+ * redis-server starts from. */
+static void test_seeds_like_redis(void)
+{
+    if (h_is_reference())
+        return;
+    if (system("command -v redis-check-rdb >/dev/null 2>&1") != 0) {
+        CHECK(!h_reference_required(), "no redis-check-rdb on PATH");
+        printf("no redis-check-rdb on PATH: skipped\n");
+        return;
+    }
+    DIR *d = opendir(RDB_SEEDS);
+    if (!CHECK(d, "opening %s", RDB_SEEDS))
+        return;
+    struct dirent *ent;
+    int loaded = 0;
+    while ((ent = readdir(d))) {
+        if (ent->d_name[0] == '.')
+            continue;
+        char path[600], cmd[700];
+        snprintf(path, sizeof(path), "%s/%s", RDB_SEEDS, ent->d_name);
+        snprintf(cmd, sizeof(cmd), "redis-check-rdb '%s' >/dev/null 2>&1", path);
+        int redis_ok = system(cmd) == 0;
+        struct h_server s, ref;
+        const char *const *flags = H_FLAGS("--dbfilename", "dump.rdb");
+        if (h_start(&s, flags) < 0 || h_stop(&s) < 0 || copy_into(path, &s, "dump.rdb") < 0)
+            break;
+        int rbkv_ok = h_exec(&s, "convert.log", START_EXIT_MS,
+                             H_FLAGS("--convert-rdb", "dump.rdb", "out.rbkv")) == 0;
+        CHECK(redis_ok == rbkv_ok, "%s: redis-check-rdb %s it, rbkv %s it", ent->d_name,
+              redis_ok ? "accepts" : "refuses", rbkv_ok ? "accepts" : "refuses");
+        redisContext *c = redis_ok && rbkv_ok ? h_reopen(&s, flags) : NULL;
+        if (c && h_start_reference(&ref, REF_FLAGS) == 0) {
+            redisContext *r = NULL;
+            if (h_stop(&ref) == 0 && copy_into(path, &ref, "dump.rdb") == 0 &&
+                h_restart(&ref, REF_FLAGS) == 0 && (r = h_connect(&ref))) {
+                expect_same_dataset(c, r);
+                loaded++;
+            }
+            if (r)
+                redisFree(r);
+            h_stop(&ref);
+            h_clean_dir(&ref);
+        }
+        if (c)
+            h_close(&s, c);
+        h_clean_dir(&s);
+    }
+    closedir(d);
+    CHECK(loaded >= 5, "only %d seeds compared", loaded);
+}
+
 /* ---- corrupt files ---- */
 
 /* A small RDB file into buf: header, SELECTDB 0, then body[0, n), EOF and
@@ -397,6 +464,7 @@ int main(int argc, char **argv)
     h_init(argc, argv);
     H_RUN(test_redis_to_rbkv);
     H_RUN(test_rbkv_to_redis);
+    H_RUN(test_seeds_like_redis);
     H_RUN(test_corrupt_files);
     return h_finish();
 }
