@@ -53,6 +53,8 @@ enum rdb_opcode {
 #define RDB_HEADER_LEN 9
 /* The most key bytes an error message quotes. */
 #define KEY_SHOWN 64
+/* Keys between two progress lines of a verbose load. */
+#define PROGRESS_KEYS 1000000
 /* The writer's buffer is flushed past this many bytes. */
 #define RDB_FLUSH_AT (1u << 20)
 
@@ -188,7 +190,9 @@ static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expir
         e = ks_set_expire(l->db, e, expire);
     if (l->o->clock)
         ka_restore(e, l->o->clock, freq, idle);
-    l->keys++;
+    if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
+        log_notice("Loading %s: %lld keys, %zu of %zu bytes", l->name, l->keys, l->in.pos,
+                   l->in.len);
 out:
     rdb_str_release(&key);
     return rc;
