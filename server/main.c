@@ -18,6 +18,7 @@
 #include "log.h"
 #include "mem.h"
 #include "process.h"
+#include "rdb_convert.h"
 #include "resp_heap.h"
 #include "server.h"
 #include "wiring.h"
@@ -27,6 +28,7 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: rbkv-server [/path/to/rbkv.conf] [--name value ...]\n"
             "       rbkv-server --check-aof <file.aof> [--fix]\n"
+            "       rbkv-server --convert-rdb <in> <out>   (Redis RDB <-> rbkv snapshot)\n"
             "       rbkv-server --list-config-md   (every setting, as docs/operations.md lists it)\n"
             "       rbkv-server -v | --version\n"
             "       rbkv-server -h | --help\n\n"
@@ -66,6 +68,8 @@ int main(int argc, char **argv)
     log_set_level_source(&server.cfg.loglevel);
     if (config_init(&server.cfg) < 0)
         return 1;
+    if (argc >= 2 && !strcmp(argv[1], "--convert-rdb"))
+        return rdb_convert_main(argc - 2, argv + 2);
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) {
         char path[PATH_MAX];
         if (config_load_file(&server.cfg, argv[1], err, sizeof(err)) < 0) {

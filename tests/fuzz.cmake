@@ -38,6 +38,12 @@ set(RBKV_FUZZ_SOURCES_dump_payload ${PROJECT_SOURCE_DIR}/server/persist/rdb_valu
     ${PROJECT_SOURCE_DIR}/server/persist/rdb_blobs.c ${PROJECT_SOURCE_DIR}/server/persist/rdb_io.c
     ${PROJECT_SOURCE_DIR}/server/persist/lzf.c)
 set(RBKV_FUZZ_INCLUDES_dump_payload ${PROJECT_SOURCE_DIR}/server/persist)
+# Redis's RDB file as start-up reads it: the file codec, the value codec under it, and snapshot.c
+# for the CRC-64 and the function libraries' hand-over, on the data layer.
+set(RBKV_FUZZ_LIBS_rdb_file rbkv_data rbkv_base rbtree resp)
+set(RBKV_FUZZ_SOURCES_rdb_file ${PROJECT_SOURCE_DIR}/server/persist/rdb_file.c
+    ${PROJECT_SOURCE_DIR}/server/persist/snapshot.c ${RBKV_FUZZ_SOURCES_dump_payload})
+set(RBKV_FUZZ_INCLUDES_rdb_file ${PROJECT_SOURCE_DIR}/server/persist)
 # The cluster bus's codec alone: bytes in, framed and decoded messages out (no server state).
 set(RBKV_FUZZ_SOURCES_cluster_bus ${PROJECT_SOURCE_DIR}/server/cluster/cluster_msg.c)
 set(RBKV_FUZZ_INCLUDES_cluster_bus ${PROJECT_SOURCE_DIR}/server/cluster)

@@ -45,6 +45,11 @@ void ks_access_clock(const struct ka_clock *clock)
     access_clock = clock;
 }
 
+const struct ka_clock *ks_access_clock_in_use(void)
+{
+    return access_clock;
+}
+
 void ks_on_expired(ks_expired_fn *fn)
 {
     expired_hook = fn;

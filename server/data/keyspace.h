@@ -106,6 +106,8 @@ struct keyspace {
  * then (unit tests) new entries start at 0. */
 struct ka_clock;
 void ks_access_clock(const struct ka_clock *clock);
+/* That clock, NULL when none is set (a loader restores access state with it). */
+const struct ka_clock *ks_access_clock_in_use(void);
 
 /* Frees a value of a non-string type; set once at start by each type's module. */
 typedef void ks_value_free_fn(void *value);

@@ -1,6 +1,7 @@
 /*
  * bgsave.c - when snapshots are taken: SAVE and BGSAVE's work, the `save`
- * rules checked by the cron, the save at shutdown, loading at start, and the
+ * rules checked by the cron, the save at shutdown, loading at start (rbkv's
+ * snapshot, or a Redis RDB file told apart by its magic), and the
  * MISCONF refusal after a failed background save (bgsave.h).
  *
  * Owns: the BGSAVE child process (at most one) and the persistence state
@@ -28,6 +29,7 @@
 #include "keyspace.h"
 #include "mem.h"
 #include "log.h"
+#include "rdb_file.h"
 #include "server.h"
 #include "snapshot.h"
 
@@ -75,9 +77,21 @@ int persist_load(void)
     int absent;
     int64_t start = mstime();
     persist.last_save_s = now_s();
-    log_notice("Loading the snapshot %s", server.cfg.dbfilename);
     persist_snap_limits(&lim);
-    long long n = snap_load(server.ks, server.cfg.dbfilename, &lim, &absent, err, sizeof(err));
+    long long n;
+    if (rdb_file_sniff(server.cfg.dbfilename)) {
+        /* A Redis dump.rdb, told apart by its magic: how data moves in. */
+        log_notice("Loading the Redis RDB file %s", server.cfg.dbfilename);
+        struct rdb_file_opts o = {.lim = {.list = lim.list, .hash = lim.hash, .set = lim.set},
+                                  .clock = ks_access_clock_in_use(),
+                                  .now_ms = mstime(),
+                                  .verbose = 1};
+        absent = 0;
+        n = rdb_file_load(server.ks, server.cfg.dbfilename, &o, err, sizeof(err));
+    } else {
+        log_notice("Loading the snapshot %s", server.cfg.dbfilename);
+        n = snap_load(server.ks, server.cfg.dbfilename, &lim, &absent, err, sizeof(err));
+    }
     if (n < 0) {
         log_warning("%s. Refusing to start: move or repair the file, it is left as it is.", err);
         return -1;

@@ -45,7 +45,9 @@ int persist_save(void);
 /* BGSAVE: starts the child. Returns 0, or -1 after logging why. */
 int persist_bgsave(void);
 /* Loads `dbfilename` from the working directory into the empty keyspace, at
- * start. Returns 0 (also when there is no file), or -1 after logging the file,
+ * start: rbkv's snapshot, or a Redis RDB file (rdb_file.h) when it opens with
+ * REDIS. Then the functions it held wait for fn_install_loaded, as a
+ * snapshot's do. Returns 0 (also when there is no file), or -1 after logging the file,
  * offset and fault: the server must not start, and the file is left alone. */
 int persist_load(void);
 /* From the cron: reaps a finished BGSAVE child, then starts one when a

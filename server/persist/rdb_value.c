@@ -372,6 +372,13 @@ int rdb_value_read(struct rdb_in *in, const struct rdb_limits *lim, int deep,
         *why = "no type";
         return RDB_ERR_FORMAT;
     }
+    return rdb_value_read_body(in, rdbtype, lim, deep, v, why);
+}
+
+int rdb_value_read_body(struct rdb_in *in, unsigned rdbtype, const struct rdb_limits *lim,
+                        int deep, struct rdb_value *v, const char **why)
+{
+    *v = (struct rdb_value){0};
     int type = ks_type_of(rdbtype);
     if (type < 0) {
         /* A module value is what Redis without that module refuses too. */

@@ -2,8 +2,8 @@
  * rdb_value.h - one value in Redis 7.0's RDB format (rdb.c's
  * rdbLoadObjectType + rdbLoadObject, rdbSaveObjectType + rdbSaveObject):
  * the type byte and the value's body, for strings, lists, sets, hashes and
- * sorted sets. DUMP/RESTORE use it (rdb_dump.h); the RDB file work and
- * MIGRATE are meant to.
+ * sorted sets. DUMP/RESTORE use it (rdb_dump.h), and RDB files (rdb_file.h);
+ * MIGRATE is meant to.
  *
  * Reading takes every encoding Redis 7.0 reads for those types (see
  * docs/persistence.md, "Redis's RDB value format"), validated as Redis's
@@ -82,6 +82,10 @@ enum rdb_err {
  * the fault (a static string) and nothing allocated. */
 int rdb_value_read(struct rdb_in *in, const struct rdb_limits *lim, int deep,
                    struct rdb_value *v, const char **why);
+/* The same for a value whose type byte was read already (rdbtype): an RDB
+ * file puts the key between the two. */
+int rdb_value_read_body(struct rdb_in *in, unsigned rdbtype, const struct rdb_limits *lim,
+                        int deep, struct rdb_value *v, const char **why);
 /* Frees what v still holds. */
 void rdb_value_release(struct rdb_value *v);
 

@@ -382,13 +382,21 @@ const char *snap_function_code(size_t i, size_t *len)
     return function_code ? function_code(i, len) : NULL;
 }
 
-static void drop_loaded_functions(void)
+void snap_drop_loaded_functions(void)
 {
     for (size_t i = 0; i < loaded_ncodes; i++)
         xfree(loaded_codes[i].code);
     xfree(loaded_codes);
     loaded_codes = NULL;
     loaded_ncodes = 0;
+}
+
+void snap_keep_loaded_function(char *code, size_t len)
+{
+    loaded_codes = xrealloc(loaded_codes, (loaded_ncodes + 1) * sizeof(*loaded_codes));
+    loaded_codes[loaded_ncodes].code = code;
+    loaded_codes[loaded_ncodes].len = len;
+    loaded_ncodes++;
 }
 
 struct snap_code *snap_take_loaded_functions(size_t *n)
@@ -1078,10 +1086,7 @@ static int load_function(struct reader *r)
         xfree(code);
         return -1;
     }
-    loaded_codes = xrealloc(loaded_codes, (loaded_ncodes + 1) * sizeof(*loaded_codes));
-    loaded_codes[loaded_ncodes].code = code;
-    loaded_codes[loaded_ncodes].len = len;
-    loaded_ncodes++;
+    snap_keep_loaded_function(code, len);
     return 0;
 }
 
@@ -1174,7 +1179,7 @@ long long snap_load(struct keyspace *ks, const char *path, const struct snap_lim
     struct stat st;
     *absent = 0;
     loaded_has_repl = 0;
-    drop_loaded_functions();
+    snap_drop_loaded_functions();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {
         *absent = 1;

@@ -125,6 +125,11 @@ struct snap_code {
     size_t len;
 };
 struct snap_code *snap_take_loaded_functions(size_t *n);
+/* Another loader's library (an RDB file's FUNCTION2), owned from now on,
+ * appended to those snap_take_loaded_functions hands over. */
+void snap_keep_loaded_function(char *code, size_t len);
+/* Frees the libraries not taken (a load starting over). */
+void snap_drop_loaded_functions(void);
 
 struct ks_entry;
 /* Bytes e's value takes in a snapshot record (after the key): DEBUG

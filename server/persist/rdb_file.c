@@ -1,0 +1,491 @@
+/*
+ * rdb_file.c - Redis's RDB file read into a keyspace and written from one
+ * (rdb_file.h).
+ *
+ * Reading walks the whole input held in memory (the file is mapped) with
+ * rdb_io.h's checked primitives: every length is checked against the bytes
+ * left, so a truncated or corrupt file fails at the first bad byte instead
+ * of reading past the end. A key and its value are built completely before
+ * they enter the keyspace, so a fault never leaves half a value behind; the
+ * caller discards the keys loaded before it.
+ *
+ * Writing streams through a buffer flushed every RDB_FLUSH_AT bytes, the
+ * checksum running over each flush.
+ */
+#include "rdb_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "keyaccess.h"
+#include "keyspace.h"
+#include "log.h"
+#include "mem.h"
+#include "rdb_dump.h"
+#include "repr.h"
+#include "snapshot.h"
+
+/* The opcodes of Redis 7.0's rdb.h. */
+enum rdb_opcode {
+    RDB_OPCODE_FUNCTION2 = 245,
+    RDB_OPCODE_FUNCTION_PRE_GA = 246,
+    RDB_OPCODE_MODULE_AUX = 247,
+    RDB_OPCODE_IDLE = 248,
+    RDB_OPCODE_FREQ = 249,
+    RDB_OPCODE_AUX = 250,
+    RDB_OPCODE_RESIZEDB = 251,
+    RDB_OPCODE_EXPIRETIME_MS = 252,
+    RDB_OPCODE_EXPIRETIME = 253,
+    RDB_OPCODE_SELECTDB = 254,
+    RDB_OPCODE_EOF = 255,
+};
+
+/* The version whose files end in a CRC-64 (Redis 2.6 onward). */
+#define RDB_VERSION_CHECKSUM 5
+/* "REDIS" and four digits. */
+#define RDB_HEADER_LEN 9
+/* The most key bytes an error message quotes. */
+#define KEY_SHOWN 64
+/* Keys between two progress lines of a verbose load. */
+#define PROGRESS_KEYS 1000000
+/* The writer's buffer is flushed past this many bytes. */
+#define RDB_FLUSH_AT (1u << 20)
+
+struct loader {
+    struct rdb_in in;
+    const char *name;
+    const struct rdb_file_opts *o;
+    struct keyspace *ks;
+    struct db *db;
+    long long keys;
+    char *err;
+    size_t errlen;
+};
+
+/* Sets the error: at the offset, in the key when key is not NULL. Returns -1. */
+__attribute__((format(printf, 5, 6))) static int fail(struct loader *l, size_t at,
+                                                      const char *key, size_t klen,
+                                                      const char *fmt, ...)
+{
+    char why[256], shown[REPR_MAX(KEY_SHOWN) + 4] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    if (key) {
+        size_t n = repr_write(shown, key, klen > KEY_SHOWN ? KEY_SHOWN : klen);
+        memcpy(shown + n, klen > KEY_SHOWN ? "..." : "", klen > KEY_SHOWN ? 4 : 1);
+        snprintf(l->err, l->errlen, "Bad RDB file %s at offset %zu: key %s in db %d: %s", l->name,
+                 at, shown, l->db->id, why);
+    } else {
+        snprintf(l->err, l->errlen, "Bad RDB file %s at offset %zu: %s", l->name, at, why);
+    }
+    return -1;
+}
+
+static int read_header(struct loader *l, int *version)
+{
+    const unsigned char *h = l->in.buf;
+    if (rdb_left(&l->in) < RDB_HEADER_LEN || memcmp(h, RDB_FILE_MAGIC, RDB_FILE_MAGIC_LEN))
+        return fail(l, 0, NULL, 0, "Wrong signature trying to load DB from file");
+    int v = 0;
+    for (int i = RDB_FILE_MAGIC_LEN; i < RDB_HEADER_LEN; i++) {
+        if (h[i] < '0' || h[i] > '9')
+            return fail(l, (size_t)i, NULL, 0, "Wrong signature trying to load DB from file");
+        v = v * 10 + (h[i] - '0');
+    }
+    if (v < 1 || v > RDB_VERSION)
+        return fail(l, RDB_FILE_MAGIC_LEN, NULL, 0, "Can't handle RDB format version %d", v);
+    l->in.pos = RDB_HEADER_LEN;
+    *version = v;
+    return 0;
+}
+
+/* One AUX field: what Redis logs is logged, the rest skipped. */
+static int read_aux(struct loader *l, size_t at)
+{
+    struct rdb_str k, v;
+    if (rdb_read_string(&l->in, &k) < 0)
+        return fail(l, at, NULL, 0, "truncated AUX field");
+    if (rdb_read_string(&l->in, &v) < 0) {
+        rdb_str_release(&k);
+        return fail(l, at, NULL, 0, "truncated AUX field");
+    }
+    if (l->o->verbose && k.len == 9 && !memcmp(k.p, "redis-ver", 9))
+        log_notice("Loading RDB produced by version %.*s", (int)(v.len > 32 ? 32 : v.len), v.p);
+    rdb_str_release(&k);
+    rdb_str_release(&v);
+    return 0;
+}
+
+/* A function library's code, kept for the registry, which compiles it once
+ * the load is over (snapshot.h): this file knows nothing of functions. */
+static int read_function(struct loader *l, size_t at)
+{
+    struct rdb_str code;
+    if (rdb_read_string(&l->in, &code) < 0)
+        return fail(l, at, NULL, 0, "truncated function library");
+    char *copy = code.owned;
+    if (!copy)
+        copy = xmemdup(code.p, code.len);
+    snap_keep_loaded_function(copy, code.len);
+    return 0;
+}
+
+/* Whether Redis 7.0 knows t as a value type (rdbIsObjectType). */
+static int is_value_type(unsigned t)
+{
+    return t <= RDB_TYPE_MODULE_2 || (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_STREAM_LISTPACKS_2);
+}
+
+/* The key of type rdbtype at at, with its pending expiry and access state. */
+static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expire,
+                    long long idle, long long freq)
+{
+    struct rdb_str key;
+    if (rdb_read_string(&l->in, &key) < 0)
+        return fail(l, at, NULL, 0, "truncated key");
+    int rc = -1;
+    if (rdbtype == RDB_TYPE_MODULE || rdbtype == RDB_TYPE_MODULE_2) {
+        fail(l, at, key.p, key.len, "a module's value (type %u): rbkv loads no modules", rdbtype);
+        goto out;
+    }
+    struct rdb_value v;
+    const char *why;
+    int vrc = rdb_value_read_body(&l->in, rdbtype, &l->o->lim, 1, &v, &why);
+    if (vrc == RDB_ERR_UNSUPPORTED) {
+        fail(l, at, key.p, key.len, "a stream: rbkv reads no stream from RDB yet");
+        goto out;
+    }
+    if (vrc < 0) {
+        fail(l, at, key.p, key.len, "bad value of type %u (%s)", rdbtype, why);
+        goto out;
+    }
+    if (ks_find(l->db, key.p, key.len)) {
+        rdb_value_release(&v);
+        fail(l, at, key.p, key.len, "duplicated key");
+        goto out;
+    }
+    rc = 0;
+    /* A key already past its deadline is dropped, as a Redis primary does. */
+    if (expire >= 0 && l->o->now_ms >= 0 && expire <= l->o->now_ms) {
+        rdb_value_release(&v);
+        goto out;
+    }
+    struct ks_entry *e;
+    if (v.type == KS_STRING) {
+        e = ks_set_string(l->db, key.p, key.len, v.str.p, v.str.len, 0);
+        rdb_value_release(&v);
+    } else {
+        e = ks_add_ptr(l->db, key.p, key.len, (enum ks_type)v.type, v.ptr);
+    }
+    if (expire >= 0)
+        e = ks_set_expire(l->db, e, expire);
+    if (l->o->clock)
+        ka_restore(e, l->o->clock, freq, idle);
+    if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
+        log_notice("Loading %s: %lld keys, %zu of %zu bytes", l->name, l->keys, l->in.pos,
+                   l->in.len);
+out:
+    rdb_str_release(&key);
+    return rc;
+}
+
+static int read_u64(struct loader *l, size_t at, int n, uint64_t *v, const char *what)
+{
+    if (rdb_left(&l->in) < (size_t)n)
+        return fail(l, at, NULL, 0, "truncated %s", what);
+    *v = rdb_le(l->in.buf + l->in.pos, n);
+    l->in.pos += (size_t)n;
+    return 0;
+}
+
+static int read_records(struct loader *l)
+{
+    int64_t expire = -1;
+    long long idle = -1, freq = -1;
+    for (;;) {
+        size_t at = l->in.pos;
+        unsigned op;
+        uint64_t a = 0, b = 0;
+        if (rdb_read_byte(&l->in, &op) < 0)
+            return fail(l, at, NULL, 0, "unexpected end of file (no EOF opcode)");
+        switch (op) {
+        case RDB_OPCODE_EXPIRETIME_MS:
+            if (read_u64(l, at, 8, &a, "expiry") < 0)
+                return -1;
+            expire = (int64_t)a < 0 ? 0 : (int64_t)a;
+            continue;
+        case RDB_OPCODE_EXPIRETIME:
+            if (read_u64(l, at, 4, &a, "expiry") < 0)
+                return -1;
+            expire = (int64_t)(int32_t)(uint32_t)a * 1000;
+            if (expire < 0)
+                expire = 0;
+            continue;
+        case RDB_OPCODE_FREQ:
+            if (read_u64(l, at, 1, &a, "FREQ") < 0)
+                return -1;
+            freq = (long long)a;
+            continue;
+        case RDB_OPCODE_IDLE:
+            if (rdb_read_len(&l->in, &a, NULL) < 0)
+                return fail(l, at, NULL, 0, "truncated IDLE");
+            idle = a > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)a;
+            continue;
+        case RDB_OPCODE_EOF:
+            return 0;
+        case RDB_OPCODE_SELECTDB:
+            if (rdb_read_len(&l->in, &a, NULL) < 0)
+                return fail(l, at, NULL, 0, "truncated SELECTDB");
+            if (a >= (uint64_t)l->ks->count)
+                return fail(l, at, NULL, 0,
+                            "database %llu out of range (databases is %d): the file was "
+                            "created with more databases than configured",
+                            (unsigned long long)a, l->ks->count);
+            l->db = &l->ks->dbs[a];
+            break;
+        case RDB_OPCODE_RESIZEDB: /* sizes to expect: rbkv's trees need no hint */
+            if (rdb_read_len(&l->in, &a, NULL) < 0 || rdb_read_len(&l->in, &b, NULL) < 0)
+                return fail(l, at, NULL, 0, "truncated RESIZEDB");
+            break;
+        case RDB_OPCODE_AUX:
+            if (read_aux(l, at) < 0)
+                return -1;
+            break;
+        case RDB_OPCODE_MODULE_AUX:
+            return fail(l, at, NULL, 0,
+                        "the file holds a module's auxiliary data: rbkv loads no modules");
+        case RDB_OPCODE_FUNCTION_PRE_GA:
+            return fail(l, at, NULL, 0, "Pre-release function format not supported");
+        case RDB_OPCODE_FUNCTION2:
+            if (read_function(l, at) < 0)
+                return -1;
+            break;
+        default:
+            if (!is_value_type(op))
+                return fail(l, at, NULL, 0, "unknown value type %u", op);
+            if (read_key(l, at, op, expire, idle, freq) < 0)
+                return -1;
+            break;
+        }
+        expire = -1;
+        idle = freq = -1;
+    }
+}
+
+static int read_checksum(struct loader *l, int version)
+{
+    if (version < RDB_VERSION_CHECKSUM)
+        return 0;
+    size_t at = l->in.pos;
+    uint64_t stored = 0;
+    if (read_u64(l, at, 8, &stored, "checksum") < 0)
+        return -1;
+    /* 0: written with rdbchecksum no, so unchecked, as Redis. */
+    if (!stored) {
+        if (l->o->verbose)
+            log_notice("RDB file was saved with checksum disabled: no check performed.");
+        return 0;
+    }
+    uint64_t crc = snap_crc64(0, l->in.buf, at);
+    if (stored != crc) /* Redis's words: expected is the one computed */
+        return fail(l, at, NULL, 0, "Wrong RDB checksum expected: (%llx) got (%llx)",
+                    (unsigned long long)crc, (unsigned long long)stored);
+    return 0;
+}
+
+long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t len,
+                        const char *name, const struct rdb_file_opts *o, char *err,
+                        size_t errlen)
+{
+    struct loader l = {.in = {buf, len, 0}, .name = name, .o = o, .ks = ks, .db = &ks->dbs[0]};
+    l.err = err;
+    l.errlen = errlen;
+    int version = 0;
+    snap_drop_loaded_functions();
+    if (read_header(&l, &version) < 0 || read_records(&l) < 0 || read_checksum(&l, version) < 0)
+        return -1;
+    return l.keys;
+}
+
+int rdb_file_sniff(const char *path)
+{
+    char magic[RDB_FILE_MAGIC_LEN];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, magic, sizeof(magic));
+    close(fd);
+    return n == (ssize_t)sizeof(magic) && !memcmp(magic, RDB_FILE_MAGIC, sizeof(magic));
+}
+
+long long rdb_file_load(struct keyspace *ks, const char *path, const struct rdb_file_opts *o,
+                        char *err, size_t errlen)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "Can't open the RDB file %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    /* An empty file maps nothing: read_header refuses it from an empty buffer. */
+    void *map = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (map == MAP_FAILED) {
+        snprintf(err, errlen, "Can't map the RDB file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (size)
+        madvise(map, size, MADV_SEQUENTIAL);
+    long long n = rdb_file_read(ks, map ? map : (const void *)"", size, path, o, err, errlen);
+    if (map)
+        munmap(map, size);
+    return n;
+}
+
+/* ---- writing ---- */
+
+struct writer {
+    int fd;
+    struct rdb_out o;
+    uint64_t crc;
+    char *err;
+    size_t errlen;
+    int failed;
+};
+
+static int flush(struct writer *w)
+{
+    w->crc = snap_crc64(w->crc, w->o.buf, w->o.len);
+    for (size_t done = 0; done < w->o.len && !w->failed;) {
+        ssize_t n = write(w->fd, w->o.buf + done, w->o.len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(w->err, w->errlen, "%s", n < 0 ? strerror(errno) : "short write");
+            w->failed = 1;
+            break;
+        }
+        done += (size_t)n;
+    }
+    w->o.len = 0;
+    return w->failed ? -1 : 0;
+}
+
+static void write_aux(struct rdb_out *o, const char *k, const char *v)
+{
+    rdb_out_byte(o, RDB_OPCODE_AUX);
+    rdb_out_string(o, k, strlen(k));
+    rdb_out_string(o, v, strlen(v));
+}
+
+/* One key: its expiry, its type byte, the key, the value's body. */
+static int write_key(struct writer *w, struct rdb_out *scratch, const struct db *db,
+                     struct ks_entry *e)
+{
+    int64_t when = ks_get_expire(e);
+    if (e->type != KS_STRING) {
+        scratch->len = 0;
+        if (rdb_value_write(scratch, e->type, ks_ptr(e)) < 0) {
+            char shown[REPR_MAX(KEY_SHOWN)];
+            size_t n = repr_write(shown, ks_key(e), ks_klen(e) > KEY_SHOWN ? KEY_SHOWN : ks_klen(e));
+            snprintf(w->err, w->errlen, "key %.*s in db %d is a stream: rbkv writes no stream "
+                     "to RDB yet", (int)n, shown, db->id);
+            w->failed = 1;
+            return -1;
+        }
+    }
+    if (when >= 0) {
+        unsigned char ms[8];
+        for (int i = 0; i < 8; i++)
+            ms[i] = (unsigned char)((uint64_t)when >> (8 * i));
+        rdb_out_byte(&w->o, RDB_OPCODE_EXPIRETIME_MS);
+        rdb_out_bytes(&w->o, ms, 8);
+    }
+    if (e->type == KS_STRING) {
+        rdb_out_byte(&w->o, RDB_TYPE_STRING);
+        rdb_out_string(&w->o, ks_key(e), ks_klen(e));
+        rdb_out_string(&w->o, ks_str(e), ks_slen(e));
+    } else {
+        rdb_out_byte(&w->o, (unsigned char)scratch->buf[0]);
+        rdb_out_string(&w->o, ks_key(e), ks_klen(e));
+        rdb_out_bytes(&w->o, scratch->buf + 1, scratch->len - 1);
+    }
+    return w->o.len >= RDB_FLUSH_AT ? flush(w) : 0;
+}
+
+static int write_db(struct writer *w, struct rdb_out *scratch, const struct db *db,
+                    int64_t now_ms)
+{
+    if (!ks_count(db))
+        return 0;
+    rdb_out_byte(&w->o, RDB_OPCODE_SELECTDB);
+    rdb_out_len(&w->o, (uint64_t)db->id);
+    rdb_out_byte(&w->o, RDB_OPCODE_RESIZEDB);
+    rdb_out_len(&w->o, ks_count(db));
+    rdb_out_len(&w->o, db->expires_count);
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
+        int64_t when = ks_get_expire(e);
+        if (when >= 0 && when <= now_ms)
+            continue;
+        if (write_key(w, scratch, db, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int rdb_file_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err,
+                      size_t errlen)
+{
+    struct writer w = {.fd = fd, .err = err, .errlen = errlen};
+    struct rdb_out scratch = {0};
+    char num[32];
+    rdb_out_bytes(&w.o, RDB_FILE_MAGIC "0010", RDB_HEADER_LEN);
+    /* The version of Redis whose format this is, as tools read it. No
+     * used-mem: it is only logged, and without it the same keyspace writes
+     * the same bytes (the fuzz target checks that). */
+    write_aux(&w.o, "redis-ver", "7.0.15");
+    snprintf(num, sizeof(num), "%zu", sizeof(void *) * 8);
+    write_aux(&w.o, "redis-bits", num);
+    snprintf(num, sizeof(num), "%lld", (long long)(now_ms / 1000));
+    write_aux(&w.o, "ctime", num);
+    write_aux(&w.o, "aof-base", "0");
+    const char *code;
+    size_t clen;
+    for (size_t i = 0; (code = snap_function_code(i, &clen)); i++) {
+        rdb_out_byte(&w.o, RDB_OPCODE_FUNCTION2);
+        rdb_out_string(&w.o, code, clen);
+    }
+    int rc = 0;
+    for (int i = 0; i < ks->count && rc == 0; i++)
+        rc = write_db(&w, &scratch, &ks->dbs[i], now_ms);
+    if (rc == 0) {
+        rdb_out_byte(&w.o, RDB_OPCODE_EOF);
+        rc = flush(&w);
+    }
+    if (rc == 0) {
+        unsigned char crc[8];
+        for (int i = 0; i < 8; i++)
+            crc[i] = (unsigned char)(w.crc >> (8 * i));
+        rdb_out_bytes(&w.o, crc, 8);
+        rc = flush(&w);
+    }
+    if (rc == 0 && fsync(fd) < 0 && errno != EINVAL) {
+        snprintf(err, errlen, "fsync: %s", strerror(errno));
+        rc = -1;
+    }
+    rdb_out_free(&w.o);
+    rdb_out_free(&scratch);
+    return rc;
+}
