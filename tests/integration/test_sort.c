@@ -165,6 +165,16 @@ static void test_store(void)
 
 /* ---- comparisons with redis-server ---------------------------------------- */
 
+/* A flushed client of each server; NULL, said so, without a reference. */
+static redisContext *ref_pair(redisContext **r)
+{
+    if (!have_ref) {
+        printf("  skipped: no reference server to compare with\n");
+        return NULL;
+    }
+    return h_connect_pair(&srv, &ref, r);
+}
+
 /* The elements the random data is made of: numbers, words, odd numbers. */
 static const char *const pool[] = {
     "0", "1", "2", "3", "5", "7", "10", "11", "20", "42", "100", "-1", "-7", "2.5", "-0.5",
@@ -373,15 +383,11 @@ static int same_unordered(redisContext *c, redisContext *r, const struct h_line 
 
 static void test_random_against_redis(void)
 {
-    if (!have_ref) {
-        printf("  skipped: no reference server to compare with\n");
-        return;
-    }
-    uint64_t seed = h_seed();
-    rng_state = seed ? seed : 1;
-    redisContext *r, *c = h_connect_pair(&srv, &ref, &r);
+    redisContext *r, *c = ref_pair(&r);
     if (!c)
         return;
+    uint64_t seed = h_seed();
+    rng_state = seed ? seed : 1;
     int failures = 0, n = RANDOM_SORTS / H_SLOW;
     for (int i = 0; i < n && failures < 5; i++) {
         if (i % SORTS_PER_DATASET == 0)
@@ -405,11 +411,7 @@ static void test_random_against_redis(void)
 /* Inside scripts, an unsorted set comes sorted ALPHA; RESP3's nulls. */
 static void test_scripts_and_resp3(void)
 {
-    if (!have_ref) {
-        printf("  skipped: no reference server to compare with\n");
-        return;
-    }
-    redisContext *r, *c = h_connect_pair(&srv, &ref, &r);
+    redisContext *r, *c = ref_pair(&r);
     if (!c)
         return;
     static const char *const lines[] = {
@@ -436,11 +438,7 @@ static void test_scripts_and_resp3(void)
  * Redis's sortGetKeys: the last STORE, options skipped by their arity. */
 static void test_command_info(void)
 {
-    if (!have_ref) {
-        printf("  skipped: no reference server to compare with\n");
-        return;
-    }
-    redisContext *r, *c = h_connect_pair(&srv, &ref, &r);
+    redisContext *r, *c = ref_pair(&r);
     if (!c)
         return;
     static const char *const lines[] = {
