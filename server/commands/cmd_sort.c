@@ -173,8 +173,8 @@ static int pattern_allowed_or_reply(struct client *c, int readonly, const char *
         *full = acl_reads_every_key(c->user, &sort_commands[readonly ? ROW_SORT_RO : ROW_SORT],
                                     c->argc, c->argv);
     if (!*full) {
-        resp_add_errorf(&c->out, "ERR %s option of SORT denied due to insufficient ACL permissions.",
-                        what);
+        resp_add_errorf(&c->out,
+                        "ERR %s option of SORT denied due to insufficient ACL permissions.", what);
         return -1;
     }
     return 0;
@@ -462,37 +462,34 @@ static size_t value_len(int type, const void *value)
     return type == KS_SET ? om_len(value) : zs_len(value);
 }
 
-/* Loads the elements of value (a list, set or sorted set; NULL: empty) that
- * the call reads, and narrows [*start, *end] to run->v's positions. */
+/* Loads the elements of value (a list, set or sorted set of len elements;
+ * NULL: empty) that the call reads, and narrows [*start, *end] to run->v's
+ * positions. */
 static void load_elements(struct sort_run *run, const struct sort_opts *o, int type,
-                          const void *value, long long *start, long long *end)
+                          const void *value, long long len, long long *start, long long *end)
 {
-    long long len = (long long)value_len(type, value);
-
     /* Unsorted, a list or sorted set reads only the range, in its order. */
-    if (o->dontsort && type != KS_SET) {
-        if (*end < *start)
-            return;
-        size_t want = (size_t)(*end - *start + 1);
+    int ranged = o->dontsort && type != KS_SET;
+    size_t want = ranged ? (size_t)(*end >= *start ? *end - *start + 1 : 0) : (size_t)len;
+
+    run->v = xmalloc(sizeof(*run->v) * (want ? want : 1));
+    if (!want)
+        return;
+    if (ranged) {
         size_t from = (size_t)(o->desc ? len - *start - 1 : *start);
-        run->v = xmalloc(sizeof(*run->v) * want);
         if (type == KS_LIST)
             load_list(run, value, from, want, o->desc);
         else
             load_zset(run, value, from, want, o->desc);
         *end -= *start;
         *start = 0;
-        return;
-    }
-    if (!len)
-        return;
-    run->v = xmalloc(sizeof(*run->v) * (size_t)len);
-    if (type == KS_LIST)
-        load_list(run, value, 0, (size_t)len, 0);
-    else if (type == KS_SET)
+    } else if (type == KS_LIST) {
+        load_list(run, value, 0, want, 0);
+    } else if (type == KS_SET) {
         load_set(run, value);
-    else
-        load_zset(run, value, 0, (size_t)len, 0);
+    } else {
+        load_zset(run, value, 0, want, 0);
+    }
 }
 
 /* SORT after its options: the key read, sorted and answered or stored. */
@@ -528,7 +525,7 @@ static void sort_key(struct client *c, struct sort_opts *o, struct sort_run *run
     if (end >= len)
         end = len - 1;
 
-    load_elements(run, o, type, value, &start, &end);
+    load_elements(run, o, type, value, len, &start, &end);
     if (!o->dontsort) {
         if (load_weights(c, run, o) < 0) {
             resp_add_error(&c->out, "ERR One or more scores can't be converted into double");
@@ -540,8 +537,11 @@ static void sort_key(struct client *c, struct sort_opts *o, struct sort_run *run
         xfree(tmp);
     }
 
+    /* The range lies inside what was loaded; the bound says so. */
     size_t lo = end >= start ? (size_t)start : 0;
     size_t n = end >= start ? (size_t)(end - start + 1) : 0;
+    if (lo > run->n || n > run->n - lo)
+        n = 0;
     if (o->store)
         store_items(c, run, o, lo, n);
     else
@@ -573,7 +573,8 @@ static void cmd_sort_ro(struct client *c)
 #define SORT_COST                                                                                \
     "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "     \
     "number of returned elements. When the elements are not sorted, complexity is O(N)."
-#define SORT_ARGS "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"
+#define SORT_ARGS                                                                                \
+    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"
 
 /* ROW_SORT and ROW_SORT_RO name these rows. SORT's keys are found by
  * key_specs.c (Redis's sortGetKeys), and it touches for WATCH only what

@@ -178,8 +178,8 @@ static redisContext *ref_pair(redisContext **r)
 /* The elements the random data is made of: numbers, words, odd numbers. */
 static const char *const pool[] = {
     "0", "1", "2", "3", "5", "7", "10", "11", "20", "42", "100", "-1", "-7", "2.5", "-0.5",
-    "1e2", "0x10", " 7", "007", "", "inf", "a", "b", "c", "abc", "B", "a b", "Z", "\xc3\xa9t\xc3\xa9",
-    "x\xff", "ab",
+    "1e2", "0x10", " 7", "007", "", "inf", "a", "b", "c", "abc", "B", "a b", "Z",
+    "\xc3\xa9t\xc3\xa9", "x\xff", "ab",
 };
 #define POOL (sizeof(pool) / sizeof(pool[0]))
 #define NUMERIC 20 /* pool[0..NUMERIC) read as numbers */
