@@ -60,6 +60,7 @@ struct sort_item {
     double score;   /* its weight, when sorted by number */
     const char *by; /* under ALPHA BY, what it sorts by; NULL when missing */
     size_t bylen;
+    size_t pos;     /* where it was read: the stable order's last word */
 };
 
 struct sort_opts {
@@ -225,7 +226,8 @@ static int sort_opts_or_reply(struct client *c, int readonly, struct sort_opts *
 
 static void add_item(struct sort_run *run, const char *s, size_t len)
 {
-    run->v[run->n++] = (struct sort_item){.s = s, .len = len};
+    run->v[run->n] = (struct sort_item){.s = s, .len = len, .pos = run->n};
+    run->n++;
 }
 
 /* n elements of l from position from, towards the head when backwards. */
@@ -399,6 +401,56 @@ static void merge_sort(struct sort_item *v, struct sort_item *tmp, size_t n,
         v[out++] = tmp[i++];
 }
 
+/* The stable order as a total one: equal values by where they were read. */
+static int item_before(const struct sort_order *k, const struct sort_item *a,
+                       const struct sort_item *b)
+{
+    int cmp = item_cmp(k, a, b);
+    return cmp ? cmp < 0 : a->pos < b->pos;
+}
+
+/* Restores the max-heap v[0..n) (its last item first) below i. */
+static void sift_down(struct sort_item *v, size_t i, size_t n, const struct sort_order *k)
+{
+    for (;;) {
+        size_t top = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && item_before(k, &v[top], &v[l]))
+            top = l;
+        if (r < n && item_before(k, &v[top], &v[r]))
+            top = r;
+        if (top == i)
+            return;
+        struct sort_item t = v[i];
+        v[i] = v[top];
+        v[top] = t;
+        i = top;
+    }
+}
+
+/* The first want items of v[0..n)'s stable order into v[0..want), sorted,
+ * in O(n log want): a LIMIT that keeps a few of many reads no more than
+ * that (Redis sorts partially too, for BY). The rest of v is left in no
+ * order. */
+static void partial_sort(struct sort_item *v, size_t n, size_t want, const struct sort_order *k)
+{
+    for (size_t i = want / 2; i-- > 0;)
+        sift_down(v, i, want, k);
+    for (size_t j = want; j < n; j++) {
+        if (item_before(k, &v[j], &v[0])) {
+            struct sort_item t = v[0];
+            v[0] = v[j];
+            v[j] = t;
+            sift_down(v, 0, want, k);
+        }
+    }
+    for (size_t last = want; last > 1; last--) {
+        struct sort_item t = v[0];
+        v[0] = v[last - 1];
+        v[last - 1] = t;
+        sift_down(v, 0, last - 1, k);
+    }
+}
+
 /* ---- the result ---------------------------------------------------------- */
 
 static void reply_items(struct client *c, struct sort_run *run, const struct sort_opts *o,
@@ -532,9 +584,15 @@ static void sort_key(struct client *c, struct sort_opts *o, struct sort_run *run
             return;
         }
         struct sort_order k = {o->desc, o->alpha, o->by != NULL, o->store != NULL};
-        struct sort_item *tmp = xmalloc(sizeof(*tmp) * (run->n / 2 + 1));
-        merge_sort(run->v, tmp, run->n, &k);
-        xfree(tmp);
+        /* Only the order's first end + 1 items are ever read. */
+        size_t want = end >= start ? (size_t)end + 1 : 0;
+        if (want && want <= run->n / 4) {
+            partial_sort(run->v, run->n, want, &k);
+        } else if (want) {
+            struct sort_item *tmp = xmalloc(sizeof(*tmp) * (run->n / 2 + 1));
+            merge_sort(run->v, tmp, run->n, &k);
+            xfree(tmp);
+        }
     }
 
     /* The range lies inside what was loaded; the bound says so. */
