@@ -19,7 +19,10 @@
  * elements' bytes; under ALPHA by the bytes as strcmp compares them
  * (Redis's strcoll in the C locales), or as memcmp with STORE, a missing
  * BY value first. The sort is stable, as glibc's merge sort under Redis's
- * qsort is: equal values keep the order the elements were read in.
+ * qsort is: equal values keep the order the elements were read in. A LIMIT
+ * that keeps few of many elements selects them with a heap over that same
+ * order (the read position breaking the last ties), so the reply is the
+ * full sort's.
  * Without a sort (BY a pattern without '*'), a list or sorted set gives its
  * own order, reversed by DESC, and only LIMIT's range is read; a set is
  * sorted ALPHA all the same under STORE and inside scripts, as Redis does,
