@@ -719,6 +719,17 @@ static void add_int_field(struct resp_out *o, const char *name, long long v)
     resp_add_int(o, v);
 }
 
+/* An unknown spec's begin_search or find_keys, as Redis: an empty spec. */
+static void add_unknown_search(struct resp_out *o, const char *name)
+{
+    resp_add_bulk_cstr(o, name);
+    resp_add_map_len(o, 2);
+    resp_add_bulk_cstr(o, "type");
+    resp_add_bulk_cstr(o, "unknown");
+    resp_add_bulk_cstr(o, "spec");
+    resp_add_map_len(o, 0);
+}
+
 static void add_key_spec(struct resp_out *o, const struct key_spec *k)
 {
     resp_add_map_len(o, k->notes ? 4 : 3);
@@ -728,6 +739,11 @@ static void add_key_spec(struct resp_out *o, const struct key_spec *k)
     }
     resp_add_bulk_cstr(o, "flags");
     add_key_flags(o, k->flags);
+    if (k->unknown) {
+        add_unknown_search(o, "begin_search");
+        add_unknown_search(o, "find_keys");
+        return;
+    }
     resp_add_bulk_cstr(o, "begin_search");
     resp_add_map_len(o, 2);
     resp_add_bulk_cstr(o, "type");

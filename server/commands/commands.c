@@ -33,6 +33,7 @@
 #include "cmd_server.h"
 #include "cmd_set.h"
 #include "cmd_slowlog.h"
+#include "cmd_sort.h"
 #include "cmd_string.h"
 #include "cmd_xgroup.h"
 #include "cmd_xstream.h"
@@ -108,6 +109,7 @@ void commands_register(void)
         bitmap_commands,
         hll_commands,
         keys_commands,
+        sort_commands,
         dump_commands,
         ordered_commands,
         zset_commands,

@@ -30,6 +30,12 @@
 #define NOTE_SET_GET "RW and ACCESS due to the optional `GET` argument"
 #define NOTE_PFCOUNT                                                                      \
     "RW because it may change the internal representation of the key, and propagate to replicas"
+#define NOTE_SORT_PATTERNS                                                                \
+    "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive "   \
+    "from the content of the key we sort"
+#define NOTE_SORT_STORE                                                                   \
+    "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear " \
+    "anywhere in the argument array"
 #define NOTE_XADD_TRIM "UPDATE instead of INSERT because of the optional trimming feature"
 
 /* SET reads its key only with GET (Redis's setGetKeys: any argument from
@@ -57,6 +63,35 @@ static unsigned bitfield_key_flags(int argc, const struct resp_slice *argv)
             return KEY_RW | KEY_ACCESS | KEY_UPDATE;
     }
     return KEY_RO | KEY_ACCESS;
+}
+
+/* Redis's sortGetKeys: the key sorted, then the last STORE's destination.
+ * Options are skipped by what they take (LIMIT two, GET and BY one, any
+ * other word none), so a STORE read as a GET's pattern is no keyword. */
+static int sort_keys(int argc, const struct resp_slice *argv, key_visit_fn *visit, void *ctx)
+{
+    int store = 0;
+    for (int i = 2; i < argc; i++) {
+        if (arg_is(&argv[i], "LIMIT"))
+            i += 2;
+        else if (arg_is(&argv[i], "GET") || arg_is(&argv[i], "BY"))
+            i += 1;
+        else if (arg_is(&argv[i], "STORE") && i + 1 < argc)
+            store = i + 1;
+    }
+    if (visit(ctx, 1, KEY_RO | KEY_ACCESS) || !store)
+        return 1;
+    visit(ctx, store, KEY_OW | KEY_UPDATE);
+    return 2;
+}
+
+/* Redis's sortROGetKeys: the key sorted alone. */
+static int sort_ro_keys(int argc, const struct resp_slice *argv, key_visit_fn *visit, void *ctx)
+{
+    (void)argc;
+    (void)argv;
+    visit(ctx, 1, KEY_RO | KEY_ACCESS);
+    return 1;
 }
 
 const struct command_key_specs command_key_specs[] = {
@@ -243,6 +278,13 @@ const struct command_key_specs command_key_specs[] = {
     {.name = "smove", .count = 2,
      .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)},
                {.flags = KEY_RW | KEY_INSERT, RANGE(2, 0, 1)}}},
+    {.name = "sort", .count = 3, .keys_for = sort_keys,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, .unknown = 1, .notes = NOTE_SORT_PATTERNS},
+               {.flags = KEY_OW | KEY_UPDATE, .unknown = 1, .notes = NOTE_SORT_STORE}}},
+    {.name = "sort_ro", .count = 2, .keys_for = sort_ro_keys,
+     .specs = {{.flags = KEY_RO | KEY_ACCESS, RANGE(1, 0, 1)},
+               {.flags = KEY_RO | KEY_ACCESS, .unknown = 1, .notes = NOTE_SORT_PATTERNS}}},
     {.name = "spop", .count = 1,
      .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(1, 0, 1)}}},
     {.name = "spublish", .count = 1,

@@ -577,6 +577,33 @@ static enum acl_denial selector_check(const struct acl_selector *s, const struct
     return ACL_ALLOWED;
 }
 
+/* Redis's ACLSelectorHasUnrestrictedKeyAccess for reads. */
+static int selector_reads_every_key(const struct acl_selector *s)
+{
+    if (s->allkeys & ACL_KEYS_READ)
+        return 1;
+    for (size_t i = 0; i < s->nkeys; i++) {
+        const struct acl_pattern *p = &s->keys[i];
+        if ((p->perm & ACL_KEYS_READ) && p->len == 1 && p->pat[0] == '*')
+            return 1;
+    }
+    return 0;
+}
+
+int acl_reads_every_key(const struct acl_user *u, const struct command *cmd, int argc,
+                        const struct resp_slice *argv)
+{
+    if (!u || (u->flags & ACL_USER_ALLPERM))
+        return 1;
+    for (size_t i = 0; i < u->nsel; i++) {
+        int pos = 0;
+        if (selector_reads_every_key(&u->sel[i]) &&
+            selector_check(&u->sel[i], cmd, argc, argv, &pos) == ACL_ALLOWED)
+            return 1;
+    }
+    return 0;
+}
+
 enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, int argc,
                           const struct resp_slice *argv, int *pos)
 {

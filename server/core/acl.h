@@ -99,6 +99,13 @@ enum acl_denial { ACL_ALLOWED, ACL_DENIED_CMD, ACL_DENIED_KEY, ACL_DENIED_CHANNE
  * user's keys). */
 enum acl_denial acl_check(const struct acl_user *u, const struct command *cmd, int argc,
                           const struct resp_slice *argv, int *pos);
+/* Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess for reads: whether one
+ * selector of u allows cmd with argv[0..argc) and may also read every key
+ * (~*, or a * pattern with read permission). SORT's BY and GET read keys
+ * that come from the data, which no check of the request can see. A NULL
+ * u (the log's replay, a primary's link) may. */
+int acl_reads_every_key(const struct acl_user *u, const struct command *cmd, int argc,
+                        const struct resp_slice *argv);
 /* Where a denied request ran, ACL LOG's "context". */
 enum acl_log_context { ACL_LOG_TOPLEVEL, ACL_LOG_MULTI, ACL_LOG_LUA };
 

@@ -231,6 +231,10 @@ int keyspec_visit(const struct command_key_specs *specs, int argc, const struct 
     struct span spans[KEY_SPECS_MAX];
     if (!specs)
         return 0;
+    /* An unknown spec makes Redis's walk invalid, and it asks the
+     * command's own key finder instead. */
+    if (specs->keys_for)
+        return specs->keys_for(argc, argv, visit, ctx);
     for (int j = 0; j < specs->count; j++) {
         spans[j].first = 0;
         if (specs->specs[j].flags & KEY_NOT_KEY)

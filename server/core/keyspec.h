@@ -39,6 +39,11 @@
 struct key_spec {
     unsigned flags;
     const char *notes; /* COMMAND INFO's notes, or NULL */
+    /* Redis's "unknown" begin_search and find_keys: nothing in the
+     * request's shape says where these keys are (SORT's BY and GET keys come
+     * from the data, its STORE keyword may stand anywhere). The spec only
+     * describes; its command's keys_for finds the keys. */
+    int unknown;
     /* Where the keys begin: at argument `index` when keyword is NULL; else
      * right after the first argument equal to keyword (any case), searched
      * from argument `index` on, or backwards from argc + index when index
@@ -60,11 +65,23 @@ struct key_spec {
  * overwrites without reading): the flags of every key it names. */
 typedef unsigned key_flags_fn(int argc, const struct resp_slice *argv);
 
+/* Called for each key of a request, in Redis's order: pos is its argument,
+ * flags its spec's (0 where Redis's fallback gives none). Nonzero stops the
+ * walk. */
+typedef int key_visit_fn(void *ctx, int pos, unsigned flags);
+
+/* Redis's getkeys_proc for a command with an unknown spec: visits the keys
+ * of argv[0..argc) with their flags, as keyspec_visit does, and returns the
+ * number visited, the stopping one included. */
+typedef int key_finder_fn(int argc, const struct resp_slice *argv, key_visit_fn *visit,
+                          void *ctx);
+
 struct command_key_specs {
     const char *name;  /* a command's name, or "container|sub", lower case */
     int count;         /* of specs */
     struct key_spec specs[KEY_SPECS_MAX];
     key_flags_fn *flags_for; /* NULL unless a spec has KEY_VARIABLE_FLAGS */
+    key_finder_fn *keys_for; /* set when a spec is unknown, else NULL */
 };
 
 /* Registers the table of explicit specs (ending with a NULL name; a
@@ -86,17 +103,13 @@ const struct command_key_specs *keyspec_of(const struct command *cmd);
 /* Whether specs can name a key at all (a spec that is no NOT_KEY). */
 int keyspec_has_keys(const struct command_key_specs *specs);
 
-/* Called for each key of a request, in Redis's order: pos is its argument,
- * flags its spec's (0 where Redis's fallback gives none). Nonzero stops the
- * walk. */
-typedef int key_visit_fn(void *ctx, int pos, unsigned flags);
-
 /* Visits the keys the specs find in argv[0..argc) (arity checked already).
  * As Redis: a keyword that is missing names no key; a count that is not a
  * number, or keys past the end, make the specs invalid, and then Redis's
  * older rules give the keys without flags (a count read as C's atoi reads
- * it, between 1 and what the request holds; otherwise no key). Returns the
- * number of keys visited, the stopping one included. */
+ * it, between 1 and what the request holds; otherwise no key); specs with
+ * keys_for are never read, keys_for answers. Returns the number of keys
+ * visited, the stopping one included. */
 int keyspec_visit(const struct command_key_specs *specs, int argc, const struct resp_slice *argv,
                   key_visit_fn *visit, void *ctx);
 

@@ -195,6 +195,9 @@ int script_prepare_or_reply(struct script_run *run, struct client *caller, const
         run->state |= SCRIPT_RUN_ALLOW_OOM;
     c->db = caller->db;
     c->db_index = caller->db_index;
+    /* The caller's user, as Redis's script client has it: what a command
+     * asks of c->user itself (SORT's BY and GET) is the caller's. */
+    c->user = caller->user;
     c->out.proto = 2;
     /* The script's writes reach the log and the replicas as one
      * transaction; inside EXEC the transaction's own MULTI holds them. */
@@ -231,6 +234,7 @@ void script_finish(struct script_run *run)
     cur.wrapped = 0;
     if (run->state & SCRIPT_RUN_TIMEDOUT)
         unprotect_caller(run->caller);
+    cur.client->user = NULL; /* the user may go before the next run */
     cur.run = NULL;
 }
 

@@ -1626,6 +1626,48 @@ long long h_info_ll(redisContext *c, const char *section, const char *field)
     return h_info_str(c, section, field, val, sizeof(val)) == 0 ? strtoll(val, NULL, 10) : -1;
 }
 
+void h_events_and_dirty(const struct h_server *s, const char *const *lines, size_t n,
+                        char *events, size_t cap, long long *dirty)
+{
+    redisContext *c = h_connect_flushed(s);
+    redisContext *sub = h_connect(s);
+    events[0] = '\0';
+    if (!c || !sub) {
+        redisFree(c);
+        redisFree(sub);
+        return;
+    }
+    freeReplyObject(H_CALL(c, "CONFIG", "SET", "notify-keyspace-events", "KEAn"));
+    freeReplyObject(H_CALL(sub, "PSUBSCRIBE", "__keyevent@*__:*"));
+    for (size_t i = 0; i < n; i++) {
+        struct h_line l;
+        long long before = h_info_ll(c, "persistence", "rdb_changes_since_last_save");
+        freeReplyObject(h_command(c, h_split(lines[i], &l), l.argv, NULL));
+        dirty[i] = h_info_ll(c, "persistence", "rdb_changes_since_last_save") - before;
+    }
+    size_t used = 0;
+    for (;;) {
+        redisReply *m = NULL;
+        if (redisGetReply(sub, (void **)&m) != REDIS_OK || !m || m->elements != 4) {
+            freeReplyObject(m);
+            CHECK(0, "a keyspace event");
+            break;
+        }
+        const char *ev = strrchr(m->element[2]->str, ':');
+        int end = !strcmp(m->element[3]->str, "end") && ev && !strcmp(ev, ":set");
+        int w = snprintf(events + used, cap - used, "%s %s;", ev ? ev + 1 : "?",
+                         m->element[3]->str);
+        freeReplyObject(m);
+        if (w > 0 && (size_t)w < cap - used)
+            used += (size_t)w;
+        if (end)
+            break;
+    }
+    freeReplyObject(H_CALL(c, "CONFIG", "SET", "notify-keyspace-events", ""));
+    redisFree(sub);
+    redisFree(c);
+}
+
 int h_wait_info(redisContext *c, const char *section, const char *field, const char *want,
                 int timeout_ms)
 {

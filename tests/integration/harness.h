@@ -439,6 +439,14 @@ int h_info_str(redisContext *c, const char *section, const char *field, char *ou
 /* A numeric field of INFO section (e.g. "memory", "used_memory"), or -1 when
  * the reply or the field is missing. */
 long long h_info_ll(redisContext *c, const char *section, const char *field);
+/* Runs lines[0..n) (words split at spaces; the last must be "SET end end")
+ * on a flushed client of s with every keyspace event on, then writes into
+ * events (cap bytes) each keyevent as "event key;" up to that SET's, and
+ * into dirty[i] how much lines[i] changed rdb_changes_since_last_save: a
+ * command's events and dirty count, to compare with fixed ones and with the
+ * reference's. notify-keyspace-events is "" again afterwards. */
+void h_events_and_dirty(const struct h_server *s, const char *const *lines, size_t n,
+                        char *events, size_t cap, long long *dirty);
 /* Polls INFO section until field reads want, for up to timeout_ms. Returns 1
  * when it got there, 0 (not a recorded failure: callers CHECK) otherwise. */
 int h_wait_info(redisContext *c, const char *section, const char *field, const char *want,

@@ -401,64 +401,25 @@ static void test_corrupt_against_redis(void)
 }
 
 /* The keyspace events and dirty counts of a sequence. */
-static void run_events(const struct h_server *s, char *events, size_t cap, long long *dirty)
-{
-    static const char *const lines[] = {
-        "PFADD h a b c", /* new, pfadd */
-        "PFADD h a",     /* nothing changed */
-        "PFADD h d e",   /* pfadd: dirty counts each register raised */
-        "PFCOUNT h",     /* writes the cache: dirty, no event */
-        "PFCOUNT h",     /* cached */
-        "PFMERGE m h",   /* new, pfadd */
-        "PFMERGE m",     /* pfadd, even with nothing new */
-        "PFDEBUG TODENSE m",
-        "PFDEBUG TODENSE m",
-        "SET end end",
-    };
-    redisContext *c = h_connect_flushed(s);
-    redisContext *sub = h_connect(s);
-    events[0] = '\0';
-    if (!c || !sub) {
-        redisFree(c);
-        redisFree(sub);
-        return;
-    }
-    freeReplyObject(H_CALL(c, "CONFIG", "SET", "notify-keyspace-events", "KEAn"));
-    freeReplyObject(H_CALL(sub, "PSUBSCRIBE", "__keyevent@*__:*"));
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-        struct h_line l;
-        long long before = h_info_ll(c, "persistence", "rdb_changes_since_last_save");
-        freeReplyObject(h_command(c, h_split(lines[i], &l), l.argv, NULL));
-        dirty[i] = h_info_ll(c, "persistence", "rdb_changes_since_last_save") - before;
-    }
-    size_t used = 0;
-    for (;;) {
-        redisReply *m = NULL;
-        if (redisGetReply(sub, (void **)&m) != REDIS_OK || !m || m->elements != 4) {
-            freeReplyObject(m);
-            CHECK(0, "a keyspace event");
-            break;
-        }
-        const char *ev = strrchr(m->element[2]->str, ':');
-        int end = !strcmp(m->element[3]->str, "end") && ev && !strcmp(ev, ":set");
-        int w = snprintf(events + used, cap - used, "%s %s;", ev ? ev + 1 : "?",
-                         m->element[3]->str);
-        freeReplyObject(m);
-        if (w > 0 && (size_t)w < cap - used)
-            used += (size_t)w;
-        if (end)
-            break;
-    }
-    freeReplyObject(H_CALL(c, "CONFIG", "SET", "notify-keyspace-events", ""));
-    redisFree(sub);
-    redisFree(c);
-}
+static const char *const event_lines[] = {
+    "PFADD h a b c", /* new, pfadd */
+    "PFADD h a",     /* nothing changed */
+    "PFADD h d e",   /* pfadd: dirty counts each register raised */
+    "PFCOUNT h",     /* writes the cache: dirty, no event */
+    "PFCOUNT h",     /* cached */
+    "PFMERGE m h",   /* new, pfadd */
+    "PFMERGE m",     /* pfadd, even with nothing new */
+    "PFDEBUG TODENSE m",
+    "PFDEBUG TODENSE m",
+    "SET end end",
+};
 
 static void test_events_and_dirty(void)
 {
     char ours[1024], theirs[1024];
     long long dirty[16] = {0}, ref_dirty[16] = {0};
-    run_events(&srv, ours, sizeof(ours), dirty);
+    h_events_and_dirty(&srv, event_lines, sizeof(event_lines) / sizeof(event_lines[0]), ours,
+                       sizeof(ours), dirty);
     const char *want = "new h;pfadd h;pfadd h;new m;pfadd m;pfadd m;new end;set end;";
     CHECK(!strcmp(ours, want), "events: got %s, want %s", ours, want);
     long long want_dirty[] = {4, 0, 2, 1, 0, 1, 1, 1, 0, 1};
@@ -467,7 +428,8 @@ static void test_events_and_dirty(void)
               dirty[i], want_dirty[i]);
     if (!have_ref)
         return;
-    run_events(&ref, theirs, sizeof(theirs), ref_dirty);
+    h_events_and_dirty(&ref, event_lines, sizeof(event_lines) / sizeof(event_lines[0]), theirs,
+                       sizeof(theirs), ref_dirty);
     CHECK(!strcmp(ours, theirs), "events: rbkv %s, redis %s", ours, theirs);
 }
 
