@@ -16,6 +16,7 @@
 #include "cluster_bus.h"
 
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "clock.h"
@@ -338,6 +339,15 @@ int cluster_bus_listen(cluster_bus_receive_cb receive)
         return -1;
     }
     return 0;
+}
+
+void cluster_bus_close_listener_fds(void)
+{
+    for (int i = 0; i < bus.listener_count; i++) {
+        uv_os_fd_t fd;
+        if (uv_fileno((uv_handle_t *)&bus.listeners[i], &fd) == 0)
+            close(fd);
+    }
 }
 
 void cluster_bus_close_all(void)

@@ -29,6 +29,10 @@ typedef void (*cluster_bus_receive_cb)(struct cluster_link *l, const struct clus
 int cluster_bus_listen(cluster_bus_receive_cb receive);
 /* Shutdown: stops listening and closes every link. */
 void cluster_bus_close_all(void);
+/* In a fork child (snapshot, rewrite, full sync): closes its copies of the
+ * bus's listening sockets without libuv, so a parent killed meanwhile frees
+ * the bus port at once, as the client port (server_on_child_close). */
+void cluster_bus_close_listener_fds(void);
 
 /* Opens n's outbound link (n->link) to n->ip:n->cport; what is sent before
  * the connection is made waits in the link. Returns the link, or NULL when

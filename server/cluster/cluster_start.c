@@ -108,6 +108,7 @@ int cluster_init(void)
         cluster_free();
         return -1;
     }
+    server_on_child_close(cluster_bus_close_listener_fds);
     cluster_route_init();
     server_add_module(&cluster_module);
     cluster_changed(save ? CLUSTER_TODO_SAVE : 0);

@@ -18,17 +18,24 @@
 
 struct server server;
 
-static void (*close_listener_fds)(void);
+/* The transport's and the cluster bus's: one each. */
+#define CHILD_CLOSERS 4
+static void (*child_closers[CHILD_CLOSERS])(void);
+static int child_closer_count;
 
 void server_on_child_close(void (*fn)(void))
 {
-    close_listener_fds = fn;
+    if (child_closer_count == CHILD_CLOSERS) {
+        log_warning("Too many listener closers for fork children; raise CHILD_CLOSERS");
+        abort();
+    }
+    child_closers[child_closer_count++] = fn;
 }
 
 void server_child_close_listeners(void)
 {
-    if (close_listener_fds)
-        close_listener_fds();
+    for (int i = 0; i < child_closer_count; i++)
+        child_closers[i]();
 }
 
 /* File descriptors kept for listeners, the log, snapshots and the like, as

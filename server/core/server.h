@@ -76,8 +76,8 @@ extern struct server server;
  * its copies of the listening sockets without libuv, so a parent killed
  * meanwhile frees its ports at once. */
 void server_child_close_listeners(void);
-/* The transport's closing of its listening sockets' fds, for
- * server_child_close_listeners (set at start, lifecycle.c). */
+/* Adds a closing of listening sockets' fds (the transport's, the cluster
+ * bus's) to what server_child_close_listeners runs; registered at start. */
 void server_on_child_close(void (*fn)(void));
 /* As Redis's adjustOpenFilesLimit(), at start and when CONFIG SET raises
  * maxclients: raises RLIMIT_NOFILE to maxclients plus a reserve. When the

@@ -1733,9 +1733,7 @@ long h_raise_nofile(long n)
     return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
 }
 
-/* The state letter of /proc/<pid>/stat (R, S, T, Z...), or 0 when there is
- * no such process. */
-static char proc_state(long pid)
+char h_proc_state(long pid)
 {
     char p[64], line[512];
     char state = 0;
@@ -1762,7 +1760,7 @@ long h_freeze_child(pid_t pid, int timeout_ms)
     /* SIGSTOP lands asynchronously: T once it did, Z when the child had
      * already exited (its parent not having reaped it yet). */
     char state;
-    while ((state = proc_state(child)) != 'T' && state != 't' && state != 'Z' && state != 0 &&
+    while ((state = h_proc_state(child)) != 'T' && state != 't' && state != 'Z' && state != 0 &&
            h_now_ms() < deadline)
         h_sleep_ms(1);
     return state == 'T' || state == 't' ? child : -1;

@@ -412,6 +412,9 @@ int h_coll_scan_churn(const char *file, int line, redisContext *c, const struct 
 /* SIGKILL to s and to its fork child, if any, then waits up to timeout_ms for
  * s to be gone: a crash in the middle of a background save. */
 void h_kill9_with_child(struct h_server *s, int timeout_ms);
+/* The state letter of /proc/<pid>/stat (R, S, T, Z...), or 0 when there is
+ * no such process. */
+char h_proc_state(long pid);
 /* DEBUG DIGEST: 40 hex digits, all zeros for an empty dataset. h_digest
  * puts them into out (H_DIGEST_CHARS + 1 bytes), or "" after recording a
  * failure. */

@@ -12,10 +12,15 @@
  *
  * Owns: its servers.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -104,6 +109,77 @@ static void test_bgsave_child_killed(void)
     }
     h_stop(&ref);
     h_clean_dir(&ref);
+}
+
+/* 1 when this process can listen on 127.0.0.1:port (SO_REUSEADDR, as a
+ * server sets it: only a socket still listening there refuses the bind). */
+static int can_listen(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, ok;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0)
+        return 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(fd, 1) == 0;
+    close(fd);
+    return ok;
+}
+
+/* A fork child keeps no listening socket: the parent killed while its BGSAVE
+ * child is frozen mid-save, the client port and the cluster bus port are
+ * free at once, not when the child ends (Redis's
+ * closeChildUnusedResourceAfterFork). */
+static void test_child_frees_ports(void)
+{
+    struct h_server s;
+    char bus[16];
+    int bus_port = h_free_port();
+    snprintf(bus, sizeof(bus), "%d", bus_port);
+    redisContext *c = h_open(&s, H_FLAGS("--save", "", "--cluster-enabled", "yes",
+                                         "--cluster-port", bus));
+    if (!c)
+        return;
+    h_fill_big(c, "{a}big", BIG_VALUES, BIG_VALUE);
+    long child = -1;
+    for (int attempt = 0; attempt < ATTEMPTS && child <= 0; attempt++) {
+        EXPECT_STATUS(c, "Background saving started", "BGSAVE");
+        child = h_freeze_child(s.pid, CATCH_MS);
+        if (child > 0) {
+            /* Frozen perhaps before it closed its copies: it runs on until its
+             * temp file has bytes (its long work begun), then stops again. */
+            char name[64], path[512];
+            struct stat st;
+            snprintf(name, sizeof(name), "temp-%ld.rbkv", child);
+            h_path_in(&s, name, path, sizeof(path));
+            kill((pid_t)child, SIGCONT);
+            int64_t deadline = h_now_ms() + CATCH_MS;
+            while ((stat(path, &st) != 0 || st.st_size == 0) && h_proc_state(child) != 'Z' &&
+                   h_proc_state(child) != 0 && h_now_ms() < deadline)
+                h_sleep_ms(1);
+            kill((pid_t)child, SIGSTOP);
+            char state;
+            while ((state = h_proc_state(child)) != 'T' && state != 't' && state != 'Z' &&
+                   state != 0 && h_now_ms() < deadline)
+                h_sleep_ms(1);
+            if (state != 'T' && state != 't')
+                child = -1; /* it finished first: try again */
+        }
+        if (child <= 0)
+            h_wait_bgsave(c, DONE_MS);
+    }
+    redisFree(c);
+    CHECK(child > 0, "the BGSAVE child finished before it could be frozen, %d times", ATTEMPTS);
+    kill(s.pid, SIGKILL);
+    h_wait_exit(&s, DONE_MS);
+    if (child > 0) {
+        CHECK(can_listen(s.port), "the frozen child still listens on the client port %d",
+              s.port);
+        CHECK(can_listen(bus_port), "the frozen child still listens on the bus port %d",
+              bus_port);
+        kill((pid_t)child, SIGKILL);
+    }
+    h_clean_dir(&s);
 }
 
 /* The rewrite child killed: the rewrite fails (logged, INFO err), the log
@@ -220,6 +296,7 @@ int main(int argc, char **argv)
 {
     h_init(argc, argv);
     H_RUN(test_bgsave_child_killed);
+    H_RUN(test_child_frees_ports);
     H_RUN(test_rewrite_child_killed);
     H_RUN(test_sync_child_killed);
     return h_finish();
