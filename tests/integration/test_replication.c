@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "rng.h"
 
 #define SYNC_MS (60000 * H_SLOW)
 #define BIG_KEYS (1000000 / H_SLOW)
@@ -261,14 +262,11 @@ out:
 
 /* ---- the stream ---- */
 
-static unsigned long long rng = 88172645463325252ULL;
+static uint64_t rng = 88172645463325252ULL;
 
 static unsigned rnd(unsigned n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng % n);
+    return (unsigned)rng_below(&rng, n);
 }
 
 /* Random writes of every kind the stream must make deterministic. */
