@@ -21,6 +21,14 @@ void h_block(redisContext *c, redisContext *w, long n, int argc, const char *con
     h_await_blocked(w, n);
 }
 
+redisContext *h_blocked_reader(const struct h_server *s, int argc, const char *const *argv)
+{
+    redisContext *w = h_connect(s);
+    if (w)
+        h_send(w, argc, argv, NULL);
+    return w;
+}
+
 int h_expect_timeout(const char *file, int line, redisContext *c, int min_ms, int argc,
                      const char *const *argv)
 {

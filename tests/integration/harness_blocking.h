@@ -28,6 +28,13 @@ void h_block(redisContext *c, redisContext *w, long n, int argc, const char *con
 #define H_BLOCK(c, w, n, ...)                                                                     \
     h_block((c), (w), (n), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
 
+/* A new connection to s that sends argv without reading its reply: a
+ * client left to block, the caller's to read and free. NULL when it could
+ * not connect (a recorded failure). */
+redisContext *h_blocked_reader(const struct h_server *s, int argc, const char *const *argv);
+#define H_BLOCKED_READER(s, ...)                                                                  \
+    h_blocked_reader((s), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+
 /* Expects argv, a blocking command that nothing serves, to answer (nil) no
  * sooner than min_ms and within a second (times H_SLOW): its timeout fired,
  * neither early nor never. Returns 1 when it did. */

@@ -214,16 +214,6 @@ static void test_idle_times(void)
 
 /* ---- blocking XREADGROUP ---- */
 
-static redisContext *blocked_reader(const char *const *argv, int argc)
-{
-    redisContext *w = h_connect(&srv);
-    if (w)
-        h_send(w, argc, argv, NULL);
-    return w;
-}
-#define BLOCKED_READER(...)                                                                       \
-    blocked_reader((const char *const[]){__VA_ARGS__}, H_ARGC(__VA_ARGS__))
-
 static void expect_next(redisContext *w, const char *want)
 {
     if (w)
@@ -239,14 +229,14 @@ static void test_blocking(void)
     EXPECT_OK(c, "XGROUP", "CREATE", "s", "h", "$");
     /* Two readers of g and one of h: one XADD serves one of g (first come)
      * and the one of h; the next serves the other of g. */
-    redisContext *a = BLOCKED_READER("XREADGROUP", "GROUP", "g", "a", "BLOCK", "0", "STREAMS",
-                                     "s", ">");
+    redisContext *a = H_BLOCKED_READER(&srv, "XREADGROUP", "GROUP", "g", "a", "BLOCK", "0",
+                                       "STREAMS", "s", ">");
     h_await_blocked(c, 1);
-    redisContext *b = BLOCKED_READER("XREADGROUP", "GROUP", "g", "b", "COUNT", "1", "BLOCK", "0",
-                                     "STREAMS", "s", ">");
+    redisContext *b = H_BLOCKED_READER(&srv, "XREADGROUP", "GROUP", "g", "b", "COUNT", "1",
+                                       "BLOCK", "0", "STREAMS", "s", ">");
     h_await_blocked(c, 2);
-    redisContext *x = BLOCKED_READER("XREADGROUP", "GROUP", "h", "x", "NOACK", "BLOCK", "0",
-                                     "STREAMS", "s", ">");
+    redisContext *x = H_BLOCKED_READER(&srv, "XREADGROUP", "GROUP", "h", "x", "NOACK", "BLOCK", "0",
+                                       "STREAMS", "s", ">");
     h_await_blocked(c, 3);
     EXPECT_BULK(c, "1-1", "XADD", "s", "1-1", "f", "v");
     expect_next(a, "[['s', [['1-1', ['f', 'v']]]]]");
@@ -279,10 +269,10 @@ static void test_blocking(void)
         freeReplyObject(H_CALL(c, "DEL", "s"));
         EXPECT_OK(c, "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
         /* An XREAD on the same key waits on through it all, as in Redis. */
-        redisContext *plain = BLOCKED_READER("XREAD", "BLOCK", "0", "STREAMS", "s", "$");
+        redisContext *plain = H_BLOCKED_READER(&srv, "XREAD", "BLOCK", "0", "STREAMS", "s", "$");
         h_await_blocked(c, 1);
-        redisContext *w = BLOCKED_READER("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0",
-                                         "STREAMS", "s", ">");
+        redisContext *w = H_BLOCKED_READER(&srv, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0",
+                                           "STREAMS", "s", ">");
         h_await_blocked(c, 2);
         int argc = 0;
         while (argc < 4 && gone[i].why[argc])
@@ -301,8 +291,8 @@ static void test_blocking(void)
     freeReplyObject(H_CALL(c, "DEL", "s"));
     EXPECT_OK(c, "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
     EXPECT_INT(c, 1, "PEXPIRE", "s", "100");
-    redisContext *w = BLOCKED_READER("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS",
-                                     "s", ">");
+    redisContext *w = H_BLOCKED_READER(&srv, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0",
+                                       "STREAMS", "s", ">");
     h_await_blocked(c, 1);
     for (int i = 0; i < 200 * H_SLOW && h_info_ll(c, "clients", "blocked_clients") > 0; i++) {
         freeReplyObject(H_CALL(c, "EXISTS", "s"));

@@ -99,16 +99,6 @@ static void test_basics(void)
 
 /* ---- blocking XREAD ---- */
 
-static redisContext *blocked_reader(const char *const *argv, int argc)
-{
-    redisContext *w = h_connect(&srv);
-    if (w)
-        h_send(w, argc, argv, NULL);
-    return w;
-}
-#define BLOCKED_READER(...)                                                                       \
-    blocked_reader((const char *const[]){__VA_ARGS__}, H_ARGC(__VA_ARGS__))
-
 static void test_blocking(void)
 {
     redisContext *c = h_connect_flushed(&srv);
@@ -116,16 +106,19 @@ static void test_blocking(void)
         return;
     EXPECT_BULK(c, "5-0", "XADD", "old", "5-0", "f", "v");
     /* "$" is the last ID when the read blocked; a key that does not exist yet reads after 0-0. */
-    redisContext *a = BLOCKED_READER("XREAD", "BLOCK", "0", "STREAMS", "old", "new", "$", "$");
-    redisContext *b = BLOCKED_READER("XREAD", "COUNT", "1", "BLOCK", "0", "STREAMS", "new", "0");
-    redisContext *t = BLOCKED_READER("XREAD", "BLOCK", "100", "STREAMS", "other", "$");
+    redisContext *a = H_BLOCKED_READER(&srv, "XREAD", "BLOCK", "0", "STREAMS", "old", "new", "$",
+                                       "$");
+    redisContext *b = H_BLOCKED_READER(&srv, "XREAD", "COUNT", "1", "BLOCK", "0", "STREAMS", "new",
+                                       "0");
+    redisContext *t = H_BLOCKED_READER(&srv, "XREAD", "BLOCK", "100", "STREAMS", "other", "$");
     h_await_blocked(c, 3);
     EXPECT_BULK(c, "1-1", "XADD", "new", "1-1", "x", "1");
     EXPECT_NEXT(a, "[['new', [['1-1', ['x', '1']]]]]");
     EXPECT_NEXT(b, "[['new', [['1-1', ['x', '1']]]]]");
     EXPECT_NEXT(t, "(nil)"); /* timed out */
     /* A blocked reader takes every entry after its ID, COUNT at most. */
-    redisContext *d = BLOCKED_READER("XREAD", "COUNT", "2", "BLOCK", "0", "STREAMS", "old", "5");
+    redisContext *d = H_BLOCKED_READER(&srv, "XREAD", "COUNT", "2", "BLOCK", "0", "STREAMS", "old",
+                                       "5");
     h_await_blocked(c, 1);
     EXPECT_INT(c, 1, "XDEL", "old", "5-0"); /* nothing after 5-0 yet: still blocked */
     freeReplyObject(H_CALL(c, "MULTI"));
