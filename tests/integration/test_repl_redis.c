@@ -10,8 +10,9 @@
  *    (deadlines short and long, MULTI, EVAL, a blocking pop, SPOP, several
  *    databases): a sized full sync, the stream, WAIT answered through REPLCONF
  *    GETACK/ACK, +CONTINUE after the link is cut from either side (Redis's
- *    sync_partial_ok), a streamed ($EOF:) full sync, then REPLICAOF NO ONE:
- *    the dataset is Redis's and rbkv takes writes;
+ *    sync_partial_ok), a streamed ($EOF:) full sync, a command rbkv lacks
+ *    (SWAPDB) logged as Redis logs it, then REPLICAOF NO ONE: the dataset
+ *    is Redis's and rbkv takes writes;
  *  - redis-server as the replica of an rbkv primary: the RDB full sync, then
  *    the same writes and rbkv's own (KDELRANGE, HDELRANGE, more than a batch
  *    of each) as the plain commands Redis applies, +CONTINUE after a cut,
@@ -357,8 +358,17 @@ static void test_redis_primary(void)
           "a streamed full sync");
     CHECK(h_info_ll(p, "stats", "sync_full") == 2, "two full syncs");
     writes(p, 500, 0);
+    /* A command rbkv lacks fails on the replica, logged in Redis's words;
+     * twice, it leaves Redis's data as it was. */
+    EXPECT_OK(p, "SWAPDB", "1", "2");
+    EXPECT_OK(p, "SWAPDB", "1", "2");
     expire_short(p);
     CHECK(h_wait_caught_up(p, c, SYNC_MS), "caught up");
+    CHECK(h_file_has(&s, "server.log",
+                     "== CRITICAL == This replica is sending an error to its master: 'unknown "
+                     "command 'SWAPDB', with args beginning with: '1' '2' ' after processing the "
+                     "command '<unknown>'"),
+          "the failed command logged");
     /* The migration's last step: rbkv on its own with Redis's data. */
     EXPECT_OK(c, "REPLICAOF", "NO", "ONE");
     H_SAME(c, p, "FCALL", "replf", "0");
