@@ -24,6 +24,7 @@
 #include "lexrange.h"
 #include "notify.h"
 #include "omap.h"
+#include "propagate.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -155,6 +156,28 @@ static void cmd_srank(struct client *c)
     rank_generic(c, KS_SET);
 }
 
+/* HDELRANGE's fields of ranks [lo, hi) go on to the log and the replicas as
+ * the HDELs they amount to, which a redis-server replica applies too (Redis
+ * has no HDELRANGE); the last HDEL of a hash removes it there as here. */
+static void propagate_hdels(struct client *c, const struct omap *m, size_t lo, size_t hi)
+{
+    struct resp_slice argv[2 + PROPAGATE_EFFECT_BATCH];
+    argv[0] = (struct resp_slice){"HDEL", 4};
+    argv[1] = c->argv[1];
+    int n = 2;
+    struct om_it it;
+    struct om_elem el;
+    om_seek(m, lo, &it);
+    for (size_t r = lo; r < hi; r++, om_next(m, &it)) {
+        om_it_get(m, &it, &el);
+        argv[n++] = (struct resp_slice){el.f, el.flen};
+        if (n == 2 + PROPAGATE_EFFECT_BATCH || r + 1 == hi) {
+            propagate_effects(c->db_index, n, argv);
+            n = 2;
+        }
+    }
+}
+
 /* HDELRANGE key min max|PREFIX p: the fields removed, in one pass over the
  * chunks they fill. */
 static void cmd_hdelrange(struct client *c)
@@ -170,6 +193,7 @@ static void cmd_hdelrange(struct client *c)
     if (n) {
         struct om_limits lim;
         coll_limits(KS_HASH, &lim);
+        propagate_hdels(c, m, span.lo, span.hi);
         om_del_span(&m, span.lo, span.hi, &lim);
         ks_set_ptr(e, m);
         server.dirty += n;

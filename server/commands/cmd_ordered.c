@@ -38,6 +38,7 @@
 #include "live.h"
 #include "reach.h"
 #include "notify.h"
+#include "propagate.h"
 #include "range_opts.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -397,9 +398,23 @@ static void cmd_kprev(struct client *c)
     neighbours_generic(c, 1, 1);
 }
 
+/* Deletes the n entries of batch from db, first sending them on as one DEL
+ * (while the entries still hold the keys' bytes: the effect copies them). */
+static void delete_batch(struct client *c, struct ks_entry **batch, int n)
+{
+    struct resp_slice argv[1 + PROPAGATE_EFFECT_BATCH];
+    argv[0] = (struct resp_slice){"DEL", 3};
+    for (int i = 0; i < n; i++)
+        argv[1 + i] = (struct resp_slice){ks_key(batch[i]), ks_klen(batch[i])};
+    propagate_effects(c->db_index, 1 + n, argv);
+    for (int i = 0; i < n; i++)
+        ks_delete(c->db, batch[i]);
+}
+
 /* KDELRANGE min max [LIMIT count] and KDELRANGE PREFIX p [LIMIT count]:
  * deletes the first count keys of the span (all when count is negative),
- * ascending. */
+ * ascending. It reaches the log and the replicas as the DELs it made, which
+ * a redis-server replica applies too (Redis has no KDELRANGE). */
 static void cmd_kdelrange(struct client *c)
 {
     long long limit = -1;
@@ -421,6 +436,8 @@ static void cmd_kdelrange(struct client *c)
     /* The live keys only: the due ones are active expiry's to delete, with
      * their "expired" events. */
     struct ks_entry *e = n ? live_nearest(&live, ks_select(c->db, span.lo), 0) : NULL;
+    struct ks_entry *batch[PROPAGATE_EFFECT_BATCH];
+    int held = 0;
     for (size_t i = 0; i < n; i++) {
         /* Deleting an entry never moves another, so next stays valid; nor
          * does deleting a live key change what live hides. */
@@ -430,7 +447,11 @@ static void cmd_kdelrange(struct client *c)
          * delete, as the entry holds the key's bytes: publishing copies them
          * and reads nothing else, so no one can tell it from after. */
         notify_keyspace_event(NOTIFY_GENERIC, "del", ks_key(e), ks_klen(e), c->db->id);
-        ks_delete(c->db, e);
+        batch[held++] = e;
+        if (held == PROPAGATE_EFFECT_BATCH || i + 1 == n) {
+            delete_batch(c, batch, held);
+            held = 0;
+        }
         e = next;
     }
     server.dirty += n;

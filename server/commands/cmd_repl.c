@@ -131,8 +131,18 @@ static void cmd_replconf(struct client *c)
                 p->capa_eof = 1;
             else if (arg_is(val, "rbkv"))
                 p->capa_rbkv = 1;
-        } else if (arg_is(opt, "rdb-only") || arg_is(opt, "rdb-filter-only")) {
-            /* redis-cli --rdb's options: accepted, nothing to change. */
+        } else if (arg_is(opt, "rdb-only")) {
+            /* redis-cli --rdb: the file alone, then the link closes. */
+            long long on;
+            if (arg_ll_or_reply(c, val, &on) < 0)
+                return;
+            if (on < 0 || on > 1) {
+                resp_add_error(&c->out, "ERR value is out of range, value must between 0 and 1");
+                return;
+            }
+            repl_peer_of(c)->rdb_only = (int)on;
+        } else if (arg_is(opt, "rdb-filter-only")) {
+            /* redis-cli --functions-rdb's: accepted, the whole file is sent. */
         } else {
             resp_add_errorf(&c->out, "ERR Unrecognized REPLCONF option: %.*s", (int)opt->len,
                             opt->ptr);
@@ -172,14 +182,6 @@ static void cmd_sync(struct client *c)
 {
     if (sync_refused(c))
         return;
-    /* A Redis replica falls back to SYNC when PSYNC is refused, and would
-     * empty its data before failing to read ours; redis-cli --replica sends
-     * no listening-port, a replica does. */
-    if (c->repl && c->repl->listening_port && !c->repl->capa_rbkv) {
-        resp_add_error(&c->out, "ERR this primary is rbkv: its full sync is an rbkv snapshot, "
-                                "which only an rbkv replica can load (REPLCONF capa rbkv)");
-        return;
-    }
     repl_primary_sync(c, "?", -1, 1);
 }
 

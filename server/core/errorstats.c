@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "client.h"
+#include "command_table.h"
 #include "errorstats.h"
+#include "log.h"
 #include "server.h"
 
 struct error_code {
@@ -69,6 +71,22 @@ static void count_error(const char *msg)
         count_code("ERR", 3);
 }
 
+/* A command of the primary's stream failed here, so this replica's data
+ * parts from its primary's (a command rbkv lacks, from a redis-server
+ * primary): said in Redis's words (afterErrorReply), which operators
+ * alert on. */
+static void log_error_to_primary(const struct client *c, const char *msg)
+{
+    const struct command *cmd = c->argc ? command_lookup(c->argv[0].ptr, c->argv[0].len) : NULL;
+    if (*msg == '-')
+        msg++;
+    if (!strncmp(msg, "ERR ", 4))
+        msg += 4;
+    log_warning("== CRITICAL == This replica is sending an error to its master: '%s' after "
+                "processing the command '%s'",
+                msg, cmd ? cmd->name : "<unknown>");
+}
+
 static void count_error_cb(struct resp_out *o, const char *msg)
 {
     struct client *c = (struct client *)((char *)o - offsetof(struct client, out));
@@ -76,6 +94,8 @@ static void count_error_cb(struct resp_out *o, const char *msg)
     count_error(msg);
     if (c->flags & (CLIENT_MASTER | CLIENT_REPLICA))
         server.stats.unexpected_error_replies++;
+    if (c->flags & CLIENT_MASTER)
+        log_error_to_primary(c, msg);
 }
 
 static void count_unexpected_cb(struct resp_out *o, const char *msg)

@@ -37,6 +37,11 @@ void propagate_argv(int db, int argc, const struct resp_slice *argv);
  * lazily expired key's DEL goes through propagate_argv, at once, so it
  * never suppresses its command. */
 void propagate_effects(int db, int argc, const struct resp_slice *argv);
+/* The most keys or elements one such effect carries when an rbkv-only write
+ * goes out as the Redis commands it amounts to (KDELRANGE as DEL, HDELRANGE
+ * as HDEL), so that a redis-server replica can apply it: a big range is
+ * several commands, in one MULTI/EXEC, rather than one unbounded one. */
+#define PROPAGATE_EFFECT_BATCH 512
 /* argv to the replicas only (PUBLISH: a message is not data, the log
  * does not keep it); dropped, not held, unless this is a primary that keeps
  * a stream, so it makes no MULTI/EXEC around the log's writes where nobody

@@ -31,6 +31,7 @@
 #include "mem.h"
 #include "repl_stream.h"
 #include "server.h"
+#include "rdb_file.h"
 #include "snapshot.h"
 
 /* The snapshot waits in the pipe while a replica has more than this unsent. */
@@ -43,6 +44,7 @@ static struct {
     int pipe_open;
     int paused;                  /* reading the pipe stopped for a slow replica */
     int eof;                     /* the running child frames its snapshot as $EOF: */
+    int rdb;                     /* ... and writes an RDB file, not rbkv's snapshot */
     int64_t last_ping_ms;
     int getack_sent;             /* a GETACK is in the stream since the last ACK round */
 } job;
@@ -78,18 +80,26 @@ static int64_t now_ms(void)
 
 /* ---- the child ---- */
 
+/* The data as of the fork, in the format the child's replicas read: an
+ * rbkv snapshot for rbkv replicas, Redis's RDB for every other peer. */
+static int child_write(int fd, int rdb, char *err, size_t errlen)
+{
+    return rdb ? rdb_file_write_fd(fd, server.ks, mstime(), err, errlen)
+               : snap_write_fd(fd, server.ks, mstime(), err, errlen);
+}
+
 /* "$<length>\r\n" and the snapshot: through a file, to learn the length. */
-static int child_send_sized(int out, char *err, size_t errlen)
+static int child_send_sized(int out, int rdb, char *err, size_t errlen)
 {
     char path[64];
-    snprintf(path, sizeof(path), "temp-sync-%ld.rbkv", (long)getpid());
+    snprintf(path, sizeof(path), "temp-sync-%ld.%s", (long)getpid(), rdb ? "rdb" : "rbkv");
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "Can't open %s: %s", path, strerror(errno));
         return -1;
     }
     unlink(path);
-    int rc = snap_write_fd(fd, server.ks, mstime(), err, errlen);
+    int rc = child_write(fd, rdb, err, errlen);
     struct stat st;
     if (rc == 0 && (fstat(fd, &st) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
         snprintf(err, errlen, "%s", strerror(errno));
@@ -111,12 +121,12 @@ static int child_send_sized(int out, char *err, size_t errlen)
     return rc;
 }
 
-static int child_send_eof(int out, char *err, size_t errlen)
+static int child_send_eof(int out, int rdb, char *err, size_t errlen)
 {
     char mark[41], head[64];
     repl_random_hex(mark);
     int n = snprintf(head, sizeof(head), "$EOF:%s\r\n", mark);
-    if (write_full(out, head, (size_t)n) < 0 || snap_write_fd(out, server.ks, mstime(), err, errlen) < 0 ||
+    if (write_full(out, head, (size_t)n) < 0 || child_write(out, rdb, err, errlen) < 0 ||
         write_full(out, mark, 40) < 0) {
         if (!err[0])
             snprintf(err, errlen, "writing to the replicas: %s", strerror(errno));
@@ -125,12 +135,13 @@ static int child_send_eof(int out, char *err, size_t errlen)
     return 0;
 }
 
-static void child_main(int out, int eof)
+static void child_main(int out, int eof, int rdb)
 {
     char err[512] = "";
     log_set_role('C');
     server_child_close_listeners();
-    int rc = eof ? child_send_eof(out, err, sizeof(err)) : child_send_sized(out, err, sizeof(err));
+    int rc = eof ? child_send_eof(out, rdb, err, sizeof(err))
+                 : child_send_sized(out, rdb, err, sizeof(err));
     if (rc < 0)
         log_warning("Snapshot for the replicas failed: %s", err);
     close(out);
@@ -197,6 +208,16 @@ static void sync_finished(void)
             continue;
         }
         p->ack_ms = now_ms();
+        if (p->rdb_only) {
+            /* redis-cli --rdb wanted the file alone: it goes once the
+             * file is out, as Redis's replicaPutOnline lets it go. */
+            char name[REPL_PEER_NAME_MAX];
+            log_notice("RDB transfer completed, rdb only replica (%s) should be disconnected asap",
+                       repl_peer_name(p, name, sizeof(name)));
+            p->c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+            conn_send(p->c);
+            continue;
+        }
         if (job.eof) {
             /* A reader of the $EOF: form cannot tell where the snapshot ends
              * and the stream begins in one read: the stream waits for its
@@ -245,18 +266,29 @@ static void relay_resume_if_drained(void)
     uv_read_start((uv_stream_t *)&job.pipe, relay_alloc, relay_read);
 }
 
-/* Forks the child for every replica waiting for a snapshot. */
+/* Whether p reads the snapshot as an RDB file: every peer that did not
+ * say it is rbkv (redis-server, redis-cli --rdb, --replica). */
+static int wants_rdb(const struct repl_peer *p)
+{
+    return !p->capa_rbkv;
+}
+
+/* Forks the child for the replicas waiting for a snapshot that read the
+ * format of the first of them; those reading the other wait for the next
+ * child, as one that arrives while a child runs does. */
 static void start_sync(void)
 {
     int eof = server.cfg.repl_diskless_sync;
-    int any = 0;
+    int rdb = -1;
     for (struct repl_peer *p = repl.peers; p; p = p->next) {
-        if (p->state == PEER_WAIT_SNAPSHOT) {
-            any = 1;
+        if (p->state != PEER_WAIT_SNAPSHOT)
+            continue;
+        if (rdb < 0)
+            rdb = wants_rdb(p);
+        if (wants_rdb(p) == rdb)
             eof = eof && p->capa_eof;
-        }
     }
-    if (!any || job.child || job.pipe_open)
+    if (rdb < 0 || job.child || job.pipe_open)
         return;
     /* Redis's words, though the snapshot is rbkv's own format: "disk" is
      * the child's temporary file, "replicas sockets" the $EOF: stream. */
@@ -279,11 +311,12 @@ static void start_sync(void)
     if (pid == 0) {
         close(fds[0]);
         child_info_child_started();
-        child_main(fds[1], eof);
+        child_main(fds[1], eof, rdb);
     }
     close(fds[1]);
     job.child = pid;
     job.eof = eof;
+    job.rdb = rdb;
     uv_pipe_init(server.loop, &job.pipe, 0);
     uv_pipe_open(&job.pipe, fds[0]);
     job.pipe_open = 1;
@@ -294,7 +327,7 @@ static void start_sync(void)
     /* The snapshot is the data up to here; the stream from here is held. */
     repl_reselect();
     for (struct repl_peer *p = repl.peers; p; p = p->next) {
-        if (p->state != PEER_WAIT_SNAPSHOT)
+        if (p->state != PEER_WAIT_SNAPSHOT || wants_rdb(p) != rdb)
             continue;
         p->state = PEER_SNAPSHOT;
         if (!p->old_sync) {
@@ -357,11 +390,6 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
     char name[REPL_PEER_NAME_MAX];
     repl_peer_name(p, name, sizeof(name));
     log_notice("Replica %s asks for synchronization", name);
-    if (!old_sync && !p->capa_rbkv) {
-        resp_add_error(&c->out, "ERR this primary is rbkv: its full sync is an rbkv snapshot, "
-                                "which only an rbkv replica can load (REPLCONF capa rbkv)");
-        return;
-    }
     p->old_sync = old_sync;
     if (!old_sync && can_continue(name, replid, offset)) {
         repl_peer_attach(p, PEER_ONLINE);

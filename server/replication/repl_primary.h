@@ -3,15 +3,16 @@
  * the snapshot child of a full sync, the PING and timeouts of the links,
  * acknowledgements, WAIT and min-replicas-to-write.
  *
- * A full sync forks a child that writes the snapshot (snapshot.h's format)
- * into a pipe, framed as the replica asked: "$EOF:<40 random chars>\r\n",
+ * A full sync forks a child that writes the snapshot into a pipe: in
+ * snapshot.h's format for rbkv replicas (REPLCONF capa rbkv), as an RDB
+ * file (rdb_file.h) for every other peer (redis-server, redis-cli --rdb),
+ * one format per child, framed as the replica asked: "$EOF:<40 random chars>\r\n",
  * the snapshot, the same 40 chars, when every replica in it said `capa eof`
  * and repl-diskless-sync is yes; else "$<length>\r\n" and the snapshot,
  * written to a temporary file first to learn its length. The parent relays
  * the pipe's bytes to the replicas and keeps the stream made meanwhile in
- * each replica's `held` buffer, sent once the snapshot is out. Only rbkv
- * replicas (REPLCONF capa rbkv) can read the snapshot: PSYNC from any
- * other is refused; plain SYNC (redis-cli --replica) is served.
+ * each replica's `held` buffer, sent once the snapshot is out; a peer that
+ * said REPLCONF rdb-only 1 gets no stream: its link closes after the file.
  */
 #ifndef RBKV_REPL_PRIMARY_H
 #define RBKV_REPL_PRIMARY_H

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "mem.h"
 #include "process.h"
+#include "rdb_file.h"
 #include "repl_stream.h"
 #include "repl_primary.h"
 #include "repl_reader.h"
@@ -193,6 +194,7 @@ struct load_job {
     char path[64];
     int databases;
     struct snap_limits lim;      /* the configuration's, copied on the loop */
+    const struct ka_clock *clock; /* the LRU/LFU clock an RDB file's IDLE/FREQ apply under */
     struct keyspace *ks;         /* NULL when it did not load (freed on the worker) */
     long long keys;
     char err[512];
@@ -201,12 +203,26 @@ struct load_job {
     size_t rest_len;
 };
 
+/* The payload's own magic says whose it is: a redis-server primary sends
+ * an RDB file, an rbkv primary (which heard capa rbkv) its snapshot. Keys
+ * past their deadline are loaded: the primary's DELs remove them, as a
+ * Redis replica keeps them. */
+static long long load_payload(struct load_job *j, int *absent)
+{
+    if (!rdb_file_sniff(j->path))
+        return snap_load(j->ks, j->path, &j->lim, absent, j->err, sizeof(j->err));
+    struct rdb_file_opts o = {.lim = {.list = j->lim.list, .hash = j->lim.hash, .set = j->lim.set},
+                              .clock = j->clock,
+                              .now_ms = -1};
+    return rdb_file_load(j->ks, j->path, &o, j->err, sizeof(j->err));
+}
+
 static void load_work(uv_work_t *req)
 {
     struct load_job *j = req->data;
     int absent = 0;
     j->ks = ks_new(j->databases);
-    j->keys = snap_load(j->ks, j->path, &j->lim, &absent, j->err, sizeof(j->err));
+    j->keys = load_payload(j, &absent);
     if (j->keys < 0 || absent) {
         if (absent)
             snprintf(j->err, sizeof(j->err), "no file %s", j->path);
@@ -306,6 +322,7 @@ static void start_load(const char *rest, size_t n)
     memcpy(j->path, ml.path, sizeof(j->path));
     j->databases = server.ks->count;
     persist_snap_limits(&j->lim);
+    j->clock = ks_access_clock_in_use();
     if (n) {
         j->rest = xmalloc(n);
         memcpy(j->rest, rest, n);

@@ -46,6 +46,7 @@ struct repl_peer {
     int listening_port;          /* REPLCONF listening-port */
     char ip[64];                 /* REPLCONF ip-address, else its address's */
     int capa_eof, capa_rbkv;     /* REPLCONF capa: takes $EOF: framing; is rbkv */
+    int rdb_only;                /* REPLCONF rdb-only 1 (redis-cli --rdb): the file, then close */
     int old_sync;                /* came by SYNC: no +FULLRESYNC, no ACKs */
     long long ack_offset;        /* last REPLCONF ACK */
     int64_t ack_ms;              /* when it came (the loop's clock) */

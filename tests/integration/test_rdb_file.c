@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "harness_dataset.h"
 #include "rng.h"
 
 #define RANDOM_KEYS 150
@@ -142,46 +143,6 @@ static void fill(redisContext *const *cs, int n)
     ON_ALL(cs, n, "FUNCTION", "LOAD", LIBRARY);
 }
 
-/* Expects every key of database db in r to be in c with the same type and
- * deadline (PEXPIRETIME, to the millisecond), then drops the deadlines on
- * both: rbkv's DEBUG DIGEST mixes a deadline's time in where Redis's mixes
- * only its presence, so the digests compare once there are none. */
-static void expect_same_keys(redisContext *c, redisContext *r, const char *db)
-{
-    H_SAME(c, r, "SELECT", db);
-    H_SAME(c, r, "DBSIZE");
-    redisReply *keys = H_CALL(r, "KEYS", "*");
-    if (!CHECK(keys && keys->type == REDIS_REPLY_ARRAY, "KEYS * on Redis"))
-        goto out;
-    for (size_t i = 0; i < keys->elements; i++) {
-        static const char *const cmds[] = {"TYPE", "PEXPIRETIME", "PERSIST"};
-        for (size_t j = 0; j < sizeof(cmds) / sizeof(*cmds); j++) {
-            const char *argv[2] = {cmds[j], keys->element[i]->str};
-            size_t lens[2] = {strlen(cmds[j]), keys->element[i]->len};
-            h_same(__FILE__, __LINE__, c, r, 2, argv, lens);
-        }
-    }
-out:
-    freeReplyObject(keys);
-}
-
-/* Expects c and r to hold the same keys with the same types and deadlines
- * in every database, and the same values (DEBUG DIGEST). Leaves both
- * without deadlines, in database 0. */
-static void expect_same_dataset(redisContext *c, redisContext *r)
-{
-    for (int db = 15; db >= 0; db--) {
-        char name[8];
-        snprintf(name, sizeof(name), "%d", db);
-        expect_same_keys(c, r, name);
-    }
-    char dc[H_DIGEST_CHARS + 1], dr[H_DIGEST_CHARS + 1];
-    h_digest(c, dc);
-    h_digest(r, dr);
-    CHECK(dc[0] && strcmp(dc, dr) == 0, "DEBUG DIGEST: %s here, %s on Redis", dc, dr);
-    CHECK(strcmp(dc, H_DIGEST_ZEROS) != 0, "an empty dataset");
-}
-
 /* The same, after some values read whole and the function. */
 static void expect_same_data(redisContext *c, redisContext *r)
 {
@@ -190,7 +151,7 @@ static void expect_same_data(redisContext *c, redisContext *r)
     H_SAME(c, r, "LRANGE", "list:big", "0", "-1");
     H_SAME(c, r, "ZRANGE", "zset:inf", "0", "-1", "WITHSCORES");
     H_SAME(c, r, "PFCOUNT", "hll:dense");
-    expect_same_dataset(c, r);
+    H_SAME_DATASET(c, r, 16);
 }
 
 static void expect_freq_close(redisContext *c, redisContext *r)
@@ -356,7 +317,7 @@ static void test_seeds_like_redis(void)
             redisContext *r = NULL;
             if (h_stop(&ref) == 0 && copy_into(path, &ref, "dump.rdb") == 0 &&
                 h_restart(&ref, REF_FLAGS) == 0 && (r = h_connect(&ref))) {
-                expect_same_dataset(c, r);
+                H_SAME_DATASET(c, r, 16);
                 loaded++;
             }
             if (r)

@@ -657,11 +657,11 @@ static void test_refusals(void)
     EXPECT_ERR(r, "ERR value is not an integer or out of range", "REPLICAOF", "h", "x");
     EXPECT_ERR(r, "ERR wrong number of arguments for 'replicaof' command", "REPLICAOF", "h");
     EXPECT_MATCH(r, "['master', :0, []]", "ROLE");
-    /* A client that is not an rbkv replica cannot have the snapshot. */
-    EXPECT_MATCH(p, "-ERR this primary is rbkv*", "PSYNC", "?", "-1");
     EXPECT_ERR(p, "ERR value is not an integer or out of range", "PSYNC", "?", "zz");
     EXPECT_ERR(p, "ERR syntax error", "REPLCONF", "capa");
     EXPECT_ERR(p, "ERR Unrecognized REPLCONF option: bogus", "REPLCONF", "bogus", "1");
+    EXPECT_ERR(p, "ERR value is out of range, value must between 0 and 1", "REPLCONF", "rdb-only",
+               "2");
     EXPECT_OK(p, "REPLCONF", "listening-port", "1234", "capa", "eof");
     EXPECT_INT(p, 0, "WAIT", "0", "0");
     EXPECT_ERR(p, "ERR timeout is negative", "WAIT", "1", "-1");
