@@ -882,7 +882,7 @@ int main(int argc, char **argv)
 {
     rng = check_seed(20240601);
     check_report_op(&test_op);
-    ks_register_type(KS_ZSET, ptr_free);
+    ks_register_type(KS_ZSET, ptr_free, NULL);
 
     if (argc < 2) {
         test_edge();
