@@ -667,7 +667,8 @@ static void entries_free(struct rb_root *keys)
     rbtree_postorder_for_each_entry_safe(e, tmp, keys, node) {
         if (e->flags & KS_HAS_EXPIRE)
             xfree(entry_expire(e));
-        ks_value_free(e->type, ks_ptr(e));
+        if (e->type != KS_STRING) /* a string has no pointer to read */
+            ks_value_free(e->type, ks_ptr(e));
         xfree(e);
     }
     *keys = RB_ROOT;
