@@ -78,10 +78,10 @@ load_keys() { # PORT
 
 # ping_wait_ms FD: writes PING on FD, reads the answer; prints the wait in ms.
 ping_wait_ms() {
-  local t0 t1 line
+  local t0 t1
   t0=$EPOCHREALTIME
   printf 'PING\r\n' >&"$1"
-  IFS= read -r line <&"$1"
+  IFS= read -r _ <&"$1"
   t1=$EPOCHREALTIME
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }'
 }

@@ -30,7 +30,7 @@
 #define BIG 20000          /* members: far past the effort threshold (64) */
 #define PROBE_ZSET 2000000 /* the stall probe's sorted set (divided by H_SLOW) */
 #define BATCH 1000
-#define FLUSH_KEYS 50000
+#define FLUSH_KEYS 50000 /* divided by H_SLOW */
 #define WAIT_MS (10000 * H_SLOW)
 
 static struct h_server srv, ref;
@@ -207,7 +207,8 @@ static void test_flush(void)
 {
     redisContext *c = h_connect_flushed(&srv);
     long long before = freed_count(c);
-    h_fill(c, "k", FLUSH_KEYS);
+    const long long keys = FLUSH_KEYS / H_SLOW;
+    h_fill(c, "k", (int)keys);
     EXPECT_OK(c, "FLUSHALL", "ASYNC");
     EXPECT_INT(c, 0, "DBSIZE");
     /* The same names again at once, while the old entries are freed. */
@@ -215,7 +216,7 @@ static void test_flush(void)
     EXPECT_BULK(c, "k:7", "GET", "k:7");
     EXPECT_INT(c, 100, "DBSIZE");
     EXPECT_BULK(c, "k:99", "GET", "k:99");
-    EXPECT_FREED(c, before, FLUSH_KEYS, "FLUSHALL ASYNC");
+    EXPECT_FREED(c, before, keys, "FLUSHALL ASYNC");
 
     EXPECT_OK(c, "SELECT", "3");
     h_fill(c, "d", 500);
@@ -223,17 +224,17 @@ static void test_flush(void)
     EXPECT_INT(c, 0, "DBSIZE");
     EXPECT_OK(c, "SELECT", "0");
     EXPECT_INT(c, 100, "DBSIZE");
-    EXPECT_FREED(c, before, FLUSH_KEYS + 500, "FLUSHDB ASYNC");
+    EXPECT_FREED(c, before, keys + 500, "FLUSHDB ASYNC");
 
     EXPECT_OK(c, "FLUSHALL");
-    CHECK(freed_count(c) == before + FLUSH_KEYS + 500, "a plain FLUSHALL went to the thread");
+    CHECK(freed_count(c) == before + keys + 500, "a plain FLUSHALL went to the thread");
     set_on(c, "lazyfree-lazy-user-flush", 1);
     h_fill(c, "k", 300);
     EXPECT_OK(c, "FLUSHALL");
-    EXPECT_FREED(c, before, FLUSH_KEYS + 800, "FLUSHALL with lazyfree-lazy-user-flush");
+    EXPECT_FREED(c, before, keys + 800, "FLUSHALL with lazyfree-lazy-user-flush");
     h_fill(c, "k", 300);
     EXPECT_OK(c, "FLUSHDB");
-    EXPECT_FREED(c, before, FLUSH_KEYS + 1100, "FLUSHDB with lazyfree-lazy-user-flush");
+    EXPECT_FREED(c, before, keys + 1100, "FLUSHDB with lazyfree-lazy-user-flush");
     set_on(c, "lazyfree-lazy-user-flush", 0);
 
     /* SYNC waits for what UNLINK left pending: its reply finds none (Redis
@@ -255,7 +256,7 @@ static void test_flush(void)
               strcmp(pending, "0") == 0,
           "lazyfree_pending_objects '%s' right after FLUSHALL SYNC", pending);
     freeReplyObject(r);
-    EXPECT_FREED(c, before, FLUSH_KEYS + 1101, "UNLINK before FLUSHALL SYNC");
+    EXPECT_FREED(c, before, keys + 1101, "UNLINK before FLUSHALL SYNC");
     redisFree(c);
 }
 
