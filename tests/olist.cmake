@@ -4,7 +4,7 @@
 # The sequence against an array model, ol_check() after every change; SEED=<n> replays.
 add_executable(test_olist unit/test_olist.c)
 target_link_libraries(test_olist PRIVATE rbkv_server_core)
-foreach(part random_bytes random_count ints big clone free)
+foreach(part random_bytes random_count ints big clone)
   add_test(NAME olist_${part} COMMAND test_olist ${part})
   set_tests_properties(olist_${part} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()

@@ -1,14 +1,20 @@
 /*
  * mem.c - counting allocator wrappers (see mem.h).
  *
- * The counter is per thread, so it needs no atomics: the loop thread makes
- * nearly every allocation; a replica's loader thread (repl_replica.c) builds
- * a keyspace on its own and hands its count over with the keyspace
- * (mem_take_thread_count, mem_add). A forked child has its own copy.
+ * The counter is per thread, so the hot path needs no atomics: the loop
+ * thread makes nearly every allocation; a replica's loader thread
+ * (repl_replica.c) builds a keyspace on its own and hands its count over
+ * with the keyspace (mem_take_thread_count, mem_add). The lazy-free thread
+ * (core/lazyfree.c) only frees: after each value it adds its (negative)
+ * count to `returned`, one atomic the loop thread folds into its own count
+ * whenever it reads it (mem_used and the others below), so used_memory
+ * drops as the thread frees without an atomic on any allocation. A forked
+ * child has its own copy.
  */
 #include "mem.h"
 
 #include <malloc.h>
+#include <stdatomic.h>
 #ifdef RBKV_MIMALLOC
 #include <mimalloc.h>
 #endif
@@ -22,6 +28,17 @@
 static _Thread_local size_t used_bytes;
 static _Thread_local size_t peak_bytes;
 static size_t startup_bytes;
+/* Bytes other threads gave back (wrapping: a negative count), not yet
+ * folded into the loop thread's used_bytes. */
+static _Atomic size_t returned;
+
+/* Folds what other threads returned into this thread's count: one relaxed
+ * load when there is nothing. Only the loop thread calls it. */
+static void fold_returned(void)
+{
+    if (atomic_load_explicit(&returned, memory_order_relaxed))
+        used_bytes += atomic_exchange_explicit(&returned, 0, memory_order_relaxed);
+}
 
 /* p, just allocated for size bytes, counted; a failed allocation ends the
  * process with Redis 7.0's lines, which operators watch for (the log
@@ -86,12 +103,21 @@ size_t xsize(const void *p)
 
 size_t mem_used(void)
 {
+    fold_returned();
     return used_bytes;
 }
 
 size_t mem_peak(void)
 {
+    fold_returned();
     return peak_bytes;
+}
+
+void mem_return_thread_count(void)
+{
+    size_t n = mem_take_thread_count();
+    if (n)
+        atomic_fetch_add_explicit(&returned, n, memory_order_relaxed);
 }
 
 size_t mem_take_thread_count(void)
@@ -150,12 +176,14 @@ static void trim(void)
 
 void mem_purge(void)
 {
+    fold_returned();
     trim();
     trim_high = used_bytes;
 }
 
 void mem_trim_cron(int64_t now_ms)
 {
+    fold_returned();
     if (used_bytes > trim_high)
         trim_high = used_bytes;
     if (trim_high - used_bytes < TRIM_DROP_BYTES || now_ms - trim_last_ms < trim_wait_ms)
@@ -199,7 +227,7 @@ void mem_allocator_stats(struct mem_allocator_stats *st)
 {
     size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
     mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
-    st->allocated = used_bytes;
+    st->allocated = mem_used();
     st->resident = mem_rss();
     /* mimalloc commits whole segments ahead of use: what is untouched is
      * neither active nor resident. */
@@ -245,7 +273,7 @@ char *mem_allocator_report(void)
 void mem_allocator_stats(struct mem_allocator_stats *st)
 {
     struct mallinfo2 mi = mallinfo2();
-    st->allocated = used_bytes;
+    st->allocated = mem_used();
     st->active = mi.arena + mi.hblkhd;
     st->resident = mem_rss();
 }

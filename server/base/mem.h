@@ -23,13 +23,18 @@ void xfree(void *p);                        /* xfree(NULL) does nothing */
 size_t xsize(const void *p);
 
 /* Bytes currently allocated through these wrappers, by this thread (the
- * loop thread's is the server's used_memory). */
+ * loop thread's, with what helper threads freed of it, is the server's
+ * used_memory). */
 size_t mem_used(void);
 /* On a helper thread, when what it built passes to the loop thread: its
  * count, which restarts at 0 (it may be "negative", wrapped, if it freed
  * more than it allocated). On the loop thread, mem_add takes it over. */
 size_t mem_take_thread_count(void);
 void mem_add(size_t n);
+/* On a helper thread that frees what the loop thread allocated (the
+ * lazy-free thread): gives its count to the loop thread's, which takes it
+ * in the next time it reads mem_used(). Thread-safe. */
+void mem_return_thread_count(void);
 /* Resident set size of the process, from /proc, or 0. */
 size_t mem_rss(void);
 /* Highest mem_used() seen since start. */

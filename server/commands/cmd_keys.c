@@ -55,14 +55,16 @@ static void entry_move(struct db *from, struct ks_entry *e, struct db *to, const
     block_signal_key(to, key, klen);
 }
 
-/* DEL and UNLINK: memory is freed at once either way. */
-static void cmd_del(struct client *c)
+/* DEL and UNLINK (Redis's delGenericCommand): UNLINK leaves big values to
+ * the lazy-free thread, DEL frees them at once unless
+ * lazyfree-lazy-user-del. */
+static void del_generic(struct client *c, enum ks_free_how how)
 {
     long long deleted = 0;
     for (int j = 1; j < c->argc; j++) {
         struct ks_entry *e = lookup_write(c, &c->argv[j]);
         if (e) {
-            ks_delete(c->db, e);
+            ks_delete_how(c->db, e, how);
             watch_touch(c->db, c->argv[j].ptr, c->argv[j].len);
             server.dirty++;
             deleted++;
@@ -70,6 +72,16 @@ static void cmd_del(struct client *c)
         }
     }
     resp_add_int(&c->out, deleted);
+}
+
+static void cmd_del(struct client *c)
+{
+    del_generic(c, server.cfg.lazyfree_lazy_user_del ? KS_FREE_LAZY : KS_FREE_SYNC);
+}
+
+static void cmd_unlink(struct client *c)
+{
+    del_generic(c, KS_FREE_LAZY);
 }
 
 /* EXISTS and TOUCH: how many of the arguments name a live key; a key named
@@ -484,7 +496,7 @@ const struct command keys_commands[] = {
                   "O(M) where M is the number of elements in the list, set, sorted set or hash. "
                   "Removing a single key that holds a string value is O(1).",
      .args = "key [key ...]"},
-    {.name = "unlink", .proc = cmd_del, .arity = -2,
+    {.name = "unlink", .proc = cmd_unlink, .arity = -2,
      .flags = CMD_WRITE | CMD_FAST | CMD_TOUCHES_OWN_KEYS,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "generic", .since = "4.0.0",

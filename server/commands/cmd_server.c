@@ -383,24 +383,45 @@ static void cmd_info(struct client *c)
     xfree(t.buf);
 }
 
-/* FLUSHDB/FLUSHALL [ASYNC|SYNC]: both run synchronously here. */
-static int flush_mode_ok_or_reply(struct client *c)
+/* FLUSHDB/FLUSHALL [ASYNC|SYNC], as Redis's getFlushCommandFlags: without
+ * a mode, lazyfree-lazy-user-flush chooses. Returns 1 for ASYNC, 0 for
+ * SYNC, -1 after a syntax error reply. */
+static int flush_mode_or_reply(struct client *c)
 {
-    if (c->argc == 1 || (c->argc == 2 && (arg_is(&c->argv[1], "ASYNC") ||
-                                          arg_is(&c->argv[1], "SYNC"))))
+    if (c->argc == 1)
+        return server.cfg.lazyfree_lazy_user_flush;
+    if (c->argc == 2 && arg_is(&c->argv[1], "ASYNC"))
+        return 1;
+    if (c->argc == 2 && arg_is(&c->argv[1], "SYNC"))
         return 0;
     resp_add_error(&c->out, ERR_SYNTAX);
     return -1;
 }
 
+/* Empties db after telling WATCH and blocked clients: ASYNC detaches its
+ * contents in O(1) for the lazy-free thread (lazyfree.h), SYNC frees them
+ * here. */
+static void flush_db(struct db *db, int async)
+{
+    server.dirty += ks_count(db);
+    watch_touch_db(db);
+    block_signal_db(db);
+    if (async)
+        lazyfree_flush_db(db);
+    else
+        ks_flush(db);
+}
+
 static void cmd_flushdb(struct client *c)
 {
-    if (flush_mode_ok_or_reply(c) < 0)
+    int async = flush_mode_or_reply(c);
+    if (async < 0)
         return;
-    server.dirty += ks_count(c->db);
-    watch_touch_db(c->db);
-    block_signal_db(c->db);
-    ks_flush(c->db);
+    flush_db(c->db, async);
+    /* SYNC replies with every byte back, also what earlier UNLINKs left
+     * pending. */
+    if (!async)
+        lazyfree_drain();
     /* Into the log and the stream as called (ASYNC/SYNC kept), also when
      * there was nothing to flush, as Redis forces it. */
     propagate_effects(c->db_index, c->argc, c->argv);
@@ -409,14 +430,13 @@ static void cmd_flushdb(struct client *c)
 
 static void cmd_flushall(struct client *c)
 {
-    if (flush_mode_ok_or_reply(c) < 0)
+    int async = flush_mode_or_reply(c);
+    if (async < 0)
         return;
-    for (int i = 0; i < server.ks->count; i++) {
-        server.dirty += ks_count(&server.ks->dbs[i]);
-        watch_touch_db(&server.ks->dbs[i]);
-        block_signal_db(&server.ks->dbs[i]);
-        ks_flush(&server.ks->dbs[i]);
-    }
+    for (int i = 0; i < server.ks->count; i++)
+        flush_db(&server.ks->dbs[i], async);
+    if (!async)
+        lazyfree_drain();
     /* As Redis: a BGSAVE under way would write the old data back; with save
      * rules the empty dataset is saved at once (rdb_changes_since_last_save
      * reads 0 after it). Not from the log's replay (client id 0), whose

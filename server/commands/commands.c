@@ -40,64 +40,53 @@
 #include "cmd_zset.h"
 #include "key_specs.h"
 #include "keyspace.h"
-#include "lazyfree.h"
 #include "olist.h"
 #include "omap.h"
 #include "xstream.h"
 #include "zset.h"
 
+/* Each type's free function and effort (keyspace.h): the effort counts the
+ * blocks a free gives back, as Redis's lazyfreeGetFreeEffort counts a
+ * skiplist's nodes, a quicklist's nodes or a hash table's entries, and a
+ * packed value (Redis's listpack or intset) is 1. */
 static void zset_value_free(void *value)
 {
     zs_free(value);
 }
 
-/* Hashes and sets past LAZYFREE_MIN elements (a hundred chunks or more) go
- * to lazyfree.h, which frees them a slice per loop turn: a set of ten
- * million members is hundreds of thousands of chunks, tens of milliseconds
- * to free at once (docs/internals.md, "Hashes and sets"). */
-#define LAZYFREE_MIN 8192
-
-static int omap_free_slice(void *value, size_t budget)
+static size_t zset_effort(const void *value)
 {
-    return om_free_some(value, budget);
+    return zs_len(value) + 1; /* a node per member, and the buckets */
 }
 
 static void omap_value_free(void *value)
 {
-    if (om_len(value) > LAZYFREE_MIN)
-        lazyfree_push(omap_free_slice, value);
-    else
-        om_free(value);
+    om_free(value);
 }
 
-/* Lists of more chunks than Redis's LAZYFREE_THRESHOLD (which counts a
- * quicklist's nodes) are freed in slices too: one free per chunk. */
-#define LAZYFREE_MIN_CHUNKS 64
-
-static int olist_free_slice(void *value, size_t budget)
+static size_t omap_effort(const void *value)
 {
-    return ol_free_some(value, budget);
+    return om_free_effort(value);
 }
 
 static void olist_value_free(void *value)
 {
-    if (ol_chunks(value) > LAZYFREE_MIN_CHUNKS)
-        lazyfree_push(olist_free_slice, value);
-    else
-        ol_free(value);
+    ol_free(value);
 }
 
-static int xstream_free_slice(void *value, size_t budget)
+static size_t olist_effort(const void *value)
 {
-    return xs_free_some(value, budget);
+    return ol_chunks(value) + 1;
 }
 
 static void xstream_value_free(void *value)
 {
-    if (xs_len(value) > LAZYFREE_MIN)
-        lazyfree_push(xstream_free_slice, value);
-    else
-        xs_free(value);
+    xs_free(value);
+}
+
+static size_t xstream_effort(const void *value)
+{
+    return xs_free_effort(value);
 }
 
 void commands_register(void)
@@ -141,9 +130,9 @@ void commands_register(void)
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
     keyspec_register(command_key_specs);
-    ks_register_type(KS_ZSET, zset_value_free);
-    ks_register_type(KS_HASH, omap_value_free);
-    ks_register_type(KS_SET, omap_value_free);
-    ks_register_type(KS_LIST, olist_value_free);
-    ks_register_type(KS_STREAM, xstream_value_free);
+    ks_register_type(KS_ZSET, zset_value_free, zset_effort);
+    ks_register_type(KS_HASH, omap_value_free, omap_effort);
+    ks_register_type(KS_SET, omap_value_free, omap_effort);
+    ks_register_type(KS_LIST, olist_value_free, olist_effort);
+    ks_register_type(KS_STREAM, xstream_value_free, xstream_effort);
 }

@@ -422,7 +422,7 @@ static const struct config_def defs[] = {
     {.name = "replica-ignore-maxmemory", .alias = "slave-ignore-maxmemory", .type = CONFIG_BOOL,
      FIELD(replica_ignore_maxmemory), .default_value = "yes"},
     {.name = "replica-lazy-flush", .alias = "slave-lazy-flush", .type = CONFIG_BOOL,
-     FIELD(replica_lazy_flush), .default_value = "no", LATER(38)},
+     FIELD(replica_lazy_flush), .default_value = "no"},
     {.name = "repl-disable-tcp-nodelay", .type = CONFIG_BOOL, FIELD(repl_disable_tcp_nodelay),
      .default_value = "no", NOOP("a replica's link always sends at once (TCP_NODELAY)")},
     {.name = "rdb-del-sync-files", .type = CONFIG_BOOL, FIELD(rdb_del_sync_files),
@@ -464,17 +464,18 @@ static const struct config_def defs[] = {
      .flags = CONFIG_IMMUTABLE | CONFIG_ONLY_DEFAULT, FIELD(appenddirname),
      .default_value = "appendonlydir", .status = CONFIG_REFUSED,
      .note = "the log is one file, `appendfilename` in `dir`"},
-    /* Lazy freeing (issue 38). */
+    /* Lazy freeing: which deletions leave big values to the lazy-free thread
+     * (lazyfree.h). */
     {.name = "lazyfree-lazy-eviction", .type = CONFIG_BOOL, FIELD(lazyfree_lazy_eviction),
-     .default_value = "no", LATER(38)},
+     .default_value = "no"},
     {.name = "lazyfree-lazy-expire", .type = CONFIG_BOOL, FIELD(lazyfree_lazy_expire),
-     .default_value = "no", LATER(38)},
+     .default_value = "no"},
     {.name = "lazyfree-lazy-server-del", .type = CONFIG_BOOL, FIELD(lazyfree_lazy_server_del),
-     .default_value = "no", LATER(38)},
+     .default_value = "no"},
     {.name = "lazyfree-lazy-user-del", .type = CONFIG_BOOL, FIELD(lazyfree_lazy_user_del),
-     .default_value = "no", LATER(38)},
+     .default_value = "no"},
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, FIELD(lazyfree_lazy_user_flush),
-     .default_value = "no", LATER(38)},
+     .default_value = "no"},
     /* The most bytes a sparse HyperLogLog grows to before it turns dense
      * (cmd_hll.c). Client-side caching: issue 37. */
     {.name = "hll-sparse-max-bytes", .type = CONFIG_MEMORY, FIELD(hll_sparse_max_bytes),

@@ -322,7 +322,7 @@ static size_t evict_entry(struct db *db, struct ks_entry *e)
     notify_keyspace_event(NOTIFY_EVICTED, "evicted", key, klen, db->id);
     watch_touch(db, key, klen);
     size_t before = mem_used();
-    ks_delete(db, e);
+    ks_delete_how(db, e, server.cfg.lazyfree_lazy_eviction ? KS_FREE_LAZY : KS_FREE_SYNC);
     server.stats.evicted_keys++;
     size_t after = mem_used();
     return before > after ? before - after : 0;
@@ -373,7 +373,7 @@ static enum evict_result evict_run(int64_t start)
         struct db *db = NULL;
         struct ks_entry *e = pick_victim(&db);
         if (!e) {
-            /* Big values freed a slice per loop turn still give memory back. */
+            /* Big values on the lazy-free thread still give memory back. */
             return lazyfree_pending() ? EVICT_RUNNING : EVICT_FAIL;
         }
         freed += evict_entry(db, e);

@@ -1,105 +1,198 @@
 /*
- * lazyfree.c - freeing big values in slices (see lazyfree.h).
+ * lazyfree.c - the lazy-free thread (see lazyfree.h).
  *
- * A slice is LAZYFREE_SLICE units (chunks of a hash or set: about a
- * microsecond's work each at most, so a slice stays well under a
- * millisecond); the idle handle runs one slice per loop turn while anything
- * is queued, and stops when the queue empties, so an idle server still
- * sleeps in its poll.
+ * The loop thread queues jobs under a mutex and signals; the thread takes
+ * one at a time, frees it outside the lock, and counts it. The loop never
+ * waits on the thread except in lazyfree_drain (FLUSHALL SYNC, shutdown),
+ * and the thread never calls back into the loop: the counters are atomics
+ * and freed memory reaches used_memory through mem.h's returned count, so
+ * no uv_async_t is needed. The thread blocks every signal, so they all
+ * still reach the loop thread's handlers.
+ *
+ * A value goes to the thread only from the loop thread: another thread (a
+ * replica's loader) frees what it drops itself.
  */
 #include "lazyfree.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <uv.h>
 
+#include "keyspace.h"
+#include "log.h"
 #include "mem.h"
 #include "server.h"
 
-#define LAZYFREE_SLICE 2048
-
-struct lazy_item {
-    struct lazy_item *next;
-    lazyfree_fn *fn;
-    void *value;
+struct lazy_job {
+    struct lazy_job *next;
+    enum ks_type type;
+    void *value;               /* a value of type, or NULL */
+    struct ks_detached *db;    /* or a db's former contents */
+    size_t objects;            /* what it counts for in INFO */
 };
 
 static struct {
-    struct lazy_item *head, *tail;
-    size_t count;
-    unsigned long long freed; /* values queued here and freed since start or RESETSTAT */
-    uv_idle_t idle;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work;       /* the loop queued a job, or asks the thread to stop */
+    pthread_cond_t idle;       /* the queue emptied and the thread holds no job */
+    struct lazy_job *head, *tail; /* under lock */
+    int busy, stop;            /* under lock */
+    int running;               /* the thread was started (loop thread only) */
     uv_thread_t loop_thread;
-    int ready;
-} lazy;
+    _Atomic size_t pending;
+    _Atomic unsigned long long freed;
+} lazy = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .work = PTHREAD_COND_INITIALIZER,
+    .idle = PTHREAD_COND_INITIALIZER,
+};
 
-static void idle_cb(uv_idle_t *h)
+static void job_run(struct lazy_job *j)
 {
-    struct lazy_item *it = lazy.head;
-    if (it && it->fn(it->value, LAZYFREE_SLICE)) {
-        lazy.head = it->next;
+    if (j->db)
+        ks_detached_free(j->db);
+    else
+        ks_value_free(j->type, j->value);
+    size_t objects = j->objects;
+    xfree(j);
+    /* The bytes first, then the count: whoever sees the pending count at 0
+     * finds used_memory already down. */
+    mem_return_thread_count();
+    atomic_fetch_add_explicit(&lazy.freed, objects, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&lazy.pending, objects, memory_order_release);
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lazy.lock);
+    for (;;) {
+        while (!lazy.head && !lazy.stop)
+            pthread_cond_wait(&lazy.work, &lazy.lock);
+        struct lazy_job *j = lazy.head;
+        if (!j)
+            break; /* stopping, and nothing is left */
+        lazy.head = j->next;
         if (!lazy.head)
             lazy.tail = NULL;
-        lazy.count--;
-        lazy.freed++;
-        xfree(it);
+        lazy.busy = 1;
+        pthread_mutex_unlock(&lazy.lock);
+        job_run(j);
+        pthread_mutex_lock(&lazy.lock);
+        lazy.busy = 0;
+        if (!lazy.head)
+            pthread_cond_broadcast(&lazy.idle);
     }
-    if (!lazy.head)
-        uv_idle_stop(h);
+    pthread_mutex_unlock(&lazy.lock);
+    return NULL;
+}
+
+static void push(struct lazy_job *j)
+{
+    j->next = NULL;
+    atomic_fetch_add_explicit(&lazy.pending, j->objects, memory_order_relaxed);
+    pthread_mutex_lock(&lazy.lock);
+    if (lazy.tail)
+        lazy.tail->next = j;
+    else
+        lazy.head = j;
+    lazy.tail = j;
+    pthread_cond_signal(&lazy.work);
+    pthread_mutex_unlock(&lazy.lock);
+}
+
+static int on_loop_thread(void)
+{
+    uv_thread_t self = uv_thread_self();
+    return lazy.running && uv_thread_equal(&self, &lazy.loop_thread);
+}
+
+/* Redis's rule (freeObjAsync): lazily when the setting for this kind of
+ * deletion says so and the value is worth it. */
+static void release_cb(enum ks_type type, void *value, enum ks_free_how how)
+{
+    int lazily = how == KS_FREE_LAZY ||
+                 (how == KS_FREE_SERVER && server.cfg.lazyfree_lazy_server_del) ||
+                 (how == KS_FREE_EXPIRE && server.cfg.lazyfree_lazy_expire);
+    if (!lazily || !on_loop_thread() || ks_value_effort(type, value) <= LAZYFREE_THRESHOLD) {
+        ks_value_free(type, value);
+        return;
+    }
+    struct lazy_job *j = xmalloc(sizeof(*j));
+    *j = (struct lazy_job){.type = type, .value = value, .objects = 1};
+    push(j);
 }
 
 void lazyfree_init(void)
 {
-    uv_idle_init(server.loop, &lazy.idle);
-    lazy.loop_thread = uv_thread_self();
-    lazy.ready = 1;
-}
-
-void lazyfree_push(lazyfree_fn *fn, void *value)
-{
-    uv_thread_t self = uv_thread_self();
-    if (!lazy.ready || !uv_thread_equal(&self, &lazy.loop_thread)) {
-        fn(value, SIZE_MAX);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&lazy.thread, NULL, thread_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        /* Without the thread every value is freed at once, as with the
+         * settings off: slower deletes, nothing wrong. */
+        log_warning("Could not start the lazy-free thread: values are freed at once");
         return;
     }
-    struct lazy_item *it = xmalloc(sizeof(*it));
-    it->next = NULL;
-    it->fn = fn;
-    it->value = value;
-    if (lazy.tail)
-        lazy.tail->next = it;
-    else
-        lazy.head = it;
-    lazy.tail = it;
-    lazy.count++;
-    uv_idle_start(&lazy.idle, idle_cb);
+    lazy.loop_thread = uv_thread_self();
+    lazy.running = 1;
+    ks_on_release(release_cb);
+}
+
+void lazyfree_flush_db(struct db *db)
+{
+    if (!ks_count(db))
+        return;
+    if (!lazy.running) {
+        ks_flush(db);
+        return;
+    }
+    struct lazy_job *j = xmalloc(sizeof(*j));
+    *j = (struct lazy_job){.db = ks_detach_all(db)};
+    j->objects = ks_detached_count(j->db);
+    push(j);
+}
+
+void lazyfree_drain(void)
+{
+    if (!lazy.running)
+        return;
+    pthread_mutex_lock(&lazy.lock);
+    while (lazy.head || lazy.busy)
+        pthread_cond_wait(&lazy.idle, &lazy.lock);
+    pthread_mutex_unlock(&lazy.lock);
 }
 
 size_t lazyfree_pending(void)
 {
-    return lazy.count;
+    return atomic_load_explicit(&lazy.pending, memory_order_acquire);
 }
 
 unsigned long long lazyfree_freed(void)
 {
-    return lazy.freed;
+    return atomic_load_explicit(&lazy.freed, memory_order_relaxed);
 }
 
 void lazyfree_reset_stats(void)
 {
-    lazy.freed = 0;
+    atomic_store_explicit(&lazy.freed, 0, memory_order_relaxed);
 }
 
 void lazyfree_close(void)
 {
-    while (lazy.head) {
-        struct lazy_item *it = lazy.head;
-        it->fn(it->value, SIZE_MAX);
-        lazy.head = it->next;
-        xfree(it);
-    }
-    lazy.tail = NULL;
-    lazy.count = 0;
-    if (lazy.ready && !uv_is_closing((uv_handle_t *)&lazy.idle))
-        uv_close((uv_handle_t *)&lazy.idle, NULL);
-    lazy.ready = 0;
+    if (!lazy.running)
+        return;
+    ks_on_release(NULL);
+    pthread_mutex_lock(&lazy.lock);
+    lazy.stop = 1;
+    pthread_cond_signal(&lazy.work);
+    pthread_mutex_unlock(&lazy.lock);
+    pthread_join(lazy.thread, NULL);
+    lazy.running = 0;
+    lazy.stop = 0;
 }

@@ -1,34 +1,45 @@
 /*
- * lazyfree.h - values too big to free at once, freed in slices, one per
- * loop turn, so deleting a set of ten million members never holds the loop
- * (Redis frees such values on a thread; here the loop thread frees them a
- * slice at a time, so used_memory stays its own count and no allocator
- * arena is shared).
+ * lazyfree.h - values and databases detached from the keyspace, freed on
+ * one background thread, as Redis's lazyfree.c with its BIO_LAZY_FREE
+ * thread: UNLINK, FLUSHALL/FLUSHDB ASYNC and the lazyfree-lazy-* settings
+ * (docs/internals.md, "Lazy freeing").
  *
- * Owns: the queue of values waiting and the idle handle that drains it.
- * Knows nothing of value types: each value comes with the function that
- * frees a slice of it.
+ * Owns: the thread, its queue and its counters. The thread only ever sees
+ * what left the keyspace (a value, or a db's former contents from
+ * ks_detach_all): nothing live, so the loop thread still owns all live
+ * data. It frees through the data layer's free functions, which touch only
+ * the value (no shared objects, no refcounts), and through mem.h, whose
+ * count it returns to the loop thread's after each job (mem.h's
+ * mem_return_thread_count); mimalloc frees a block from any thread.
  */
 #ifndef RBKV_LAZYFREE_H
 #define RBKV_LAZYFREE_H
 
 #include <stddef.h>
 
-/* Frees up to budget units of value; returns 1 once all of it is gone. */
-typedef int lazyfree_fn(void *value, size_t budget);
+struct db;
 
+/* Redis's LAZYFREE_THRESHOLD: a value whose free effort (keyspace.h's
+ * ks_value_effort) is above it goes to the thread; a smaller one costs less
+ * to free than to queue. */
+#define LAZYFREE_THRESHOLD 64
+
+/* Starts the thread and becomes the keyspace's release hook. */
 void lazyfree_init(void);
-/* Queues value to be freed by fn, when called on the loop thread after
- * lazyfree_init; elsewhere (a worker thread dropping what it loaded, or
- * before start) frees it all at once. */
-void lazyfree_push(lazyfree_fn *fn, void *value);
-/* Values queued and not yet fully freed (INFO's lazyfree_pending_objects). */
+/* Empties db now and frees what it held on the thread (FLUSHALL ASYNC).
+ * The caller has told WATCH, blocked clients and streamed replies. */
+void lazyfree_flush_db(struct db *db);
+/* Waits until the thread has freed everything queued (FLUSHALL SYNC, so
+ * its reply finds every byte back and no free pending). */
+void lazyfree_drain(void);
+/* Objects queued and not yet freed (INFO's lazyfree_pending_objects: a
+ * value is one, a flushed db its keys). */
 size_t lazyfree_pending(void);
-/* Values freed in slices so far (INFO's lazyfreed_objects), and its reset
- * (CONFIG RESETSTAT). */
+/* Objects the thread freed since start or RESETSTAT (INFO's
+ * lazyfreed_objects), and its reset (CONFIG RESETSTAT). */
 unsigned long long lazyfree_freed(void);
 void lazyfree_reset_stats(void);
-/* At shutdown: frees everything queued and closes the handle. */
+/* At shutdown: frees everything queued and joins the thread. */
 void lazyfree_close(void);
 
 #endif

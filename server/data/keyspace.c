@@ -29,13 +29,32 @@ RB_DECLARE_ORDER(ks_order, struct ks_entry, node, size)
 RB_DECLARE_ORDER(expire_order, struct ks_expire, node, size)
 
 static ks_value_free_fn *value_free[KS_TYPE_COUNT];
+static ks_value_effort_fn *value_effort[KS_TYPE_COUNT];
+static ks_release_fn *release_hook;
 static ks_expired_fn *expired_hook;
 static ks_change_fn *change_hook;
 static enum ks_expiry expiry_mode;
 
-void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn)
+void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn, ks_value_effort_fn *effort)
 {
     value_free[type] = free_fn;
+    value_effort[type] = effort;
+}
+
+void ks_on_release(ks_release_fn *fn)
+{
+    release_hook = fn;
+}
+
+void ks_value_free(enum ks_type type, void *value)
+{
+    if (type != KS_STRING && value_free[type])
+        value_free[type](value);
+}
+
+size_t ks_value_effort(enum ks_type type, const void *value)
+{
+    return type != KS_STRING && value_effort[type] ? value_effort[type](value) : 1;
 }
 
 static const struct ka_clock *access_clock;
@@ -86,7 +105,7 @@ static void expire_entry(struct db *db, struct ks_entry *e, int due)
 {
     if (expired_hook)
         expired_hook(db, ks_key(e), ks_klen(e), due);
-    ks_delete(db, e);
+    ks_delete_how(db, e, KS_FREE_EXPIRE);
 }
 
 void ks_expire_entry(struct db *db, struct ks_entry *e)
@@ -357,10 +376,16 @@ static struct ks_entry *entry_new(const char *key, size_t klen, enum ks_type typ
     return e;
 }
 
-static void value_release(struct ks_entry *e)
+/* The value of e, which leaves the keyspace, to the release hook (which may
+ * free it later on another thread), or freed now. */
+static void value_release(struct ks_entry *e, enum ks_free_how how)
 {
-    if (e->type != KS_STRING && value_free[e->type])
-        value_free[e->type](ks_ptr(e));
+    if (e->type == KS_STRING)
+        return;
+    if (release_hook && how != KS_FREE_SYNC)
+        release_hook(e->type, ks_ptr(e), how);
+    else
+        ks_value_free(e->type, ks_ptr(e));
 }
 
 static void expire_unlink(struct db *db, struct ks_entry *e)
@@ -394,7 +419,7 @@ struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, c
         entry_link(db, e, p->hash);
         return e;
     }
-    value_release(old); /* before the key moves: it reads the value's pointer */
+    value_release(old, KS_FREE_SERVER); /* before the key moves: it reads the value's pointer */
     if (!keep_ttl && (old->flags & KS_HAS_EXPIRE)) {
         expire_unlink(db, old);
         /* Drop the deadline slot: the key moves down into it. */
@@ -456,6 +481,11 @@ struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen
 
 void ks_delete(struct db *db, struct ks_entry *e)
 {
+    ks_delete_how(db, e, KS_FREE_SERVER);
+}
+
+void ks_delete_how(struct db *db, struct ks_entry *e, enum ks_free_how how)
+{
     ks_will_change(db);
     kix_remove(&db->index, e);
     if (__builtin_expect(ks_slots_on, 0))
@@ -463,7 +493,7 @@ void ks_delete(struct db *db, struct ks_entry *e)
     ks_order_erase(&e->node, &db->keys);
     if (e->flags & KS_HAS_EXPIRE)
         expire_unlink(db, e);
-    value_release(e);
+    value_release(e, how);
     xfree(e);
 }
 
@@ -629,21 +659,73 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
     return n;
 }
 
+/* Frees every entry of a tree detached from its db, with values and
+ * deadline records (whose tree is dropped whole, not unlinked). */
+static void entries_free(struct rb_root *keys)
+{
+    struct ks_entry *e, *tmp;
+    rbtree_postorder_for_each_entry_safe(e, tmp, keys, node) {
+        if (e->flags & KS_HAS_EXPIRE)
+            xfree(entry_expire(e));
+        if (e->type != KS_STRING) /* a string has no pointer to read */
+            ks_value_free(e->type, ks_ptr(e));
+        xfree(e);
+    }
+    *keys = RB_ROOT;
+}
+
+/* Leaves db empty, as a new one with its index's seed. */
+static void db_empty(struct db *db)
+{
+    uint64_t seed[2] = {db->index.seed[0], db->index.seed[1]};
+    db->keys = RB_ROOT;
+    kix_init(&db->index, seed);
+    db->slots = NULL;
+    db->expires = RB_ROOT_CACHED;
+    db->expires_count = 0;
+}
+
 void ks_flush(struct db *db)
 {
     ks_will_change(db);
-    struct ks_entry *e, *tmp;
-    rbtree_postorder_for_each_entry_safe(e, tmp, &db->keys, node) {
-        if (e->flags & KS_HAS_EXPIRE)
-            xfree(entry_expire(e));
-        value_release(e);
-        xfree(e);
-    }
-    db->keys = RB_ROOT;
+    entries_free(&db->keys);
     kix_clear(&db->index);
     ks_slots_clear(db);
-    db->expires = RB_ROOT_CACHED;
-    db->expires_count = 0;
+    db_empty(db);
+}
+
+struct ks_detached {
+    struct rb_root keys;
+    struct kix index;
+    struct ks_slots *slots;
+    size_t count;
+};
+
+struct ks_detached *ks_detach_all(struct db *db)
+{
+    ks_will_change(db);
+    struct ks_detached *d = xmalloc(sizeof(*d));
+    d->count = ks_count(db);
+    d->keys = db->keys;
+    d->index = db->index;
+    d->slots = db->slots;
+    db_empty(db);
+    return d;
+}
+
+size_t ks_detached_count(const struct ks_detached *d)
+{
+    return d->count;
+}
+
+void ks_detached_free(struct ks_detached *d)
+{
+    if (!d)
+        return;
+    entries_free(&d->keys);
+    kix_clear(&d->index);
+    ks_slots_free(d->slots);
+    xfree(d);
 }
 
 size_t ks_count(const struct db *db)

@@ -109,9 +109,35 @@ void ks_access_clock(const struct ka_clock *clock);
 /* That clock, NULL when none is set (a loader restores access state with it). */
 const struct ka_clock *ks_access_clock_in_use(void);
 
-/* Frees a value of a non-string type; set once at start by each type's module. */
+/* Frees a value of a non-string type; set once at start by each type's
+ * module, with its effort: about how many blocks the free gives back
+ * (Redis's lazyfreeGetFreeEffort: 1 for a packed value, else its nodes or
+ * chunks), which says whether freeing it is worth another thread. Both
+ * touch only the value, so any thread may call them on a value no longer
+ * in a db. */
 typedef void ks_value_free_fn(void *value);
-void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn);
+typedef size_t ks_value_effort_fn(const void *value);
+void ks_register_type(enum ks_type type, ks_value_free_fn *free_fn, ks_value_effort_fn *effort);
+/* The type's free function on value (nothing for a string: its bytes live
+ * in the entry), and its effort (1 for a string). */
+void ks_value_free(enum ks_type type, void *value);
+size_t ks_value_effort(enum ks_type type, const void *value);
+
+/* Why a value leaves the keyspace, for the release hook to choose when it
+ * is freed (Redis's lazyfree-lazy-* settings):
+ *   KS_FREE_SERVER  deleted or overwritten by the server on a command's
+ *                   behalf (an emptied key, RENAME's target, SET over a hash);
+ *   KS_FREE_EXPIRE  its deadline passed;
+ *   KS_FREE_SYNC    now, on this thread (DEL, FLUSHALL SYNC, eviction by
+ *                   default);
+ *   KS_FREE_LAZY    whenever the hook likes (UNLINK). */
+enum ks_free_how { KS_FREE_SERVER, KS_FREE_EXPIRE, KS_FREE_SYNC, KS_FREE_LAZY };
+/* Takes a value of type that left the keyspace (and owns it from then on),
+ * unless how is KS_FREE_SYNC, which never reaches it. One hook for the
+ * process, set at start by core (lazyfree.h); without one, every value is
+ * freed at once. */
+typedef void ks_release_fn(enum ks_type type, void *value, enum ks_free_how how);
+void ks_on_release(ks_release_fn *fn);
 
 struct keyspace *ks_new(int databases);
 void ks_free(struct keyspace *ks);
@@ -226,8 +252,10 @@ void ks_bulk_finish(struct ks_bulk *b);
  * slack so repeated APPENDs are amortised O(1). */
 struct ks_entry *ks_string_resize(struct db *db, struct ks_entry *e, size_t vlen);
 
-/* Unlinks and frees the entry, its value and its deadline. */
+/* Unlinks and frees the entry and its deadline; its value goes to the
+ * release hook as how says (ks_delete: KS_FREE_SERVER). */
 void ks_delete(struct db *db, struct ks_entry *e);
+void ks_delete_how(struct db *db, struct ks_entry *e, enum ks_free_how how);
 
 /* Deadlines. ks_set_expire may move the entry; returns it. */
 struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms);
@@ -288,8 +316,18 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max);
 /* How many entries have a deadline <= now_ms (due, not deleted yet),
  * whether expiry is paused or not. O(log n). */
 size_t ks_due_count(const struct db *db, int64_t now_ms);
-/* Deletes every entry. */
+/* Deletes every entry, now. */
 void ks_flush(struct db *db);
+/* Empties db in O(1) (the index's table is not walked) and returns what it
+ * held, for ks_detached_free to free on any thread: the detached entries
+ * are in no db, so nothing else reads them. Owned by the caller. */
+struct ks_detached;
+struct ks_detached *ks_detach_all(struct db *db);
+/* Keys the detached contents hold. */
+size_t ks_detached_count(const struct ks_detached *d);
+/* Frees every entry, value, deadline record and index table of d, and d;
+ * NULL does nothing. */
+void ks_detached_free(struct ks_detached *d);
 /* Swaps everything a and b hold (keys, index, deadlines, counters); each
  * keeps its id and address. Both are told of the change first. */
 void ks_swap(struct db *a, struct db *b);

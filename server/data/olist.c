@@ -511,16 +511,6 @@ void ol_free(struct olist *l)
     xfree(l);
 }
 
-int ol_free_some(struct olist *l, size_t budget)
-{
-    l->head = l->tail = NULL; /* the tree is only freed from here on */
-    l->chunks -= ct_free_some(&l->tree, budget);
-    if (l->tree.rb_node)
-        return 0;
-    xfree(l);
-    return 1;
-}
-
 struct olist *ol_clone(const struct olist *l)
 {
     struct olist *copy = ol_new();

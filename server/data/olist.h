@@ -61,10 +61,6 @@ struct ol_it {
  * does nothing. */
 struct olist *ol_new(void);
 void ol_free(struct olist *l);
-/* Frees up to budget chunks of l; returns 1 once all of l is gone, l
- * included, else 0 (l is then only good for more ol_free_some calls). For
- * freeing a huge list in slices (lazyfree). */
-int ol_free_some(struct olist *l, size_t budget);
 /* A deep copy. O(bytes). */
 struct olist *ol_clone(const struct olist *l);
 

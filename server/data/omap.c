@@ -706,13 +706,9 @@ void om_free(struct omap *m)
     xfree(m);
 }
 
-int om_free_some(struct omap *m, size_t budget)
+size_t om_free_effort(const struct omap *m)
 {
-    ct_free_some(&m->tree, budget);
-    if (m->tree.rb_node)
-        return 0;
-    xfree(m);
-    return 1;
+    return m->packed ? 1 : 1 + om_len(m) / OM_CHUNK_ENTRIES;
 }
 
 struct omap *om_clone(const struct omap *m)

@@ -97,10 +97,10 @@ struct om_span {
  * caller, freed with om_free. om_free(NULL) does nothing. */
 struct omap *om_new(int values);
 void om_free(struct omap *m);
-/* Frees up to budget chunks of m (a chunk holds up to OM_CHUNK_ENTRIES
- * elements); returns 1 once all of m is gone, m included, else 0 (m is then
- * only good for more om_free_some calls). For freeing in slices. */
-int om_free_some(struct omap *m, size_t budget);
+/* Blocks om_free gives back, at least: 1 packed, else the fewest chunks
+ * that hold its elements (a lower bound, so a map judged worth freeing on
+ * another thread is). */
+size_t om_free_effort(const struct omap *m);
 /* A deep copy, with the same encoding. O(bytes). */
 struct omap *om_clone(const struct omap *m);
 

@@ -171,13 +171,18 @@ void ks_slots_moved(struct db *db, const struct ks_entry *e, struct ks_entry *mo
     set_add(s, moved);
 }
 
-void ks_slots_clear(struct db *db)
+void ks_slots_free(struct ks_slots *s)
 {
-    if (!db->slots)
+    if (!s)
         return;
     for (unsigned i = 0; i < CLUSTER_SLOTS; i++)
-        xfree(db->slots->slot[i].cell);
-    xfree(db->slots);
+        xfree(s->slot[i].cell);
+    xfree(s);
+}
+
+void ks_slots_clear(struct db *db)
+{
+    ks_slots_free(db->slots);
     db->slots = NULL;
 }
 

@@ -94,6 +94,9 @@ void ks_slots_unlink(struct db *db, struct ks_entry *e);
 void ks_slots_moved(struct db *db, const struct ks_entry *e, struct ks_entry *moved);
 /* Forgets every key of db (ks_flush) and frees the sets. */
 void ks_slots_clear(struct db *db);
+/* Frees a slot index detached from its db (ks_detach_all); NULL does
+ * nothing. Touches nothing else, so any thread may call it. */
+void ks_slots_free(struct ks_slots *s);
 /* Every set's invariants, and exactly the keys of db->keys indexed, each in
  * its slot's set. O(n). 0, or -1 with *why set. */
 int ks_slots_check(const struct db *db, const char **why);

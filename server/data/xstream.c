@@ -44,13 +44,9 @@ void xs_free(struct xstream *s)
     xfree(s);
 }
 
-int xs_free_some(struct xstream *s, size_t budget)
+size_t xs_free_effort(const struct xstream *s)
 {
-    if (!om_free_some(s->m, budget))
-        return 0;
-    xg_free_all(s);
-    xfree(s);
-    return 1;
+    return om_free_effort(s->m) + s->ngroups;
 }
 
 struct xstream *xs_clone(const struct xstream *s)

@@ -76,8 +76,8 @@ struct xs_limits {
 /* An empty stream, owned by the caller; xs_free(NULL) does nothing. */
 struct xstream *xs_new(void);
 void xs_free(struct xstream *s);
-/* Frees up to budget chunks; 1 once all of s is gone (omap.h's om_free_some). */
-int xs_free_some(struct xstream *s, size_t budget);
+/* Blocks xs_free gives back, at least: the entries' chunks and the groups. */
+size_t xs_free_effort(const struct xstream *s);
 struct xstream *xs_clone(const struct xstream *s);
 size_t xs_len(const struct xstream *s);
 /* Bytes allocated; sampled as om_memory_sampled. */

@@ -25,6 +25,7 @@
 #include "fileio.h"
 #include "functions.h"
 #include "keyspace.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "mem.h"
 #include "process.h"
@@ -304,12 +305,17 @@ static void load_done(uv_work_t *req, int status)
 }
 
 /* Every db emptied, as FLUSHALL's (its WATCHers see the change), and the
- * function libraries gone, as Redis's emptyData does before such a load. */
+ * function libraries gone, as Redis's emptyData does before such a load:
+ * on the lazy-free thread with replica-lazy-flush, as Redis's
+ * EMPTYDB_ASYNC. */
 static void flush_old_data(void)
 {
     for (int i = 0; i < server.ks->count; i++) {
         watch_touch_db(&server.ks->dbs[i]);
-        ks_flush(&server.ks->dbs[i]);
+        if (server.cfg.replica_lazy_flush)
+            lazyfree_flush_db(&server.ks->dbs[i]);
+        else
+            ks_flush(&server.ks->dbs[i]);
     }
     fn_flush();
 }

@@ -70,10 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int registered;
     if (!registered) {
-        ks_register_type(KS_LIST, free_list);
-        ks_register_type(KS_SET, free_map);
-        ks_register_type(KS_HASH, free_map);
-        ks_register_type(KS_ZSET, free_zset);
+        ks_register_type(KS_LIST, free_list, NULL);
+        ks_register_type(KS_SET, free_map, NULL);
+        ks_register_type(KS_HASH, free_map, NULL);
+        ks_register_type(KS_ZSET, free_zset, NULL);
         registered = 1;
     }
     char err[512] = "";

@@ -2,7 +2,7 @@
  * test_collrange.c - end-to-end tests of the ordered commands over hash
  * fields and set members (server/commands/cmd_collrange.c): HRANGE,
  * HRANGEBYLEX, HPREFIX, HCOUNT, HRANK, HDELRANGE, SRANGE, SCOUNT, SRANK, and
- * HSCAN/SSCAN's ordered cursor, and big maps freed in slices (core/lazyfree.c).
+ * HSCAN/SSCAN's ordered cursor, and big maps freed on the lazy-free thread (core/lazyfree.c).
  *
  * One server for the whole file; each test FLUSHALLs first. The random part
  * is differential: a hash, a set and a sorted set whose members all score 0
@@ -167,8 +167,9 @@ static void test_scan_while_changing(void)
     redisFree(c);
 }
 
-/* DEL and UNLINK of a big set or hash hand it to core/lazyfree.c: the key is
- * gone at once, the server answers meanwhile, and the memory comes back. */
+/* DEL (at once) and UNLINK (on core/lazyfree.c's thread) of a big set or
+ * hash: the key is gone at once, the server answers, and the memory comes
+ * back. */
 static void test_big_delete(void)
 {
     redisContext *c = h_connect_flushed(&srv);

@@ -1,8 +1,8 @@
 /*
  * test_list_persist.c - lists through everything that keeps or rebuilds a
  * dataset: a snapshot with a restart and DEBUG RELOAD, the append-only
- * log's rewrite (RPUSH in batches) and replay, a huge list freed in slices
- * (core/lazyfree.c), and MEMORY USAGE and DEBUG OBJECT beside redis-server
+ * log's rewrite (RPUSH in batches) and replay, a huge list freed on
+ * core/lazyfree.c's thread, and MEMORY USAGE and DEBUG OBJECT beside redis-server
  * when there is one. Each compares DEBUG DIGEST (order-sensitive for a
  * list), whole replies of the small lists, and the positions of a long one.
  *
@@ -143,29 +143,37 @@ static void test_rewrite(void)
     h_clean_dir(&s);
 }
 
-/* DEL and UNLINK of a huge list hand it to core/lazyfree.c: the key is gone
- * at once, the server answers, and the memory comes back. */
+/* RPUSHes HUGE_LIST elements e:0 .. to "huge", in batches. */
+static void push_huge(redisContext *c)
+{
+    char buf[BATCH][16];
+    const char *argv[BATCH + 2];
+    for (int i = 0; i < HUGE_LIST; i += BATCH) {
+        int argc = 0;
+        argv[argc++] = "RPUSH";
+        argv[argc++] = "huge";
+        for (int j = 0; j < BATCH; j++) {
+            snprintf(buf[j], sizeof(buf[j]), "e:%d", i + j);
+            argv[argc++] = buf[j];
+        }
+        freeReplyObject(h_command(c, argc, argv, NULL));
+    }
+}
+
+/* UNLINK of a huge list, and DEL with lazyfree-lazy-user-del, hand it to
+ * core/lazyfree.c's thread: the key is gone at once, the server answers,
+ * and the memory comes back. */
 static void test_lazy_free(void)
 {
     struct h_server s;
     redisContext *c = h_open(&s, NULL);
     if (!c)
         return;
-    char buf[BATCH][16];
-    const char *argv[BATCH + 2];
+    EXPECT_STATUS(c, "OK", "CONFIG", "SET", "lazyfree-lazy-user-del", "yes");
     for (int k = 0; k < 2; k++) {
         long long base = h_info_ll(c, "memory", "used_memory");
         long long freed = h_info_ll(c, "memory", "lazyfreed_objects");
-        for (int i = 0; i < HUGE_LIST; i += BATCH) {
-            int argc = 0;
-            argv[argc++] = "RPUSH";
-            argv[argc++] = "huge";
-            for (int j = 0; j < BATCH; j++) {
-                snprintf(buf[j], sizeof(buf[j]), "e:%d", i + j);
-                argv[argc++] = buf[j];
-            }
-            freeReplyObject(h_command(c, argc, argv, NULL));
-        }
+        push_huge(c);
         EXPECT_INT(c, HUGE_LIST, "LLEN", "huge");
         long long full = h_info_ll(c, "memory", "used_memory");
         CHECK(full > base + HUGE_LIST * 5, "used_memory %lld after %d elements (from %lld)", full,
@@ -176,16 +184,20 @@ static void test_lazy_free(void)
         CHECK(h_wait_info(c, "memory", "lazyfree_pending_objects", "0", 10000 * H_SLOW),
               "the huge list was never freed");
         CHECK(h_info_ll(c, "memory", "lazyfreed_objects") == freed + 1,
-              "the huge list was not freed in slices");
+              "the huge list was not freed on the lazy-free thread");
         long long after = h_info_ll(c, "memory", "used_memory");
         CHECK(after < base + (full - base) / 10, "used_memory %lld after freeing (full %lld, base %lld)",
               after, full, base);
     }
-    /* A small one is freed at once. */
+    /* A small one is freed at once, and DEL frees at once by default. */
     long long freed = h_info_ll(c, "memory", "lazyfreed_objects");
     EXPECT_INT(c, 3, "RPUSH", "small", "a", "b", "c");
     EXPECT_INT(c, 1, "DEL", "small");
     CHECK(h_info_ll(c, "memory", "lazyfreed_objects") == freed, "a small list went to lazyfree");
+    EXPECT_STATUS(c, "OK", "CONFIG", "SET", "lazyfree-lazy-user-del", "no");
+    push_huge(c);
+    EXPECT_INT(c, 1, "DEL", "huge");
+    CHECK(h_info_ll(c, "memory", "lazyfreed_objects") == freed, "DEL sent a huge list away");
     h_close(&s, c);
 }
 

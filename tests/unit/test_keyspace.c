@@ -1,7 +1,8 @@
 /*
  * test_keyspace.c - directed and randomized differential tests of the
  * keyspace (server/data/keyspace.h): entries, binary key order, deadlines, lazy
- * and active expiry, and the order statistics.
+ * and active expiry, the order statistics, the release hook (each value
+ * leaving with its ks_free_how) and a db detached whole (FLUSHALL ASYNC).
  *
  * Owns: a reference model, a sorted array of (key, value, deadline) that is
  * trivially right, and the pointer values handed to ks_add_ptr(), counted by
@@ -865,6 +866,64 @@ static void test_long_values(void)
     free_checking_leaks(ks);
 }
 
+/* The release hook gets each value leaving with the right how, and owns it
+ * (here: keeps it in `released` until the test frees it); ks_detach_all
+ * empties a db in one step, the db works at once, and ks_detached_free
+ * frees strings, values and deadline records. */
+static void *released[4];
+static enum ks_free_how released_how[4];
+static int nreleased;
+
+static void release_keep(enum ks_type type, void *value, enum ks_free_how how)
+{
+    CHECK(type == KS_ZSET && nreleased < 4);
+    released[nreleased] = value;
+    released_how[nreleased++] = how;
+}
+
+static void test_release_and_detach(void)
+{
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    ks_on_release(release_keep);
+    ks_add_ptr(db, "a", 1, KS_ZSET, ptr_new());
+    ks_delete(db, ks_find(db, "a", 1));
+    ks_add_ptr(db, "b", 1, KS_ZSET, ptr_new());
+    ks_delete_how(db, ks_find(db, "b", 1), KS_FREE_LAZY);
+    struct ks_entry *e = ks_add_ptr(db, "c", 1, KS_ZSET, ptr_new());
+    ks_set_expire(db, e, START_MS);
+    CHECK(ks_expire_due(db, START_MS, SIZE_MAX) == 1);
+    ks_add_ptr(db, "d", 1, KS_ZSET, ptr_new());
+    ks_delete_how(db, ks_find(db, "d", 1), KS_FREE_SYNC); /* never reaches the hook */
+    CHECK(nreleased == 3 && live_ptrs == 3);
+    CHECK(released_how[0] == KS_FREE_SERVER && released_how[1] == KS_FREE_LAZY &&
+          released_how[2] == KS_FREE_EXPIRE);
+    for (int i = 0; i < nreleased; i++)
+        ks_value_free(KS_ZSET, released[i]);
+    ks_on_release(NULL);
+    CHECK(live_ptrs == 0 && ks_value_effort(KS_STRING, NULL) == 1);
+
+    char key[16];
+    for (int i = 0; i < 300; i++) {
+        snprintf(key, sizeof(key), "k%03d", i);
+        e = i % 3 ? ks_set_string(db, key, strlen(key), key, strlen(key), 0)
+                  : ks_add_ptr(db, key, strlen(key), KS_ZSET, ptr_new());
+        if (i % 2)
+            ks_set_expire(db, e, START_MS + i);
+    }
+    struct ks_detached *d = ks_detach_all(db);
+    CHECK(ks_detached_count(d) == 300 && ks_count(db) == 0 && db->expires_count == 0);
+    CHECK(!ks_find(db, "k001", 4) && live_ptrs == 100);
+    check_db(db);
+    ks_set_string(db, "k001", 4, "again", 5, 0); /* the same name, while d still holds the old */
+    check_db(db);
+    CHECK(ks_count(db) == 1 && ks_slen(ks_find(db, "k001", 4)) == 5);
+    ks_detached_free(d);
+    ks_detached_free(NULL);
+    CHECK(live_ptrs == 0);
+    free_checking_leaks(ks);
+}
+
 static void test_edge(void)
 {
     test_empty();
@@ -875,6 +934,7 @@ static void test_edge(void)
     test_moves_and_values();
     test_long_keys();
     test_long_values();
+    test_release_and_detach();
     printf("edge: ok\n");
 }
 
@@ -882,7 +942,7 @@ int main(int argc, char **argv)
 {
     rng = check_seed(20240601);
     check_report_op(&test_op);
-    ks_register_type(KS_ZSET, ptr_free);
+    ks_register_type(KS_ZSET, ptr_free, NULL);
 
     if (argc < 2) {
         test_edge();

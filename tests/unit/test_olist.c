@@ -20,7 +20,6 @@
  *           middle range deleted, memory per element against the listpack
  *           figure, ol_memory_sampled against ol_memory;
  *   clone   a clone equals its source and is independent of it;
- *   free    ol_free_some in slices of 1 to 3 chunks frees everything.
  * Every part ends with mem_used() back at zero: a leaked chunk fails.
  *
  * usage: test_olist [part]... (no argument runs all). Prints SEED=<n>;
@@ -396,23 +395,6 @@ static void part_clone(void)
     CHECK(mem_used() == base);
 }
 
-static void part_free(void)
-{
-    struct ol_limits lim = {16};
-    size_t base = mem_used();
-    for (size_t budget = 1; budget <= 3; budget++) {
-        struct olist *l = ol_new();
-        for (int i = 0; i < 5000; i++)
-            ol_push(&l, i & 1, "element", 7, &lim);
-        size_t chunks = ol_chunks(l), calls = 0;
-        CHECK(chunks >= 5000 / 16);
-        while (!ol_free_some(l, budget))
-            calls++;
-        CHECK_MSG(calls + 1 >= chunks / budget, "%zu calls for %zu chunks", calls, chunks);
-        CHECK(mem_used() == base);
-    }
-}
-
 int main(int argc, char **argv)
 {
     seed = check_seed((uint64_t)time(NULL));
@@ -430,8 +412,6 @@ int main(int argc, char **argv)
             part_big();
         if (!part || !strcmp(part, "clone"))
             part_clone();
-        if (!part || !strcmp(part, "free"))
-            part_free();
     }
     puts("ok");
     return 0;

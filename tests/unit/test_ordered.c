@@ -247,7 +247,7 @@ static void test_spans(void)
 static void test_resp3(void)
 {
     setup();
-    ks_register_type(KS_ZSET, xfree);
+    ks_register_type(KS_ZSET, xfree, NULL);
     EXPECT_RAW("+OK\r\n", "SET", "a", "1");
     ks_add_ptr(cl.db, "z", 1, KS_ZSET, xmalloc(8));
     EXPECT_RAW("*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nz\r\n$-1\r\n", "KRANGE", "0", "-1", "WITHVALUES");
@@ -347,7 +347,7 @@ static void add_other(void *ctx, const char *key, size_t len)
 static void test_random(void)
 {
     setup();
-    ks_register_type(KS_ZSET, xfree);
+    ks_register_type(KS_ZSET, xfree, NULL);
     redisReader *reader = redisReaderCreate();
     struct od_target t = {exec_reply, expire_now, add_other, reader};
     uint64_t seed = check_seed((uint64_t)time(NULL));

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The loop stall of big deletions, with a concurrent PING probe, on two rbkv-server builds and
+# Debian's redis-server; then what the lazy-free thread costs GET and SET.
+#   bench/lazyfree_vs_redis.sh [--members N] [--keys N] [--requests N] [--rounds N] BEFORE_BIN [AFTER_BIN]
+# (AFTER_BIN defaults to build/server/rbkv-server.)
+#
+# Stalls. For each server and each case, on a fresh server without persistence:
+#   unlink    UNLINK of a sorted set of N members (default 2,000,000), loaded by ZADDs of 1000;
+#   kdelrange KDELRANGE PREFIX k: over N keys (default 1,000,000) (rbkv only: Redis has none);
+#   flushall  FLUSHALL ASYNC of the same N keys.
+# The probe holds two connections open from bash (/dev/tcp, inline commands): it writes the
+# command on one, 1 ms later a PING on the other, and times the PING's answer ($EPOCHREALTIME, no
+# fork). A server that runs the command as one step answers the PING after it: the wait is the
+# stall. Beside it: the command's own time inside the server (INFO commandstats usec, after
+# CONFIG RESETSTAT) and a PING's wait on the idle server just before.
+#
+# CPU per request. On fresh servers holding 100,000 keys, redis-benchmark -t set,get -c 50 -P 16
+# -r 100000 -n REQUESTS (default 2,000,000) -d 16, and the server's user+system ticks over each run
+# (/proc/PID/stat), as bench/README.md's other CPU figures: ticks per million requests, each
+# server in turn, ROUNDS times (default 3), then the medians.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --members) MEMBERS=$2; shift 2 ;;
+    --keys) KEYS=$2; shift 2 ;;
+    --requests) REQUESTS=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    -*) echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] BEFORE_BIN [AFTER_BIN]" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || { echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] BEFORE_BIN [AFTER_BIN]" >&2; exit 2; }
+BEFORE=$1 AFTER=${2:-$ROOT/build/server/rbkv-server}
+"$ROOT/scripts/deps.sh" build bench
+command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
+
+# start NAME PORT: the server NAME (before, after, redis) on PORT.
+start() {
+  case $1 in
+    before) RBKV_BIN=$BEFORE start_rbkv "$2" --save '' ;;
+    after) RBKV_BIN=$AFTER start_rbkv "$2" --save '' ;;
+    redis) start_redis "$2" ;;
+  esac
+}
+
+stop_last() {
+  local pid=${BENCH_PIDS[-1]}
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  BENCH_PIDS=()
+}
+
+load_zset() { # PORT
+  awk -v n="$MEMBERS" 'BEGIN {
+    for (i = 0; i < n; i += 1000) {
+      m = (n - i < 1000) ? n - i : 1000
+      printf "*%d\r\n$4\r\nZADD\r\n$1\r\nz\r\n", 2 + 2 * m
+      for (j = i; j < i + m; j++) {
+        s = j ""; e = "m:" j
+        printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(s), s, length(e), e
+      }
+    }
+  }' | redis-cli -p "$1" --pipe >/dev/null
+  [ "$(redis-cli -p "$1" zcard z)" = "$MEMBERS" ] || { echo "zset load failed on $1" >&2; exit 1; }
+}
+
+load_keys() { # PORT
+  awk -v n="$KEYS" 'BEGIN {
+    for (i = 0; i < n; i++) {
+      k = sprintf("k:%07d", i)
+      printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", length(k), k
+    }
+  }' | redis-cli -p "$1" --pipe >/dev/null
+  [ "$(redis-cli -p "$1" dbsize)" = "$KEYS" ] || { echo "key load failed on $1" >&2; exit 1; }
+}
+
+# ping_wait_ms FD: writes PING on FD, reads the answer; prints the wait in ms.
+ping_wait_ms() {
+  local t0 t1
+  t0=$EPOCHREALTIME
+  printf 'PING\r\n' >&"$1"
+  IFS= read -r _ <&"$1"
+  t1=$EPOCHREALTIME
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }'
+}
+
+ROW='%-10s %-7s %14s %14s %16s\n'
+# stall CASE SERVER PORT COMMAND...: the row "case server usec_in_command ping_idle_ms
+# ping_behind_ms".
+stall() {
+  local case=$1 server=$2 port=$3; shift 3
+  local idle behind usec name
+  redis-cli -p "$port" config resetstat >/dev/null
+  exec 3<>"/dev/tcp/127.0.0.1/$port" 4<>"/dev/tcp/127.0.0.1/$port"
+  idle=$(ping_wait_ms 3)
+  printf '%s\r\n' "$*" >&4
+  sleep 0.001
+  behind=$(ping_wait_ms 3)
+  IFS= read -r _ <&4
+  exec 3>&- 4>&-
+  name=$(echo "$1" | tr '[:upper:]' '[:lower:]')
+  usec=$(redis-cli -p "$port" info commandstats | tr -d '\r' |
+    awk -F'[:=,]' -v c="cmdstat_$name" '$1 == c { print $5 }')
+  # shellcheck disable=SC2059
+  printf "$ROW" "$case" "$server" "${usec:-?}" "$idle" "$behind"
+}
+
+echo "# stalls: $MEMBERS-member sorted set, $KEYS keys"
+# shellcheck disable=SC2059
+printf "$ROW" case server usec_in_cmd ping_idle_ms ping_behind_ms
+for s in before after redis; do
+  port=$(free_port); start "$s" "$port"
+  load_zset "$port"
+  stall unlink "$s" "$port" UNLINK z
+  if [ "$s" != redis ]; then
+    load_keys "$port"
+    stall kdelrange "$s" "$port" KDELRANGE PREFIX k:
+  fi
+  load_keys "$port"
+  stall flushall "$s" "$port" FLUSHALL ASYNC
+  stop_last
+done
+
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+CPU_OUT=$(mktemp)
+trap 'bench_cleanup; rm -f "$CPU_OUT"' EXIT
+echo
+echo "# CPU: server ticks (user+system, 1/$(getconf CLK_TCK) s) per million requests, -P 16, 50 clients"
+printf '%-5s %-5s %-7s %10s %10s\n' round test server ticks_per_M ops_per_s
+for r in $(seq "$ROUNDS"); do
+  for t in set get; do
+    for s in before after redis; do
+      port=$(free_port); start "$s" "$port"
+      pid=${BENCH_PIDS[-1]}
+      redis-benchmark -p "$port" -t set -c 50 -P 16 -r 100000 -n 400000 -d 16 -q >/dev/null
+      t0=$(cpu_ticks "$pid")
+      ops=$(redis-benchmark -p "$port" -t "$t" -c 50 -P 16 -r 100000 -n "$REQUESTS" -d 16 --csv |
+        awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+      t1=$(cpu_ticks "$pid")
+      printf '%-5s %-5s %-7s %10s %10s\n' "$r" "$t" "$s" \
+        "$(awk -v d=$((t1 - t0)) -v n="$REQUESTS" 'BEGIN { printf "%.0f", d * 1000000 / n }')" "$ops" |
+        tee -a "$CPU_OUT"
+      stop_last
+    done
+  done
+done
+echo
+echo "# medians over $ROUNDS rounds"
+for t in set get; do
+  for s in before after redis; do
+    awk -v t="$t" -v s="$s" '$2 == t && $3 == s { print $4 }' "$CPU_OUT" | sort -g |
+      awk -v t="$t" -v s="$s" '{ v[NR] = $1 } END {
+        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%-5s %-7s %10s\n", t, s, m }'
+  done
+done
