@@ -126,6 +126,13 @@ static void release_cb(enum ks_type type, void *value, enum ks_free_how how)
     push(j);
 }
 
+/* A forked child has no lazy-free thread (fork copies only the loop
+ * thread) and may have copied the queue's lock held: it frees at once. */
+static void forget_thread_in_child(void)
+{
+    lazy.running = 0;
+}
+
 void lazyfree_init(void)
 {
     sigset_t all, old;
@@ -141,6 +148,7 @@ void lazyfree_init(void)
     }
     lazy.loop_thread = uv_thread_self();
     lazy.running = 1;
+    pthread_atfork(NULL, NULL, forget_thread_in_child);
     ks_on_release(release_cb);
 }
 
