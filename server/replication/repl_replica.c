@@ -34,6 +34,7 @@
 #include "server.h"
 #include "snapshot.h"
 #include "tls.h"
+#include "tracking.h"
 #include "watch.h"
 
 #define RETRY_FIRST_MS 200
@@ -246,6 +247,7 @@ static void install(struct load_job *j)
         ks_swap(&server.ks->dbs[i], &ks->dbs[i]);
         watch_touch_db(&server.ks->dbs[i]);
     }
+    tracking_flush();
     /* The primary's function libraries replace ours, as its keys did. */
     fn_install_loaded();
     server.dirty++;
@@ -295,6 +297,7 @@ static void flush_old_data(void)
         watch_touch_db(&server.ks->dbs[i]);
         ks_flush(&server.ks->dbs[i]);
     }
+    tracking_flush();
     fn_flush();
 }
 
