@@ -19,9 +19,13 @@
  *   write, with its writer's id for NOLOOP), and for each prefix the indexes
  *   of its keys; the turn's end sorts them into each prefix's message.
  *
- * Messages to clients other than the one running are sent at the loop
- * turn's end, as pub/sub's; the running client's own wait for its reply
- * (Redis's tracking_pending_keys), so a push never lands inside a reply.
+ * Messages go into the clients' output at once (the running client's own
+ * wait for its reply, as Redis's tracking_pending_keys, so a push never
+ * lands inside a reply), and BCAST's at the loop turn's end; both are sent
+ * from a prepare handle, which runs before the loop next polls, as Redis's
+ * beforeSleep: a client's next request never overtakes a message owed to
+ * it (a check handle started from another check callback would run only
+ * after the next poll).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -107,7 +111,7 @@ static struct {
 
     struct client **to_send;          /* clients given output this turn */
     size_t nto_send, to_send_cap;
-    uv_check_t turn_end;
+    uv_prepare_t turn_end;
     int turn_end_on;
 } t;
 
@@ -197,12 +201,12 @@ size_t tracking_total_prefixes(void) { return t.nprefixes; }
 
 /* ---- sending ---- */
 
-static void turn_end_cb(uv_check_t *h);
+static void turn_end_cb(uv_prepare_t *h);
 
 static void schedule_turn_end(void)
 {
     if (!t.turn_end_on) {
-        uv_check_start(&t.turn_end, turn_end_cb);
+        uv_prepare_start(&t.turn_end, turn_end_cb);
         t.turn_end_on = 1;
     }
 }
@@ -675,11 +679,11 @@ static void broadcast_all(void)
     t.nqueued = 0;
 }
 
-static void turn_end_cb(uv_check_t *h)
+static void turn_end_cb(uv_prepare_t *h)
 {
     (void)h;
     broadcast_all();
-    uv_check_stop(&t.turn_end);
+    uv_prepare_stop(&t.turn_end);
     t.turn_end_on = 0;
     while (t.nto_send) {
         struct client *c = t.to_send[--t.nto_send];
@@ -880,14 +884,14 @@ void tracking_flush(void)
 
 void tracking_init(void)
 {
-    uv_check_init(server.loop, &t.turn_end);
+    uv_prepare_init(server.loop, &t.turn_end);
     conn_on_gone(client_gone);
     watch_on_touch(touched);
 }
 
 void tracking_close(void)
 {
-    if (t.turn_end.type == UV_CHECK && !uv_is_closing((uv_handle_t *)&t.turn_end))
+    if (t.turn_end.type == UV_PREPARE && !uv_is_closing((uv_handle_t *)&t.turn_end))
         uv_close((uv_handle_t *)&t.turn_end, NULL);
     table_clear();
 }
