@@ -91,6 +91,7 @@ static struct {
     size_t on;                        /* with TRACKING_ON */
     size_t redirecting;               /* with TRACKING_ON and a redirect */
 
+    struct kix hasher;                /* never holds entries: its secret seed hashes keys */
     struct tracked_key **slots;       /* NULL until a key is remembered */
     size_t mask, nkeys, nitems;
     unsigned limit_misses;            /* turns the max-keys effort fell short */
@@ -211,14 +212,16 @@ static void schedule_turn_end(void)
     }
 }
 
-/* c got output outside its own reply: it goes out at the turn's end. */
+/* c got output outside its own reply: it goes out at the turn's end. A
+ * client may be listed more than once (sending it again costs a test);
+ * only the last entry is compared, which catches a run of messages to one
+ * client without a walk of the list per message. */
 static void queue_send(struct client *c)
 {
     if (conn_check_output_limits(c))
         return;
-    for (size_t i = 0; i < t.nto_send; i++)
-        if (t.to_send[i] == c)
-            return;
+    if (t.nto_send && t.to_send[t.nto_send - 1] == c)
+        return;
     t.to_send = grow_array(t.to_send, &t.to_send_cap, t.nto_send + 1, sizeof(*t.to_send));
     t.to_send[t.nto_send++] = c;
     schedule_turn_end();
@@ -255,7 +258,7 @@ static void send_message(struct tracking_client *tc, const char *p, size_t len, 
     if (o->proto == 3) {
         resp_add_push_len(o, 2);
         resp_add_bulk(o, "invalidate", 10);
-    } else if (target != tc->c && pubsub_client_subscribed(target)) {
+    } else if (tc->redirect && pubsub_client_subscribed(target)) {
         resp_add_array_len(o, 3);
         resp_add_bulk(o, "message", 7);
         resp_add_bulk(o, "__redis__:invalidate", 20);
@@ -292,9 +295,9 @@ static void add_pending(const char *key, size_t klen)
 
 static uint64_t key_hash(const char *key, size_t klen)
 {
-    /* The keyspace's seeded hash: colliding keys cost an attacker as much
-     * here as there. */
-    return kix_hash(&server.ks->dbs[0].index, key, klen);
+    /* The keyspace's hash with a secret seed of our own: colliding keys
+     * cost an attacker as much here as there. */
+    return kix_hash(&t.hasher, key, klen);
 }
 
 static struct tracked_key **find_link(const char *key, size_t klen, uint64_t hash)
@@ -741,11 +744,9 @@ static void client_gone(struct client *c)
 {
     if (t.current == c)
         t.current = NULL;
-    for (size_t i = 0; i < t.nto_send; i++) {
-        if (t.to_send[i] == c) {
+    for (size_t i = t.nto_send; i-- > 0;) {
+        if (t.to_send[i] == c)
             t.to_send[i] = t.to_send[--t.nto_send];
-            break;
-        }
     }
     struct tracking_client *tc = c->tracking;
     if (!tc)
@@ -884,6 +885,9 @@ void tracking_flush(void)
 
 void tracking_init(void)
 {
+    uint64_t seed[2];
+    arc4random_buf(seed, sizeof(seed));
+    kix_init(&t.hasher, seed);
     uv_prepare_init(server.loop, &t.turn_end);
     conn_on_gone(client_gone);
     watch_on_touch(touched);
