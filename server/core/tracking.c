@@ -898,4 +898,18 @@ void tracking_close(void)
     if (t.turn_end.type == UV_PREPARE && !uv_is_closing((uv_handle_t *)&t.turn_end))
         uv_close((uv_handle_t *)&t.turn_end, NULL);
     table_clear();
+    for (size_t i = 0; i < t.nqueued; i++)
+        xfree(t.queued_keys[i].key);
+    for (size_t i = 0; i < t.npending; i++)
+        xfree(t.pending[i].key);
+    xfree(t.queued_keys);
+    xfree(t.pending);
+    xfree(t.to_send);
+    xfree(t.dirty_prefixes);
+    t.queued_keys = NULL;
+    t.pending = NULL;
+    t.to_send = NULL;
+    t.dirty_prefixes = NULL;
+    t.nqueued = t.npending = t.nto_send = t.ndirty = 0;
+    t.queued_cap = t.pending_cap = t.to_send_cap = t.dirty_cap = 0;
 }
