@@ -17,6 +17,7 @@
 #include "client.h"
 #include "clientinfo.h"
 #include "cmd_connection.h"
+#include "cmd_tracking.h"
 #include "conn.h"
 #include "keyspace.h"
 #include "clock.h"
@@ -29,6 +30,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "tracking.h"
 #include "watch.h"
 
 #define RBKV_REDIS_COMPAT_VERSION "7.0.0"
@@ -67,6 +69,7 @@ static void cmd_reset(struct client *c)
     watch_unwatch_all(c);
     pubsub_client_gone(c);
     monitor_stop(c);
+    tracking_disable(c);
     c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH | CLIENT_ASKING | CLIENT_READONLY);
     c->db_index = 0;
     c->db = &server.ks->dbs[0];
@@ -567,6 +570,9 @@ static void client_no_touch(struct client *c)
 static void client_help(struct client *c)
 {
     static const char *const help[] = {
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME", "    Return the name of the current connection.",
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",
@@ -594,6 +600,10 @@ static void client_help(struct client *c)
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO", "    Report tracking status for the current connection.",
         "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
     };
@@ -677,6 +687,7 @@ static const struct command client_subcommands[] = {
      .summary = "Controls LRU/LFU stats tracking of the client's commands",
      .complexity = "O(1)",
      .args = "ON|OFF"},
+    CLIENT_TRACKING_SUBCOMMANDS,
     SUBCOMMAND_HELP("client|help", client_help, "connection", "5.0.0"),
     {0},
 };

@@ -38,6 +38,7 @@
 #include "server.h"
 #include "sha1.h"
 #include "snapshot.h"
+#include "tracking.h"
 #include "watch.h"
 #include "xstream.h"
 #include "zset.h"
@@ -294,6 +295,8 @@ static void debug_reload(struct client *c)
             ks_swap(&server.ks->dbs[i], &loaded->dbs[i]);
             watch_touch_db(&server.ks->dbs[i]);
         }
+        /* As Redis's emptyData: cached copies are all stale. */
+        tracking_flush();
     }
     ks_free(loaded); /* what was replaced, or the loaded keyspace emptied by the merge */
     fn_install_loaded();

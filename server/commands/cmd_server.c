@@ -40,6 +40,7 @@
 #include "resp_writer.h"
 #include "script.h"
 #include "server.h"
+#include "tracking.h"
 #include "watch.h"
 
 static void human_bytes(char *out, size_t len, double n)
@@ -83,9 +84,9 @@ static void info_clients(struct text *t)
                 "# Clients\r\nconnected_clients:%llu\r\ncluster_connections:0\r\n"
                 "maxclients:%lld\r\nclient_recent_max_input_buffer:%zu\r\n"
                 "client_recent_max_output_buffer:%zu\r\nblocked_clients:%lu\r\n"
-                "tracking_clients:0\r\nclients_in_timeout_table:%lu\r\n",
+                "tracking_clients:%zu\r\nclients_in_timeout_table:%lu\r\n",
                 server.client_count, server.cfg.maxclients, in, out,
-                block_count() + pause_postponed_count(), block_timed_count());
+                block_count() + pause_postponed_count(), tracking_clients(), block_timed_count());
 }
 
 /* Redis 7.0's fields in its order. What each
@@ -217,7 +218,8 @@ static void info_stats(struct text *t)
                 "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
                 "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
                 "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
-                "tracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\n"
+                "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n"
+                "tracking_total_prefixes:%zu\r\n"
                 "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n"
                 "dump_payload_sanitizations:0\r\n"
                 "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\n"
@@ -230,8 +232,8 @@ static void info_stats(struct text *t)
                 s->evicted_clients,
                 s->keyspace_hits, s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
                 pubsub_name_count(PUBSUB_PATTERN), pubsub_name_count(PUBSUB_SHARD),
-                child_info_latest_fork_usec(), child_info_total_forks(),
-                s->unexpected_error_replies, s->error_replies, s->total_reads, s->total_writes,
+                child_info_latest_fork_usec(), child_info_total_forks(), tracking_total_keys(),
+                tracking_total_items(), tracking_total_prefixes(), s->unexpected_error_replies, s->error_replies, s->total_reads, s->total_writes,
                 s->output_limit_disconnects);
 }
 
@@ -422,6 +424,8 @@ static void cmd_flushdb(struct client *c)
      * pending. */
     if (!async)
         lazyfree_drain();
+    /* Tracked keys are not per db: every tracking client hears of it. */
+    tracking_flush();
     /* Into the log and the stream as called (ASYNC/SYNC kept), also when
      * there was nothing to flush, as Redis forces it. */
     propagate_effects(c->db_index, c->argc, c->argv);
@@ -437,6 +441,7 @@ static void cmd_flushall(struct client *c)
         flush_db(&server.ks->dbs[i], async);
     if (!async)
         lazyfree_drain();
+    tracking_flush();
     /* As Redis: a BGSAVE under way would write the old data back; with save
      * rules the empty dataset is saved at once (rdb_changes_since_last_save
      * reads 0 after it). Not from the log's replay (client id 0), whose

@@ -24,6 +24,7 @@ struct reply_stream;
 struct slowlog_entry;
 struct postponed_request;
 struct tls_conn;
+struct tracking_client;
 
 /* Client flags. */
 #define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once replies are out */
@@ -98,6 +99,7 @@ struct client {
     struct client *unblocked_next; /* blocking.c: next whose requests are due to resume */
     struct repl_peer *repl;      /* repl.c: what a replica (or one in its handshake) told us */
     struct pubsub_client *pubsub; /* pubsub.c: its subscriptions, NULL when none ever */
+    struct tracking_client *tracking; /* tracking.c: CLIENT TRACKING's state, NULL when never on */
     struct reply_stream *stream; /* stream.c: the reply being streamed, NULL when none */
     struct postponed_request *postponed; /* pause.c: its request held by CLIENT PAUSE, or NULL */
 

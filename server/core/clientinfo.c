@@ -18,6 +18,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "tracking.h"
 
 /* One CLIENT LIST / CLIENT INFO line, in Redis 7's field order. */
 void client_info_line(const struct client *c, char *buf, size_t len)
@@ -38,6 +39,13 @@ void client_info_line(const struct client *c, char *buf, size_t len)
         flags[f++] = 'x';
     if (c->blocked || (c->flags & CLIENT_POSTPONED))
         flags[f++] = 'b';
+    unsigned tracking = tracking_flags(c);
+    if (tracking & TRACKING_ON)
+        flags[f++] = 't';
+    if (tracking & TRACKING_BROKEN_REDIR)
+        flags[f++] = 'R';
+    if (tracking & TRACKING_BCAST)
+        flags[f++] = 'B';
     if (c->flags & CLIENT_DIRTY_CAS)
         flags[f++] = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY)
@@ -80,7 +88,7 @@ void client_info_line(const struct client *c, char *buf, size_t len)
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
              "psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
              "rbs=%d rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
-             "redir=-1 resp=%d lib-name=%s lib-ver=%s",
+             "redir=%lld resp=%d lib-name=%s lib-ver=%s",
              (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000),
              (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
@@ -88,6 +96,7 @@ void client_info_line(const struct client *c, char *buf, size_t len)
              pubsub_client_count(c, PUBSUB_SHARD), multi_queued(c),
              resp_parser_buffered(&c->parser), resp_parser_free_space(&c->parser), argv_mem,
              multi_mem, RESP_OUT_INLINE, c->out.inline_used, obl, oll, resp_out_list_memory(&c->out), tot,
-             events, cmd, acl_user_name(c->user), c->out.proto, c->lib_name ? c->lib_name : "",
+             events, cmd, acl_user_name(c->user),
+             (tracking & TRACKING_ON) ? (long long)tracking_redirect(c) : -1LL, c->out.proto, c->lib_name ? c->lib_name : "",
              c->lib_ver ? c->lib_ver : "");
 }

@@ -38,6 +38,7 @@
 #include "pubsub.h"
 #include "server.h"
 #include "slowlog.h"
+#include "tracking.h"
 #include "watch.h"
 
 void command_init(void)
@@ -284,7 +285,9 @@ void command_execute(struct client *c)
     /* As Redis's processCommand, everything below reads the subcommand's
      * row, not its container's. */
     const struct command *cmd = command_resolve(c->argc, c->argv);
+    tracking_command_begin(c);
     execute(c, cmd);
+    tracking_command_end(c, cmd);
     if (route)
         route->done(c, cmd);
 }
@@ -448,6 +451,8 @@ void command_call(struct client *c, const struct command *cmd)
     if (unit)
         propagate_unit_begin();
     cmd->proc(c);
+    /* Client-side caching remembers what a read handed out. */
+    tracking_after_call(c, cmd);
     long long duration = ustime() - start;
     stats->calls++;
     stats->usec += (unsigned long long)duration;

@@ -57,6 +57,7 @@
 #include "process.h"
 #include "propagate.h"
 #include "pubsub.h"
+#include "tracking.h"
 #include "server.h"
 #include "snapshot.h"
 #include "stream.h"
@@ -208,6 +209,7 @@ void server_shutdown(void)
         if (modules[i]->shutdown)
             modules[i]->shutdown();
     pubsub_close();
+    tracking_close();
     monitor_close();
     pause_close();
     lazyfree_close();
@@ -424,6 +426,7 @@ int server_init(void)
     server.ks = ks_new(server.cfg.databases);
     evict_init();
     pubsub_init();
+    tracking_init();
     monitor_init();
     pause_init();
     lazyfree_init();

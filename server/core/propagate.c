@@ -20,6 +20,7 @@
 #include "notify.h"
 #include "resp_parser.h"
 #include "server.h"
+#include "tracking.h"
 
 static const struct propagate_feed *feed;
 
@@ -130,6 +131,9 @@ static void expired(struct db *db, const char *key, size_t klen, int due)
      * from any deletion: after the command that met the key, or, removed
      * by the active cycle, after the next command. */
     block_signal_key(db, key, klen);
+    /* Cached copies of it are stale, however it went (Redis signals the
+     * key as modified). */
+    tracking_invalidate_key(key, klen);
     /* A command that gave a deadline in the past fires "del" itself. */
     if (due) {
         notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, klen, db->id);

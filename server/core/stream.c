@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "pubsub.h"
 #include "server.h"
+#include "tracking.h"
 
 static void stream_end(struct client *c)
 {
@@ -72,7 +73,7 @@ int stream_allowed(const struct client *c)
      * nothing that may push into the middle of the reply. */
     return (c->h.handle.type == UV_TCP || c->h.handle.type == UV_NAMED_PIPE) &&
            !(c->flags & (CLIENT_MASTER | CLIENT_REPLICA)) && !c->multi &&
-           !pubsub_client_subscribed(c);
+           !pubsub_client_subscribed(c) && !tracking_may_push(c);
 }
 
 void stream_start(struct client *c, struct reply_stream *s)

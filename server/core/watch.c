@@ -167,8 +167,17 @@ static void mark_dirty(struct watched_key *wk)
         w->client->flags |= CLIENT_DIRTY_CAS;
 }
 
+static watch_touch_fn *touch_hook;
+
+void watch_on_touch(watch_touch_fn *fn)
+{
+    touch_hook = fn;
+}
+
 void watch_touch(struct db *db, const char *key, size_t klen)
 {
+    if (touch_hook)
+        touch_hook(db, key, klen);
     if (!server.watch)
         return;
     struct watched_key *wk = find_key(db, key, klen, kix_hash(&db->index, key, klen));
@@ -194,7 +203,8 @@ void watch_touch_command(struct client *c, const struct command *cmd)
     /* Redis signals only the keys a command modified: a command that names
      * keys it may leave alone (a blocking pop names many and changes one,
      * SINTERSTORE reads its sources) touches what it changed itself. */
-    if (!server.watch || cmd->first_key <= 0 || (cmd->flags & CMD_TOUCHES_OWN_KEYS))
+    if ((!server.watch && !touch_hook) || cmd->first_key <= 0 ||
+        (cmd->flags & CMD_TOUCHES_OWN_KEYS))
         return;
     int last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
     int step = cmd->key_step > 0 ? cmd->key_step : 1;

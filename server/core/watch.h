@@ -29,8 +29,15 @@ void watch_key(struct client *c, struct db *db, const char *key, size_t klen);
 /* Forgets every key c watches and clears CLIENT_DIRTY_CAS. */
 void watch_unwatch_all(struct client *c);
 
-/* Marks dirty every client watching key in db. */
+/* Marks dirty every client watching key in db, and tells the touch hook. */
 void watch_touch(struct db *db, const char *key, size_t klen);
+
+/* Told of every key that watch_touch and watch_touch_command report,
+ * whether or not anyone WATCHes it: the one report of "this key changed"
+ * (Redis's signalModifiedKey), which client-side caching (tracking.c)
+ * invalidates from. One hook, set at start; NULL unsets. */
+typedef void watch_touch_fn(struct db *db, const char *key, size_t klen);
+void watch_on_touch(watch_touch_fn *fn);
 
 /* Before db is emptied: marks dirty the watchers of every key it holds (a
  * watched key that does not exist is not changed by a flush, as in Redis 7). */

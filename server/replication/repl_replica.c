@@ -36,6 +36,7 @@
 #include "server.h"
 #include "snapshot.h"
 #include "tls.h"
+#include "tracking.h"
 #include "watch.h"
 
 #define RETRY_FIRST_MS 200
@@ -263,6 +264,7 @@ static void install(struct load_job *j)
         ks_swap(&server.ks->dbs[i], &ks->dbs[i]);
         watch_touch_db(&server.ks->dbs[i]);
     }
+    tracking_flush();
     /* The primary's function libraries replace ours, as its keys did. */
     fn_install_loaded();
     server.dirty++;
@@ -317,6 +319,7 @@ static void flush_old_data(void)
         else
             ks_flush(&server.ks->dbs[i]);
     }
+    tracking_flush();
     fn_flush();
 }
 
