@@ -15,6 +15,22 @@
  *     retried after the target dropped it; an rbkv source's replica sees the
  *     DEL (and nothing after COPY).
  *  3. The cached connection closes after 10 s idle.
+ *  4. Resharding with redis-cli --cluster: three rbkv primaries made by
+ *     `create`; `reshard` of half the slots while a client writes unique
+ *     keys and reads them back, following MOVED, ASK and TRYAGAIN (the only
+ *     errors it may see): no acknowledged key lost or changed. Then
+ *     `add-node`, `rebalance`, `del-node`, `fix` (of an open slot), `call`,
+ *     `set-timeout` and `info` exit 0, `check` covers every slot, and every
+ *     key is still there.
+ *  5. A mixed cluster, rbkv and redis-server primaries: `reshard` moves
+ *     slots with their keys from rbkv to Redis and from Redis to rbkv.
+ *  6. `import` of a live redis-server's keys into an rbkv cluster, with
+ *     --cluster-copy and --cluster-replace, then without.
+ *
+ * The cluster nodes run in /dev/shm when there is one: every SETSLOT
+ * writes and fsyncs nodes.conf (docs/cluster.md), four per slot moved, and
+ * on this shared disk that made a reshard of 8192 slots take minutes;
+ * bench/cluster_reshard_vs_redis.sh measures on the disk, side by side.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -45,7 +61,8 @@ static int srv_start(struct srv *v, int redis, const char *const *flags)
 {
     memset(v, 0, sizeof(*v));
     v->redis = redis;
-    int rc = redis ? h_start_reference(&v->s, flags) : h_start(&v->s, flags);
+    /* rbkv's with a config file, which CONFIG REWRITE (set-timeout) needs. */
+    int rc = redis ? h_start_reference(&v->s, flags) : h_start_config(&v->s, "", flags);
     if (rc != 0)
         return rc;
     snprintf(v->port, sizeof(v->port), "%d", v->s.port);
@@ -358,11 +375,459 @@ static void test_idle_link_closed(void)
     srv_stop(&src);
 }
 
+/* ---- Clusters ---- */
+
+#define MAX_NODES 6
+#define NODE_TIMEOUT "2000"
+
+struct node {
+    struct srv v;
+    char bus_port[8];
+    char id[41];
+};
+
+/* Starts n in cluster mode, its bus on a free port (the client port +
+ * 10000 may not fit). 0; 1 when there is no redis-server (skip); -1. */
+static int node_start(struct node *n, int redis)
+{
+    memset(n, 0, sizeof(*n));
+    snprintf(n->bus_port, sizeof(n->bus_port), "%d", h_free_port());
+    int rc = srv_start(&n->v, redis,
+                       H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
+                               "--cluster-node-timeout", NODE_TIMEOUT, "--appendonly", "no"));
+    if (rc != 0)
+        return rc;
+    redisReply *r = H_CALL(n->v.c, "CLUSTER", "MYID");
+    if (r && r->type == REDIS_REPLY_STRING)
+        snprintf(n->id, sizeof(n->id), "%s", r->str);
+    if (r)
+        freeReplyObject(r);
+    return 0;
+}
+
+/* redis-cli's exit status for args, its output into out (stdin empty, so
+ * a question it asks gets no answer). */
+static int redis_cli(char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int redis_cli(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = snprintf(cmd, sizeof(cmd), "redis-cli ");
+    len += vsnprintf(cmd + len, sizeof(cmd) - (size_t)len, fmt, ap);
+    va_end(ap);
+    snprintf(cmd + len, sizeof(cmd) - (size_t)len, " </dev/null 2>&1");
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t got = fread(out, 1, cap - 1, p);
+    out[got] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `--cluster check` of the cluster n is in: exit 0, every slot covered
+ * and no open slot. */
+static int cluster_checks(const struct node *n)
+{
+    static char out[65536];
+    int rc = redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n->v.s.port);
+    return CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered.") &&
+                     !strstr(out, "[WARNING]") && !strstr(out, "[ERR]"),
+                 "check: %d %s", rc, out);
+}
+
+/* Polls until every node of n[0..count) says cluster_state:ok. */
+static int wait_cluster_ok(struct node *n, int count)
+{
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    for (;;) {
+        int ok = 1;
+        for (int i = 0; i < count && ok; i++) {
+            redisReply *r = H_CALL(n[i].v.c, "CLUSTER", "INFO");
+            ok = r && r->str && strstr(r->str, "cluster_state:ok\r\n");
+            if (r)
+                freeReplyObject(r);
+        }
+        if (ok)
+            return 1;
+        if (h_now_ms() > deadline)
+            return CHECK(0, "the cluster never reached cluster_state:ok");
+        h_sleep_ms(50);
+    }
+}
+
+/* `--cluster create` of n[0..count), waited until ok everywhere. */
+static int cluster_create(struct node *n, int count)
+{
+    char args[512], out[16384];
+    int len = snprintf(args, sizeof(args), "--cluster create");
+    for (int i = 0; i < count; i++)
+        len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", n[i].v.s.port);
+    int rc = redis_cli(out, sizeof(out), "%s --cluster-yes", args);
+    if (!CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "create: %d %s", rc, out))
+        return 0;
+    return wait_cluster_ok(n, count);
+}
+
+/* A small cluster client: a connection per node port, requests sent to the
+ * node the slot map names, following MOVED (the map learns), ASK (ASKING
+ * then the request, there) and TRYAGAIN (again, a little later). Any other
+ * error is a failure of the test. */
+struct cclient {
+    int ports[MAX_NODES + 2];
+    redisContext *conns[MAX_NODES + 2];
+    int nconns;
+    int slot_port[16384];
+    long moved, ask, tryagain;
+};
+
+static redisContext *cc_conn(struct cclient *cc, int port)
+{
+    for (int i = 0; i < cc->nconns; i++)
+        if (cc->ports[i] == port)
+            return cc->conns[i];
+    if (cc->nconns == MAX_NODES + 2)
+        return NULL;
+    struct h_server s = {.port = port};
+    redisContext *c = h_connect(&s);
+    if (!c)
+        return NULL;
+    cc->ports[cc->nconns] = port;
+    cc->conns[cc->nconns++] = c;
+    return c;
+}
+
+static void cc_free(struct cclient *cc)
+{
+    for (int i = 0; i < cc->nconns; i++)
+        redisFree(cc->conns[i]);
+    cc->nconns = 0;
+}
+
+/* Redis's key hash slot (CRC16/XMODEM of the key or its {tag}), so the
+ * client asks the right node first, as real cluster clients do. */
+static int cc_slot(const char *key)
+{
+    size_t len = strlen(key);
+    const char *open = strchr(key, '{');
+    if (open) {
+        const char *close = strchr(open + 1, '}');
+        if (close && close > open + 1) {
+            key = open + 1;
+            len = (size_t)(close - open - 1);
+        }
+    }
+    unsigned crc = 0;
+    for (size_t i = 0; i < len; i++) {
+        crc ^= (unsigned)(unsigned char)key[i] << 8;
+        for (int b = 0; b < 8; b++)
+            crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+    return (int)(crc & 16383);
+}
+
+/* The reply to argv (a one-key command, key at argv[1]) once no longer
+ * redirected; NULL when a connection failed (a recorded failure). */
+static redisReply *cc_call(struct cclient *cc, int argc, const char *const *argv)
+{
+    int slot = cc_slot(argv[1]), port = cc->slot_port[slot], asking = 0;
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    for (;;) {
+        redisContext *c = cc_conn(cc, port);
+        if (!CHECK(c != NULL, "no connection to %d", port))
+            return NULL;
+        if (asking) {
+            redisReply *a = h_command(c, 1, (const char *const[]){"ASKING"}, NULL);
+            if (a)
+                freeReplyObject(a);
+        }
+        redisReply *r = h_command(c, argc, argv, NULL);
+        if (!CHECK(r != NULL, "%s %s: no reply from %d", argv[0], argv[1], port))
+            return NULL;
+        if (r->type != REDIS_REPLY_ERROR)
+            return r;
+        int s2, p2;
+        asking = 0;
+        if (sscanf(r->str, "MOVED %d 127.0.0.1:%d", &s2, &p2) == 2) {
+            cc->moved++;
+            cc->slot_port[s2] = port = p2;
+        } else if (sscanf(r->str, "ASK %d 127.0.0.1:%d", &s2, &p2) == 2) {
+            cc->ask++;
+            port = p2;
+            asking = 1;
+        } else if (!strncmp(r->str, "TRYAGAIN", 8)) {
+            cc->tryagain++;
+            h_sleep_ms(5);
+        } else {
+            CHECK(0, "%s %s: %s", argv[0], argv[1], r->str);
+            return r;
+        }
+        freeReplyObject(r);
+        if (!CHECK(h_now_ms() < deadline, "%s %s: redirected until the deadline", argv[0],
+                   argv[1]))
+            return NULL;
+    }
+}
+
+static void cc_init(struct cclient *cc, int any_port)
+{
+    memset(cc, 0, sizeof(*cc));
+    for (int i = 0; i < 16384; i++)
+        cc->slot_port[i] = any_port;
+}
+
+/* Sets key to value through the cluster; 1 when acknowledged with +OK. */
+static int cc_set(struct cclient *cc, const char *key, const char *value)
+{
+    redisReply *r = cc_call(cc, 3, (const char *const[]){"SET", key, value});
+    int ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK");
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* Whether key reads back as value through the cluster. */
+static int cc_has(struct cclient *cc, const char *key, const char *value)
+{
+    redisReply *r = cc_call(cc, 2, (const char *const[]){"GET", key});
+    int ok = r && r->type == REDIS_REPLY_STRING && !strcmp(r->str, value);
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* Each of keys u:0 .. u:n-1 reads back as v:<i>; returns how many do not. */
+static long cc_count_lost(struct cclient *cc, long n)
+{
+    long lost = 0;
+    char key[32], val[32];
+    for (long i = 0; i < n; i++) {
+        snprintf(key, sizeof(key), "u:%ld", i);
+        snprintf(val, sizeof(val), "v:%ld", i);
+        if (!cc_has(cc, key, val))
+            lost++;
+    }
+    return lost;
+}
+
+/* Starts redis-cli with args (words split at spaces) in the background,
+ * its output into path. Its pid, or -1. */
+static pid_t redis_cli_spawn(const char *path, const char *args)
+{
+    char buf[1024];
+    char *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof(buf), "%s", args);
+    argv[argc++] = "redis-cli";
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && argc < 63;
+         w = strtok_r(NULL, " ", &save))
+        argv[argc++] = w;
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen(path, "w", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0 || !freopen("/dev/null", "r", stdin))
+            _exit(126);
+        execvp("redis-cli", argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The node dirs on tmpfs when there is one (see the top of the file). */
+static void nodes_on_tmpfs(void)
+{
+    if (access("/dev/shm", W_OK) == 0)
+        setenv("TMPDIR", "/dev/shm", 1);
+}
+
+static int have_redis_cli(void)
+{
+    if (system("command -v redis-cli >/dev/null 2>&1") == 0)
+        return 1;
+    printf("  skipped: no redis-cli\n");
+    return 0;
+}
+
+/* How many slots n serves, from CLUSTER NODES' myself line; *first, when
+ * not NULL, is the first of them. */
+static int slots_from(struct node *n, int *first)
+{
+    redisReply *r = H_CALL(n->v.c, "CLUSTER", "NODES");
+    int count = 0;
+    if (r && r->str) {
+        const char *line = strstr(r->str, "myself");
+        const char *end = line ? strchr(line, '\n') : NULL;
+        /* The slots follow the link state. */
+        line = line ? strstr(line, "connected") : NULL;
+        for (const char *p = line; p && p < end; p++) {
+            if (*p != ' ')
+                continue;
+            int a, b, used = 0;
+            if (sscanf(p + 1, "%d-%d%n", &a, &b, &used) == 2 && used)
+                b = b - a + 1;
+            else if (sscanf(p + 1, "%d%n", &a, &used) == 1 && used &&
+                     (p[1 + used] == ' ' || p[1 + used] == '\n'))
+                b = 1;
+            else
+                continue;
+            if (first && !count)
+                *first = a;
+            count += b;
+        }
+    }
+    if (r)
+        freeReplyObject(r);
+    return count;
+}
+
+static int slots_of(struct node *n)
+{
+    return slots_from(n, NULL);
+}
+
+/* 4. The operator's tools on an rbkv cluster, and clients during a reshard. */
+static void test_reshard_under_load(void)
+{
+    if (!have_redis_cli())
+        return;
+    nodes_on_tmpfs();
+    struct node n[4];
+    int started = 0;
+    for (; started < 3; started++)
+        if (node_start(&n[started], 0) != 0)
+            goto out;
+    if (!cluster_create(n, 3))
+        goto out;
+
+    struct cclient cc;
+    cc_init(&cc, n[0].v.s.port);
+    long acked = 0;
+    char key[32], val[32], args[512], out[65536], path[400];
+    for (; acked < 2000; acked++) {
+        snprintf(key, sizeof(key), "u:%ld", acked);
+        snprintf(val, sizeof(val), "v:%ld", acked);
+        if (!cc_set(&cc, key, val))
+            break;
+    }
+
+    /* Half the slots, from the first two nodes to the third, while the
+     * client writes new keys and reads old ones back. */
+    snprintf(args, sizeof(args),
+             "--cluster reshard 127.0.0.1:%d --cluster-from %s,%s --cluster-to %s "
+             "--cluster-slots 8192 --cluster-yes --cluster-pipeline 20",
+             n[0].v.s.port, n[0].id, n[1].id, n[2].id);
+    snprintf(path, sizeof(path), "%s/reshard.out", n[0].v.s.dir);
+    int64_t t0 = h_now_ms();
+    pid_t pid = redis_cli_spawn(path, args);
+    int status = -1;
+    long reads_bad = 0;
+    uint64_t seed = h_seed(), x = seed | 1;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        snprintf(key, sizeof(key), "u:%ld", acked);
+        snprintf(val, sizeof(val), "v:%ld", acked);
+        if (cc_set(&cc, key, val))
+            acked++;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        long back = (long)(x % (uint64_t)acked);
+        snprintf(key, sizeof(key), "u:%ld", back);
+        snprintf(val, sizeof(val), "v:%ld", back);
+        reads_bad += !cc_has(&cc, key, val);
+        if (h_now_ms() - t0 > 20 * WAIT_MS) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            CHECK(0, "the reshard did not end");
+            break;
+        }
+    }
+    size_t loglen;
+    char *log = h_read_file(path, &loglen);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "reshard: %s", log ? log : "");
+    free(log);
+    printf("  reshard of 8192 slots: %lld ms; %ld keys acknowledged; MOVED %ld ASK %ld "
+           "TRYAGAIN %ld\n",
+           (long long)(h_now_ms() - t0), acked, cc.moved, cc.ask, cc.tryagain);
+    CHECK(reads_bad == 0, "%ld reads during the reshard missed their key", reads_bad);
+    /* redis-cli rounds each source's share up. */
+    CHECK(slots_of(&n[2]) >= 5461 + 8192, "the third node serves %d slots", slots_of(&n[2]));
+    cluster_checks(&n[0]);
+    CHECK(cc_count_lost(&cc, acked) == 0, "acknowledged keys lost after the reshard");
+
+    /* The other tools. */
+    if (node_start(&n[3], 0) != 0)
+        goto done;
+    started++;
+    int rc = redis_cli(out, sizeof(out), "--cluster add-node 127.0.0.1:%d 127.0.0.1:%d",
+                       n[3].v.s.port, n[0].v.s.port);
+    CHECK(rc == 0 && strstr(out, "[OK] New node added correctly."), "add-node: %d %s", rc, out);
+    /* As an operator would: once the new node knows the cluster. */
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    while (redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[3].v.s.port) != 0 &&
+           h_now_ms() < deadline)
+        h_sleep_ms(200);
+    wait_cluster_ok(n, 4);
+    rc = redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d "
+                   "--cluster-use-empty-masters --cluster-pipeline 20", n[0].v.s.port);
+    CHECK(rc == 0, "rebalance: %d %s", rc, out);
+    CHECK(slots_of(&n[3]) > 3000, "rebalance gave the new node %d slots", slots_of(&n[3]));
+    cluster_checks(&n[0]);
+    /* Empty it (its weight 0), then del-node. */
+    rc = redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d --cluster-weight %s=0 "
+                   "--cluster-pipeline 20", n[0].v.s.port, n[3].id);
+    CHECK(rc == 0 && slots_of(&n[3]) == 0, "rebalance to weight 0: %d %s", rc, out);
+    rc = redis_cli(out, sizeof(out), "--cluster del-node 127.0.0.1:%d %s", n[0].v.s.port,
+                   n[3].id);
+    CHECK(rc == 0 && strstr(out, "Sending CLUSTER RESET SOFT to the deleted node."),
+          "del-node: %d %s", rc, out);
+    srv_stop(&n[3].v);
+    started--;
+    cluster_checks(&n[0]);
+
+    /* fix: an open slot left by an interrupted move. */
+    char slot[8];
+    int first = -1;
+    slots_from(&n[1], &first);
+    snprintf(slot, sizeof(slot), "%d", first);
+    EXPECT_OK(n[1].v.c, "CLUSTER", "SETSLOT", slot, "MIGRATING", n[0].id);
+    EXPECT_OK(n[0].v.c, "CLUSTER", "SETSLOT", slot, "IMPORTING", n[1].id);
+    rc = redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[0].v.s.port);
+    CHECK(rc != 0 && strstr(out, "open slot"), "check found no open slot: %s", out);
+    rc = redis_cli(out, sizeof(out), "--cluster fix 127.0.0.1:%d --cluster-yes", n[0].v.s.port);
+    CHECK(rc == 0, "fix: %d %s", rc, out);
+    cluster_checks(&n[0]);
+
+    rc = redis_cli(out, sizeof(out), "--cluster call 127.0.0.1:%d DBSIZE", n[0].v.s.port);
+    long total = 0;
+    for (const char *p = strstr(out, ": "); p; p = strstr(p + 2, ": "))
+        total += atol(p + 2);
+    CHECK(rc == 0 && total == acked, "call DBSIZE: %d, %ld keys of %ld: %s", rc, total, acked,
+          out);
+    rc = redis_cli(out, sizeof(out), "--cluster set-timeout 127.0.0.1:%d 3000", n[0].v.s.port);
+    CHECK(rc == 0 && strstr(out, "New node timeout set. 3 OK, 0 ERR."), "set-timeout: %d %s",
+          rc, out);
+    EXPECT_REPLY(n[1].v.c, "['cluster-node-timeout', '3000']", "CONFIG", "GET",
+                 "cluster-node-timeout");
+    rc = redis_cli(out, sizeof(out), "--cluster info 127.0.0.1:%d", n[0].v.s.port);
+    char line[64];
+    snprintf(line, sizeof(line), "%ld keys in 3 masters.", acked);
+    CHECK(rc == 0 && strstr(out, line), "info: %d %s", rc, out);
+    CHECK(cc_count_lost(&cc, acked) == 0, "acknowledged keys lost after the tools");
+done:
+    cc_free(&cc);
+out:
+    for (int i = 0; i < 4; i++)
+        if (n[i].v.c || (i < started && n[i].v.s.pid))
+            srv_stop(&n[i].v);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
     H_RUN(test_errors_side_by_side);
     H_RUN(test_migrate_kinds);
     H_RUN(test_idle_link_closed);
+    H_RUN(test_reshard_under_load);
     return h_finish();
 }
