@@ -822,6 +822,150 @@ out:
             srv_stop(&n[i].v);
 }
 
+/* Writes u:0 .. u:count-1 through cc; how many were acknowledged. */
+static long cc_fill(struct cclient *cc, long count)
+{
+    char key[32], val[32];
+    long acked = 0;
+    for (long i = 0; i < count; i++) {
+        snprintf(key, sizeof(key), "u:%ld", i);
+        snprintf(val, sizeof(val), "v:%ld", i);
+        acked += cc_set(cc, key, val);
+    }
+    return acked;
+}
+
+/* `--cluster reshard` of slots slots from one node to another: exit 0. */
+static int reshard(struct node *via, struct node *from, struct node *to, int slots)
+{
+    static char out[1 << 20];
+    int rc = redis_cli(out, sizeof(out),
+                       "--cluster reshard 127.0.0.1:%d --cluster-from %s --cluster-to %s "
+                       "--cluster-slots %d --cluster-yes",
+                       via->v.s.port, from->id, to->id, slots);
+    return CHECK(rc == 0, "reshard %s -> %s: %d %s", from->id, to->id, rc, out);
+}
+
+/* 5. rbkv and redis-server primaries: slots and their keys move both ways. */
+static void test_mixed_reshard(void)
+{
+    if (!have_redis_cli())
+        return;
+    nodes_on_tmpfs();
+    struct node n[3];
+    int started = 0;
+    for (; started < 3; started++)
+        if (node_start(&n[started], started == 1) != 0)
+            goto out;
+    if (!cluster_create(n, 3))
+        goto out;
+    struct cclient cc;
+    cc_init(&cc, n[0].v.s.port);
+    long acked = cc_fill(&cc, 3000);
+    CHECK(acked == 3000, "%ld of 3000 writes acknowledged", acked);
+    int before_redis = slots_of(&n[1]), before_rbkv = slots_of(&n[0]);
+    /* rbkv -> redis-server, then redis-server -> rbkv, then rbkv -> rbkv
+     * through a Redis node. */
+    if (reshard(&n[0], &n[0], &n[1], 1000))
+        CHECK(slots_of(&n[1]) == before_redis + 1000 && slots_of(&n[0]) == before_rbkv - 1000,
+              "after rbkv -> redis: %d %d", slots_of(&n[0]), slots_of(&n[1]));
+    cluster_checks(&n[2]);
+    CHECK(cc_count_lost(&cc, acked) == 0, "keys lost moving rbkv -> redis-server");
+    if (reshard(&n[1], &n[1], &n[2], 2000))
+        CHECK(slots_of(&n[1]) == before_redis - 1000, "after redis -> rbkv: %d",
+              slots_of(&n[1]));
+    cluster_checks(&n[0]);
+    CHECK(cc_count_lost(&cc, acked) == 0, "keys lost moving redis-server -> rbkv");
+    redisReply *r = H_CALL(n[1].v.c, "DBSIZE");
+    long on_redis = r ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    CHECK(on_redis > 0 && on_redis < acked, "redis-server holds %ld keys", on_redis);
+    cc_free(&cc);
+out:
+    for (int i = 0; i < started; i++)
+        srv_stop(&n[i].v);
+}
+
+/* 6. A live redis-server's keys into an rbkv cluster. */
+static void test_import_from_redis(void)
+{
+    if (!have_redis_cli())
+        return;
+    nodes_on_tmpfs();
+    struct node n[3];
+    struct srv src;
+    int started = 0;
+    if (srv_start(&src, 1, NULL) != 0)
+        return;
+    for (; started < 3; started++)
+        if (node_start(&n[started], 0) != 0)
+            goto out;
+    if (!cluster_create(n, 3))
+        goto out;
+    struct cclient cc;
+    cc_init(&cc, n[0].v.s.port);
+    /* 2000 strings u:i = v:i, some with TTLs, and one key of each other
+     * type; one key already in the cluster with another value. */
+    h_fill(src.c, "x", 10); /* x:0 .. x:9 = x:0 .. x:9 */
+    for (long i = 0; i < 2000; i += 100) {
+        redisReply *r = NULL;
+        for (long j = i; j < i + 100; j++) {
+            char key[32], val[32];
+            snprintf(key, sizeof(key), "u:%ld", j);
+            snprintf(val, sizeof(val), "v:%ld", j);
+            if (j % 7)
+                H_APPEND(src.c, "SET", key, val);
+            else
+                H_APPEND(src.c, "SET", key, val, "EX", "1000");
+        }
+        for (long j = i; j < i + 100; j++) {
+            r = h_get_reply(src.c);
+            if (r)
+                freeReplyObject(r);
+        }
+    }
+    EXPECT_INT(src.c, 3, "RPUSH", "{t}list", "a", "b", "c");
+    EXPECT_INT(src.c, 1, "HSET", "{t}hash", "f", "v");
+    EXPECT_INT(src.c, 2, "ZADD", "{t}zset", "1", "a", "2", "b");
+    CHECK(cc_set(&cc, "u:5", "old"), "SET u:5 in the cluster");
+    char out[65536];
+    /* COPY and REPLACE: the source keeps its keys, the cluster's u:5 is
+     * replaced. */
+    int rc = redis_cli(out, sizeof(out),
+                       "--cluster import 127.0.0.1:%d --cluster-from 127.0.0.1:%d "
+                       "--cluster-copy --cluster-replace",
+                       n[0].v.s.port, src.s.port);
+    CHECK(rc == 0, "import --cluster-copy --cluster-replace: %d %s", rc, out);
+    CHECK(cc_count_lost(&cc, 2000) == 0, "keys missing after the import");
+    EXPECT_INT(src.c, 2013, "DBSIZE");
+    redisReply *r = cc_call(&cc, 2, (const char *const[]){"TTL", "u:7"});
+    CHECK(r && r->type == REDIS_REPLY_INTEGER && r->integer > 900 && r->integer <= 1000,
+          "u:7's TTL: %lld", r ? r->integer : -99);
+    if (r)
+        freeReplyObject(r);
+    r = cc_call(&cc, 4, (const char *const[]){"LRANGE", "{t}list", "0", "-1"});
+    CHECK(r && r->type == REDIS_REPLY_ARRAY && r->elements == 3, "{t}list imported");
+    if (r)
+        freeReplyObject(r);
+    CHECK(cc_has(&cc, "x:3", "x:3"), "x:3 imported");
+    /* Without COPY the source is emptied; the keys now exist in the
+     * cluster, so without REPLACE redis-cli reports each as an error and
+     * leaves it in the source: use REPLACE. */
+    rc = redis_cli(out, sizeof(out),
+                   "--cluster import 127.0.0.1:%d --cluster-from 127.0.0.1:%d --cluster-replace",
+                   n[1].v.s.port, src.s.port);
+    CHECK(rc == 0, "import --cluster-replace: %d %s", rc, out);
+    EXPECT_INT(src.c, 0, "DBSIZE");
+    CHECK(cc_count_lost(&cc, 2000) == 0, "keys missing after the second import");
+    cluster_checks(&n[0]);
+    cc_free(&cc);
+out:
+    for (int i = 0; i < started; i++)
+        srv_stop(&n[i].v);
+    srv_stop(&src);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -829,5 +973,7 @@ int main(int argc, char **argv)
     H_RUN(test_migrate_kinds);
     H_RUN(test_idle_link_closed);
     H_RUN(test_reshard_under_load);
+    H_RUN(test_mixed_reshard);
+    H_RUN(test_import_from_redis);
     return h_finish();
 }
