@@ -25,7 +25,9 @@
  *  5. A mixed cluster, rbkv and redis-server primaries: `reshard` moves
  *     slots with their keys from rbkv to Redis and from Redis to rbkv.
  *  6. `import` of a live redis-server's keys into an rbkv cluster, with
- *     --cluster-copy and --cluster-replace, then without.
+ *     --cluster-copy and --cluster-replace (TTLs and every type kept), then
+ *     without while the source takes writes: each write ends in the cluster
+ *     or is left in the source, none is lost.
  *
  * The cluster nodes run in /dev/shm when there is one: every SETSLOT
  * writes and fsyncs nodes.conf (docs/cluster.md), four per slot moved, and
@@ -952,11 +954,42 @@ static void test_import_from_redis(void)
     /* Without COPY the source is emptied; the keys now exist in the
      * cluster, so without REPLACE redis-cli reports each as an error and
      * leaves it in the source: use REPLACE. */
-    rc = redis_cli(out, sizeof(out),
-                   "--cluster import 127.0.0.1:%d --cluster-from 127.0.0.1:%d --cluster-replace",
-                   n[1].v.s.port, src.s.port);
-    CHECK(rc == 0, "import --cluster-replace: %d %s", rc, out);
-    EXPECT_INT(src.c, 0, "DBSIZE");
+    /* Meanwhile the source takes writes: each lands in the cluster, or
+     * stays in the source when written after the import went past it. */
+    char args[256], path[400];
+    snprintf(args, sizeof(args),
+             "--cluster import 127.0.0.1:%d --cluster-from 127.0.0.1:%d --cluster-replace",
+             n[1].v.s.port, src.s.port);
+    snprintf(path, sizeof(path), "%s/import.out", n[1].v.s.dir);
+    pid_t pid = redis_cli_spawn(path, args);
+    int status = -1;
+    long written = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        char key[32], val[32];
+        snprintf(key, sizeof(key), "w:%ld", written);
+        snprintf(val, sizeof(val), "x:%ld", written);
+        redisReply *w = H_CALL(src.c, "SET", key, val);
+        written += w && w->type == REDIS_REPLY_STATUS;
+        if (w)
+            freeReplyObject(w);
+    }
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "import --cluster-replace: %d",
+          status);
+    long nowhere = 0, in_source = 0;
+    for (long i = 0; i < written; i++) {
+        char key[32], val[32];
+        snprintf(key, sizeof(key), "w:%ld", i);
+        snprintf(val, sizeof(val), "x:%ld", i);
+        redisReply *g = H_CALL(src.c, "GET", key);
+        int here = g && g->type == REDIS_REPLY_STRING && !strcmp(g->str, val);
+        if (g)
+            freeReplyObject(g);
+        in_source += here;
+        nowhere += !here && !cc_has(&cc, key, val);
+    }
+    printf("  %ld writes to the source during the import, %ld left there\n", written, in_source);
+    CHECK(nowhere == 0, "%ld of %ld writes during the import are nowhere", nowhere, written);
+    EXPECT_INT(src.c, in_source, "DBSIZE");
     CHECK(cc_count_lost(&cc, 2000) == 0, "keys missing after the second import");
     cluster_checks(&n[0]);
     cc_free(&cc);
