@@ -100,7 +100,7 @@ syntax:
  * RESTORE per key still alive, with its TTL from now. Keys whose deadline
  * passed since they were found are dropped from keys; returns how many
  * remain, or -1 after an error reply (a value DUMP cannot encode). */
-static int migrate_build_or_reply(struct client *c, const struct migrate_req *r, int select,
+static int migrate_build_or_reply(struct client *c, const struct migrate_req *r, int need_select,
                                   struct resp_slice *keys, int n, struct resp_out *out)
 {
     if (r->has_password) {
@@ -111,7 +111,7 @@ static int migrate_build_or_reply(struct client *c, const struct migrate_req *r,
         auth[argc++] = r->password;
         resp_add_command(out, argc, auth);
     }
-    if (select) {
+    if (need_select) {
         char db[RESP_LL_CHARS];
         struct resp_slice sel[2] = {{"SELECT", 6}, {db, resp_format_ll(db, r->dbid)}};
         resp_add_command(out, 2, sel);
@@ -208,9 +208,9 @@ again:
         resp_add_error(&c->out, "IOERR error or timeout connecting to the client");
         goto done;
     }
-    int select = l->last_dbid != r.dbid;
+    int need_select = l->last_dbid != r.dbid;
     resp_out_reset(&out);
-    n = migrate_build_or_reply(c, &r, select, keys, n, &out);
+    n = migrate_build_or_reply(c, &r, need_select, keys, n, &out);
     if (n < 0)
         goto done;
     if (migrate_send(l, &out, r.timeout) < 0) {
@@ -220,21 +220,22 @@ again:
     }
 
     char auth_line[MIGRATE_LINE_MAX], select_line[MIGRATE_LINE_MAX], line[MIGRATE_LINE_MAX];
-    if ((r.has_password && sync_conn_read_line(&l->conn, auth_line, sizeof(auth_line), r.timeout) < 0) ||
-        (select && sync_conn_read_line(&l->conn, select_line, sizeof(select_line), r.timeout) < 0)) {
+    struct sync_conn *conn = &l->conn;
+    if ((r.has_password && sync_conn_read_line(conn, auth_line, MIGRATE_LINE_MAX, r.timeout) < 0) ||
+        (need_select && sync_conn_read_line(conn, select_line, MIGRATE_LINE_MAX, r.timeout) < 0)) {
         io_errno = errno;
         goto socket_err;
     }
 
     int target_error = 0, socket_error = 0, ndel = 1, j;
     for (j = 0; j < n; j++) {
-        if (sync_conn_read_line(&l->conn, line, sizeof(line), r.timeout) < 0) {
+        if (sync_conn_read_line(conn, line, sizeof(line), r.timeout) < 0) {
             socket_error = 1;
             io_errno = errno;
             break;
         }
         const char *err = r.has_password && auth_line[0] == '-'  ? auth_line
-                          : select && select_line[0] == '-' ? select_line
+                          : need_select && select_line[0] == '-' ? select_line
                           : line[0] == '-'                  ? line
                                                             : NULL;
         if (err) {
