@@ -473,6 +473,20 @@ static int cluster_create(struct node *n, int count)
     return wait_cluster_ok(n, count);
 }
 
+/* Starts n[0..count) (n[redis_at] a redis-server; -1: none) and creates
+ * the cluster. Returns how many started, for the cleanup; *ok whether the
+ * cluster is up. */
+static int cluster_up(struct node *n, int count, int redis_at, int *ok)
+{
+    int started = 0;
+    *ok = 0;
+    for (; started < count; started++)
+        if (node_start(&n[started], started == redis_at) != 0)
+            return started;
+    *ok = cluster_create(n, count);
+    return started;
+}
+
 /* A small cluster client: a connection per node port, requests sent to the
  * node the slot map names, following MOVED (the map learns), ASK (ASKING
  * then the request, there) and TRYAGAIN (again, a little later). Any other
@@ -600,14 +614,20 @@ static int cc_has(struct cclient *cc, const char *key, const char *value)
     return ok;
 }
 
+/* The unique keys the tests write: u:<i> = v:<i>, into 32-byte buffers. */
+static void u_pair(long i, char *key, char *val)
+{
+    snprintf(key, 32, "u:%ld", i);
+    snprintf(val, 32, "v:%ld", i);
+}
+
 /* Each of keys u:0 .. u:n-1 reads back as v:<i>; returns how many do not. */
 static long cc_count_lost(struct cclient *cc, long n)
 {
     long lost = 0;
     char key[32], val[32];
     for (long i = 0; i < n; i++) {
-        snprintf(key, sizeof(key), "u:%ld", i);
-        snprintf(val, sizeof(val), "v:%ld", i);
+        u_pair(i, key, val);
         if (!cc_has(cc, key, val))
             lost++;
     }
@@ -697,11 +717,8 @@ static void test_reshard_under_load(void)
         return;
     nodes_on_tmpfs();
     struct node n[4];
-    int started = 0;
-    for (; started < 3; started++)
-        if (node_start(&n[started], 0) != 0)
-            goto out;
-    if (!cluster_create(n, 3))
+    int ok, started = cluster_up(n, 3, -1, &ok);
+    if (!ok)
         goto out;
 
     struct cclient cc;
@@ -709,8 +726,7 @@ static void test_reshard_under_load(void)
     long acked = 0;
     char key[32], val[32], args[512], out[65536], path[400];
     for (; acked < 2000; acked++) {
-        snprintf(key, sizeof(key), "u:%ld", acked);
-        snprintf(val, sizeof(val), "v:%ld", acked);
+        u_pair(acked, key, val);
         if (!cc_set(&cc, key, val))
             break;
     }
@@ -728,14 +744,12 @@ static void test_reshard_under_load(void)
     long reads_bad = 0;
     uint64_t seed = h_seed(), x = seed | 1;
     while (waitpid(pid, &status, WNOHANG) == 0) {
-        snprintf(key, sizeof(key), "u:%ld", acked);
-        snprintf(val, sizeof(val), "v:%ld", acked);
+        u_pair(acked, key, val);
         if (cc_set(&cc, key, val))
             acked++;
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         long back = (long)(x % (uint64_t)acked);
-        snprintf(key, sizeof(key), "u:%ld", back);
-        snprintf(val, sizeof(val), "v:%ld", back);
+        u_pair(back, key, val);
         reads_bad += !cc_has(&cc, key, val);
         if (h_now_ms() - t0 > 20 * WAIT_MS) {
             kill(pid, SIGKILL);
@@ -830,8 +844,7 @@ static long cc_fill(struct cclient *cc, long count)
     char key[32], val[32];
     long acked = 0;
     for (long i = 0; i < count; i++) {
-        snprintf(key, sizeof(key), "u:%ld", i);
-        snprintf(val, sizeof(val), "v:%ld", i);
+        u_pair(i, key, val);
         acked += cc_set(cc, key, val);
     }
     return acked;
@@ -855,11 +868,8 @@ static void test_mixed_reshard(void)
         return;
     nodes_on_tmpfs();
     struct node n[3];
-    int started = 0;
-    for (; started < 3; started++)
-        if (node_start(&n[started], started == 1) != 0)
-            goto out;
-    if (!cluster_create(n, 3))
+    int ok, started = cluster_up(n, 3, 1, &ok);
+    if (!ok)
         goto out;
     struct cclient cc;
     cc_init(&cc, n[0].v.s.port);
@@ -897,13 +907,10 @@ static void test_import_from_redis(void)
     nodes_on_tmpfs();
     struct node n[3];
     struct srv src;
-    int started = 0;
     if (srv_start(&src, 1, NULL) != 0)
         return;
-    for (; started < 3; started++)
-        if (node_start(&n[started], 0) != 0)
-            goto out;
-    if (!cluster_create(n, 3))
+    int ok, started = cluster_up(n, 3, -1, &ok);
+    if (!ok)
         goto out;
     struct cclient cc;
     cc_init(&cc, n[0].v.s.port);
@@ -914,8 +921,7 @@ static void test_import_from_redis(void)
         redisReply *r = NULL;
         for (long j = i; j < i + 100; j++) {
             char key[32], val[32];
-            snprintf(key, sizeof(key), "u:%ld", j);
-            snprintf(val, sizeof(val), "v:%ld", j);
+            u_pair(j, key, val);
             if (j % 7)
                 H_APPEND(src.c, "SET", key, val);
             else
