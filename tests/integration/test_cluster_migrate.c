@@ -77,8 +77,10 @@ static void srv_stop(struct srv *v)
     if (v->c)
         redisFree(v->c);
     v->c = NULL;
-    if (v->s.pid)
-        h_stop(&v->s);
+    /* A node leaves nodes.conf and server.conf beside its log, which the
+     * harness would keep: gone too, unless the server did not exit cleanly. */
+    if (v->s.pid && h_stop(&v->s) == 0)
+        h_clean_dir(&v->s);
 }
 
 /* A loopback port that accepts connections (the kernel's backlog) and
