@@ -47,7 +47,7 @@ struct query {
     const struct resp_slice *argv;
 };
 
-static const struct command *exec_cmd, *asking_cmd;
+static const struct command *exec_cmd, *asking_cmd, *migrate_cmd;
 
 const char *cluster_preferred_endpoint(const struct cluster_node *n)
 {
@@ -161,6 +161,10 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
         }
     }
     *slot = q.slot;
+    /* MIGRATE runs here while the slot is open either way: resharding moves
+     * the keys that are here, whichever are missing. */
+    if ((q.migrating || q.importing) && cmd == migrate_cmd)
+        return cluster->myself;
     if (q.migrating && q.missing_keys) {
         *why = REDIR_ASK;
         return cluster->migrating_to[q.slot];
@@ -239,5 +243,6 @@ void cluster_route_init(void)
     static const struct command_route route = {.refuses = route_refuses, .done = route_done};
     exec_cmd = command_lookup("exec", 4);
     asking_cmd = command_lookup("asking", 6);
+    migrate_cmd = command_lookup_builtin("migrate", 7);
     command_on_route(&route);
 }

@@ -699,7 +699,7 @@ static const struct {
     {KEY_RO, "RO"},          {KEY_RW, "RW"},         {KEY_OW, "OW"},
     {KEY_RM, "RM"},          {KEY_ACCESS, "access"}, {KEY_UPDATE, "update"},
     {KEY_INSERT, "insert"},  {KEY_DELETE, "delete"}, {KEY_NOT_KEY, "not_key"},
-    {KEY_VARIABLE_FLAGS, "variable_flags"},
+    {KEY_INCOMPLETE, "incomplete"}, {KEY_VARIABLE_FLAGS, "variable_flags"},
 };
 
 static void add_key_flags(struct resp_out *o, unsigned flags)

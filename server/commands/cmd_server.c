@@ -32,6 +32,7 @@
 #include "log.h"
 #include "lazyfree.h"
 #include "mem.h"
+#include "migrate_link.h"
 #include "pause.h"
 #include "propagate.h"
 #include "memstats.h"
@@ -217,7 +218,7 @@ static void info_stats(struct text *t)
                 "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n"
                 "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
                 "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
-                "migrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
+                "migrate_cached_sockets:%zu\r\nslave_expires_tracked_keys:0\r\n"
                 "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n"
                 "tracking_total_prefixes:%zu\r\n"
                 "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n"
@@ -232,8 +233,9 @@ static void info_stats(struct text *t)
                 s->evicted_clients,
                 s->keyspace_hits, s->keyspace_misses, pubsub_name_count(PUBSUB_CHANNEL),
                 pubsub_name_count(PUBSUB_PATTERN), pubsub_name_count(PUBSUB_SHARD),
-                child_info_latest_fork_usec(), child_info_total_forks(), tracking_total_keys(),
-                tracking_total_items(), tracking_total_prefixes(), s->unexpected_error_replies, s->error_replies, s->total_reads, s->total_writes,
+                child_info_latest_fork_usec(), child_info_total_forks(), migrate_link_count(),
+                tracking_total_keys(), tracking_total_items(), tracking_total_prefixes(),
+                s->unexpected_error_replies, s->error_replies, s->total_reads, s->total_writes,
                 s->output_limit_disconnects);
 }
 

@@ -17,6 +17,8 @@
 #include "cmd_hll.h"
 #include "cmd_keys.h"
 #include "cmd_dump.h"
+#include "cmd_migrate.h"
+#include "migrate_link.h"
 #include "cmd_lcs.h"
 #include "cmd_list.h"
 #include "cmd_memory.h"
@@ -100,6 +102,7 @@ void commands_register(void)
         keys_commands,
         sort_commands,
         dump_commands,
+        migrate_commands,
         ordered_commands,
         zset_commands,
         geo_commands,
@@ -130,6 +133,7 @@ void commands_register(void)
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
         command_register(tables[i]);
     keyspec_register(command_key_specs);
+    migrate_link_init();
     ks_register_type(KS_ZSET, zset_value_free, zset_effort);
     ks_register_type(KS_HASH, omap_value_free, omap_effort);
     ks_register_type(KS_SET, omap_value_free, omap_effort);

@@ -65,6 +65,31 @@ static unsigned bitfield_key_flags(int argc, const struct resp_slice *argv)
     return KEY_RO | KEY_ACCESS;
 }
 
+/* Redis's migrateGetKeys: the key at 3, or with KEYS every argument after
+ * the first KEYS from the seventh on, as the flags of the specs say; KEYS
+ * after a non-empty key names no key (the command refuses it). */
+static int migrate_keys(int argc, const struct resp_slice *argv, key_visit_fn *visit, void *ctx)
+{
+    const unsigned flags = KEY_RW | KEY_ACCESS | KEY_DELETE;
+    int first = 3, last = 3;
+    for (int i = 6; i < argc; i++) {
+        if (arg_is(&argv[i], "KEYS")) {
+            if (argv[3].len)
+                return 0;
+            first = i + 1;
+            last = argc - 1;
+            break;
+        }
+    }
+    int seen = 0;
+    for (int i = first; i <= last; i++) {
+        seen++;
+        if (visit(ctx, i, flags))
+            break;
+    }
+    return seen;
+}
+
 /* Redis's sortGetKeys: the key sorted, then the last STORE's destination.
  * Options are skipped by what they take (LIMIT two, GET and BY one, any
  * other word none), so a STORE read as a GET's pattern is no keyword. */
@@ -204,6 +229,10 @@ const struct command_key_specs command_key_specs[] = {
      .specs = {{.flags = KEY_RW | KEY_DELETE, RANGE(1, 0, 1)}}},
     {.name = "memory|usage", .count = 1,
      .specs = {{.flags = KEY_RO, RANGE(2, 0, 1)}}},
+    {.name = "migrate", .count = 2, .keys_for = migrate_keys,
+     .specs = {{.flags = KEY_RW | KEY_ACCESS | KEY_DELETE, RANGE(3, 0, 1)},
+               {.flags = KEY_RW | KEY_ACCESS | KEY_DELETE | KEY_INCOMPLETE, .keyword = "KEYS",
+                .index = -2, .lastkey = -1, .keystep = 1}}},
     {.name = "mset", .count = 1,
      .specs = {{.flags = KEY_OW | KEY_UPDATE, RANGE(1, -1, 2)}}},
     {.name = "msetnx", .count = 1,

@@ -73,6 +73,7 @@ static const struct {
     {"wait", CAT(ACL_CONNECTION), CAT(ACL_KEYSPACE)},
     {"keys", CAT(ACL_DANGEROUS), 0},
     {"restore", CAT(ACL_DANGEROUS), 0},
+    {"migrate", CAT(ACL_DANGEROUS), 0},
     {"restore-asking", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"flushdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"flushall", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},

@@ -35,6 +35,9 @@
 #define KEY_DELETE (1u << 7)
 #define KEY_NOT_KEY (1u << 8)       /* a shard channel at a key position: no key */
 #define KEY_VARIABLE_FLAGS (1u << 9) /* the flags depend on the request: see flags_for */
+/* The spec may miss keys (MIGRATE's KEYS keyword could be a key): keys_for
+ * answers, the spec only describes. */
+#define KEY_INCOMPLETE (1u << 10)
 
 struct key_spec {
     unsigned flags;
