@@ -12,7 +12,8 @@ target_link_libraries(rbkv_harness PUBLIC PkgConfig::HIREDIS)
 # several times slower than the usual few seconds each takes.
 set(RBKV_INTEGRATION_PROGRAMS connection 120 strings 60 bitmap 120 keys 60 expiry 90 expiry_reads 120
     debug 60 notify 60
-    command_info 60 hll 180 geo 180 sort 180 swapdb 60)
+    command_info 60 hll 180 geo 180 sort 180 swapdb 60
+    divergences 90)
 while(RBKV_INTEGRATION_PROGRAMS)
   list(POP_FRONT RBKV_INTEGRATION_PROGRAMS name timeout)
   rbkv_server_test(integration_${name} integration/test_${name}.c ${timeout} integration)
