@@ -3,8 +3,9 @@
  * replies where side-by-side runs once found rbkv differing: sorted-set
  * algebra over plain sets, scans of a missing key, doubles written out in
  * full (DBL_MAX's 309 digits) in every command that parses one, SMOVE and
- * WATCH, EXEC while a script is busy, and waiters served by a key that
- * RENAME, MOVE, COPY, SORT ... STORE or a script creates.
+ * WATCH, EXEC while a script is busy, waiters served by a key that
+ * RENAME, MOVE, COPY, SORT ... STORE or a script creates, and Lua details
+ * (_G's metatable, BLOCK in a script).
  *
  * Each check runs on both servers and compares the replies byte for byte
  * (H_SAME); without redis-server the commands still run, and the fixed
@@ -235,6 +236,27 @@ static void test_waiters_served_by_created_keys(void)
     }
 }
 
+/* Lua details: _G's metatable and the read-only errors, XREAD and
+ * XREADGROUP with BLOCK refused in a script with Redis's text (the
+ * command named as called), before BLOCK's value is read. */
+static void test_lua_details(void)
+{
+    redisContext *r = NULL, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
+    H_SAME(c, r, "EVAL", "return type(getmetatable(_G))", "0");
+    H_SAME(c, r, "EVAL", "return type(getmetatable(_G).__index)", "0");
+    H_SAME(c, r, "EVAL", "local m = getmetatable(_G) m.__index = nil return 1", "0");
+    H_SAME(c, r, "EVAL", "rawset(getmetatable(_G), 'a', 1) return 1", "0");
+    H_SAME(c, r, "EVAL", "x = 1", "0");
+    H_SAME(c, r, "EVAL", "return redis.call('XREAD','BLOCK','x','STREAMS','s','$')", "0");
+    H_SAME(c, r, "EVAL", "return redis.call('xread','COUNT','x','BLOCK','0','STREAMS','s','$')",
+           "0");
+    H_SAME(c, r, "EVAL",
+           "return redis.call('xreadgroup','GROUP','g','c','BLOCK','0','STREAMS','s','>')", "0");
+    EXPECT_MATCH(c, "-ERR xread command is not allowed with BLOCK option from scripts *", "EVAL",
+                 "return redis.call('xread','BLOCK','0','STREAMS','s')", "0");
+    h_close_pair(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -247,6 +269,7 @@ int main(int argc, char **argv)
     H_RUN(test_smove_watch);
     H_RUN(test_exec_while_busy);
     H_RUN(test_waiters_served_by_created_keys);
+    H_RUN(test_lua_details);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
