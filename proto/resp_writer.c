@@ -18,7 +18,8 @@
  *  - No allocation for a reply that fits the free space of the inline buffer or
  *    the tail chunk; a big payload is copied once, into a chunk sized to fit.
  *  - After an allocation failure (failed set) nothing more is written; the
- *    same when a new chunk would pass the owner's limit (over_limit set too).
+ *    same when a new chunk would pass the owner's limit (over_limit set too),
+ *    and while the owner has muted the stream.
  */
 #include "resp_writer.h"
 
@@ -125,7 +126,7 @@ static void out_append(struct resp_out *o, const void *src, size_t len, size_t t
     size_t room;
     char *dst;
 
-    if (o->failed || len == 0)
+    if (o->failed || o->muted || len == 0)
         return;
     dst = tail_room(o, &room);
     if (room > 0) {
@@ -160,7 +161,7 @@ static void out_framed(struct resp_out *o, const char *head, size_t hl, const vo
     size_t room;
     char *dst = tail_room(o, &room);
 
-    if (!o->failed && len < room && hl + 2 <= room - len) {
+    if (!(o->failed | o->muted) && len < room && hl + 2 <= room - len) {
         memcpy(dst, head, hl);
         if (len > 0) /* body may be NULL then */
             memcpy(dst + hl, body, len);
@@ -183,6 +184,7 @@ void resp_out_init(struct resp_out *o)
     o->chunk_bytes = 0;
     o->spare = NULL;
     o->failed = 0;
+    o->muted = 0;
     o->limit = 0;
     o->over_limit = 0;
     o->on_error = NULL;
@@ -212,11 +214,13 @@ void resp_out_reset(struct resp_out *o)
 {
     int proto = o->proto;
     size_t limit = o->limit;
+    int muted = o->muted;
     void (*on_error)(struct resp_out *, const char *) = o->on_error;
 
     resp_out_destroy(o);
     resp_out_init(o);
     o->proto = proto;
+    o->muted = muted;
     o->limit = limit;
     o->on_error = on_error;
 }
@@ -380,7 +384,7 @@ void resp_add_bulk(struct resp_out *o, const void *p, size_t len)
      * is formatted in place (a range reply is mostly small bulks, and the
      * copy through hdr was a tenth of writing one), a two-digit length
      * without the general formatter. */
-    if (!o->failed && len < room && HEADER_MAX + 2 <= room - len) {
+    if (!(o->failed | o->muted) && len < room && HEADER_MAX + 2 <= room - len) {
         size_t hl;
         if (len < 100) {
             dst[0] = '$';
@@ -515,7 +519,7 @@ void resp_add_verbatim(struct resp_out *o, const char *fmt, const char *text, si
 void resp_add_deferred(struct resp_out *o, struct resp_deferred *d)
 {
     d->chunk = NULL;
-    if (o->failed)
+    if (o->failed || o->muted)
         return;
     /* Elements go into this chunk after the kept room, then into later ones. */
     d->chunk = chunk_new(o, RESP_DEFERRED_ROOM + RESP_OUT_CHUNK, RESP_DEFERRED_ROOM);

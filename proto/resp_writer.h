@@ -47,6 +47,9 @@ struct resp_out {
     size_t chunk_bytes;              /* heap bytes held by chunks, spare included (accounting) */
     struct resp_chunk *spare;        /* one emptied small chunk kept for the next reply */
     int failed;                      /* set when an allocation failed: the reply stream is broken */
+    /* When set, every resp_add_* writes nothing (Redis's CLIENT REPLY
+     * OFF|SKIP): the owner sets and clears it; reset keeps it. */
+    int muted;
     /* When nonzero, a new chunk that would take pending past limit is not
      * made: over_limit and failed are set instead, so one huge reply stops
      * growing at the limit (the owner then drops the client). Checked only
@@ -97,10 +100,21 @@ void resp_out_consume(struct resp_out *o, size_t n);
 void resp_out_drain(struct resp_out *o, void (*emit)(void *ctx, const char *p, size_t n),
                     void *ctx);
 
+/* Clears muted for a push that reaches even a silenced client (a pub/sub
+ * message or subscription reply, as Redis 7.0.15's CLIENT_PUSHING); returns
+ * what resp_out_unmute_end sets back. */
+static inline int resp_out_unmute_begin(struct resp_out *o)
+{
+    int was = o->muted;
+    o->muted = 0;
+    return was;
+}
+static inline void resp_out_unmute_end(struct resp_out *o, int was) { o->muted = was; }
+
 /* Raw bytes, e.g. a pre-encoded reply or a command for the append-only log. */
 void resp_add_raw(struct resp_out *o, const void *p, size_t len);
 
-/* Every resp_add_* function below does nothing once failed is set. */
+/* Every resp_add_* function below does nothing once failed or muted is set. */
 
 /* +s\r\n ; s must not contain CR or LF. */
 void resp_add_simple(struct resp_out *o, const char *s);

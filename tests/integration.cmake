@@ -13,7 +13,8 @@ target_link_libraries(rbkv_harness PUBLIC PkgConfig::HIREDIS)
 # several times slower than the usual few seconds each takes.
 set(RBKV_INTEGRATION_PROGRAMS connection 120 strings 60 bitmap 120 keys 60 expiry 90 expiry_reads 120
     debug 60 notify 60
-    command_info 60 hll 180 geo 180 sort 180 tracking 180)
+    command_info 60 hll 180 geo 180 sort 180 tracking 180 swapdb 60
+    divergences 90)
 while(RBKV_INTEGRATION_PROGRAMS)
   list(POP_FRONT RBKV_INTEGRATION_PROGRAMS name timeout)
   rbkv_server_test(integration_${name} integration/test_${name}.c ${timeout} integration)
@@ -25,6 +26,7 @@ rbkv_on_redis(integration_hll)
 rbkv_on_redis(integration_geo)
 rbkv_on_redis(integration_sort)
 rbkv_on_redis(integration_tracking)
+rbkv_on_redis(integration_swapdb)
 
 add_test(NAME integration_transcript
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/transcript.sh $<TARGET_FILE:rbkv-server>

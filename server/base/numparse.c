@@ -2,6 +2,7 @@
  * numparse.c - bounded number parsing and number text (numparse.h).
  */
 #include "numparse.h"
+#include "mem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,16 +25,36 @@ static int terminated(const char *p, size_t len, char *buf, size_t cap)
     return 0;
 }
 
+/* Room for every double an argument usually holds; longer text (DBL_MAX
+ * written out in full is 309 digits) is copied to the heap. */
+#define STRTOD_SMALL 128
+
+double numparse_strtod(const char *p, size_t len, size_t *used, int *erange)
+{
+    char small[STRTOD_SMALL];
+    char *buf = len < sizeof(small) ? small : xmalloc(len + 1);
+    char *end;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    errno = 0;
+    double v = strtod(buf, &end);
+    *erange = errno == ERANGE;
+    *used = (size_t)(end - buf);
+    if (buf != small)
+        xfree(buf);
+    return v;
+}
+
 int parse_double(const char *p, size_t len, double *out)
 {
-    char buf[256];
-    char *end;
-    if (terminated(p, len, buf, sizeof(buf)) < 0)
+    size_t used;
+    int erange;
+    if (len == 0 || isspace((unsigned char)p[0]))
         return -1;
-    double v = strtod(buf, &end);
-    if (end != buf + len || isnan(v))
+    double v = numparse_strtod(p, len, &used, &erange);
+    if (used != len || isnan(v))
         return -1;
-    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0))
+    if (erange && (v == HUGE_VAL || v == -HUGE_VAL || v == 0))
         return -1;
     *out = v;
     return 0;

@@ -12,6 +12,13 @@
 
 #include <stddef.h>
 
+/* strtod over p[0..len) read as a C string, of any length (Redis caps
+ * none): an embedded NUL ends the text, as it ends Redis's strtod over an
+ * sds. *used is how many bytes the number took (so the text was all number
+ * when *used == strnlen(p, len)); *erange is set when strtod reported
+ * ERANGE (overflow, or underflow to 0 or a denormal). Returns the value. */
+double numparse_strtod(const char *p, size_t len, size_t *used, int *erange);
+
 /* As Redis's strtod use: the whole slice must be a number, no leading space,
  * NaN refused; "inf", "+inf", "-inf" accepted. Returns 0 with *out set, or -1. */
 int parse_double(const char *p, size_t len, double *out);

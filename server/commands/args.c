@@ -246,6 +246,13 @@ void reply_subcommand_syntax(struct client *c, const char *container)
                     (int)(sub->len < 128 ? sub->len : 128), sub->ptr, container);
 }
 
+void reply_empty_scan(struct client *c)
+{
+    resp_add_array_len(&c->out, 2);
+    resp_add_bulk(&c->out, "0", 1);
+    resp_add_array_len(&c->out, 0);
+}
+
 void reply_ok(struct client *c)
 {
     /* The same bytes in RESP2 and RESP3, appended whole (Redis's shared.ok):

@@ -78,6 +78,9 @@ int reads_hide_due(const struct client *c);
 void live_view_for(const struct client *c, struct live_view *v, int64_t now_ms);
 
 void reply_ok(struct client *c);
+/* A scan of a missing key (HSCAN, SSCAN, ZSCAN): cursor "0" and no element,
+ * answered before the options are read, as Redis's shared.emptyscan. */
+void reply_empty_scan(struct client *c);
 /* The *STORE commands' end (SINTERSTORE, ZUNIONSTORE, ...): replaces dst
  * with value, a value of type holding n elements, or deletes dst when n is
  * 0 (value then NULL: the caller freed the empty result), as Redis does;

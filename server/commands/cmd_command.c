@@ -203,8 +203,8 @@ static enum arg_type word_type(const char *w, size_t len)
     static const char *const keys[] = {"key", "source", "destination", "newkey", "destkey",
                                        "sourcekey"};
     static const char *const integers[] = {
-        "seconds", "milliseconds", "count", "offset", "index", "timeout", "numkeys", "db",
-        "destination-db", "start", "end", "stop", "cursor", "protover", "ttl", "port", "rank",
+        "seconds", "milliseconds", "count", "offset", "index", "index1", "index2", "timeout",
+        "numkeys", "db", "destination-db", "start", "end", "stop", "cursor", "protover", "ttl", "port", "rank",
         "slot", "start-slot", "end-slot", "config-epoch", "client-id",
     };
     static const char *const doubles[] = {"score"};

@@ -70,7 +70,9 @@ static void cmd_reset(struct client *c)
     pubsub_client_gone(c);
     monitor_stop(c);
     tracking_disable(c);
-    c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH | CLIENT_ASKING | CLIENT_READONLY);
+    c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH | CLIENT_ASKING | CLIENT_READONLY |
+                  CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT | CLIENT_REPLY_SKIP);
+    c->out.muted = 0;
     c->db_index = 0;
     c->db = &server.ks->dbs[0];
     c->out.proto = 2;
@@ -332,68 +334,76 @@ static void client_list(struct client *c)
     xfree(text);
 }
 
+/* Whether a names address, byte for byte (Redis's strcmp: a Unix socket's
+ * path keeps its case). */
+static int same_address(const struct resp_slice *a, const char *address)
+{
+    return strlen(address) == a->len && memcmp(address, a->ptr, a->len) == 0;
+}
+
 /* CLIENT KILL addr:port | CLIENT KILL [ID id] [ADDR a] [LADDR a] [SKIPME yes|no]
- * [TYPE t] [USER default] */
+ * [TYPE t] [USER name]: the filters combine (a client must pass every one),
+ * parsed pair by pair in Redis's order, so the first bad pair's error is the
+ * one given. The old form may kill the caller itself. */
 static void client_kill(struct client *c)
 {
     const struct resp_slice *addr = NULL, *laddr = NULL;
+    const struct acl_user *user = NULL;
     long long id = 0;
     int skipme = 1, killed = 0, type = -1;
     int old_form = c->argc == 3;
 
     if (old_form) {
         addr = &c->argv[2];
-    } else {
-        if ((c->argc - 2) % 2 != 0) {
-            resp_add_error(&c->out, ERR_SYNTAX);
-            return;
-        }
-        for (int i = 2; i < c->argc; i += 2) {
-            const struct resp_slice *v = &c->argv[i + 1];
-            if (arg_is(&c->argv[i], "ID")) {
-                if (resp_parse_ll(v->ptr, v->len, &id) < 0 || id <= 0) {
-                    resp_add_error(&c->out, "ERR client-id should be greater than 0");
-                    return;
-                }
-            } else if (arg_is(&c->argv[i], "ADDR")) {
-                addr = v;
-            } else if (arg_is(&c->argv[i], "LADDR")) {
-                laddr = v;
-            } else if (arg_is(&c->argv[i], "SKIPME")) {
-                if (arg_is(v, "yes"))
-                    skipme = 1;
-                else if (arg_is(v, "no"))
-                    skipme = 0;
-                else {
-                    resp_add_error(&c->out, ERR_SYNTAX);
-                    return;
-                }
-            } else if (arg_is(&c->argv[i], "TYPE")) {
-                if ((type = client_type_or_reply(c, v)) < 0)
-                    return;
-            } else if (arg_is(&c->argv[i], "USER")) {
-                if (!arg_is(v, "default")) {
-                    resp_add_errorf(&c->out, "ERR No such user '%.*s'", (int)v->len, v->ptr);
-                    return;
-                }
-            } else {
+        skipme = 0;
+    }
+    for (int i = 2; !old_form && i < c->argc; i += 2) {
+        const struct resp_slice *v = i + 1 < c->argc ? &c->argv[i + 1] : NULL;
+        if (v && arg_is(&c->argv[i], "ID")) {
+            if (resp_parse_ll(v->ptr, v->len, &id) < 0 || id <= 0) {
+                resp_add_error(&c->out, "ERR client-id should be greater than 0");
+                return;
+            }
+        } else if (v && arg_is(&c->argv[i], "TYPE")) {
+            if ((type = client_type_or_reply(c, v)) < 0)
+                return;
+        } else if (v && arg_is(&c->argv[i], "ADDR")) {
+            addr = v;
+        } else if (v && arg_is(&c->argv[i], "LADDR")) {
+            laddr = v;
+        } else if (v && arg_is(&c->argv[i], "USER")) {
+            if (!(user = acl_lookup(v->ptr, v->len))) {
+                resp_add_errorf(&c->out, "ERR No such user '%.*s'", (int)v->len, v->ptr);
+                return;
+            }
+        } else if (v && arg_is(&c->argv[i], "SKIPME")) {
+            if (arg_is(v, "yes"))
+                skipme = 1;
+            else if (arg_is(v, "no"))
+                skipme = 0;
+            else {
                 resp_add_error(&c->out, ERR_SYNTAX);
                 return;
             }
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
         }
     }
     for (struct client *o = server.clients; o; o = o->next) {
         if (o->flags & CLIENT_CLOSING)
             continue;
-        if (id && o->id != (uint64_t)id)
+        if (addr && !same_address(addr, o->addr))
             continue;
-        if (addr && (strlen(o->addr) != addr->len || memcmp(o->addr, addr->ptr, addr->len)))
-            continue;
-        if (laddr && (strlen(o->laddr) != laddr->len || memcmp(o->laddr, laddr->ptr, laddr->len)))
+        if (laddr && !same_address(laddr, o->laddr))
             continue;
         if (type >= 0 && (int)client_type_of(o) != type)
             continue;
-        if (o == c && (skipme && !old_form))
+        if (id && o->id != (uint64_t)id)
+            continue;
+        if (user && o->user != user)
+            continue;
+        if (o == c && skipme)
             continue;
         killed++;
         if (o == c)
@@ -557,6 +567,28 @@ static void client_unpause(struct client *c)
     reply_ok(c);
 }
 
+/* CLIENT REPLY ON|OFF|SKIP, as Redis: OFF and SKIP answer nothing (the
+ * mute starts with their own reply), SKIP under OFF does nothing, and ON
+ * leaves a SKIP given before it pending. conn.c moves SKIP on at the next
+ * request. */
+static void client_reply(struct client *c)
+{
+    if (arg_is(&c->argv[2], "ON")) {
+        c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        c->out.muted = 0;
+        reply_ok(c);
+    } else if (arg_is(&c->argv[2], "OFF")) {
+        c->flags |= CLIENT_REPLY_OFF;
+        c->out.muted = 1;
+    } else if (arg_is(&c->argv[2], "SKIP")) {
+        if (!(c->flags & CLIENT_REPLY_OFF))
+            c->flags |= CLIENT_REPLY_SKIP_NEXT;
+        c->out.muted = 1;
+    } else {
+        resp_add_error(&c->out, ERR_SYNTAX);
+    }
+}
+
 static void client_no_evict(struct client *c)
 {
     client_flag_switch(c, CLIENT_NO_EVICT);
@@ -596,6 +628,8 @@ static void client_help(struct client *c)
         "UNPAUSE", "    Stop the current client pause, resuming traffic.",
         "PAUSE <timeout> [WRITE|ALL]",
         "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
         "SETINFO <option> <value>", "    Set client meta attr: LIB-NAME or LIB-VER.",
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
@@ -674,6 +708,12 @@ static const struct command client_subcommands[] = {
      .summary = "Resume processing of clients that were paused",
      .complexity = "O(N) Where N is the number of paused clients",
      .args = ""},
+    {.name = "client|reply", .proc = client_reply, .arity = 3,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .since = "3.2.0",
+     .summary = "Instruct the server whether to reply to commands",
+     .complexity = "O(1)",
+     .args = "ON|OFF|SKIP"},
     {.name = "client|no-evict", .proc = client_no_evict, .arity = 3,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .since = "7.0.0",

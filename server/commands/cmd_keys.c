@@ -260,6 +260,48 @@ static void cmd_move(struct client *c)
     resp_add_int(&c->out, 1);
 }
 
+/* A db index argument of SWAPDB: an int (Redis's getIntFromObjectOrReply,
+ * whose error is the given one), range checked only once both are read. */
+static int swapdb_index_or_reply(struct client *c, const struct resp_slice *a, const char *err,
+                                 long long *id)
+{
+    if (resp_parse_ll(a->ptr, a->len, id) == 0 && *id >= INT_MIN && *id <= INT_MAX)
+        return 0;
+    resp_add_error(&c->out, err);
+    return -1;
+}
+
+/* SWAPDB index1 index2, as Redis's dbSwapDatabases: the two dbs trade
+ * contents while clients, WATCHes and blocked waits stay with the index.
+ * So watchers of a key live in either db are dirtied first, and afterwards
+ * every key waited on in either db is signalled: a waiter whose key now
+ * exists is served, an XREADGROUP whose stream went is told so. No
+ * keyspace event, as Redis; the command itself is propagated. */
+static void cmd_swapdb(struct client *c)
+{
+    long long id1, id2;
+    if (server.cfg.cluster_enabled) {
+        resp_add_error(&c->out, "ERR SWAPDB is not allowed in cluster mode");
+        return;
+    }
+    if (swapdb_index_or_reply(c, &c->argv[1], "ERR invalid first DB index", &id1) < 0 ||
+        swapdb_index_or_reply(c, &c->argv[2], "ERR invalid second DB index", &id2) < 0)
+        return;
+    if (id1 < 0 || id1 >= server.ks->count || id2 < 0 || id2 >= server.ks->count) {
+        resp_add_error(&c->out, "ERR DB index is out of range");
+        return;
+    }
+    struct db *a = &server.ks->dbs[id1], *b = &server.ks->dbs[id2];
+    if (a != b) {
+        watch_touch_swap(a, b, mstime());
+        ks_swap(a, b);
+        block_signal_db(a);
+        block_signal_db(b);
+    }
+    server.dirty++;
+    reply_ok(c);
+}
+
 /* Due keys RANDOMKEY deletes before it draws among the live keys only: one
  * call after a mass expiry must not delete them all inline (live.h). */
 #define RANDOMKEY_DELETES 100
@@ -544,6 +586,12 @@ const struct command keys_commands[] = {
      .summary = "Move a key to another database",
      .complexity = "O(1)",
      .args = "key db"},
+    {.name = "swapdb", .proc = cmd_swapdb, .arity = 3, .flags = CMD_WRITE | CMD_FAST,
+     .group = "server", .since = "4.0.0",
+     .summary = "Swaps two Redis databases",
+     .complexity = "O(N) where N is the count of clients watching or blocking on keys from both "
+                   "databases.",
+     .args = "index1 index2"},
     {.name = "touch", .proc = cmd_touch, .arity = -2, .flags = CMD_READONLY | CMD_FAST,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "generic", .since = "3.2.1",

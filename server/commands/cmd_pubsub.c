@@ -19,6 +19,8 @@
 static void confirm(struct client *c, const char *word, const char *name, size_t len,
                     size_t count)
 {
+    /* A push: CLIENT REPLY OFF does not silence it (Redis 7.0.15). */
+    int muted = resp_out_unmute_begin(&c->out);
     if (c->out.proto == 3)
         resp_add_push_len(&c->out, 3);
     else
@@ -29,6 +31,7 @@ static void confirm(struct client *c, const char *word, const char *name, size_t
     else
         resp_add_null(&c->out);
     resp_add_int(&c->out, (long long)count);
+    resp_out_unmute_end(&c->out, muted);
 }
 
 /* What a kind's confirmations count: shard channels by themselves, the

@@ -61,6 +61,7 @@
 #include "resp_writer.h"
 #include "sample.h"
 #include "server.h"
+#include "watch.h"
 
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
 #define ERR_NUMKEYS "ERR numkeys should be greater than 0"
@@ -180,6 +181,7 @@ static void cmd_smove(struct client *c)
     }
     ks_set_ptr(se, src);
     coll_removed(c, src_key, se, src, NOTIFY_SET, "srem");
+    watch_touch(c->db, src_key->ptr, src_key->len);
     server.dirty++;
     int created = dst == NULL;
     if (created)
@@ -189,8 +191,11 @@ static void cmd_smove(struct client *c)
         coll_add_key(c, dst_key, KS_SET, dst);
     else
         ks_set_ptr(de, dst);
+    /* The destination changed only when it gained the member: a WATCH of
+     * it holds otherwise, as Redis signals it. */
     if (added) {
         server.dirty++;
+        watch_touch(c->db, dst_key->ptr, dst_key->len);
         notify_key(c, NOTIFY_SET, "sadd", dst_key);
     }
     resp_add_int(&c->out, 1);
@@ -755,12 +760,6 @@ static void cmd_sscan(struct client *c)
     if (scan_cursor_arg_or_reply(c, &c->argv[2], &id) < 0 ||
         set_lookup_or_reply(c, &c->argv[1], 0, &e, &m) < 0)
         return;
-    if (!m) {
-        resp_add_array_len(&c->out, 2);
-        resp_add_bulk(&c->out, "0", 1);
-        resp_add_array_len(&c->out, 0);
-        return;
-    }
     coll_scan(c, m);
 }
 
@@ -809,7 +808,7 @@ const struct command set_commands[] = {
                 "Without the count argument O(1), otherwise O(N) where N is the value of the "
                 "passed count.",
                 "key [count]"),
-    SET_COMMAND("smove", cmd_smove, 4, CMD_WRITE | CMD_FAST, 1, 2, "1.0.0",
+    SET_COMMAND("smove", cmd_smove, 4, CMD_WRITE | CMD_FAST | CMD_TOUCHES_OWN_KEYS, 1, 2, "1.0.0",
                 "Move a member from one set to another", "O(1)", "source destination member"),
     SET_COMMAND("sinter", cmd_sinter, -2, CMD_READONLY, 1, -1, "1.0.0", "Intersect multiple sets",
                 INTER_N_M, "key [key ...]"),

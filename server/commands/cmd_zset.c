@@ -42,6 +42,7 @@
 #include "lexrange.h"
 #include "mem.h"
 #include "numparse.h"
+#include "omap.h"
 #include "resp_num.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
@@ -57,8 +58,6 @@
     "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
 #define ERR_WITHSCORES_BYLEX "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 
-/* Redis's bound for a score argument that is read as a C string. */
-#define SCORE_ARG_MAX 256
 /* A set this small is scanned whole in one ZSCAN call with cursor 0, as
  * Redis does for its listpack encoding (zset-max-listpack-entries). */
 #define ZSCAN_WHOLE_MAX 128
@@ -128,22 +127,18 @@ static size_t list_len(const struct client *c, size_t n, int withscores)
  * the argument as a C string, after an optional "(" for an exclusive end. */
 static int score_bound(const struct resp_slice *a, double *v, int *ex)
 {
-    char buf[SCORE_ARG_MAX];
     const char *p = a->ptr;
-    size_t len = a->len;
-    char *end;
+    size_t len = a->len, used;
+    int erange;
 
     *ex = len > 0 && p[0] == '(';
     if (*ex) {
         p++;
         len--;
     }
-    if (len >= sizeof(buf))
-        return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    *v = strtod(buf, &end);
-    return *end != '\0' || isnan(*v) ? -1 : 0;
+    /* Any length, leading spaces, an overflow to inf: all as strtod takes them. */
+    *v = numparse_strtod(p, len, &used, &erange);
+    return used != strnlen(p, len) || isnan(*v) ? -1 : 0;
 }
 
 static int score_range_or_reply(struct client *c, const struct resp_slice *min,
@@ -1044,9 +1039,7 @@ static void cmd_zscan(struct client *c)
         zset_lookup_or_reply(c, &c->argv[1], 0, &e, &z) < 0)
         return;
     if (!z) {
-        resp_add_array_len(&c->out, 2);
-        resp_add_bulk(&c->out, "0", 1);
-        resp_add_array_len(&c->out, 0);
+        reply_empty_scan(c);
         return;
     }
     for (int j = 3; j < c->argc; j++) {
@@ -1100,8 +1093,39 @@ enum aggregate { AGG_SUM, AGG_MIN, AGG_MAX };
 
 struct source {
     const struct zset *z; /* NULL for a missing key: an empty set */
+    struct zset *owned;   /* z when made here from a plain set, freed after */
     double weight;
 };
+
+/* The input at key as a source: a sorted set, a plain set read as one whose
+ * members all score 1 (as Redis's zuiInitIterator), nothing for a missing
+ * key. -1 after replying WRONGTYPE for any other type. */
+static int source_lookup_or_reply(struct client *c, const struct resp_slice *key, int write,
+                                  struct source *s)
+{
+    struct ks_entry *e = write ? lookup_write(c, key) : lookup_read(c, key);
+    *s = (struct source){NULL, NULL, 1.0};
+    if (!e)
+        return 0;
+    if (e->type == KS_ZSET) {
+        s->z = ks_ptr(e);
+        return 0;
+    }
+    if (e->type != KS_SET) {
+        resp_add_error(&c->out, ERR_WRONGTYPE);
+        return -1;
+    }
+    const struct omap *m = ks_ptr(e);
+    struct om_it it;
+    struct om_elem el;
+    s->owned = zs_new();
+    for (om_seek(m, 0, &it); om_it_valid(&it); om_next(m, &it)) {
+        om_it_get(m, &it, &el);
+        zs_insert(s->owned, el.f, el.flen, 1.0);
+    }
+    s->z = s->owned;
+    return 0;
+}
 
 /* weight * score, where inf * 0 counts as 0, as in Redis. */
 static double weighted(const struct source *s, double score)
@@ -1226,14 +1250,11 @@ static void setop_generic(struct client *c, const struct resp_slice *dst, int nu
         resp_add_error(&c->out, ERR_SYNTAX);
         return;
     }
-    struct source *src = xmalloc(sizeof(*src) * (size_t)setnum);
+    struct source *src = xcalloc((size_t)setnum, sizeof(*src));
     int j = numkeys_idx + 1;
     for (long long i = 0; i < setnum; i++, j++) {
-        struct ks_entry *e;
-        struct zset *z;
-        if (zset_lookup_or_reply(c, &c->argv[j], dst != NULL, &e, &z) < 0)
+        if (source_lookup_or_reply(c, &c->argv[j], dst != NULL, &src[i]) < 0)
             goto out;
-        src[i] = (struct source){z, 1.0};
     }
     while (j < c->argc) {
         int left = c->argc - j;
@@ -1301,6 +1322,8 @@ static void setop_generic(struct client *c, const struct resp_slice *dst, int nu
         zs_free(res);
     }
 out:
+    for (long long i = 0; i < setnum; i++)
+        zs_free(src[i].owned);
     xfree(src);
 }
 

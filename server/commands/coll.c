@@ -148,6 +148,10 @@ void coll_reply_span(struct client *c, const struct omap *m, struct om_span span
 void coll_scan(struct client *c, const struct omap *m)
 {
     struct scan_opts o;
+    if (!m) {
+        reply_empty_scan(c);
+        return;
+    }
     if (scan_opts_or_reply(c, 2, 0, &o) < 0)
         return;
     const struct resp_slice *match = o.match;
@@ -156,8 +160,8 @@ void coll_scan(struct client *c, const struct omap *m)
     char *prefix = xmalloc(match ? match->len + 1 : 1);
     int prefix_only = 1;
     size_t plen = match ? kr_glob_prefix(match->ptr, match->len, prefix, &prefix_only) : 0;
-    struct om_span span = m ? om_prefix_span(m, prefix, plen) : (struct om_span){0, 0};
-    if (o.from && m) {
+    struct om_span span = om_prefix_span(m, prefix, plen);
+    if (o.from) {
         size_t after = om_count_before(m, o.from, o.from_len, 1);
         if (after > span.lo)
             span.lo = after < span.hi ? after : span.hi;
@@ -167,13 +171,13 @@ void coll_scan(struct client *c, const struct omap *m)
     /* A packed map is small: all of it in one call, as Redis answers for its
      * listpack and intset encodings. Else COUNT bounds the elements visited. */
     size_t len = span.hi > span.lo ? span.hi - span.lo : 0;
-    if (m && !m->packed && (unsigned long long)o.count < len)
+    if (!m->packed && (unsigned long long)o.count < len)
         len = (size_t)o.count;
 
     struct om_it it;
     struct om_elem e;
     resp_add_array_len(&c->out, 2);
-    if (m && span.lo + len < span.hi) {
+    if (span.lo + len < span.hi) {
         om_seek(m, span.lo + len - 1, &it);
         om_it_get(m, &it, &e);
         resp_add_bulk_ll(&c->out, (long long)scan_cursor_issue(e.f, e.flen));
@@ -194,5 +198,5 @@ void coll_scan(struct client *c, const struct omap *m)
             resp_add_bulk(&c->out, e.v, e.vlen);
         n++;
     }
-    resp_set_deferred_array(&c->out, &d, m && m->values ? 2 * n : n);
+    resp_set_deferred_array(&c->out, &d, m->values ? 2 * n : n);
 }

@@ -67,7 +67,8 @@ void coll_reply_span(struct client *c, const struct omap *m, struct om_span span
  * on (ZSCAN's NOVALUES-less grammar), fields with values for a hash. The
  * cursor is SCAN's: an integer standing for the last element returned, so
  * the walk is in order and each element present throughout comes once,
- * whatever changes meanwhile. m may be NULL (absent key). */
+ * whatever changes meanwhile. m may be NULL (absent key): reply_empty_scan,
+ * whatever the options. */
 void coll_scan(struct client *c, const struct omap *m);
 
 #endif

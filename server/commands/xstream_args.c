@@ -14,6 +14,7 @@
 #include "client.h"
 #include "command.h"
 #include "keyspace.h"
+#include "longrun.h"
 #include "resp_num.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -190,6 +191,13 @@ int xread_opts_or_reply(struct client *c, int readgroup, struct xread_opts *o)
         int more = c->argc - 1 - i;
         const struct resp_slice *a = &c->argv[i];
         if (arg_is(a, "block") && more) {
+            /* Redis refuses BLOCK in a script outright, before reading it,
+             * naming the command as it was called. */
+            if (c->id == CLIENT_ID_LONG_RUN) {
+                resp_add_errorf(&c->out, "ERR %.*s command is not allowed with BLOCK option "
+                                "from scripts", (int)c->argv[0].len, c->argv[0].ptr);
+                return -1;
+            }
             if (xblock_ms_or_reply(c, &c->argv[++i], &o->ms) < 0)
                 return -1;
         } else if (arg_is(a, "count") && more) {

@@ -78,6 +78,7 @@ static const struct {
     {"flushdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"flushall", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"dbsize", CAT(ACL_KEYSPACE), 0},
+    {"swapdb", CAT(ACL_KEYSPACE) | CAT(ACL_DANGEROUS), 0},
     {"info", CAT(ACL_DANGEROUS), 0},
     {"role", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},
     {"lastsave", CAT(ACL_ADMIN) | CAT(ACL_DANGEROUS), 0},

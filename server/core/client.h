@@ -48,6 +48,9 @@ struct tracking_client;
 #define CLIENT_READ_YIELDED (1u << 18)     /* conn.c: had its read this loop turn, on its yielded list */
 #define CLIENT_ASKING (1u << 19)           /* cluster: ASKING, for its next command only */
 #define CLIENT_READONLY (1u << 20)         /* cluster: READONLY, reads served by a replica */
+#define CLIENT_REPLY_OFF (1u << 21)        /* CLIENT REPLY OFF: replies dropped (c->out.muted) */
+#define CLIENT_REPLY_SKIP_NEXT (1u << 22)  /* CLIENT REPLY SKIP: the next request's reply is dropped */
+#define CLIENT_REPLY_SKIP (1u << 23)       /* this request's reply is dropped (was SKIP_NEXT) */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that

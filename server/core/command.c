@@ -385,6 +385,16 @@ static void execute(struct client *c, const struct command *cmd)
     /* A script past busy-reply-threshold serves the loop from inside:
      * only what may run beside it does (longrun.h). */
     if (long_run && !(cmd->flags & CMD_ALLOW_BUSY) && long_run->timed_out()) {
+        /* EXEC (the one TX_END command not allowed busy) ends the
+         * transaction with the refusal, as Redis's execCommandAbort: the
+         * client is out of MULTI and may go on. */
+        if (c->multi && (cmd->flags & CMD_TX_END)) {
+            resp_add_errorf(&c->out, "EXECABORT Transaction discarded because of: %s",
+                            long_run->busy_reply());
+            multi_discard(c);
+            count_errors_since_last(cmd, 1);
+            return;
+        }
         resp_add_error(&c->out, long_run->busy_reply());
         refused(c, cmd);
         return;

@@ -556,6 +556,17 @@ void conn_start_reading(struct client *c)
         conn_close(c);
 }
 
+/* Redis's resetClient for CLIENT REPLY SKIP: the skip lasts one request,
+ * and a blocked one's served reply is still part of it, so the mode moves
+ * on when the next request starts. */
+static void reply_mode_next(struct client *c)
+{
+    c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT)
+        c->flags = (c->flags & ~CLIENT_REPLY_SKIP_NEXT) | CLIENT_REPLY_SKIP;
+    c->out.muted = (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) != 0;
+}
+
 /* Runs complete requests in order until the buffer has no whole one left,
  * the client must close or has blocked (the rest waits for its wake-up:
  * block_run_unblocked), CLIENT PAUSE holds its request (the rest waits for
@@ -593,6 +604,7 @@ static void run_requests(struct client *c)
         }
         c->argc = req.argc;
         c->argv = req.argv;
+        reply_mode_next(c);
         /* The writer stops a reply at the hard limit while it is being built,
          * so one command over a million keys cannot buffer more than that
          * (Redis checks after every addReply). Refreshed here for CONFIG SET. */

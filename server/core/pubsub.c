@@ -212,6 +212,9 @@ static void deliver(struct client *c, const char *kind_word, size_t kind_len,
     if (c->flags & CLIENT_CLOSING)
         return;
     size_t n = pattern ? 4 : 3;
+    /* A message reaches a client whose replies are silenced (CLIENT REPLY
+     * OFF), as Redis 7.0.15's CLIENT_PUSHING. */
+    int muted = resp_out_unmute_begin(&c->out);
     if (c->out.proto == 3)
         resp_add_push_len(&c->out, n);
     else
@@ -221,6 +224,7 @@ static void deliver(struct client *c, const char *kind_word, size_t kind_len,
         resp_add_bulk(&c->out, pattern, plen);
     resp_add_bulk(&c->out, channel, clen);
     resp_add_bulk(&c->out, msg, mlen);
+    resp_out_unmute_end(&c->out, muted);
     if (conn_check_output_limits(c))
         return;
     if (!(c->flags & CLIENT_PUBSUB_PENDING)) {

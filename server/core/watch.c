@@ -198,6 +198,30 @@ void watch_touch_db(struct db *db)
     }
 }
 
+/* Whether key is in db and not past its deadline at now_ms. */
+static int live_in(struct db *db, const char *key, size_t klen, int64_t now_ms)
+{
+    const struct ks_entry *e = ks_find(db, key, klen);
+    if (!e)
+        return 0;
+    int64_t when = ks_get_expire(e);
+    return when == -1 || when > now_ms;
+}
+
+void watch_touch_swap(struct db *a, struct db *b, int64_t now_ms)
+{
+    struct watch_table *t = server.watch;
+    if (!t)
+        return;
+    for (size_t i = 0; i <= t->mask; i++) {
+        for (struct watched_key *wk = t->slots[i]; wk; wk = wk->chain) {
+            if ((wk->db == a || wk->db == b) &&
+                (live_in(a, wk->key, wk->klen, now_ms) || live_in(b, wk->key, wk->klen, now_ms)))
+                mark_dirty(wk);
+        }
+    }
+}
+
 void watch_touch_command(struct client *c, const struct command *cmd)
 {
     /* Redis signals only the keys a command modified: a command that names

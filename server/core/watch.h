@@ -17,6 +17,7 @@
 #define RBKV_WATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct client;
 struct command;
@@ -42,6 +43,13 @@ void watch_on_touch(watch_touch_fn *fn);
 /* Before db is emptied: marks dirty the watchers of every key it holds (a
  * watched key that does not exist is not changed by a flush, as in Redis 7). */
 void watch_touch_db(struct db *db);
+
+/* Before SWAPDB swaps a and b: marks dirty the watchers, in either db, of
+ * every key live (present, not past its deadline at now_ms) in a or in b,
+ * as Redis's touchAllWatchedKeysInDb both ways. A key live in neither is
+ * left alone; one watched while live that has expired since is still caught
+ * at EXEC by watch_expired. */
+void watch_touch_swap(struct db *a, struct db *b, int64_t now_ms);
 
 /* After cmd, a write command, changed something: marks dirty the watchers of
  * the keys its key spec names in c->db. (A key written in another database,

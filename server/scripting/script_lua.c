@@ -685,10 +685,15 @@ static void push_proxy(lua_State *L, int idx, int globals)
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, readonly_error);
     lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, READONLY_MARK);
+    /* getmetatable(_G) gives, as Redis's, a table whose __index is a
+     * function: a read-only view of this metatable. Elsewhere false. */
+    if (globals)
+        push_proxy(L, -1, 0);
+    else
+        lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
 }
 

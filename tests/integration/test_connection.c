@@ -27,6 +27,8 @@
 #define ERROR_ARG_SHOWN 128                 /* bytes of arguments in "unknown command" */
 
 static struct h_server srv; /* the shared server, default flags */
+static struct h_server ref; /* redis-server beside it, when have_ref */
+static int have_ref;
 
 static long long client_id(redisContext *c)
 {
@@ -424,6 +426,187 @@ static void test_client(void)
     CHECK(gone == NULL, "a client that killed itself still got a reply");
     freeReplyObject(gone);
     redisFree(a);
+}
+
+/* The bytes a raw connection gets back for req (inline commands) followed
+ * by ECHO end, up to that reply, into out (malloc'ed, NUL-terminated). */
+static char *raw_replies_until_end(struct h_raw *r, const char *req)
+{
+    static const char end[] = "$3\r\nend\r\n";
+    size_t used = 0, len;
+    char *out = calloc(1, 1);
+    h_raw_send(r, req, strlen(req));
+    h_raw_send(r, "ECHO end\r\n", 10);
+    while (h_raw_read_reply(r, &len, H_RAW_TIMEOUT_MS) == 0) {
+        int last = len == sizeof(end) - 1 && memcmp(r->buf, end, len) == 0;
+        out = realloc(out, used + len + 1);
+        memcpy(out + used, r->buf, len);
+        used += len;
+        out[used] = '\0';
+        h_raw_consume(r, len);
+        if (last)
+            return out;
+    }
+    CHECK(0, "no ECHO end after %s (got %s)", req, out);
+    return out;
+}
+
+/* One raw connection to s and one to ref get the same bytes back for req. */
+static void raw_same(struct h_raw *a, struct h_raw *b, const char *req)
+{
+    char *x = raw_replies_until_end(a, req), *y = raw_replies_until_end(b, req);
+    CHECK(strcmp(x, y) == 0, "%s: rbkv answered %s, redis-server %s", req, x, y);
+    free(x);
+    free(y);
+}
+
+/* The next reply on a and on b (a push), which must be the same bytes. */
+static void raw_next_same(struct h_raw *a, struct h_raw *b, const char *what)
+{
+    size_t la = 0, lb = 0;
+    int ga = h_raw_read_reply(a, &la, H_RAW_TIMEOUT_MS), gb = h_raw_read_reply(b, &lb, H_RAW_TIMEOUT_MS);
+    if (CHECK(ga == 0 && gb == 0, "%s: no reply (rbkv %d, redis-server %d)", what, ga, gb))
+        CHECK(la == lb && memcmp(a->buf, b->buf, la) == 0, "%s: rbkv sent %.*s, redis-server %.*s",
+              what, (int)la, a->buf, (int)lb, b->buf);
+    h_raw_consume(a, la);
+    h_raw_consume(b, lb);
+}
+
+/* CLIENT REPLY ON|OFF|SKIP beside redis-server: what each mode silences,
+ * SKIP over a blocked command's served reply, RESET, and the pushes (pub/sub
+ * messages, keyspace events, subscription replies) that reach a silenced
+ * subscriber all the same. */
+static void test_client_reply(void)
+{
+    if (!have_ref)
+        return;
+    struct h_server *both[2] = {&srv, &ref};
+    struct h_raw raw[2], sub[2];
+    redisContext *other[2];
+    for (int i = 0; i < 2; i++) {
+        h_raw_open(&raw[i], both[i]);
+        h_raw_open(&sub[i], both[i]);
+        other[i] = h_connect_flushed(both[i]);
+    }
+    raw_same(&raw[0], &raw[1], "CLIENT REPLY SKIP\r\nPING\r\nPING x\r\nCLIENT REPLY foo\r\n"
+                               "CLIENT REPLY\r\nCLIENT REPLY OFF\r\nSET k v\r\nGET k\r\n"
+                               "CLIENT REPLY SKIP\r\nCLIENT REPLY ON\r\nGET k\r\n");
+    raw_same(&raw[0], &raw[1], "CLIENT REPLY SKIP\r\nCLIENT REPLY ON\r\nGET k\r\nGET k\r\n"
+                               "CLIENT REPLY SKIP\r\nGET nokey\r\nNOSUCH\r\nCLIENT REPLY OFF\r\n"
+                               "RESET\r\nPING\r\n");
+    /* A skipped BLPOP: its reply when LPUSH serves it is dropped too. */
+    for (int i = 0; i < 2; i++) {
+        RAW_SEND(&raw[i], "CLIENT REPLY SKIP\r\nBLPOP l 0\r\n");
+        h_wait_blocked(other[i], 1, 5000 * H_SLOW);
+        EXPECT_INT(other[i], 1, "LPUSH", "l", "a");
+    }
+    raw_same(&raw[0], &raw[1], "LLEN l\r\n");
+
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(other[i], "CONFIG", "SET", "notify-keyspace-events", "KEA");
+        RAW_SEND(&sub[i], "CLIENT REPLY OFF\r\nPSUBSCRIBE __keyevent@0__:*\r\nSUBSCRIBE ch\r\n");
+    }
+    raw_next_same(&sub[0], &sub[1], "PSUBSCRIBE's reply");
+    raw_next_same(&sub[0], &sub[1], "SUBSCRIBE's reply");
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(other[i], "SET", "k", "v2");
+        EXPECT_INT(other[i], 1, "PUBLISH", "ch", "hi");
+    }
+    raw_next_same(&sub[0], &sub[1], "the keyspace event");
+    raw_next_same(&sub[0], &sub[1], "the message");
+    /* The subscriber's own PING, under OFF, answers nothing (nor would
+     * CLIENT REPLY ON, refused while subscribed): the next reply is
+     * RESET's, which ends both. */
+    for (int i = 0; i < 2; i++)
+        RAW_SEND(&sub[i], "PING a\r\nRESET\r\nPING b\r\n");
+    raw_next_same(&sub[0], &sub[1], "RESET's reply");
+    raw_next_same(&sub[0], &sub[1], "PING b's reply");
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(other[i], "CONFIG", "SET", "notify-keyspace-events", "");
+        h_raw_close(&raw[i]);
+        h_raw_close(&sub[i]);
+        redisFree(other[i]);
+    }
+}
+
+/* A connection to s authenticated as user (AUTH user pw), or NULL. */
+static redisContext *connect_as(const struct h_server *s, const char *user)
+{
+    redisContext *c = h_connect(s);
+    if (c && !EXPECT_OK(c, "AUTH", user, "pw")) {
+        redisFree(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Whether c's connection was closed: its next command gets no reply. */
+static int was_killed(redisContext *c)
+{
+    redisReply *r = H_CALL(c, "PING");
+    int gone = r == NULL;
+    freeReplyObject(r);
+    return gone;
+}
+
+/* CLIENT KILL's filters beside redis-server: errors in Redis's parse order,
+ * USER, LADDR and SKIPME alone and combined. */
+static void test_client_kill_filters(void)
+{
+    if (!have_ref)
+        return;
+    struct h_server *both[2] = {&srv, &ref};
+    static const char *const errors[] = {
+        "CLIENT KILL ID 0 foo",
+        "CLIENT KILL ID 5 SKIPME",
+        "CLIENT KILL TYPE foo ID 0",
+        "CLIENT KILL ID x TYPE foo",
+        "CLIENT KILL SKIPME maybe USER nosuch",
+        "CLIENT KILL USER nosuch SKIPME maybe",
+        "CLIENT KILL ADDR 1.2.3.4:5 USER nosuch",
+        "CLIENT KILL USER default ID 999999",
+        "CLIENT KILL LADDR 1.2.3.4:5",
+        "CLIENT KILL 1.2.3.4:5",
+        "CLIENT KILL FOO bar",
+    };
+    for (int i = 0; i < 2; i++) {
+        redisContext *c = h_connect(both[i]);
+        EXPECT_OK(c, "ACL", "SETUSER", "killme", "on", ">pw", "+@all", "~*");
+        EXPECT_OK(c, "ACL", "SETUSER", "other", "on", ">pw", "+@all", "~*");
+        redisFree(c);
+    }
+    redisContext *c = h_connect(&srv), *r = h_connect(&ref);
+    H_SAME_LINES(c, r, errors);
+    h_close_pair(c, r);
+
+    for (int i = 0; i < 2; i++) {
+        char laddr[64], wrong[64];
+        snprintf(laddr, sizeof(laddr), "127.0.0.1:%d", both[i]->port);
+        snprintf(wrong, sizeof(wrong), "127.0.0.1:%d", both[i]->port + 1);
+        redisContext *x = connect_as(both[i], "killme"), *y = connect_as(both[i], "killme");
+        redisContext *z = connect_as(both[i], "other"), *w = connect_as(both[i], "killme");
+        if (!x || !y || !z || !w)
+            return;
+        /* USER with a wrong LADDR kills nobody; with the right one, every
+         * killme client but the caller (SKIPME yes is the default). */
+        EXPECT_INT(x, 0, "CLIENT", "KILL", "USER", "killme", "LADDR", wrong);
+        EXPECT_INT(x, 2, "CLIENT", "KILL", "LADDR", laddr, "USER", "killme");
+        CHECK(was_killed(y) && was_killed(w), "USER killme kept a killme client");
+        CHECK(!was_killed(z), "USER killme killed another user's client");
+        /* SKIPME no: the caller itself too, its reply still sent. */
+        EXPECT_INT(x, 1, "CLIENT", "KILL", "USER", "killme", "SKIPME", "no");
+        CHECK(was_killed(x), "SKIPME no kept the caller");
+        EXPECT_INT(z, 0, "CLIENT", "KILL", "USER", "other", "SKIPME", "yes");
+        EXPECT_INT(z, 0, "CLIENT", "KILL", "USER", "other", "TYPE", "pubsub", "SKIPME", "no");
+        EXPECT_INT(z, 1, "CLIENT", "KILL", "USER", "other", "TYPE", "normal", "SKIPME", "no");
+        redisFree(x);
+        redisFree(y);
+        redisFree(z);
+        redisFree(w);
+        c = h_connect(both[i]);
+        EXPECT_INT(c, 2, "ACL", "DELUSER", "killme", "other");
+        redisFree(c);
+    }
 }
 
 static void test_pipelining(void)
@@ -963,6 +1146,7 @@ int main(int argc, char **argv)
     h_init(argc, argv);
     if (h_start(&srv, NULL) < 0)
         return h_finish();
+    have_ref = h_start_comparison(&ref);
     H_RUN(test_ping_echo);
     H_RUN(test_dispatch_errors);
     H_RUN(test_quit);
@@ -970,6 +1154,8 @@ int main(int argc, char **argv)
     H_RUN(test_hello);
     H_RUN(test_auth);
     H_RUN(test_client);
+    H_RUN(test_client_reply);
+    H_RUN(test_client_kill_filters);
     H_RUN(test_pipelining);
     H_RUN(test_yielded_clients_killed);
     H_RUN(test_inline);
@@ -984,6 +1170,8 @@ int main(int argc, char **argv)
     H_RUN(test_shutdown);
     H_RUN(test_sigterm);
     H_RUN(test_port_taken);
+    if (have_ref)
+        h_stop(&ref);
     h_stop(&srv);
     return h_finish();
 }

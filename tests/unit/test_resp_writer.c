@@ -384,6 +384,47 @@ static void test_deferred(void)
     resp_out_destroy(&o);
 }
 
+/* A muted stream takes nothing from any writer, deferred aggregates and
+ * big bulks included, keeps the mute across a reset, and a push written
+ * between unmute_begin and unmute_end goes out. */
+static void test_muted(void)
+{
+    struct resp_out o;
+    struct resp_deferred d;
+    static char big[RESP_OUT_CHUNK * 2];
+
+    resp_out_init(&o);
+    resp_add_simple(&o, "kept");
+    o.muted = 1;
+    resp_add_simple(&o, "a");
+    resp_add_error(&o, "ERR x");
+    resp_add_errorf(&o, "ERR %d", 1);
+    resp_add_int(&o, 5);
+    resp_add_bulk(&o, "b", 1);
+    resp_add_bulk(&o, big, sizeof(big));
+    resp_add_null(&o);
+    resp_add_double(&o, 1.5);
+    resp_add_verbatim(&o, "txt", "t", 1);
+    resp_add_raw(&o, "r", 1);
+    resp_add_deferred(&o, &d);
+    resp_add_int(&o, 1);
+    resp_set_deferred_array(&o, &d, 1);
+    CHECK(!o.failed);
+    CHECK(drained_is(&o, "+kept\r\n", 7));
+    int was = resp_out_unmute_begin(&o);
+    resp_add_push_len(&o, 1);
+    resp_add_bulk(&o, "m", 1);
+    resp_out_unmute_end(&o, was);
+    resp_add_int(&o, 2);
+    CHECK(drained_is(&o, "*1\r\n$1\r\nm\r\n", 11));
+    resp_out_reset(&o);
+    CHECK(o.muted == 1);
+    o.muted = 0;
+    resp_add_int(&o, 3);
+    CHECK(drained_is(&o, ":3\r\n", 4));
+    resp_out_destroy(&o);
+}
+
 /* A reply of many elements fills chunk after chunk: no realloc, ever. */
 static void test_large_array(void)
 {
@@ -673,6 +714,7 @@ int main(void)
     test_stability();
     test_big_bulk();
     test_deferred();
+    test_muted();
     test_large_array();
     test_oom();
     test_error_hook();
