@@ -2,7 +2,8 @@
 # in a temp dir of its own, so they run in parallel. include()d from tests/CMakeLists.txt, so
 # relative paths start in tests/. Every test gets the server binary as its first argument; the
 # script tests skip (exit 77) when redis-cli or redis-benchmark is missing.
-add_library(rbkv_harness STATIC integration/harness.c integration/harness_blocking.c)
+add_library(rbkv_harness STATIC integration/harness.c integration/harness_blocking.c
+            integration/harness_cluster.c)
 # unit/ for rng.h (and lua_random_value.h): the random streams unit and integration tests share.
 target_include_directories(rbkv_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/integration
                                                ${CMAKE_CURRENT_SOURCE_DIR}/unit)
