@@ -159,6 +159,10 @@ void cluster_node_set_addr(struct cluster_node *n, const char *ip, int port, int
 
 void cluster_node_set_primary(struct cluster_node *n, struct cluster_node *primary)
 {
+    if (primary)
+        primary->flags |= CNODE_MIGRATE_TO;
+    else if (n->primary && n != cluster->myself)
+        n->flags |= CNODE_MIGRATE_TO;
     n->primary = primary;
     n->flags &= ~(CNODE_MASTER | CNODE_SLAVE);
     n->flags |= primary ? CNODE_SLAVE : CNODE_MASTER;

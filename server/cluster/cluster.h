@@ -37,6 +37,7 @@ struct cluster_link;
 #define CNODE_HANDSHAKE (1u << 5) /* met, not yet answered: its name is a placeholder */
 #define CNODE_NOADDR (1u << 6)    /* its address is unknown */
 #define CNODE_MEET (1u << 7)      /* send it a MEET, not a PING (never saved or shown) */
+#define CNODE_MIGRATE_TO (1u << 8) /* has had replicas: one may migrate to it (never saved or sent) */
 #define CNODE_NOFAILOVER (1u << 9)
 
 struct cluster_node {
@@ -59,6 +60,7 @@ struct cluster_node {
     int64_t data_received;          /* unix ms of its last message */
     int64_t fail_time;              /* unix ms it was flagged FAIL */
     int64_t voted_time;             /* unix ms this node last voted for a replica of it */
+    int64_t orphaned_time;          /* unix ms since it is a primary without working replicas */
 };
 
 /* A primary's word that a node is PFAIL or FAIL, as gossip carried it
@@ -127,7 +129,9 @@ void cluster_del_node(struct cluster_node *n);
 /* Sets n's address (ip may be NULL: unchanged; hostname NULL or "": none). */
 void cluster_node_set_addr(struct cluster_node *n, const char *ip, int port, int cport,
                            const char *hostname);
-/* Makes n a replica of primary (NULL: a primary). */
+/* Makes n a replica of primary (NULL: a primary). A primary given a
+ * replica, or a replica turned primary (not myself), is flagged
+ * CNODE_MIGRATE_TO, as Redis: a replica may migrate to it once orphaned. */
 void cluster_node_set_primary(struct cluster_node *n, struct cluster_node *primary);
 /* Failure reports on n: reporter's is added or refreshed to now, or
  * removed (returns 1 when there was one). */

@@ -23,6 +23,10 @@
  *   applied that much it runs an election without delay, which voters grant
  *   though the primary is up (FORCEACK). FORCE skips the handshake; TAKEOVER
  *   skips the election: a new config epoch without consensus, and the slots.
+ * - Replica migration: when a slot-serving primary that had replicas has
+ *   none working, a replica of the primary with the most (more than
+ *   cluster-migration-barrier, two at least) moves to it, the one with the
+ *   smallest name, after 5 s (cluster-allow-replica-migration).
  *
  * Owns nothing beyond cluster.h's failover_auth_* and mf_* fields. Sends
  * through cluster_send.h; the bus's receiver (cluster_gossip.c) calls in.
@@ -52,6 +56,7 @@
 #define RANK_DELAY_MS 1000
 #define MIN_AUTH_TIMEOUT_MS 2000
 #define VOTE_DELAY_MULT 2    /* no second vote for one primary's replicas before 2 node timeouts */
+#define MIGRATION_DELAY_MS 5000 /* Redis's CLUSTER_SLAVE_MIGRATION_DELAY */
 
 /* Why a replica of a FAIL primary does not fail over yet (Redis's
  * CLUSTER_CANT_FAILOVER_*), logged when it changes. */
@@ -387,6 +392,88 @@ int cluster_failover_manual(int force, int takeover, const char **err)
     return 0;
 }
 
+/* ---- Replica migration ---- */
+
+/* Redis's clusterCountNonFailingSlaves. */
+static int working_replicas(const struct cluster_node *primary)
+{
+    int count = 0;
+    for (int i = 0; i < cluster->node_count; i++)
+        count += cluster->nodes[i]->primary == primary && !(cluster->nodes[i]->flags & CNODE_FAIL);
+    return count;
+}
+
+/* Redis's clusterHandleSlaveMigration: a replica of a primary with the most
+ * working replicas, more than cluster-migration-barrier, and the smallest
+ * name among them, moves to a primary orphaned for MIGRATION_DELAY_MS. */
+static void migrate_if_needed(int max_replicas)
+{
+    struct cluster_node *me = cluster->myself, *mine = me->primary;
+    if (cluster->state != CLUSTER_STATE_OK || !mine)
+        return;
+    int ok = 0;
+    for (int i = 0; i < cluster->node_count; i++) {
+        const struct cluster_node *n = cluster->nodes[i];
+        ok += n->primary == mine && !(n->flags & (CNODE_FAIL | CNODE_PFAIL));
+    }
+    if (ok <= server.cfg.cluster_migration_barrier)
+        return;
+    struct cluster_node *target = NULL, *candidate = me;
+    int64_t now = mstime();
+    for (int i = 0; i < cluster->node_count; i++) {
+        struct cluster_node *n = cluster->nodes[i];
+        int replicas = (n->flags & CNODE_MASTER) ? working_replicas(n) : 0;
+        int orphaned = (n->flags & CNODE_MASTER) && !(n->flags & CNODE_FAIL) &&
+                       (n->flags & CNODE_MIGRATE_TO) && !replicas;
+        if (orphaned) {
+            if (!target && n->numslots)
+                target = n;
+            if (!n->orphaned_time)
+                n->orphaned_time = now;
+        } else {
+            n->orphaned_time = 0;
+        }
+        if (replicas != max_replicas)
+            continue;
+        for (int j = 0; j < cluster->node_count; j++) {
+            struct cluster_node *r = cluster->nodes[j];
+            if (r->primary == n && memcmp(r->name, candidate->name, CLUSTER_NAMELEN) < 0)
+                candidate = r;
+        }
+    }
+    /* The orphan's own replicas get time to say they moved to its new
+     * primary first (a failover in progress). */
+    if (target && candidate == me && now - target->orphaned_time > MIGRATION_DELAY_MS) {
+        log_notice("Migrating to orphaned master %.40s", target->name);
+        cluster_failover_replicate(target);
+        cluster_changed(CLUSTER_TODO_SAVE);
+    }
+}
+
+/* Redis's clusterCron's census for migration: whether a slot-serving
+ * primary that had replicas has none working, the most working replicas
+ * any primary has, and how many ours has. */
+static void consider_migration(void)
+{
+    const struct cluster_node *me = cluster->myself;
+    int orphaned = 0, max_replicas = 0, ours = 0;
+    for (int i = 0; i < cluster->node_count; i++) {
+        const struct cluster_node *n = cluster->nodes[i];
+        if (!(n->flags & CNODE_MASTER) || (n->flags & CNODE_FAIL))
+            continue;
+        int replicas = working_replicas(n);
+        orphaned += !replicas && n->numslots && (n->flags & CNODE_MIGRATE_TO);
+        if (replicas > max_replicas)
+            max_replicas = replicas;
+        if (me->primary == n)
+            ours = replicas;
+    }
+    /* Only a primary with two working replicas at least can spare one. */
+    if (orphaned && max_replicas >= 2 && ours == max_replicas &&
+        server.cfg.cluster_allow_replica_migration)
+        migrate_if_needed(max_replicas);
+}
+
 /* ---- The cron ---- */
 
 void cluster_failover_cron(void)
@@ -408,4 +495,5 @@ void cluster_failover_cron(void)
         follow(me->primary);
     handle_manual();
     handle_failover();
+    consider_migration();
 }

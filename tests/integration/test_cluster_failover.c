@@ -15,7 +15,9 @@
  *     replica, with the keys.
  *  3. CLUSTER FAILOVER, FORCE and TAKEOVER each swap the two roles of that
  *     shard; a key acknowledged before each is still there.
- *  4. Mixed: redis-server 7.0.15 primaries elect an rbkv replica of a killed
+ *  4. Replica migration: a primary left without a working replica gets one
+ *     from the primary that has two.
+ *  5. Mixed: redis-server 7.0.15 primaries elect an rbkv replica of a killed
  *     rbkv primary; rbkv primaries elect a redis-server replica of a killed
  *     redis-server primary.
  */
@@ -384,6 +386,54 @@ static void test_manual_failover(void)
     stop_all(n, 6);
 }
 
+/* A seventh node made a second replica of primary p; then the replica of
+ * another primary is killed: one of p's two replicas migrates to the
+ * orphaned primary. */
+static void test_replica_migration(void)
+{
+    struct h_node n[7];
+    int p, r;
+    char tag[32], pid[41], qid[41];
+    if (six_with_shard(n, &p, &r, tag) < 0)
+        return;
+    int q = 0;
+    while (q < 6 && (q == p || !is_primary(&n[q])))
+        q++;
+    h_node_id(&n[p], pid);
+    h_node_id(&n[q], qid);
+    int rq = replica_of(n, 6, qid);
+    CHECK(rq >= 0, "primary %d has a replica", q);
+    if (rq >= 0 && h_node_start(&n[6], 0, NODE_TIMEOUT_MS) == 0) {
+        char port[8];
+        snprintf(port, sizeof(port), "%d", n[6].s.port);
+        EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port, n[6].bus_port);
+        int64_t until = deadline();
+        int unsettled = 1;
+        while ((count_lines(&n[6], " ", &unsettled) != 7 || unsettled) && h_now_ms() < until)
+            h_sleep_ms(50);
+        EXPECT_OK(n[6].c, "CLUSTER", "REPLICATE", pid);
+        CHECK(wait_replicates(&n[6], pid), "the seventh node replicates from %d", p);
+        CHECK(wait_settled(n, 7, 3), "seven nodes settled");
+        h_node_kill(&n[rq]);
+        int64_t killed = h_now_ms();
+        int moved = -1;
+        while (moved < 0 && h_now_ms() < until + WAIT_MS) {
+            if (replicates(&n[r], qid))
+                moved = r;
+            else if (replicates(&n[6], qid))
+                moved = 6;
+            else
+                h_sleep_ms(100);
+        }
+        CHECK(moved >= 0, "a replica of %d migrated to the orphaned primary %d", p, q);
+        printf("  migrated %lld ms after the kill\n", (long long)(h_now_ms() - killed));
+        if (moved >= 0)
+            CHECK(replicates(&n[moved == r ? 6 : r], pid), "the other stayed with %d", p);
+        h_node_stop(&n[6]);
+    }
+    stop_all(n, 6);
+}
+
 /* Primaries 0-2 (kinds[i]: 1 for redis-server) each given a third of the
  * slots and their own config epoch, met from node 0; node 3, of kind
  * kinds[3], made replica of node 0. */
@@ -465,6 +515,7 @@ int main(int argc, char **argv)
     H_RUN(test_replicas);
     H_RUN(test_kill_primary);
     H_RUN(test_manual_failover);
+    H_RUN(test_replica_migration);
     H_RUN(test_mixed_rbkv_candidate);
     H_RUN(test_mixed_redis_candidate);
     return h_finish();
