@@ -366,6 +366,10 @@ static void swap_roles(struct h_node *n, int p, int r, const char *how, const ch
     CHECK(wait_replicates(&n[p], rid), "%s: the primary became its replica",
           how[0] ? how : "FAILOVER");
     CHECK(keys_present(&n[r], tag, how) == KEYS, "%s: the keys are there", how);
+    /* The next manual failover's votes need every primary to know the
+     * new roles: a voter that still takes the candidate for a primary
+     * refuses it (as Redis's would). */
+    CHECK(wait_settled(n, 6, 3), "%s: every node knows the new roles", how);
 }
 
 static void test_manual_failover(void)
