@@ -54,7 +54,8 @@ write_ok() { [ "$(redis-cli -c -p "$1" set foo bar 2>/dev/null)" = OK ]; }
 
 # One run against kind $1; prints the milliseconds from kill -9 to the first write.
 run_one() {
-  local kind=$1 dir=$WORK/$kind-$2 ports=() pids=() i
+  local kind=$1
+  local dir=$WORK/$kind-$2 ports=() pids=() i
   for i in 0 1 2 3 4 5; do
     local port bus
     port=$(free_port); bus=$(free_port)
