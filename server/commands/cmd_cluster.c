@@ -468,12 +468,20 @@ static int setslot_node(struct client *c, int slot)
         cluster->migrating_to[slot] = NULL;
     /* Read before cluster_del_slot, which ends the import. */
     int imported = n == me && cluster->importing_from[slot];
+    int was_mine = cluster->slots[slot] == me;
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
     if (imported) {
         if (cluster_bump_epoch())
             log_warning("configEpoch updated after importing slot %d", slot);
         cluster->importing_from[slot] = NULL;
+    }
+    /* A primary that gave away its last slot becomes a replica of the node
+     * it gave it to, as Redis 7.0. */
+    if (was_mine && n != me && !me->numslots && server.cfg.cluster_allow_replica_migration) {
+        log_warning("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+                    n->name);
+        cluster_failover_replicate(n);
     }
     return 0;
 }

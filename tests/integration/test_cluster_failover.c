@@ -16,7 +16,8 @@
  *  3. CLUSTER FAILOVER, FORCE and TAKEOVER each swap the two roles of that
  *     shard; a key acknowledged before each is still there.
  *  4. Replica migration: a primary left without a working replica gets one
- *     from the primary that has two.
+ *     from the primary that has two; a primary that gives its last slot away
+ *     by SETSLOT ... NODE becomes the receiver's replica.
  *  5. Mixed: redis-server 7.0.15 primaries elect an rbkv replica of a killed
  *     rbkv primary; rbkv primaries elect a redis-server replica of a killed
  *     redis-server primary.
@@ -438,6 +439,31 @@ static void test_replica_migration(void)
     stop_all(n, 6);
 }
 
+/* A primary that gives its only slot away by SETSLOT ... NODE becomes a
+ * replica of the node it gave it to. */
+static void test_setslot_last_slot(void)
+{
+    struct h_node n[2];
+    memset(n, 0, sizeof(n));
+    if (h_node_start(&n[0], 0, NODE_TIMEOUT_MS) == 0 &&
+        h_node_start(&n[1], 0, NODE_TIMEOUT_MS) == 0) {
+        EXPECT_OK(n[0].c, "CLUSTER", "ADDSLOTSRANGE", "0", "0");
+        EXPECT_OK(n[0].c, "CLUSTER", "SET-CONFIG-EPOCH", "1");
+        EXPECT_OK(n[1].c, "CLUSTER", "ADDSLOTSRANGE", "1", "16383");
+        EXPECT_OK(n[1].c, "CLUSTER", "SET-CONFIG-EPOCH", "2");
+        char port[8], id1[41];
+        snprintf(port, sizeof(port), "%d", n[1].s.port);
+        EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port, n[1].bus_port);
+        CHECK(wait_settled(n, 2, 2), "two primaries");
+        h_node_id(&n[1], id1);
+        EXPECT_OK(n[1].c, "CLUSTER", "SETSLOT", "0", "NODE", id1);
+        EXPECT_OK(n[0].c, "CLUSTER", "SETSLOT", "0", "NODE", id1);
+        CHECK(wait_replicates(&n[0], id1), "the node without slots replicates from the other");
+        CHECK(wait_settled(n, 2, 1), "one primary, one replica");
+    }
+    stop_all(n, 2);
+}
+
 /* Primaries 0-2 (kinds[i]: 1 for redis-server) each given a third of the
  * slots and their own config epoch, met from node 0; node 3, of kind
  * kinds[3], made replica of node 0. */
@@ -520,6 +546,7 @@ int main(int argc, char **argv)
     H_RUN(test_kill_primary);
     H_RUN(test_manual_failover);
     H_RUN(test_replica_migration);
+    H_RUN(test_setslot_last_slot);
     H_RUN(test_mixed_rbkv_candidate);
     H_RUN(test_mixed_redis_candidate);
     return h_finish();
