@@ -68,7 +68,8 @@ enum config_type {
 #define CONFIG_IMMUTABLE (1u << 0)     /* file and flags only: CONFIG SET refuses it */
 #define CONFIG_MULTI_ARG (1u << 1)     /* takes several words (bind, buffer limits) */
 #define CONFIG_EMPTY_IS_NULL (1u << 2) /* CONFIG_STRING, CONFIG_BYTES: "" is stored as NULL */
-#define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default */
+#define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default,
+                                          * and always in cluster mode */
 #define CONFIG_HIDDEN (1u << 4)        /* not matched by CONFIG GET's globs (Redis's test hooks) */
 #define CONFIG_ONLY_DEFAULT (1u << 5)  /* any other value is refused, .note says why */
 #define CONFIG_PROTECTED (1u << 6)     /* CONFIG SET only as enable-protected-configs allows */

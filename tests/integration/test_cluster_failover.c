@@ -445,8 +445,14 @@ static void test_setslot_last_slot(void)
 {
     struct h_node n[2];
     memset(n, 0, sizeof(n));
-    if (h_node_start(&n[0], 0, NODE_TIMEOUT_MS) == 0 &&
-        h_node_start(&n[1], 0, NODE_TIMEOUT_MS) == 0) {
+    /* Node 0 has a config file, for CONFIG REWRITE. */
+    char timeout[16];
+    snprintf(timeout, sizeof(timeout), "%d", NODE_TIMEOUT_MS * H_SLOW);
+    snprintf(n[0].bus_port, sizeof(n[0].bus_port), "%d", h_free_port());
+    if (h_start_config(&n[0].s, "appendonly no\n",
+                       H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n[0].bus_port,
+                               "--cluster-node-timeout", timeout)) == 0 &&
+        (n[0].c = h_connect(&n[0].s)) && h_node_start(&n[1], 0, NODE_TIMEOUT_MS) == 0) {
         EXPECT_OK(n[0].c, "CLUSTER", "ADDSLOTSRANGE", "0", "0");
         EXPECT_OK(n[0].c, "CLUSTER", "SET-CONFIG-EPOCH", "1");
         EXPECT_OK(n[1].c, "CLUSTER", "ADDSLOTSRANGE", "1", "16383");
@@ -456,10 +462,18 @@ static void test_setslot_last_slot(void)
         EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port, n[1].bus_port);
         CHECK(wait_settled(n, 2, 2), "two primaries");
         h_node_id(&n[1], id1);
-        EXPECT_OK(n[1].c, "CLUSTER", "SETSLOT", "0", "NODE", id1);
+        /* The giver first: once the receiver claims the slot at its greater
+         * epoch, the bus alone would take it from the giver (and make it a
+         * replica) before its SETSLOT. */
         EXPECT_OK(n[0].c, "CLUSTER", "SETSLOT", "0", "NODE", id1);
+        EXPECT_OK(n[1].c, "CLUSTER", "SETSLOT", "0", "NODE", id1);
         CHECK(wait_replicates(&n[0], id1), "the node without slots replicates from the other");
         CHECK(wait_settled(n, 2, 1), "one primary, one replica");
+        /* A cluster node's primary is nodes.conf's, never a replicaof line. */
+        EXPECT_OK(n[0].c, "CONFIG", "REWRITE");
+        CHECK(h_file_has(&n[0].s, "server.conf", "cluster-enabled yes") &&
+                  !h_file_has(&n[0].s, "server.conf", "replicaof"),
+              "CONFIG REWRITE writes no replicaof in cluster mode");
     }
     stop_all(n, 2);
 }
