@@ -2,3 +2,7 @@
 # MEET, gossip, slot-map agreement and failure detection between real nodes, rbkv alone and
 # mixed with redis-server 7.0.15 (issue 35). include()d from tests/CMakeLists.txt.
 rbkv_server_test(integration_cluster_gossip integration/test_cluster_gossip.c 300 integration)
+# Replicas and failover (server/cluster/cluster_failover.c): redis-cli --cluster create with
+# replicas, kill -9 of a primary, CLUSTER FAILOVER [FORCE|TAKEOVER], and elections with
+# redis-server 7.0.15 voters and candidates.
+rbkv_server_test(integration_cluster_failover integration/test_cluster_failover.c 600 integration)

@@ -3,7 +3,7 @@
 # relative paths start in tests/. Every test gets the server binary as its first argument; the
 # script tests skip (exit 77) when redis-cli or redis-benchmark is missing.
 add_library(rbkv_harness STATIC integration/harness.c integration/harness_blocking.c
-            integration/harness_dataset.c)
+            integration/harness_dataset.c integration/harness_cluster.c)
 # unit/ for rng.h (and lua_random_value.h): the random streams unit and integration tests share.
 target_include_directories(rbkv_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/integration
                                                ${CMAKE_CURRENT_SOURCE_DIR}/unit)

@@ -16,9 +16,13 @@
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
+#include "notify.h"
+#include "propagate.h"
 #include "repl_stream.h"
+#include "resp_parser.h"
 #include "server.h"
 #include "slotindex.h"
+#include "watch.h"
 
 struct cluster_state *cluster;
 
@@ -123,6 +127,8 @@ void cluster_del_node(struct cluster_node *n)
         if (cluster->slots[s] == n)
             cluster_del_slot(s);
     }
+    if (cluster->mf_replica == n)
+        cluster->mf_replica = NULL;
     int j = 0;
     for (int i = 0; i < cluster->node_count; i++) {
         struct cluster_node *m = cluster->nodes[i];
@@ -153,9 +159,18 @@ void cluster_node_set_addr(struct cluster_node *n, const char *ip, int port, int
 
 void cluster_node_set_primary(struct cluster_node *n, struct cluster_node *primary)
 {
+    if (primary)
+        primary->flags |= CNODE_MIGRATE_TO;
+    else if (n->primary && n != cluster->myself)
+        n->flags |= CNODE_MIGRATE_TO;
     n->primary = primary;
     n->flags &= ~(CNODE_MASTER | CNODE_SLAVE);
     n->flags |= primary ? CNODE_SLAVE : CNODE_MASTER;
+}
+
+struct cluster_node *cluster_node_owner(struct cluster_node *n)
+{
+    return (n->flags & CNODE_SLAVE) && n->primary ? n->primary : n;
 }
 
 int cluster_replica_count(const struct cluster_node *n)
@@ -217,6 +232,28 @@ int cluster_claim_slot(struct cluster_node *n, int slot, uint64_t epoch)
 int cluster_slot_has_keys(int slot)
 {
     return ks_slot_count(&server.ks->dbs[0], (unsigned)slot) > 0;
+}
+
+/* A key of slot: deleted, its DEL propagated and notified, as Redis's
+ * delKeysInSlot. */
+static int del_slot_key(struct db *db, struct ks_entry *e, void *arg)
+{
+    (void)arg;
+    struct resp_slice argv[2] = {{"DEL", 3}, {ks_key(e), ks_klen(e)}};
+    char *key = xmemdup(ks_key(e), ks_klen(e));
+    size_t klen = ks_klen(e);
+    propagate_argv(0, 2, argv);
+    ks_delete(db, e);
+    watch_touch(db, key, klen);
+    notify_keyspace_event(NOTIFY_GENERIC, "del", key, klen, 0);
+    server.dirty++;
+    xfree(key);
+    return 0;
+}
+
+size_t cluster_del_slot_keys(int slot)
+{
+    return ks_slot_walk(&server.ks->dbs[0], (unsigned)slot, del_slot_key, NULL);
 }
 
 uint64_t cluster_max_epoch(void)

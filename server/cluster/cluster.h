@@ -18,6 +18,7 @@
 #ifndef RBKV_CLUSTER_H
 #define RBKV_CLUSTER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "keyslot.h"
@@ -36,6 +37,7 @@ struct cluster_link;
 #define CNODE_HANDSHAKE (1u << 5) /* met, not yet answered: its name is a placeholder */
 #define CNODE_NOADDR (1u << 6)    /* its address is unknown */
 #define CNODE_MEET (1u << 7)      /* send it a MEET, not a PING (never saved or shown) */
+#define CNODE_MIGRATE_TO (1u << 8) /* has had replicas: one may migrate to it (never saved or sent) */
 #define CNODE_NOFAILOVER (1u << 9)
 
 struct cluster_node {
@@ -57,6 +59,8 @@ struct cluster_node {
     int64_t ctime;                  /* unix ms it was created: a handshake times out */
     int64_t data_received;          /* unix ms of its last message */
     int64_t fail_time;              /* unix ms it was flagged FAIL */
+    int64_t voted_time;             /* unix ms this node last voted for a replica of it */
+    int64_t orphaned_time;          /* unix ms since it is a primary without working replicas */
 };
 
 /* A primary's word that a node is PFAIL or FAIL, as gossip carried it
@@ -82,6 +86,19 @@ struct cluster_state {
     int64_t first_update_ms;   /* the first cluster_update_state, for the writable delay */
     int64_t among_minority_ms; /* when a majority of primaries was last out of reach */
     unsigned todo;      /* CLUSTER_TODO_ bits */
+    /* A replica's election (cluster_failover.c, Redis's failover_auth_*). */
+    int64_t failover_auth_time; /* unix ms the election starts or started */
+    int failover_auth_count;    /* votes received */
+    int failover_auth_sent;     /* the request is out */
+    int failover_auth_rank;
+    uint64_t failover_auth_epoch; /* the epoch the request was made in */
+    /* A manual failover (Redis's mf_*): on both sides, mf_end is when it
+     * gives up (0: none). A primary pauses writes for mf_replica; the
+     * replica waits to reach mf_primary_offset (-1: not heard yet). */
+    int64_t mf_end;
+    struct cluster_node *mf_replica;
+    long long mf_primary_offset;
+    int mf_can_start;
 };
 
 extern struct cluster_state *cluster;
@@ -112,12 +129,16 @@ void cluster_del_node(struct cluster_node *n);
 /* Sets n's address (ip may be NULL: unchanged; hostname NULL or "": none). */
 void cluster_node_set_addr(struct cluster_node *n, const char *ip, int port, int cport,
                            const char *hostname);
-/* Makes n a replica of primary (NULL: a primary). */
+/* Makes n a replica of primary (NULL: a primary). A primary given a
+ * replica, or a replica turned primary (not myself), is flagged
+ * CNODE_MIGRATE_TO, as Redis: a replica may migrate to it once orphaned. */
 void cluster_node_set_primary(struct cluster_node *n, struct cluster_node *primary);
 /* Failure reports on n: reporter's is added or refreshed to now, or
  * removed (returns 1 when there was one). */
 void cluster_node_add_report(struct cluster_node *n, struct cluster_node *reporter, int64_t now);
 int cluster_node_del_report(struct cluster_node *n, const struct cluster_node *reporter);
+/* The node whose slots n serves: n, or its primary when a replica. */
+struct cluster_node *cluster_node_owner(struct cluster_node *n);
 /* How many replicas n has. */
 int cluster_replica_count(const struct cluster_node *n);
 /* The config epoch that counts for n: its own, or its primary's for a
@@ -138,6 +159,9 @@ int cluster_claim_slot(struct cluster_node *n, int slot, uint64_t epoch);
 /* Whether db 0 holds a key of slot. A walk of every key for now: the
  * per-slot key index (data/, ks_slot_count) answers it in O(1) once wired. */
 int cluster_slot_has_keys(int slot);
+/* Deletes every key of slot in db 0 (a slot this primary lost), each
+ * propagated as DEL and notified; returns how many. */
+size_t cluster_del_slot_keys(int slot);
 
 /* ---- Epochs and the cluster's state ---- */
 /* The greatest config epoch known, or the current epoch if greater. */

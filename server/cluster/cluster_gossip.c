@@ -15,9 +15,10 @@
  *   of one config epoch: the one with the smaller node id takes a new one.
  * - FAIL and failure reports: cluster_failure.c's rules, fed from here.
  *
- * Owns: the message counters and the cron's clock. Not here: failover
- * (FAILOVER_AUTH_*, MFSTART), PUBLISH and MODULE, which are counted and
- * ignored.
+ * - FAILOVER_AUTH_REQUEST/ACK and MFSTART: handed to cluster_failover.c.
+ *
+ * Owns: the received-message counters and the cron's clock. Not here:
+ * PUBLISH and MODULE, which are counted and ignored.
  */
 #include "cluster_gossip.h"
 
@@ -31,8 +32,10 @@
 #include "cluster.h"
 #include "cluster_bus.h"
 #include "cluster_config.h"
+#include "cluster_failover.h"
 #include "cluster_failure.h"
 #include "cluster_msg.h"
+#include "cluster_send.h"
 #include "fastrand.h"
 #include "log.h"
 #include "mem.h"
@@ -40,12 +43,11 @@
 #include "server.h"
 
 #define CRON_PERIOD_MS 100
-#define GOSSIP_MIN 3
 #define BAN_MS 60000 /* Redis's CLUSTER_BLACKLIST_TTL */
 #define BAN_SLOTS 64 /* forgotten at once: more replace the ones that end first */
 
 static struct {
-    unsigned long long sent[CLUSTER_MSG_TYPE_COUNT], received[CLUSTER_MSG_TYPE_COUNT];
+    unsigned long long received[CLUSTER_MSG_TYPE_COUNT];
     int64_t last_cron;
     unsigned long iteration;
     struct {
@@ -59,12 +61,6 @@ static int is_primary(const struct cluster_node *n)
     return (n->flags & CNODE_MASTER) != 0;
 }
 
-/* The node whose slots n serves: itself, or its primary when a replica. */
-static struct cluster_node *slot_owner_of(struct cluster_node *n)
-{
-    return (n->flags & CNODE_SLAVE) && n->primary ? n->primary : n;
-}
-
 static int valid_name(const char *p)
 {
     for (int i = 0; i < CLUSTER_NAMELEN; i++)
@@ -73,174 +69,6 @@ static int valid_name(const char *p)
     return 1;
 }
 
-/* Node flags on the wire are Redis's CLUSTER_NODE_* values, which are not
- * cluster.h's bits. */
-static const unsigned wire_flags[][2] = {
-    {CNODE_MASTER, 1},     {CNODE_SLAVE, 2},   {CNODE_PFAIL, 4},   {CNODE_FAIL, 8},
-    {CNODE_MYSELF, 16},    {CNODE_HANDSHAKE, 32}, {CNODE_NOADDR, 64}, {CNODE_MEET, 128},
-    {CNODE_NOFAILOVER, 512},
-};
-#define WIRE_FLAGS (sizeof(wire_flags) / sizeof(wire_flags[0]))
-
-static uint16_t flags_to_wire(unsigned flags)
-{
-    unsigned wire = 0;
-    for (size_t i = 0; i < WIRE_FLAGS; i++)
-        if (flags & wire_flags[i][0])
-            wire |= wire_flags[i][1];
-    return (uint16_t)wire;
-}
-
-static unsigned flags_from_wire(uint16_t wire)
-{
-    unsigned flags = 0;
-    for (size_t i = 0; i < WIRE_FLAGS; i++)
-        if (wire & wire_flags[i][1])
-            flags |= wire_flags[i][0];
-    return flags;
-}
-
-/* ---- Sending ---- */
-
-/* Redis's clusterBuildMessageHdr. */
-static void build_header(struct cluster_msg_hdr *h, uint16_t type)
-{
-    struct cluster_node *me = cluster->myself;
-    struct cluster_node *owner = slot_owner_of(me);
-    memset(h, 0, sizeof(*h));
-    h->ver = CLUSTER_MSG_VERSION;
-    h->type = type;
-    memcpy(h->sender, me->name, CLUSTER_NAMELEN);
-    if (server.cfg.cluster_announce_ip)
-        strncpy(h->myip, server.cfg.cluster_announce_ip, CLUSTER_MSG_IPLEN - 1);
-    for (int s = 0; owner->numslots && s < CLUSTER_SLOTS; s++)
-        if (cluster->slots[s] == owner)
-            h->myslots[s / 8] |= (unsigned char)(1u << (s & 7));
-    if (owner != me)
-        memcpy(h->slaveof, owner->name, CLUSTER_NAMELEN);
-    h->port = (uint16_t)me->port;
-    h->cport = (uint16_t)me->cport;
-    h->flags = flags_to_wire(me->flags);
-    h->state = (uint8_t)cluster->state;
-    h->current_epoch = cluster->current_epoch;
-    h->config_epoch = owner->config_epoch;
-    h->offset = (uint64_t)repl.offset;
-}
-
-static void send_bytes(struct cluster_link *l, uint16_t type, const void *p, size_t len)
-{
-    cluster_link_send(l, p, len);
-    if (type < CLUSTER_MSG_TYPE_COUNT)
-        gossip.sent[type]++;
-}
-
-static void gossip_entry(struct cluster_msg_gossip *g, const struct cluster_node *n)
-{
-    memset(g, 0, sizeof(*g));
-    memcpy(g->nodename, n->name, CLUSTER_NAMELEN);
-    g->ping_sent = (uint32_t)(n->ping_sent / 1000);
-    g->pong_received = (uint32_t)(n->pong_received / 1000);
-    memcpy(g->ip, n->ip, sizeof(n->ip));
-    g->port = (uint16_t)n->port;
-    g->cport = (uint16_t)n->cport;
-    g->flags = flags_to_wire(n->flags);
-}
-
-static int listed(const struct cluster_msg_gossip *g, int count, const struct cluster_node *n)
-{
-    for (int i = 0; i < count; i++)
-        if (!memcmp(g[i].nodename, n->name, CLUSTER_NAMELEN))
-            return 1;
-    return 0;
-}
-
-/* Redis's clusterSendPing: PING, PONG or MEET with gossip on a few random
- * nodes (a tenth, at least 3, as many as there are) and every PFAIL one. */
-static void send_ping(struct cluster_link *l, uint16_t type)
-{
-    int64_t now = mstime();
-    int freshnodes = cluster->node_count - 2;
-    int wanted = cluster->node_count / 10;
-    if (wanted < GOSSIP_MIN)
-        wanted = GOSSIP_MIN;
-    if (wanted > freshnodes)
-        wanted = freshnodes;
-    int pfail_wanted = 0;
-    for (int i = 0; i < cluster->node_count; i++)
-        pfail_wanted += (cluster->nodes[i]->flags & CNODE_PFAIL) != 0;
-    struct cluster_node *peer = cluster_link_node(l);
-    if (peer && type == CLUSTER_MSG_PING)
-        peer->ping_sent = now;
-    int cap = (wanted > 0 ? wanted : 0) + pfail_wanted;
-    struct cluster_msg_gossip *g = xcalloc((size_t)(cap ? cap : 1), sizeof(*g));
-    int count = 0;
-    for (int tries = wanted * 3; freshnodes > 0 && count < wanted && tries > 0; tries--) {
-        struct cluster_node *n = cluster->nodes[fastrand_below((uint64_t)cluster->node_count)];
-        if (n == cluster->myself || (n->flags & (CNODE_PFAIL | CNODE_HANDSHAKE | CNODE_NOADDR)))
-            continue;
-        /* A node long out of reach that serves nothing is not worth the
-         * others' time (Redis skips it too). */
-        if (!n->link && !n->numslots)
-            continue;
-        if (listed(g, count, n))
-            continue;
-        gossip_entry(&g[count++], n);
-        freshnodes--;
-    }
-    for (int i = 0; i < cluster->node_count && count < cap; i++) {
-        struct cluster_node *n = cluster->nodes[i];
-        if ((n->flags & CNODE_PFAIL) && !(n->flags & (CNODE_HANDSHAKE | CNODE_NOADDR)))
-            gossip_entry(&g[count++], n);
-    }
-    struct cluster_msg_hdr h;
-    build_header(&h, type);
-    const char *host = cluster->myself->hostname;
-    size_t host_len = host ? strlen(host) : 0;
-    size_t len = cluster_msg_len_ping((uint16_t)count, host_len);
-    unsigned char *buf = xmalloc(len);
-    cluster_msg_encode_ping(buf, &h, g, (uint16_t)count, host, host_len);
-    send_bytes(l, type, buf, len);
-    xfree(buf);
-    xfree(g);
-}
-
-/* Redis's clusterBroadcastMessage's targets: every node with a link, not
- * in handshake. */
-static void broadcast(uint16_t type, const void *p, size_t len)
-{
-    for (int i = 0; i < cluster->node_count; i++) {
-        struct cluster_node *n = cluster->nodes[i];
-        if (n->link && !(n->flags & (CNODE_MYSELF | CNODE_HANDSHAKE)))
-            send_bytes(n->link, type, p, len);
-    }
-}
-
-void cluster_gossip_broadcast_fail(const struct cluster_node *n)
-{
-    struct cluster_msg_hdr h;
-    build_header(&h, CLUSTER_MSG_FAIL);
-    unsigned char buf[CLUSTER_MSG_LEN_FAIL];
-    cluster_msg_encode_fail(buf, &h, n->name);
-    broadcast(CLUSTER_MSG_FAIL, buf, sizeof(buf));
-}
-
-/* Tells the node on l that owner serves its slots at owner's config epoch
- * (Redis's clusterSendUpdate). */
-static void send_update(struct cluster_link *l, const struct cluster_node *owner)
-{
-    if (!l)
-        return;
-    unsigned char slots[CLUSTER_MSG_SLOT_BYTES] = {0};
-    for (int s = 0; s < CLUSTER_SLOTS; s++)
-        if (cluster->slots[s] == owner)
-            slots[s / 8] |= (unsigned char)(1u << (s & 7));
-    struct cluster_msg_hdr h;
-    build_header(&h, CLUSTER_MSG_UPDATE);
-    unsigned char *buf = xmalloc(CLUSTER_MSG_LEN_UPDATE);
-    cluster_msg_encode_update(buf, &h, owner->config_epoch, owner->name, slots);
-    send_bytes(l, CLUSTER_MSG_UPDATE, buf, CLUSTER_MSG_LEN_UPDATE);
-    xfree(buf);
-}
 
 /* ---- MEET ---- */
 
@@ -331,30 +159,53 @@ static int update_address(struct cluster_node *n, const struct cluster_link *l,
 
 /* Redis's clusterUpdateSlotsConfigWith: sender, at config epoch epoch,
  * serves slots; each goes to it unless its owner's epoch is not lower or
- * this node imports it. */
+ * this node imports it. A node whose shard lost its last slot this way
+ * becomes a replica of the sender (a failover happened: the old primary
+ * and its other replicas follow the new one); a primary that lost only
+ * some slots drops their keys. */
 static int take_slots(struct cluster_node *sender, uint64_t epoch, const unsigned char *slots)
 {
-    if (sender == cluster->myself) {
+    struct cluster_node *me = cluster->myself;
+    if (sender == me) {
         log_notice("Discarding UPDATE message about myself.");
         return 0;
     }
-    struct cluster_node *mine = slot_owner_of(cluster->myself);
-    int changed = 0, lost = 0;
+    struct cluster_node *mine = cluster_node_owner(me);
+    unsigned char dirty[CLUSTER_SLOTS / 8] = {0};
+    int changed = 0, lost = 0, dirty_count = 0, sender_slots = 0;
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
-        if (!(slots[s / 8] & (1u << (s & 7))) || cluster->slots[s] == sender ||
-            cluster->importing_from[s])
+        if (!(slots[s / 8] & (1u << (s & 7))))
+            continue;
+        sender_slots++;
+        if (cluster->slots[s] == sender || cluster->importing_from[s])
             continue;
         struct cluster_node *owner = cluster->slots[s];
         if (owner && owner->config_epoch >= epoch)
             continue;
+        if (owner == me && cluster_slot_has_keys(s)) {
+            dirty[s / 8] |= (unsigned char)(1u << (s & 7));
+            dirty_count++;
+        }
         lost += owner == mine;
         cluster_del_slot(s);
         cluster_add_slot(sender, s);
         changed = 1;
     }
-    if (lost)
-        log_notice("Configuration change detected: %d of my slots now served by %.40s.", lost,
-                   sender->name);
+    if (!changed)
+        return 0;
+    if (lost && !mine->numslots &&
+        (server.cfg.cluster_allow_replica_migration || sender_slots == lost)) {
+        log_warning("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+                    sender->name);
+        cluster_failover_replicate(sender);
+    } else if (me->primary && me->primary->primary && me->primary->primary != me) {
+        /* No replica of a replica: follow the primary's primary. */
+        cluster_failover_replicate(me->primary->primary);
+    } else if (dirty_count) {
+        for (int s = 0; s < CLUSTER_SLOTS; s++)
+            if (dirty[s / 8] & (1u << (s & 7)))
+                cluster_del_slot_keys(s);
+    }
     return changed;
 }
 
@@ -380,7 +231,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
     for (uint16_t i = 0; i < m->hdr.count; i++) {
         struct cluster_msg_gossip g;
         cluster_msg_gossip_at(m, i, &g);
-        unsigned flags = flags_from_wire(g.flags);
+        unsigned flags = cluster_send_flags_from_wire(g.flags);
         struct cluster_node *n = cluster_lookup(g.nodename, CLUSTER_NAMELEN);
         if (!n) {
             /* Only a node we know may introduce another, by its real name
@@ -403,7 +254,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
                 /* Every reachable node hears of a FAIL at once, so none
                  * waits for its own majority. */
                 if (cluster_failure_mark_if_needed(n, now))
-                    cluster_gossip_broadcast_fail(n);
+                    cluster_send_fail(n);
             } else if (cluster_node_del_report(n, sender)) {
                 log_verbose("Node %.40s reported node %.40s is back online.", sender->name,
                             n->name);
@@ -493,7 +344,7 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
         }
         if (sender && h->type == CLUSTER_MSG_PING && update_address(sender, l, h))
             todo = CLUSTER_TODO_SAVE;
-        send_ping(l, CLUSTER_MSG_PONG);
+        cluster_send_ping(l, CLUSTER_MSG_PONG);
     }
     struct cluster_node *peer = cluster_link_inbound(l) ? NULL : cluster_link_node(l);
     if (peer && (peer->flags & CNODE_HANDSHAKE)) {
@@ -510,7 +361,7 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
         }
         memcpy(peer->name, h->sender, CLUSTER_NAMELEN);
         peer->flags &= ~CNODE_HANDSHAKE;
-        peer->flags |= flags_from_wire(h->flags) & (CNODE_MASTER | CNODE_SLAVE);
+        peer->flags |= cluster_send_flags_from_wire(h->flags) & (CNODE_MASTER | CNODE_SLAVE);
         log_verbose("Handshake with node %.40s completed.", peer->name);
         todo = CLUSTER_TODO_SAVE;
     } else if (peer && memcmp(peer->name, h->sender, CLUSTER_NAMELEN)) {
@@ -535,7 +386,7 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
             todo = CLUSTER_TODO_SAVE;
         }
         sender->flags = (sender->flags & ~CNODE_NOFAILOVER) |
-                        (flags_from_wire(h->flags) & CNODE_NOFAILOVER);
+                        (cluster_send_flags_from_wire(h->flags) & CNODE_NOFAILOVER);
     }
     if (peer && h->type == CLUSTER_MSG_PONG) {
         peer->pong_received = now;
@@ -568,7 +419,7 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
                 log_verbose("Node %.40s has old slots configuration, sending an UPDATE message "
                             "about %.40s",
                             sender->name, holder->name);
-                send_update(sender->link, holder);
+                cluster_send_update(sender->link, holder);
                 break;
             }
         }
@@ -632,6 +483,7 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
             todo = CLUSTER_TODO_SAVE;
         }
         sender->repl_offset = (long long)h->offset;
+        cluster_failover_heard(sender, h);
     }
     int more = 0;
     switch (h->type) {
@@ -646,7 +498,19 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
     case CLUSTER_MSG_UPDATE:
         more = process_update(m, sender);
         break;
-    default: /* failover, PUBLISH and MODULE are later steps */
+    case CLUSTER_MSG_FAILOVER_AUTH_REQUEST:
+        if (sender)
+            cluster_failover_auth_request(sender, h);
+        break;
+    case CLUSTER_MSG_FAILOVER_AUTH_ACK:
+        if (sender)
+            cluster_failover_auth_ack(sender, h);
+        break;
+    case CLUSTER_MSG_MFSTART:
+        if (sender)
+            cluster_failover_mfstart(l, sender);
+        break;
+    default: /* PUBLISH and MODULE are later steps */
         break;
     }
     if (more > 0)
@@ -681,7 +545,7 @@ static void connect_nodes(int64_t now)
         /* A ping still unanswered keeps its time across reconnections, or
          * a node that refuses connections would never time out. */
         int64_t old_ping_sent = n->ping_sent;
-        send_ping(l, (n->flags & CNODE_MEET) ? CLUSTER_MSG_MEET : CLUSTER_MSG_PING);
+        cluster_send_ping(l, (n->flags & CNODE_MEET) ? CLUSTER_MSG_MEET : CLUSTER_MSG_PING);
         if (old_ping_sent)
             n->ping_sent = old_ping_sent;
         n->flags &= ~CNODE_MEET;
@@ -700,7 +564,7 @@ static void ping_random_node(void)
             oldest = n;
     }
     if (oldest)
-        send_ping(oldest->link, CLUSTER_MSG_PING);
+        cluster_send_ping(oldest->link, CLUSTER_MSG_PING);
 }
 
 void cluster_gossip_cron(void)
@@ -727,7 +591,7 @@ void cluster_gossip_cron(void)
             cluster_link_close(n->link);
         }
         if (n->link && !n->ping_sent && now - n->pong_received > timeout / 2) {
-            send_ping(n->link, CLUSTER_MSG_PING);
+            cluster_send_ping(n->link, CLUSTER_MSG_PING);
             continue;
         }
         if (!n->ping_sent)
@@ -758,15 +622,15 @@ size_t cluster_gossip_stats(char *buf, size_t cap)
 {
     size_t len = 0;
     for (int dir = 0; dir < 2; dir++) {
-        const unsigned long long *count = dir ? gossip.received : gossip.sent;
         const char *what = dir ? "received" : "sent";
         unsigned long long total = 0;
         for (int t = 0; t < CLUSTER_MSG_TYPE_COUNT; t++) {
-            if (!count[t])
+            unsigned long long count = dir ? gossip.received[t] : cluster_send_count((uint16_t)t);
+            if (!count)
                 continue;
-            total += count[t];
+            total += count;
             append(buf, cap, &len, "cluster_stats_messages_%s_%s:%llu\r\n",
-                   cluster_msg_type_name((uint16_t)t), what, count[t]);
+                   cluster_msg_type_name((uint16_t)t), what, count);
         }
         append(buf, cap, &len, "cluster_stats_messages%s_%s:%llu\r\n", "", what, total);
     }

@@ -25,8 +25,6 @@ int cluster_gossip_meet(const char *ip, long long port, long long cport);
 /* CLUSTER FORGET: the node named name (40 chars) is not taken back from
  * gossip for a minute, so the others have time to forget it too. */
 void cluster_gossip_ban(const char *name);
-/* Sends FAIL about n to every node with a link (Redis's clusterSendFail). */
-void cluster_gossip_broadcast_fail(const struct cluster_node *n);
 /* CLUSTER INFO's message counters, Redis 7.0's lines
  * (cluster_stats_messages_<type>_sent ... cluster_stats_messages_received),
  * into buf[0..cap); returns the length written. */

@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "cluster_bus.h"
 #include "cluster_config.h"
+#include "cluster_failover.h"
 #include "cluster_gossip.h"
 #include "cluster_route.h"
 #include "lifecycle.h"
@@ -62,6 +63,7 @@ static void cluster_cron(void)
     else if (cluster->state == CLUSTER_STATE_FAIL)
         cluster_update_state();
     cluster_gossip_cron();
+    cluster_failover_cron();
 }
 
 /* Last in the shutdown: the lock goes with the process anyway; the state
@@ -91,6 +93,7 @@ int cluster_init(void)
     cluster = xcalloc(1, sizeof(*cluster));
     cluster->state = CLUSTER_STATE_FAIL;
     cluster->size = 1;
+    cluster->mf_primary_offset = -1;
     int loaded = cluster_config_load(path);
     if (loaded < 0) {
         cluster_free();

@@ -21,6 +21,7 @@
 #include "cluster.h"
 #include "cluster_bus.h"
 #include "cluster_config.h"
+#include "cluster_failover.h"
 #include "cluster_failure.h"
 #include "cluster_gossip.h"
 #include "cluster_route.h"
@@ -467,12 +468,20 @@ static int setslot_node(struct client *c, int slot)
         cluster->migrating_to[slot] = NULL;
     /* Read before cluster_del_slot, which ends the import. */
     int imported = n == me && cluster->importing_from[slot];
+    int was_mine = cluster->slots[slot] == me;
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
     if (imported) {
         if (cluster_bump_epoch())
             log_warning("configEpoch updated after importing slot %d", slot);
         cluster->importing_from[slot] = NULL;
+    }
+    /* A primary that gave away its last slot becomes a replica of the node
+     * it gave it to, as Redis 7.0. */
+    if (was_mine && n != me && !me->numslots && server.cfg.cluster_allow_replica_migration) {
+        log_warning("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+                    n->name);
+        cluster_failover_replicate(n);
     }
     return 0;
 }
@@ -523,18 +532,27 @@ static void cluster_setslot(struct client *c)
     reply_ok(c);
 }
 
-static void cluster_forget(struct client *c)
+/* The node argv[2] names, other than myself; NULL after Redis's error
+ * (self_error when it names myself). */
+static struct cluster_node *other_node_or_reply(struct client *c, const char *self_error)
 {
     if (cluster_or_reply(c) < 0)
-        return;
+        return NULL;
     struct cluster_node *n = node_or_reply(c, &c->argv[2]);
+    if (n == cluster->myself) {
+        resp_add_error(&c->out, self_error);
+        return NULL;
+    }
+    return n;
+}
+
+static void cluster_forget(struct client *c)
+{
+    struct cluster_node *n =
+        other_node_or_reply(c, "ERR I tried hard but I can't forget myself...");
     if (!n)
         return;
     struct cluster_node *me = cluster->myself;
-    if (n == me) {
-        resp_add_error(&c->out, "ERR I tried hard but I can't forget myself...");
-        return;
-    }
     if ((me->flags & CNODE_SLAVE) && me->primary == n) {
         resp_add_error(&c->out, "ERR Can't forget my master!");
         return;
@@ -565,6 +583,13 @@ static void cluster_reset(struct client *c)
         resp_add_error(&c->out, "ERR CLUSTER RESET can't be called with master nodes containing keys");
         return;
     }
+    /* A replica turns primary and drops the data it replicated. */
+    if (me->flags & CNODE_SLAVE) {
+        cluster_failover_unset_primary();
+        server.dirty += db0_keys();
+        ks_flush(&server.ks->dbs[0]);
+    }
+    cluster_failover_reset_manual();
     memset(cluster->migrating_to, 0, sizeof(cluster->migrating_to));
     memset(cluster->importing_from, 0, sizeof(cluster->importing_from));
     for (int s = 0; s < CLUSTER_SLOTS; s++)
@@ -572,7 +597,6 @@ static void cluster_reset(struct client *c)
     for (int i = cluster->node_count - 1; i >= 0; i--)
         if (cluster->nodes[i] != me)
             cluster_del_node(cluster->nodes[i]);
-    cluster_node_set_primary(me, NULL);
     if (hard) {
         cluster->current_epoch = 0;
         cluster->last_vote_epoch = 0;
@@ -703,6 +727,56 @@ static void cluster_links(struct client *c)
         return;
     resp_add_array_len(&c->out, (size_t)cluster_bus_link_count());
     cluster_bus_each_link(reply_link, c);
+}
+
+/* REPLICATE node-id: this node becomes a replica of that primary (Redis's
+ * clusterCommand "replicate"). */
+static void cluster_replicate(struct client *c)
+{
+    struct cluster_node *n = other_node_or_reply(c, "ERR Can't replicate myself");
+    if (!n)
+        return;
+    struct cluster_node *me = cluster->myself;
+    if (n->flags & CNODE_SLAVE) {
+        resp_add_error(&c->out, "ERR I can only replicate a master, not a replica.");
+        return;
+    }
+    /* A primary may turn replica only empty: its data would be replaced. */
+    if ((me->flags & CNODE_MASTER) && (me->numslots || db0_keys())) {
+        resp_add_error(&c->out,
+                       "ERR To set a master the node must be empty and without assigned slots.");
+        return;
+    }
+    cluster_failover_replicate(n);
+    cluster_changed(CLUSTER_TODO_SAVE);
+    reply_ok(c);
+}
+
+/* FAILOVER [FORCE|TAKEOVER], run by a replica (cluster_failover.h). */
+static void cluster_failover(struct client *c)
+{
+    if (cluster_or_reply(c) < 0)
+        return;
+    int force = 0, takeover = 0;
+    if (c->argc == 3) {
+        if (arg_is(&c->argv[2], "force")) {
+            force = 1;
+        } else if (arg_is(&c->argv[2], "takeover")) {
+            takeover = force = 1;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    } else if (c->argc > 3) {
+        reply_subcommand_syntax(c, "CLUSTER");
+        return;
+    }
+    const char *err;
+    if (cluster_failover_manual(force, takeover, &err) < 0) {
+        resp_add_errorf(&c->out, "ERR %s", err);
+        return;
+    }
+    reply_ok(c);
 }
 
 /* REPLICAS and SLAVES: each replica's CLUSTER NODES line, without its
@@ -861,6 +935,9 @@ static const struct command cluster_subcommands[] = {
                 "O(N) where N is the total number of the slots between the start slot and end "
                 "slot arguments.",
                 "start-slot end-slot [start-slot end-slot ...]"),
+    CLUSTER_ROW("failover", cluster_failover, -2, CLUSTER_ADMIN, "3.0.0",
+                "Forces a replica to perform a manual failover of its master.", "O(1)",
+                "[FORCE|TAKEOVER]"),
     CLUSTER_ROW("flushslots", cluster_flushslots, 2, CLUSTER_ADMIN, "3.0.0",
                 "Delete a node's own slots information", "O(1)", ""),
     CLUSTER_ROW("forget", cluster_forget, 3, CLUSTER_ADMIN, "3.0.0",
@@ -884,6 +961,9 @@ static const struct command cluster_subcommands[] = {
                 "O(N) where N is the total number of Cluster nodes", ""),
     CLUSTER_ROW("replicas", cluster_replicas, 3, CMD_ADMIN | CMD_STALE, "5.0.0",
                 "List replica nodes of the specified master node", "O(1)", "node-id"),
+    CLUSTER_ROW("replicate", cluster_replicate, 3, CLUSTER_ADMIN, "3.0.0",
+                "Reconfigure a node as a replica of the specified master node", "O(1)",
+                "node-id"),
     CLUSTER_ROW("reset", cluster_reset, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE, "3.0.0",
                 "Reset a Redis Cluster node",
                 "O(N) where N is the number of known nodes. The command may execute a FLUSHALL "

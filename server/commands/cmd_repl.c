@@ -25,6 +25,12 @@
 
 static void cmd_replicaof(struct client *c)
 {
+    /* A cluster node's primary is the cluster's business (CLUSTER
+     * REPLICATE). */
+    if (server.cfg.cluster_enabled) {
+        resp_add_error(&c->out, "ERR REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (arg_is(&c->argv[1], "no") && arg_is(&c->argv[2], "one")) {
         if (server.cfg.replicaof_host) {
             xfree(server.cfg.replicaof_host);

@@ -68,7 +68,8 @@ enum config_type {
 #define CONFIG_IMMUTABLE (1u << 0)     /* file and flags only: CONFIG SET refuses it */
 #define CONFIG_MULTI_ARG (1u << 1)     /* takes several words (bind, buffer limits) */
 #define CONFIG_EMPTY_IS_NULL (1u << 2) /* CONFIG_STRING, CONFIG_BYTES: "" is stored as NULL */
-#define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default */
+#define CONFIG_REWRITE_DROPS (1u << 3)  /* CONFIG REWRITE removes its lines when at its default,
+                                          * and always in cluster mode */
 #define CONFIG_HIDDEN (1u << 4)        /* not matched by CONFIG GET's globs (Redis's test hooks) */
 #define CONFIG_ONLY_DEFAULT (1u << 5)  /* any other value is refused, .note says why */
 #define CONFIG_PROTECTED (1u << 6)     /* CONFIG SET only as enable-protected-configs allows */
@@ -578,13 +579,13 @@ static const struct config_def defs[] = {
      FIELD(cluster_allow_pubsubshard_when_down), .default_value = "yes"},
     {.name = "cluster-replica-validity-factor", .alias = "cluster-slave-validity-factor",
      .type = CONFIG_INT, FIELD(cluster_replica_validity_factor), .max = INT_MAX,
-     .default_value = "10", LATER(35)},
+     .default_value = "10"},
     {.name = "cluster-migration-barrier", .type = CONFIG_INT, FIELD(cluster_migration_barrier),
-     .max = INT_MAX, .default_value = "1", LATER(35)},
+     .max = INT_MAX, .default_value = "1"},
     {.name = "cluster-allow-replica-migration", .type = CONFIG_BOOL,
-     FIELD(cluster_allow_replica_migration), .default_value = "yes", LATER(35)},
+     FIELD(cluster_allow_replica_migration), .default_value = "yes"},
     {.name = "cluster-replica-no-failover", .alias = "cluster-slave-no-failover",
-     .type = CONFIG_BOOL, FIELD(cluster_replica_no_failover), .default_value = "no", LATER(35)},
+     .type = CONFIG_BOOL, FIELD(cluster_replica_no_failover), .default_value = "no"},
     {.name = "cluster-link-sendbuf-limit", .type = CONFIG_MEMORY,
      FIELD(cluster_link_sendbuf_limit), .max = ULLONG_MAX, .default_value = "0", LATER(35)},
     {.name = "tls-cluster", .type = CONFIG_BOOL, FIELD(tls_cluster), .default_value = "no",

@@ -157,6 +157,11 @@ int config_rewrite(const struct config *cfg, const char *path, const char *const
         size_t now_len, def_len;
         char *now = config_get_len(cfg, d, &now_len), *def = config_get_len(&defaults, d, &def_len);
         int at_default = now_len == def_len && !memcmp(now, def, now_len);
+        /* In cluster mode a dropped setting (replicaof) is never written:
+         * the node's primary is nodes.conf's (Redis's
+         * rewriteConfigReplicaOfOption). */
+        if (cfg->cluster_enabled && config_rewrite_drops(d))
+            at_default = 1;
         if (first < n) {
             /* A dropped setting's lines all go (Redis: replicaof after
              * REPLICAOF NO ONE, which no redis-server would read back). */

@@ -875,6 +875,16 @@ int repl_replica_link_up(void)
     return ml.state == LINK_UP;
 }
 
+int64_t repl_replica_data_age(void)
+{
+    int64_t now = now_ms();
+    if (ml.state == LINK_UP)
+        return now - ml.last_io_ms;
+    /* A link never up holds nothing of the primary's: as old as can be,
+     * as Redis's repl_down_since of 0 makes it. */
+    return ml.down_since_ms ? now - ml.down_since_ms : INT64_MAX / 2;
+}
+
 int repl_replica_stream_db(void)
 {
     return ml.state == LINK_UP && ml.c ? ml.c->db_index : ml.stream_db;

@@ -48,6 +48,10 @@ void repl_replica_getack(void);
 void repl_replica_cron(void);
 void repl_replica_status(struct repl_link_status *st);
 int repl_replica_link_up(void);
+/* How old the primary's data here is, in ms (Redis's data_age of a cluster
+ * replica): since the link's last I/O while it is up, else since it went
+ * down; very large when it was never up. */
+int64_t repl_replica_data_age(void);
 /* Whether the primary's stream is inside a MULTI it has not EXECed yet. */
 int repl_replica_in_transaction(void);
 /* The database the primary's stream is in at our offset (its last SELECT):

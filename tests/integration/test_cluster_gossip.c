@@ -33,92 +33,11 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_cluster.h"
 
 #define NODE_TIMEOUT_MS 1000
 #define WAIT_MS (30000 * H_SLOW)
 #define MAX_NODES 5
-
-struct node {
-    struct h_server s;
-    char bus_port[8];
-    int redis; /* a redis-server 7.0.15 */
-    redisContext *c;
-};
-
-static const char *timeout_text(void)
-{
-    static char text[16];
-    snprintf(text, sizeof(text), "%d", NODE_TIMEOUT_MS * H_SLOW);
-    return text;
-}
-
-/* Starts n in cluster mode, its bus on a free port (the client port + 10000
- * may not fit). Returns 0, 1 when there is no redis-server to start (skip),
- * -1 on failure. */
-static int node_start(struct node *n, int redis)
-{
-    memset(n, 0, sizeof(*n));
-    n->redis = redis;
-    snprintf(n->bus_port, sizeof(n->bus_port), "%d", h_free_port());
-    const char *const *flags =
-        H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
-                "--cluster-node-timeout", timeout_text(), "--appendonly", "no");
-    int rc = redis ? h_start_reference(&n->s, flags) : h_start(&n->s, flags);
-    if (rc != 0)
-        return rc;
-    n->c = h_connect(&n->s);
-    return n->c ? 0 : -1;
-}
-
-static int node_restart(struct node *n)
-{
-    if (n->c)
-        redisFree(n->c);
-    snprintf(n->bus_port, sizeof(n->bus_port), "%d", h_free_port());
-    if (h_restart(&n->s, H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
-                                 "--cluster-node-timeout", timeout_text(), "--appendonly",
-                                 "no")) != 0)
-        return -1;
-    n->c = h_connect(&n->s);
-    return n->c ? 0 : -1;
-}
-
-static void node_stop(struct node *n)
-{
-    if (n->c)
-        redisFree(n->c);
-    n->c = NULL;
-    if (n->s.pid)
-        h_stop(&n->s);
-}
-
-static void node_kill(struct node *n)
-{
-    if (n->c)
-        redisFree(n->c);
-    n->c = NULL;
-    kill(n->s.pid, SIGKILL);
-    h_wait_exit(&n->s, WAIT_MS);
-}
-
-/* A reply's text (status, bulk or verbatim), copied into out; "" else. */
-static void call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    redisReply *r = redisvCommand(c, fmt, ap);
-    va_end(ap);
-    out[0] = '\0';
-    if (r && r->str)
-        snprintf(out, cap, "%.*s", (int)r->len, r->str);
-    if (r)
-        freeReplyObject(r);
-}
-
-static void node_id(struct node *n, char *id)
-{
-    call_text(n->c, id, 41, "CLUSTER MYID");
-}
 
 static int cmp_lines(const void *a, const void *b)
 {
@@ -134,10 +53,10 @@ struct view {
     int nodes, unsettled;
 };
 
-static void view_of(struct node *n, struct view *v)
+static void view_of(struct h_node *n, struct view *v)
 {
     static char nodes[16384];
-    call_text(n->c, nodes, sizeof(nodes), "CLUSTER NODES");
+    h_call_text(n->c, nodes, sizeof(nodes), "CLUSTER NODES");
     char *lines[64] = {0};
     int count = 0;
     for (char *save = NULL, *line = strtok_r(nodes, "\n", &save); line && count < 64;
@@ -173,16 +92,9 @@ static void view_of(struct node *n, struct view *v)
         at += (size_t)snprintf(v->text + at, sizeof(v->text) - at, "%s\n", lines[i]);
 }
 
-static int cluster_ok(struct node *n)
-{
-    char info[4096];
-    call_text(n->c, info, sizeof(info), "CLUSTER INFO");
-    return strstr(info, "cluster_state:ok\r\n") != NULL;
-}
-
 /* Polls until every node of nodes[0..count) knows count nodes, none in
  * handshake or failing, all see the same, and (want_ok) each is ok. */
-static int wait_agree(struct node *nodes, int count, int want_ok)
+static int wait_agree(struct h_node *nodes, int count, int want_ok)
 {
     static struct view v[MAX_NODES];
     int64_t deadline = h_now_ms() + WAIT_MS;
@@ -192,7 +104,7 @@ static int wait_agree(struct node *nodes, int count, int want_ok)
             memset(&v[i], 0, sizeof(v[i]));
             view_of(&nodes[i], &v[i]);
             agree &= v[i].nodes == count && !v[i].unsettled && !strcmp(v[i].text, v[0].text) &&
-                     (!want_ok || cluster_ok(&nodes[i]));
+                     (!want_ok || h_cluster_ok(&nodes[i]));
         }
         if (agree)
             return 1;
@@ -208,12 +120,12 @@ static int wait_agree(struct node *nodes, int count, int want_ok)
 
 /* Polls until n's CLUSTER NODES line of id shows flag ("fail?" "fail" as a
  * whole flag) or, with absent, no longer shows it. */
-static int wait_flag(struct node *n, const char *id, const char *flag, int absent)
+static int wait_flag(struct h_node *n, const char *id, const char *flag, int absent)
 {
     int64_t deadline = h_now_ms() + WAIT_MS;
     char nodes[16384];
     while (h_now_ms() < deadline) {
-        call_text(n->c, nodes, sizeof(nodes), "CLUSTER NODES");
+        h_call_text(n->c, nodes, sizeof(nodes), "CLUSTER NODES");
         char *line = strstr(nodes, id);
         int has = 0;
         if (line) {
@@ -237,11 +149,11 @@ static int wait_flag(struct node *n, const char *id, const char *flag, int absen
                  absent ? "still has" : "never got", flag);
 }
 
-static int wait_state(struct node *n, int ok)
+static int wait_state(struct h_node *n, int ok)
 {
     int64_t deadline = h_now_ms() + WAIT_MS;
     while (h_now_ms() < deadline) {
-        if (cluster_ok(n) == ok)
+        if (h_cluster_ok(n) == ok)
             return 1;
         h_sleep_ms(50);
     }
@@ -253,7 +165,7 @@ static const char *const ranges4[][2] = {
     {"0", "4095"}, {"4096", "8191"}, {"8192", "12287"}, {"12288", "16383"}};
 
 /* MEETs every other node from nodes[from]. */
-static void meet_all(struct node *nodes, int count, int from)
+static void meet_all(struct h_node *nodes, int count, int from)
 {
     for (int i = 0; i < count; i++) {
         if (i == from)
@@ -265,19 +177,19 @@ static void meet_all(struct node *nodes, int count, int from)
 }
 
 /* cluster_stats_messages_received of n. */
-static long long received(struct node *n)
+static long long received(struct h_node *n)
 {
     char info[4096];
-    call_text(n->c, info, sizeof(info), "CLUSTER INFO");
+    h_call_text(n->c, info, sizeof(info), "CLUSTER INFO");
     const char *at = strstr(info, "cluster_stats_messages_received:");
     return at ? atoll(at + strlen("cluster_stats_messages_received:")) : -1;
 }
 
 static void test_create_and_agree(void)
 {
-    struct node n[3];
+    struct h_node n[3];
     for (int i = 0; i < 3; i++)
-        if (node_start(&n[i], 0) != 0)
+        if (h_node_start(&n[i], 0, NODE_TIMEOUT_MS) != 0)
             return;
     for (int i = 0; i < 3; i++) {
         EXPECT_OK(n[i].c, "CLUSTER", "ADDSLOTSRANGE", ranges[i][0], ranges[i][1]);
@@ -307,7 +219,7 @@ static void test_create_and_agree(void)
         if (r)
             freeReplyObject(r);
         char info[4096];
-        call_text(n[1].c, info, sizeof(info), "CLUSTER INFO");
+        h_call_text(n[1].c, info, sizeof(info), "CLUSTER INFO");
         CHECK(strstr(info, "cluster_known_nodes:3\r\n") && strstr(info, "cluster_size:3\r\n") &&
                   strstr(info, "cluster_current_epoch:3\r\n") &&
                   strstr(info, "cluster_my_epoch:2\r\n") &&
@@ -342,21 +254,21 @@ static void test_create_and_agree(void)
         /* A node forgotten is not taken back from the others' gossip while
          * its ban lasts: node 0 hears node 1 gossip many times over. */
         char id2[41], nodes[8192];
-        node_id(&n[2], id2);
+        h_node_id(&n[2], id2);
         EXPECT_OK(n[0].c, "CLUSTER", "FORGET", id2);
         long long before = received(&n[0]), now = before;
         deadline = h_now_ms() + WAIT_MS;
         while ((now = received(&n[0])) < before + 30 && h_now_ms() < deadline)
             h_sleep_ms(50);
-        call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+        h_call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
         CHECK(now >= before + 30 && !strstr(nodes, id2), "forgotten node back after %lld messages",
               now - before);
     }
     for (int i = 0; i < 3; i++)
-        node_stop(&n[i]);
+        h_node_stop(&n[i]);
 }
 
-static int wait_count_reports(struct node *a, struct node *b, const char *id)
+static int wait_count_reports(struct h_node *a, struct h_node *b, const char *id)
 {
     int64_t deadline = h_now_ms() + WAIT_MS;
     while (h_now_ms() < deadline) {
@@ -376,9 +288,9 @@ static int wait_count_reports(struct node *a, struct node *b, const char *id)
 
 static void test_failure_detection(void)
 {
-    struct node n[3];
+    struct h_node n[3];
     for (int i = 0; i < 3; i++)
-        if (node_start(&n[i], 0) != 0)
+        if (h_node_start(&n[i], 0, NODE_TIMEOUT_MS) != 0)
             return;
     for (int i = 0; i < 3; i++)
         EXPECT_OK(n[i].c, "CLUSTER", "ADDSLOTSRANGE", ranges[i][0], ranges[i][1]);
@@ -388,7 +300,7 @@ static void test_failure_detection(void)
         goto out;
     char info[3][4096];
     for (int i = 0; i < 3; i++)
-        call_text(n[i].c, info[i], sizeof(info[i]), "CLUSTER INFO");
+        h_call_text(n[i].c, info[i], sizeof(info[i]), "CLUSTER INFO");
     for (int i = 0; i < 3; i++) {
         const char *mine = strstr(info[i], "cluster_my_epoch:");
         for (int j = 0; mine && j < i; j++) {
@@ -398,8 +310,8 @@ static void test_failure_detection(void)
         }
     }
     char id[41];
-    node_id(&n[2], id);
-    node_kill(&n[2]);
+    h_node_id(&n[2], id);
+    h_node_kill(&n[2]);
     wait_count_reports(&n[0], &n[1], id);
     wait_flag(&n[0], id, "fail", 0);
     wait_flag(&n[1], id, "fail", 0);
@@ -407,25 +319,25 @@ static void test_failure_detection(void)
     wait_state(&n[1], 0);
     /* Back, on new ports: the others learn its address from its pings and
      * clear its FAIL (a primary with slots: after twice the node timeout). */
-    if (node_restart(&n[2]) != 0)
+    if (h_node_restart(&n[2], NODE_TIMEOUT_MS) != 0)
         goto out;
     wait_flag(&n[0], id, "fail", 1);
     wait_flag(&n[1], id, "fail", 1);
     wait_agree(n, 3, 1);
 out:
     for (int i = 0; i < 3; i++)
-        node_stop(&n[i]);
+        h_node_stop(&n[i]);
 }
 
 /* nodes[to] takes slot from nodes[from] as resharding ends: SETSLOT
  * IMPORTING, then SETSLOT NODE to itself, which takes a new config epoch
  * (no moment where the slot is free for the old owner's pings to claim
  * back); then every node must agree that nodes[to] serves it. */
-static void take_slot(struct node *nodes, int count, int to, int from, const char *slot)
+static void take_slot(struct h_node *nodes, int count, int to, int from, const char *slot)
 {
     char id[41], from_id[41], line[64];
-    node_id(&nodes[to], id);
-    node_id(&nodes[from], from_id);
+    h_node_id(&nodes[to], id);
+    h_node_id(&nodes[from], from_id);
     EXPECT_OK(nodes[to].c, "CLUSTER", "SETSLOT", slot, "IMPORTING", from_id);
     EXPECT_OK(nodes[to].c, "CLUSTER", "SETSLOT", slot, "NODE", id);
     if (!wait_agree(nodes, count, 1))
@@ -445,11 +357,11 @@ static void take_slot(struct node *nodes, int count, int to, int from, const cha
 
 static void test_mixed_cluster(void)
 {
-    struct node n[5];
+    struct h_node n[5];
     int started = 0;
     /* Nodes 0 and 2 rbkv, 1 and 3 redis-server. */
     for (; started < 4; started++) {
-        int rc = node_start(&n[started], started % 2);
+        int rc = h_node_start(&n[started], started % 2, NODE_TIMEOUT_MS);
         if (rc == 1)
             printf("no redis-server: the mixed cluster is skipped\n");
         if (rc != 0)
@@ -476,19 +388,19 @@ static void test_mixed_cluster(void)
     take_slot(n, 4, 0, 3, "12288");
     take_slot(n, 4, 1, 0, "0");
     /* A Redis replica of a Redis primary: every node lists it as such. */
-    int rc = node_start(&n[4], 1);
+    int rc = h_node_start(&n[4], 1, NODE_TIMEOUT_MS);
     if (rc != 0)
         goto out;
     started = 5;
     char id1[41], port4[8];
-    node_id(&n[1], id1);
+    h_node_id(&n[1], id1);
     snprintf(port4, sizeof(port4), "%d", n[4].s.port);
     EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port4, n[4].bus_port);
     int64_t known = h_now_ms() + WAIT_MS;
     char nodes4[8192];
     do {
         h_sleep_ms(50);
-        call_text(n[4].c, nodes4, sizeof(nodes4), "CLUSTER NODES");
+        h_call_text(n[4].c, nodes4, sizeof(nodes4), "CLUSTER NODES");
     } while (!strstr(nodes4, id1) && h_now_ms() < known);
     EXPECT_OK(n[4].c, "CLUSTER", "REPLICATE", id1);
     if (!wait_agree(n, 5, 1))
@@ -501,14 +413,14 @@ static void test_mixed_cluster(void)
     /* An rbkv node dies: the Redis nodes, with the other rbkv one, fail
      * it; back on new ports, Redis takes its address and clears it. */
     char id2[41], id3[41];
-    node_id(&n[2], id2);
-    node_id(&n[3], id3);
-    node_kill(&n[2]);
+    h_node_id(&n[2], id2);
+    h_node_id(&n[3], id3);
+    h_node_kill(&n[2]);
     for (int i = 0; i < 5; i++)
         if (i != 2)
             wait_flag(&n[i], id2, "fail", 0);
     wait_state(&n[1], 0);
-    if (node_restart(&n[2]) != 0)
+    if (h_node_restart(&n[2], NODE_TIMEOUT_MS) != 0)
         goto out;
     for (int i = 0; i < 5; i++)
         if (i != 2)
@@ -516,21 +428,21 @@ static void test_mixed_cluster(void)
     if (!wait_agree(n, 5, 1))
         goto out;
     /* A Redis node dies: two rbkv and one Redis node fail it. */
-    node_kill(&n[3]);
+    h_node_kill(&n[3]);
     for (int i = 0; i < 3; i++)
         wait_flag(&n[i], id3, "fail", 0);
     wait_state(&n[0], 0);
     wait_state(&n[1], 0);
 out:
     for (int i = 0; i < started; i++)
-        node_stop(&n[i]);
+        h_node_stop(&n[i]);
 }
 
 static void test_garbage_on_bus(void)
 {
-    struct node n[2];
+    struct h_node n[2];
     for (int i = 0; i < 2; i++)
-        if (node_start(&n[i], 0) != 0)
+        if (h_node_start(&n[i], 0, NODE_TIMEOUT_MS) != 0)
             return;
     meet_all(n, 2, 0);
     if (wait_agree(n, 2, 0)) {
@@ -546,7 +458,7 @@ static void test_garbage_on_bus(void)
         /* The real links are untouched: the two still agree, and node 0
          * still answers its peer's pings. */
         char nodes[4096];
-        call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+        h_call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
         CHECK(!strstr(nodes, "disconnected") && !strstr(nodes, "fail"),
               "links after garbage: %s", nodes);
         wait_agree(n, 2, 0);
@@ -554,32 +466,18 @@ static void test_garbage_on_bus(void)
         char port[8];
         snprintf(port, sizeof(port), "%d", h_free_port());
         EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port, port);
-        call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+        h_call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
         CHECK(strstr(nodes, "handshake") != NULL, "a handshake under way: %s", nodes);
         int64_t deadline = h_now_ms() + WAIT_MS;
         do {
             h_sleep_ms(50);
-            call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
+            h_call_text(n[0].c, nodes, sizeof(nodes), "CLUSTER NODES");
         } while (strstr(nodes, "handshake") && h_now_ms() < deadline);
         CHECK(!strstr(nodes, "handshake"), "the handshake never ended: %s", nodes);
         wait_agree(n, 2, 0);
     }
     for (int i = 0; i < 2; i++)
-        node_stop(&n[i]);
-}
-
-/* redis-cli's exit status for args (its output into the log, for a failure). */
-static int redis_cli(const char *args, char *out, size_t cap)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "redis-cli %s 2>&1", args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t len = fread(out, 1, cap - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        h_node_stop(&n[i]);
 }
 
 /* The operator's way: `redis-cli --cluster create` of three rbkv nodes,
@@ -590,28 +488,28 @@ static void test_redis_cli_create(void)
         printf("  skipped: no redis-cli\n");
         return;
     }
-    struct node n[3];
+    struct h_node n[3];
     for (int i = 0; i < 3; i++)
-        if (node_start(&n[i], 0) != 0)
+        if (h_node_start(&n[i], 0, NODE_TIMEOUT_MS) != 0)
             return;
     char args[512], out[16384];
     snprintf(args, sizeof(args),
              "--cluster create 127.0.0.1:%d 127.0.0.1:%d 127.0.0.1:%d --cluster-yes", n[0].s.port,
              n[1].s.port, n[2].s.port);
-    int rc = redis_cli(args, out, sizeof(out));
+    int rc = h_redis_cli(args, out, sizeof(out));
     CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "create: %d %s", rc, out);
     if (wait_agree(n, 3, 1)) {
         snprintf(args, sizeof(args), "--cluster check 127.0.0.1:%d", n[1].s.port);
-        rc = redis_cli(args, out, sizeof(out));
+        rc = h_redis_cli(args, out, sizeof(out));
         CHECK(rc == 0 && strstr(out, "[OK] All nodes agree about slots configuration.") &&
                   strstr(out, "[OK] All 16384 slots covered."),
               "check: %d %s", rc, out);
         snprintf(args, sizeof(args), "-c -p %d SET foo bar", n[0].s.port);
-        rc = redis_cli(args, out, sizeof(out));
+        rc = h_redis_cli(args, out, sizeof(out));
         CHECK(rc == 0 && !strcmp(out, "OK\n"), "redis-cli -c SET: %s", out);
     }
     for (int i = 0; i < 3; i++)
-        node_stop(&n[i]);
+        h_node_stop(&n[i]);
 }
 
 int main(int argc, char **argv)

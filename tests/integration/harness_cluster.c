@@ -1,0 +1,105 @@
+/*
+ * harness_cluster.c - cluster-mode nodes for the end-to-end tests
+ * (harness_cluster.h). Every wait is a poll with a deadline (h_wait_exit).
+ */
+#include "harness_cluster.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define EXIT_WAIT_MS (30000 * H_SLOW)
+
+static const char *timeout_text(int timeout_ms)
+{
+    static char text[16];
+    snprintf(text, sizeof(text), "%d", timeout_ms * H_SLOW);
+    return text;
+}
+
+int h_node_start(struct h_node *n, int redis, int timeout_ms)
+{
+    memset(n, 0, sizeof(*n));
+    n->redis = redis;
+    snprintf(n->bus_port, sizeof(n->bus_port), "%d", h_free_port());
+    const char *const *flags =
+        H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
+                "--cluster-node-timeout", timeout_text(timeout_ms), "--appendonly", "no");
+    int rc = redis ? h_start_reference(&n->s, flags) : h_start(&n->s, flags);
+    if (rc != 0)
+        return rc;
+    n->c = h_connect(&n->s);
+    return n->c ? 0 : -1;
+}
+
+int h_node_restart(struct h_node *n, int timeout_ms)
+{
+    if (n->c)
+        redisFree(n->c);
+    n->c = NULL;
+    snprintf(n->bus_port, sizeof(n->bus_port), "%d", h_free_port());
+    if (h_restart(&n->s, H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
+                                 "--cluster-node-timeout", timeout_text(timeout_ms),
+                                 "--appendonly", "no")) != 0)
+        return -1;
+    n->c = h_connect(&n->s);
+    return n->c ? 0 : -1;
+}
+
+void h_node_stop(struct h_node *n)
+{
+    if (n->c)
+        redisFree(n->c);
+    n->c = NULL;
+    if (n->s.pid)
+        h_stop(&n->s);
+}
+
+void h_node_kill(struct h_node *n)
+{
+    if (n->c)
+        redisFree(n->c);
+    n->c = NULL;
+    kill(n->s.pid, SIGKILL);
+    h_wait_exit(&n->s, EXIT_WAIT_MS);
+}
+
+void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(c, fmt, ap);
+    va_end(ap);
+    out[0] = '\0';
+    if (r && r->str)
+        snprintf(out, cap, "%.*s", (int)r->len, r->str);
+    if (r)
+        freeReplyObject(r);
+}
+
+void h_node_id(struct h_node *n, char *id)
+{
+    h_call_text(n->c, id, 41, "CLUSTER MYID");
+}
+
+int h_cluster_ok(struct h_node *n)
+{
+    char info[4096];
+    h_call_text(n->c, info, sizeof(info), "CLUSTER INFO");
+    return strstr(info, "cluster_state:ok\r\n") != NULL;
+}
+
+int h_redis_cli(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "redis-cli %s 2>&1", args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t len = fread(out, 1, cap - 1, p);
+    out[len] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

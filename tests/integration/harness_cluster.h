@@ -1,0 +1,40 @@
+/*
+ * harness_cluster.h - cluster-mode nodes for the end-to-end tests
+ * (harness_cluster.c): an rbkv or redis-server 7.0.15 node started with
+ * cluster-enabled, its bus on a free port, stopped, killed and restarted
+ * in its dir (nodes.conf kept); a reply's text; redis-cli's exit status.
+ */
+#ifndef RBKV_HARNESS_CLUSTER_H
+#define RBKV_HARNESS_CLUSTER_H
+
+#include <stddef.h>
+
+#include "harness.h"
+
+struct h_node {
+    struct h_server s;
+    char bus_port[8];
+    int redis; /* a redis-server 7.0.15 */
+    redisContext *c;
+};
+
+/* Starts n in cluster mode (redis: a redis-server), cluster-node-timeout
+ * timeout_ms times H_SLOW, its bus on a free port (the client port + 10000
+ * may not fit), no append-only log. Returns 0, 1 when there is no
+ * redis-server to start (skip), -1 on failure. */
+int h_node_start(struct h_node *n, int redis, int timeout_ms);
+/* Starts n again in its dir (nodes.conf and snapshot kept), on new ports. */
+int h_node_restart(struct h_node *n, int timeout_ms);
+void h_node_stop(struct h_node *n);
+/* SIGKILL, then waits for the process to go. */
+void h_node_kill(struct h_node *n);
+/* A reply's text (status, bulk or verbatim), copied into out; "" else. */
+void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...);
+/* CLUSTER MYID into id (41 bytes). */
+void h_node_id(struct h_node *n, char *id);
+/* Whether n's CLUSTER INFO says cluster_state:ok. */
+int h_cluster_ok(struct h_node *n);
+/* `redis-cli args`'s exit status, its output (stdout and stderr) in out. */
+int h_redis_cli(const char *args, char *out, size_t cap);
+
+#endif
