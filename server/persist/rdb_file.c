@@ -139,10 +139,13 @@ static int read_function(struct loader *l, size_t at)
     return 0;
 }
 
-/* Whether Redis 7.0 knows t as a value type (rdbIsObjectType). */
+/* Whether Redis 7.0 knows t as a value type (rdbIsObjectType), or it is
+ * 7.2's third stream type, which rdb_stream.h reads too. */
 static int is_value_type(unsigned t)
 {
-    return t <= RDB_TYPE_MODULE_2 || (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_STREAM_LISTPACKS_2);
+    return t <= RDB_TYPE_MODULE_2 ||
+           (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_STREAM_LISTPACKS_2) ||
+           t == RDB_TYPE_STREAM_LISTPACKS_3;
 }
 
 /* The key of type rdbtype at at, with its pending expiry and access state. */
@@ -160,10 +163,6 @@ static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expir
     struct rdb_value v;
     const char *why;
     int vrc = rdb_value_read_body(&l->in, rdbtype, &l->o->lim, 1, &v, &why);
-    if (vrc == RDB_ERR_UNSUPPORTED) {
-        fail(l, at, key.p, key.len, "a stream: rbkv reads no stream from RDB yet");
-        goto out;
-    }
     if (vrc < 0) {
         fail(l, at, key.p, key.len, "bad value of type %u (%s)", rdbtype, why);
         goto out;
@@ -391,20 +390,12 @@ static void write_aux(struct rdb_out *o, const char *k, const char *v)
 }
 
 /* One key: its expiry, its type byte, the key, the value's body. */
-static int write_key(struct writer *w, struct rdb_out *scratch, const struct db *db,
-                     struct ks_entry *e)
+static int write_key(struct writer *w, struct rdb_out *scratch, struct ks_entry *e)
 {
     int64_t when = ks_get_expire(e);
     if (e->type != KS_STRING) {
         scratch->len = 0;
-        if (rdb_value_write(scratch, e->type, ks_ptr(e)) < 0) {
-            char shown[REPR_MAX(KEY_SHOWN)];
-            size_t n = repr_write(shown, ks_key(e), ks_klen(e) > KEY_SHOWN ? KEY_SHOWN : ks_klen(e));
-            snprintf(w->err, w->errlen, "key %.*s in db %d is a stream: rbkv writes no stream "
-                     "to RDB yet", (int)n, shown, db->id);
-            w->failed = 1;
-            return -1;
-        }
+        rdb_value_write(scratch, e->type, ks_ptr(e));
     }
     if (when >= 0) {
         unsigned char ms[8];
@@ -439,7 +430,7 @@ static int write_db(struct writer *w, struct rdb_out *scratch, const struct db *
         int64_t when = ks_get_expire(e);
         if (when >= 0 && when <= now_ms)
             continue;
-        if (write_key(w, scratch, db, e) < 0)
+        if (write_key(w, scratch, e) < 0)
             return -1;
     }
     return 0;

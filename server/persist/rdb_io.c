@@ -50,8 +50,9 @@ int rdb_read_byte(struct rdb_in *in, unsigned *byte)
     return 0;
 }
 
-static uint64_t big_endian(const unsigned char *p, int n)
+uint64_t rdb_be(const void *q, int n)
 {
+    const unsigned char *p = q;
     uint64_t v = 0;
     for (int i = 0; i < n; i++)
         v = v << 8 | p[i];
@@ -103,7 +104,7 @@ int rdb_read_len(struct rdb_in *in, uint64_t *len, int *encoded)
             return -1;
         if (take(in, b == RDB_32BITLEN ? 4 : 8, &p) < 0)
             return -1;
-        *len = big_endian(p, b == RDB_32BITLEN ? 4 : 8);
+        *len = rdb_be(p, b == RDB_32BITLEN ? 4 : 8);
         return 0;
     }
 }
