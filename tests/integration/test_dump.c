@@ -722,6 +722,48 @@ out:
     h_stop(&s);
 }
 
+/* rdbcompression: a string over 20 bytes is LZF-compressed when that
+ * saves 4 bytes, in DUMP as in Redis, and redis-server restores it; "no"
+ * writes it raw. */
+static void test_compression(void)
+{
+    redisContext *r = start_ref(), *c = h_connect_flushed(&srv);
+    if (!c)
+        goto out;
+    static const char *const values[] = {
+        "aaaaaaaaaaaaaaaaaaaa",  /* 20 bytes: never compressed */
+        "aaaaaaaaaaaaaaaaaaaaa", /* 21: compressed */
+        "0123456789abcdefghijklmnopqrstuv", /* nothing repeats: raw */
+    };
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        H_SAME(c, r, "SET", "v", values[i]);
+        H_SAME(c, r, "DUMP", "v");
+    }
+    char run[301];
+    memset(run, 'x', 300);
+    run[300] = '\0';
+    EXPECT_OK(c, "SET", "run", run);
+    redisReply *d = H_CALL(c, "DUMP", "run");
+    CHECK(d && d->type == REDIS_REPLY_STRING && d->len < 40 && (unsigned char)d->str[1] == 0xc3,
+          "DUMP of 300 x's: LZF (%zu bytes)", d ? d->len : 0);
+    freeReplyObject(d);
+    if (r && h_move_key(c, r, "run", "0"))
+        H_SAME(c, r, "GET", "run");
+    H_SAME(c, r, "CONFIG", "SET", "rdbcompression", "no");
+    d = H_CALL(c, "DUMP", "run");
+    CHECK(d && d->type == REDIS_REPLY_STRING && d->len == 1 + 2 + 300 + 10,
+          "DUMP of 300 x's under rdbcompression no: raw (%zu bytes)", d ? d->len : 0);
+    freeReplyObject(d);
+    if (r) {
+        freeReplyObject(H_CALL(r, "DEL", "run"));
+        if (h_move_key(c, r, "run", "0"))
+            H_SAME(c, r, "GET", "run");
+    }
+    H_SAME(c, r, "CONFIG", "SET", "rdbcompression", "yes");
+out:
+    finish(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -731,6 +773,7 @@ int main(int argc, char **argv)
     H_RUN(test_events);
     H_RUN(test_old_encodings);
     H_RUN(test_random_both_ways);
+    H_RUN(test_compression);
     h_stop(&srv);
     H_RUN(test_log);
     return h_finish();
