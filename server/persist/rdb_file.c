@@ -64,6 +64,9 @@ struct loader {
     const struct rdb_file_opts *o;
     struct keyspace *ks;
     struct db *db;
+    /* One per database: the keys go in unordered (the file is in hash
+     * order) and are sorted and linked once at the end (ks_bulk_sort). */
+    struct ks_bulk *bulks;
     long long keys;
     char *err;
     size_t errlen;
@@ -178,15 +181,16 @@ static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expir
         rdb_value_release(&v);
         goto out;
     }
+    struct ks_bulk *b = &l->bulks[l->db->id];
+    if (!b->db)
+        ks_bulk_begin(b, l->db);
     struct ks_entry *e;
     if (v.type == KS_STRING) {
-        e = ks_set_string(l->db, key.p, key.len, v.str.p, v.str.len, 0);
+        e = ks_bulk_add(b, key.p, key.len, KS_STRING, v.str.p, v.str.len, expire);
         rdb_value_release(&v);
     } else {
-        e = ks_add_ptr(l->db, key.p, key.len, (enum ks_type)v.type, v.ptr);
+        e = ks_bulk_add(b, key.p, key.len, (enum ks_type)v.type, v.ptr, 0, expire);
     }
-    if (expire >= 0)
-        e = ks_set_expire(l->db, e, expire);
     if (l->o->clock)
         ka_restore(e, l->o->clock, freq, idle);
     if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
@@ -308,11 +312,19 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
     struct loader l = {.in = {buf, len, 0}, .name = name, .o = o, .ks = ks, .db = &ks->dbs[0]};
     l.err = err;
     l.errlen = errlen;
-    int version = 0;
+    int version = 0, rc = 0;
     snap_drop_loaded_functions();
+    l.bulks = xcalloc((size_t)ks->count, sizeof(*l.bulks));
     if (read_header(&l, &version) < 0 || read_records(&l) < 0 || read_checksum(&l, version) < 0)
-        return -1;
-    return l.keys;
+        rc = -1;
+    for (int i = 0; i < ks->count; i++) {
+        if (l.bulks[i].db) {
+            ks_bulk_sort(&l.bulks[i]);
+            ks_bulk_finish(&l.bulks[i]);
+        }
+    }
+    xfree(l.bulks);
+    return rc < 0 ? -1 : l.keys;
 }
 
 int rdb_file_sniff(const char *path)
