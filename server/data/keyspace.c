@@ -589,6 +589,11 @@ static int sort_key_cmp(const void *pa, const void *pb)
     return keycmp_inline(ks_key(a->e), ks_klen(a->e), ks_key(b->e), ks_klen(b->e));
 }
 
+void ks_reserve(struct db *db, size_t n)
+{
+    kix_reserve(&db->index, n);
+}
+
 void ks_bulk_sort(struct ks_bulk *b)
 {
     struct sort_key *k = xmalloc(sizeof(*k) * (b->n ? b->n : 1));

@@ -227,6 +227,8 @@ void ks_bulk_finish(struct ks_bulk *b);
  * descents of a growing tree. The keys must be distinct (the index finds a
  * repeat as it is added). */
 void ks_bulk_sort(struct ks_bulk *b);
+/* Sizes an empty db's index for n keys (kix_reserve). */
+void ks_reserve(struct db *db, size_t n);
 /* Changes a string's length to vlen keeping the first min(old, new) bytes;
  * new bytes are uninitialised. May move the entry; returns it. Grows with
  * slack so repeated APPENDs are amortised O(1). */

@@ -255,9 +255,12 @@ static int read_records(struct loader *l)
                             (unsigned long long)a, l->ks->count);
             l->db = &l->ks->dbs[a];
             break;
-        case RDB_OPCODE_RESIZEDB: /* sizes to expect: rbkv's trees need no hint */
+        case RDB_OPCODE_RESIZEDB:
             if (rdb_read_len(&l->in, &a, NULL) < 0 || rdb_read_len(&l->in, &b, NULL) < 0)
                 return fail(l, at, NULL, 0, "truncated RESIZEDB");
+            /* The index sized once, as Redis sizes its dict; a key takes
+             * at least 3 bytes, which bounds a lying count. */
+            ks_reserve(l->db, a < rdb_left(&l->in) / 3 ? (size_t)a : rdb_left(&l->in) / 3);
             break;
         case RDB_OPCODE_AUX:
             if (read_aux(l, at) < 0)
