@@ -19,6 +19,7 @@
 #include "mem.h"
 #include "process.h"
 #include "rdb_convert.h"
+#include "rdb_io.h"
 #include "resp_heap.h"
 #include "server.h"
 #include "wiring.h"
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
     resp_set_heap(&counted);
     commands_register();
     log_set_level_source(&server.cfg.loglevel);
+    rdb_set_compression_source(&server.cfg.rdbcompression);
     if (config_init(&server.cfg) < 0)
         return 1;
     if (argc >= 2 && !strcmp(argv[1], "--convert-rdb"))

@@ -35,6 +35,7 @@ set(RBKV_FUZZ_INCLUDES_repl_reader ${PROJECT_SOURCE_DIR}/server/replication)
 # files on the data layer.
 set(RBKV_FUZZ_LIBS_dump_payload rbkv_data rbkv_base rbtree resp)
 set(RBKV_FUZZ_SOURCES_dump_payload ${PROJECT_SOURCE_DIR}/server/persist/rdb_value.c
+    ${PROJECT_SOURCE_DIR}/server/persist/rdb_stream.c
     ${PROJECT_SOURCE_DIR}/server/persist/rdb_blobs.c ${PROJECT_SOURCE_DIR}/server/persist/rdb_io.c
     ${PROJECT_SOURCE_DIR}/server/persist/lzf.c)
 set(RBKV_FUZZ_INCLUDES_dump_payload ${PROJECT_SOURCE_DIR}/server/persist)

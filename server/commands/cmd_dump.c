@@ -43,10 +43,6 @@ static void cmd_dump(struct client *c)
     }
     size_t len;
     char *payload = rdb_dump_payload(e, &len);
-    if (!payload) {
-        resp_add_error(&c->out, "ERR DUMP of stream values is not supported yet");
-        return;
-    }
     resp_add_bulk(&c->out, payload, len);
     xfree(payload);
 }
@@ -150,10 +146,6 @@ static void cmd_restore(struct client *c)
     const char *why;
     restore_limits(&lim);
     int rc = rdb_dump_read(payload->ptr, payload->len, &lim, deep_sanitize(c), &v, &why);
-    if (rc == RDB_ERR_UNSUPPORTED) {
-        resp_add_error(&c->out, "ERR Bad data format: stream values are not supported yet");
-        return;
-    }
     if (rc < 0) {
         resp_add_error(&c->out, "ERR Bad data format");
         return;

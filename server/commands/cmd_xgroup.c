@@ -71,28 +71,6 @@ static int range_has_tombstones(const struct xstream *s, const struct xs_id *sta
     return xs_id_cmp(&lo, &s->max_deleted) <= 0 && xs_id_cmp(&s->max_deleted, &hi) <= 0;
 }
 
-/* The entries added up to id, or XG_ENTRIES_READ_INVALID when unknown. */
-static int64_t estimate_entries_read(const struct xstream *s, const struct xs_id *id)
-{
-    if (!s->entries_added)
-        return 0;
-    int cmp_last = xs_id_cmp(id, &s->last_id);
-    if (!xs_len(s) && cmp_last < 1)
-        return (int64_t)s->entries_added;
-    if (cmp_last == 0)
-        return (int64_t)s->entries_added;
-    if (cmp_last > 0)
-        return XG_ENTRIES_READ_INVALID;
-    int cmp_first = xs_id_cmp(id, &s->first_id);
-    if (id_is_zero(&s->max_deleted) || xs_id_cmp(&s->max_deleted, &s->first_id) < 0) {
-        if (cmp_first < 0)
-            return (int64_t)(s->entries_added - xs_len(s));
-        if (cmp_first == 0)
-            return (int64_t)(s->entries_added - xs_len(s) + 1);
-    }
-    return XG_ENTRIES_READ_INVALID;
-}
-
 /* The group's lag, or -1 when unknown (a nil). */
 static int64_t group_lag(const struct xstream *s, const struct xg_group *g)
 {
@@ -100,7 +78,7 @@ static int64_t group_lag(const struct xstream *s, const struct xg_group *g)
         return 0;
     if (g->entries_read != XG_ENTRIES_READ_INVALID && !range_has_tombstones(s, &g->last_id, NULL))
         return (int64_t)s->entries_added - g->entries_read;
-    int64_t read = estimate_entries_read(s, &g->last_id);
+    int64_t read = xs_estimate_entries_read(s, &g->last_id);
     return read == XG_ENTRIES_READ_INVALID ? -1 : (int64_t)s->entries_added - read;
 }
 
@@ -413,7 +391,7 @@ static size_t deliver_new(struct client *c, const struct resp_slice *key, struct
         if (g->entries_read != XG_ENTRIES_READ_INVALID && !range_has_tombstones(s, &e.id, NULL))
             g->entries_read++;
         else if (s->entries_added)
-            g->entries_read = estimate_entries_read(s, &e.id);
+            g->entries_read = xs_estimate_entries_read(s, &e.id);
         g->last_id = e.id;
         xentry_reply(c, &e);
         if (noack)

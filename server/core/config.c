@@ -443,8 +443,7 @@ static const struct config_def defs[] = {
      * has no object here. */
     {.name = "rdbchecksum", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE, FIELD(rdbchecksum),
      .default_value = "yes", LATER(36)},
-    {.name = "rdbcompression", .type = CONFIG_BOOL, FIELD(rdbcompression), .default_value = "yes",
-     LATER(36)},
+    {.name = "rdbcompression", .type = CONFIG_BOOL, FIELD(rdbcompression), .default_value = "yes"},
     {.name = "aof-use-rdb-preamble", .type = CONFIG_BOOL, FIELD(aof_use_rdb_preamble),
      .default_value = "yes", LATER(36)},
     {.name = "sanitize-dump-payload", .type = CONFIG_ENUM, FIELD(sanitize_dump_payload),

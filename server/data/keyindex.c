@@ -326,6 +326,12 @@ void kix_insert(struct kix *ix, struct ks_entry *e, uint64_t h)
     table_put(&ix->cur, slot_of(e, h), h);
 }
 
+void kix_reserve(struct kix *ix, size_t n)
+{
+    if (kix_count(ix) == 0 && n > max_used(ix->cur.cap))
+        rehash_start(ix, cap_for(n));
+}
+
 void kix_remove(struct kix *ix, const struct ks_entry *e)
 {
     uint64_t h = entry_hash(ix, e);

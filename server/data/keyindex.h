@@ -98,6 +98,10 @@ void kix_insert(struct kix *ix, struct ks_entry *e, uint64_t h);
 /* Removes e, which must be in the index. Read e's key first: e must still be
  * valid. May shrink the index (an empty one frees its tables). */
 void kix_remove(struct kix *ix, const struct ks_entry *e);
+/* Sizes an empty index for n keys at once, so a load that knows its count
+ * (an RDB file's RESIZEDB) does not rehash as it grows; nothing when the
+ * index holds keys. The caller bounds n by what its input can back. */
+void kix_reserve(struct kix *ix, size_t n);
 
 /* The entry at `gone` now lives at `moved`, which holds the same key; the
  * index points at moved. Reads moved only, so gone may already be freed. */

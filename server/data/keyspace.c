@@ -594,6 +594,50 @@ static struct rb_node *bulk_link(struct ks_entry **v, size_t lo, size_t hi, stru
     return &e->node;
 }
 
+/* One entry to sort: the first 16 bytes of its key as two big-endian words
+ * (zero-padded), so most comparisons never touch the entry. */
+struct sort_key {
+    uint64_t w0, w1;
+    struct ks_entry *e;
+};
+
+static uint64_t prefix_word(const char *key, size_t klen, size_t at)
+{
+    unsigned char b[8] = {0};
+    if (klen > at)
+        memcpy(b, key + at, klen - at < 8 ? klen - at : 8);
+    return key_word8(b);
+}
+
+static int sort_key_cmp(const void *pa, const void *pb)
+{
+    const struct sort_key *a = pa, *b = pb;
+    if (a->w0 != b->w0)
+        return a->w0 < b->w0 ? -1 : 1;
+    if (a->w1 != b->w1)
+        return a->w1 < b->w1 ? -1 : 1;
+    return keycmp_inline(ks_key(a->e), ks_klen(a->e), ks_key(b->e), ks_klen(b->e));
+}
+
+void ks_reserve(struct db *db, size_t n)
+{
+    kix_reserve(&db->index, n);
+}
+
+void ks_bulk_sort(struct ks_bulk *b)
+{
+    struct sort_key *k = xmalloc(sizeof(*k) * (b->n ? b->n : 1));
+    for (size_t i = 0; i < b->n; i++) {
+        const char *key = ks_key(b->v[i]);
+        size_t klen = ks_klen(b->v[i]);
+        k[i] = (struct sort_key){prefix_word(key, klen, 0), prefix_word(key, klen, 8), b->v[i]};
+    }
+    qsort(k, b->n, sizeof(*k), sort_key_cmp);
+    for (size_t i = 0; i < b->n; i++)
+        b->v[i] = k[i].e;
+    xfree(k);
+}
+
 void ks_bulk_finish(struct ks_bulk *b)
 {
     unsigned deepest = 0;

@@ -247,6 +247,14 @@ void ks_bulk_begin(struct ks_bulk *b, struct db *db);
 struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
                              const void *value, size_t vlen, int64_t when_ms);
 void ks_bulk_finish(struct ks_bulk *b);
+/* Puts the entries added so far in key order, for a caller whose keys come
+ * in any order (Redis's RDB file, in hash order): added unordered, sorted
+ * once, linked by ks_bulk_finish in O(n), which costs far less than as many
+ * descents of a growing tree. The keys must be distinct (the index finds a
+ * repeat as it is added). */
+void ks_bulk_sort(struct ks_bulk *b);
+/* Sizes an empty db's index for n keys (kix_reserve). */
+void ks_reserve(struct db *db, size_t n);
 /* Changes a string's length to vlen keeping the first min(old, new) bytes;
  * new bytes are uninitialised. May move the entry; returns it. Grows with
  * slack so repeated APPENDs are amortised O(1). */

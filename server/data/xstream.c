@@ -363,3 +363,25 @@ int xs_check(const struct xstream *s, const char **why)
     }
     return xg_check(s, why);
 }
+
+/* Redis's streamEstimateDistanceFromFirstEverEntry (xstream.h). */
+int64_t xs_estimate_entries_read(const struct xstream *s, const struct xs_id *id)
+{
+    if (!s->entries_added)
+        return 0;
+    int cmp_last = xs_id_cmp(id, &s->last_id);
+    if (!xs_len(s) && cmp_last < 1)
+        return (int64_t)s->entries_added;
+    if (cmp_last == 0)
+        return (int64_t)s->entries_added;
+    if (cmp_last > 0)
+        return XG_ENTRIES_READ_INVALID;
+    int cmp_first = xs_id_cmp(id, &s->first_id);
+    if ((!s->max_deleted.ms && !s->max_deleted.seq) || xs_id_cmp(&s->max_deleted, &s->first_id) < 0) {
+        if (cmp_first < 0)
+            return (int64_t)(s->entries_added - xs_len(s));
+        if (cmp_first == 0)
+            return (int64_t)(s->entries_added - xs_len(s) + 1);
+    }
+    return XG_ENTRIES_READ_INVALID;
+}

@@ -134,6 +134,13 @@ size_t xs_nodes(const struct xstream *s);
 int xs_load_entry(struct xstream *s, const struct xs_id *id, uint64_t node,
                   const struct xs_str *pairs, size_t npairs);
 
+/* The entries added up to id (a consumer group's entries-read counter for
+ * a last delivered ID of id), or -1 (xgroup.h's XG_ENTRIES_READ_INVALID)
+ * when unknown: Redis's streamEstimateDistanceFromFirstEverEntry, for
+ * XGROUP and XINFO's lag and for groups read from RDB files that do not
+ * record the counter. Here, since it reads only the stream's counters. */
+int64_t xs_estimate_entries_read(const struct xstream *s, const struct xs_id *id);
+
 /* Checks the invariants above; 0, or -1 with *why set. */
 int xs_check(const struct xstream *s, const char **why);
 

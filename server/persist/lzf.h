@@ -1,6 +1,7 @@
 /*
- * lzf.h - LZF decompression, as Redis's RDB format compresses long strings
- * (lzf_d.c's format: literal runs and back references).
+ * lzf.h - LZF compression and decompression, as Redis's RDB format
+ * compresses long strings (liblzf's format: literal runs and back
+ * references).
  *
  * Owns nothing. Reads untrusted input: every length and back reference is
  * checked against both buffers.
@@ -19,5 +20,12 @@
 /* Decompresses in[0, in_len) into out[0, out_len). Returns the bytes
  * written, or 0 when the input is malformed or does not fit out. */
 size_t lzf_decompress(const void *in, size_t in_len, void *out, size_t out_len);
+
+/* Compresses in[0, in_len) into out[0, out_len), greedily (each 3-byte
+ * prefix looked up in a hash of the last place it was seen, up to 8192
+ * bytes back). Returns the bytes written, or 0 when the result would not
+ * fit out (so a caller that wants a gain passes less room than in_len).
+ * Uses 64 KB of stack. */
+size_t lzf_compress(const void *in, size_t in_len, void *out, size_t out_len);
 
 #endif

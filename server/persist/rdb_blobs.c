@@ -47,72 +47,164 @@ static size_t lp_backlen(uint64_t l, unsigned char *buf)
     return n;
 }
 
-long rdb_listpack_walk(const unsigned char *lp, size_t size, rdb_elem_cb *cb, void *arg)
+int rdb_lp_open(struct rdb_lp_it *it, const unsigned char *lp, size_t size)
 {
     if (size < LP_HEADER + 1 || rdb_le(lp, 4) != size || lp[size - 1] != LP_EOF)
         return -1;
-    const unsigned char *p = lp + LP_HEADER, *end = lp + size - 1;
-    long count = 0;
-    while (p < end) {
-        size_t avail = (size_t)(end - p), hdr, data = 0;
-        unsigned b = p[0];
-        long long v = 0;
-        int is_int = 1;
-        if (b < 0x80) {
-            hdr = 1;
-            v = b;
-        } else if ((b & 0xc0) == 0x80) {
-            hdr = 1;
-            data = b & 0x3f;
-            is_int = 0;
-        } else if ((b & 0xe0) == 0xc0) {
-            hdr = 2;
-            if (avail < 2)
-                return -1;
-            v = (long long)((b & 0x1f) << 8 | p[1]);
-            if (v >= 1 << 12)
-                v -= 1 << 13;
-        } else if ((b & 0xf0) == 0xe0) {
-            hdr = 2;
-            if (avail < 2)
-                return -1;
-            data = (size_t)((b & 0x0f) << 8 | p[1]);
-            is_int = 0;
-        } else if (b == 0xf0) {
-            hdr = 5;
-            if (avail < 5)
-                return -1;
-            data = (size_t)rdb_le(p + 1, 4);
-            is_int = 0;
-        } else if (b >= 0xf1 && b <= 0xf4) {
-            static const int bytes[] = {2, 3, 4, 8};
-            int n = bytes[b - 0xf1];
-            hdr = 1 + (size_t)n;
-            if (avail < hdr)
-                return -1;
-            v = rdb_le_signed(p + 1, n);
-        } else {
-            return -1; /* 0xf5..0xfe are no encoding; 0xff ends early */
-        }
-        if (avail < hdr || avail - hdr < data)
-            return -1;
-        unsigned char back[5];
-        size_t entry = hdr + data, blen = lp_backlen(entry, back);
-        if (avail - entry < blen)
-            return -1;
-        for (size_t i = 0; i < blen; i++)
-            if (p[entry + i] != back[i])
-                return -1;
-        int rc = is_int ? give_int(cb, arg, v) : cb(arg, (const char *)p + hdr, data);
-        if (rc < 0)
-            return -1;
-        count++;
-        p += entry + blen;
+    it->lp = lp;
+    it->p = lp + LP_HEADER;
+    it->end = lp + size - 1;
+    it->count = 0;
+    return 0;
+}
+
+int rdb_lp_next(struct rdb_lp_it *it, struct rdb_lp_elem *e)
+{
+    const unsigned char *p = it->p;
+    if (p == it->end) {
+        uint64_t declared = rdb_le(it->lp + 4, 2);
+        return declared != LP_COUNT_UNKNOWN && declared != (uint64_t)it->count ? -1 : 0;
     }
-    uint64_t declared = rdb_le(lp + 4, 2);
-    if (declared != LP_COUNT_UNKNOWN && declared != (uint64_t)count)
+    size_t avail = (size_t)(it->end - p), hdr, data = 0;
+    unsigned b = p[0];
+    e->is_int = 1;
+    e->v = 0;
+    if (b < 0x80) {
+        hdr = 1;
+        e->v = b;
+    } else if ((b & 0xc0) == 0x80) {
+        hdr = 1;
+        data = b & 0x3f;
+        e->is_int = 0;
+    } else if ((b & 0xe0) == 0xc0) {
+        hdr = 2;
+        if (avail < 2)
+            return -1;
+        e->v = (long long)((b & 0x1f) << 8 | p[1]);
+        if (e->v >= 1 << 12)
+            e->v -= 1 << 13;
+    } else if ((b & 0xf0) == 0xe0) {
+        hdr = 2;
+        if (avail < 2)
+            return -1;
+        data = (size_t)((b & 0x0f) << 8 | p[1]);
+        e->is_int = 0;
+    } else if (b == 0xf0) {
+        hdr = 5;
+        if (avail < 5)
+            return -1;
+        data = (size_t)rdb_le(p + 1, 4);
+        e->is_int = 0;
+    } else if (b >= 0xf1 && b <= 0xf4) {
+        static const int bytes[] = {2, 3, 4, 8};
+        int n = bytes[b - 0xf1];
+        hdr = 1 + (size_t)n;
+        if (avail < hdr)
+            return -1;
+        e->v = rdb_le_signed(p + 1, n);
+    } else {
+        return -1; /* 0xf5..0xfe are no encoding; 0xff ends early */
+    }
+    if (avail < hdr || avail - hdr < data)
         return -1;
-    return count;
+    unsigned char back[5];
+    size_t entry = hdr + data, blen = lp_backlen(entry, back);
+    if (avail - entry < blen)
+        return -1;
+    for (size_t i = 0; i < blen; i++)
+        if (p[entry + i] != back[i])
+            return -1;
+    e->p = (const char *)p + hdr;
+    e->len = data;
+    it->count++;
+    it->p = p + entry + blen;
+    return 1;
+}
+
+long rdb_listpack_walk(const unsigned char *lp, size_t size, rdb_elem_cb *cb, void *arg)
+{
+    struct rdb_lp_it it;
+    struct rdb_lp_elem e;
+    int rc;
+    if (rdb_lp_open(&it, lp, size) < 0)
+        return -1;
+    while ((rc = rdb_lp_next(&it, &e)) == 1)
+        if ((e.is_int ? give_int(cb, arg, e.v) : cb(arg, e.p, e.len)) < 0)
+            return -1;
+    return rc < 0 ? -1 : it.count;
+}
+
+/* The bytes of an entry's encoding (header and data) for the string
+ * p[0, len) as listpack.c's lpEncodeString picks them. */
+static void lp_put(struct rdb_out *o, const unsigned char *hdr, size_t hlen, const char *p,
+                   size_t len)
+{
+    unsigned char back[5];
+    rdb_out_bytes(o, hdr, hlen);
+    rdb_out_bytes(o, p, len);
+    rdb_out_bytes(o, back, lp_backlen(hlen + len, back));
+}
+
+void rdb_lp_begin(struct rdb_out *o, size_t *start)
+{
+    static const unsigned char header[LP_HEADER];
+    *start = o->len;
+    rdb_out_bytes(o, header, sizeof(header));
+}
+
+void rdb_lp_append_int(struct rdb_out *o, long long v)
+{
+    unsigned char hdr[9];
+    size_t n;
+    if (v >= 0 && v <= 127) {
+        hdr[0] = (unsigned char)v;
+        n = 1;
+    } else if (v >= -4096 && v <= 4095) {
+        uint64_t u = (uint64_t)v & 0x1fff;
+        hdr[0] = (unsigned char)(0xc0 | u >> 8);
+        hdr[1] = (unsigned char)u;
+        n = 2;
+    } else {
+        int bytes = v >= -32768 && v <= 32767 ? 2 : v >= -8388608 && v <= 8388607 ? 3
+                  : v >= INT32_MIN && v <= INT32_MAX ? 4 : 8;
+        hdr[0] = (unsigned char)(bytes == 2 ? 0xf1 : bytes == 3 ? 0xf2 : bytes == 4 ? 0xf3 : 0xf4);
+        for (int i = 0; i < bytes; i++)
+            hdr[1 + i] = (unsigned char)((uint64_t)v >> (8 * i));
+        n = 1 + (size_t)bytes;
+    }
+    lp_put(o, hdr, n, "", 0);
+}
+
+void rdb_lp_append_str(struct rdb_out *o, const char *p, size_t len)
+{
+    unsigned char hdr[5];
+    size_t n;
+    if (len < 64) {
+        hdr[0] = (unsigned char)(0x80 | len);
+        n = 1;
+    } else if (len < 4096) {
+        hdr[0] = (unsigned char)(0xe0 | len >> 8);
+        hdr[1] = (unsigned char)len;
+        n = 2;
+    } else {
+        hdr[0] = 0xf0;
+        for (int i = 0; i < 4; i++)
+            hdr[1 + i] = (unsigned char)(len >> (8 * i));
+        n = 5;
+    }
+    lp_put(o, hdr, n, len ? p : "", len);
+}
+
+void rdb_lp_end(struct rdb_out *o, size_t start, size_t count)
+{
+    rdb_out_byte(o, LP_EOF);
+    size_t size = o->len - start;
+    unsigned char *h = (unsigned char *)o->buf + start;
+    for (int i = 0; i < 4; i++)
+        h[i] = (unsigned char)(size >> (8 * i));
+    uint64_t c = count < LP_COUNT_UNKNOWN ? count : LP_COUNT_UNKNOWN;
+    h[4] = (unsigned char)c;
+    h[5] = (unsigned char)(c >> 8);
 }
 
 /* ---- ziplist ---- */

@@ -19,9 +19,39 @@
 
 #include <stddef.h>
 
+#include "rdb_io.h"
+
 /* Called with each element in order; a negative return stops the walk,
  * which then fails. */
 typedef int rdb_elem_cb(void *arg, const char *p, size_t len);
+
+/* A listpack read one element at a time (a stream's listpacks mix integers
+ * and strings whose meaning depends on their place). rdb_lp_open checks the
+ * header and the terminator: 0, or -1. */
+struct rdb_lp_it {
+    const unsigned char *lp, *p, *end;
+    long count;
+};
+/* An element: an integer v, or the string p[0, len) (inside the blob). */
+struct rdb_lp_elem {
+    int is_int;
+    long long v;
+    const char *p;
+    size_t len;
+};
+int rdb_lp_open(struct rdb_lp_it *it, const unsigned char *lp, size_t size);
+/* 1 with *e set, 0 at the end (the header's count then agrees, unless it
+ * is the "unknown" marker), -1 when the blob is malformed. */
+int rdb_lp_next(struct rdb_lp_it *it, struct rdb_lp_elem *e);
+
+/* A listpack written into o: rdb_lp_begin reserves the header (its offset
+ * into *start), the appends add elements in listpack.c's smallest
+ * encodings, rdb_lp_end writes the terminator and the header (count
+ * elements). */
+void rdb_lp_begin(struct rdb_out *o, size_t *start);
+void rdb_lp_append_int(struct rdb_out *o, long long v);
+void rdb_lp_append_str(struct rdb_out *o, const char *p, size_t len);
+void rdb_lp_end(struct rdb_out *o, size_t start, size_t count);
 
 /* Each returns the number of elements walked, or -1 when the blob is
  * malformed or the callback refused an element. */

@@ -14,8 +14,8 @@ char *rdb_dump_payload(struct ks_entry *e, size_t *len)
     struct rdb_out o = {0};
     if (e->type == KS_STRING)
         rdb_value_write_string(&o, ks_str(e), ks_slen(e));
-    else if (rdb_value_write(&o, e->type, ks_ptr(e)) < 0)
-        return NULL;
+    else
+        rdb_value_write(&o, e->type, ks_ptr(e));
     unsigned char trailer[RDB_DUMP_TRAILER];
     trailer[0] = RDB_VERSION & 0xff;
     trailer[1] = RDB_VERSION >> 8;

@@ -18,8 +18,7 @@
 /* Version and checksum after the value. */
 #define RDB_DUMP_TRAILER 10
 
-/* e's value as a payload, owned by the caller; NULL when its type cannot be
- * written (a stream). */
+/* e's value as a payload, owned by the caller. */
 char *rdb_dump_payload(struct ks_entry *e, size_t *len);
 
 /* Whether p[0, len) ends in a trailer of a version up to RDB_VERSION and a

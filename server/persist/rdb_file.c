@@ -64,6 +64,9 @@ struct loader {
     const struct rdb_file_opts *o;
     struct keyspace *ks;
     struct db *db;
+    /* One per database: the keys go in unordered (the file is in hash
+     * order) and are sorted and linked once at the end (ks_bulk_sort). */
+    struct ks_bulk *bulks;
     long long keys;
     char *err;
     size_t errlen;
@@ -139,10 +142,13 @@ static int read_function(struct loader *l, size_t at)
     return 0;
 }
 
-/* Whether Redis 7.0 knows t as a value type (rdbIsObjectType). */
+/* Whether Redis 7.0 knows t as a value type (rdbIsObjectType), or it is
+ * 7.2's third stream type, which rdb_stream.h reads too. */
 static int is_value_type(unsigned t)
 {
-    return t <= RDB_TYPE_MODULE_2 || (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_STREAM_LISTPACKS_2);
+    return t <= RDB_TYPE_MODULE_2 ||
+           (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_STREAM_LISTPACKS_2) ||
+           t == RDB_TYPE_STREAM_LISTPACKS_3;
 }
 
 /* The key of type rdbtype at at, with its pending expiry and access state. */
@@ -160,10 +166,6 @@ static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expir
     struct rdb_value v;
     const char *why;
     int vrc = rdb_value_read_body(&l->in, rdbtype, &l->o->lim, 1, &v, &why);
-    if (vrc == RDB_ERR_UNSUPPORTED) {
-        fail(l, at, key.p, key.len, "a stream: rbkv reads no stream from RDB yet");
-        goto out;
-    }
     if (vrc < 0) {
         fail(l, at, key.p, key.len, "bad value of type %u (%s)", rdbtype, why);
         goto out;
@@ -179,15 +181,16 @@ static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expir
         rdb_value_release(&v);
         goto out;
     }
+    struct ks_bulk *b = &l->bulks[l->db->id];
+    if (!b->db)
+        ks_bulk_begin(b, l->db);
     struct ks_entry *e;
     if (v.type == KS_STRING) {
-        e = ks_set_string(l->db, key.p, key.len, v.str.p, v.str.len, 0);
+        e = ks_bulk_add(b, key.p, key.len, KS_STRING, v.str.p, v.str.len, expire);
         rdb_value_release(&v);
     } else {
-        e = ks_add_ptr(l->db, key.p, key.len, (enum ks_type)v.type, v.ptr);
+        e = ks_bulk_add(b, key.p, key.len, (enum ks_type)v.type, v.ptr, 0, expire);
     }
-    if (expire >= 0)
-        e = ks_set_expire(l->db, e, expire);
     if (l->o->clock)
         ka_restore(e, l->o->clock, freq, idle);
     if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
@@ -252,9 +255,12 @@ static int read_records(struct loader *l)
                             (unsigned long long)a, l->ks->count);
             l->db = &l->ks->dbs[a];
             break;
-        case RDB_OPCODE_RESIZEDB: /* sizes to expect: rbkv's trees need no hint */
+        case RDB_OPCODE_RESIZEDB:
             if (rdb_read_len(&l->in, &a, NULL) < 0 || rdb_read_len(&l->in, &b, NULL) < 0)
                 return fail(l, at, NULL, 0, "truncated RESIZEDB");
+            /* The index sized once, as Redis sizes its dict; a key takes
+             * at least 3 bytes, which bounds a lying count. */
+            ks_reserve(l->db, a < rdb_left(&l->in) / 3 ? (size_t)a : rdb_left(&l->in) / 3);
             break;
         case RDB_OPCODE_AUX:
             if (read_aux(l, at) < 0)
@@ -309,11 +315,19 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
     struct loader l = {.in = {buf, len, 0}, .name = name, .o = o, .ks = ks, .db = &ks->dbs[0]};
     l.err = err;
     l.errlen = errlen;
-    int version = 0;
+    int version = 0, rc = 0;
     snap_drop_loaded_functions();
+    l.bulks = xcalloc((size_t)ks->count, sizeof(*l.bulks));
     if (read_header(&l, &version) < 0 || read_records(&l) < 0 || read_checksum(&l, version) < 0)
-        return -1;
-    return l.keys;
+        rc = -1;
+    for (int i = 0; i < ks->count; i++) {
+        if (l.bulks[i].db) {
+            ks_bulk_sort(&l.bulks[i]);
+            ks_bulk_finish(&l.bulks[i]);
+        }
+    }
+    xfree(l.bulks);
+    return rc < 0 ? -1 : l.keys;
 }
 
 int rdb_file_sniff(const char *path)
@@ -391,20 +405,12 @@ static void write_aux(struct rdb_out *o, const char *k, const char *v)
 }
 
 /* One key: its expiry, its type byte, the key, the value's body. */
-static int write_key(struct writer *w, struct rdb_out *scratch, const struct db *db,
-                     struct ks_entry *e)
+static int write_key(struct writer *w, struct rdb_out *scratch, struct ks_entry *e)
 {
     int64_t when = ks_get_expire(e);
     if (e->type != KS_STRING) {
         scratch->len = 0;
-        if (rdb_value_write(scratch, e->type, ks_ptr(e)) < 0) {
-            char shown[REPR_MAX(KEY_SHOWN)];
-            size_t n = repr_write(shown, ks_key(e), ks_klen(e) > KEY_SHOWN ? KEY_SHOWN : ks_klen(e));
-            snprintf(w->err, w->errlen, "key %.*s in db %d is a stream: rbkv writes no stream "
-                     "to RDB yet", (int)n, shown, db->id);
-            w->failed = 1;
-            return -1;
-        }
+        rdb_value_write(scratch, e->type, ks_ptr(e));
     }
     if (when >= 0) {
         unsigned char ms[8];
@@ -439,7 +445,7 @@ static int write_db(struct writer *w, struct rdb_out *scratch, const struct db *
         int64_t when = ks_get_expire(e);
         if (when >= 0 && when <= now_ms)
             continue;
-        if (write_key(w, scratch, db, e) < 0)
+        if (write_key(w, scratch, e) < 0)
             return -1;
     }
     return 0;

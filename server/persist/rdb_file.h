@@ -7,7 +7,7 @@
  * Reading takes every version Redis 7.0 reads (1 to 10) and is as strict as
  * Redis's `sanitize-dump-payload yes`: a fault fails the whole load with the
  * offset and, inside a key, the key and its database named. Module data
- * (MODULE_AUX, module values) and streams are refused; function libraries
+ * (MODULE_AUX, module values) are refused; function libraries
  * (FUNCTION2) are handed to the registry as a snapshot's are
  * (snap_take_loaded_functions). AUX fields are read and logged (redis-ver,
  * ctime, used-mem) or skipped: the replication position Redis keeps in them
@@ -64,8 +64,7 @@ long long rdb_file_load(struct keyspace *ks, const char *path, const struct rdb_
 /* Writes every database of ks to the open file fd as an RDB version 10 file,
  * skipping keys whose deadline is <= now_ms, with the function libraries
  * snap_function_code hands over, then fsyncs it (a pipe's EINVAL is no
- * fault). Returns 0, or -1 with the reason in err: a write error, or a key
- * whose type RDB cannot carry yet (a stream), named. Does not close fd. */
+ * fault). Returns 0, or -1 with the write error in err. Does not close fd. */
 int rdb_file_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err,
                       size_t errlen);
 

@@ -50,8 +50,9 @@ int rdb_read_byte(struct rdb_in *in, unsigned *byte)
     return 0;
 }
 
-static uint64_t big_endian(const unsigned char *p, int n)
+uint64_t rdb_be(const void *q, int n)
 {
+    const unsigned char *p = q;
     uint64_t v = 0;
     for (int i = 0; i < n; i++)
         v = v << 8 | p[i];
@@ -103,7 +104,7 @@ int rdb_read_len(struct rdb_in *in, uint64_t *len, int *encoded)
             return -1;
         if (take(in, b == RDB_32BITLEN ? 4 : 8, &p) < 0)
             return -1;
-        *len = big_endian(p, b == RDB_32BITLEN ? 4 : 8);
+        *len = rdb_be(p, b == RDB_32BITLEN ? 4 : 8);
         return 0;
     }
 }
@@ -216,15 +217,35 @@ int rdb_read_binary_double(struct rdb_in *in, double *d)
     return 0;
 }
 
+/* rdbSaveRawString tries no compression below this many bytes. */
+#define LZF_MIN_LEN 21
+/* rdbSaveLzfStringObject keeps a compressed string only this much shorter. */
+#define LZF_MIN_GAIN 4
+/* The longest length encoding: 0x81 and 8 bytes. */
+#define LEN_MAX_BYTES 9
+
+static const int *compression_source;
+
+void rdb_set_compression_source(const int *on)
+{
+    compression_source = on;
+}
+
+/* Room for n more bytes in o. */
+static void reserve(struct rdb_out *o, size_t n)
+{
+    if (o->cap - o->len >= n)
+        return;
+    size_t cap = o->cap ? o->cap : 64;
+    while (cap - o->len < n)
+        cap *= 2;
+    o->buf = xrealloc(o->buf, cap);
+    o->cap = cap;
+}
+
 void rdb_out_bytes(struct rdb_out *o, const void *p, size_t n)
 {
-    if (o->cap - o->len < n) {
-        size_t cap = o->cap ? o->cap : 64;
-        while (cap - o->len < n)
-            cap *= 2;
-        o->buf = xrealloc(o->buf, cap);
-        o->cap = cap;
-    }
+    reserve(o, n);
     memcpy(o->buf + o->len, p, n);
     o->len += n;
 }
@@ -235,26 +256,60 @@ void rdb_out_byte(struct rdb_out *o, unsigned byte)
     rdb_out_bytes(o, &b, 1);
 }
 
-void rdb_out_len(struct rdb_out *o, uint64_t len)
+/* len's encoding into b (LEN_MAX_BYTES); returns its size. */
+static size_t encode_len(unsigned char *b, uint64_t len)
 {
-    unsigned char b[9];
     if (len < 1u << 6) {
-        rdb_out_byte(o, (unsigned)len);
-    } else if (len < 1u << 14) {
+        b[0] = (unsigned char)len;
+        return 1;
+    }
+    if (len < 1u << 14) {
         b[0] = (unsigned char)(RDB_14BITLEN << 6 | len >> 8);
         b[1] = (unsigned char)len;
-        rdb_out_bytes(o, b, 2);
-    } else {
-        int n = len <= UINT32_MAX ? 4 : 8;
-        b[0] = n == 4 ? RDB_32BITLEN : RDB_64BITLEN;
-        for (int i = 0; i < n; i++)
-            b[1 + i] = (unsigned char)(len >> (8 * (n - 1 - i)));
-        rdb_out_bytes(o, b, (size_t)n + 1);
+        return 2;
     }
+    int n = len <= UINT32_MAX ? 4 : 8;
+    b[0] = n == 4 ? RDB_32BITLEN : RDB_64BITLEN;
+    for (int i = 0; i < n; i++)
+        b[1 + i] = (unsigned char)(len >> (8 * (n - 1 - i)));
+    return (size_t)n + 1;
+}
+
+void rdb_out_len(struct rdb_out *o, uint64_t len)
+{
+    unsigned char b[LEN_MAX_BYTES];
+    rdb_out_bytes(o, b, encode_len(b, len));
+}
+
+/* p[0, len) LZF-compressed: the encoding byte, the compressed and the
+ * original length, the compressed bytes. The bytes are compressed where
+ * they will end, past room for the longest header, then the header is put
+ * before them. Returns 0, or -1 (o unchanged) when it would not save
+ * LZF_MIN_GAIN bytes. */
+static int out_lzf(struct rdb_out *o, const char *p, size_t len)
+{
+    size_t room = len - LZF_MIN_GAIN, head = 1 + 2 * LEN_MAX_BYTES;
+    reserve(o, head + room);
+    unsigned char *at = (unsigned char *)o->buf + o->len;
+    size_t clen = lzf_compress(p, len, at + head, room);
+    if (!clen)
+        return -1;
+    unsigned char hdr[1 + 2 * LEN_MAX_BYTES];
+    size_t h = 0;
+    hdr[h++] = RDB_ENCVAL << 6 | RDB_ENC_LZF;
+    h += encode_len(hdr + h, clen);
+    h += encode_len(hdr + h, len);
+    memmove(at + h, at + head, clen);
+    memcpy(at, hdr, h);
+    o->len += h + clen;
+    return 0;
 }
 
 void rdb_out_string(struct rdb_out *o, const char *p, size_t len)
 {
+    if (len >= LZF_MIN_LEN && (!compression_source || *compression_source) &&
+        out_lzf(o, p, len) == 0)
+        return;
     rdb_out_len(o, len);
     rdb_out_bytes(o, p, len);
 }

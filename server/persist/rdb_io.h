@@ -33,7 +33,9 @@ struct rdb_str {
 
 /* The n-byte (n <= 8) little-endian unsigned integer at p. */
 uint64_t rdb_le(const void *p, int n);
-/* The same read as two's complement. */
+/* The n-byte (n <= 8) big-endian unsigned integer at p. */
+uint64_t rdb_be(const void *p, int n);
+/* The little-endian one read as two's complement. */
 long long rdb_le_signed(const void *p, int n);
 
 /* Bytes left to read. */
@@ -62,9 +64,16 @@ struct rdb_out {
 void rdb_out_bytes(struct rdb_out *o, const void *p, size_t n);
 void rdb_out_byte(struct rdb_out *o, unsigned byte);
 void rdb_out_len(struct rdb_out *o, uint64_t len);
-/* A string, raw (as Redis writes one that is not an integer and that it
- * does not compress). */
+/* A string: LZF-compressed when compression is on, it is longer than 20
+ * bytes and compressing saves at least 4 (rdb.c's rdbSaveRawString and
+ * rdbSaveLzfStringObject, for DUMP payloads and files alike), else raw. p
+ * must not point into o's buffer. */
 void rdb_out_string(struct rdb_out *o, const char *p, size_t len);
+/* Where rdb_out_string reads whether to compress (Redis's rdbcompression),
+ * at every string, so a CONFIG SET acts at once: main.c points it at
+ * server.cfg.rdbcompression. NULL, the default, compresses, as Redis does
+ * by default (--convert-rdb reads no configuration). */
+void rdb_set_compression_source(const int *on);
 void rdb_out_binary_double(struct rdb_out *o, double d);
 /* Hands the bytes to the caller (who frees them with xfree) and empties o. */
 char *rdb_out_take(struct rdb_out *o, size_t *len);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "rdb_blobs.h"
+#include "rdb_stream.h"
 #include "zset.h"
 
 /* quicklist 2's node containers (quicklist.h). */
@@ -52,6 +53,9 @@ static void value_free(int type, void *ptr)
         break;
     case KS_ZSET:
         zs_free(ptr);
+        break;
+    case KS_STREAM:
+        xs_free(ptr);
         break;
     default:
         break;
@@ -317,6 +321,10 @@ static int ks_type_of(unsigned rdbtype)
     case RDB_TYPE_ZSET_ZIPLIST:
     case RDB_TYPE_ZSET_LISTPACK:
         return KS_ZSET;
+    case RDB_TYPE_STREAM_LISTPACKS:
+    case RDB_TYPE_STREAM_LISTPACKS_2:
+    case RDB_TYPE_STREAM_LISTPACKS_3:
+        return KS_STREAM;
     default:
         return -1;
     }
@@ -382,12 +390,18 @@ int rdb_value_read_body(struct rdb_in *in, unsigned rdbtype, const struct rdb_li
     int type = ks_type_of(rdbtype);
     if (type < 0) {
         /* A module value is what Redis without that module refuses too. */
-        int stream = rdbtype == RDB_TYPE_STREAM_LISTPACKS ||
-                     rdbtype == RDB_TYPE_STREAM_LISTPACKS_2;
-        *why = stream ? "stream values are not supported" : "unknown or module type";
-        return stream ? RDB_ERR_UNSUPPORTED : RDB_ERR_FORMAT;
+        *why = "unknown or module type";
+        return RDB_ERR_FORMAT;
     }
     v->type = type;
+    /* A stream may be empty (XDEL and XTRIM leave it), unlike the others. */
+    if (type == KS_STREAM) {
+        struct xstream *s;
+        if (rdb_stream_read(in, rdbtype, &s, why) < 0)
+            return RDB_ERR_FORMAT;
+        v->ptr = s;
+        return 0;
+    }
     if (type == KS_STRING) {
         if (rdb_read_string(in, &v->str) < 0) {
             *why = "truncated string";
@@ -452,20 +466,22 @@ void rdb_value_write_string(struct rdb_out *o, const char *p, size_t len)
     rdb_out_string(o, p, len);
 }
 
-int rdb_value_write(struct rdb_out *o, int type, const void *value)
+void rdb_value_write(struct rdb_out *o, int type, const void *value)
 {
     switch (type) {
     case KS_LIST:
         write_list(o, value);
-        return 0;
+        break;
     case KS_SET:
     case KS_HASH:
         write_map(o, value);
-        return 0;
+        break;
     case KS_ZSET:
         write_zset(o, value);
-        return 0;
-    default:
-        return RDB_ERR_UNSUPPORTED;
+        break;
+    default: /* KS_STREAM */
+        rdb_out_byte(o, RDB_TYPE_STREAM_LISTPACKS_2);
+        rdb_stream_write(o, value);
+        break;
     }
 }

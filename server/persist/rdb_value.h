@@ -1,19 +1,19 @@
 /*
  * rdb_value.h - one value in Redis 7.0's RDB format (rdb.c's
  * rdbLoadObjectType + rdbLoadObject, rdbSaveObjectType + rdbSaveObject):
- * the type byte and the value's body, for strings, lists, sets, hashes and
- * sorted sets. DUMP/RESTORE use it (rdb_dump.h), and RDB files (rdb_file.h);
+ * the type byte and the value's body, for strings, lists, sets, hashes,
+ * sorted sets and streams (rdb_stream.h). DUMP/RESTORE use it (rdb_dump.h), and RDB files (rdb_file.h);
  * MIGRATE is meant to.
  *
  * Reading takes every encoding Redis 7.0 reads for those types (see
  * docs/persistence.md, "Redis's RDB value format"), validated as Redis's
  * deep sanitization does, and builds the value fresh: on failure nothing is
- * left behind. Streams are refused (RDB_ERR_UNSUPPORTED), module values as
- * malformed (Redis without the module refuses them so).
+ * left behind. Module values are refused as malformed (Redis without the
+ * module refuses them so).
  *
  * Writing picks one encoding per type that redis-server 7.0 loads into its
  * compact encodings itself: the plain forms (STRING raw, LIST, SET, HASH,
- * ZSET_2).
+ * ZSET_2), and STREAM_LISTPACKS_2 for a stream, which has no other.
  *
  * Owns: a struct rdb_value's value until the caller takes it. Knows data
  * and base, not the keyspace's commands nor the configuration: the caller
@@ -50,6 +50,7 @@ enum rdb_type {
     RDB_TYPE_ZSET_LISTPACK = 17,
     RDB_TYPE_LIST_QUICKLIST_2 = 18,
     RDB_TYPE_STREAM_LISTPACKS_2 = 19,
+    RDB_TYPE_STREAM_LISTPACKS_3 = 21, /* Redis 7.2's (RDB 11): read, never written */
 };
 
 /* The encoding thresholds the built values follow (from the configuration). */
@@ -60,7 +61,7 @@ struct rdb_limits {
 
 /* A value read: type is an enum ks_type. A string is str (borrowed from the
  * input unless it was compressed, see rdb_io.h); any other type is ptr (an
- * olist, omap or zset), owned until handed to the keyspace. */
+ * olist, omap, zset or xstream), owned until handed to the keyspace. */
 struct rdb_value {
     int type;
     void *ptr;
@@ -69,8 +70,7 @@ struct rdb_value {
 
 /* Why a read failed. */
 enum rdb_err {
-    RDB_ERR_FORMAT = -1,      /* malformed, truncated, empty, duplicated, NaN, a module's */
-    RDB_ERR_UNSUPPORTED = -2, /* a stream: rbkv reads none yet */
+    RDB_ERR_FORMAT = -1, /* malformed, truncated, empty, duplicated, NaN, a module's */
 };
 
 /* Reads one type byte and the value after it from in. deep: refuse
@@ -90,10 +90,9 @@ int rdb_value_read_body(struct rdb_in *in, unsigned rdbtype, const struct rdb_li
 void rdb_value_release(struct rdb_value *v);
 
 /* Appends a value (type byte and body) to o: a string's bytes, or a value
- * of another type (type an enum ks_type, value its olist, omap or zset).
- * rdb_value_write returns 0, or RDB_ERR_UNSUPPORTED for a stream (o
- * unchanged). */
+ * of another type (type an enum ks_type other than KS_STRING, value its
+ * olist, omap, zset or xstream). */
 void rdb_value_write_string(struct rdb_out *o, const char *p, size_t len);
-int rdb_value_write(struct rdb_out *o, int type, const void *value);
+void rdb_value_write(struct rdb_out *o, int type, const void *value);
 
 #endif

@@ -528,6 +528,22 @@ void h_close_pair(redisContext *c, redisContext *r)
     redisFree(r);
 }
 
+int h_move_key(redisContext *from, redisContext *to, const char *key, const char *ttl)
+{
+    redisReply *d = H_CALL(from, "DUMP", key);
+    int ok = CHECK(d && d->type == REDIS_REPLY_STRING, "DUMP %s", key);
+    if (ok) {
+        const char *argv[] = {"RESTORE", key, ttl, d->str};
+        size_t lens[] = {7, strlen(key), strlen(ttl), d->len};
+        redisReply *r = h_command(to, 4, argv, lens);
+        ok = CHECK(r && r->type == REDIS_REPLY_STATUS, "RESTORE %s: %s", key,
+                   r && r->str ? r->str : "(no reply)");
+        freeReplyObject(r);
+    }
+    freeReplyObject(d);
+    return ok;
+}
+
 void h_same_lines(const char *file, int line, redisContext *c, redisContext *r,
                   const char *const *lines, size_t n)
 {

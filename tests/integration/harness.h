@@ -253,6 +253,9 @@ uint64_t h_crc64(const unsigned char *p, size_t n);
 redisContext *h_connect_pair(const struct h_server *s, const struct h_server *ref,
                              redisContext **r);
 void h_close_pair(redisContext *c, redisContext *r);
+/* DUMPs key on from and RESTOREs it on to (as key, with ttl in ms, "0":
+ * none); returns whether RESTORE said OK (a failure is recorded). */
+int h_move_key(redisContext *from, redisContext *to, const char *key, const char *ttl);
 /* An integer in [lo, hi]: for TTLs, which a stalled machine may see lower. */
 #define EXPECT_INT_RANGE(c, lo, hi, ...)                                                          \
     h_expect_int_range(__FILE__, __LINE__, (c), (lo), (hi), H_ARGC(__VA_ARGS__),                  \

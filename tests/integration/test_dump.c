@@ -14,7 +14,7 @@
  *    later version, a body that is wrong under a right checksum (a
  *    module's value among them), BUSYKEY, the TTL, IDLETIME and FREQ
  *    checks; sanitize-dump-payload yes refusing a listpack with a
- *    duplicate field that no accepts; a stream refused clearly (rbkv's);
+ *    duplicate field that no accepts (streams: test_dump_stream.c);
  *  - the "restore" event, and what the append-only log gets (RESTORE with
  *    an absolute TTL and ABSTTL, or DEL), replayed by a restart.
  * SEED=<n> replays the random values. Without redis-server the comparisons
@@ -283,24 +283,6 @@ static int same_value(redisContext *a, redisContext *b, const char *key)
     return ok;
 }
 
-/* DUMPs key on from and RESTOREs it on to (as key, with ttl ms); returns
- * whether RESTORE said OK. */
-static int move_key(redisContext *from, redisContext *to, const char *key, const char *ttl)
-{
-    redisReply *d = H_CALL(from, "DUMP", key);
-    int ok = CHECK(d && d->type == REDIS_REPLY_STRING, "DUMP %s", key);
-    if (ok) {
-        const char *argv[] = {"RESTORE", key, ttl, d->str};
-        size_t lens[] = {7, strlen(key), strlen(ttl), d->len};
-        redisReply *r = h_command(to, 4, argv, lens);
-        ok = CHECK(r && r->type == REDIS_REPLY_STATUS, "RESTORE %s: %s", key,
-                   r && r->str ? r->str : "(no reply)");
-        freeReplyObject(r);
-    }
-    freeReplyObject(d);
-    return ok;
-}
-
 /* Closes what a test opened; c and r may be NULL. */
 static void finish(redisContext *c, redisContext *r)
 {
@@ -343,27 +325,27 @@ static void test_random_both_ways(void)
         redisContext *on_ref[] = {r}, *on_srv[] = {c};
         /* Redis -> rbkv */
         write_random(on_ref, 1, key, t);
-        if (move_key(r, c, key, i % 4 == 0 ? "100000" : "0") && !same_value(r, c, key))
+        if (h_move_key(r, c, key, i % 4 == 0 ? "100000" : "0") && !same_value(r, c, key))
             printf("  (Redis -> rbkv, type %d, round %d)\n", (int)t, i);
         if (i % 4 == 0)
             EXPECT_INT_RANGE(c, 1, 100000, "PTTL", key);
         /* rbkv -> Redis */
         snprintf(key, sizeof(key), "s%d", i);
         write_random(on_srv, 1, key, t);
-        if (move_key(c, r, key, "0") && !same_value(c, r, key))
+        if (h_move_key(c, r, key, "0") && !same_value(c, r, key))
             printf("  (rbkv -> Redis, type %d, round %d)\n", (int)t, i);
     }
     /* A payload travels back unchanged in meaning: rbkv's own DUMP restores
      * here too, and OBJECT ENCODING on Redis shows it rebuilt the compact
      * encodings from rbkv's plain forms. */
     freeReplyObject(H_CALL(c, "HSET", "small", "a", "1", "b", "2"));
-    move_key(c, r, "small", "0");
+    h_move_key(c, r, "small", "0");
     EXPECT_BULK(r, "listpack", "OBJECT", "ENCODING", "small");
     freeReplyObject(H_CALL(c, "SADD", "ints", "1", "2", "3"));
-    move_key(c, r, "ints", "0");
+    h_move_key(c, r, "ints", "0");
     EXPECT_BULK(r, "intset", "OBJECT", "ENCODING", "ints");
     freeReplyObject(H_CALL(c, "ZADD", "z", "1", "a"));
-    move_key(c, r, "z", "0");
+    h_move_key(c, r, "z", "0");
     EXPECT_BULK(r, "listpack", "OBJECT", "ENCODING", "z");
 out:
     finish(c, r);
@@ -632,21 +614,6 @@ static void test_errors(void)
         }
     }
     freeReplyObject(h);
-    /* A stream: refused clearly here (rbkv reads none yet). */
-    if (r) {
-        freeReplyObject(H_CALL(r, "XADD", "x", "1-1", "f", "v"));
-        redisReply *xs = H_CALL(r, "DUMP", "x");
-        if (CHECK(xs && xs->type == REDIS_REPLY_STRING, "DUMP x")) {
-            const char *xa[] = {"RESTORE", "x", "0", xs->str};
-            size_t xl[] = {7, 1, 1, xs->len};
-            redisReply *e = h_command(c, 4, xa, xl);
-            CHECK(e && e->type == REDIS_REPLY_ERROR &&
-                      !strcmp(e->str, "ERR Bad data format: stream values are not supported yet"),
-                  "RESTORE of a stream: %s", e && e->str ? e->str : "?");
-            freeReplyObject(e);
-        }
-        freeReplyObject(xs);
-    }
     /* REPLACE, ABSTTL, an expired deadline. */
     same_restore(c, r, "src", p, n, "REPLACE");
     H_SAME(c, r, "LRANGE", "src", "0", "-1");
@@ -755,6 +722,48 @@ out:
     h_stop(&s);
 }
 
+/* rdbcompression: a string over 20 bytes is LZF-compressed when that
+ * saves 4 bytes, in DUMP as in Redis, and redis-server restores it; "no"
+ * writes it raw. */
+static void test_compression(void)
+{
+    redisContext *r = start_ref(), *c = h_connect_flushed(&srv);
+    if (!c)
+        goto out;
+    static const char *const values[] = {
+        "aaaaaaaaaaaaaaaaaaaa",  /* 20 bytes: never compressed */
+        "aaaaaaaaaaaaaaaaaaaaa", /* 21: compressed */
+        "0123456789abcdefghijklmnopqrstuv", /* nothing repeats: raw */
+    };
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        H_SAME(c, r, "SET", "v", values[i]);
+        H_SAME(c, r, "DUMP", "v");
+    }
+    char run[301];
+    memset(run, 'x', 300);
+    run[300] = '\0';
+    EXPECT_OK(c, "SET", "run", run);
+    redisReply *d = H_CALL(c, "DUMP", "run");
+    CHECK(d && d->type == REDIS_REPLY_STRING && d->len < 40 && (unsigned char)d->str[1] == 0xc3,
+          "DUMP of 300 x's: LZF (%zu bytes)", d ? d->len : 0);
+    freeReplyObject(d);
+    if (r && h_move_key(c, r, "run", "0"))
+        H_SAME(c, r, "GET", "run");
+    H_SAME(c, r, "CONFIG", "SET", "rdbcompression", "no");
+    d = H_CALL(c, "DUMP", "run");
+    CHECK(d && d->type == REDIS_REPLY_STRING && d->len == 1 + 2 + 300 + 10,
+          "DUMP of 300 x's under rdbcompression no: raw (%zu bytes)", d ? d->len : 0);
+    freeReplyObject(d);
+    if (r) {
+        freeReplyObject(H_CALL(r, "DEL", "run"));
+        if (h_move_key(c, r, "run", "0"))
+            H_SAME(c, r, "GET", "run");
+    }
+    H_SAME(c, r, "CONFIG", "SET", "rdbcompression", "yes");
+out:
+    finish(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -764,6 +773,7 @@ int main(int argc, char **argv)
     H_RUN(test_events);
     H_RUN(test_old_encodings);
     H_RUN(test_random_both_ways);
+    H_RUN(test_compression);
     h_stop(&srv);
     H_RUN(test_log);
     return h_finish();

@@ -4,7 +4,8 @@
  * side by side:
  *  - a dataset of every type and encoding (strings raw, integer and
  *    LZF-compressed; HyperLogLogs sparse and dense; lists, sets (intset and
- *    plain), hashes and sorted sets small and big; deadlines; three
+ *    plain), hashes and sorted sets small and big; streams with deleted
+ *    entries, consumer groups and pending entries; deadlines; three
  *    databases; a function library; random keys on top, SEED=<n>) is
  *    written in redis-server under allkeys-lfu (so its file carries FREQ
  *    opcodes), SAVEd, and rbkv starts from that dump.rdb: every key's type
@@ -19,7 +20,7 @@
  *    refused exactly when redis-check-rdb refuses them, else loaded with
  *    the data redis-server loads;
  *  - corrupt files (a bad checksum, cut short, an unknown type, a bad value,
- *    a module's data, a stream) refuse the start with their reason in the
+ *    a module's data, a stream cut short) refuse the start with their reason in the
  *    log, the key named when the fault is in one, and a checksum of 0 is
  *    not checked.
  * Without redis-server the comparisons are skipped unless the reference is
@@ -132,6 +133,27 @@ static void fill(redisContext *const *cs, int n)
         if (next() % 3 == 0)
             ON_ALL(cs, n, "PEXPIRE", key, "500000000");
     }
+    /* Streams: nodes of 4, a deletion, a trim, a group with pending
+     * entries of two consumers; and one emptied by XDEL. */
+    ON_ALL(cs, n, "CONFIG", "SET", "stream-node-max-entries", "4");
+    for (int i = 1; i <= 30; i++) {
+        char id[32], v[32];
+        snprintf(id, sizeof(id), "%d-%d", 1000 + i * 7, i % 3);
+        snprintf(v, sizeof(v), "%llu", (unsigned long long)(next() % 100000));
+        if (i % 5)
+            ON_ALL(cs, n, "XADD", "stream:groups", id, "temp", v, "site", "north");
+        else
+            ON_ALL(cs, n, "XADD", "stream:groups", id, "other", v);
+    }
+    ON_ALL(cs, n, "XDEL", "stream:groups", "1014-2");
+    ON_ALL(cs, n, "XTRIM", "stream:groups", "MAXLEN", "26");
+    ON_ALL(cs, n, "XGROUP", "CREATE", "stream:groups", "grp", "0");
+    ON_ALL(cs, n, "XREADGROUP", "GROUP", "grp", "ann", "COUNT", "5", "STREAMS", "stream:groups", ">");
+    ON_ALL(cs, n, "XREADGROUP", "GROUP", "grp", "bo", "COUNT", "3", "STREAMS", "stream:groups", ">");
+    ON_ALL(cs, n, "XACK", "stream:groups", "grp", "1049-1");
+    ON_ALL(cs, n, "XGROUP", "CREATE", "stream:groups", "late", "$");
+    ON_ALL(cs, n, "XADD", "stream:empty", "5-5", "a", "b");
+    ON_ALL(cs, n, "XDEL", "stream:empty", "5-5");
     ON_ALL(cs, n, "SELECT", "2");
     ON_ALL(cs, n, "SET", "in2", "two");
     add_many(cs, n, "ZADD", "z2", 3, 2, 0);
@@ -151,6 +173,10 @@ static void expect_same_data(redisContext *c, redisContext *r)
     H_SAME(c, r, "LRANGE", "list:big", "0", "-1");
     H_SAME(c, r, "ZRANGE", "zset:inf", "0", "-1", "WITHSCORES");
     H_SAME(c, r, "PFCOUNT", "hll:dense");
+    H_SAME(c, r, "XRANGE", "stream:groups", "-", "+");
+    H_SAME(c, r, "XINFO", "GROUPS", "stream:groups");
+    H_SAME(c, r, "XPENDING", "stream:groups", "grp");
+    H_SAME(c, r, "XLEN", "stream:empty");
     H_SAME_DATASET(c, r, 16);
 }
 
@@ -405,8 +431,11 @@ static void test_corrupt_files(void)
     static const unsigned char bad_intset[] = {0x0b, 3, 'b', 'a', 'd', 3, 'x', 'y', 'z'};
     start_on(buf, rdb_file(buf, bad_intset, sizeof(bad_intset)),
              "key \"bad\" in db 0: bad value of type 11");
-    static const unsigned char stream[] = {0x13, 2, 's', 't', 0};
-    start_on(buf, rdb_file(buf, stream, sizeof(stream)), "key \"st\" in db 0: a stream");
+    /* A stream of one listpack, cut after its master ID. */
+    static const unsigned char stream[] = {0x13, 2, 's', 't', 1, 16, 0, 0, 0, 0, 0, 0, 0, 1,
+                                           0, 0, 0, 0, 0, 0, 0, 1};
+    start_on(buf, rdb_file(buf, stream, sizeof(stream)),
+             "key \"st\" in db 0: bad value of type 19 (truncated stream listpack)");
     static const unsigned char module[] = {0xf7, 1, 0, 0};
     start_on(buf, rdb_file(buf, module, sizeof(module)), "rbkv loads no modules");
     static const unsigned char dup[] = {0x00, 1, 'k', 1, 'v', 0x00, 1, 'k', 1, 'w'};
