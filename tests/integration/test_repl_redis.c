@@ -377,16 +377,22 @@ static void test_redis_primary(void)
           "a streamed full sync");
     CHECK(h_info_ll(p, "stats", "sync_full") == 2, "two full syncs");
     writes(p, 500, 0);
-    /* A command rbkv lacks fails on the replica, logged in Redis's words;
-     * twice, it leaves Redis's data as it was. */
+    /* SWAPDB (twice: Redis's data as it was) applies on the replica too. */
     EXPECT_OK(p, "SWAPDB", "1", "2");
     EXPECT_OK(p, "SWAPDB", "1", "2");
     expire_short(p);
+    /* A command that fails on the replica (a key written there by hand
+     * holds another type) is logged in Redis's words; the key goes again. */
+    EXPECT_OK(c, "CONFIG", "SET", "replica-read-only", "no");
+    EXPECT_OK(c, "SET", "clash", "here");
+    EXPECT_INT(p, 1, "LPUSH", "clash", "there");
+    EXPECT_INT(p, 1, "DEL", "clash");
     CHECK(h_wait_caught_up(p, c, SYNC_MS), "caught up");
+    EXPECT_OK(c, "CONFIG", "SET", "replica-read-only", "yes");
     CHECK(h_file_has(&s, "server.log",
-                     "== CRITICAL == This replica is sending an error to its master: 'unknown "
-                     "command 'SWAPDB', with args beginning with: '1' '2' ' after processing the "
-                     "command '<unknown>'"),
+                     "== CRITICAL == This replica is sending an error to its master: 'WRONGTYPE "
+                     "Operation against a key holding the wrong kind of value' after processing "
+                     "the command 'lpush'"),
           "the failed command logged");
     /* The migration's last step: rbkv on its own with Redis's data. */
     EXPECT_OK(c, "REPLICAOF", "NO", "ONE");
