@@ -245,8 +245,14 @@ static void test_cluster(void)
 {
     if (h_is_reference())
         return;
+    /* The bus's port named: port + 10000 may be taken, or past 65535. */
+    char bus[8];
+    int bport = h_free_port();
+    if (!CHECK(bport > 0, "a free port for the bus"))
+        return;
+    snprintf(bus, sizeof(bus), "%d", bport);
     struct h_server s;
-    redisContext *c = h_open(&s, H_FLAGS("--cluster-enabled", "yes"));
+    redisContext *c = h_open(&s, H_FLAGS("--cluster-enabled", "yes", "--cluster-port", bus));
     if (!c)
         return;
     EXPECT_ERR(c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB", "0", "1");
