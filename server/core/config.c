@@ -481,7 +481,9 @@ static const struct config_def defs[] = {
     {.name = "hll-sparse-max-bytes", .type = CONFIG_MEMORY, FIELD(hll_sparse_max_bytes),
      .max = LONG_MAX, .default_value = "3000"},
     {.name = "tracking-table-max-keys", .type = CONFIG_INT, FIELD(tracking_table_max_keys),
-     .max = LONG_MAX, .default_value = "1000000", LATER(37)},
+     .max = LONG_MAX, .default_value = "1000000",
+     .note = "past it, keys leave the tracking table (each invalidated) before each command; 0 is "
+             "no limit"},
     /* Memory and the allocator: nothing to defragment, no jemalloc thread,
      * no hash tables to rehash. */
     {.name = "activedefrag", .type = CONFIG_BOOL, FIELD(activedefrag), .default_value = "no",
@@ -586,7 +588,7 @@ static const struct config_def defs[] = {
     {.name = "cluster-replica-no-failover", .alias = "cluster-slave-no-failover",
      .type = CONFIG_BOOL, FIELD(cluster_replica_no_failover), .default_value = "no"},
     {.name = "cluster-link-sendbuf-limit", .type = CONFIG_MEMORY,
-     FIELD(cluster_link_sendbuf_limit), .max = ULLONG_MAX, .default_value = "0", LATER(35)},
+     FIELD(cluster_link_sendbuf_limit), .max = ULLONG_MAX, .default_value = "0"},
     {.name = "tls-cluster", .type = CONFIG_BOOL, FIELD(tls_cluster), .default_value = "no",
      LATER(35)},
 };
