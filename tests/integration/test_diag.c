@@ -363,6 +363,86 @@ static void test_info_cpu(void)
     redisFree(c);
 }
 
+/* MODULE as Redis with no module loaded: the same registration (test_command_info
+ * compares flags and categories), HELP, LIST and the refusals. */
+static void test_module_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        goto out;
+    SAME(c, r, "MODULE", "HELP");
+    SAME(c, r, "MODULE", "LIST");
+    SAME(c, r, "MODULE", "LIST", "x");
+    SAME(c, r, "MODULE", "NOSUCH");
+    SAME(c, r, "MODULE");
+    SAME(c, r, "MODULE", "LOAD");
+    SAME(c, r, "MODULE", "UNLOAD", "a", "b");
+    /* enable-module-command's default, no, refuses the changes first. */
+    SAME(c, r, "MODULE", "LOAD", "/nonexistent.so");
+    SAME(c, r, "MODULE", "LOADEX", "/nonexistent.so", "CONFIG", "a", "b", "ARGS", "x");
+    SAME(c, r, "MODULE", "UNLOAD", "nosuch");
+    SAME(c, r, "CONFIG", "GET", "enable-module-command");
+    /* The whole entries (tips aside: rbkv gives none) are test_subcommand's. */
+    SAME(c, r, "COMMAND", "INFO", "module|load", "module|loadex", "module|unload", "module|help");
+    SAME(c, r, "COMMAND", "DOCS", "module|list", "module|unload");
+out:
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+/* With enable-module-command yes: LOAD and LOADEX keep Redis's error prefix and
+ * say why (no module ABI), whatever their arguments; UNLOAD and LIST answer as
+ * Redis with no module loaded. */
+static void test_module_allowed(void)
+{
+    struct h_server mod, mref;
+    redisContext *c = h_open(&mod, H_FLAGS("--enable-module-command", "yes")), *r = NULL;
+    if (!c)
+        return;
+    int have_mref = 0;
+    if (!h_is_reference() && have_ref &&
+        h_start_reference(&mref, H_FLAGS("--enable-module-command", "yes")) == 0) {
+        have_mref = 1;
+        r = h_connect(&mref);
+    }
+    static const char *const loads[][6] = {
+        {"MODULE", "LOAD", "/nonexistent.so", "a", "b"},
+        {"MODULE", "LOADEX", "/nonexistent.so"},
+        {"MODULE", "LOADEX", "/nonexistent.so", "CONFIG", "a"},
+        {"MODULE", "LOADEX", "/nonexistent.so", "FOO"},
+    };
+    for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+        int argc = 0;
+        while (argc < 6 && loads[i][argc])
+            argc++;
+        redisReply *reply = h_command(c, argc, loads[i], NULL);
+        const char *want = h_is_reference()
+                               ? "ERR Error loading the extension. Please check the server logs."
+                               : "ERR Error loading the extension. rbkv does not load Redis "
+                                 "modules (no module ABI).";
+        CHECK(reply && reply->type == REDIS_REPLY_ERROR && strcmp(reply->str, want) == 0,
+              "%s %s: %s", loads[i][1], loads[i][2], reply && reply->str ? reply->str : "(none)");
+        freeReplyObject(reply);
+    }
+    EXPECT_ERR(c, "ERR Error unloading module: no such module with that name", "MODULE",
+               "UNLOAD", "nosuch");
+    SAME(c, r, "MODULE", "UNLOAD", "nosuch");
+    SAME(c, r, "MODULE", "LIST");
+    SAME(c, r, "MODULE", "LOAD");
+    /* Still refused inside scripts (noscript) and queued in MULTI. */
+    SAME(c, r, "EVAL", "return redis.pcall('module', 'list')", "0");
+    SAME(c, r, "MULTI");
+    SAME(c, r, "MODULE", "LIST");
+    SAME(c, r, "EXEC");
+    if (r)
+        redisFree(r);
+    if (have_mref)
+        h_stop(&mref);
+    h_close(&mod, c);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -377,6 +457,8 @@ int main(int argc, char **argv)
     H_RUN(test_histogram);
     H_RUN(test_errorstats_like_redis);
     H_RUN(test_info_cpu);
+    H_RUN(test_module_like_redis);
+    H_RUN(test_module_allowed);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
