@@ -21,6 +21,7 @@
 #include "migrate_link.h"
 #include "cmd_lcs.h"
 #include "cmd_list.h"
+#include "cmd_lolwut.h"
 #include "cmd_memory.h"
 #include "cmd_module.h"
 #include "cmd_multi.h"
@@ -127,6 +128,7 @@ void commands_register(void)
         slowlog_commands,
         latency_commands,
         module_commands,
+        lolwut_commands,
         memory_commands,
         xstream_commands,
         xgroup_commands,

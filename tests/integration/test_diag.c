@@ -443,6 +443,83 @@ static void test_module_allowed(void)
     h_close(&mod, c);
 }
 
+/* LOLWUT's line is "Redis ver. " and INFO's redis_version; c's reply to argv
+ * must be it. */
+static void expect_lolwut_line(redisContext *c, int argc, const char *const *argv)
+{
+    char text[8192], version[64] = "", want[128];
+    info(c, "server", text, sizeof(text));
+    CHECK(h_info_field(text, "redis_version", version, sizeof(version)) == 0, "redis_version");
+    snprintf(want, sizeof(want), "Redis ver. %s\n", version);
+    redisReply *reply = h_command(c, argc, argv, NULL);
+    CHECK(reply && reply->type == REDIS_REPLY_STRING && strcmp(reply->str, want) == 0,
+          "LOLWUT %s: %s", argc > 1 ? argv[1] : "", reply && reply->str ? reply->str : "(none)");
+    freeReplyObject(reply);
+}
+#define EXPECT_LOLWUT_LINE(c, ...)                                                                \
+    expect_lolwut_line((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+
+/* LOLWUT in RESP3 on s (c a RESP2 client of it, for INFO): the line as a
+ * verbatim text, format "txt". */
+static void lolwut_resp3(const struct h_server *s, redisContext *c)
+{
+    char text[8192], version[64] = "", want[160];
+    info(c, "server", text, sizeof(text));
+    h_info_field(text, "redis_version", version, sizeof(version));
+    size_t n = strlen("txt:Redis ver. \n") + strlen(version);
+    int len = snprintf(want, sizeof(want), "=%zu\r\ntxt:Redis ver. %s\n\r\n", n, version);
+    struct h_raw raw;
+    if (h_raw_open_resp3(&raw, s) < 0)
+        return;
+    RAW_SEND(&raw, "LOLWUT\r\n");
+    h_raw_expect(__FILE__, __LINE__, &raw, want, (size_t)len, 0);
+    h_raw_close(&raw);
+}
+
+/* LOLWUT as Redis 7.0.15: the version line for every version but the art
+ * ones (5 and 6, picked by the low 32 bits), and Redis's errors, the art
+ * versions' own arguments too. */
+static void test_lolwut_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        goto out;
+    static const char *const lines[][4] = {
+        {"LOLWUT"}, {"LOLWUT", "VERSION", "7"}, {"LOLWUT", "version", "59"},
+        {"LOLWUT", "VERSION"}, {"LOLWUT", "foo"}, {"LOLWUT", "VERSION", "-1"},
+        {"LOLWUT", "VERSION", "7", "x"}, {"LOLWUT", "VERSION", "4294967303"},
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        int argc = 1;
+        while (argc < 4 && lines[i][argc])
+            argc++;
+        expect_lolwut_line(c, argc, lines[i]);
+        if (r)
+            expect_lolwut_line(r, argc, lines[i]);
+    }
+    SAME(c, r, "LOLWUT", "VERSION", "x");
+    SAME(c, r, "LOLWUT", "VERSION", " 7");
+    SAME(c, r, "LOLWUT", "VERSION", "99999999999999999999");
+    SAME(c, r, "LOLWUT", "VERSION", "5", "x");
+    SAME(c, r, "LOLWUT", "VERSION", "6", "1", "x");
+    SAME(c, r, "LOLWUT", "VERSION", "4294967301", "x");
+    SAME(c, r, "COMMAND", "INFO", "lolwut");
+    if (!h_is_reference()) {
+        /* rbkv draws no art: the art versions answer the line. */
+        EXPECT_LOLWUT_LINE(c, "LOLWUT", "VERSION", "5", "1", "1", "1", "x");
+        EXPECT_LOLWUT_LINE(c, "LOLWUT", "VERSION", "6");
+    }
+    /* RESP3: a verbatim text, "txt", on both. */
+    lolwut_resp3(&srv, c);
+    if (r)
+        lolwut_resp3(&ref, r);
+out:
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -459,6 +536,7 @@ int main(int argc, char **argv)
     H_RUN(test_info_cpu);
     H_RUN(test_module_like_redis);
     H_RUN(test_module_allowed);
+    H_RUN(test_lolwut_like_redis);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
