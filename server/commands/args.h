@@ -13,6 +13,10 @@
 
 #include "client.h"
 
+/* The Redis version rbkv answers as (INFO's redis_version, HELLO's version,
+ * LOLWUT's line). */
+#define RBKV_REDIS_COMPAT_VERSION "7.0.0"
+
 struct db;
 struct ks_entry;
 struct ks_probe;

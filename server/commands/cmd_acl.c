@@ -94,10 +94,11 @@ static void acl_getuser_cmd(struct client *c)
     }
     resp_add_map_len(&c->out, 6);
     resp_add_bulk_cstr(&c->out, "flags");
-    resp_add_array_len(&c->out, u->flags & ACL_USER_NOPASS ? 2 : 1);
-    resp_add_bulk_cstr(&c->out, u->flags & ACL_USER_ON ? "on" : "off");
-    if (u->flags & ACL_USER_NOPASS)
-        resp_add_bulk_cstr(&c->out, "nopass");
+    const char *words[ACL_FLAG_WORDS_MAX];
+    size_t n = acl_flag_words(u, words);
+    resp_add_array_len(&c->out, n);
+    for (size_t i = 0; i < n; i++)
+        resp_add_bulk_cstr(&c->out, words[i]);
     resp_add_bulk_cstr(&c->out, "passwords");
     resp_add_array_len(&c->out, u->nhashes);
     for (size_t i = 0; i < u->nhashes; i++) {

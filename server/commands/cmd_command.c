@@ -205,7 +205,7 @@ static enum arg_type word_type(const char *w, size_t len)
     static const char *const integers[] = {
         "seconds", "milliseconds", "count", "offset", "index", "index1", "index2", "timeout",
         "numkeys", "db", "destination-db", "start", "end", "stop", "cursor", "protover", "ttl", "port", "rank",
-        "slot", "start-slot", "end-slot", "config-epoch", "client-id",
+        "slot", "start-slot", "end-slot", "config-epoch", "client-id", "version",
     };
     static const char *const doubles[] = {"score"};
     static const char unix_time[] = "unix-time";

@@ -33,8 +33,6 @@
 #include "tracking.h"
 #include "watch.h"
 
-#define RBKV_REDIS_COMPAT_VERSION "7.0.0"
-
 static void cmd_ping(struct client *c)
 {
     if (c->argc > 2) {

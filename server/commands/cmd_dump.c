@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "acl.h"
 #include "args.h"
 #include "blocking.h"
 #include "client.h"
@@ -55,8 +56,9 @@ static int deep_sanitize(const struct client *c)
     switch (server.cfg.sanitize_dump_payload) {
     case SANITIZE_YES:
         return 1;
-    case SANITIZE_CLIENTS:
-        return !(c->flags & CLIENT_MASTER) && server.loading == LOADING_NONE;
+    case SANITIZE_CLIENTS: /* and not for a user with skip-sanitize-payload */
+        return !(c->flags & CLIENT_MASTER) && server.loading == LOADING_NONE &&
+               !(c->user && (c->user->flags & ACL_USER_SKIP_SANITIZE));
     default:
         return 0;
     }

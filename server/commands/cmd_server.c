@@ -64,7 +64,7 @@ static void info_server(struct text *t)
     int64_t uptime = (mstime() - server.start_ms) / 1000;
     uname(&un);
     text_printf(t,
-                "# Server\r\nredis_version:7.0.0\r\nrbkv_version:%s\r\nredis_mode:standalone\r\n"
+                "# Server\r\nredis_version:" RBKV_REDIS_COMPAT_VERSION "\r\nrbkv_version:%s\r\nredis_mode:standalone\r\n"
                 "os:%s %s %s\r\narch_bits:%d\r\nmultiplexing_api:libuv %s\r\n"
                 "process_id:%d\r\nrun_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
                 "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\nhz:%d\r\n"

@@ -21,7 +21,9 @@
 #include "migrate_link.h"
 #include "cmd_lcs.h"
 #include "cmd_list.h"
+#include "cmd_lolwut.h"
 #include "cmd_memory.h"
+#include "cmd_module.h"
 #include "cmd_multi.h"
 #include "cmd_latency.h"
 #include "cmd_object.h"
@@ -125,6 +127,8 @@ void commands_register(void)
         object_commands,
         slowlog_commands,
         latency_commands,
+        module_commands,
+        lolwut_commands,
         memory_commands,
         xstream_commands,
         xgroup_commands,

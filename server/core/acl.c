@@ -394,6 +394,12 @@ void acl_store_begin_replace(void)
     default_user_create();
 }
 
+void acl_store_default_start_over(void)
+{
+    acl_user_start_over(default_user);
+    acl_user_update_allperm(default_user);
+}
+
 void acl_store_end_replace(struct client *self, int keep)
 {
     struct acl_user **gone = keep ? stashed : users;

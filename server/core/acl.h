@@ -34,6 +34,10 @@ struct resp_out;
 #define ACL_USER_NOPASS (1u << 1)
 /* One selector with every command, key and channel: acl_check is skipped. */
 #define ACL_USER_ALLPERM (1u << 2)
+/* sanitize-payload and skip-sanitize-payload, at most one set: what RESTORE
+ * does under sanitize-dump-payload clients (skip: no deep check). */
+#define ACL_USER_SANITIZE (1u << 3)
+#define ACL_USER_SKIP_SANITIZE (1u << 4)
 
 struct acl_selector;
 

@@ -39,12 +39,26 @@ static char *text_done(struct text *t)
     return t->p ? t->p : xstrdup("");
 }
 
+size_t acl_flag_words(const struct acl_user *u, const char **words)
+{
+    size_t n = 0;
+    words[n++] = u->flags & ACL_USER_ON ? "on" : "off";
+    if (u->flags & ACL_USER_NOPASS)
+        words[n++] = "nopass";
+    if (u->flags & ACL_USER_SKIP_SANITIZE)
+        words[n++] = "skip-sanitize-payload";
+    if (u->flags & ACL_USER_SANITIZE)
+        words[n++] = "sanitize-payload";
+    return n;
+}
+
 char *acl_describe_flags(const struct acl_user *u)
 {
     struct text t = {0};
-    text_add(&t, u->flags & ACL_USER_ON ? "on" : "off", u->flags & ACL_USER_ON ? 2 : 3);
-    if (u->flags & ACL_USER_NOPASS)
-        text_add(&t, "nopass", 6);
+    const char *words[ACL_FLAG_WORDS_MAX];
+    size_t n = acl_flag_words(u, words);
+    for (size_t i = 0; i < n; i++)
+        text_add(&t, words[i], strlen(words[i]));
     for (size_t i = 0; i < u->nhashes; i++) {
         char hex[66];
         hex[0] = '#';

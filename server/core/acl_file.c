@@ -55,6 +55,16 @@ static size_t errf(char *out, size_t cap, const char *fmt, ...)
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }
 
+/* A user line's rules applied (acl_setuser's result); the default user, which
+ * exists already, starts over first, as Redis builds the file's users afresh. */
+static int apply_line(int is_default, const struct resp_slice *name, int argc,
+                      const struct resp_slice *rules, char *why, size_t whylen)
+{
+    if (is_default)
+        acl_store_default_start_over();
+    return acl_setuser(name, argc, rules, why, whylen);
+}
+
 int acl_load_stream(struct client *self, FILE *f, const char *path, char *err, size_t errlen)
 {
     /* Built aside, then swapped in: a bad line leaves the users as they were. */
@@ -62,8 +72,6 @@ int acl_load_stream(struct client *self, FILE *f, const char *path, char *err, s
     struct resp_slice *words = xmalloc(ACL_FILE_MAX_WORDS * sizeof(*words));
     char *line = NULL;
     size_t cap = 0;
-    /* The default user exists already: its line starts it over, as in Redis. */
-    static const struct resp_slice reset_rule = {.ptr = "reset", .len = 5};
     int lineno = 0, rc = 0, seen_default = 0;
     size_t at = 0;
     err[0] = '\0';
@@ -88,8 +96,7 @@ int acl_load_stream(struct client *self, FILE *f, const char *path, char *err, s
         } else if (is_default ? seen_default : acl_lookup(words[1].ptr, words[1].len) != NULL) {
             at += errf(err + at, errlen - at, "WARNING: Duplicate user '%.*s' found on line %d. ",
                        (int)words[1].len, words[1].ptr, lineno);
-        } else if ((is_default && acl_setuser(&words[1], 1, &reset_rule, why, sizeof(why)) < 0) ||
-                   acl_setuser(&words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
+        } else if (apply_line(is_default, &words[1], n - 2, words + 2, why, sizeof(why)) < 0) {
             /* ACL SETUSER's "Error in ACL SETUSER modifier '<rule>': <reason>"
              * told as Redis tells a file's: the rule only for an unknown
              * command or category. */

@@ -57,6 +57,9 @@ void acl_user_copy(struct acl_user *dst, const struct acl_user *src);
 void acl_user_destroy(struct acl_user *u);
 /* One rule applied to u; NULL, or the reason it failed (a static string). */
 const char *acl_user_rule(struct acl_user *u, const char *r, size_t len);
+/* u as a user just created: off, no password, no selector, no command, key
+ * or channel. ACL SETUSER's reset is this and sanitize-payload. */
+void acl_user_start_over(struct acl_user *u);
 /* Sets or clears ACL_USER_ALLPERM after u's rules changed. */
 void acl_user_update_allperm(struct acl_user *u);
 /* The rule at rules[*i] in *out, a "(...)" selector split over words joined
@@ -89,6 +92,10 @@ int acl_selector_channel_allowed(const struct acl_selector *s, const struct resp
  * other old user's clients are closed, self after its reply, as Redis 7.0)
  * or puts the old ones back. */
 void acl_store_begin_replace(void);
+/* The replacement's default user started over, for the file's "user
+ * default" line: Redis builds that user afresh, so unlike reset it is left
+ * without sanitize-payload. */
+void acl_store_default_start_over(void);
 void acl_store_end_replace(struct client *self, int keep);
 
 #endif

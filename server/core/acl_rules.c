@@ -594,6 +594,15 @@ static const char *password_rule(struct acl_user *u, int add, const unsigned cha
     return NULL;
 }
 
+void acl_user_start_over(struct acl_user *u)
+{
+    u->flags &= ~(ACL_USER_ON | ACL_USER_NOPASS | ACL_USER_SANITIZE | ACL_USER_SKIP_SANITIZE);
+    u->nhashes = 0;
+    selectors_clear(u);
+    selector_destroy(&u->sel[0]);
+    selector_init(&u->sel[0]);
+}
+
 /* One rule of ACL SETUSER applied to u; NULL, or the reason it failed. */
 const char *acl_user_rule(struct acl_user *u, const char *r, size_t len)
 {
@@ -605,6 +614,10 @@ const char *acl_user_rule(struct acl_user *u, const char *r, size_t len)
     } else if (rule_is(r, len, "nopass")) {
         u->flags |= ACL_USER_NOPASS;
         u->nhashes = 0;
+    } else if (rule_is(r, len, "sanitize-payload")) {
+        u->flags = (u->flags & ~ACL_USER_SKIP_SANITIZE) | ACL_USER_SANITIZE;
+    } else if (rule_is(r, len, "skip-sanitize-payload")) {
+        u->flags = (u->flags & ~ACL_USER_SANITIZE) | ACL_USER_SKIP_SANITIZE;
     } else if (rule_is(r, len, "resetpass")) {
         u->flags &= ~ACL_USER_NOPASS;
         u->nhashes = 0;
@@ -620,11 +633,9 @@ const char *acl_user_rule(struct acl_user *u, const char *r, size_t len)
     } else if (rule_is(r, len, "clearselectors")) {
         selectors_clear(u);
     } else if (rule_is(r, len, "reset")) {
-        u->flags &= ~(ACL_USER_ON | ACL_USER_NOPASS);
-        u->nhashes = 0;
-        selectors_clear(u);
-        selector_destroy(&u->sel[0]);
-        selector_init(&u->sel[0]);
+        /* Redis's reset ends with sanitize-payload. */
+        acl_user_start_over(u);
+        u->flags |= ACL_USER_SANITIZE;
     } else {
         return selector_rule(&u->sel[0], r, len);
     }

@@ -278,6 +278,25 @@ int command_protected_allowed(const struct client *c, int access)
     return access == PROTECTED_YES || (access == PROTECTED_LOCAL && conn_is_local(c));
 }
 
+/* A protected command (CMD_PROTECTED) that c may not run: replies Redis's
+ * text and returns 1. As Redis's processCommand, the setting is the
+ * command's own: MODULE's subcommands answer to enable-module-command,
+ * DEBUG to enable-debug-command. */
+static int protected_refused(struct client *c, const struct command *cmd)
+{
+    int module = strncmp(cmd->name, "module|", strlen("module|")) == 0;
+    int access = module ? server.cfg.enable_module_command : (int)server.cfg.enable_debug_command;
+    if (command_protected_allowed(c, access))
+        return 0;
+    resp_add_errorf(&c->out,
+                    "ERR %s command not allowed. If the %s option is set to \"local\", you can "
+                    "run it from a local connection, otherwise you need to set this option in the "
+                    "configuration file, and then restart the server.",
+                    module ? "MODULE" : "DEBUG",
+                    module ? "enable-module-command" : "enable-debug-command");
+    return 1;
+}
+
 static void execute(struct client *c, const struct command *cmd);
 
 void command_execute(struct client *c)
@@ -313,11 +332,7 @@ static void execute(struct client *c, const struct command *cmd)
         refused(c, cmd);
         return;
     }
-    if ((cmd->flags & CMD_PROTECTED) && !command_protected_allowed(c, (int)server.cfg.enable_debug_command)) {
-        resp_add_error(&c->out,
-                       "ERR DEBUG command not allowed. If the enable-debug-command option is set "
-                       "to \"local\", you can run it from a local connection, otherwise you need "
-                       "to set this option in the configuration file, and then restart the server.");
+    if ((cmd->flags & CMD_PROTECTED) && protected_refused(c, cmd)) {
         refused(c, cmd);
         return;
     }

@@ -20,7 +20,8 @@
 
 #include "harness.h"
 
-static struct h_server srv;
+static struct h_server srv, ref;
+static int have_ref;
 
 /* The SHA-256 of "p1", as ACL LIST shows it. */
 #define P1_HASH "f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a"
@@ -814,11 +815,56 @@ out:
     redisFree(admin);
 }
 
+/* ACL GETUSER's reply, and ACL LIST's line, for users of every shape, compared
+ * with redis-server: flags (on/off, nopass, sanitize-payload and
+ * skip-sanitize-payload, reset's sanitize-payload), passwords, key patterns
+ * (~, %R~, %W~, %RW~ shown as ~), channels, selectors. Their command rules
+ * are ones Redis 7.0 describes as given (it rebuilds them from the allowed
+ * commands, docs/commands.md). */
+static void test_getuser_like_redis(void)
+{
+    redisContext *r = NULL, *c = h_connect_pair(&srv, have_ref ? &ref : NULL, &r);
+    if (!c)
+        return;
+    static const char *const users[][12] = {
+        {"u1", "on", ">pw1", ">pw2", "~k*", "%R~r*", "%W~w*", "&ch*", "+get", "+@string", "-set"},
+        {"u2", "nopass", "off", "resetchannels", "&c2", "(~s* +@read)", "(%R~x* +get &z)"},
+        {"u3", "on", "allkeys", "allchannels", "allcommands"},
+        {"u4", "on", "#5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8",
+         "+@all", "-@dangerous", "+config|get", "~*"},
+        {"u5", "reset"},
+        {"u6", "on", "resetkeys", "%RW~a*", "%R~b*", "-@all", "+client|id",
+         "skip-sanitize-payload"},
+        {"u7", "on", "sanitize-payload", "(+set ~a*)", "clearselectors", "(%W~w* -@all +set)"},
+        {"u8", "skip-sanitize-payload", "sanitize-payload", "nopass", "resetpass", ">x"},
+        {"u6", "sanitize-payload"},
+        {"u5", "skip-sanitize-payload", "reset", "on"},
+    };
+    for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+        const char *argv[14] = {"ACL", "SETUSER"};
+        int argc = 2;
+        for (int k = 0; k < 12 && users[i][k]; k++)
+            argv[argc++] = users[i][k];
+        h_same(__FILE__, __LINE__, c, r, argc, argv, NULL);
+        H_SAME(c, r, "ACL", "GETUSER", users[i][0]);
+    }
+    H_SAME(c, r, "ACL", "GETUSER", "default");
+    H_SAME(c, r, "ACL", "GETUSER", "nosuch");
+    H_SAME(c, r, "ACL", "SETUSER", "u9", "sanitize-payloadx");
+    H_SAME(c, r, "ACL", "LIST");
+    for (const char *const *u = (const char *const[]){"u1", "u2", "u3", "u4", "u5", "u6", "u7",
+                                                      "u8", NULL};
+         *u; u++)
+        H_SAME(c, r, "ACL", "DELUSER", *u);
+    h_close_pair(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
     if (h_start(&srv, NULL) < 0)
         return h_finish();
+    have_ref = h_start_comparison(&ref);
     H_RUN(test_rules);
     H_RUN(test_auth);
     H_RUN(test_permissions);
@@ -830,6 +876,9 @@ int main(int argc, char **argv)
     H_RUN(test_key_reach);
     H_RUN(test_attacker);
     H_RUN(test_fair_reads);
+    H_RUN(test_getuser_like_redis);
+    if (have_ref)
+        h_stop(&ref);
     h_stop(&srv);
     return h_finish();
 }

@@ -363,6 +363,163 @@ static void test_info_cpu(void)
     redisFree(c);
 }
 
+/* MODULE as Redis with no module loaded: the same registration (test_command_info
+ * compares flags and categories), HELP, LIST and the refusals. */
+static void test_module_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        goto out;
+    SAME(c, r, "MODULE", "HELP");
+    SAME(c, r, "MODULE", "LIST");
+    SAME(c, r, "MODULE", "LIST", "x");
+    SAME(c, r, "MODULE", "NOSUCH");
+    SAME(c, r, "MODULE");
+    SAME(c, r, "MODULE", "LOAD");
+    SAME(c, r, "MODULE", "UNLOAD", "a", "b");
+    /* enable-module-command's default, no, refuses the changes first. */
+    SAME(c, r, "MODULE", "LOAD", "/nonexistent.so");
+    SAME(c, r, "MODULE", "LOADEX", "/nonexistent.so", "CONFIG", "a", "b", "ARGS", "x");
+    SAME(c, r, "MODULE", "UNLOAD", "nosuch");
+    SAME(c, r, "CONFIG", "GET", "enable-module-command");
+    /* The whole entries (tips aside: rbkv gives none) are test_subcommand's. */
+    SAME(c, r, "COMMAND", "INFO", "module|load", "module|loadex", "module|unload", "module|help");
+    SAME(c, r, "COMMAND", "DOCS", "module|list", "module|unload");
+out:
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+/* With enable-module-command yes: LOAD and LOADEX keep Redis's error prefix and
+ * say why (no module ABI), whatever their arguments; UNLOAD and LIST answer as
+ * Redis with no module loaded. */
+static void test_module_allowed(void)
+{
+    struct h_server mod, mref;
+    redisContext *c = h_open(&mod, H_FLAGS("--enable-module-command", "yes")), *r = NULL;
+    if (!c)
+        return;
+    int have_mref = 0;
+    if (!h_is_reference() && have_ref &&
+        h_start_reference(&mref, H_FLAGS("--enable-module-command", "yes")) == 0) {
+        have_mref = 1;
+        r = h_connect(&mref);
+    }
+    static const char *const loads[][6] = {
+        {"MODULE", "LOAD", "/nonexistent.so", "a", "b"},
+        {"MODULE", "LOADEX", "/nonexistent.so"},
+        {"MODULE", "LOADEX", "/nonexistent.so", "CONFIG", "a"},
+        {"MODULE", "LOADEX", "/nonexistent.so", "FOO"},
+    };
+    for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+        int argc = 0;
+        while (argc < 6 && loads[i][argc])
+            argc++;
+        redisReply *reply = h_command(c, argc, loads[i], NULL);
+        const char *want = h_is_reference()
+                               ? "ERR Error loading the extension. Please check the server logs."
+                               : "ERR Error loading the extension. rbkv does not load Redis "
+                                 "modules (no module ABI).";
+        CHECK(reply && reply->type == REDIS_REPLY_ERROR && strcmp(reply->str, want) == 0,
+              "%s %s: %s", loads[i][1], loads[i][2], reply && reply->str ? reply->str : "(none)");
+        freeReplyObject(reply);
+    }
+    EXPECT_ERR(c, "ERR Error unloading module: no such module with that name", "MODULE",
+               "UNLOAD", "nosuch");
+    SAME(c, r, "MODULE", "UNLOAD", "nosuch");
+    SAME(c, r, "MODULE", "LIST");
+    SAME(c, r, "MODULE", "LOAD");
+    /* Still refused inside scripts (noscript) and queued in MULTI. */
+    SAME(c, r, "EVAL", "return redis.pcall('module', 'list')", "0");
+    SAME(c, r, "MULTI");
+    SAME(c, r, "MODULE", "LIST");
+    SAME(c, r, "EXEC");
+    if (r)
+        redisFree(r);
+    if (have_mref)
+        h_stop(&mref);
+    h_close(&mod, c);
+}
+
+/* LOLWUT's line is "Redis ver. " and INFO's redis_version; c's reply to argv
+ * must be it. */
+static void expect_lolwut_line(redisContext *c, int argc, const char *const *argv)
+{
+    char text[8192], version[64] = "", want[128];
+    info(c, "server", text, sizeof(text));
+    CHECK(h_info_field(text, "redis_version", version, sizeof(version)) == 0, "redis_version");
+    snprintf(want, sizeof(want), "Redis ver. %s\n", version);
+    redisReply *reply = h_command(c, argc, argv, NULL);
+    CHECK(reply && reply->type == REDIS_REPLY_STRING && strcmp(reply->str, want) == 0,
+          "LOLWUT %s: %s", argc > 1 ? argv[1] : "", reply && reply->str ? reply->str : "(none)");
+    freeReplyObject(reply);
+}
+#define EXPECT_LOLWUT_LINE(c, ...)                                                                \
+    expect_lolwut_line((c), H_ARGC(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+
+/* LOLWUT in RESP3 on s (c a RESP2 client of it, for INFO): the line as a
+ * verbatim text, format "txt". */
+static void lolwut_resp3(const struct h_server *s, redisContext *c)
+{
+    char text[8192], version[64] = "", want[160];
+    info(c, "server", text, sizeof(text));
+    h_info_field(text, "redis_version", version, sizeof(version));
+    size_t n = strlen("txt:Redis ver. \n") + strlen(version);
+    int len = snprintf(want, sizeof(want), "=%zu\r\ntxt:Redis ver. %s\n\r\n", n, version);
+    struct h_raw raw;
+    if (h_raw_open_resp3(&raw, s) < 0)
+        return;
+    RAW_SEND(&raw, "LOLWUT\r\n");
+    h_raw_expect(__FILE__, __LINE__, &raw, want, (size_t)len, 0);
+    h_raw_close(&raw);
+}
+
+/* LOLWUT as Redis 7.0.15: the version line for every version but the art
+ * ones (5 and 6, picked by the low 32 bits), and Redis's errors, the art
+ * versions' own arguments too. */
+static void test_lolwut_like_redis(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c)
+        goto out;
+    static const char *const lines[][4] = {
+        {"LOLWUT"}, {"LOLWUT", "VERSION", "7"}, {"LOLWUT", "version", "59"},
+        {"LOLWUT", "VERSION"}, {"LOLWUT", "foo"}, {"LOLWUT", "VERSION", "-1"},
+        {"LOLWUT", "VERSION", "7", "x"}, {"LOLWUT", "VERSION", "4294967303"},
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        int argc = 1;
+        while (argc < 4 && lines[i][argc])
+            argc++;
+        expect_lolwut_line(c, argc, lines[i]);
+        if (r)
+            expect_lolwut_line(r, argc, lines[i]);
+    }
+    SAME(c, r, "LOLWUT", "VERSION", "x");
+    SAME(c, r, "LOLWUT", "VERSION", " 7");
+    SAME(c, r, "LOLWUT", "VERSION", "99999999999999999999");
+    SAME(c, r, "LOLWUT", "VERSION", "5", "x");
+    SAME(c, r, "LOLWUT", "VERSION", "6", "1", "x");
+    SAME(c, r, "LOLWUT", "VERSION", "4294967301", "x");
+    SAME(c, r, "COMMAND", "INFO", "lolwut");
+    if (!h_is_reference()) {
+        /* rbkv draws no art: the art versions answer the line. */
+        EXPECT_LOLWUT_LINE(c, "LOLWUT", "VERSION", "5", "1", "1", "1", "x");
+        EXPECT_LOLWUT_LINE(c, "LOLWUT", "VERSION", "6");
+    }
+    /* RESP3: a verbatim text, "txt", on both. */
+    lolwut_resp3(&srv, c);
+    if (r)
+        lolwut_resp3(&ref, r);
+out:
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -377,6 +534,9 @@ int main(int argc, char **argv)
     H_RUN(test_histogram);
     H_RUN(test_errorstats_like_redis);
     H_RUN(test_info_cpu);
+    H_RUN(test_module_like_redis);
+    H_RUN(test_module_allowed);
+    H_RUN(test_lolwut_like_redis);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
