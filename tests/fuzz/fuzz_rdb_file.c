@@ -25,6 +25,7 @@
 #include "omap.h"
 #include "rdb_file.h"
 #include "snapshot.h"
+#include "xstream.h"
 #include "zset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void free_list(void *v) { ol_free(v); }
 static void free_map(void *v) { om_free(v); }
 static void free_zset(void *v) { zs_free(v); }
+static void free_stream(void *v) { xs_free(v); }
 
 static const struct rdb_file_opts opts = {
     .lim = {.list = {.max_listpack_size = -2},
@@ -74,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ks_register_type(KS_SET, free_map, NULL);
         ks_register_type(KS_HASH, free_map, NULL);
         ks_register_type(KS_ZSET, free_zset, NULL);
+        ks_register_type(KS_STREAM, free_stream, NULL);
         registered = 1;
     }
     char err[512] = "";
