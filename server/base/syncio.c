@@ -89,9 +89,8 @@ int sync_conn_write(struct sync_conn *c, const char *buf, size_t len, long long 
         if (n > 0) {
             buf += n;
             len -= (size_t)n;
-        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            return -1;
-        } else if (wait_ready(c->fd, POLLOUT, deadline) < 0) {
+        } else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+                   wait_ready(c->fd, POLLOUT, deadline) < 0) {
             return -1;
         }
     }
@@ -121,9 +120,8 @@ ssize_t sync_conn_read_line(struct sync_conn *c, char *line, size_t size, long l
         } else if (n == 0) {
             errno = ECONNRESET;
             return -1;
-        } else if (errno != EAGAIN && errno != EINTR) {
-            return -1;
-        } else if (wait_ready(c->fd, POLLIN, deadline) < 0) {
+        } else if ((errno != EAGAIN && errno != EINTR) ||
+                   wait_ready(c->fd, POLLIN, deadline) < 0) {
             return -1;
         }
     }

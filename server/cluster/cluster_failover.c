@@ -65,6 +65,7 @@ static enum cant_failover cant_reason;
 
 static void log_cant_failover(enum cant_failover reason)
 {
+    /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): long lines split for width */
     static const char *const why[] = {
         "",
         "Disconnected from master for longer than allowed. Please check the "

@@ -38,6 +38,7 @@ static void module_unload(struct client *c)
 
 static void module_help(struct client *c)
 {
+    /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): long lines split for width */
     static const char *const help[] = {
         "LIST",
         "    Return a list of loaded modules.",

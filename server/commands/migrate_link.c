@@ -49,7 +49,7 @@ struct migrate_link *migrate_link_get(const char *host, size_t hlen, const char 
 
     struct migrate_link *l = xmalloc(sizeof(*l));
     name[hlen] = '\0'; /* the host alone, for the resolver */
-    if (sync_conn_open(&l->conn, name, atoi(name + hlen + 1), timeout_ms) < 0) {
+    if (sync_conn_open(&l->conn, name, (int)strtol(name + hlen + 1, NULL, 10), timeout_ms) < 0) {
         xfree(l);
         xfree(name);
         return NULL;

@@ -579,6 +579,8 @@ struct buf {
 
 static void buf_append(struct buf *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return;
     if (b->len + n > b->cap) {
         b->cap = (b->len + n) * 2;
         b->p = xrealloc(b->p, b->cap);

@@ -278,7 +278,8 @@ static size_t encode_len(unsigned char *b, uint64_t len)
 void rdb_out_len(struct rdb_out *o, uint64_t len)
 {
     unsigned char b[LEN_MAX_BYTES];
-    rdb_out_bytes(o, b, encode_len(b, len));
+    size_t n = encode_len(b, len); /* before the call: cppcheck reads b first otherwise */
+    rdb_out_bytes(o, b, n);
 }
 
 /* p[0, len) LZF-compressed: the encoding byte, the compressed and the

@@ -34,7 +34,7 @@ struct rdb_str {
 /* The n-byte (n <= 8) little-endian unsigned integer at p. */
 uint64_t rdb_le(const void *p, int n);
 /* The n-byte (n <= 8) big-endian unsigned integer at p. */
-uint64_t rdb_be(const void *p, int n);
+uint64_t rdb_be(const void *q, int n);
 /* The little-endian one read as two's complement. */
 long long rdb_le_signed(const void *p, int n);
 
