@@ -462,6 +462,27 @@ static int wait_cluster_ok(struct node *n, int count)
     }
 }
 
+/* Polls until every node of n[0..count) lists the node id in CLUSTER NODES:
+ * add-node only MEETs one node, and the others learn of it by gossip. */
+static int wait_all_know(struct node *n, int count, const char *id)
+{
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    for (;;) {
+        int ok = 1;
+        for (int i = 0; i < count && ok; i++) {
+            redisReply *r = H_CALL(n[i].v.c, "CLUSTER", "NODES");
+            ok = r && r->str && strstr(r->str, id) && !strstr(r->str, "handshake");
+            if (r)
+                freeReplyObject(r);
+        }
+        if (ok)
+            return 1;
+        if (h_now_ms() > deadline)
+            return CHECK(0, "not every node learnt of %s", id);
+        h_sleep_ms(50);
+    }
+}
+
 /* `--cluster create` of n[0..count), waited until ok everywhere. */
 static int cluster_create(struct node *n, int count)
 {
@@ -785,6 +806,7 @@ static void test_reshard_under_load(void)
     while (redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[3].v.s.port) != 0 &&
            h_now_ms() < deadline)
         h_sleep_ms(200);
+    wait_all_know(n, 4, n[3].id);
     wait_cluster_ok(n, 4);
     rc = redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d "
                    "--cluster-use-empty-masters --cluster-pipeline 20", n[0].v.s.port);
