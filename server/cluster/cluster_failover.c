@@ -65,9 +65,9 @@ static enum cant_failover cant_reason;
 
 static void log_cant_failover(enum cant_failover reason)
 {
-    /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): long lines split for width */
     static const char *const why[] = {
         "",
+        /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one line, split for width */
         "Disconnected from master for longer than allowed. Please check the "
         "'cluster-replica-validity-factor' configuration option.",
         "Waiting the delay before I can start a new failover.",

@@ -38,13 +38,13 @@ static void module_unload(struct client *c)
 
 static void module_help(struct client *c)
 {
-    /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): long lines split for width */
     static const char *const help[] = {
         "LIST",
         "    Return a list of loaded modules.",
         "LOAD <path> [<arg> ...]",
         "    Load a module library from <path>, passing to it any optional arguments.",
         "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+        /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one line, split for width */
         "    Load a module library from <path>, while passing it module configurations and "
         "optional arguments.",
         "UNLOAD <name>",

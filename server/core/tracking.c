@@ -585,6 +585,7 @@ static void buf_append(struct buf *b, const void *p, size_t n)
         b->cap = (b->len + n) * 2;
         b->p = xrealloc(b->p, b->cap);
     }
+    // NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): b->p is set above when n > 0
     memcpy(b->p + b->len, p, n);
     b->len += n;
 }
