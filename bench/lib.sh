@@ -50,6 +50,20 @@ info_field() { # PORT FIELD
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
+# [--rounds N] [--quick] into ROUNDS (default 3) and SCALE (the requests divided by it: 1, or 10
+# for --quick's one-round smoke run), for the scripts that take only those.
+rounds_args() {
+  ROUNDS=3
+  SCALE=1
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --rounds) ROUNDS=$2; shift 2 ;;
+      --quick) ROUNDS=1; SCALE=10; shift ;;
+      *) echo "usage: $0 [--rounds N] [--quick]" >&2; exit 2 ;;
+    esac
+  done
+}
+
 ensure_built() {
   "$ROOT/scripts/deps.sh" build bench
   if [ -z "${BENCH_NO_BUILD:-}" ]; then

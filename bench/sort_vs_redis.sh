@@ -13,15 +13,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ROUNDS=3
-SCALE=1
-while [ $# -gt 0 ]; do
-  case $1 in
-    --rounds) ROUNDS=$2; shift 2 ;;
-    --quick) ROUNDS=1; SCALE=10; shift ;;
-    *) echo "usage: $0 [--rounds N] [--quick]" >&2; exit 2 ;;
-  esac
-done
+rounds_args "$@"
 ensure_built
 
 rps() { # PORT REQUESTS COMMAND...

@@ -27,7 +27,9 @@ int h_node_start(struct h_node *n, int redis, int timeout_ms)
     const char *const *flags =
         H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
                 "--cluster-node-timeout", timeout_text(timeout_ms), "--appendonly", "no");
-    int rc = redis ? h_start_reference(&n->s, flags) : h_start(&n->s, flags);
+    /* rbkv's with a config file, which CONFIG REWRITE (and redis-cli
+     * --cluster set-timeout) needs. */
+    int rc = redis ? h_start_reference(&n->s, flags) : h_start_config(&n->s, "", flags);
     if (rc != 0)
         return rc;
     n->c = h_connect(&n->s);
@@ -91,15 +93,20 @@ int h_cluster_ok(struct h_node *n)
     return strstr(info, "cluster_state:ok\r\n") != NULL;
 }
 
-int h_redis_cli(const char *args, char *out, size_t cap)
+int h_redis_cli(char *out, size_t cap, const char *fmt, ...)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "redis-cli %s 2>&1", args);
+    va_list ap;
+    va_start(ap, fmt);
+    int len = snprintf(cmd, sizeof(cmd), "redis-cli ");
+    len += vsnprintf(cmd + len, sizeof(cmd) - (size_t)len, fmt, ap);
+    va_end(ap);
+    snprintf(cmd + len, sizeof(cmd) - (size_t)len, " </dev/null 2>&1");
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
-    size_t len = fread(out, 1, cap - 1, p);
-    out[len] = '\0';
+    size_t got = fread(out, 1, cap - 1, p);
+    out[got] = '\0';
     int status = pclose(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

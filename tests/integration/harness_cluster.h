@@ -20,7 +20,8 @@ struct h_node {
 
 /* Starts n in cluster mode (redis: a redis-server), cluster-node-timeout
  * timeout_ms times H_SLOW, its bus on a free port (the client port + 10000
- * may not fit), no append-only log. Returns 0, 1 when there is no
+ * may not fit), no append-only log; an rbkv node has a config file
+ * (server.conf), for CONFIG REWRITE. Returns 0, 1 when there is no
  * redis-server to start (skip), -1 on failure. */
 int h_node_start(struct h_node *n, int redis, int timeout_ms);
 /* Starts n again in its dir (nodes.conf and snapshot kept), on new ports. */
@@ -34,7 +35,8 @@ void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...);
 void h_node_id(struct h_node *n, char *id);
 /* Whether n's CLUSTER INFO says cluster_state:ok. */
 int h_cluster_ok(struct h_node *n);
-/* `redis-cli args`'s exit status, its output (stdout and stderr) in out. */
-int h_redis_cli(const char *args, char *out, size_t cap);
+/* `redis-cli <fmt ...>`'s exit status, its output (stdout and stderr) in
+ * out; stdin is empty, so a question it asks gets no answer. */
+int h_redis_cli(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -232,7 +232,7 @@ static int create_six(struct h_node *n)
     for (int i = 0; i < 6; i++)
         len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", n[i].s.port);
     snprintf(args + len, sizeof(args) - (size_t)len, " --cluster-replicas 1 --cluster-yes");
-    int rc = h_redis_cli(args, out, sizeof(out));
+    int rc = h_redis_cli(out, sizeof(out), "%s", args);
     CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "create: %d %s", rc, out);
     CHECK(wait_settled(n, 6, 3), "six nodes, three primaries, all ok");
     for (int i = 0; i < 6; i++) {
@@ -279,7 +279,7 @@ static void test_replicas(void)
         return;
     char args[256], out[16384];
     snprintf(args, sizeof(args), "--cluster check 127.0.0.1:%d", n[0].s.port);
-    int rc = h_redis_cli(args, out, sizeof(out));
+    int rc = h_redis_cli(out, sizeof(out), "%s", args);
     CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered.") && strstr(out, "| 1 slaves."),
           "check: %d %s", rc, out);
     h_node_id(&n[p], pid);
@@ -386,7 +386,7 @@ static void test_manual_failover(void)
     char args[256], out[16384];
     snprintf(args, sizeof(args), "--cluster check 127.0.0.1:%d", n[p].s.port);
     CHECK(wait_settled(n, 6, 3), "settled after the failovers");
-    int rc = h_redis_cli(args, out, sizeof(out));
+    int rc = h_redis_cli(out, sizeof(out), "%s", args);
     CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "check: %d %s", rc, out);
     stop_all(n, 6);
 }
@@ -445,14 +445,8 @@ static void test_setslot_last_slot(void)
 {
     struct h_node n[2];
     memset(n, 0, sizeof(n));
-    /* Node 0 has a config file, for CONFIG REWRITE. */
-    char timeout[16];
-    snprintf(timeout, sizeof(timeout), "%d", NODE_TIMEOUT_MS * H_SLOW);
-    snprintf(n[0].bus_port, sizeof(n[0].bus_port), "%d", h_free_port());
-    if (h_start_config(&n[0].s, "appendonly no\n",
-                       H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n[0].bus_port,
-                               "--cluster-node-timeout", timeout)) == 0 &&
-        (n[0].c = h_connect(&n[0].s)) && h_node_start(&n[1], 0, NODE_TIMEOUT_MS) == 0) {
+    if (h_node_start(&n[0], 0, NODE_TIMEOUT_MS) == 0 &&
+        h_node_start(&n[1], 0, NODE_TIMEOUT_MS) == 0) {
         EXPECT_OK(n[0].c, "CLUSTER", "ADDSLOTSRANGE", "0", "0");
         EXPECT_OK(n[0].c, "CLUSTER", "SET-CONFIG-EPOCH", "1");
         EXPECT_OK(n[1].c, "CLUSTER", "ADDSLOTSRANGE", "1", "16383");

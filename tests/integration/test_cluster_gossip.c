@@ -496,16 +496,16 @@ static void test_redis_cli_create(void)
     snprintf(args, sizeof(args),
              "--cluster create 127.0.0.1:%d 127.0.0.1:%d 127.0.0.1:%d --cluster-yes", n[0].s.port,
              n[1].s.port, n[2].s.port);
-    int rc = h_redis_cli(args, out, sizeof(out));
+    int rc = h_redis_cli(out, sizeof(out), "%s", args);
     CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "create: %d %s", rc, out);
     if (wait_agree(n, 3, 1)) {
         snprintf(args, sizeof(args), "--cluster check 127.0.0.1:%d", n[1].s.port);
-        rc = h_redis_cli(args, out, sizeof(out));
+        rc = h_redis_cli(out, sizeof(out), "%s", args);
         CHECK(rc == 0 && strstr(out, "[OK] All nodes agree about slots configuration.") &&
                   strstr(out, "[OK] All 16384 slots covered."),
               "check: %d %s", rc, out);
         snprintf(args, sizeof(args), "-c -p %d SET foo bar", n[0].s.port);
-        rc = h_redis_cli(args, out, sizeof(out));
+        rc = h_redis_cli(out, sizeof(out), "%s", args);
         CHECK(rc == 0 && !strcmp(out, "OK\n"), "redis-cli -c SET: %s", out);
     }
     for (int i = 0; i < 3; i++)

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_cluster.h"
 
 #define WAIT_MS (30000 * H_SLOW)
 
@@ -382,53 +383,33 @@ static void test_idle_link_closed(void)
 /* ---- Clusters ---- */
 
 #define MAX_NODES 6
-#define NODE_TIMEOUT "2000"
+#define NODE_TIMEOUT_MS 2000
 
 struct node {
-    struct srv v;
-    char bus_port[8];
+    struct h_node v;
     char id[41];
 };
 
-/* Starts n in cluster mode, its bus on a free port (the client port +
- * 10000 may not fit). 0; 1 when there is no redis-server (skip); -1. */
+/* Starts n in cluster mode, as harness_cluster.h does, and learns its id.
+ * 0; 1 when there is no redis-server (skip); -1. */
 static int node_start(struct node *n, int redis)
 {
     memset(n, 0, sizeof(*n));
-    snprintf(n->bus_port, sizeof(n->bus_port), "%d", h_free_port());
-    int rc = srv_start(&n->v, redis,
-                       H_FLAGS("--cluster-enabled", "yes", "--cluster-port", n->bus_port,
-                               "--cluster-node-timeout", NODE_TIMEOUT, "--appendonly", "no"));
-    if (rc != 0)
-        return rc;
-    redisReply *r = H_CALL(n->v.c, "CLUSTER", "MYID");
-    if (r && r->type == REDIS_REPLY_STRING)
-        snprintf(n->id, sizeof(n->id), "%s", r->str);
-    if (r)
-        freeReplyObject(r);
-    return 0;
+    int rc = h_node_start(&n->v, redis, NODE_TIMEOUT_MS);
+    if (rc == 0)
+        h_node_id(&n->v, n->id);
+    return rc;
 }
 
-/* redis-cli's exit status for args, its output into out (stdin empty, so
- * a question it asks gets no answer). */
-static int redis_cli(char *out, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int redis_cli(char *out, size_t cap, const char *fmt, ...)
+/* A node leaves nodes.conf and server.conf beside its log, which the
+ * harness would keep: gone too, unless the server did not exit cleanly. */
+static void node_stop(struct node *n)
 {
-    char cmd[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int len = snprintf(cmd, sizeof(cmd), "redis-cli ");
-    len += vsnprintf(cmd + len, sizeof(cmd) - (size_t)len, fmt, ap);
-    va_end(ap);
-    snprintf(cmd + len, sizeof(cmd) - (size_t)len, " </dev/null 2>&1");
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t got = fread(out, 1, cap - 1, p);
-    out[got] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (n->v.c)
+        redisFree(n->v.c);
+    n->v.c = NULL;
+    if (n->v.s.pid && h_stop(&n->v.s) == 0)
+        h_clean_dir(&n->v.s);
 }
 
 /* `--cluster check` of the cluster n is in: exit 0, every slot covered
@@ -436,7 +417,7 @@ static int redis_cli(char *out, size_t cap, const char *fmt, ...)
 static int cluster_checks(const struct node *n)
 {
     static char out[65536];
-    int rc = redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n->v.s.port);
+    int rc = h_redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n->v.s.port);
     return CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered.") &&
                      !strstr(out, "[WARNING]") && !strstr(out, "[ERR]"),
                  "check: %d %s", rc, out);
@@ -490,7 +471,7 @@ static int cluster_create(struct node *n, int count)
     int len = snprintf(args, sizeof(args), "--cluster create");
     for (int i = 0; i < count; i++)
         len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", n[i].v.s.port);
-    int rc = redis_cli(out, sizeof(out), "%s --cluster-yes", args);
+    int rc = h_redis_cli(out, sizeof(out), "%s --cluster-yes", args);
     if (!CHECK(rc == 0 && strstr(out, "[OK] All 16384 slots covered."), "create: %d %s", rc, out))
         return 0;
     return wait_cluster_ok(n, count);
@@ -798,30 +779,30 @@ static void test_reshard_under_load(void)
     if (node_start(&n[3], 0) != 0)
         goto done;
     started++;
-    int rc = redis_cli(out, sizeof(out), "--cluster add-node 127.0.0.1:%d 127.0.0.1:%d",
+    int rc = h_redis_cli(out, sizeof(out), "--cluster add-node 127.0.0.1:%d 127.0.0.1:%d",
                        n[3].v.s.port, n[0].v.s.port);
     CHECK(rc == 0 && strstr(out, "[OK] New node added correctly."), "add-node: %d %s", rc, out);
     /* As an operator would: once the new node knows the cluster. */
     int64_t deadline = h_now_ms() + WAIT_MS;
-    while (redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[3].v.s.port) != 0 &&
+    while (h_redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[3].v.s.port) != 0 &&
            h_now_ms() < deadline)
         h_sleep_ms(200);
     wait_all_know(n, 4, n[3].id);
     wait_cluster_ok(n, 4);
-    rc = redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d "
+    rc = h_redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d "
                    "--cluster-use-empty-masters --cluster-pipeline 20", n[0].v.s.port);
     CHECK(rc == 0, "rebalance: %d %s", rc, out);
     CHECK(slots_of(&n[3]) > 3000, "rebalance gave the new node %d slots", slots_of(&n[3]));
     cluster_checks(&n[0]);
     /* Empty it (its weight 0), then del-node. */
-    rc = redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d --cluster-weight %s=0 "
+    rc = h_redis_cli(out, sizeof(out), "--cluster rebalance 127.0.0.1:%d --cluster-weight %s=0 "
                    "--cluster-pipeline 20", n[0].v.s.port, n[3].id);
     CHECK(rc == 0 && slots_of(&n[3]) == 0, "rebalance to weight 0: %d %s", rc, out);
-    rc = redis_cli(out, sizeof(out), "--cluster del-node 127.0.0.1:%d %s", n[0].v.s.port,
+    rc = h_redis_cli(out, sizeof(out), "--cluster del-node 127.0.0.1:%d %s", n[0].v.s.port,
                    n[3].id);
     CHECK(rc == 0 && strstr(out, "Sending CLUSTER RESET SOFT to the deleted node."),
           "del-node: %d %s", rc, out);
-    srv_stop(&n[3].v);
+    node_stop(&n[3]);
     started--;
     cluster_checks(&n[0]);
 
@@ -832,24 +813,24 @@ static void test_reshard_under_load(void)
     snprintf(slot, sizeof(slot), "%d", first);
     EXPECT_OK(n[1].v.c, "CLUSTER", "SETSLOT", slot, "MIGRATING", n[0].id);
     EXPECT_OK(n[0].v.c, "CLUSTER", "SETSLOT", slot, "IMPORTING", n[1].id);
-    rc = redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[0].v.s.port);
+    rc = h_redis_cli(out, sizeof(out), "--cluster check 127.0.0.1:%d", n[0].v.s.port);
     CHECK(rc != 0 && strstr(out, "open slot"), "check found no open slot: %s", out);
-    rc = redis_cli(out, sizeof(out), "--cluster fix 127.0.0.1:%d --cluster-yes", n[0].v.s.port);
+    rc = h_redis_cli(out, sizeof(out), "--cluster fix 127.0.0.1:%d --cluster-yes", n[0].v.s.port);
     CHECK(rc == 0, "fix: %d %s", rc, out);
     cluster_checks(&n[0]);
 
-    rc = redis_cli(out, sizeof(out), "--cluster call 127.0.0.1:%d DBSIZE", n[0].v.s.port);
+    rc = h_redis_cli(out, sizeof(out), "--cluster call 127.0.0.1:%d DBSIZE", n[0].v.s.port);
     long total = 0;
     for (const char *p = strstr(out, ": "); p; p = strstr(p + 2, ": "))
         total += atol(p + 2);
     CHECK(rc == 0 && total == acked, "call DBSIZE: %d, %ld keys of %ld: %s", rc, total, acked,
           out);
-    rc = redis_cli(out, sizeof(out), "--cluster set-timeout 127.0.0.1:%d 3000", n[0].v.s.port);
+    rc = h_redis_cli(out, sizeof(out), "--cluster set-timeout 127.0.0.1:%d 3000", n[0].v.s.port);
     CHECK(rc == 0 && strstr(out, "New node timeout set. 3 OK, 0 ERR."), "set-timeout: %d %s",
           rc, out);
     EXPECT_REPLY(n[1].v.c, "['cluster-node-timeout', '3000']", "CONFIG", "GET",
                  "cluster-node-timeout");
-    rc = redis_cli(out, sizeof(out), "--cluster info 127.0.0.1:%d", n[0].v.s.port);
+    rc = h_redis_cli(out, sizeof(out), "--cluster info 127.0.0.1:%d", n[0].v.s.port);
     char line[64];
     snprintf(line, sizeof(line), "%ld keys in 3 masters.", acked);
     CHECK(rc == 0 && strstr(out, line), "info: %d %s", rc, out);
@@ -859,7 +840,7 @@ done:
 out:
     for (int i = 0; i < 4; i++)
         if (n[i].v.c || (i < started && n[i].v.s.pid))
-            srv_stop(&n[i].v);
+            node_stop(&n[i]);
 }
 
 /* Writes u:0 .. u:count-1 through cc; how many were acknowledged. */
@@ -878,7 +859,7 @@ static long cc_fill(struct cclient *cc, long count)
 static int reshard(struct node *via, struct node *from, struct node *to, int slots)
 {
     static char out[1 << 20];
-    int rc = redis_cli(out, sizeof(out),
+    int rc = h_redis_cli(out, sizeof(out),
                        "--cluster reshard 127.0.0.1:%d --cluster-from %s --cluster-to %s "
                        "--cluster-slots %d --cluster-yes",
                        via->v.s.port, from->id, to->id, slots);
@@ -920,7 +901,7 @@ static void test_mixed_reshard(void)
     cc_free(&cc);
 out:
     for (int i = 0; i < started; i++)
-        srv_stop(&n[i].v);
+        node_stop(&n[i]);
 }
 
 /* 6. A live redis-server's keys into an rbkv cluster. */
@@ -964,7 +945,7 @@ static void test_import_from_redis(void)
     char out[65536];
     /* COPY and REPLACE: the source keeps its keys, the cluster's u:5 is
      * replaced. */
-    int rc = redis_cli(out, sizeof(out),
+    int rc = h_redis_cli(out, sizeof(out),
                        "--cluster import 127.0.0.1:%d --cluster-from 127.0.0.1:%d "
                        "--cluster-copy --cluster-replace",
                        n[0].v.s.port, src.s.port);
@@ -1025,7 +1006,7 @@ static void test_import_from_redis(void)
     cc_free(&cc);
 out:
     for (int i = 0; i < started; i++)
-        srv_stop(&n[i].v);
+        node_stop(&n[i]);
     srv_stop(&src);
 }
 

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "harness_blocking.h"
+#include "harness_cluster.h"
 
 static struct h_server srv, ref;
 static int have_ref;
@@ -245,19 +246,12 @@ static void test_cluster(void)
 {
     if (h_is_reference())
         return;
-    /* The bus's port named: port + 10000 may be taken, or past 65535. */
-    char bus[8];
-    int bport = h_free_port();
-    if (!CHECK(bport > 0, "a free port for the bus"))
+    struct h_node n;
+    if (!CHECK(h_node_start(&n, 0, 15000) == 0, "a cluster-mode node started"))
         return;
-    snprintf(bus, sizeof(bus), "%d", bport);
-    struct h_server s;
-    redisContext *c = h_open(&s, H_FLAGS("--cluster-enabled", "yes", "--cluster-port", bus));
-    if (!c)
-        return;
-    EXPECT_ERR(c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB", "0", "1");
-    EXPECT_ERR(c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB", "x", "1");
-    h_close(&s, c);
+    EXPECT_ERR(n.c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB", "0", "1");
+    EXPECT_ERR(n.c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB", "x", "1");
+    h_node_stop(&n);
 }
 
 int main(int argc, char **argv)
