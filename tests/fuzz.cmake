@@ -19,6 +19,7 @@
 # server in-process through fuzz/harness.c (what it sets up and which commands it refuses:
 # fuzz/harness.h).
 set(RBKV_FUZZ_LIBS_resp_parser resp)
+set(RBKV_FUZZ_LIBS_resp_reply resp)
 # cmsgpack and struct live in rbkv_scripting; from the archive replay_cmsgpack takes only them.
 set(RBKV_FUZZ_LIBS_cmsgpack rbkv_scripting rbkv_core rbkv_persist rbkv_data rbkv_base rbtree resp)
 foreach(name commands snapshot aof config_file acl_file hll)

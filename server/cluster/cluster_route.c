@@ -16,6 +16,7 @@
 #include "client.h"
 #include "clock.h"
 #include "cluster.h"
+#include "cluster_query.h"
 #include "command.h"
 #include "keyspace.h"
 #include "keyspec.h"
@@ -47,7 +48,7 @@ struct query {
     const struct resp_slice *argv;
 };
 
-static const struct command *exec_cmd, *asking_cmd, *migrate_cmd;
+static const struct command *exec_cmd, *asking_cmd, *migrate_cmd, *kdelrange_cmd;
 
 const char *cluster_preferred_endpoint(const struct cluster_node *n)
 {
@@ -120,7 +121,8 @@ static int visit_command(void *ctx, const struct command *cmd, int argc,
 /* Redis's getNodeByQuery: the node that serves c's request (cmd), NULL
  * with *why set when none may; *slot is the keys' slot. */
 static struct cluster_node *node_for_query(struct client *c, const struct command *cmd,
-                                           int *slot, enum redirect *why)
+                                           const struct resp_slice *range, int *slot,
+                                           enum redirect *why)
 {
     struct query q = {0};
     *why = REDIR_NONE;
@@ -132,6 +134,15 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
             return cluster->myself;
         multi_visit(c, visit_command, &q);
         writes = multi_has_write(c);
+    } else if (range) {
+        /* A range within one {hash tag}: routed by its slot; whether its
+         * keys are here does not matter (an open slot's range is answered
+         * for the whole cluster, cluster_query.c). */
+        q.argv = range;
+        q.shard = 1;
+        visit_key(&q, 0, 0);
+        q.shard = 0;
+        q.migrating = q.importing = 0;
     } else {
         visit_command(&q, cmd, c->argc, c->argv);
     }
@@ -216,11 +227,30 @@ static void reply_redirect(struct client *c, const struct cluster_node *n, int s
 
 static int route_refuses(struct client *c, const struct command *cmd)
 {
-    if (cmd != exec_cmd && !keyspec_of(cmd))
-        return 0;
     int slot = 0;
     enum redirect why;
-    struct cluster_node *n = node_for_query(c, cmd, &slot, &why);
+    struct resp_slice tagged, *range = NULL;
+    if (cmd != exec_cmd) {
+        switch (cluster_query_scope(c, c->argc, c->argv, &tagged)) {
+        case CQ_SCOPE_LOCAL:
+        case CQ_SCOPE_CLUSTER:
+            /* Answered here for the whole cluster, or a part of that. */
+            if (cmd != kdelrange_cmd)
+                return 0;
+            /* Deleting across slots would need every node to delete its
+             * part at once, which nothing makes atomic. */
+            reply_redirect(c, NULL, 0, REDIR_CROSS_SLOT);
+            return 1;
+        case CQ_SCOPE_SLOT:
+            range = &tagged;
+            break;
+        case CQ_SCOPE_NONE:
+            if (!keyspec_of(cmd))
+                return 0;
+            break;
+        }
+    }
+    struct cluster_node *n = node_for_query(c, cmd, range, &slot, &why);
     if (n == cluster->myself)
         return 0;
     /* Redis discards a redirected EXEC's transaction; a queued command's
@@ -244,5 +274,6 @@ void cluster_route_init(void)
     exec_cmd = command_lookup("exec", 4);
     asking_cmd = command_lookup("asking", 6);
     migrate_cmd = command_lookup_builtin("migrate", 7);
+    kdelrange_cmd = command_lookup("kdelrange", 9);
     command_on_route(&route);
 }

@@ -14,6 +14,8 @@
 #include "cluster_config.h"
 #include "cluster_failover.h"
 #include "cluster_gossip.h"
+#include "cluster_qlink.h"
+#include "cluster_query.h"
 #include "cluster_route.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -74,8 +76,15 @@ static void cluster_stopped(void)
     cluster_free();
 }
 
+/* The bus's links and the cluster-wide queries' connections. */
+static void close_links(void)
+{
+    cluster_bus_close_all();
+    cluster_qlink_close_all();
+}
+
 static const struct server_module cluster_module = {
-    .cron = cluster_cron, .close_links = cluster_bus_close_all, .stopped = cluster_stopped};
+    .cron = cluster_cron, .close_links = close_links, .stopped = cluster_stopped};
 
 int cluster_init(void)
 {
@@ -113,6 +122,7 @@ int cluster_init(void)
     }
     server_on_child_close(cluster_bus_close_listener_fds);
     cluster_route_init();
+    cluster_query_init();
     server_add_module(&cluster_module);
     cluster_changed(save ? CLUSTER_TODO_SAVE : 0);
     return 0;

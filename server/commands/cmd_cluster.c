@@ -24,6 +24,7 @@
 #include "cluster_failover.h"
 #include "cluster_failure.h"
 #include "cluster_gossip.h"
+#include "cluster_query.h"
 #include "cluster_route.h"
 #include "cmd_cluster.h"
 #include "command.h"
@@ -894,6 +895,19 @@ static void cmd_readonly(struct client *c)
     reply_ok(c);
 }
 
+/* KLOCAL: the ordered queries on this connection answer with this node's
+ * keys only: the parts of a cluster-wide query (cluster_query.c). Replies
+ * how many slots this node imports now, which the asking node needs to
+ * order its reads during a migration. Every query on the connection is
+ * still checked against its user's ACL. */
+static void cmd_klocal(struct client *c)
+{
+    if (cluster_or_reply(c) < 0)
+        return;
+    c->flags |= CLIENT_LOCAL_QUERY;
+    resp_add_int(&c->out, cluster_query_importing());
+}
+
 static void cmd_readwrite(struct client *c)
 {
     if (cluster_or_reply(c) < 0)
@@ -994,6 +1008,10 @@ const struct command cluster_commands[] = {
      .subcommands = cluster_subcommands},
     {.name = "asking", .proc = cmd_asking, .arity = 1, .flags = CMD_FAST, .group = "cluster",
      .since = "3.0.0", .summary = "Sent by cluster clients after an -ASK redirect",
+     .complexity = "O(1)", .args = ""},
+    {.name = "klocal", .proc = cmd_klocal, .arity = 1, .flags = CMD_FAST, .group = "cluster",
+     .since = "0.1.0",
+     .summary = "Makes the connection's ordered queries answer with this node's keys only",
      .complexity = "O(1)", .args = ""},
     {.name = "readonly", .proc = cmd_readonly, .arity = 1,
      .flags = CMD_FAST | CMD_LOADING | CMD_STALE, .group = "cluster", .since = "3.0.0",

@@ -69,7 +69,7 @@ static void cmd_reset(struct client *c)
     monitor_stop(c);
     tracking_disable(c);
     c->flags &= ~(CLIENT_NO_EVICT | CLIENT_NO_TOUCH | CLIENT_ASKING | CLIENT_READONLY |
-                  CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT | CLIENT_REPLY_SKIP);
+                  CLIENT_LOCAL_QUERY | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT | CLIENT_REPLY_SKIP);
     c->out.muted = 0;
     c->db_index = 0;
     c->db = &server.ks->dbs[0];

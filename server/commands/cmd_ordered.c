@@ -30,6 +30,7 @@
 
 #include "args.h"
 #include "client.h"
+#include "cluster_query.h"
 #include "cmd_ordered.h"
 #include "keyspace.h"
 #include "krange.h"
@@ -249,6 +250,21 @@ static int span_or_reply(struct client *c, int j, struct kr_span *span)
     return 0;
 }
 
+/* A listing's options for the cluster-wide merge (cluster_query.h). */
+static void cluster_listing(struct client *c, int first, const struct range_opts *o,
+                            struct cluster_query *q)
+{
+    q->kind = CQ_LIST;
+    q->rev = (o->flags & RANGE_REV) != 0;
+    q->withvalues = (o->flags & RANGE_WITHVALUES) != 0;
+    q->typed = o->type != RANGE_TYPE_ANY;
+    q->offset = o->offset;
+    q->count = o->count;
+    for (int j = first; j + 2 < c->argc; j++)
+        if (arg_is(&c->argv[j], "LIMIT"))
+            q->limit_at = j + 1; /* the last LIMIT counts, as it does here */
+}
+
 static void cmd_krange(struct client *c)
 {
     struct range_opts o;
@@ -265,6 +281,10 @@ static void cmd_krange(struct client *c)
         struct lex_bound min, max;
         if (lex_pair_or_reply(c, &c->argv[w.rev ? 2 : 1], &c->argv[w.rev ? 1 : 2], &min, &max) < 0)
             return;
+        struct cluster_query q = {0};
+        cluster_listing(c, 3, &o, &q);
+        if (cluster_query_takes(c, &q))
+            return;
         /* From the near bound to the far one: a hash probe or one descent to
          * start, and no counting. */
         w.start = w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min);
@@ -274,6 +294,10 @@ static void cmd_krange(struct client *c)
         long long start, stop;
         if (arg_ll_or_reply(c, &c->argv[1], &start) < 0 ||
             arg_ll_or_reply(c, &c->argv[2], &stop) < 0)
+            return;
+        struct cluster_query q = {.kind = CQ_RANKS, .rev = w.rev, .withvalues = w.withvalues,
+                                  .typed = w.type != RANGE_TYPE_ANY, .start = start, .stop = stop};
+        if (cluster_query_takes(c, &q))
             return;
         struct kr_span span;
         rank_span(start, stop, live_count(&live), w.rev, &span.lo, &span.hi);
@@ -288,6 +312,10 @@ static void cmd_kprefix(struct client *c)
     struct walk w = {0};
 
     if (range_opts_or_reply(c, 2, RANGE_REV | RANGE_LIMIT | RANGE_WITHVALUES, &o) < 0)
+        return;
+    struct cluster_query q = {0};
+    cluster_listing(c, 2, &o, &q);
+    if (cluster_query_takes(c, &q))
         return;
     walk_opts(&w, &o);
     struct live_view live;
@@ -305,14 +333,20 @@ static void cmd_kcount(struct client *c)
     struct live_view live;
 
     live_init(c, &live);
-    if (span_or_reply(c, 1, &span) == 0)
+    if (span_or_reply(c, 1, &span) < 0)
+        return;
+    struct cluster_query q = {.kind = CQ_COUNT};
+    if (!cluster_query_takes(c, &q))
         resp_add_int(&c->out, (long long)live_in(&live, span.lo, span.hi));
 }
 
 static void rank_generic(struct client *c, int rev)
 {
     struct live_view live;
+    struct cluster_query q = {.kind = CQ_RANK, .rev = rev};
 
+    if (cluster_query_takes(c, &q))
+        return;
     struct ks_entry *e = lookup_read(c, &c->argv[1]);
     if (!e) {
         resp_add_null(&c->out);
@@ -364,6 +398,9 @@ static void neighbours_generic(struct client *c, int has_key, int rev)
     struct kr_span span = {0, 0};
 
     if (count_or_reply(c, has_key ? 2 : 1, &w.count) < 0)
+        return;
+    struct cluster_query q = {.kind = CQ_NEAREST, .rev = rev, .count = (long long)w.count};
+    if (cluster_query_takes(c, &q))
         return;
     live_init(c, &live);
     span.hi = ks_count(c->db);
@@ -486,6 +523,9 @@ static void cmd_ksplit(struct client *c)
     live_init(c, &live);
     span = (struct kr_span){0, ks_count(c->db)};
     if (c->argc == 4 && span_or_reply(c, 2, &span) < 0)
+        return;
+    struct cluster_query q = {.kind = CQ_SPLIT};
+    if (cluster_query_takes(c, &q))
         return;
     live_span(&live, &span.lo, &span.hi);
 

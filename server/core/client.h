@@ -51,6 +51,7 @@ struct tracking_client;
 #define CLIENT_REPLY_OFF (1u << 21)        /* CLIENT REPLY OFF: replies dropped (c->out.muted) */
 #define CLIENT_REPLY_SKIP_NEXT (1u << 22)  /* CLIENT REPLY SKIP: the next request's reply is dropped */
 #define CLIENT_REPLY_SKIP (1u << 23)       /* this request's reply is dropped (was SKIP_NEXT) */
+#define CLIENT_LOCAL_QUERY (1u << 24)      /* cluster: KLOCAL, ordered queries answer this node's keys */
 
 /* Unsent output beyond which we stop reading the client's requests until it
  * drains, when no hard output limit is configured: a pipelining client that

@@ -1,0 +1,589 @@
+/*
+ * test_cluster_ordered.c - ordered queries answered for the whole cluster
+ * (server/cluster/cluster_query.c, cluster_qlink.c): three rbkv primaries
+ * made by `redis-cli --cluster create`, and one standalone rbkv node holding
+ * the same keys, the model. Every wait a poll.
+ *
+ *  1. Random keys (some sharing {hash tags}, some hashes), then random
+ *     KRANGE (BYLEX and by rank, REV, LIMIT, WITHVALUES, TYPE), KPREFIX,
+ *     KCOUNT, KRANK/KREVRANK, KFIRST/KLAST and KNEXT/KPREV sent to a random
+ *     primary: the same reply as the standalone node's, in RESP2 and
+ *     RESP3; paging by the last key lists every key once. A range within
+ *     one {hash tag} is redirected with MOVED to its node; KDELRANGE across
+ *     slots gets CROSSSLOT; inside MULTI a cluster-wide query is refused.
+ *  2. During `redis-cli --cluster reshard`, a range over the fixed keys
+ *     lists each exactly once and a count never misses one.
+ *  3. One primary stopped (SIGSTOP): a clear error within the bound, and a
+ *     client that disconnects while it waits leaves nothing behind; after
+ *     SIGCONT the queries are answered again.
+ *
+ * SEED=n replays the random parts.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "harness_cluster.h"
+
+#define WAIT_MS (30000 * H_SLOW)
+#define NODE_TIMEOUT_MS 2000
+#define NPRIMARIES 3
+#define NKEYS 1500
+#define NQUERIES 600
+
+static struct h_node nodes[NPRIMARIES];
+static struct h_server model;
+static redisContext *mc;
+static char ids[NPRIMARIES][41];
+static uint64_t rng;
+
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int rand_below(int n)
+{
+    return (int)(next_rand() % (uint64_t)n);
+}
+
+/* A key of 1 to 6 bytes over a small alphabet with braces: many share
+ * prefixes, and some carry a complete {hash tag}. */
+static void rand_key(char *out)
+{
+    static const char alphabet[] = "ab{}c";
+    int len = 1 + rand_below(6);
+    for (int i = 0; i < len; i++)
+        out[i] = alphabet[rand_below((int)sizeof(alphabet) - 1)];
+    out[len] = '\0';
+}
+
+static redisContext *node_of_port(int port)
+{
+    for (int i = 0; i < NPRIMARIES; i++)
+        if (nodes[i].s.port == port)
+            return nodes[i].c;
+    return NULL;
+}
+
+/* argv sent to c, following one MOVED as a cluster client does. */
+static redisReply *cluster_call(redisContext *c, int argc, const char *const *argv)
+{
+    redisReply *r = h_command(c, argc, argv, NULL);
+    for (int hops = 0; r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6) &&
+                       hops < 2;
+         hops++) {
+        const char *colon = strrchr(r->str, ':');
+        redisContext *to = colon ? node_of_port(atoi(colon + 1)) : NULL;
+        freeReplyObject(r);
+        if (!to)
+            return NULL;
+        r = h_command(to, argc, argv, NULL);
+    }
+    return r;
+}
+
+/* The reply of a random primary to argv equals the model's. */
+static int same_as_model(int argc, const char *const *argv)
+{
+    redisContext *c = nodes[rand_below(NPRIMARIES)].c;
+    redisReply *a = cluster_call(c, argc, argv), *b = h_command(mc, argc, argv, NULL);
+    int ok = a && b && h_reply_equal(a, b);
+    if (!ok) {
+        char cmd[512], ra[2048], rb[2048];
+        h_command_text(cmd, sizeof(cmd), argc, argv, NULL);
+        CHECK(0, "%s: cluster %s, one node %s", cmd, a ? h_repr(a, ra, sizeof(ra)) : "(none)",
+              b ? h_repr(b, rb, sizeof(rb)) : "(none)");
+    }
+    if (a)
+        freeReplyObject(a);
+    if (b)
+        freeReplyObject(b);
+    return ok;
+}
+
+static void rand_bound(char *out)
+{
+    int k = rand_below(10);
+    if (k == 0) {
+        strcpy(out, "-");
+        return;
+    }
+    if (k == 1) {
+        strcpy(out, "+");
+        return;
+    }
+    out[0] = k < 6 ? '[' : '(';
+    rand_key(out + 1);
+}
+
+static void rand_int(char *out, int lo, int hi)
+{
+    snprintf(out, 16, "%d", lo + rand_below(hi - lo + 1));
+}
+
+/* One random ordered query into argv (buffers in bufs); its argc. */
+static int rand_query(const char **argv, char bufs[][32])
+{
+    int argc = 0;
+    switch (rand_below(9)) {
+    case 0:
+    case 1: { /* KRANGE BYLEX */
+        argv[argc++] = "KRANGE";
+        rand_bound(bufs[0]);
+        rand_bound(bufs[1]);
+        argv[argc++] = bufs[0];
+        argv[argc++] = bufs[1];
+        argv[argc++] = "BYLEX";
+        if (rand_below(2))
+            argv[argc++] = "REV";
+        if (rand_below(2)) {
+            argv[argc++] = "LIMIT";
+            rand_int(bufs[2], -1, 40);
+            rand_int(bufs[3], -1, 60);
+            argv[argc++] = bufs[2];
+            argv[argc++] = bufs[3];
+        }
+        if (rand_below(3) == 0)
+            argv[argc++] = "WITHVALUES";
+        if (rand_below(4) == 0) {
+            argv[argc++] = "TYPE";
+            argv[argc++] = rand_below(2) ? "string" : "hash";
+        }
+        break;
+    }
+    case 2: /* KRANGE by rank */
+        argv[argc++] = "KRANGE";
+        rand_int(bufs[0], -60, 60);
+        rand_int(bufs[1], -60, 60);
+        argv[argc++] = bufs[0];
+        argv[argc++] = bufs[1];
+        if (rand_below(2))
+            argv[argc++] = "REV";
+        if (rand_below(2))
+            argv[argc++] = "WITHVALUES";
+        break;
+    case 3:
+        argv[argc++] = "KPREFIX";
+        rand_key(bufs[0]);
+        bufs[0][1 + rand_below(2)] = '\0';
+        argv[argc++] = bufs[0];
+        if (rand_below(2))
+            argv[argc++] = "REV";
+        if (rand_below(2)) {
+            argv[argc++] = "LIMIT";
+            rand_int(bufs[2], 0, 20);
+            rand_int(bufs[3], -1, 30);
+            argv[argc++] = bufs[2];
+            argv[argc++] = bufs[3];
+        }
+        break;
+    case 4:
+        argv[argc++] = "KCOUNT";
+        if (rand_below(3) == 0) {
+            argv[argc++] = "PREFIX";
+            rand_key(bufs[0]);
+            argv[argc++] = bufs[0];
+        } else {
+            rand_bound(bufs[0]);
+            rand_bound(bufs[1]);
+            argv[argc++] = bufs[0];
+            argv[argc++] = bufs[1];
+        }
+        break;
+    case 5:
+        argv[argc++] = rand_below(2) ? "KRANK" : "KREVRANK";
+        rand_key(bufs[0]);
+        argv[argc++] = bufs[0];
+        break;
+    case 6:
+        argv[argc++] = rand_below(2) ? "KFIRST" : "KLAST";
+        if (rand_below(3)) {
+            rand_int(bufs[0], 0, 30);
+            argv[argc++] = bufs[0];
+        }
+        break;
+    default:
+        argv[argc++] = rand_below(2) ? "KNEXT" : "KPREV";
+        rand_key(bufs[0]);
+        argv[argc++] = bufs[0];
+        if (rand_below(3)) {
+            rand_int(bufs[1], 0, 30);
+            argv[argc++] = bufs[1];
+        }
+        break;
+    }
+    return argc;
+}
+
+/* Polls until every node says cluster_state:ok. */
+static int wait_cluster_ok(void)
+{
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    while (h_now_ms() < deadline) {
+        int ok = 1;
+        for (int i = 0; i < NPRIMARIES && ok; i++)
+            ok = h_cluster_ok(&nodes[i]);
+        if (ok)
+            return 1;
+        h_sleep_ms(50);
+    }
+    return CHECK(0, "the cluster never reached cluster_state:ok");
+}
+
+static int cluster_up(void)
+{
+    for (int i = 0; i < NPRIMARIES; i++) {
+        if (h_node_start(&nodes[i], 0, NODE_TIMEOUT_MS) != 0)
+            return CHECK(0, "node %d did not start", i);
+        h_node_id(&nodes[i], ids[i]);
+    }
+    char args[512], out[16384];
+    int len = snprintf(args, sizeof(args), "--cluster create");
+    for (int i = 0; i < NPRIMARIES; i++)
+        len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", nodes[i].s.port);
+    int rc = h_redis_cli(out, sizeof(out), "%s --cluster-yes", args);
+    if (!CHECK(rc == 0, "create: %d %s", rc, out))
+        return 0;
+    if (h_start(&model, NULL) != 0 || !(mc = h_connect(&model)))
+        return CHECK(0, "the standalone node did not start");
+    return wait_cluster_ok();
+}
+
+static void cluster_down(void)
+{
+    for (int i = 0; i < NPRIMARIES; i++) {
+        if (nodes[i].c)
+            redisFree(nodes[i].c);
+        nodes[i].c = NULL;
+        if (nodes[i].s.pid && h_stop(&nodes[i].s) == 0)
+            h_clean_dir(&nodes[i].s);
+    }
+    if (mc)
+        redisFree(mc);
+    mc = NULL;
+    if (model.pid)
+        h_stop(&model);
+}
+
+/* The same random keys in the cluster and in the model; returns how many
+ * distinct keys there are. */
+static long fill(void)
+{
+    char key[16], val[32];
+    for (int i = 0; i < NKEYS; i++) {
+        rand_key(key);
+        snprintf(val, sizeof(val), "v%d", i);
+        const char *set[] = {"SET", key, val};
+        const char *hset[] = {"HSET", key, "f", val};
+        const char *del[] = {"DEL", key};
+        const char *const *argv = rand_below(8) == 0 ? hset : set;
+        int argc = argv == hset ? 4 : 3;
+        for (int j = 0; j < 2; j++) {
+            redisContext *c = j ? mc : nodes[0].c;
+            redisReply *r = cluster_call(c, 2, del);
+            if (r)
+                freeReplyObject(r);
+            r = cluster_call(c, argc, argv);
+            if (!CHECK(r && r->type != REDIS_REPLY_ERROR, "write of %s failed", key))
+                return -1;
+            freeReplyObject(r);
+        }
+    }
+    redisReply *r = H_CALL(mc, "DBSIZE");
+    long n = r ? (long)r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+/* Pages through every key with KRANGE BYLEX LIMIT 0 page from the last key
+ * on, against node c: the pages joined must be the model's whole listing.
+ * rev pages downwards. */
+static int paged_listing_matches(redisContext *c, int page, int rev)
+{
+    redisReply *all = rev ? H_CALL(mc, "KRANGE", "+", "-", "BYLEX", "REV")
+                          : H_CALL(mc, "KRANGE", "-", "+", "BYLEX");
+    if (!all || all->type != REDIS_REPLY_ARRAY)
+        return CHECK(0, "the model's listing failed");
+    char from[32] = "-", pagetext[16];
+    if (rev)
+        strcpy(from, "+");
+    snprintf(pagetext, sizeof(pagetext), "%d", page);
+    size_t at = 0;
+    int ok = 1;
+    for (;;) {
+        const char *argv[] = {"KRANGE", from, rev ? "-" : "+", "BYLEX", "LIMIT", "0", pagetext,
+                              "REV"};
+        redisReply *r = h_command(c, rev ? 8 : 7, argv, NULL);
+        if (!r || r->type != REDIS_REPLY_ARRAY) {
+            ok = CHECK(0, "a page failed: %s", r && r->str ? r->str : "");
+            if (r)
+                freeReplyObject(r);
+            break;
+        }
+        for (size_t i = 0; i < r->elements && ok; i++, at++)
+            ok = CHECK(at < all->elements && !strcmp(r->element[i]->str, all->element[at]->str),
+                       "page key %zu: %s", at, r->element[i]->str);
+        size_t n = r->elements;
+        if (n)
+            snprintf(from, sizeof(from), "(%s", r->element[n - 1]->str);
+        freeReplyObject(r);
+        if (!ok || n < (size_t)page)
+            break;
+    }
+    ok = ok && CHECK(at == all->elements, "paging listed %zu of %zu keys", at, all->elements);
+    freeReplyObject(all);
+    return ok;
+}
+
+/* 1. Random queries against the model, paging, routing and refusals. */
+static void test_compare(void)
+{
+    if (!cluster_up())
+        goto out;
+    rng = h_seed() | 1;
+    long total = fill();
+    if (!CHECK(total > 0, "no keys"))
+        goto out;
+    printf("  %ld distinct keys\n", total);
+    const char *argv[16];
+    char bufs[4][32];
+    for (int i = 0; i < NQUERIES; i++) {
+        int argc = rand_query(argv, bufs);
+        if (!same_as_model(argc, argv))
+            break;
+    }
+    /* RESP3 (raw: this hiredis reads no RESP3): WITHVALUES as pairs, nil
+     * values and KRANK's nil as RESP3's null, byte for byte. */
+    static const char *const resp3[] = {
+        "*5\r\n$6\r\nKRANGE\r\n$1\r\n-\r\n$1\r\n+\r\n$5\r\nBYLEX\r\n$10\r\nWITHVALUES\r\n",
+        "*4\r\n$6\r\nKRANGE\r\n$1\r\n0\r\n$2\r\n50\r\n$10\r\nWITHVALUES\r\n",
+        "*2\r\n$5\r\nKRANK\r\n$3\r\nzzz\r\n",
+    };
+    struct h_raw a, b;
+    if (h_raw_open_resp3(&a, &nodes[1].s) == 0) {
+        if (h_raw_open_resp3(&b, &model) == 0) {
+            for (size_t i = 0; i < sizeof(resp3) / sizeof(resp3[0]); i++) {
+                size_t la = 0, lb = 0;
+                h_raw_send(&a, resp3[i], strlen(resp3[i]));
+                h_raw_send(&b, resp3[i], strlen(resp3[i]));
+                int ok = h_raw_read_reply(&a, &la, H_RAW_TIMEOUT_MS) == 0 &&
+                         h_raw_read_reply(&b, &lb, H_RAW_TIMEOUT_MS) == 0 && la == lb &&
+                         memcmp(a.buf, b.buf, la) == 0;
+                CHECK(ok, "RESP3 reply %zu differs: %.*s vs %.*s", i, (int)(la < 200 ? la : 200),
+                      a.buf, (int)(lb < 200 ? lb : 200), b.buf);
+                h_raw_consume(&a, la);
+                h_raw_consume(&b, lb);
+            }
+            h_raw_close(&b);
+        }
+        h_raw_close(&a);
+    }
+
+    for (int i = 0; i < NPRIMARIES; i++) {
+        paged_listing_matches(nodes[i].c, 1 + rand_below(100), 0);
+        paged_listing_matches(nodes[i].c, 1 + rand_below(100), 1);
+    }
+
+    /* A range within one tag: its node answers, the others redirect. */
+    int moved = 0, answered = 0;
+    for (int i = 0; i < NPRIMARIES; i++) {
+        redisReply *r = H_CALL(nodes[i].c, "KRANGE", "[{ab}", "[{ab}c", "BYLEX");
+        if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6))
+            moved++;
+        else if (r && r->type == REDIS_REPLY_ARRAY)
+            answered++;
+        if (r)
+            freeReplyObject(r);
+    }
+    CHECK(moved == NPRIMARIES - 1 && answered == 1, "tagged range: %d MOVED, %d answered", moved,
+          answered);
+    same_as_model(4, (const char *[]){"KRANGE", "[{ab}", "[{ab}c", "BYLEX"});
+    same_as_model(3, (const char *[]){"KCOUNT", "PREFIX", "{b}"});
+    EXPECT_ERR(nodes[0].c, "CROSSSLOT Keys in request don't hash to the same slot", "KDELRANGE",
+               "-", "+");
+    EXPECT_ERR(nodes[1].c, "CROSSSLOT Keys in request don't hash to the same slot", "KDELRANGE",
+               "PREFIX", "a");
+    EXPECT_OK(nodes[0].c, "MULTI");
+    EXPECT_STATUS(nodes[0].c, "QUEUED", "KCOUNT", "-", "+");
+    EXPECT_REPLY(nodes[0].c,
+                 "[-ERR a cluster-wide ordered query cannot run inside MULTI or a script: give "
+                 "bounds within one {hash tag}]",
+                 "EXEC");
+    /* A tagged KDELRANGE runs on its slot's node. */
+    redisReply *d = cluster_call(nodes[0].c, 3, (const char *[]){"KDELRANGE", "PREFIX", "{c}"});
+    redisReply *m = H_CALL(mc, "KDELRANGE", "PREFIX", "{c}");
+    CHECK(d && m && h_reply_equal(d, m), "tagged KDELRANGE differs");
+    if (d)
+        freeReplyObject(d);
+    if (m)
+        freeReplyObject(m);
+    same_as_model(3, (const char *[]){"KRANGE", "-", "+", "BYLEX"});
+out:
+    cluster_down();
+}
+
+/* Starts redis-cli with args (words split at spaces) in the background,
+ * its output into path. Its pid, or -1. */
+static pid_t redis_cli_spawn(const char *path, const char *args)
+{
+    char buf[1024];
+    char *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof(buf), "%s", args);
+    argv[argc++] = "redis-cli";
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && argc < 63;
+         w = strtok_r(NULL, " ", &save))
+        argv[argc++] = w;
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen(path, "w", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0 || !freopen("/dev/null", "r", stdin))
+            _exit(126);
+        execvp("redis-cli", argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* 2. A reshard under cluster-wide queries: every key listed once. */
+static void test_during_reshard(void)
+{
+    if (access("/dev/shm", W_OK) == 0)
+        setenv("TMPDIR", "/dev/shm", 1);
+    if (!cluster_up())
+        goto out;
+    rng = h_seed() | 1;
+    long total = fill();
+    if (!CHECK(total > 0, "no keys"))
+        goto out;
+    char args[512], path[400];
+    snprintf(args, sizeof(args),
+             "--cluster reshard 127.0.0.1:%d --cluster-from %s --cluster-to %s "
+             "--cluster-slots 3000 --cluster-yes --cluster-pipeline 5",
+             nodes[0].s.port, ids[0], ids[1]);
+    snprintf(path, sizeof(path), "%s/reshard.out", nodes[0].s.dir);
+    pid_t pid = redis_cli_spawn(path, args);
+    int status = -1, ok = 1;
+    long queries = 0, pages = 0;
+    int64_t t0 = h_now_ms();
+    while (ok && waitpid(pid, &status, WNOHANG) == 0) {
+        redisContext *c = nodes[rand_below(NPRIMARIES)].c;
+        if (queries % 4 == 3) {
+            ok = paged_listing_matches(c, 50 + rand_below(200), rand_below(2));
+            pages++;
+        } else {
+            ok = same_as_model(4, (const char *[]){"KRANGE", "-", "+", "BYLEX"});
+        }
+        redisReply *r = H_CALL(c, "KCOUNT", "-", "+");
+        ok = ok && CHECK(r && r->type == REDIS_REPLY_INTEGER && r->integer >= total,
+                         "KCOUNT during the reshard: %lld of %ld",
+                         r ? r->integer : -1LL, total);
+        if (r)
+            freeReplyObject(r);
+        queries++;
+        if (h_now_ms() - t0 > 4 * WAIT_MS) {
+            CHECK(0, "the reshard did not end");
+            break;
+        }
+    }
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "reshard failed");
+    printf("  %ld queries and %ld pagings during a reshard of 3000 slots (%lld ms)\n", queries,
+           pages, (long long)(h_now_ms() - t0));
+    same_as_model(3, (const char *[]){"KCOUNT", "-", "+"});
+out:
+    cluster_down();
+}
+
+/* KCOUNT - + on c: its reply's text into out. */
+static void count_text(redisContext *c, char *out, size_t cap)
+{
+    redisReply *r = H_CALL(c, "KCOUNT", "-", "+");
+    h_repr(r, out, cap);
+    if (r)
+        freeReplyObject(r);
+}
+
+static long blocked_clients(redisContext *c)
+{
+    char out[64];
+    redisReply *r = H_CALL(c, "INFO", "clients");
+    long n = -1;
+    if (r && r->str && h_info_field(r->str, "blocked_clients", out, sizeof(out)) == 0)
+        n = atol(out);
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+/* 3. A stopped primary: an error within the bound, never a partial count. */
+static void test_stopped_node(void)
+{
+    if (!cluster_up())
+        goto out;
+    rng = h_seed() | 1;
+    long total = fill();
+    if (!CHECK(total > 0, "no keys"))
+        goto out;
+    char want[32], got[512];
+    snprintf(want, sizeof(want), ":%ld", total);
+    kill(nodes[2].s.pid, SIGSTOP);
+    int64_t t0 = h_now_ms();
+    count_text(nodes[0].c, got, sizeof(got));
+    int64_t took = h_now_ms() - t0;
+    CHECK(strstr(got, "-CLUSTERDOWN cluster-wide query: node 127.0.0.1:") &&
+              strstr(got, "did not answer within"),
+          "with a node stopped: %s", got);
+    CHECK(took < 3 * NODE_TIMEOUT_MS * H_SLOW, "the error took %lld ms", (long long)took);
+    printf("  stopped node: %s after %lld ms\n", got, (long long)took);
+
+    /* A client that goes away while it waits. */
+    redisContext *w = h_connect(&nodes[1].s);
+    if (CHECK(w != NULL, "no connection")) {
+        h_send(w, 3, (const char *[]){"KCOUNT", "-", "+"}, NULL);
+        int64_t deadline = h_now_ms() + WAIT_MS;
+        while (blocked_clients(nodes[1].c) != 1 && h_now_ms() < deadline)
+            h_sleep_ms(20);
+        CHECK(blocked_clients(nodes[1].c) == 1, "the query did not wait");
+        redisFree(w);
+        while (blocked_clients(nodes[1].c) != 0 && h_now_ms() < deadline)
+            h_sleep_ms(20);
+        CHECK(blocked_clients(nodes[1].c) == 0, "the gone client still waits");
+    }
+    kill(nodes[2].s.pid, SIGCONT);
+    /* Answered again once the node reads its connections. */
+    int64_t deadline = h_now_ms() + WAIT_MS;
+    do {
+        count_text(nodes[0].c, got, sizeof(got));
+        if (!strcmp(got, want))
+            break;
+        h_sleep_ms(50);
+    } while (h_now_ms() < deadline);
+    CHECK(!strcmp(got, want), "after SIGCONT: %s, want %s", got, want);
+    count_text(nodes[1].c, got, sizeof(got));
+    CHECK(!strcmp(got, want), "the node whose client left: %s, want %s", got, want);
+out:
+    cluster_down();
+}
+
+int main(int argc, char **argv)
+{
+    h_init(argc, argv);
+    H_RUN(test_compare);
+    H_RUN(test_during_reshard);
+    H_RUN(test_stopped_node);
+    return h_finish();
+}
