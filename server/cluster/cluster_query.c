@@ -29,6 +29,7 @@
 #include "cluster_qlink.h"
 #include "config.h"
 #include "conn.h"
+#include "krange.h"
 #include "longrun.h"
 #include "mem.h"
 #include "resp_num.h"
@@ -377,26 +378,6 @@ static void reply_picks(struct client *c, const struct query *q, const struct pi
     }
 }
 
-/* Redis's rank window over n listed: [*lo, *hi), empty when lo >= hi. */
-static void rank_window(long long start, long long stop, size_t n, size_t *lo, size_t *hi)
-{
-    long long len = (long long)n;
-    if (start < 0)
-        start += len;
-    if (stop < 0)
-        stop += len;
-    if (start < 0)
-        start = 0;
-    if (stop >= len)
-        stop = len - 1;
-    if (start > stop || start >= len) {
-        *lo = *hi = 0;
-        return;
-    }
-    *lo = (size_t)start;
-    *hi = (size_t)stop + 1;
-}
-
 /* Whether part i's answer is the one counts use: the second of a node
  * asked twice, else the only one. */
 static int counts_use(const struct query *q, int i)
@@ -432,8 +413,9 @@ static void reply_merged(struct client *c, const struct query *q)
          * start, or both from the end) or in full, so the window over
          * the merged listing is the window over every key. */
         picks = merge(q, 1, stride, 0, SIZE_MAX, &n);
-        size_t lo, hi;
-        rank_window(s->start, s->stop, n, &lo, &hi);
+        size_t lo = 0, hi = 0;
+        if (rank_range(s->start, s->stop, n, &lo, &hi) == 0)
+            hi++;
         reply_picks(c, q, picks + lo, hi - lo);
         xfree(picks);
         return;
@@ -481,10 +463,19 @@ static int reply_fits(const struct query *q, int cmd, const struct kept *k)
     }
 }
 
-/* The query's answer, or its error, to its client, whose wait ends. */
+static void on_timeout(struct client *c, const void *how);
+
+/* The query's answer, or its error, to its client, whose wait ends; only
+ * freed when the client no longer waits for it (CLIENT UNBLOCK ended the
+ * wait). */
 static void finish(struct query *q)
 {
     struct client *c = q->c;
+    const uint64_t *waited = block_waiting_for(c, on_timeout);
+    if (!waited || *waited != q->id) {
+        query_free(q);
+        return;
+    }
     if (q->failed[0]) {
         resp_add_error(&c->out, q->failed);
     } else {
@@ -581,13 +572,17 @@ static void on_timeout(struct client *c, const void *how)
     cluster_qlink_close(ip, port);
 }
 
+/* c's queries go with it; a reply that comes later finds none. Several
+ * when CLIENT UNBLOCK ended a wait whose parts had not all answered. */
 static void client_closing(struct client *c)
 {
     struct query *q = queries;
-    while (q && q->c != c)
-        q = q->next;
-    if (q)
-        query_free(q);
+    while (q) {
+        struct query *next = q->next;
+        if (q->c == c)
+            query_free(q);
+        q = next;
+    }
 }
 
 /* The copy of argv the parts send, with LIMIT's or the ranks' numbers
@@ -696,9 +691,14 @@ int cluster_query_takes(struct client *c, const struct cluster_query *s)
     q->next = queries;
     queries = q;
     part_commands(q, c);
-    for (int i = 0; i < cluster->node_count; i++)
-        if (asked(cluster->nodes[i]))
-            part_add(q, cluster->nodes[i]->ip, cluster->nodes[i]->port, 1);
+    for (int i = 0; i < cluster->node_count; i++) {
+        const struct cluster_node *n = cluster->nodes[i];
+        /* Myself before any peer has told it its address: loopback. */
+        if (n == cluster->myself && !n->ip[0] && (n->flags & CNODE_MASTER))
+            part_add(q, "127.0.0.1", n->port, 1);
+        else if (asked(n))
+            part_add(q, n->ip, n->port, 1);
+    }
     /* Sending may fail at once: the error is then replied without a wait. */
     q->sending = 1;
     for (int i = 0; i < q->nparts && !q->failed[0]; i++)

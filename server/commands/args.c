@@ -165,25 +165,6 @@ int incr_or_reply(struct client *c, long long *value, long long incr)
     return 0;
 }
 
-int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi)
-{
-    long long llen = (long long)len;
-
-    if (start < 0)
-        start += llen;
-    if (end < 0)
-        end += llen;
-    if (start < 0)
-        start = 0;
-    if (start > end || start >= llen)
-        return -1;
-    if (end >= llen)
-        end = llen - 1;
-    *lo = (size_t)start;
-    *hi = (size_t)end;
-    return 0;
-}
-
 void rank_span(long long start, long long stop, size_t len, int rev, size_t *lo, size_t *hi)
 {
     size_t first, last;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "krange.h"
 
 /* The Redis version rbkv answers as (INFO's redis_version, HELLO's version,
  * LOLWUT's line). */
@@ -108,10 +109,7 @@ void reply_subcommand_syntax(struct client *c, const char *container);
      .summary = "Show helpful text about the different subcommands", .complexity = "O(1)",     \
      .args = ""}
 
-/* Redis's rank range rules (ZRANGE, LRANGE): negative ranks count from the
- * end, start is clamped at 0 and end at the last. Returns 0 with the
- * inclusive [*lo, *hi] inside len elements, or -1 when the range is empty. */
-int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi);
+/* rank_range (krange.h): Redis's rank range rules. */
 /* rank_range's elements as positions [*lo, *hi) of the ascending order,
  * ranks counted from the last element under rev; *lo == *hi == 0 when the
  * range is empty. */

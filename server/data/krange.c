@@ -174,3 +174,22 @@ int kr_type_by_name(const char *name, size_t len)
     }
     return -1;
 }
+
+int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi)
+{
+    long long llen = (long long)len;
+
+    if (start < 0)
+        start += llen;
+    if (end < 0)
+        end += llen;
+    if (start < 0)
+        start = 0;
+    if (start > end || start >= llen)
+        return -1;
+    if (end >= llen)
+        end = llen - 1;
+    *lo = (size_t)start;
+    *hi = (size_t)end;
+    return 0;
+}

@@ -63,4 +63,10 @@ int kr_type_by_name(const char *name, size_t len);
 /* TYPE's name of an enum ks_type. */
 const char *kr_type_name(int type);
 
+/* Redis's rank range rules (ZRANGE, LRANGE, KRANGE by rank): negative ranks
+ * count from the end, start is clamped at 0 and end at the last. Returns 0
+ * with the inclusive [*lo, *hi] inside len elements, or -1 when the range is
+ * empty. */
+int rank_range(long long start, long long end, size_t len, size_t *lo, size_t *hi);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define EXIT_WAIT_MS (30000 * H_SLOW)
 
@@ -109,4 +110,28 @@ int h_redis_cli(char *out, size_t cap, const char *fmt, ...)
     out[got] = '\0';
     int status = pclose(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Starts redis-cli with args (words split at spaces) in the background,
+ * its output into path. Its pid, or -1. */
+pid_t h_redis_cli_spawn(const char *path, const char *args)
+{
+    char buf[1024];
+    char *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof(buf), "%s", args);
+    argv[argc++] = "redis-cli";
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && argc < 63;
+         w = strtok_r(NULL, " ", &save))
+        argv[argc++] = w;
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen(path, "w", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0 || !freopen("/dev/null", "r", stdin))
+            _exit(126);
+        execvp("redis-cli", argv);
+        _exit(127);
+    }
+    return pid;
 }

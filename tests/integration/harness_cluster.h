@@ -8,6 +8,7 @@
 #define RBKV_HARNESS_CLUSTER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "harness.h"
 
@@ -38,5 +39,8 @@ int h_cluster_ok(struct h_node *n);
 /* `redis-cli <fmt ...>`'s exit status, its output (stdout and stderr) in
  * out; stdin is empty, so a question it asks gets no answer. */
 int h_redis_cli(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Starts redis-cli with args (words split at spaces) in the background,
+ * its output (stdout and stderr) into path, stdin empty. Its pid, or -1. */
+pid_t h_redis_cli_spawn(const char *path, const char *args);
 
 #endif

@@ -638,30 +638,6 @@ static long cc_count_lost(struct cclient *cc, long n)
     return lost;
 }
 
-/* Starts redis-cli with args (words split at spaces) in the background,
- * its output into path. Its pid, or -1. */
-static pid_t redis_cli_spawn(const char *path, const char *args)
-{
-    char buf[1024];
-    char *argv[64];
-    int argc = 0;
-    snprintf(buf, sizeof(buf), "%s", args);
-    argv[argc++] = "redis-cli";
-    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && argc < 63;
-         w = strtok_r(NULL, " ", &save))
-        argv[argc++] = w;
-    argv[argc] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        FILE *f = freopen(path, "w", stdout);
-        if (!f || dup2(fileno(stdout), 2) < 0 || !freopen("/dev/null", "r", stdin))
-            _exit(126);
-        execvp("redis-cli", argv);
-        _exit(127);
-    }
-    return pid;
-}
-
 /* The node dirs on tmpfs when there is one (see the top of the file). */
 static void nodes_on_tmpfs(void)
 {
@@ -743,7 +719,7 @@ static void test_reshard_under_load(void)
              n[0].v.s.port, n[0].id, n[1].id, n[2].id);
     snprintf(path, sizeof(path), "%s/reshard.out", n[0].v.s.dir);
     int64_t t0 = h_now_ms();
-    pid_t pid = redis_cli_spawn(path, args);
+    pid_t pid = h_redis_cli_spawn(path, args);
     int status = -1;
     long reads_bad = 0;
     uint64_t seed = h_seed(), x = seed | 1;
@@ -972,7 +948,7 @@ static void test_import_from_redis(void)
              "--cluster import 127.0.0.1:%d --cluster-from 127.0.0.1:%d --cluster-replace",
              n[1].v.s.port, src.s.port);
     snprintf(path, sizeof(path), "%s/import.out", n[1].v.s.dir);
-    pid_t pid = redis_cli_spawn(path, args);
+    pid_t pid = h_redis_cli_spawn(path, args);
     int status = -1;
     long written = 0;
     while (waitpid(pid, &status, WNOHANG) == 0) {

@@ -304,6 +304,17 @@ static long fill(void)
     return n;
 }
 
+/* The cluster and the model up, with the same random keys: how many, or
+ * -1 (failed). */
+static long cluster_with_keys(void)
+{
+    if (!cluster_up())
+        return -1;
+    rng = h_seed() | 1;
+    long total = fill();
+    return CHECK(total > 0, "no keys") ? total : -1;
+}
+
 /* Pages through every key with KRANGE BYLEX LIMIT 0 page from the last key
  * on, against node c: the pages joined must be the model's whole listing.
  * rev pages downwards. */
@@ -347,11 +358,8 @@ static int paged_listing_matches(redisContext *c, int page, int rev)
 /* 1. Random queries against the model, paging, routing and refusals. */
 static void test_compare(void)
 {
-    if (!cluster_up())
-        goto out;
-    rng = h_seed() | 1;
-    long total = fill();
-    if (!CHECK(total > 0, "no keys"))
+    long total = cluster_with_keys();
+    if (total <= 0)
         goto out;
     printf("  %ld distinct keys\n", total);
     const char *argv[16];
@@ -431,40 +439,13 @@ out:
     cluster_down();
 }
 
-/* Starts redis-cli with args (words split at spaces) in the background,
- * its output into path. Its pid, or -1. */
-static pid_t redis_cli_spawn(const char *path, const char *args)
-{
-    char buf[1024];
-    char *argv[64];
-    int argc = 0;
-    snprintf(buf, sizeof(buf), "%s", args);
-    argv[argc++] = "redis-cli";
-    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && argc < 63;
-         w = strtok_r(NULL, " ", &save))
-        argv[argc++] = w;
-    argv[argc] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        FILE *f = freopen(path, "w", stdout);
-        if (!f || dup2(fileno(stdout), 2) < 0 || !freopen("/dev/null", "r", stdin))
-            _exit(126);
-        execvp("redis-cli", argv);
-        _exit(127);
-    }
-    return pid;
-}
-
 /* 2. A reshard under cluster-wide queries: every key listed once. */
 static void test_during_reshard(void)
 {
     if (access("/dev/shm", W_OK) == 0)
         setenv("TMPDIR", "/dev/shm", 1);
-    if (!cluster_up())
-        goto out;
-    rng = h_seed() | 1;
-    long total = fill();
-    if (!CHECK(total > 0, "no keys"))
+    long total = cluster_with_keys();
+    if (total <= 0)
         goto out;
     char args[512], path[400];
     snprintf(args, sizeof(args),
@@ -472,7 +453,7 @@ static void test_during_reshard(void)
              "--cluster-slots 3000 --cluster-yes --cluster-pipeline 5",
              nodes[0].s.port, ids[0], ids[1]);
     snprintf(path, sizeof(path), "%s/reshard.out", nodes[0].s.dir);
-    pid_t pid = redis_cli_spawn(path, args);
+    pid_t pid = h_redis_cli_spawn(path, args);
     int status = -1, ok = 1;
     long queries = 0, pages = 0;
     int64_t t0 = h_now_ms();
@@ -532,11 +513,8 @@ static long blocked_clients(redisContext *c)
 /* 3. A stopped primary: an error within the bound, never a partial count. */
 static void test_stopped_node(void)
 {
-    if (!cluster_up())
-        goto out;
-    rng = h_seed() | 1;
-    long total = fill();
-    if (!CHECK(total > 0, "no keys"))
+    long total = cluster_with_keys();
+    if (total <= 0)
         goto out;
     char want[32], got[512];
     snprintf(want, sizeof(want), ":%ld", total);
@@ -563,7 +541,34 @@ static void test_stopped_node(void)
             h_sleep_ms(20);
         CHECK(blocked_clients(nodes[1].c) == 0, "the gone client still waits");
     }
+    /* CLIENT UNBLOCK ends a wait as its timeout would (as WAIT's), and
+     * the parts that answer later write nothing to that client. */
+    redisContext *u = h_connect(&nodes[1].s);
+    if (CHECK(u != NULL, "no connection")) {
+        redisReply *id = H_CALL(u, "CLIENT", "ID");
+        char idtext[32];
+        snprintf(idtext, sizeof(idtext), "%lld", id ? id->integer : -1LL);
+        if (id)
+            freeReplyObject(id);
+        h_send(u, 3, (const char *[]){"KCOUNT", "-", "+"}, NULL);
+        int64_t deadline = h_now_ms() + WAIT_MS;
+        while (blocked_clients(nodes[1].c) != 1 && h_now_ms() < deadline)
+            h_sleep_ms(20);
+        EXPECT_INT(nodes[1].c, 1, "CLIENT", "UNBLOCK", idtext);
+        redisReply *r = h_get_reply(u);
+        CHECK(r && r->type == REDIS_REPLY_ERROR &&
+                  strstr(r->str, "CLUSTERDOWN cluster-wide query: node"),
+              "after CLIENT UNBLOCK: %s", r && r->str ? r->str : "(none)");
+        if (r)
+            freeReplyObject(r);
+        EXPECT_STATUS(u, "PONG", "PING");
+    }
     kill(nodes[2].s.pid, SIGCONT);
+    if (u) {
+        /* The late parts (if the link was still open) leave no reply. */
+        EXPECT_STATUS(u, "PONG", "PING");
+        redisFree(u);
+    }
     /* Answered again once the node reads its connections. */
     int64_t deadline = h_now_ms() + WAIT_MS;
     do {
