@@ -110,14 +110,10 @@ static void write_cb(uv_write_t *req, int status)
         link_fail(l, uv_strerror(status), 1);
 }
 
-/* Queues argv as one RESP command on l, its reply expected under tag. */
-static void write_command(struct qlink *l, int argc, const struct resp_slice *argv, uint64_t tag)
+/* The bytes of argv as one RESP command at p (room enough: command_len);
+ * returns the end. */
+static char *put_command(char *p, int argc, const struct resp_slice *argv)
 {
-    size_t len = 1 + RESP_LL_CHARS + 2;
-    for (int i = 0; i < argc; i++)
-        len += 1 + RESP_LL_CHARS + 2 + argv[i].len + 2;
-    struct write_req *w = xmalloc(sizeof(*w) + len);
-    char *p = w->bytes;
     *p++ = '*';
     p += resp_format_ll(p, argc);
     *p++ = '\r';
@@ -133,15 +129,36 @@ static void write_command(struct qlink *l, int argc, const struct resp_slice *ar
         *p++ = '\r';
         *p++ = '\n';
     }
+    return p;
+}
+
+static size_t command_len(int argc, const struct resp_slice *argv)
+{
+    size_t len = 1 + RESP_LL_CHARS + 2;
+    for (int i = 0; i < argc; i++)
+        len += 1 + RESP_LL_CHARS + 2 + argv[i].len + 2;
+    return len;
+}
+
+/* Queues cmds[0..n) on l in one write, their replies expected under their
+ * tags. */
+static void write_commands(struct qlink *l, int n, const struct cluster_qlink_cmd *cmds)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += command_len(cmds[i].argc, cmds[i].argv);
+    struct write_req *w = xmalloc(sizeof(*w) + len);
+    char *p = w->bytes;
+    for (int i = 0; i < n; i++) {
+        p = put_command(p, cmds[i].argc, cmds[i].argv);
+        push_tag(l, cmds[i].tag);
+    }
     uv_buf_t buf = uv_buf_init(w->bytes, (unsigned)(p - w->bytes));
     int rc = uv_write(&w->req, (uv_stream_t *)&l->tcp, &buf, 1, write_cb);
     if (rc < 0) {
         xfree(w);
-        push_tag(l, tag);
         link_fail(l, uv_strerror(rc), 1);
-        return;
     }
-    push_tag(l, tag);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -258,13 +275,13 @@ static struct qlink *link_open(const char *ip, int port)
         if (server.cfg.masteruser)
             auth[n++] = (struct resp_slice){server.cfg.masteruser, strlen(server.cfg.masteruser)};
         auth[n++] = (struct resp_slice){pass->p, pass->len};
-        write_command(l, n, auth, TAG_OWN);
+        struct cluster_qlink_cmd cmd = {n, auth, TAG_OWN};
+        write_commands(l, 1, &cmd);
     }
-    return l;
+    return l->closing ? NULL : l;
 }
 
-void cluster_qlink_send(const char *ip, int port, int argc, const struct resp_slice *argv,
-                        uint64_t tag)
+void cluster_qlink_send(const char *ip, int port, int n, const struct cluster_qlink_cmd *cmds)
 {
     struct qlink *l = pool;
     while (l && (l->port != port || strcmp(l->ip, ip)))
@@ -272,10 +289,11 @@ void cluster_qlink_send(const char *ip, int port, int argc, const struct resp_sl
     if (!l)
         l = link_open(ip, port);
     if (!l) {
-        reply_cb(tag, NULL, "cannot connect");
+        for (int i = 0; i < n; i++)
+            reply_cb(cmds[i].tag, NULL, "cannot connect");
         return;
     }
-    write_command(l, argc, argv, tag);
+    write_commands(l, n, cmds);
 }
 
 void cluster_qlink_close(const char *ip, int port)

@@ -242,11 +242,12 @@ static void part_send(struct query *q, int i)
     static const struct resp_slice klocal = {"KLOCAL", 6};
     p->ncmds = 1 + q->ncmds;
     q->waiting += p->ncmds;
+    struct cluster_qlink_cmd cmds[MAX_CMDS] = {{1, &klocal, tag_of(q, i, 0)}};
+    for (int j = 0; j < q->ncmds; j++)
+        cmds[j + 1] = (struct cluster_qlink_cmd){q->argc[j], q->argv[j], tag_of(q, i, j + 1)};
     /* The part's index outlives a send that fails at once: parts is not
      * grown while sending. */
-    cluster_qlink_send(p->ip, p->port, 1, &klocal, tag_of(q, i, 0));
-    for (int j = 0; j < q->ncmds; j++)
-        cluster_qlink_send(p->ip, p->port, q->argc[j], q->argv[j], tag_of(q, i, j + 1));
+    cluster_qlink_send(p->ip, p->port, p->ncmds, cmds);
 }
 
 static struct part *part_add(struct query *q, const char *ip, int port, int round)
