@@ -484,9 +484,7 @@ static void finish(struct query *q)
         for (int i = 0; i < q->nparts && !err; i++)
             for (int j = 0; j < q->parts[i].ncmds && !err; j++) {
                 const struct kept *k = &q->parts[i].replies[j];
-                if (k->type == RESP_REPLY_ERROR)
-                    err = k;
-                else if (!reply_fits(q, j, k))
+                if (k->type == RESP_REPLY_ERROR || !reply_fits(q, j, k))
                     err = k;
             }
         if (err && err->type == RESP_REPLY_ERROR)

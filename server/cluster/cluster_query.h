@@ -52,7 +52,7 @@ struct cluster_query {
  * it was taken over: fanned out to every primary (c then waits as a
  * blocked client until the merged reply or an error), or refused with a
  * reply. */
-int cluster_query_takes(struct client *c, const struct cluster_query *q);
+int cluster_query_takes(struct client *c, const struct cluster_query *s);
 
 /* How many slots this node imports now (KLOCAL's reply). */
 long long cluster_query_importing(void);
