@@ -79,6 +79,11 @@ struct query {
 
 static struct query *queries;
 static uint64_t next_id = 1;
+/* Inside on_timeout (which a timer or CLIENT UNBLOCK calls) or a handler's
+ * sends: the queries a failing link ends there are released, and their
+ * clients' next requests run after (the timer's own block_run_unblocked,
+ * or the one after the running client's requests), never nested in it. */
+static int hold_runs;
 
 /* ---- The scope rule ---- */
 
@@ -497,7 +502,8 @@ static void finish(struct query *q)
     }
     query_free(q);
     block_release(c);
-    block_run_unblocked();
+    if (!hold_runs)
+        block_run_unblocked();
 }
 
 /* Every first-round part has answered: the nodes that import a slot are
@@ -568,7 +574,10 @@ static void on_timeout(struct client *c, const void *how)
                     "CLUSTERDOWN cluster-wide query: node %s:%d did not answer within %lld ms",
                     ip, port, server.cfg.cluster_node_timeout);
     query_free(q);
+    int held = hold_runs;
+    hold_runs = 1;
     cluster_qlink_close(ip, port);
+    hold_runs = held;
 }
 
 /* c's queries go with it; a reply that comes later finds none. Several
@@ -700,8 +709,11 @@ int cluster_query_takes(struct client *c, const struct cluster_query *s)
     }
     /* Sending may fail at once: the error is then replied without a wait. */
     q->sending = 1;
+    int held = hold_runs;
+    hold_runs = 1;
     for (int i = 0; i < q->nparts && !q->failed[0]; i++)
         part_send(q, i);
+    hold_runs = held;
     q->sending = 0;
     if (q->failed[0]) {
         resp_add_error(&c->out, q->failed);
