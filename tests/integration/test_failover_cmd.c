@@ -98,6 +98,27 @@ static void stop_replica_behind(const struct h_server *sb, redisContext *p)
     EXPECT_OK(p, "SET", "behind", "1");
 }
 
+/* Opens a primary (*a) and its replica (*b) on sa and sb. Returns 0, or -1
+ * after a failed expectation (what opened is still to close_pair). */
+static int open_pair(struct h_server *sa, redisContext **a, struct h_server *sb, redisContext **b)
+{
+    *a = h_open(sa, H_FLAGS(FAST));
+    *b = *a ? h_open(sb, H_FLAGS(FAST)) : NULL;
+    return *b && make_replica(*b, sa, *a) ? 0 : -1;
+}
+
+/* Closes both servers of a pair, the replica woken first if stopped. */
+static void close_pair(struct h_server *sa, redisContext *a, struct h_server *sb,
+                       redisContext *b)
+{
+    if (b) {
+        kill(sb->pid, SIGCONT);
+        h_close(sb, b);
+    }
+    if (a)
+        h_close(sa, a);
+}
+
 static void test_errors(void)
 {
     struct h_server sa, sb;
@@ -169,11 +190,8 @@ static void test_errors(void)
     EXPECT_MATCH(a, "*master_failover_state:no-failover*", "INFO", "replication");
     EXPECT_MATCH(a, "*role:master*", "INFO", "replication");
     EXPECT_ERR(a, "ERR No failover in progress.", "FAILOVER", "ABORT");
-    kill(sb.pid, SIGCONT);
 out:
-    if (b)
-        h_close(&sb, b);
-    h_close(&sa, a);
+    close_pair(&sa, a, &sb, b);
 }
 
 /* Reads n replies of the pipelined SETs on w: a run of +OK, then only
@@ -206,8 +224,8 @@ static void test_swap(void)
 {
     struct h_server sa, sb;
     struct h_raw w;
-    redisContext *a = h_open(&sa, H_FLAGS(FAST)), *b = a ? h_open(&sb, H_FLAGS(FAST)) : NULL;
-    if (!b || !make_replica(b, &sa, a) || h_raw_open(&w, &sa) < 0)
+    redisContext *a, *b;
+    if (open_pair(&sa, &a, &sb, &b) < 0 || h_raw_open(&w, &sa) < 0)
         goto out;
     for (int i = 0; i < 100; i++) {
         char k[16];
@@ -222,9 +240,19 @@ static void test_swap(void)
         n += (size_t)snprintf(pipeline + n, sizeof(pipeline) - n,
                               "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", kl, k);
     }
-    h_raw_send(&w, pipeline, n);
-    EXPECT_OK(a, "FAILOVER");
-    int acked = count_acked(&w, WRITES);
+    /* A tenth of the writes is acknowledged; FAILOVER is sent, and the rest
+     * of the writes right behind it, on the other connection. */
+    size_t tenth = n / 10;
+    while (pipeline[tenth] != '*')
+        tenth++;
+    h_raw_send(&w, pipeline, tenth);
+    int first = count_acked(&w, WRITES / 10);
+    CHECK(first == WRITES / 10, "the first writes: %d acknowledged", first);
+    H_SEND(a, "FAILOVER");
+    h_raw_send(&w, pipeline + tenth, n - tenth);
+    EXPECT_NEXT(a, "+OK");
+    int rest = count_acked(&w, WRITES - WRITES / 10);
+    int acked = first == WRITES / 10 && rest >= 0 ? first + rest : -1;
     h_raw_close(&w);
     printf("  %d of %d pipelined writes acknowledged before the pause\n", acked, WRITES);
     expect_role(b, "master", "the replica");
@@ -253,10 +281,7 @@ static void test_swap(void)
     expect_same_digest(a, b);
     EXPECT_BULK(a, "1", "GET", "after");
 out:
-    if (b)
-        h_close(&sb, b);
-    if (a)
-        h_close(&sa, a);
+    close_pair(&sa, a, &sb, b);
 }
 
 /* TO with FORCE: the target never catches up, the primary hands over at the
@@ -265,8 +290,8 @@ static void test_force(void)
 {
     struct h_server sa, sb;
     char bport[16];
-    redisContext *a = h_open(&sa, H_FLAGS(FAST)), *b = a ? h_open(&sb, H_FLAGS(FAST)) : NULL;
-    if (!b || !make_replica(b, &sa, a))
+    redisContext *a, *b;
+    if (open_pair(&sa, &a, &sb, &b) < 0)
         goto out;
     stop_replica_behind(&sb, a);
     EXPECT_OK(a, "FAILOVER", "TO", "127.0.0.1", port_text(&sb, bport, sizeof(bport)), "FORCE",
@@ -283,12 +308,7 @@ static void test_force(void)
           "the old primary's link to the target did not come up");
     expect_same_digest(a, b);
 out:
-    if (b) {
-        kill(sb.pid, SIGCONT);
-        h_close(&sb, b);
-    }
-    if (a)
-        h_close(&sa, a);
+    close_pair(&sa, a, &sb, b);
 }
 
 /* TIMEOUT without FORCE: the replica never catches up, the primary stays
@@ -297,8 +317,8 @@ static void test_timeout(void)
 {
     struct h_server sa, sb;
     struct h_raw w;
-    redisContext *a = h_open(&sa, H_FLAGS(FAST)), *b = a ? h_open(&sb, H_FLAGS(FAST)) : NULL;
-    if (!b || !make_replica(b, &sa, a))
+    redisContext *a, *b;
+    if (open_pair(&sa, &a, &sb, &b) < 0)
         goto out;
     stop_replica_behind(&sb, a);
     EXPECT_OK(a, "FAILOVER", "TIMEOUT", "300");
@@ -313,12 +333,7 @@ static void test_timeout(void)
     kill(sb.pid, SIGCONT);
     expect_same_digest(a, b);
 out:
-    if (b) {
-        kill(sb.pid, SIGCONT);
-        h_close(&sb, b);
-    }
-    if (a)
-        h_close(&sa, a);
+    close_pair(&sa, a, &sb, b);
 }
 
 /* One failover between rbkv and redis-server, p (primary) handing over to
