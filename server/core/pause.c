@@ -124,13 +124,13 @@ void pause_cron(int64_t now_ms)
         update(now_ms);
 }
 
-/* Whether a WRITE pause holds cmd from c. */
-static int writes(const struct client *c, const struct command *cmd)
+/* Whether a WRITE pause holds cmd, run by c under flags. */
+static int writes(const struct client *c, const struct command *cmd, unsigned flags)
 {
-    return (cmd->flags & CMD_WRITE) || (!strcmp(cmd->name, "exec") && multi_has_write(c));
+    return (flags & CMD_WRITE) || (!strcmp(cmd->name, "exec") && multi_has_write(c));
 }
 
-static int held_back(const struct client *c, const struct command *cmd)
+static int held_back(const struct client *c, const struct command *cmd, unsigned flags)
 {
     if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER | CLIENT_MONITOR))
         return 0;
@@ -138,22 +138,22 @@ static int held_back(const struct client *c, const struct command *cmd)
     case PAUSE_ALL:
         return 1;
     case PAUSE_WRITE:
-        return writes(c, cmd);
+        return writes(c, cmd, flags);
     default:
         return 0;
     }
 }
 
-int pause_postpones(struct client *c, const struct command *cmd)
+int pause_postpones(struct client *c, const struct command *cmd, unsigned flags)
 {
-    if (!held_back(c, cmd))
+    if (!held_back(c, cmd, flags))
         return 0;
     size_t bytes = resp_slices_bytes(c->argc, c->argv);
     struct postponed_request *r =
         xmalloc(sizeof(*r) + (size_t)c->argc * sizeof(r->argv[0]) + bytes);
     resp_slices_copy(r->argv, (char *)(r->argv + c->argc), c->argc, c->argv);
     r->argc = c->argc;
-    r->writes = writes(c, cmd);
+    r->writes = writes(c, cmd, flags);
     r->c = c;
     r->next = NULL;
     *tail = r;

@@ -57,9 +57,10 @@ int pause_by(enum pause_purpose purpose);
 /* Whether expiry and eviction must wait: any pause is on. */
 int pause_stops_writes(void);
 
-/* Whether cmd, requested by c, must wait for the pause: if so, c's request
+/* Whether cmd, requested by c under flags (the row's, or its script's:
+ * command_table.h's flags_of), must wait for the pause: if so, c's request
  * is copied and queued and c is marked CLIENT_POSTPONED, and 1 returned. */
-int pause_postpones(struct client *c, const struct command *cmd);
+int pause_postpones(struct client *c, const struct command *cmd, unsigned flags);
 /* c is going: forgets its held request. */
 void pause_client_gone(struct client *c);
 /* Held clients now (INFO blocked_clients counts them, as Redis does). */
