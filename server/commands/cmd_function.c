@@ -20,7 +20,6 @@
 #include "glob.h"
 #include "keyspace.h"
 #include "mem.h"
-#include "script.h"
 #include "propagate.h"
 #include "resp_num.h"
 #include "resp_writer.h"
