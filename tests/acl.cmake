@@ -9,6 +9,9 @@ rbkv_on_redis(integration_acl_config)
 # and the usernames refused; also run against redis-server 7.0.15.
 rbkv_server_test(integration_acl_revoke integration/test_acl_revoke.c 60 integration)
 rbkv_on_redis(integration_acl_revoke)
+# First-argument rules ("+select|0", server/core/acl_rules.c): SETUSER, GETUSER, LIST, DRYRUN and
+# the check compared with redis-server 7.0.15 when it is installed; under a second.
+rbkv_server_test(integration_acl_firstarg integration/test_acl_firstarg.c 60 integration)
 # Key specs (server/core/keyspec.c): COMMAND INFO's, GETKEYS[ANDFLAGS] and the ACL's per-key
 # permissions, compared with redis-server 7.0.15 when it is installed; about 2 s.
 rbkv_server_test(integration_keyspec integration/test_keyspec.c 60 integration)

@@ -53,6 +53,10 @@ rbkv_server_test(integration_replication integration/test_replication.c 900 inte
 # or a primary, and its own replicas; Redis 7.0.15's expectations, proved by the twin.
 rbkv_server_test(integration_role_change integration/test_role_change.c 300 integration)
 rbkv_on_redis(integration_role_change)
+# FAILOVER (server/replication/repl_failover.c): the coordinated switch-over, its waits, TIMEOUT,
+# FORCE, ABORT and errors; Redis 7.0.15's expectations, proved by the twin.
+rbkv_server_test(integration_failover_cmd integration/test_failover_cmd.c 180 integration)
+rbkv_on_redis(integration_failover_cmd)
 
 # Publish/subscribe (server/core/pubsub.c, server/commands/cmd_pubsub.c).
 rbkv_server_test(integration_pubsub integration/test_pubsub.c 180 integration)

@@ -7,6 +7,11 @@
 # SCRIPT KILL and SHUTDOWN NOSAVE, effects in the log and on a replica, MULTI and WATCH.
 rbkv_server_test(integration_script integration/test_script.c 120 integration)
 
+# A script's flags before it runs (server/commands/cmd_script.c's and cmd_function.c's flags_of,
+# server/core/command.c, server/scripting/script.c): NOREPLICAS, OOM, READONLY, MASTERDOWN and
+# pauses by the shebang's or the function's flags, compared byte for byte with redis-server.
+rbkv_server_test(integration_script_flags integration/test_script_flags.c 120 integration)
+
 # cmsgpack and struct (server/scripting/lua_cmsgpack.c, lua_struct.c) in a bare Lua state: Redis's exact
 # bytes and errors, random values round tripped, random bytes unpacked; SEED=<n> replays.
 add_executable(test_lua_libs unit/test_lua_libs.c)

@@ -88,10 +88,7 @@ static void follow(const struct cluster_node *primary)
     if (server.cfg.replicaof_host && !strcmp(server.cfg.replicaof_host, primary->ip) &&
         server.cfg.replicaof_port == primary->port)
         return;
-    xfree(server.cfg.replicaof_host);
-    server.cfg.replicaof_host = xstrdup(primary->ip);
-    server.cfg.replicaof_port = primary->port;
-    repl_replica_start();
+    repl_replica_follow(primary->ip, primary->port, 0);
     log_notice("Connecting to MASTER %s:%d", primary->ip, primary->port);
 }
 
@@ -100,7 +97,7 @@ void cluster_failover_reset_manual(void)
     /* The pause is the manual failover's: only a primary that paused for
      * its replica ends one. */
     if (cluster->mf_replica)
-        pause_end();
+        pause_end(PAUSE_BY_FAILOVER);
     cluster->mf_end = 0;
     cluster->mf_can_start = 0;
     cluster->mf_replica = NULL;
@@ -123,13 +120,8 @@ void cluster_failover_replicate(struct cluster_node *primary)
 void cluster_failover_unset_primary(void)
 {
     cluster_node_set_primary(cluster->myself, NULL);
-    if (server.cfg.replicaof_host) {
-        xfree(server.cfg.replicaof_host);
-        server.cfg.replicaof_host = NULL;
-        server.cfg.replicaof_port = 0;
-        repl_replica_stop();
+    if (repl_replica_unfollow())
         log_notice("MASTER MODE enabled");
-    }
 }
 
 /* Redis's clusterFailoverReplaceYourMaster: myself stops replicating
@@ -330,7 +322,7 @@ void cluster_failover_mfstart(struct cluster_link *l, struct cluster_node *sende
     int64_t now = mstime();
     cluster->mf_end = now + MF_TIMEOUT_MS;
     cluster->mf_replica = sender;
-    pause_start(PAUSE_WRITE, now + MF_TIMEOUT_MS * MF_PAUSE_MULT);
+    pause_start(PAUSE_BY_FAILOVER, PAUSE_WRITE, now + MF_TIMEOUT_MS * MF_PAUSE_MULT);
     log_warning("Manual failover requested by replica %.40s.", sender->name);
     /* Paused now: this PING's offset is final. */
     cluster_send_ping(l, CLUSTER_MSG_PING);

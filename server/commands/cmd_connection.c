@@ -482,7 +482,7 @@ static void client_pause(struct client *c)
         resp_add_error(&c->out, "ERR timeout is out of range");
         return;
     }
-    pause_start(kind, now + ms);
+    pause_start(PAUSE_BY_CLIENT, kind, now + ms);
     reply_ok(c);
 }
 
@@ -561,7 +561,7 @@ static void client_info(struct client *c)
 
 static void client_unpause(struct client *c)
 {
-    pause_end();
+    pause_end(PAUSE_BY_CLIENT);
     reply_ok(c);
 }
 

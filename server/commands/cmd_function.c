@@ -317,6 +317,14 @@ static void fcall_generic(struct client *c, int ro)
     script_finish(&run);
 }
 
+/* FCALL's and FCALL_RO's flags are their function's (Redis's
+ * fcallGetCommandFlags); an unknown function's handler answers. */
+static unsigned fcall_flags(const struct client *c, unsigned flags)
+{
+    const struct fn_function *f = fn_find(c->argv[1].ptr, c->argv[1].len);
+    return f ? script_command_flags(flags, f->flags) : flags;
+}
+
 static void cmd_fcall(struct client *c)
 {
     fcall_generic(c, 0);
@@ -393,13 +401,13 @@ const struct command function_commands[] = {
      .group = "scripting", .since = "7.0.0",
      .summary = "Invoke a function",
      .complexity = "Depends on the function that is executed.",
-     .args = "function numkeys [key [key ...]] [arg [arg ...]]"},
+     .args = "function numkeys [key [key ...]] [arg [arg ...]]", .flags_of = fcall_flags},
     {.name = "fcall_ro", .proc = cmd_fcall_ro, .arity = -3,
      .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE |
               CMD_READONLY | CMD_MOVABLE_KEYS,
      .group = "scripting", .since = "7.0.0",
      .summary = "Invoke a read-only function",
      .complexity = "Depends on the function that is executed.",
-     .args = "function numkeys [key [key ...]] [arg [arg ...]]"},
+     .args = "function numkeys [key [key ...]] [arg [arg ...]]", .flags_of = fcall_flags},
     {0},
 };

@@ -1,6 +1,6 @@
 /*
  * cmd_repl.c - the replication commands: REPLICAOF (SLAVEOF), ROLE,
- * REPLCONF, PSYNC, SYNC, WAIT, and INFO's replication section. The work is
+ * REPLCONF, PSYNC, SYNC, WAIT, FAILOVER, and INFO's replication section. The work is
  * core's (repl.h, repl_primary.h, repl_replica.h); this is the Redis syntax
  * and replies around it.
  */
@@ -17,6 +17,7 @@
 #include "log.h"
 #include "mem.h"
 #include "repl.h"
+#include "repl_failover.h"
 #include "repl_primary.h"
 #include "repl_replica.h"
 #include "resp_num.h"
@@ -31,15 +32,20 @@ static void cmd_replicaof(struct client *c)
         resp_add_error(&c->out, "ERR REPLICAOF not allowed in cluster mode.");
         return;
     }
+    if (repl_failover_state() != FAILOVER_NONE) {
+        resp_add_error(&c->out, "ERR REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (arg_is(&c->argv[1], "no") && arg_is(&c->argv[2], "one")) {
-        if (server.cfg.replicaof_host) {
-            xfree(server.cfg.replicaof_host);
-            server.cfg.replicaof_host = NULL;
-            server.cfg.replicaof_port = 0;
-            repl_replica_stop();
+        if (repl_replica_unfollow())
             log_notice("MASTER MODE enabled (user request from '%s')", c->addr);
-        }
         reply_ok(c);
+        return;
+    }
+    /* Redis's reason: following a new primary drops our replicas, this
+     * client among them. */
+    if (c->flags & CLIENT_REPLICA) {
+        resp_add_error(&c->out, "ERR Command is not valid when client is a replica.");
         return;
     }
     long long port;
@@ -58,11 +64,9 @@ static void cmd_replicaof(struct client *c)
         resp_add_simple(&c->out, "OK Already connected to specified master");
         return;
     }
-    xfree(server.cfg.replicaof_host);
-    server.cfg.replicaof_host = host;
-    server.cfg.replicaof_port = (int)port;
-    repl_replica_start();
+    repl_replica_follow(host, (int)port, 0);
     log_notice("REPLICAOF %s:%d enabled (user request from '%s')", host, (int)port, c->addr);
+    xfree(host);
     reply_ok(c);
 }
 
@@ -161,8 +165,11 @@ static void cmd_replconf(struct client *c)
 /* A replica cannot serve a sync while it has no data of its primary's. */
 static int sync_refused(struct client *c)
 {
-    if (c->flags & CLIENT_REPLICA)
-        return 1; /* already a replica: ignored, as in Redis */
+    /* Our replicas wait until we know which side of the failover we are on. */
+    if (repl_failover_state() != FAILOVER_NONE) {
+        resp_add_error(&c->out, "NOMASTERLINK Can't SYNC while failing over");
+        return 1;
+    }
     if (server.cfg.replicaof_host && !repl_replica_link_up()) {
         resp_add_error(&c->out, "NOMASTERSYNC Can't SYNC while not connected with my master");
         return 1;
@@ -173,22 +180,85 @@ static int sync_refused(struct client *c)
 static void cmd_psync(struct client *c)
 {
     long long offset;
-    if (sync_refused(c))
-        return;
-    if (arg_ll_or_reply(c, &c->argv[2], &offset) < 0)
-        return;
+    if (c->flags & CLIENT_REPLICA)
+        return; /* already a replica: ignored, as in Redis */
     char replid[41];
     size_t n = c->argv[1].len < 40 ? c->argv[1].len : 40;
     memcpy(replid, c->argv[1].ptr, n);
     replid[n] = '\0';
+    /* A primary handing over to us (Redis's syncCommand): we become the
+     * primary, and its PSYNC continues from our old history. */
+    if (c->argc > 3 && arg_is(&c->argv[3], "failover")) {
+        const char *err = repl_failover_psync(c, replid);
+        if (err) {
+            resp_add_errorf(&c->out, "ERR %s", err);
+            return;
+        }
+    }
+    if (sync_refused(c))
+        return;
+    if (arg_ll_or_reply(c, &c->argv[2], &offset) < 0)
+        return;
     repl_primary_sync(c, replid, offset, 0);
 }
 
 static void cmd_sync(struct client *c)
 {
+    if (c->flags & CLIENT_REPLICA)
+        return;
     if (sync_refused(c))
         return;
     repl_primary_sync(c, "?", -1, 1);
+}
+
+/* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]: Redis
+ * 7.0's syntax, read in its order (repl_failover.h does the rest). */
+static void cmd_failover(struct client *c)
+{
+    if (server.cfg.cluster_enabled) {
+        resp_add_error(&c->out,
+                       "ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command "
+                       "instead.");
+        return;
+    }
+    if (c->argc == 2 && arg_is(&c->argv[1], "abort")) {
+        if (repl_failover_abort() < 0)
+            resp_add_error(&c->out, "ERR No failover in progress.");
+        else
+            reply_ok(c);
+        return;
+    }
+    long long timeout = 0, port = 0;
+    int force = 0;
+    const struct resp_slice *host = NULL;
+    for (int j = 1; j < c->argc; j++) {
+        if (arg_is(&c->argv[j], "timeout") && j + 1 < c->argc && timeout == 0) {
+            if (arg_ll_or_reply(c, &c->argv[j + 1], &timeout) < 0)
+                return;
+            if (timeout <= 0) {
+                resp_add_error(&c->out, "ERR FAILOVER timeout must be greater than 0");
+                return;
+            }
+            j++;
+        } else if (arg_is(&c->argv[j], "to") && j + 2 < c->argc && !host) {
+            if (arg_ll_or_reply(c, &c->argv[j + 2], &port) < 0)
+                return;
+            host = &c->argv[j + 1];
+            j += 2;
+        } else if (arg_is(&c->argv[j], "force") && !force) {
+            force = 1;
+        } else {
+            resp_add_error(&c->out, ERR_SYNTAX);
+            return;
+        }
+    }
+    char *h = host ? arg_strdup(host) : NULL;
+    const char *err = repl_failover_start(h, port, timeout, force);
+    xfree(h);
+    if (err)
+        resp_add_errorf(&c->out, "ERR %s", err);
+    else
+        reply_ok(c);
 }
 
 static void cmd_wait(struct client *c)
@@ -249,11 +319,11 @@ void cmd_repl_info(struct text *t)
     }
     struct backlog *b = repl.backlog;
     text_printf(t,
-        "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
+        "master_failover_state:%s\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
         "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
         "repl_backlog_size:%llu\r\nrepl_backlog_first_byte_offset:%lld\r\n"
         "repl_backlog_histlen:%llu\r\n",
-        repl.replid, repl.replid2, repl.offset, repl.second_offset, b != NULL,
+        repl_failover_state_name(), repl.replid, repl.replid2, repl.offset, repl.second_offset, b != NULL,
         server.cfg.repl_backlog_size, b ? backlog_first(b) : 0LL,
         b ? (unsigned long long)b->histlen : 0ULL);
 }
@@ -295,6 +365,12 @@ const struct command repl_commands[] = {
      .summary = "An internal command used in replication.",
      .complexity = "",
      .args = "", .key_reach = reach_all},
+    {.name = "failover", .proc = cmd_failover, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE,
+     .group = "server", .since = "6.2.0",
+     .summary = "Start a coordinated failover between this server and one of its replicas.",
+     .complexity = "O(1)",
+     .args = "[TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]"},
     {.name = "wait", .proc = cmd_wait, .arity = 3,
      .flags = CMD_NOSCRIPT,
      .group = "generic", .since = "3.0.0",

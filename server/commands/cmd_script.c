@@ -11,6 +11,18 @@
 #include "resp_writer.h"
 #include "script.h"
 
+/* The flags EVAL and EVALSHA (and their _RO forms) run under: their
+ * script's (eval.h). */
+static unsigned eval_flags(const struct client *c, unsigned flags)
+{
+    return eval_request_flags(c, 0, flags);
+}
+
+static unsigned evalsha_flags(const struct client *c, unsigned flags)
+{
+    return eval_request_flags(c, 1, flags);
+}
+
 static void cmd_eval(struct client *c)
 {
     eval_command(c, 0, 0);
@@ -139,18 +151,18 @@ static const struct command script_subcommands[] = {
 const struct command script_commands[] = {
     {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS,
      .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS},
+     .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS, .flags_of = eval_flags},
     {.name = "evalsha", .proc = cmd_evalsha, .arity = -3, .flags = EVAL_FLAGS,
      .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS},
+     .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS, .flags_of = evalsha_flags},
     {.name = "eval_ro", .proc = cmd_eval_ro, .arity = -3, .flags = EVAL_FLAGS | CMD_READONLY,
      .group = "scripting", .since = "7.0.0",
      .summary = "Execute a read-only Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS},
+     .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS, .flags_of = eval_flags},
     {.name = "evalsha_ro", .proc = cmd_evalsha_ro, .arity = -3, .flags = EVAL_FLAGS | CMD_READONLY,
      .group = "scripting", .since = "7.0.0",
      .summary = "Execute a read-only Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS},
+     .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS, .flags_of = evalsha_flags},
     {.name = "script", .arity = -2,
      .group = "scripting", .since = "2.6.0",
      .summary = "A container for Lua scripts management commands",

@@ -448,10 +448,16 @@ void acl_store_end_replace(struct client *self, int keep)
 /* ---- The check ---- */
 
 /* Whether the space-separated words of list hold w (any case). */
-/* cmd is the row that runs: a subcommand's own (command_resolve). */
-static int command_allowed(const struct acl_selector *s, const struct command *cmd)
+/* cmd is the row that runs: a subcommand's own (command_resolve); a
+ * command not allowed may be for its first argument (Redis's
+ * allowed_firstargs; only commands without subcommands have them). */
+static int command_allowed(const struct acl_selector *s, const struct command *cmd, int argc,
+                           const struct resp_slice *argv)
 {
-    return s->allowed[command_index(cmd)] != 0;
+    size_t i = command_index(cmd);
+    if (s->allowed[i])
+        return 1;
+    return s->nfirstargs && argc >= 2 && acl_selector_firstarg_allowed(s, i, &argv[1]);
 }
 
 /* As Redis's ACLSelectorCheckKey: one pattern must match the key and grant
@@ -550,7 +556,7 @@ static int key_check_cb(void *ctx, int pos, unsigned flags)
 static enum acl_denial selector_check(const struct acl_selector *s, const struct command *cmd,
                                       int argc, const struct resp_slice *argv, int *pos)
 {
-    if (!command_allowed(s, cmd))
+    if (!command_allowed(s, cmd, argc, argv))
         return ACL_DENIED_CMD;
     if (!s->allkeys) {
         struct key_check kc = {s, argv, 0};

@@ -29,8 +29,19 @@ struct acl_pattern {
     unsigned perm; /* ACL_KEYS_READ | ACL_KEYS_WRITE; channels use both */
 };
 
+/* Redis 7.0's first-argument rule ("+select|0"): a command without
+ * subcommands, not allowed itself, allowed with one of these first
+ * arguments (compared ignoring case, kept as given). */
+struct acl_firstargs {
+    size_t cmd; /* command_index */
+    char **args; /* owned, each NUL-terminated */
+    size_t n;
+};
+
 struct acl_selector {
     unsigned char *allowed; /* by command_index, owned: 1 allowed, 0 not */
+    struct acl_firstargs *firstargs; /* owned; only for commands not allowed */
+    size_t nfirstargs;
     char **rules; /* the description's rules, owned */
     size_t nrules;
     struct acl_pattern *keys;
@@ -71,6 +82,10 @@ int acl_next_rule(int argc, const struct resp_slice *rules, int *i, struct resp_
  * fails, with Redis's "Error in ACL SETUSER modifier ..." in err. */
 int acl_apply_rules(struct acl_user *u, int argc, const struct resp_slice *rules, char *err,
                     size_t errlen);
+/* Whether s allows command cmd (its command_index) for a first argument
+ * arg (a first-argument rule). */
+int acl_selector_firstarg_allowed(const struct acl_selector *s, size_t cmd,
+                                  const struct resp_slice *arg);
 /* A password's SHA-256. */
 void acl_sha256(const char *s, size_t len, unsigned char out[32]);
 /* Where h is among u's hashes, or -1; in constant time. */

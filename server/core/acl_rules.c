@@ -36,6 +36,7 @@
 
 #include "acl_internal.h"
 #include "command_table.h"
+#include "log.h"
 #include "mem.h"
 #include "server.h"
 
@@ -149,8 +150,80 @@ static void pattern_free(struct acl_pattern *p, size_t n)
     xfree(p);
 }
 
+/* ---- First-argument rules ---- */
+
+static struct acl_firstargs *firstargs_of(const struct acl_selector *s, size_t cmd)
+{
+    for (size_t i = 0; i < s->nfirstargs; i++) {
+        if (s->firstargs[i].cmd == cmd)
+            return &s->firstargs[i];
+    }
+    return NULL;
+}
+
+static void firstargs_free_one(struct acl_firstargs *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        xfree(f->args[i]);
+    xfree(f->args);
+}
+
+/* Redis's ACLResetFirstArgsForCommand: a rule about the whole command
+ * (or a category holding it) replaces its first arguments. */
+static void firstargs_reset(struct acl_selector *s, size_t cmd)
+{
+    struct acl_firstargs *f = firstargs_of(s, cmd);
+    if (!f)
+        return;
+    firstargs_free_one(f);
+    *f = s->firstargs[--s->nfirstargs];
+}
+
+static void firstargs_reset_all(struct acl_selector *s)
+{
+    for (size_t i = 0; i < s->nfirstargs; i++)
+        firstargs_free_one(&s->firstargs[i]);
+    xfree(s->firstargs);
+    s->firstargs = NULL;
+    s->nfirstargs = 0;
+}
+
+/* Adds arg[0..len) to cmd's first arguments unless it is there in any
+ * case, as Redis's ACLAddAllowedFirstArg. Returns 1 when added. */
+static int firstarg_add(struct acl_selector *s, size_t cmd, const char *arg, size_t len)
+{
+    struct acl_firstargs *f = firstargs_of(s, cmd);
+    if (!f) {
+        s->firstargs = xrealloc(s->firstargs, (s->nfirstargs + 1) * sizeof(*s->firstargs));
+        f = &s->firstargs[s->nfirstargs++];
+        *f = (struct acl_firstargs){.cmd = cmd};
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        if (strlen(f->args[i]) == len && strncasecmp(f->args[i], arg, len) == 0)
+            return 0;
+    }
+    f->args = xrealloc(f->args, (f->n + 1) * sizeof(*f->args));
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, arg, len);
+    copy[len] = '\0';
+    f->args[f->n++] = copy;
+    return 1;
+}
+
+int acl_selector_firstarg_allowed(const struct acl_selector *s, size_t cmd,
+                                  const struct resp_slice *arg)
+{
+    const struct acl_firstargs *f = firstargs_of(s, cmd);
+    for (size_t i = 0; f && i < f->n; i++) {
+        if (strlen(f->args[i]) == arg->len && strncasecmp(f->args[i], arg->ptr, arg->len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static void selector_destroy(struct acl_selector *s)
 {
+    firstargs_reset_all(s);
     xfree(s->allowed);
     for (size_t i = 0; i < s->nrules; i++)
         xfree(s->rules[i]);
@@ -191,6 +264,14 @@ static void selector_copy(struct acl_selector *dst, const struct acl_selector *s
         dst->rules[i] = xstrdup(src->rules[i]);
     dst->keys = patterns_copy(src->keys, src->nkeys);
     dst->chans = patterns_copy(src->chans, src->nchans);
+    dst->firstargs = xcalloc(src->nfirstargs + 1, sizeof(*dst->firstargs));
+    for (size_t i = 0; i < src->nfirstargs; i++) {
+        const struct acl_firstargs *f = &src->firstargs[i];
+        dst->firstargs[i] = (struct acl_firstargs){.cmd = f->cmd, .n = f->n};
+        dst->firstargs[i].args = xcalloc(f->n + 1, sizeof(char *));
+        for (size_t k = 0; k < f->n; k++)
+            dst->firstargs[i].args[k] = xstrdup(f->args[k]);
+    }
 }
 
 void acl_user_destroy(struct acl_user *u)
@@ -320,15 +401,22 @@ static void rules_clear(struct acl_selector *s)
     s->nrules = 0;
 }
 
-/* The row a rule token ("+get", "-config|set") names, or NULL. Rules
- * name commands by their own names whatever rename-command did, as Redis
- * looks them up in its orig_commands: ACL LIST never shows a secret new
- * name. */
+/* The row a rule token ("+get", "-config|set", "+select|0": a first
+ * argument's rule is about its command) names, or NULL. Rules name
+ * commands by their own names whatever rename-command did, as Redis looks
+ * them up in its orig_commands: ACL LIST never shows a secret new name. */
 static const struct command *rule_command(const char *rule)
 {
     if (rule[1] == '@')
         return NULL;
-    return command_lookup_builtin(rule + 1, strlen(rule + 1));
+    const struct command *cmd = command_lookup_builtin(rule + 1, strlen(rule + 1));
+    const char *bar = strrchr(rule, '|');
+    if (!cmd && bar) {
+        cmd = command_lookup_builtin(rule + 1, (size_t)(bar - rule - 1));
+        if (cmd && (cmd->subcommands || strchr(cmd->name, '|')))
+            cmd = NULL;
+    }
+    return cmd;
 }
 
 /* Drops the rules about commands for which drop(cmd, arg) holds. */
@@ -379,6 +467,60 @@ static void rules_append(struct acl_selector *s, char sign, const char *name, si
 static void command_set(struct acl_selector *s, const struct command *cmd, int allow)
 {
     s->allowed[command_index(cmd)] = (unsigned char)allow;
+    if (s->nfirstargs)
+        firstargs_reset(s, command_index(cmd));
+}
+
+/* +cmd|arg of cmd, a command without subcommands: arg (kept as given) is
+ * one of its first arguments, and the rule is written after the others
+ * about cmd, as Redis describes a command's first arguments together. */
+static void firstarg_rule(struct acl_selector *s, const struct command *cmd, const char *arg,
+                          size_t len)
+{
+    log_warning("Deprecation warning: Allowing a first arg of an otherwise blocked command is a "
+                "misuse of ACL and may get disabled in the future (offender: +%s|%.*s)",
+                cmd->name, (int)len, arg);
+    if (!firstarg_add(s, command_index(cmd), arg, len))
+        return;
+    size_t at = s->nrules;
+    for (size_t i = 0; i < s->nrules; i++) {
+        if (rule_command(s->rules[i]) == cmd)
+            at = i + 1;
+    }
+    size_t n = strlen(cmd->name);
+    char *r = xmalloc(n + len + 3);
+    r[0] = '+';
+    memcpy(r + 1, cmd->name, n);
+    r[n + 1] = '|';
+    memcpy(r + n + 2, arg, len);
+    r[n + len + 2] = '\0';
+    s->rules = xrealloc(s->rules, (s->nrules + 1) * sizeof(*s->rules));
+    memmove(s->rules + at + 1, s->rules + at, (s->nrules - at) * sizeof(*s->rules));
+    s->rules[at] = r;
+    s->nrules++;
+}
+
+/* +cmd|arg where cmd|arg is no subcommand's row, Redis's ACLSetSelector:
+ * arg is a first argument of a command without subcommands; a container's
+ * unknown subcommand, or a command not known, is unknown; a subcommand's
+ * first argument is refused. NULL when applied. */
+static const char *plus_with_bar(struct acl_selector *s, const char *r, size_t len)
+{
+    const char *bar = r + len;
+    while (bar[-1] != '|')
+        bar--;
+    bar--;
+    const struct command *cmd = command_lookup_builtin(r + 1, (size_t)(bar - r - 1));
+    if (!cmd)
+        return ACL_ERR_UNKNOWN;
+    if (strchr(cmd->name, '|'))
+        return "Allowing first-arg of a subcommand is not supported";
+    if (bar + 1 == r + len)
+        return ERR_SYNTAX_RULE;
+    if (cmd->subcommands)
+        return ACL_ERR_UNKNOWN; /* the whole name found no subcommand */
+    firstarg_rule(s, cmd, bar + 1, (size_t)(r + len - bar - 1));
+    return NULL;
 }
 
 /* A container's rule covers its subcommands too, as Redis's
@@ -390,6 +532,33 @@ static void command_set_all(struct acl_selector *s, const struct command *cmd, i
         command_set(s, sub, allow);
 }
 
+/* Whether s's rules, replayed from nothing, allow cmd: +@all and -@all, a
+ * category holding it, the command itself or, for a subcommand, its
+ * container; the last that applies says. */
+static int rules_allow(const struct acl_selector *s, const struct command *cmd)
+{
+    const char *bar = strchr(cmd->name, '|');
+    const struct command *container =
+        bar ? command_lookup_builtin(cmd->name, (size_t)(bar - cmd->name)) : NULL;
+    int allowed = 0;
+    for (size_t i = 0; i < s->nrules; i++) {
+        const char *r = s->rules[i];
+        int applies;
+        if (r[1] == '@') {
+            int cat = acl_category_lookup(r + 2, strlen(r + 2));
+            applies = strcmp(r + 2, "all") == 0 ||
+                      (cat >= 0 && (acl_command_categories(cmd) & CAT(cat)));
+        } else {
+            const struct command *rc = rule_command(r);
+            applies = !strchr(r, '|') || rc == command_lookup_builtin(r + 1, strlen(r + 1));
+            applies = applies && rc && (rc == cmd || rc == container);
+        }
+        if (applies)
+            allowed = r[0] == '+';
+    }
+    return allowed;
+}
+
 /* +cmd, -cmd, +cmd|sub, -cmd|sub, +@cat, -@cat, +@all, -@all. */
 static const char *command_rule(struct acl_selector *s, const char *r, size_t len)
 {
@@ -397,6 +566,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     if (len >= 2 && r[1] == '@') {
         if (len == 5 && strncasecmp(r + 2, "all", 3) == 0) {
             memset(s->allowed, allow, command_builtin_count() + 1);
+            firstargs_reset_all(s);
             rules_clear(s);
             if (allow)
                 rules_append(s, '+', "@all", 4);
@@ -412,17 +582,31 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
                 command_set(s, cmd, allow);
         }
         rules_drop(s, in_category, &bit);
-        rules_append(s, r[0], r + 1, len - 1);
+        /* As for a command: "-@connection" says nothing when no rule left
+         * allows any of its commands (nor "+@read" when all are). */
+        for (size_t i = 0; i < command_row_count(); i++) {
+            const struct command *cmd = command_row_at(i);
+            if ((acl_command_categories(cmd) & bit) && rules_allow(s, cmd) != allow) {
+                rules_append(s, r[0], r + 1, len - 1);
+                break;
+            }
+        }
         return NULL;
     }
     /* "config|get" finds the subcommand's row; a first argument of a
-     * command without subcommands ("select|0") finds nothing. */
+     * command without subcommands ("select|0") finds nothing, and is one
+     * when allowed ("-select|0" is unknown, as in Redis). */
     const struct command *cmd = command_lookup_builtin(r + 1, len - 1);
+    if (!cmd && allow && memchr(r, '|', len))
+        return plus_with_bar(s, r, len);
     if (!cmd)
         return ACL_ERR_UNKNOWN;
     command_set_all(s, cmd, allow);
     rules_drop(s, is_command, cmd);
-    rules_append(s, r[0], r + 1, len - 1);
+    /* Redis describes what the bits differ by: "-get" says nothing when
+     * no rule left allows GET, "+get" nothing after +@all. */
+    if (rules_allow(s, cmd) != allow)
+        rules_append(s, r[0], r + 1, len - 1);
     return NULL;
 }
 

@@ -166,6 +166,11 @@ int command_primary_link_up(void)
     return !write_gate || write_gate->link_up();
 }
 
+int command_replicas_refuse_writes(void)
+{
+    return write_gate && write_gate->refuses_writes();
+}
+
 /* Whether c may write now (flags: a command's, or the union of a queue's
  * at EXEC: Redis's is_write_command covers both): a read-only replica's
  * refusal, or a primary's short of min-replicas-to-write; NULL when it may.
@@ -176,7 +181,7 @@ static const char *write_refusal(const struct client *c, unsigned flags)
         return NULL;
     if (server.cfg.replicaof_host && server.cfg.replica_read_only)
         return ERR_READONLY;
-    if (write_gate && write_gate->refuses_writes())
+    if (command_replicas_refuse_writes())
         return ERR_NOREPLICAS;
     return NULL;
 }
@@ -249,13 +254,18 @@ static int needs_auth(const struct client *c)
 /* A replica's read-only rule and a primary's min-replicas-to-write (only
  * one of them can apply), then stale data. Replies and returns 1 when cmd
  * may not run. */
-static int replication_refuses(struct client *c, const struct command *cmd)
+/* Replication's refusals of a request run under flags: a write on a
+ * read-only replica or a primary short of min-replicas-to-write (stale 0),
+ * or what lacks CMD_STALE on a stale replica (stale 1), each at its place
+ * in Redis's processCommand. */
+static int replication_refuses(struct client *c, const struct command *cmd, unsigned flags,
+                               int stale)
 {
     if (c->flags & CLIENT_MASTER)
         return 0;
-    const char *err = write_refusal(c, cmd->flags);
-    if (!err && stale_refused() && !(cmd->flags & CMD_STALE))
-        err = ERR_MASTERDOWN;
+    const char *err = !stale                                       ? write_refusal(c, flags)
+                      : stale_refused() && !(flags & CMD_STALE) ? ERR_MASTERDOWN
+                                                                  : NULL;
     if (!err)
         return 0;
     resp_add_error(&c->out, err);
@@ -332,6 +342,8 @@ static void execute(struct client *c, const struct command *cmd)
         refused(c, cmd);
         return;
     }
+    /* What the refusals below read: the row's flags, or a script's. */
+    unsigned flags = cmd->flags_of ? cmd->flags_of(c, cmd->flags) : cmd->flags;
     if ((cmd->flags & CMD_PROTECTED) && protected_refused(c, cmd)) {
         refused(c, cmd);
         return;
@@ -358,7 +370,33 @@ static void execute(struct client *c, const struct command *cmd)
         refused(c, cmd);
         return;
     }
-    if (replication_refuses(c, cmd))
+    /* The primary's stream is applied whatever the state here. */
+    /* Eviction runs before every command, as in Redis, so memory taken by
+     * anything (buffers too) is given back; only a command that may grow
+     * memory is refused when nothing more can go. */
+    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !long_run_active() &&
+        evict_perform() == EVICT_FAIL &&
+        ((flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
+        resp_add_error(&c->out, ERR_OOM);
+        refused(c, cmd);
+        return;
+    }
+    if ((flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
+        persist_writes_refused()) {
+        resp_add_error(&c->out, ERR_MISCONF);
+        refused(c, cmd);
+        return;
+    }
+    const char *aof_why;
+    if ((flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
+        aof_writes_refused(&aof_why)) {
+        resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
+        refused(c, cmd);
+        return;
+    }
+    /* Redis's order: memory, disk, replicas, the RESP2 subscriber's
+     * context, then a stale replica's refusal. */
+    if (replication_refuses(c, cmd, flags, 0))
         return;
     if (c->out.proto == 2 && !(cmd->flags & CMD_SUBSCRIBED_OK) && pubsub_client_subscribed(c)) {
         resp_add_errorf(&c->out,
@@ -368,30 +406,8 @@ static void execute(struct client *c, const struct command *cmd)
         refused(c, cmd);
         return;
     }
-    /* The primary's stream is applied whatever the state here. */
-    /* Eviction runs before every command, as in Redis, so memory taken by
-     * anything (buffers too) is given back; only a command that may grow
-     * memory is refused when nothing more can go. */
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) && !long_run_active() &&
-        evict_perform() == EVICT_FAIL &&
-        ((cmd->flags & CMD_DENYOOM) || multi_queue_grows(c, cmd))) {
-        resp_add_error(&c->out, ERR_OOM);
-        refused(c, cmd);
+    if (replication_refuses(c, cmd, flags, 1))
         return;
-    }
-    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
-        persist_writes_refused()) {
-        resp_add_error(&c->out, ERR_MISCONF);
-        refused(c, cmd);
-        return;
-    }
-    const char *aof_why;
-    if ((cmd->flags & (CMD_WRITE | CMD_DENYOOM)) && !(c->flags & CLIENT_MASTER) &&
-        aof_writes_refused(&aof_why)) {
-        resp_add_errorf(&c->out, AOF_ERR_MISCONF "%s", aof_why);
-        refused(c, cmd);
-        return;
-    }
     /* A replica loading its primary's snapshot, in Redis's place for it:
      * with the old data dropped, only what has CMD_LOADING runs; beside it
      * (swapdb), what has CMD_NO_ASYNC_LOADING waits for the end. */
@@ -423,11 +439,11 @@ static void execute(struct client *c, const struct command *cmd)
     }
     /* A held request comes through here again when the pause ends: it is
      * counted then. */
-    if (pause_postpones(c, cmd)) {
+    if (pause_postpones(c, cmd, flags)) {
         server.stats.total_commands--;
         return;
     }
-    if (c->multi && multi_queue(c, cmd))
+    if (c->multi && multi_queue(c, cmd, flags))
         return;
     command_call(c, cmd);
     /* Here, not in command_call: EXEC's commands run through that, and the

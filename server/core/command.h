@@ -69,6 +69,9 @@ void command_on_write_gate(const struct command_write_gate *gate);
 /* Whether a replica's link to its primary is up (1 when no gate is
  * registered): replica-serve-stale-data's test, for scripts' commands too. */
 int command_primary_link_up(void);
+/* Whether a primary short of min-replicas-to-write refuses writes now (0
+ * when no gate is registered): for a script's start and its writes. */
+int command_replicas_refuse_writes(void);
 
 /* Where may this request run: cluster mode's redirection (cluster/
  * registers it, cluster_init). refuses answers c's request (cmd, with its

@@ -107,6 +107,13 @@ struct command {
     key_reach_fn *key_reach;
     /* Channel arguments, as the key positions (last -1: to the end); 0: none. */
     int first_channel, last_channel;
+    /* The flags a request runs under where they depend on its arguments,
+     * given the row's: EVAL's and FCALL's take their script's (shebang or
+     * function flags), as Redis's getCommandFlags, so the dispatcher's
+     * refusals (OOM, MISCONF, READONLY, NOREPLICAS, MASTERDOWN), pauses and
+     * MULTI's queue treat a #!lua script without no-writes as a write.
+     * NULL: .flags. */
+    unsigned (*flags_of)(const struct client *c, unsigned flags);
 };
 
 /* Registers a table, whose last row has a NULL name; before

@@ -237,7 +237,6 @@ static struct {
     int waiting;        /* a shutdown waits for replicas */
     int flags;          /* its SHUTDOWN_FLAG_ bits */
     int64_t deadline_ms; /* wall clock: shut down then, caught up or not */
-    int paused;         /* it paused writes (not a CLIENT PAUSE ALL already on) */
 } pending;
 
 /* A client blocked on the waiting shutdown never times out: the shutdown
@@ -274,9 +273,7 @@ static void cancel_shutdown(void)
             block_release(w);
         }
     }
-    if (pending.paused)
-        pause_end();
-    pending.paused = 0;
+    pause_end(PAUSE_BY_SHUTDOWN);
 }
 
 /* Saves as the flags say and shuts down; a failed save without FORCE cancels
@@ -320,9 +317,7 @@ int server_request_shutdown(int flags, struct client *c)
         for (int i = 0; i < nmodules; i++)
             if (modules[i]->ask_acks)
                 modules[i]->ask_acks();
-        pending.paused = pause_current() != PAUSE_ALL;
-        if (pending.paused)
-            pause_start(PAUSE_WRITE, INT64_MAX);
+        pause_start(PAUSE_BY_SHUTDOWN, PAUSE_WRITE, INT64_MAX);
         if (c)
             block_client_until(c, 0, shutdown_wait_timeout, NULL, 0);
         log_notice("Waiting for replicas before shutting down.");

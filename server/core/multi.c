@@ -48,7 +48,7 @@ int multi_queue_grows(const struct client *c, const struct command *cmd)
 {
     return c->multi && !(cmd->flags & CMD_TX_END);
 }
-int multi_queue(struct client *c, const struct command *cmd)
+int multi_queue(struct client *c, const struct command *cmd, unsigned flags)
 {
     if (cmd->flags & CMD_TX_NOW)
         return 0;
@@ -63,8 +63,8 @@ int multi_queue(struct client *c, const struct command *cmd)
     c->multi->tail = &q->next;
     c->multi->count++;
     c->multi_mem += size;
-    c->multi->cmd_flags |= cmd->flags;
-    c->multi->missing_flags |= ~cmd->flags;
+    c->multi->cmd_flags |= flags;
+    c->multi->missing_flags |= ~flags;
     resp_add_simple(&c->out, "QUEUED");
     return 1;
 }

@@ -34,8 +34,9 @@ void multi_exec(struct client *c, const struct multi_runner *run);
 
 /* The dispatcher, for a client in MULTI whose request passed every check:
  * queues it and replies +QUEUED, returning 1; returns 0 for the commands that
- * run at once even inside MULTI (flag CMD_TX_NOW). */
-int multi_queue(struct client *c, const struct command *cmd);
+ * run at once even inside MULTI (flag CMD_TX_NOW). flags: the request's
+ * (command.h's flags_of), which EXEC's checks read. */
+int multi_queue(struct client *c, const struct command *cmd, unsigned flags);
 
 /* Whether running cmd now would grow c's queue (or its MULTI state): then
  * the dispatcher refuses it over maxmemory whatever its flags, as Redis

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "propagate.h"
 #include "resp_parser.h"
+#include "repl_failover.h"
 #include "repl_primary.h"
 #include "repl_replica.h"
 #include "server.h"
@@ -100,6 +101,7 @@ static void cron(void)
 
 static void shutdown_links(void)
 {
+    repl_failover_close();
     repl_primary_shutdown();
     repl_cleanup();
 }
@@ -122,6 +124,7 @@ static const struct server_module lifetime = {
 void repl_init(void)
 {
     repl_stream_init();
+    repl_failover_init();
     snap_on_write_repl(snapshot_position);
     propagate_on_feed(&stream_feed);
     command_on_write_gate(&write_gate);

@@ -29,6 +29,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "mem.h"
+#include "pause.h"
 #include "repl_stream.h"
 #include "server.h"
 #include "rdb_file.h"
@@ -549,7 +550,9 @@ void repl_primary_cron(void)
             break;
         }
     }
-    if (!server.cfg.replicaof_host && repl.peers &&
+    /* Not while a failover holds the offsets still for its target to
+     * reach, as Redis 7.0 sends none then. */
+    if (!server.cfg.replicaof_host && repl.peers && !pause_by(PAUSE_BY_FAILOVER) &&
         now - job.last_ping_ms >= server.cfg.repl_ping_replica_period * 1000) {
         static const char ping[] = "*1\r\n$4\r\nPING\r\n";
         repl_feed_raw(ping, sizeof(ping) - 1);

@@ -69,6 +69,8 @@ static struct {
     int stream_db;               /* the stream's database when the link went down */
     int ack_due;                 /* a GETACK came: ACK after this command */
     int was_up;                  /* the last link was up: the next attempt reconnects */
+    int failover;                /* our PSYNC says FAILOVER until it is answered */
+    void (*on_failover_psync)(int accepted);
     struct repl_reader reader;   /* the handshake's replies and the snapshot */
     /* The snapshot on its way. */
     int fd;
@@ -404,6 +406,16 @@ static void begin_payload(const char *head)
 static void send_psync(void)
 {
     char off[32];
+    if (ml.failover) {
+        /* A primary handing over: the target promotes itself when our
+         * history is its own (Redis's PSYNC <replid> <offset> FAILOVER). */
+        snprintf(off, sizeof(off), "%lld", repl.offset + 1);
+        log_notice("Trying a partial resynchronization (request %s:%s).", repl.replid, off);
+        const char *w[] = {"PSYNC", repl.replid, off, "FAILOVER"};
+        send_command(ml.c, 4, w);
+        ml.step = HS_PSYNC;
+        return;
+    }
     /* A server with no history asks for a full sync outright; one with a
      * history (a former primary, or a replica of another) offers it. */
     if (repl.offset == 0) {
@@ -480,14 +492,25 @@ static void send_auth(void)
     ml.step = HS_AUTH;
 }
 
+/* A FAILOVER's PSYNC was answered: the failover learns whether the target
+ * took over. Called last: a refusal may make us a primary again. */
+static void failover_answered(int failover, int accepted)
+{
+    if (failover && ml.on_failover_psync)
+        ml.on_failover_psync(accepted);
+}
+
 /* The answer to PSYNC. */
 static void psync_reply(const char *line)
 {
     struct repl_psync_reply reply;
     enum repl_psync_answer answer = repl_reader_psync_reply(line, &reply);
+    int failover = ml.failover;
+    ml.failover = 0;
     if (answer == REPL_PSYNC_BAD_FULL) {
         log_warning("Master replied with wrong +FULLRESYNC syntax.");
         close_link();
+        failover_answered(failover, 0);
         return;
     }
     if (answer == REPL_PSYNC_FULL) {
@@ -499,6 +522,7 @@ static void psync_reply(const char *line)
          * until the new data is installed, as the data it goes with. */
         if (repl.offset)
             log_notice("Discarding previously cached master state.");
+        failover_answered(failover, 1);
         return;
     }
     if (answer == REPL_PSYNC_CONTINUE) {
@@ -513,6 +537,7 @@ static void psync_reply(const char *line)
         }
         repl_backlog();
         ml.step = HS_PAYLOAD_HEAD; /* unused: go_up follows */
+        failover_answered(failover, 1);
         return;
     }
     /* -NOMASTERSYNC, -LOADING, or a refusal: try again later. */
@@ -521,6 +546,7 @@ static void psync_reply(const char *line)
     else
         log_warning("Unexpected reply to PSYNC from master: %s", line);
     close_link();
+    failover_answered(failover, 0);
 }
 
 /* One reply line of the handshake (without its CRLF). */
@@ -790,9 +816,36 @@ void repl_replica_start(void)
     ks_set_expiry(KS_EXPIRY_HELD);
     log_set_role('S');
     ml.was_up = 0; /* a new primary: "Connecting", not "Reconnecting" */
+    ml.failover = 0;
     ml.state = LINK_CONNECT;
     ml.backoff_ms = RETRY_FIRST_MS;
     ml.next_attempt_ms = now_ms();
+}
+
+void repl_replica_follow(const char *host, int port, int failover)
+{
+    char *copy = xstrdup(host);
+    xfree(server.cfg.replicaof_host);
+    server.cfg.replicaof_host = copy;
+    server.cfg.replicaof_port = port;
+    repl_replica_start();
+    ml.failover = failover;
+}
+
+int repl_replica_unfollow(void)
+{
+    if (!server.cfg.replicaof_host)
+        return 0;
+    xfree(server.cfg.replicaof_host);
+    server.cfg.replicaof_host = NULL;
+    server.cfg.replicaof_port = 0;
+    repl_replica_stop();
+    return 1;
+}
+
+void repl_replica_on_failover_psync(void (*cb)(int accepted))
+{
+    ml.on_failover_psync = cb;
 }
 
 void repl_replica_stop(void)
@@ -803,6 +856,7 @@ void repl_replica_stop(void)
     ml.c = NULL;
     drop_temp_file();
     ml.state = LINK_NONE;
+    ml.failover = 0;
     ks_set_expiry(KS_EXPIRY_ON);
     log_set_role('M');
     /* A new history starts here; our old one stays valid as replid2, so

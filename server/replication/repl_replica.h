@@ -38,6 +38,16 @@ void repl_replica_close(void);
 void repl_replica_start(void);
 /* REPLICAOF NO ONE: drops the link; keys expire here again. */
 void repl_replica_stop(void);
+/* REPLICAOF host port: host (copied) and port become the primary we
+ * follow (repl_replica_start). failover: our PSYNC to it says FAILOVER
+ * (repl_failover.h) until it is answered. */
+void repl_replica_follow(const char *host, int port, int failover);
+/* REPLICAOF NO ONE: a primary again (repl_replica_stop). Returns 1, or 0
+ * when this server was no replica. */
+int repl_replica_unfollow(void);
+/* cb learns how a FAILOVER's PSYNC was answered: accepted (+CONTINUE or
+ * +FULLRESYNC) or not (an error, after which the link is closed). */
+void repl_replica_on_failover_psync(void (*cb)(int accepted));
 /* The client-gone hook (conn.h): does something only when c is the link's. */
 void repl_replica_link_gone(struct client *c);
 /* The link's client's after_command (client.h): it ran the command in

@@ -117,9 +117,9 @@ static lua_State *state(void)
 /* Redis 7.0's evalExtractShebangFlags: "#!lua" then options, only
  * flags=a,b. Returns 0 with *flags and the shebang's length (up to its
  * newline, which stays in the compiled body so line numbers hold), or -1
- * after replying the error. */
-static int shebang_or_reply(struct client *c, const char *body, size_t len, unsigned *flags,
-                            size_t *skip)
+ * with Redis's error in err (cap bytes). */
+static int shebang_parse(const char *body, size_t len, unsigned *flags, size_t *skip, char *err,
+                         size_t cap)
 {
     *flags = SCRIPT_FLAG_EVAL_COMPAT;
     *skip = 0;
@@ -127,7 +127,7 @@ static int shebang_or_reply(struct client *c, const char *body, size_t len, unsi
         return 0;
     const char *end = memchr(body, '\n', len);
     if (!end) {
-        resp_add_error(&c->out, "ERR Invalid script shebang");
+        snprintf(err, cap, "ERR Invalid script shebang");
         return -1;
     }
     *skip = (size_t)(end - body);
@@ -145,14 +145,13 @@ static int shebang_or_reply(struct client *c, const char *body, size_t len, unsi
         size_t wl = (size_t)(p - w);
         if (part++ == 0) {
             if (wl != 5 || memcmp(w, "#!lua", 5) != 0) {
-                resp_add_errorf(&c->out, "ERR Unexpected engine in script shebang: %.*s",
-                                (int)wl, w);
+                snprintf(err, cap, "ERR Unexpected engine in script shebang: %.*s", (int)wl, w);
                 return -1;
             }
             continue;
         }
         if (wl < 6 || memcmp(w, "flags=", 6) != 0) {
-            resp_add_errorf(&c->out, "ERR Unknown lua shebang option: %.*s", (int)wl, w);
+            snprintf(err, cap, "ERR Unknown lua shebang option: %.*s", (int)wl, w);
             return -1;
         }
         /* Redis splits on ',': "flags=" names none, "a,,b" an empty one. */
@@ -162,8 +161,8 @@ static int shebang_or_reply(struct client *c, const char *body, size_t len, unsi
             const char *fe = comma ? comma : fend;
             unsigned bit = script_flag_by_name(f, (size_t)(fe - f));
             if (!bit) {
-                resp_add_errorf(&c->out, "ERR Unexpected flag in script shebang: %.*s",
-                                (int)(fe - f), f);
+                snprintf(err, cap, "ERR Unexpected flag in script shebang: %.*s", (int)(fe - f),
+                         f);
                 return -1;
             }
             *flags |= bit;
@@ -171,12 +170,36 @@ static int shebang_or_reply(struct client *c, const char *body, size_t len, unsi
                 break;
             f = comma + 1;
             if (f == fend) {
-                resp_add_error(&c->out, "ERR Unexpected flag in script shebang: ");
+                snprintf(err, cap, "ERR Unexpected flag in script shebang: ");
                 return -1;
             }
         }
     }
     return 0;
+}
+
+unsigned eval_request_flags(const struct client *c, int by_sha, unsigned flags)
+{
+    const struct resp_slice *first = &c->argv[1];
+    unsigned script_flags;
+    if (by_sha) {
+        char sha[SHA_HEX + 1];
+        if (first->len != SHA_HEX)
+            return flags;
+        sha_lower(first->ptr, sha);
+        const struct cached_script *s = cache_find(sha);
+        if (!s)
+            return flags;
+        script_flags = s->flags;
+    } else {
+        /* A body's flags are its shebang's, cached or not: no hash needed,
+         * and a body without one costs two byte tests. */
+        char err[256];
+        size_t skip;
+        if (shebang_parse(first->ptr, first->len, &script_flags, &skip, err, sizeof(err)) < 0)
+            return flags;
+    }
+    return script_command_flags(flags, script_flags);
 }
 
 /* Compiles and caches body under sha unless cached; returns the entry, or
@@ -189,10 +212,12 @@ static struct cached_script *create_or_reply(struct client *c, const char *body,
         return s;
     unsigned flags;
     size_t skip;
-    if (shebang_or_reply(c, body, len, &flags, &skip) < 0)
-        return NULL;
-    lua_State *L = state();
     char err[512];
+    if (shebang_parse(body, len, &flags, &skip, err, sizeof(err)) < 0) {
+        resp_add_error(&c->out, err);
+        return NULL;
+    }
+    lua_State *L = state();
     if (script_lua_load(L, "@user_script", body + skip, len - skip, err, sizeof(err)) < 0) {
         resp_add_errorf(&c->out, "ERR Error compiling script (new function): %s", err);
         return NULL;

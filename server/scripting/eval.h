@@ -18,6 +18,11 @@ struct resp_slice;
 /* EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: c->argv is the request
  * (body-or-sha numkeys key... arg...). Replies to c. */
 void eval_command(struct client *c, int by_sha, int ro);
+/* The flags EVAL (by_sha 0) or EVALSHA (1) from c runs under, given its
+ * row's: its script's (a shebang's, or the cached script's), as Redis's
+ * evalGetCommandFlags; the row's for a script without a shebang, or one
+ * not cached or malformed (its handler then answers). */
+unsigned eval_request_flags(const struct client *c, int by_sha, unsigned flags);
 /* SCRIPT LOAD body: replies the sha, or the compile error. */
 void eval_script_load(struct client *c, const struct resp_slice *body);
 /* Whether the script with this sha (any case) is cached. */

@@ -108,7 +108,11 @@ static int readonly_replica_refuses(const struct client *caller)
            !(caller->flags & CLIENT_MASTER);
 }
 
-/* Redis's scriptPrepareForRun refusals; replies and returns -1. */
+/* Redis 7.0.15's scriptPrepareForRun refusals, in its order; replies and
+ * returns -1. The dispatcher has made processCommand's already, under the
+ * script's flags (script_command_flags): what is left are the refusals
+ * only a script's start makes, and those a request that came another way
+ * (EXEC's queue, the primary's link) did not meet there. */
 static int refuse_or_reply(struct client *caller, unsigned flags, int ro, int stale)
 {
     const char *why;
@@ -118,9 +122,8 @@ static int refuse_or_reply(struct client *caller, unsigned flags, int ro, int st
         resp_add_error(&caller->out, ERR_MASTERDOWN);
         return -1;
     }
-    if (!(flags & SCRIPT_FLAG_ALLOW_OOM) && cur.oom) {
-        resp_add_error(&caller->out, "OOM allow-oom flag is not set on the script, "
-                                     "can not run it when used memory > 'maxmemory'");
+    if ((flags & SCRIPT_FLAG_NO_CLUSTER) && server.cfg.cluster_enabled) {
+        resp_add_error(&caller->out, "ERR Can not run script on cluster, 'no-cluster' flag is set.");
         return -1;
     }
     if (stale && !(flags & SCRIPT_FLAG_ALLOW_STALE)) {
@@ -128,32 +131,59 @@ static int refuse_or_reply(struct client *caller, unsigned flags, int ro, int st
                                      "is set to 'no' and 'allow-stale' flag is not set on the script.");
         return -1;
     }
-    if (flags & SCRIPT_FLAG_NO_WRITES)
-        return 0;
-    if (readonly_replica_refuses(caller)) {
-        resp_add_error(&caller->out, "ERR Can not run script with write flag on readonly replica");
-        return -1;
+    if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
+        if (readonly_replica_refuses(caller)) {
+            resp_add_error(&caller->out, "READONLY Can not run script with write flag on readonly "
+                                         "replica");
+            return -1;
+        }
+        if (!server.cfg.replicaof_host && persist_writes_refused()) {
+            resp_add_error(&caller->out,
+                           "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                           "unable to persist to disk. Writable scripts are blocked. Use "
+                           "'no-writes' flag for read only scripts.");
+            return -1;
+        }
+        if (!server.cfg.replicaof_host && aof_writes_refused(&why)) {
+            resp_add_errorf(&caller->out,
+                            "MISCONF Redis is configured to persist data to AOF, but it's "
+                            "currently unable to persist to disk. Writable scripts are blocked. "
+                            "Use 'no-writes' flag for read only scripts. AOF error: %s",
+                            why);
+            return -1;
+        }
+        if (ro) {
+            resp_add_error(&caller->out,
+                           "ERR Can not execute a script with write flag using *_ro command.");
+            return -1;
+        }
+        /* Even a script that only reads: its flags say it may write. */
+        if (command_replicas_refuse_writes()) {
+            resp_add_error(&caller->out, ERR_NOREPLICAS);
+            return -1;
+        }
     }
-    if (!server.cfg.replicaof_host && persist_writes_refused()) {
-        resp_add_error(&caller->out,
-                       "MISCONF Redis is configured to save RDB snapshots, but it's currently unable "
-                       "to persist to disk. Writable scripts are blocked. Use 'no-writes' flag for "
-                       "read only scripts.");
-        return -1;
-    }
-    if (!server.cfg.replicaof_host && aof_writes_refused(&why)) {
-        resp_add_errorf(&caller->out,
-                        "MISCONF Redis is configured to persist data to AOF, but it's currently "
-                        "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
-                        "flag for read only scripts. AOF error: %s",
-                        why);
-        return -1;
-    }
-    if (ro) {
-        resp_add_error(&caller->out, "ERR Can not execute a script with write flag using *_ro command.");
+    if (cur.oom && !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES))) {
+        resp_add_error(&caller->out, "OOM allow-oom flag is not set on the script, "
+                                     "can not run it when used memory > 'maxmemory'");
         return -1;
     }
     return 0;
+}
+
+unsigned script_command_flags(unsigned cmd_flags, unsigned script_flags)
+{
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT)
+        return cmd_flags;
+    cmd_flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE);
+    /* no-writes implies allow-oom. */
+    if (!(script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)))
+        cmd_flags |= CMD_DENYOOM;
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES))
+        cmd_flags |= CMD_WRITE;
+    if (script_flags & SCRIPT_FLAG_ALLOW_STALE)
+        cmd_flags |= CMD_STALE;
+    return cmd_flags;
 }
 
 int script_numkeys_or_reply(struct client *c, long long numkeys)
@@ -292,9 +322,11 @@ static const char *call_refused(struct script_run *run, const struct command *cm
         return why;
     if (stale_replica() && !(cmd->flags & CMD_STALE))
         return "Can not execute the command on a stale replica";
-    if (cmd->flags & CMD_WRITE) {
-        if (run->state & SCRIPT_RUN_READ_ONLY)
-            return "Write commands are not allowed from read-only scripts.";
+    /* Once the script wrote, it cannot stop halfway: Redis checks only
+     * its first write (scriptVerifyWriteCommandAllow). */
+    if ((cmd->flags & CMD_WRITE) && (run->state & SCRIPT_RUN_READ_ONLY))
+        return "Write commands are not allowed from read-only scripts.";
+    if ((cmd->flags & CMD_WRITE) && !(run->state & SCRIPT_RUN_WROTE)) {
         if (readonly_replica_refuses(run->caller))
             return "-" ERR_READONLY;
         if (persist_writes_refused())
@@ -303,6 +335,8 @@ static const char *call_refused(struct script_run *run, const struct command *cm
             snprintf(cur.err, sizeof(cur.err), "-" AOF_ERR_MISCONF "%s", why);
             return cur.err;
         }
+        if (command_replicas_refuse_writes())
+            return "-" ERR_NOREPLICAS;
     }
     /* Only before the first write: a script that changed data cannot be
      * stopped halfway. */

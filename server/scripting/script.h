@@ -57,6 +57,10 @@ struct resp_slice;
 /* The flag named name[0..len) ("no-writes", ...), or 0 for an unknown
  * name: shebangs and functions parse their lists with it. */
 unsigned script_flag_by_name(const char *name, size_t len);
+/* Redis's scriptFlagsToCmdFlags: the flags a request running a script with
+ * script_flags runs under, given its row's (command_table.h's flags_of);
+ * EVAL without a shebang keeps the row's. */
+unsigned script_command_flags(unsigned cmd_flags, unsigned script_flags);
 /* The flags' names, for FUNCTION LIST: bit i of SCRIPT_FLAG_* (up to
  * SCRIPT_FLAG_ALLOW_CROSS_SLOT) is named script_flag_name(i); NULL past
  * the end. */

@@ -463,8 +463,8 @@ static void test_replica(void)
     }
     CHECK(h_wait_info(r, "replication", "master_link_status", "up", 10000 * H_SLOW),
           "the replica's link did not come up");
-    EXPECT_ERR(r, "ERR Can not run script with write flag on readonly replica", "FCALL_RO", "f1",
-               "1", "a");
+    EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "FCALL_RO", "f1", "1",
+               "a");
     EXPECT_OK(p, "FCALL", "setit", "1", "k", "v1");
     CHECK(wait_value(r, "k", "v1"), "FCALL's SET did not reach the replica");
     EXPECT_BULK(r, "v1", "FCALL_RO", "getit", "1", "k");
@@ -478,8 +478,8 @@ static void test_replica(void)
                LIB1);
     EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "FUNCTION", "FLUSH");
     EXPECT_ERR(r, "ERR Function not found", "FCALL_RO", "getit", "1", "k");
-    EXPECT_ERR(r, "ERR Can not run script with write flag on readonly replica", "FCALL", "setit",
-               "1", "k", "v");
+    EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "FCALL", "setit", "1",
+               "k", "v");
     h_close(&rep, r);
     redisFree(p);
 }

@@ -515,8 +515,8 @@ static void test_replica(void)
      * write at all when they say so. */
     EXPECT_MATCH(r, "-READONLY You can't write against a read only replica. script: *", "EVAL",
                  "return redis.call('set', 'x', 1)", "0");
-    EXPECT_ERR(r, "ERR Can not run script with write flag on readonly replica", "EVAL",
-           "#!lua\nreturn 1", "0");
+    EXPECT_ERR(r, "READONLY You can't write against a read only replica.", "EVAL",
+               "#!lua\nreturn 1", "0");
     EXPECT_BULK(r, "1", "EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'b')", "0");
 out:
     if (c)
