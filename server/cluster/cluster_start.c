@@ -114,6 +114,6 @@ int cluster_init(void)
     server_on_child_close(cluster_bus_close_listener_fds);
     cluster_route_init();
     server_add_module(&cluster_module);
-    cluster_changed(save ? CLUSTER_TODO_SAVE : 0);
+    cluster_changed(save ? CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC : 0);
     return 0;
 }
