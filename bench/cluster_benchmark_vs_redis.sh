@@ -6,7 +6,8 @@
 # For each layout and kind (the kinds taking turns, R rounds): P primaries in cluster mode without
 # replicas, each in its own tmpfs-or-TMPDIR folder, the 16384 slots split evenly by
 # CLUSTER ADDSLOTSRANGE and joined by CLUSTER MEET (redis-cli --cluster create wants 3 primaries at
-# least); then `redis-benchmark --cluster -t set` and `-t get`, N requests each (default 200000),
+# least); then `redis-benchmark --cluster -t set` and `-t get` (without --cluster on one primary,
+# which redis-benchmark --cluster refuses), N requests each (default 200000),
 # C clients (default 50), pipeline P (default 1), keyspace 100000. Reports requests/s and the
 # primaries' CPU per request (user+sys from /proc/PID/stat over that test, summed over the
 # primaries, in microseconds), the medians over the rounds, and rbkv/redis ratios (throughput:
@@ -60,17 +61,24 @@ run_one() {
   local kind=$1 bin=$2 n=$3 ports pids p i lo hi
   start_cluster_nodes "$work" "$kind" "$bin" "$n"
   ports=("${CLUSTER_PORTS[@]}") pids=("${CLUSTER_PIDS[@]}")
+  local bus0
+  bus0=$(redis-cli -p "${ports[0]}" cluster nodes | awk '/myself/ { split($2, a, "@"); print a[2] }')
   for ((i = 0; i < n; i++)); do
     lo=$((16384 * i / n)); hi=$((16384 * (i + 1) / n - 1))
     redis-cli -p "${ports[i]}" cluster addslotsrange "$lo" "$hi" >/dev/null
-    [ "$i" -eq 0 ] || redis-cli -p "${ports[i]}" cluster meet 127.0.0.1 "${ports[0]}" >/dev/null
+    # MEET names the bus port: it is not the client port + 10000 here.
+    [ "$i" -eq 0 ] || redis-cli -p "${ports[i]}" cluster meet 127.0.0.1 "${ports[0]}" "$bus0" >/dev/null
   done
   for _ in $(seq 300); do settled "${ports[@]}" && break; sleep 0.1; done
   settled "${ports[@]}" || { echo "the $kind cluster of $n never settled" >&2; exit 1; }
-  local t before after rps
+  local t before after rps cluster_flag=--cluster
+  # redis-benchmark --cluster refuses a cluster of one primary ("Invalid cluster: 1 node(s)"); that
+  # node serves every slot, so the plain mode sends it the same requests.
+  [ "$n" -gt 1 ] || cluster_flag=
   for t in set get; do
     before=$(cpu_ticks "${pids[@]}")
-    rps=$(redis-benchmark --cluster -p "${ports[0]}" -t "$t" -n "$REQUESTS" -r 100000 -d 16 \
+    # shellcheck disable=SC2086 # no flag at all on one primary
+    rps=$(redis-benchmark $cluster_flag -p "${ports[0]}" -t "$t" -n "$REQUESTS" -r 100000 -d 16 \
             -c "$CLIENTS" -P "$PIPELINE" -q 2>/dev/null | tr '\r' '\n' |
           awk -v t="${t^^}" '$1 == t":" { v = $2 } END { print v }')
     after=$(cpu_ticks "${pids[@]}")
