@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # work and server_bin: the caller's
 # A cluster of rbkv nodes for the script tests, made the way an operator makes one:
 # `redis-cli --cluster create --cluster-replicas R`. Sourced, not run, after the caller has set
 # `work` (its temp dir, removed at exit by instances.sh), `server_bin` and READY_SECONDS.

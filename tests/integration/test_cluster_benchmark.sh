@@ -15,6 +15,7 @@ for tool in redis-cli redis-benchmark; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh test)"; exit 77; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-cluster-bench-XXXXXX") || exit 1
+# shellcheck disable=SC2034 # read by instances.sh
 READY_SECONDS=30
 # shellcheck source-path=SCRIPTDIR source=cluster.sh
 . "$here/cluster.sh"

@@ -27,7 +27,7 @@ ok "SETSLOT IMPORTING" "$(cli "$to" CLUSTER SETSLOT "$slot" IMPORTING "$from_id"
 ok "SETSLOT MIGRATING" "$(cli "$from" CLUSTER SETSLOT "$slot" MIGRATING "$to_id")"
 while :; do
   mapfile -t keys < <(cli "$from" CLUSTER GETKEYSINSLOT "$slot" 100)
-  [ ${#keys[@]} -gt 0 ] && [ -n "${keys[0]}" ] || break
+  if [ ${#keys[@]} -eq 0 ] || [ -z "${keys[0]}" ]; then break; fi
   ok MIGRATE "$(cli "$from" MIGRATE 127.0.0.1 "$to" "" 0 5000 KEYS "${keys[@]}")"
 done
 # The target first, as redis-cli: it must own the slot before the source sends clients there.

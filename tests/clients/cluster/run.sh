@@ -23,6 +23,7 @@ command -v redis-cli >/dev/null || { echo "SKIP: redis-cli not installed (script
 npm_ci_or_skip "$here/.."
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-cluster-clients-XXXXXX") || exit 1
+# shellcheck disable=SC2034 # read by instances.sh
 READY_SECONDS=30
 # shellcheck source-path=SCRIPTDIR source=../../integration/cluster.sh
 . "$here/../../integration/cluster.sh"
