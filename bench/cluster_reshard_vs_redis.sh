@@ -32,14 +32,9 @@ dbsize() { redis-cli -p "$1" dbsize; }
 
 # run_one KIND BIN: one cluster, one reshard; appends "kind moved seconds" to $results.
 run_one() {
-  local kind=$1 bin=$2 ports=() pids=() p d i
-  for i in 0 1 2; do
-    p=$(free_port); d="$work/$kind-$p"; mkdir -p "$d"
-    (cd "$d" && exec "$bin" --port "$p" --cluster-enabled yes --cluster-port "$(free_port)" \
-       --save '' --appendonly no --loglevel warning >/dev/null 2>&1) &
-    pids+=($!); BENCH_PIDS+=($!); ports+=("$p")
-    wait_ping "$p"
-  done
+  local kind=$1 bin=$2 ports pids p
+  start_cluster_nodes "$work" "$kind" "$bin" 3
+  ports=("${CLUSTER_PORTS[@]}") pids=("${CLUSTER_PIDS[@]}")
   redis-cli --cluster create "127.0.0.1:${ports[0]}" "127.0.0.1:${ports[1]}" \
     "127.0.0.1:${ports[2]}" --cluster-yes >/dev/null
   for _ in $(seq 300); do

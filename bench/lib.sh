@@ -44,6 +44,21 @@ start_redis() {
   wait_ping "$port"
 }
 
+# start_cluster_nodes DIR KIND BIN N: N nodes of BIN in cluster mode (the bus on a free port),
+# each in a folder of its own under DIR (nodes.conf is written there), without persistence; their
+# ports into CLUSTER_PORTS and pids into CLUSTER_PIDS (also in BENCH_PIDS, killed on exit).
+start_cluster_nodes() {
+  local dir=$1 kind=$2 bin=$3 n=$4 i p d
+  CLUSTER_PORTS=() CLUSTER_PIDS=()
+  for ((i = 0; i < n; i++)); do
+    p=$(free_port); d="$dir/$kind-$p"; mkdir -p "$d"
+    (cd "$d" && exec "$bin" --port "$p" --cluster-enabled yes --cluster-port "$(free_port)" \
+       --save '' --appendonly no --loglevel warning >/dev/null 2>&1) &
+    CLUSTER_PIDS+=($!); BENCH_PIDS+=($!); CLUSTER_PORTS+=("$p")
+    wait_ping "$p"
+  done
+}
+
 info_field() { # PORT FIELD
   redis-cli -p "$1" info memory | tr -d '\r' | awk -F: -v f="$2" '$1 == f { print $2 }'
 }

@@ -11,7 +11,8 @@ for what in "$@"; do
     # tests/integration/test_exporter.sh. redis-server: the tests' reference. nodejs npm: tests/clients. Only when npm
     # is missing: NodeSource's nodejs ships npm itself and conflicts with Debian's npm package, which
     # apt would then resolve by removing nodejs.
-    # ruby-sidekiq ruby-redis python3-celery python3-redis: tests/frameworks (BullMQ's npm
+    # ruby-sidekiq ruby-redis python3-celery python3-redis: tests/frameworks (python3-redis also
+    # tests/clients/cluster: redis-py RedisCluster; BullMQ's npm
     # packages come from its lock file).
     test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux
                  ruby-sidekiq ruby-redis python3-celery python3-redis openssl)

@@ -274,6 +274,7 @@ int cluster_bump_epoch(void)
     if (me->config_epoch == 0 || me->config_epoch != max) {
         cluster->current_epoch++;
         me->config_epoch = cluster->current_epoch;
+        cluster->todo |= CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC;
         return 1;
     }
     return 0;

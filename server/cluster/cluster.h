@@ -106,6 +106,13 @@ extern struct cluster_state *cluster;
 /* What a change asks to follow (cluster_changed). */
 #define CLUSTER_TODO_UPDATE_STATE (1u << 0)
 #define CLUSTER_TODO_SAVE (1u << 1)
+/* With CLUSTER_TODO_SAVE: fsync nodes.conf and its folder. Set exactly
+ * where Redis 7.0 sets CLUSTER_TODO_FSYNC_CONFIG or saves with fsync: an
+ * epoch taken or learnt, a vote cast, an election started, slots taken
+ * from a node of a lower epoch, a role won by failover, start, RESET and
+ * SAVECONFIG. Other changes (SETSLOT, ADDSLOTS, FAIL flags, addresses)
+ * are saved without it: the cluster tells a node that lost them again. */
+#define CLUSTER_TODO_FSYNC (1u << 2)
 
 /* At shutdown: frees the state and every node; cluster is NULL after. */
 void cluster_free(void);

@@ -429,7 +429,7 @@ int cluster_config_load(const char *path)
 
 /* ---- saving ---- */
 
-int cluster_config_save(const char *path)
+int cluster_config_save(const char *path, int do_fsync)
 {
     size_t len = 0;
     char *nodes = cluster_describe_nodes(CNODE_HANDSHAKE, &len);
@@ -442,7 +442,8 @@ int cluster_config_save(const char *path)
     snprintf(tmp, sizeof(tmp), "%s.tmp-%d-%lld", path, (int)getpid(), (long long)mstime());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && write_full(fd, nodes, len) == 0 &&
-             write_full(fd, vars, (size_t)vlen) == 0 && fsync(fd) == 0 && rename(tmp, path) == 0;
+             write_full(fd, vars, (size_t)vlen) == 0 && (!do_fsync || fsync(fd) == 0) &&
+             rename(tmp, path) == 0;
     free(nodes);
     if (!ok) {
         log_warning("Could not save the cluster configuration to %s: %s", path, strerror(errno));
@@ -452,7 +453,7 @@ int cluster_config_save(const char *path)
         }
         return -1;
     }
-    if (fsync_dir_of(path) < 0)
+    if (do_fsync && fsync_dir_of(path) < 0)
         log_warning("Could not fsync the folder of %s: %s", path, strerror(errno));
     /* The new file, locked before it took the name, holds the lock now. */
     if (lock_fd >= 0)
@@ -469,10 +470,11 @@ void cluster_changed(unsigned todo)
     if (cluster->todo & CLUSTER_TODO_SAVE) {
         /* Redis's clusterSaveConfigOrDie: a node that cannot record what
          * it promised must not go on serving. */
-        if (cluster_config_save(server.cfg.cluster_config_file) < 0) {
+        if (cluster_config_save(server.cfg.cluster_config_file,
+                                (cluster->todo & CLUSTER_TODO_FSYNC) != 0) < 0) {
             log_warning("Fatal: can't update cluster config file.");
             exit(1);
         }
-        cluster->todo &= ~CLUSTER_TODO_SAVE;
+        cluster->todo &= ~(CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC);
     }
 }

@@ -34,12 +34,15 @@ void cluster_config_unlock(void);
  * is no file or it is empty (a new node), -1 after logging which line is
  * wrong. */
 int cluster_config_load(const char *path);
-/* Writes the state to path: a temporary file beside it, fsync, rename,
- * fsync of the folder. Returns 0, or -1 logged. */
-int cluster_config_save(const char *path);
+/* Writes the state to path: a temporary file beside it, renamed over
+ * path; with do_fsync the file is fsynced before the rename and the folder
+ * after it. Returns 0, or -1 logged. */
+int cluster_config_save(const char *path, int do_fsync);
 
 /* After a change of the state: recomputes the cluster's ok/fail, and with
- * CLUSTER_TODO_SAVE in todo rewrites nodes.conf at once; a node that cannot
+ * CLUSTER_TODO_SAVE in todo rewrites nodes.conf at once, fsynced when
+ * CLUSTER_TODO_FSYNC is in todo or was set in cluster->todo since the last
+ * save (cluster.h says where); a node that cannot
  * record what it promised exits, as Redis's clusterSaveConfigOrDie. */
 void cluster_changed(unsigned todo);
 

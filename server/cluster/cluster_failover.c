@@ -139,7 +139,7 @@ static void replace_primary(void)
             cluster_add_slot(me, s);
         }
     }
-    cluster_changed(CLUSTER_TODO_SAVE);
+    cluster_changed(CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC);
     cluster_send_broadcast_pong(0);
     cluster_failover_reset_manual();
 }
@@ -193,8 +193,8 @@ void cluster_failover_auth_request(struct cluster_node *sender, const struct clu
     cluster->last_vote_epoch = cluster->current_epoch;
     primary->voted_time = now;
     /* The vote is recorded before it is sent: a restart never votes twice
-     * in one epoch. */
-    cluster_changed(CLUSTER_TODO_SAVE);
+     * in one epoch, even after a power loss (fsynced, as Redis). */
+    cluster_changed(CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC);
     cluster_send_bare(sender->link, CLUSTER_MSG_FAILOVER_AUTH_ACK);
     log_warning("Failover auth granted to %.40s for epoch %" PRIu64, sender->name,
                 cluster->current_epoch);
@@ -284,7 +284,7 @@ static void handle_failover(void)
         cluster->current_epoch++;
         cluster->failover_auth_epoch = cluster->current_epoch;
         log_notice("Starting a failover election for epoch %" PRIu64 ".", cluster->current_epoch);
-        cluster_changed(CLUSTER_TODO_SAVE);
+        cluster_changed(CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC);
         cluster_send_broadcast_bare(CLUSTER_MSG_FAILOVER_AUTH_REQUEST,
                                     cluster->mf_end ? CLUSTER_MSG_FLAG0_FORCEACK : 0);
         cluster->failover_auth_sent = 1;

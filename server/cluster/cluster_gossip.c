@@ -193,6 +193,7 @@ static int take_slots(struct cluster_node *sender, uint64_t epoch, const unsigne
     }
     if (!changed)
         return 0;
+    cluster->todo |= CLUSTER_TODO_FSYNC;
     if (lost && !mine->numslots &&
         (server.cfg.cluster_allow_replica_migration || sender_slots == lost)) {
         log_warning("Configuration change detected. Reconfiguring myself as a replica of %.40s",
@@ -219,6 +220,7 @@ static int handle_epoch_collision(const struct cluster_node *sender)
         return 0;
     cluster->current_epoch++;
     me->config_epoch = cluster->current_epoch;
+    cluster->todo |= CLUSTER_TODO_FSYNC;
     log_verbose("WARNING: configEpoch collision with node %.40s. configEpoch set to %" PRIu64,
                 sender->name, me->config_epoch);
     return 1;
@@ -480,7 +482,7 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
         }
         if (h->config_epoch > sender->config_epoch) {
             sender->config_epoch = h->config_epoch;
-            todo = CLUSTER_TODO_SAVE;
+            todo = CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC;
         }
         sender->repl_offset = (long long)h->offset;
         cluster_failover_heard(sender, h);

@@ -124,6 +124,6 @@ int cluster_init(void)
     cluster_route_init();
     cluster_query_init();
     server_add_module(&cluster_module);
-    cluster_changed(save ? CLUSTER_TODO_SAVE : 0);
+    cluster_changed(save ? CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC : 0);
     return 0;
 }

@@ -606,7 +606,7 @@ static void cluster_reset(struct client *c)
         repl_random_hex(me->name);
         log_notice("Node hard reset, now I'm %.40s", me->name);
     }
-    cluster_changed(CLUSTER_TODO_SAVE);
+    cluster_changed(CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC);
     reply_ok(c);
 }
 
@@ -652,7 +652,7 @@ static void cluster_saveconfig(struct client *c)
 {
     if (cluster_or_reply(c) < 0)
         return;
-    if (cluster_config_save(server.cfg.cluster_config_file) < 0) {
+    if (cluster_config_save(server.cfg.cluster_config_file, 1) < 0) {
         resp_add_errorf(&c->out, "ERR error saving the cluster node config: %s", strerror(errno));
         return;
     }

@@ -13,7 +13,10 @@
 #   - compose.yaml: its two services run as compose would run them (podman, no compose tool here), the
 #     query's output, and the copy of the file in docs/operations.md; its rbkv-tls service (TLS only,
 #     the documented ACL users through RBKV_TLS_* and RBKV_ACLFILE): users, plaintext refused, healthy;
-#   - compose.ha.yaml: its primary and a replica, the replica syncing by service name.
+#   - compose.ha.yaml: its primary and a replica, the replica syncing by service name;
+#   - compose.cluster.yaml: its six nodes and its one-shot cluster-create service (its image built from
+#     docker/cluster-init): the cluster made (3 primaries, 3 replicas, cluster_state:ok on every
+#     node) and a key written and read through redis-cli -c from another node.
 # Every check prints what it expected and what it got, then the containers' logs, and exits 1.
 #
 # usage: tests/container/test_container.sh [REPO_DIR]
@@ -413,5 +416,53 @@ expect "compose.ha.yaml: the replica refuses writes" \
   "READONLY You can't write against a read only replica." "$(rcli set x y 2>&1)"
 stop_clean "$HR"
 stop_clean "$HP"
+
+# ---------------------------------------------------------------------------- compose.cluster.yaml
+# The cluster example as compose would run it: six nodes on one network by their service names,
+# then the one-shot cluster-create service (its own image, docker/cluster-init: redis-cli) once
+# they answer; it must exit 0 with the cluster made. Then every node says cluster_state:ok, three
+# are primaries and three replicas, and a key goes in and out through redis-cli -c (following
+# -MOVED) from the init image on the same network (the nodes announce their network addresses).
+COMPOSE_FILE=$REPO/compose.cluster.yaml
+expect "compose.cluster.yaml: cluster-create waits for healthy nodes" service_healthy \
+  "$(compose_get services.cluster-create.depends_on.rbkv-node6.condition)"
+INIT_IMAGE=$IMAGE-cluster-init
+ctr build --pull=never --format docker -t "$INIT_IMAGE" "$REPO/docker/cluster-init" >"$TMP/init-build.log" 2>&1 ||
+  { tail -30 "$TMP/init-build.log"; fail "building docker/cluster-init"; }
+nodes=()
+for i in 1 2 3 4 5 6; do
+  mapfile -d '' node_cmd < <(compose_get "services.rbkv-node$i.command")
+  node_cmd=("${node_cmd[@]//\$\{RBKV_PASSWORD\}/$PW}")
+  start "$TAG-node$i" --network "$NET" --network-alias "rbkv-node$i" -e RBKV_PASSWORD="$PW" "$IMAGE" "${node_cmd[@]}"
+  nodes+=("$TAG-node$i")
+done
+for n in "${nodes[@]}"; do wait_ready "$n" -a "$PW" --no-auth-warning; done
+healthy "${nodes[0]}"
+CI_NAME=$TAG-cluster-create
+CONTAINERS+=("$CI_NAME")
+out=$(ctr run --name "$CI_NAME" --network "$NET" -e RBKV_PASSWORD="$PW" \
+        -e CLUSTER_NODES="$(compose_get services.cluster-create.environment.CLUSTER_NODES)" \
+        -e CLUSTER_REPLICAS="$(compose_get services.cluster-create.environment.CLUSTER_REPLICAS)" \
+        "$INIT_IMAGE" 2>&1) || { echo "$out"; fail "the cluster-create service failed"; }
+grep -q 'All 16384 slots covered' <<<"$out" || { echo "$out"; fail "cluster-create did not check the cluster"; }
+echo "ok - compose.cluster.yaml: cluster-create made the cluster"
+ncli() { redis-cli -p "$(port "$1")" -a "$PW" --no-auth-warning "${@:2}"; }
+for n in "${nodes[@]}"; do
+  for _ in $(seq 100); do
+    ncli "$n" cluster info | grep -q '^cluster_state:ok' && break
+    sleep 0.1
+  done
+  expect "compose.cluster.yaml: $n's cluster_state" "cluster_state:ok" \
+    "$(ncli "$n" cluster info | grep '^cluster_state' | tr -d '\r')"
+done
+roles=$(ncli "${nodes[0]}" cluster nodes | awk '{ print ($3 ~ /master/) ? "master" : "slave" }' | sort | uniq -c |
+  awk '{ printf "%s %s ", $1, $2 }')
+expect "compose.cluster.yaml: three primaries and three replicas" "3 master 3 slave " "$roles"
+# A key through redis-cli -c: written via node1, read via node2, whichever owns its slot.
+ccli() { ctr run --rm --network "$NET" --entrypoint redis-cli "$INIT_IMAGE" -c -a "$PW" --no-auth-warning "$@"; }
+expect "compose.cluster.yaml: SET through redis-cli -c" OK "$(ccli -h rbkv-node1 set cluster:greeting hello)"
+expect "compose.cluster.yaml: GET through redis-cli -c from another node" hello \
+  "$(ccli -h rbkv-node2 get cluster:greeting)"
+for n in "${nodes[@]}"; do stop_clean "$n"; done
 
 echo "CONTAINER TEST OK"

@@ -1,0 +1,39 @@
+// node-redis's createCluster against an rbkv cluster of 3 primaries and 3 replicas (run.sh):
+// keys across every slot written and read back, a pipeline and a MULTI on one slot, and a
+// -MOVED after the slot of a key the client had already mapped moved to another primary.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { createCluster } = require('redis');
+const { host, ports, checkSpread, checkMoved } = require('./common');
+
+const KEYS = 3000;
+let cluster;
+
+test.before(async () => {
+  cluster = createCluster({ rootNodes: [{ url: `redis://${host}:${ports[0]}` }] });
+  cluster.on('error', () => {}); // surfaced through the rejected commands instead
+  await cluster.connect();
+});
+
+test.after(async () => {
+  if (cluster) await cluster.quit();
+});
+
+test('keys across the slots, written and read back', () => checkSpread(cluster, 'nr:', KEYS));
+
+test('pipeline on one slot', async () => {
+  const m = cluster.multi();
+  for (let j = 0; j < 50; j++) m.set(`{nrp}:${j}`, String(j)).incr('{nrp}:n');
+  const replies = await m.execAsPipeline();
+  assert.deepEqual(replies, Array.from({ length: 50 }, (_, j) => ['OK', j + 1]).flat());
+  assert.equal(await cluster.get('{nrp}:n'), '50');
+});
+
+test('MULTI on one slot', async () => {
+  const replies = await cluster.multi().set('{nrm}:a', 'x').incr('{nrm}:n').incr('{nrm}:n').get('{nrm}:a').exec();
+  assert.deepEqual(replies, ['OK', 1, 2, 'x']);
+});
+
+test('-MOVED after the slot moved', () => checkMoved(cluster, 'nr:moved'));

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Real cluster clients against rbkv in cluster mode: starts six SERVER_BIN nodes, makes them a
+# cluster of 3 primaries and 3 replicas with `redis-cli --cluster create --cluster-replicas 1`
+# (tests/integration/cluster.sh), then runs, one after the other on that cluster, redis-py's
+# RedisCluster (Debian's python3-redis, redis_py_cluster.py) and, with node's test runner,
+# ioredis's Cluster and node-redis's createCluster (pinned by ../package-lock.json). Each writes
+# keys across the slots and reads them back, runs a pipeline (and a MULTI, where the client has
+# one in cluster mode) on one slot and follows a -MOVED after move_slot.sh moved a key's slot.
+# usage: tests/clients/cluster/run.sh SERVER_BIN
+# Exits 77 (skip) when redis-cli, python3-redis, node or npm is missing (scripts/deps.sh test) or
+# the npm packages cannot be installed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 1 ] || { echo "usage: $0 SERVER_BIN" >&2; exit 2; }
+server_bin=$1
+python=/usr/bin/python3 # Debian's packages are installed for it, not for another python3 on the PATH
+
+command -v redis-cli >/dev/null || { echo "SKIP: redis-cli not installed (scripts/deps.sh test)"; exit 77; }
+"$python" -c 'import redis.cluster' 2>/dev/null ||
+  { echo "SKIP: python3-redis not installed (scripts/deps.sh test)"; exit 77; }
+# shellcheck source-path=SCRIPTDIR source=../../integration/npm_ci.sh
+. "$here/../../integration/npm_ci.sh"
+npm_ci_or_skip "$here/.."
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-cluster-clients-XXXXXX") || exit 1
+# shellcheck disable=SC2034 # read by instances.sh
+READY_SECONDS=30
+# shellcheck source-path=SCRIPTDIR source=../../integration/cluster.sh
+. "$here/../../integration/cluster.sh"
+cluster_create 3 1 || exit 1
+RBKV_CLUSTER_PORTS=$(IFS=,; echo "${CLUSTER_PORTS[*]}")
+export RBKV_CLUSTER_PORTS
+
+status=0
+"$python" "$here/redis_py_cluster.py" || status=1
+(cd "$here" && node --test --test-reporter=spec ./*.test.js) || status=1
+# Every client's writes left the cluster whole.
+redis-cli --cluster check "127.0.0.1:${CLUSTER_PORTS[0]}" | grep -q 'All 16384 slots covered' ||
+  { echo "FAIL: --cluster check after the clients" >&2; status=1; }
+exit "$status"
