@@ -64,6 +64,27 @@ rounds_args() {
   done
 }
 
+# Keys [from, to) as SETs with 16-byte values, for redis-cli --pipe.
+gen_set() {
+  awk -v from="$1" -v to="$2" 'BEGIN {
+    for (i = from; i < to; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$16\r\nvalue:%010d\r\n", i, i }'
+}
+# gen_zadd FROM TO [ZSET [PREFIX]]: the strings PREFIX%012d (default key:, so the same strings as
+# gen_set's keys) for i in [FROM, TO) as members of ZSET (default zkeys) with score 0, a
+# thousand per ZADD.
+gen_zadd() {
+  awk -v from="$1" -v to="$2" -v z="${3:-zkeys}" -v p="${4:-key:}" 'BEGIN {
+    for (i = from; i < to; i += 1000) {
+      m = to - i < 1000 ? to - i : 1000
+      printf "*%d\r\n$4\r\nZADD\r\n$%d\r\n%s\r\n", 2 + 2 * m, length(z), z
+      for (j = i; j < i + m; j++) printf "$1\r\n0\r\n$%d\r\n%s%012d\r\n", length(p) + 12, p, j
+    } }'
+}
+load() { # PORT GENERATOR ARGS...
+  local port=$1; shift
+  "$@" | redis-cli -p "$port" --pipe | grep -q "errors: 0" || { echo "loading into $port failed" >&2; exit 1; }
+}
+
 ensure_built() {
   "$ROOT/scripts/deps.sh" build bench
   if [ -z "${BENCH_NO_BUILD:-}" ]; then
