@@ -45,8 +45,8 @@ start_kind() { # KIND PORT DIR
   else start_redis "$2" --dir "$3" --latency-monitor-threshold 1; fi
 }
 wait_until() { # SECONDS COMMAND...: 0 once COMMAND succeeds
-  local i
-  for i in $(seq $(( $1 * 10 ))); do "${@:2}" && return 0; sleep 0.1; done
+  local _
+  for _ in $(seq $(( $1 * 10 ))); do "${@:2}" && return 0; sleep 0.1; done
   return 1
 }
 bgsave_done() { [ "$(info_of "$1" persistence rdb_bgsave_in_progress)" = 0 ]; }

@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 done
 command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
 LOADGEN=${LOADGEN:-$ROOT/build/bench/loadgen}
-[ -x "$RBKV_BIN" ] && [ -x "$LOADGEN" ] || ensure_built
+if [ ! -x "$RBKV_BIN" ] || [ ! -x "$LOADGEN" ]; then ensure_built; fi
 mkdir -p "$OUT"
 WORK=$(mktemp -d)
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
