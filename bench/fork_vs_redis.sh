@@ -30,20 +30,7 @@ command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit
 WORK=$(mktemp -d)
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 
-info_of() { # PORT SECTION FIELD
-  redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2 }'
-}
 status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; } # PID FIELD
-stop_last() {
-  local pid=${BENCH_PIDS[-1]}
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  unset 'BENCH_PIDS[-1]'
-}
-start_kind() { # KIND PORT DIR
-  if [ "$1" = rbkv ]; then start_rbkv "$2" --dir "$3" --save '' --latency-monitor-threshold 1
-  else start_redis "$2" --dir "$3" --latency-monitor-threshold 1; fi
-}
 wait_until() { # SECONDS COMMAND...: 0 once COMMAND succeeds
   local _
   for _ in $(seq $(( $1 * 10 ))); do "${@:2}" && return 0; sleep 0.1; done
@@ -58,7 +45,7 @@ for n in $COUNTS; do
   for round in $(seq "$ROUNDS"); do
     for kind in rbkv redis; do
       dir=$WORK/$kind; mkdir -p "$dir" "$dir.replica"
-      port=$(free_port); start_kind "$kind" "$port" "$dir"; pid=${BENCH_PIDS[-1]}
+      port=$(free_port); start_kind "$kind" "$port" "$dir" --latency-monitor-threshold 1; pid=${BENCH_PIDS[-1]}
       load "$port" gen_set 0 "$n"
       rss=$(( $(status_kb "$pid" VmRSS) / 1024 )) pte=$(status_kb "$pid" VmPTE)
       thp=$(( $(awk '$1 == "AnonHugePages:" { print $2 }' "/proc/$pid/smaps_rollup") / 1024 ))
@@ -66,7 +53,7 @@ for n in $COUNTS; do
       wait_until 600 bgsave_done "$port" || { echo "$kind: BGSAVE did not finish" >&2; exit 1; }
       bg=$(info_of "$port" stats latest_fork_usec)
       redis-cli -p "$port" latency reset >/dev/null
-      rport=$(free_port); start_kind "$kind" "$rport" "$dir.replica"
+      rport=$(free_port); start_kind "$kind" "$rport" "$dir.replica" --latency-monitor-threshold 1
       redis-cli -p "$rport" replicaof 127.0.0.1 "$port" >/dev/null
       wait_until 600 link_up "$rport" || { echo "$kind: the replica did not sync" >&2; exit 1; }
       # LATENCY LATEST: one row per event: name, when, latest ms, max ms.

@@ -59,18 +59,6 @@ gen_volatile() { # N MS
       printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$4\r\nPXAT\r\n$%d\r\n%s\r\n", length(k), k, length(t), t
     } }'
 }
-start_kind() { # KIND PORT DIR
-  if [ "$1" = rbkv ]; then start_rbkv "$2" --dir "$3" --save ''; else start_redis "$2" --dir "$3"; fi
-}
-stop_last() { # stops the most recently started server of BENCH_PIDS
-  local pid=${BENCH_PIDS[-1]}
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  unset 'BENCH_PIDS[-1]'
-}
-info_of() { # PORT SECTION FIELD
-  redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2 }'
-}
 at() { # T0 PERCENT: the time PERCENT% into the run that starts at T0, in ms (bash: awk's %d is 32-bit)
   echo $(( $1 + $2 * SECS * 10 ))
 }

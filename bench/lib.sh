@@ -44,6 +44,26 @@ start_redis() {
   wait_ping "$port"
 }
 
+# start_kind KIND PORT DIR [flags...]: rbkv or redis (start_rbkv/start_redis) on PORT, its files in
+# DIR, persistence off.
+start_kind() {
+  local kind=$1 port=$2 dir=$3; shift 3
+  if [ "$kind" = rbkv ]; then start_rbkv "$port" --dir "$dir" --save '' "$@"
+  else start_redis "$port" --dir "$dir" "$@"; fi
+}
+
+# Stops the server started last (the end of BENCH_PIDS) and waits for it.
+stop_last() {
+  local pid=${BENCH_PIDS[-1]}
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset 'BENCH_PIDS[-1]'
+}
+
+info_of() { # PORT SECTION FIELD
+  redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2 }'
+}
+
 info_field() { # PORT FIELD
   redis-cli -p "$1" info memory | tr -d '\r' | awk -F: -v f="$2" '$1 == f { print $2 }'
 }
