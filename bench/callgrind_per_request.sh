@@ -7,6 +7,8 @@
 # started empty, loaded the same way, then sent N1 (then N2) requests by redis-benchmark; the
 # difference of the two runs' instruction totals over N2 - N1 is the cost of one request, with
 # start-up, loading and shutdown cancelled out. Workloads:
+#   ping      PING (the I/O and protocol floor), -P 1
+#   ping-p16  PING, pipelines of 16
 #   get       GET of 1,000 keys (16-byte values), -P 1
 #   set       SET of 1,000 keys, -P 1
 #   get-p16   GET, pipelines of 16
@@ -21,7 +23,7 @@ set -euo pipefail
 N1=${N1:-2000}
 N2=${N2:-6000}
 CLIENTS=${CLIENTS:-10}
-WORKLOADS=${WORKLOADS:-"get set get-p16 set-p16 evalsha repl-set krange"}
+WORKLOADS=${WORKLOADS:-"ping get set ping-p16 get-p16 set-p16 evalsha repl-set krange"}
 [ $# -gt 0 ] || set -- "$RBKV_BIN"
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 WORK=$(mktemp -d)
@@ -62,6 +64,8 @@ one() {
     *) load "$port" 1000 ;;
   esac
   case $w in
+    ping) bench "$port" "$n" -t ping_mbulk ;;
+    ping-p16) bench "$port" "$n" -t ping_mbulk -P 16 ;;
     get) bench "$port" "$n" -t get ;;
     set) bench "$port" "$n" -t set -d 16 ;;
     get-p16) bench "$port" "$n" -t get -P 16 ;;

@@ -59,6 +59,26 @@ start_cluster_nodes() {
   done
 }
 
+# start_kind KIND PORT DIR [flags...]: rbkv or redis (start_rbkv/start_redis) on PORT, its files in
+# DIR, persistence off.
+start_kind() {
+  local kind=$1 port=$2 dir=$3; shift 3
+  if [ "$kind" = rbkv ]; then start_rbkv "$port" --dir "$dir" --save '' "$@"
+  else start_redis "$port" --dir "$dir" "$@"; fi
+}
+
+# Stops the server started last (the end of BENCH_PIDS) and waits for it.
+stop_last() {
+  local pid=${BENCH_PIDS[-1]}
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset 'BENCH_PIDS[-1]'
+}
+
+info_of() { # PORT SECTION FIELD
+  redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2 }'
+}
+
 info_field() { # PORT FIELD
   redis-cli -p "$1" info memory | tr -d '\r' | awk -F: -v f="$2" '$1 == f { print $2 }'
 }
@@ -77,6 +97,27 @@ rounds_args() {
       *) echo "usage: $0 [--rounds N] [--quick]" >&2; exit 2 ;;
     esac
   done
+}
+
+# Keys [from, to) as SETs with 16-byte values, for redis-cli --pipe.
+gen_set() {
+  awk -v from="$1" -v to="$2" 'BEGIN {
+    for (i = from; i < to; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$16\r\nvalue:%010d\r\n", i, i }'
+}
+# gen_zadd FROM TO [ZSET [PREFIX]]: the strings PREFIX%012d (default key:, so the same strings as
+# gen_set's keys) for i in [FROM, TO) as members of ZSET (default zkeys) with score 0, a
+# thousand per ZADD.
+gen_zadd() {
+  awk -v from="$1" -v to="$2" -v z="${3:-zkeys}" -v p="${4:-key:}" 'BEGIN {
+    for (i = from; i < to; i += 1000) {
+      m = to - i < 1000 ? to - i : 1000
+      printf "*%d\r\n$4\r\nZADD\r\n$%d\r\n%s\r\n", 2 + 2 * m, length(z), z
+      for (j = i; j < i + m; j++) printf "$1\r\n0\r\n$%d\r\n%s%012d\r\n", length(p) + 12, p, j
+    } }'
+}
+load() { # PORT GENERATOR ARGS...
+  local port=$1; shift
+  "$@" | redis-cli -p "$port" --pipe | grep -q "errors: 0" || { echo "loading into $port failed" >&2; exit 1; }
 }
 
 ensure_built() {

@@ -1,19 +1,25 @@
 /* loadgen: the load generator of bench/run, for the workloads redis-benchmark cannot express
  * (weighted mixes, two sorted random bounds in one command, per-call latency percentiles).
  *
- *   loadgen -p PORT [-H host] [-c conns] [-P depth] [-d seconds] [-n requests] [-k keys]
- *           [-s seed] [-l label] -t [WEIGHT:]TEMPLATE [-t ...]
+ *   loadgen -p PORT [-H host] [-c conns] [-P depth] [-r rate] [-d seconds] [-n requests]
+ *           [-k keys] [-s seed] [-l label] [-S] [-T timeline.csv] -t [WEIGHT:]TEMPLATE [-t ...]
  *   loadgen -C            prints the CSV header
  *
- * One thread, plain non-blocking sockets and poll(2): each of the conns connections keeps up to
- * depth requests in flight (pipelining). A template is a command whose words may hold
+ * One thread, plain non-blocking sockets and poll(2). Closed loop (the default): each of the conns
+ * connections keeps up to depth requests in flight (pipelining), and a request is timed from the
+ * moment it was queued. Open loop (-r RATE): requests are due at fixed intervals, rate per second
+ * in all, dealt to the connections in turn whatever is still in flight (no depth limit), and each
+ * is timed from the moment it was due, not the moment it went out: a server that stalls for
+ * 500 ms is charged 500 ms on every request due during the stall (no coordinated omission). A template is a command whose words may hold
  * __key__ (a random key of the key space), or __lo__ and __hi__ (two random keys, lo <= hi,
  * drawn once per request); keys are formatted like key:%012d from [0, keys). With several -t
  * the weights pick one template per request (90:GET __key__ and 10:SET __key__ v is a 90/10 mix).
  * The run stops issuing after -d seconds or -n requests, whichever comes first, and waits for the
  * replies in flight. Output: one CSV line (see -C) with throughput and the latency of each call
- * from the moment it was queued to the moment its whole reply arrived, from a log-linear
- * histogram (no averages). An error reply counts in the errors column and ends nothing.
+ * until its whole reply arrived, from a log-linear histogram (no averages); with -S, one more line
+ * per template, labelled LABEL/WORD (its first word), from its own histogram. -T appends the run's
+ * timeline to a file: per 100 ms of due time, "label,second,requests,max_us". An error reply
+ * counts in the errors column and ends nothing.
  *
  * Owns: its connections, their buffers and the histogram. Knows nothing of rbkv's code: it only
  * speaks RESP, so the same run measures rbkv-server and redis-server.
@@ -40,6 +46,7 @@
 #define WORD_MAX 256        /* one expanded word: a key is 16 bytes, so this is generous */
 #define READ_CHUNK 65536
 #define POLL_MS 50          /* how late the -d deadline may be noticed */
+#define WINDOW_NS 100000000u /* -T's resolution */
 
 /* Histogram: values below 2^HIST_SUB_BITS nanoseconds have a bucket each; above, every power of
  * two is split into 2^(HIST_SUB_BITS-1) equal buckets, so a bucket is at most 1/128 of its value
@@ -61,20 +68,36 @@ struct template {
 	char *words[MAX_WORDS];
 };
 
+/* A request in flight: when it was queued (closed loop) or due (open loop), and its template. */
+struct pending {
+	uint64_t since_ns;
+	unsigned tmpl;
+};
+
+/* -T: the requests due in one window and the slowest of them. */
+struct window {
+	uint64_t requests, max_ns;
+};
+
 struct conn {
 	int fd;
 	char *out;                 /* requests not yet written: out[out_off, out_len) */
 	size_t out_len, out_off, out_cap;
 	char *in;                  /* bytes read, whole replies are consumed from the front */
 	size_t in_len, in_cap;
-	uint64_t *queued_ns;       /* ring of depth send times, oldest at head */
-	unsigned head, inflight;
+	struct pending *ring;      /* requests in flight, oldest at head; ring_cap entries */
+	unsigned head, inflight, ring_cap;
 };
 
 struct loadgen {
 	const char *host, *port, *label;
 	unsigned conns, depth;
-	double seconds;
+	double seconds, rate;      /* rate > 0: open loop */
+	int per_template;
+	const char *timeline_path;
+	uint64_t start_ns;
+	struct window *windows;
+	size_t nwindows;
 	uint64_t max_requests, keys, seed, rng;
 	struct template templates[MAX_TEMPLATES];
 	int ntemplates;
@@ -82,6 +105,8 @@ struct loadgen {
 	uint64_t issued, done, errors;
 	int stopping;
 	struct hist hist;
+	struct hist template_hist[MAX_TEMPLATES];
+	uint64_t template_errors[MAX_TEMPLATES];
 };
 
 static void die(const char *fmt, ...)
@@ -237,7 +262,23 @@ static size_t expand_word(const char *word, char *buf, uint64_t key, uint64_t lo
 	return n;
 }
 
-static void queue_request(struct loadgen *lg, struct conn *c)
+/* Room for one more request in c's ring: the open loop has no depth limit, so it grows. */
+static void ring_reserve(struct conn *c)
+{
+	if (c->inflight < c->ring_cap)
+		return;
+	unsigned cap = c->ring_cap * 2;
+	struct pending *r = xrealloc(NULL, cap * sizeof *r);
+	for (unsigned i = 0; i < c->inflight; i++)
+		r[i] = c->ring[(c->head + i) % c->ring_cap];
+	free(c->ring);
+	c->ring = r;
+	c->ring_cap = cap;
+	c->head = 0;
+}
+
+/* Queues one request on c, timed from since_ns. */
+static void queue_request(struct loadgen *lg, struct conn *c, uint64_t since_ns)
 {
 	const struct template *t = &lg->templates[0];
 	if (lg->ntemplates > 1) {
@@ -256,16 +297,52 @@ static void queue_request(struct loadgen *lg, struct conn *c)
 	out_append(c, hdr, (size_t)snprintf(hdr, sizeof hdr, "*%d\r\n", t->nwords));
 	for (int i = 0; i < t->nwords; i++)
 		out_bulk(c, buf, expand_word(t->words[i], buf, rng_next(lg) % lg->keys, lo, hi));
-	c->queued_ns[(c->head + c->inflight) % lg->depth] = now_ns();
+	ring_reserve(c);
+	c->ring[(c->head + c->inflight) % c->ring_cap] =
+		(struct pending){ .since_ns = since_ns, .tmpl = (unsigned)(t - lg->templates) };
 	c->inflight++;
 	lg->issued++;
 }
 
+static int may_issue(const struct loadgen *lg)
+{
+	return !lg->stopping && (!lg->max_requests || lg->issued < lg->max_requests);
+}
+
+/* Closed loop: refills c to depth requests in flight. */
 static void top_up(struct loadgen *lg, struct conn *c)
 {
-	while (!lg->stopping && c->inflight < lg->depth &&
-	       (!lg->max_requests || lg->issued < lg->max_requests))
-		queue_request(lg, c);
+	while (lg->rate <= 0 && c->inflight < lg->depth && may_issue(lg))
+		queue_request(lg, c, now_ns());
+}
+
+/* Open loop: the due time of the request numbered n. */
+static uint64_t due_ns(const struct loadgen *lg, uint64_t n)
+{
+	return lg->start_ns + (uint64_t)((double)n * 1e9 / lg->rate);
+}
+
+/* Open loop: queues every request due by now, the connections in turn. */
+static void issue_due(struct loadgen *lg, struct conn *cs, uint64_t now)
+{
+	uint64_t due;
+	while (may_issue(lg) && (due = due_ns(lg, lg->issued)) <= now)
+		queue_request(lg, &cs[lg->issued % lg->conns], due);
+}
+
+static void record(struct loadgen *lg, const struct pending *p, uint64_t now, int error)
+{
+	uint64_t ns = now - p->since_ns;
+	hist_record(&lg->hist, ns);
+	hist_record(&lg->template_hist[p->tmpl], ns);
+	lg->template_errors[p->tmpl] += (uint64_t)error;
+	lg->errors += (uint64_t)error;
+	size_t w = (size_t)((p->since_ns - lg->start_ns) / WINDOW_NS);
+	if (lg->windows && w < lg->nwindows) {
+		lg->windows[w].requests++;
+		if (ns > lg->windows[w].max_ns)
+			lg->windows[w].max_ns = ns;
+	}
 }
 
 static void conn_write(struct conn *c)
@@ -304,10 +381,8 @@ static void conn_read(struct loadgen *lg, struct conn *c)
 			break;
 		if (c->inflight == 0)
 			die("a reply arrived that nobody asked for");
-		if (c->in[off] == '-')
-			lg->errors++;
-		hist_record(&lg->hist, t - c->queued_ns[c->head]);
-		c->head = (c->head + 1) % lg->depth;
+		record(lg, &c->ring[c->head], t, c->in[off] == '-');
+		c->head = (c->head + 1) % c->ring_cap;
 		c->inflight--;
 		lg->done++;
 		off += (size_t)n;
@@ -360,10 +435,46 @@ static void parse_template(struct loadgen *lg, char *arg)
 
 static void usage(void)
 {
-	fputs("usage: loadgen -p PORT [-H host] [-c conns] [-P depth] [-d seconds] [-n requests]\n"
-	      "               [-k keys] [-s seed] [-l label] -t [WEIGHT:]TEMPLATE [-t ...]\n"
+	fputs("usage: loadgen -p PORT [-H host] [-c conns] [-P depth] [-r rate] [-d seconds]\n"
+	      "               [-n requests] [-k keys] [-s seed] [-l label] [-S] [-T timeline.csv]\n"
+	      "               -t [WEIGHT:]TEMPLATE [-t ...]\n"
 	      "       loadgen -C   (print the CSV header)\n", stderr);
 	exit(2);
+}
+
+static void print_line(const struct loadgen *lg, const char *label, const char *sub,
+		       const struct hist *h, uint64_t errors, double secs)
+{
+	printf("%s%s%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.0f,%.1f,%.1f,%.1f,%.1f,%" PRIu64 "\n",
+	       label, sub ? "/" : "", sub ? sub : "", lg->conns, lg->rate > 0 ? 0 : lg->depth, lg->keys,
+	       h->total, errors, secs, secs > 0 ? (double)h->total / secs : 0.0,
+	       (double)hist_quantile(h, 0.5) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
+	       (double)hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3, lg->seed);
+}
+
+static void write_timeline(const struct loadgen *lg)
+{
+	FILE *f = fopen(lg->timeline_path, "a");
+	if (!f)
+		die("%s: %s", lg->timeline_path, strerror(errno));
+	for (size_t w = 0; w < lg->nwindows; w++)
+		if (lg->windows[w].requests)
+			fprintf(f, "%s,%.1f,%" PRIu64 ",%.1f\n", lg->label, (double)w * WINDOW_NS / 1e9,
+				lg->windows[w].requests, (double)lg->windows[w].max_ns / 1e3);
+	if (fclose(f) != 0)
+		die("%s: %s", lg->timeline_path, strerror(errno));
+}
+
+/* How long poll may sleep: until the next request is due (open loop), else POLL_MS. */
+static void poll_wait(const struct loadgen *lg, uint64_t now, struct timespec *ts)
+{
+	uint64_t ns = (uint64_t)POLL_MS * 1000000u;
+	if (lg->rate > 0 && may_issue(lg)) {
+		uint64_t due = due_ns(lg, lg->issued);
+		ns = due > now ? due - now : 0;
+	}
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
 }
 
 static void run(struct loadgen *lg)
@@ -374,21 +485,34 @@ static void run(struct loadgen *lg)
 		die("out of memory");
 	for (unsigned i = 0; i < lg->conns; i++) {
 		cs[i].fd = pfds[i].fd = connect_to(lg->host, lg->port);
-		cs[i].queued_ns = xrealloc(NULL, lg->depth * sizeof *cs[i].queued_ns);
+		cs[i].ring_cap = lg->depth;
+		cs[i].ring = xrealloc(NULL, cs[i].ring_cap * sizeof *cs[i].ring);
 	}
-	uint64_t start = now_ns(), deadline = start + (uint64_t)(lg->seconds * 1e9), end = start;
+	if (lg->timeline_path) {
+		/* Requests due up to the deadline; -n alone (no -d) records no timeline. */
+		lg->nwindows = (size_t)(lg->seconds * 1e9 / WINDOW_NS) + 1;
+		lg->windows = calloc(lg->nwindows, sizeof *lg->windows);
+		if (!lg->windows)
+			die("out of memory");
+	}
+	uint64_t start = lg->start_ns = now_ns(), end = start;
+	uint64_t deadline = start + (uint64_t)(lg->seconds * 1e9);
 	for (unsigned i = 0; i < lg->conns; i++)
 		top_up(lg, &cs[i]);
 	for (;;) {
+		if (lg->rate > 0)
+			issue_due(lg, cs, now_ns());
 		unsigned busy = 0;
 		for (unsigned i = 0; i < lg->conns; i++) {
 			conn_write(&cs[i]);
 			pfds[i].events = POLLIN | (cs[i].out_len ? POLLOUT : 0);
 			busy += cs[i].inflight;
 		}
-		if (!busy)
+		if (!busy && !(lg->rate > 0 && may_issue(lg)))
 			break;
-		if (poll(pfds, lg->conns, POLL_MS) < 0 && errno != EINTR)
+		struct timespec ts;
+		poll_wait(lg, now_ns(), &ts);
+		if (ppoll(pfds, lg->conns, &ts, NULL) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 		for (unsigned i = 0; i < lg->conns; i++)
 			if (pfds[i].revents & (POLLIN | POLLERR | POLLHUP))
@@ -401,17 +525,18 @@ static void run(struct loadgen *lg)
 		close(cs[i].fd);
 		free(cs[i].out);
 		free(cs[i].in);
-		free(cs[i].queued_ns);
+		free(cs[i].ring);
 	}
 	free(cs);
 	free(pfds);
 	double secs = (double)(end - start) / 1e9;
-	const struct hist *h = &lg->hist;
-	printf("%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.0f,%.1f,%.1f,%.1f,%.1f,%" PRIu64 "\n",
-	       lg->label, lg->conns, lg->depth, lg->keys, lg->done, lg->errors, secs,
-	       secs > 0 ? (double)lg->done / secs : 0.0, (double)hist_quantile(h, 0.5) / 1e3,
-	       (double)hist_quantile(h, 0.99) / 1e3, (double)hist_quantile(h, 0.999) / 1e3,
-	       (double)h->max / 1e3, lg->seed);
+	print_line(lg, lg->label, NULL, &lg->hist, lg->errors, secs);
+	for (int i = 0; lg->per_template && i < lg->ntemplates; i++)
+		print_line(lg, lg->label, lg->templates[i].words[0], &lg->template_hist[i],
+			   lg->template_errors[i], secs);
+	if (lg->timeline_path)
+		write_timeline(lg);
+	free(lg->windows);
 }
 
 int main(int argc, char **argv)
@@ -421,7 +546,7 @@ int main(int argc, char **argv)
 	};
 	lg.seed = now_ns();
 	int opt;
-	while ((opt = getopt(argc, argv, "CH:p:c:P:d:n:k:s:l:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "CH:p:c:P:r:d:n:k:s:l:St:T:")) != -1) {
 		switch (opt) {
 		case 'C':
 			puts("label,conns,pipeline,keys,requests,errors,seconds,ops_per_sec,"
@@ -431,17 +556,20 @@ int main(int argc, char **argv)
 		case 'p': lg.port = optarg; break;
 		case 'c': lg.conns = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'P': lg.depth = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'r': lg.rate = strtod(optarg, NULL); break;
 		case 'd': lg.seconds = strtod(optarg, NULL); break;
 		case 'n': lg.max_requests = strtoull(optarg, NULL, 10); break;
 		case 'k': lg.keys = strtoull(optarg, NULL, 10); break;
 		case 's': lg.seed = strtoull(optarg, NULL, 10); break;
 		case 'l': lg.label = optarg; break;
+		case 'S': lg.per_template = 1; break;
+		case 'T': lg.timeline_path = optarg; break;
 		case 't': parse_template(&lg, optarg); break;
 		default: usage();
 		}
 	}
 	if (!lg.port || !lg.ntemplates || !lg.conns || !lg.depth || !lg.keys ||
-	    (lg.seconds <= 0 && !lg.max_requests))
+	    (lg.seconds <= 0 && !lg.max_requests) || lg.rate < 0)
 		usage();
 	lg.rng = lg.seed;
 	run(&lg);

@@ -17,7 +17,9 @@ for what in "$@"; do
     test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux
                  ruby-sidekiq ruby-redis python3-celery python3-redis openssl)
           command -v npm >/dev/null || want+=(nodejs npm) ;;
-    bench) want+=(redis-tools redis-server gnuplot-nox) ;;
+    # linux-perf: perf record/report of the server (bench/README.md's profiles); valgrind:
+    # bench/callgrind_per_request.sh.
+    bench) want+=(redis-tools redis-server gnuplot-nox linux-perf valgrind) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
     lint) want+=(cppcheck clang-tidy) ;;
     *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;

@@ -308,6 +308,12 @@ struct client *conn_find(uint64_t id)
  * limit for too long. Returns 1 when it closed it. */
 static int check_output_limits(struct client *c, int64_t now_ms)
 {
+    /* The common case, once per request: no reply list is buffered, so no
+     * limit can be reached and a soft limit's clock stops (as below). */
+    if (resp_out_list_memory(&c->out) == 0 && !c->out.over_limit) {
+        c->soft_limit_since_ms = 0;
+        return 0;
+    }
     /* Redis's classes: a replica that falls this far behind is cut off and
      * comes back by a new sync; a subscriber that cannot keep up is dropped. */
     const struct output_limit *lim = (c->flags & CLIENT_REPLICA) ? &server.cfg.replica_output_limit
