@@ -198,6 +198,19 @@ void watch_touch_db(struct db *db)
     }
 }
 
+void watch_touch_cut(struct db *db)
+{
+    struct watch_table *t = server.watch;
+    if (!t)
+        return;
+    for (size_t i = 0; i <= t->mask; i++) {
+        for (struct watched_key *wk = t->slots[i]; wk; wk = wk->chain) {
+            if (wk->db == db && ks_cut_holds(db, wk->key, wk->klen))
+                mark_dirty(wk);
+        }
+    }
+}
+
 /* Whether key is in db and not past its deadline at now_ms. */
 static int live_in(struct db *db, const char *key, size_t klen, int64_t now_ms)
 {
