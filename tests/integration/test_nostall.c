@@ -17,7 +17,7 @@
  * and SETs of deleted keys (while their old entries are being freed) with
  * a model (SEED= printed, accepted); WATCH of a key in a cut range aborts
  * EXEC and of a key outside it does not; the append-only log replays a cut
- * to the same keys.
+ * to the same keys, and a replica ends with the primary's keys.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,18 +293,62 @@ static void test_aof(void)
     fill(c, "l:", 5000);
     EXPECT_INT(c, 3000, "KDELRANGE", "[l:0001000", "+", "LIMIT", "3000");
     EXPECT_INT(c, 2000, "DBSIZE");
-    char *before = H_REPLY_TEXT(c, "KRANGE", "0", "-1");
+    redisReply *before = H_CALL(c, "KRANGE", "0", "-1");
     redisFree(c);
     h_stop(&s);
     c = h_reopen(&s, H_FLAGS("--appendonly", "yes"));
     if (c) {
-        char *after = H_REPLY_TEXT(c, "KRANGE", "0", "-1");
-        CHECK(before && after && !strcmp(before, after), "the log replayed other keys");
-        free(after);
+        redisReply *after = H_CALL(c, "KRANGE", "0", "-1");
+        CHECK(before && after && before->elements == 2000 && h_reply_equal(before, after),
+              "the log replayed other keys");
+        if (after)
+            freeReplyObject(after);
         redisFree(c);
     }
-    free(before);
+    if (before)
+        freeReplyObject(before);
     h_stop(&s);
+}
+
+/* A replica applies the cut's DELs and ends with the primary's keys. */
+static void test_replica(void)
+{
+    struct h_server primary, replica;
+    redisContext *p = h_open(&primary, NULL);
+    if (!p)
+        return;
+    redisContext *r = h_open(&replica, NULL);
+    if (!r) {
+        h_close(&primary, p);
+        return;
+    }
+    char port[16];
+    snprintf(port, sizeof(port), "%d", primary.port);
+    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port);
+    CHECK(h_wait_info(r, "replication", "master_link_status", "up", WAIT_MS),
+          "the replica never synced");
+    fill(p, "r:", 6000);
+    EXPECT_INT(p, 4000, "KDELRANGE", "[r:0000500", "+", "LIMIT", "4000");
+    EXPECT_OK(p, "SET", "r:0000600", "back");
+    redisReply *want = H_CALL(p, "KRANGE", "0", "-1");
+    int64_t end = h_now_ms() + WAIT_MS;
+    redisReply *got = NULL;
+    int same = 0;
+    while (want && !same && h_now_ms() < end) {
+        if (got)
+            freeReplyObject(got);
+        h_sleep_ms(10);
+        got = H_CALL(r, "KRANGE", "0", "-1");
+        same = got && h_reply_equal(want, got);
+    }
+    CHECK(same && want->elements == 2001, "the replica holds other keys");
+    EXPECT_INT(r, 2001, "DBSIZE");
+    if (want)
+        freeReplyObject(want);
+    if (got)
+        freeReplyObject(got);
+    h_close(&replica, r);
+    h_close(&primary, p);
 }
 
 int main(int argc, char **argv)
@@ -317,6 +361,7 @@ int main(int argc, char **argv)
     H_RUN(test_model);
     H_RUN(test_expiry_probe);
     H_RUN(test_aof);
+    H_RUN(test_replica);
     h_stop(&srv);
     return h_finish();
 }
