@@ -408,12 +408,16 @@ static struct ks_entry *entry_new(const char *key, size_t klen, enum ks_type typ
  * free it later on another thread), or freed now. */
 static void value_release(struct ks_entry *e, enum ks_free_how how)
 {
-    if (e->type == KS_STRING)
-        return;
+    if (e->type != KS_STRING)
+        ks_value_release((enum ks_type)e->type, ks_ptr(e), how);
+}
+
+void ks_value_release(enum ks_type type, void *value, enum ks_free_how how)
+{
     if (release_hook && how != KS_FREE_SYNC)
-        release_hook(e->type, ks_ptr(e), how);
+        release_hook(type, value, how);
     else
-        ks_value_free(e->type, ks_ptr(e));
+        ks_value_free(type, value);
 }
 
 static void expire_unlink(struct db *db, struct ks_entry *e)

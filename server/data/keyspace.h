@@ -143,6 +143,9 @@ enum ks_free_how { KS_FREE_SERVER, KS_FREE_EXPIRE, KS_FREE_SYNC, KS_FREE_LAZY };
  * freed at once. */
 typedef void ks_release_fn(enum ks_type type, void *value, enum ks_free_how how);
 void ks_on_release(ks_release_fn *fn);
+/* Hands a value no key holds any more (part of one cut off: zs_cut) to
+ * the release hook as how says, as a deleted key's value goes. */
+void ks_value_release(enum ks_type type, void *value, enum ks_free_how how);
 
 struct keyspace *ks_new(int databases);
 void ks_free(struct keyspace *ks);
