@@ -307,10 +307,20 @@ static void test_model(void)
     redisContext *c = h_connect_flushed(&srv);
     if (!c)
         return;
-    static unsigned char present[MODEL_KEYS];
+    static unsigned char present[MODEL_KEYS], ttl[MODEL_KEYS];
     uint64_t rng = h_seed();
     fill(c, "m:", MODEL_KEYS);
     memset(present, 1, sizeof(present));
+    /* Every 7th key with a deadline far off: the cut takes their records
+     * out of the expiry tree (INFO keyspace's expires=). */
+    for (int i = 0; i < MODEL_KEYS; i += 7) {
+        char key[32];
+        snprintf(key, sizeof(key), "m:%07d", i);
+        H_APPEND(c, "EXPIRE", key, "100000");
+        ttl[i] = 1;
+    }
+    for (int i = 0; i < MODEL_KEYS; i += 7)
+        EXPECT_NEXT(c, ":1");
     for (int round = 0; round < 60; round++) {
         rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
         int lo = (int)((rng >> 33) % MODEL_KEYS);
@@ -327,6 +337,7 @@ static void test_model(void)
         for (int i = lo; i <= hi && want < limit; i++) {
             if (present[i]) {
                 present[i] = 0;
+                ttl[i] = 0;
                 want++;
             }
         }
@@ -339,11 +350,17 @@ static void test_model(void)
             snprintf(key, sizeof(key), "m:%07d", i);
             EXPECT_OK(c, "SET", key, "v");
             present[i] = 1;
+            ttl[i] = 0;
         }
-        long long count = 0;
-        for (int i = 0; i < MODEL_KEYS; i++)
+        long long count = 0, expires = 0;
+        for (int i = 0; i < MODEL_KEYS; i++) {
             count += present[i];
+            expires += ttl[i];
+        }
         EXPECT_INT(c, count, "DBSIZE");
+        char keyspace[96];
+        snprintf(keyspace, sizeof(keyspace), "*db0:keys=%lld,expires=%lld,*", count, expires);
+        EXPECT_MATCH(c, keyspace, "INFO", "keyspace");
         EXPECT_INT(c, count, "KCOUNT", "-", "+");
         int i = (int)((rng >> 7) % MODEL_KEYS);
         char key[32];
