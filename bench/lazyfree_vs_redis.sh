@@ -6,12 +6,14 @@
 #
 # Stalls. For each server and each case, on a fresh server without persistence:
 #   unlink    UNLINK of a sorted set of N members (default 2,000,000), loaded by ZADDs of 1000;
-#   kdelrange KDELRANGE PREFIX k: over N keys (default 1,000,000) (rbkv only: Redis has none);
+#   kdelrange KDELRANGE PREFIX k: over N keys (default 1,000,000) (rbkv only: Redis has none;
+#             its nearest single command is the FLUSHALL ASYNC below);
+#   zremrank  ZREMRANGEBYRANK z 0 -2 of the sorted set, reloaded (all members but the last);
 #   flushall  FLUSHALL ASYNC of the same N keys.
 # The probe holds two connections open from bash (/dev/tcp, inline commands): it writes the
-# command on one, 1 ms later a PING on the other, and times the PING's answer ($EPOCHREALTIME, no
-# fork). A server that runs the command as one step answers the PING after it: the wait is the
-# stall. Beside it: the command's own time inside the server (INFO commandstats usec, after
+# command on one, then PINGs on the other one after another until the command's reply is there
+# (read -t 0) and 200 ms more (a deletion that goes on in slices after its reply), timing each
+# PING's answer ($EPOCHREALTIME, no fork) and keeping the worst: the stall. Beside it: the command's own time inside the server (INFO commandstats usec, after
 # CONFIG RESETSTAT) and a PING's wait on the idle server just before.
 #
 # CPU per request. On fresh servers holding 100,000 keys, redis-benchmark -t set,get -c 50 -P 16
@@ -96,9 +98,17 @@ stall() {
   exec 3<>"/dev/tcp/127.0.0.1/$port" 4<>"/dev/tcp/127.0.0.1/$port"
   idle=$(ping_wait_ms 3)
   printf '%s\r\n' "$*" >&4
-  sleep 0.001
-  behind=$(ping_wait_ms 3)
-  IFS= read -r _ <&4
+  local w end=""
+  behind=0
+  while :; do
+    w=$(ping_wait_ms 3)
+    behind=$(awk -v a="$behind" -v b="$w" 'BEGIN { print (b > a) ? b : a }')
+    if [ -z "$end" ] && read -r -t 0 <&4; then
+      IFS= read -r _ <&4
+      end=$(awk -v t="$EPOCHREALTIME" 'BEGIN { printf "%.6f", t + 0.2 }')
+    fi
+    [ -n "$end" ] && awk -v t="$EPOCHREALTIME" -v e="$end" 'BEGIN { exit !(t > e) }' && break
+  done
   exec 3>&- 4>&-
   name=$(echo "$1" | tr '[:upper:]' '[:lower:]')
   usec=$(redis-cli -p "$port" info commandstats | tr -d '\r' |
@@ -114,6 +124,9 @@ for s in before after redis; do
   port=$(free_port); start "$s" "$port"
   load_zset "$port"
   stall unlink "$s" "$port" UNLINK z
+  load_zset "$port"
+  stall zremrank "$s" "$port" ZREMRANGEBYRANK z 0 -2
+  redis-cli -p "$port" del z >/dev/null
   if [ "$s" != redis ]; then
     load_keys "$port"
     stall kdelrange "$s" "$port" KDELRANGE PREFIX k:

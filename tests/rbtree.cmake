@@ -35,7 +35,7 @@ add_executable(test_rbtree unit/test_rbtree.c)
 target_link_libraries(test_rbtree PRIVATE rbtree)
 # One CTest test per part, so they run in parallel and a failure names its part.
 # The longest, rbtree_order (10^6 operations), takes under 2 s at -O2 and about 6 s under ASan.
-foreach(part edge check widths augment plain cached order order-cached)
+foreach(part edge check widths augment cut plain cached order order-cached)
   add_test(NAME rbtree_${part} COMMAND test_rbtree ${part})
   set_tests_properties(rbtree_${part} PROPERTIES LABELS unit TIMEOUT 300)
 endforeach()

@@ -34,6 +34,7 @@
 #include "cmd_ordered.h"
 #include "keyspace.h"
 #include "krange.h"
+#include "lazyfree.h"
 #include "lexrange.h"
 #include "listing.h"
 #include "live.h"
@@ -44,6 +45,7 @@
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
+#include "tracking.h"
 #include "watch.h"
 
 /* Redis's text for a count that must not be negative (LPOP, SPOP, ...). */
@@ -435,23 +437,65 @@ static void cmd_kprev(struct client *c)
     neighbours_generic(c, 1, 1);
 }
 
-/* Deletes the n entries of batch from db, first sending them on as one DEL
- * (while the entries still hold the keys' bytes: the effect copies them). */
-static void delete_batch(struct client *c, struct ks_entry **batch, int n)
+/* Sends the n keys of batch on as one DEL (while the entries still hold the
+ * keys' bytes: the effect copies them). */
+static void propagate_batch(struct client *c, struct ks_entry **batch, int n)
 {
     struct resp_slice argv[1 + PROPAGATE_EFFECT_BATCH];
     argv[0] = (struct resp_slice){"DEL", 3};
     for (int i = 0; i < n; i++)
         argv[1 + i] = (struct resp_slice){ks_key(batch[i]), ks_klen(batch[i])};
     propagate_effects(c->db_index, 1 + n, argv);
-    for (int i = 0; i < n; i++)
-        ks_delete(c->db, batch[i]);
 }
+
+/* What each deleted key of KDELRANGE sets off, in key order from e for n
+ * keys: WATCH and client-side caching are told, "del" fires, the keys go on
+ * as DELs in batches; with cut 0 they are also deleted, batch by batch
+ * (each entry is deleted after its DEL copied its key). */
+static void each_deleted(struct client *c, struct live_view *live, struct ks_entry *e, size_t n,
+                         int cut)
+{
+    struct ks_entry *batch[PROPAGATE_EFFECT_BATCH];
+    int held = 0;
+    int send = propagate_wanted();
+    for (size_t i = 0; i < n; i++) {
+        /* Deleting an entry never moves another, so next stays valid; nor
+         * does deleting a live key change what live hides. A cut's entries
+         * are all live and consecutive: their own tree walks them. */
+        struct ks_entry *next = i + 1 == n ? NULL : cut ? ks_next(e) : live_step(live, e, 0);
+        watch_touch(c->db, ks_key(e), ks_klen(e));
+        /* "del" as DEL fires it, once per key in key order. Before the
+         * delete, as the entry holds the key's bytes: publishing copies them
+         * and reads nothing else, so no one can tell it from after. */
+        notify_keyspace_event(NOTIFY_GENERIC, "del", ks_key(e), ks_klen(e), c->db->id);
+        batch[held++] = e;
+        if (held == PROPAGATE_EFFECT_BATCH || i + 1 == n) {
+            if (send || !cut)
+                propagate_batch(c, batch, held);
+            if (!cut)
+                for (int j = 0; j < held; j++)
+                    ks_delete(c->db, batch[j]);
+            held = 0;
+        }
+        e = next;
+    }
+}
+
+/* Fewer keys than this are deleted one by one: a cut and its slices cost
+ * more than they save. */
+#define KDELRANGE_CUT_MIN 1024
 
 /* KDELRANGE min max [LIMIT count] and KDELRANGE PREFIX p [LIMIT count]:
  * deletes the first count keys of the span (all when count is negative),
  * ascending. It reaches the log and the replicas as the DELs it made, which
- * a redis-server replica applies too (Redis has no KDELRANGE). */
+ * a redis-server replica applies too (Redis has no KDELRANGE).
+ *
+ * A big range whose keys are all live is cut out of the db at once
+ * (ks_cut: O(log^2 n)) and freed in slices afterwards (lazyfree.h), so the
+ * reply does not wait for a million frees (docs/internals.md, "Range
+ * deletion"). What each key sets off is then done from the cut's own tree
+ * only when someone listens: "del" events, client-side caching, a log or a
+ * replica; WATCH asks about the watched keys alone. */
 static void cmd_kdelrange(struct client *c)
 {
     long long limit = -1;
@@ -471,25 +515,19 @@ static void cmd_kdelrange(struct client *c)
     if (limit >= 0 && (unsigned long long)limit < n)
         n = (size_t)limit;
     /* The live keys only: the due ones are active expiry's to delete, with
-     * their "expired" events. */
-    struct ks_entry *e = n ? live_nearest(&live, ks_select(c->db, span.lo), 0) : NULL;
-    struct ks_entry *batch[PROPAGATE_EFFECT_BATCH];
-    int held = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* Deleting an entry never moves another, so next stays valid; nor
-         * does deleting a live key change what live hides. */
-        struct ks_entry *next = i + 1 < n ? live_step(&live, e, 0) : NULL;
-        watch_touch(c->db, ks_key(e), ks_klen(e));
-        /* "del" as DEL fires it, once per key in key order. Before the
-         * delete, as the entry holds the key's bytes: publishing copies them
-         * and reads nothing else, so no one can tell it from after. */
-        notify_keyspace_event(NOTIFY_GENERIC, "del", ks_key(e), ks_klen(e), c->db->id);
-        batch[held++] = e;
-        if (held == PROPAGATE_EFFECT_BATCH || i + 1 == n) {
-            delete_batch(c, batch, held);
-            held = 0;
-        }
-        e = next;
+     * their "expired" events. A cut takes consecutive positions, so only
+     * when the first n of the span are all live. */
+    struct ks_entry *e = NULL;
+    if (n >= KDELRANGE_CUT_MIN && live_in(&live, span.lo, span.lo + n) == n)
+        e = ks_cut(c->db, span.lo, n);
+    if (e) {
+        if (notify_enabled(NOTIFY_GENERIC) || tracking_clients() || propagate_wanted())
+            each_deleted(c, &live, e, n, 1);
+        else
+            watch_touch_cut(c->db);
+        lazyfree_cuts_start();
+    } else if (n) {
+        each_deleted(c, &live, live_nearest(&live, ks_select(c->db, span.lo), 0), n, 0);
     }
     server.dirty += n;
     resp_add_int(&c->out, (long long)n);

@@ -647,6 +647,9 @@ static void cmd_zrevrangebylex(struct client *c)
 
 /* ---- ZREMRANGEBY* ------------------------------------------------------- */
 
+/* Fewer members than this are deleted one by one. */
+#define ZREM_CUT_MIN 1024
+
 /* Redis's zremrangeGenericCommand: the range is parsed before the lookup. */
 static void zremrange_generic(struct client *c, enum range_type type)
 {
@@ -684,10 +687,16 @@ static void zremrange_generic(struct client *c, enum range_type type)
         n = zs_select(z, s.lo);
         count = s.hi - s.lo;
     }
-    for (size_t i = 0; i < count; i++) {
-        struct zs_node *next = zs_next(n);
-        zs_delete(z, n);
-        n = next;
+    if (count >= ZREM_CUT_MIN) {
+        /* Cut out at once, freed on the lazy-free thread (docs/internals.md,
+         * "Range deletion"). */
+        ks_value_release(KS_ZSET, zs_cut(z, zs_rank(n), count), KS_FREE_LAZY);
+    } else {
+        for (size_t i = 0; i < count; i++) {
+            struct zs_node *next = zs_next(n);
+            zs_delete(z, n);
+            n = next;
+        }
     }
     static const char *const events[] = {[RANGE_RANK] = "zremrangebyrank",
                                          [RANGE_SCORE] = "zremrangebyscore",

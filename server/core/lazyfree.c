@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "clock.h"
 #include "keyspace.h"
 #include "log.h"
 #include "mem.h"
@@ -178,7 +179,51 @@ void lazyfree_drain(void)
 
 size_t lazyfree_pending(void)
 {
-    return atomic_load_explicit(&lazy.pending, memory_order_acquire);
+    size_t cut = 0;
+    if (server.ks)
+        for (int i = 0; i < server.ks->count; i++)
+            cut += server.ks->dbs[i].cut_keys;
+    return atomic_load_explicit(&lazy.pending, memory_order_acquire) + cut;
+}
+
+/* Range deletion's second half (ks_cut): the cut entries are in no tree
+ * and no due count, so freeing them is invisible to every client; only the
+ * time it takes is not, hence slices. Cut entries stay on the loop thread:
+ * each must leave the index, which is live data. */
+static struct {
+    /* An idle handle, not a zero-delay timer: libuv runs a timer restarted
+     * with no delay again within the same turn, so the slices would follow
+     * each other without a poll between; an idle callback runs once per
+     * turn, after the poll, which it makes non-blocking. */
+    uv_idle_t idle;
+    int started;      /* handle initialised */
+} cuts;
+
+/* Cut entries freed per check of the clock. */
+#define CUT_BATCH 128
+
+static void cuts_slice_cb(uv_idle_t *h)
+{
+    int64_t start = ustime();
+    for (int i = 0; i < server.ks->count; i++) {
+        struct db *db = &server.ks->dbs[i];
+        while (db->cuts) {
+            ks_cut_step(db, CUT_BATCH);
+            if (db->cuts && ustime() - start > LAZYFREE_CUT_SLICE_US)
+                return; /* the next turn goes on */
+        }
+    }
+    uv_idle_stop(h);
+}
+
+void lazyfree_cuts_start(void)
+{
+    if (!cuts.started) {
+        uv_idle_init(server.loop, &cuts.idle);
+        cuts.started = 1;
+    }
+    if (!uv_is_active((uv_handle_t *)&cuts.idle))
+        uv_idle_start(&cuts.idle, cuts_slice_cb);
 }
 
 unsigned long long lazyfree_freed(void)
@@ -193,6 +238,11 @@ void lazyfree_reset_stats(void)
 
 void lazyfree_close(void)
 {
+    if (cuts.started && !uv_is_closing((uv_handle_t *)&cuts.idle)) {
+        /* What is left is freed with the keyspace. */
+        uv_idle_stop(&cuts.idle);
+        uv_close((uv_handle_t *)&cuts.idle, NULL);
+    }
     if (!lazy.running)
         return;
     ks_on_release(NULL);

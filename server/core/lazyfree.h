@@ -33,12 +33,17 @@ void lazyfree_flush_db(struct db *db);
  * its reply finds every byte back and no free pending). */
 void lazyfree_drain(void);
 /* Objects queued and not yet freed (INFO's lazyfree_pending_objects: a
- * value is one, a flushed db its keys). */
+ * value is one, a flushed db its keys, a cut range its keys). */
 size_t lazyfree_pending(void);
 /* Objects the thread freed since start or RESETSTAT (INFO's
  * lazyfreed_objects), and its reset (CONFIG RESETSTAT). */
 unsigned long long lazyfree_freed(void);
 void lazyfree_reset_stats(void);
+/* A range was cut out of a db (ks_cut): frees its entries on the loop in
+ * slices of at most LAZYFREE_CUT_SLICE_US between other clients' turns,
+ * one per loop turn, until every db's cuts are freed. */
+#define LAZYFREE_CUT_SLICE_US 1000
+void lazyfree_cuts_start(void);
 /* At shutdown: frees everything queued and joins the thread. */
 void lazyfree_close(void);
 

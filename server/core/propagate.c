@@ -183,6 +183,11 @@ void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
         send_argv(db, 0, argc, argv);
 }
 
+int propagate_wanted(void)
+{
+    return aof_enabled() || (feeds_stream() && feed->kept());
+}
+
 void propagate_unit_begin(void)
 {
     unit.depth++;

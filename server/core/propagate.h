@@ -47,6 +47,10 @@ void propagate_effects(int db, int argc, const struct resp_slice *argv);
  * a stream, so it makes no MULTI/EXEC around the log's writes where nobody
  * reads it (Redis's shouldPropagate). */
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv);
+/* Whether anything reads what a write propagates now: the append-only log,
+ * or a primary's stream with a backlog. When not, a write that would send
+ * per-key effects (KDELRANGE's DELs) may skip building them. */
+int propagate_wanted(void);
 /* Around a unit whose writes go out together: every command (command_call),
  * an EXEC's commands, a script's. Units nest; when the outermost ends, what
  * its commands propagated goes out, wrapped in MULTI/EXEC when it is more

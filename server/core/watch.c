@@ -185,17 +185,33 @@ void watch_touch(struct db *db, const char *key, size_t klen)
         mark_dirty(wk);
 }
 
-void watch_touch_db(struct db *db)
+/* Touches every watched key of db for which holds(db, key) says so. */
+static void touch_where(struct db *db, int (*holds)(const struct db *, const char *, size_t))
 {
     struct watch_table *t = server.watch;
     if (!t)
         return;
     for (size_t i = 0; i <= t->mask; i++) {
         for (struct watched_key *wk = t->slots[i]; wk; wk = wk->chain) {
-            if (wk->db == db && ks_find(db, wk->key, wk->klen))
+            if (wk->db == db && holds(db, wk->key, wk->klen))
                 mark_dirty(wk);
         }
     }
+}
+
+static int holds_key(const struct db *db, const char *key, size_t klen)
+{
+    return ks_find(db, key, klen) != NULL;
+}
+
+void watch_touch_db(struct db *db)
+{
+    touch_where(db, holds_key);
+}
+
+void watch_touch_cut(struct db *db)
+{
+    touch_where(db, ks_cut_holds);
 }
 
 /* Whether key is in db and not past its deadline at now_ms. */

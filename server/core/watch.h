@@ -43,6 +43,9 @@ void watch_on_touch(watch_touch_fn *fn);
 /* Before db is emptied: marks dirty the watchers of every key it holds (a
  * watched key that does not exist is not changed by a flush, as in Redis 7). */
 void watch_touch_db(struct db *db);
+/* Touches every watched key of db that a range cut just took out
+ * (ks_cut_holds): O(watched keys), not O(keys cut). */
+void watch_touch_cut(struct db *db);
 
 /* Before SWAPDB swaps a and b: marks dirty the watchers, in either db, of
  * every key live (present, not past its deadline at now_ms) in a or in b,

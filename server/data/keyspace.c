@@ -321,9 +321,37 @@ static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
         ks_slots_link(db, e);
 }
 
+/* Whether e, found through the index, was cut out of db (ks_cut): it is in
+ * a cut's tree, whose root is not db's. Only asked while db has cuts. An
+ * entry in the index is not freed yet, and a cut frees its entries in
+ * post-order, children first, so e's ancestors are not freed either. */
+static int entry_cut(const struct db *db, const struct ks_entry *e)
+{
+    const struct rb_node *n = &e->node, *up;
+    while ((up = rb_parent(n)))
+        n = up;
+    return n != db->keys.rb_node;
+}
+
+/* kix_find that sees no cut entry: one it meets leaves the index, so the
+ * index never holds two entries of one key (a new one is added only after
+ * a lookup found its key absent). */
+static struct ks_entry *index_find(struct db *db, const char *key, size_t klen, uint64_t h)
+{
+    struct ks_entry *e = kix_find(&db->index, key, klen, h);
+    if (__builtin_expect(db->cuts != NULL, 0) && e && entry_cut(db, e)) {
+        kix_remove(&db->index, e);
+        e = NULL;
+    }
+    return e;
+}
+
 struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen)
 {
-    return kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
+    struct ks_entry *e = kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
+    if (__builtin_expect(db->cuts != NULL, 0) && e && entry_cut(db, e))
+        return NULL;
+    return e;
 }
 
 struct ks_entry *ks_lookup_probe(struct db *db, const char *key, size_t klen, int64_t now_ms,
@@ -333,7 +361,7 @@ struct ks_entry *ks_lookup_probe(struct db *db, const char *key, size_t klen, in
     p->key = key;
     p->klen = klen;
     p->hash = kix_hash(&db->index, key, klen);
-    struct ks_entry *e = kix_find(&db->index, key, klen, p->hash);
+    struct ks_entry *e = index_find(db, key, klen, p->hash);
     if (e && (e->flags & KS_HAS_EXPIRE) && entry_expire(e)->when <= now_ms &&
         expiry_mode == KS_EXPIRY_ON) {
         expire_entry(db, e, 1);
@@ -380,12 +408,16 @@ static struct ks_entry *entry_new(const char *key, size_t klen, enum ks_type typ
  * free it later on another thread), or freed now. */
 static void value_release(struct ks_entry *e, enum ks_free_how how)
 {
-    if (e->type == KS_STRING)
-        return;
+    if (e->type != KS_STRING)
+        ks_value_release((enum ks_type)e->type, ks_ptr(e), how);
+}
+
+void ks_value_release(enum ks_type type, void *value, enum ks_free_how how)
+{
     if (release_hook && how != KS_FREE_SYNC)
-        release_hook(e->type, ks_ptr(e), how);
+        release_hook(type, value, how);
     else
-        ks_value_free(e->type, ks_ptr(e));
+        ks_value_free(type, value);
 }
 
 static void expire_unlink(struct db *db, struct ks_entry *e)
@@ -400,7 +432,7 @@ struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, cons
                                size_t vlen, int keep_ttl)
 {
     struct ks_probe p = {key, klen, kix_hash(&db->index, key, klen), NULL};
-    p.entry = kix_find(&db->index, key, klen, p.hash);
+    p.entry = index_find(db, key, klen, p.hash);
     return ks_set_string_probed(db, &p, val, vlen, keep_ttl);
 }
 
@@ -440,7 +472,7 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
                             void *value)
 {
     uint64_t h = kix_hash(&db->index, key, klen);
-    if (kix_find(&db->index, key, klen, h))
+    if (index_find(db, key, klen, h))
         abort(); /* callers check first: two entries for one key would break the tree */
     struct ks_entry *e = entry_new(key, klen, type, sizeof(void *));
     memcpy(ks_str(e), &value, sizeof(value));
@@ -536,6 +568,7 @@ size_t ks_due_count(const struct db *db, int64_t now_ms)
 void ks_bulk_begin(struct ks_bulk *b, struct db *db)
 {
     ks_will_change(db);
+    ks_cut_finish(db); /* the bulk adds to the index without looking up */
     b->db = db;
     b->v = NULL;
     b->n = b->cap = 0;
@@ -703,6 +736,49 @@ size_t ks_expire_due(struct db *db, int64_t now_ms, size_t max)
     return n;
 }
 
+/* ---- range deletion: cut now, free later (ks_cut) ---- */
+
+struct ks_cut {
+    struct ks_cut *next;
+    struct rb_root keys;  /* the cut entries, as a tree of their own */
+    struct rb_node *at;   /* the next to free, in post-order */
+};
+
+/* Frees one cut entry: its index slot if a lookup has not taken it yet,
+ * its value (to the release hook), its block. Its deadline record went at
+ * the cut. */
+static void cut_entry_free(struct db *db, struct ks_entry *e)
+{
+    if (kix_contains(&db->index, e))
+        kix_remove(&db->index, e);
+    value_release(e, KS_FREE_SERVER);
+    xfree(e);
+}
+
+/* Frees a cut's entries without their index (which is being freed whole). */
+static void cut_free_all(struct ks_cut *cut)
+{
+    while (cut->at) {
+        struct ks_entry *e = ks_entry_of(cut->at);
+        cut->at = rb_next_postorder(cut->at); /* reads only e's parent word */
+        if (e->type != KS_STRING)
+            ks_value_free(e->type, ks_ptr(e));
+        xfree(e);
+    }
+    xfree(cut);
+}
+
+/* A db emptied at once (FLUSHALL, shutdown): its cuts go with it. */
+static void cuts_free(struct db *db)
+{
+    while (db->cuts) {
+        struct ks_cut *cut = db->cuts;
+        db->cuts = cut->next;
+        cut_free_all(cut);
+    }
+    db->cut_keys = 0;
+}
+
 /* Frees every entry of a tree detached from its db, with values and
  * deadline records (whose tree is dropped whole, not unlinked). */
 static void entries_free(struct rb_root *keys)
@@ -732,6 +808,7 @@ static void db_empty(struct db *db)
 void ks_flush(struct db *db)
 {
     ks_will_change(db);
+    cuts_free(db);
     entries_free(&db->keys);
     kix_clear(&db->index);
     ks_slots_clear(db);
@@ -742,6 +819,7 @@ struct ks_detached {
     struct rb_root keys;
     struct kix index;
     struct ks_slots *slots;
+    struct ks_cut *cuts;
     size_t count;
 };
 
@@ -749,7 +827,10 @@ struct ks_detached *ks_detach_all(struct db *db)
 {
     ks_will_change(db);
     struct ks_detached *d = xmalloc(sizeof(*d));
-    d->count = ks_count(db);
+    d->count = ks_count(db) + db->cut_keys;
+    d->cuts = db->cuts; /* their entries go with the index that may hold them */
+    db->cuts = NULL;
+    db->cut_keys = 0;
     d->keys = db->keys;
     d->index = db->index;
     d->slots = db->slots;
@@ -767,9 +848,88 @@ void ks_detached_free(struct ks_detached *d)
     if (!d)
         return;
     entries_free(&d->keys);
+    while (d->cuts) {
+        struct ks_cut *cut = d->cuts;
+        d->cuts = cut->next;
+        cut_free_all(cut);
+    }
     kix_clear(&d->index);
     ks_slots_free(d->slots);
     xfree(d);
+}
+
+struct ks_entry *ks_cut(struct db *db, size_t from, size_t n)
+{
+    if (n == 0 || from + n > ks_count(db) || ks_slots_on ||
+        db->expires_count > KS_CUT_DEADLINES_MAX)
+        return NULL;
+    ks_will_change(db);
+    struct ks_entry *first = ks_select(db, from), *last = ks_select(db, from + n - 1);
+    struct ks_cut *cut = xmalloc(sizeof(*cut));
+    rb_cut_augmented(&db->keys, &first->node, &last->node, &cut->keys, &ks_order_callbacks);
+    cut->at = rb_first_postorder(&cut->keys);
+    cut->next = db->cuts;
+    db->cuts = cut;
+    db->cut_keys += n;
+    /* The deadlines of cut keys leave now, so the due counts (live.h),
+     * active expiry and volatile eviction never meet one. The record's
+     * slot in the entry is cleared; the flag stays, as the key's offset
+     * depends on it. */
+    if (db->expires_count) {
+        struct rb_node *x = rb_first_cached(&db->expires);
+        while (x) {
+            struct rb_node *next = rb_next(x);
+            struct ks_entry *e = rb_entry(x, struct ks_expire, node)->entry;
+            /* The cut took every key of db from first's to last's, so a
+             * comparison tells, cheaper than entry_cut's walk up. */
+            if (keycmp_inline(ks_key(e), ks_klen(e), ks_key(first), ks_klen(first)) >= 0 &&
+                keycmp_inline(ks_key(e), ks_klen(e), ks_key(last), ks_klen(last)) <= 0) {
+                struct ks_expire *none = NULL;
+                expire_unlink(db, e);
+                memcpy(e->data + ks_expire_offset(e), &none, sizeof(none));
+            }
+            x = next;
+        }
+    }
+    return first;
+}
+
+int ks_cut_holds(const struct db *db, const char *key, size_t klen)
+{
+    if (!db->cuts)
+        return 0;
+    const struct ks_entry *e = kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
+    return e && entry_cut(db, e);
+}
+
+size_t ks_cut_step(struct db *db, size_t max)
+{
+    size_t done = 0;
+    while (db->cuts && done < max) {
+        struct ks_cut *cut = db->cuts;
+        if (!cut->at) {
+            db->cuts = cut->next;
+            xfree(cut);
+            continue;
+        }
+        struct ks_entry *e = ks_entry_of(cut->at);
+        cut->at = rb_next_postorder(cut->at); /* reads only e's parent word */
+        cut_entry_free(db, e);
+        db->cut_keys--;
+        done++;
+    }
+    if (db->cuts && !db->cuts->at) { /* the last one's entries are all freed */
+        struct ks_cut *cut = db->cuts;
+        db->cuts = cut->next;
+        xfree(cut);
+    }
+    return done;
+}
+
+void ks_cut_finish(struct db *db)
+{
+    while (db->cuts)
+        ks_cut_step(db, SIZE_MAX);
 }
 
 size_t ks_count(const struct db *db)
@@ -789,7 +949,14 @@ struct ks_entry *ks_select(const struct db *db, size_t k)
 
 struct ks_entry *ks_random(const struct db *db, uint64_t r)
 {
-    return kix_random(&db->index, r);
+    struct ks_entry *e = kix_random(&db->index, r);
+    /* A cut entry still in the index: draw by rank instead (uniform,
+     * O(log n)), only while a cut is being freed. */
+    if (__builtin_expect(db->cuts != NULL, 0) && e && entry_cut(db, e)) {
+        size_t n = ks_count(db);
+        e = n ? ks_select(db, (size_t)(r % n)) : NULL;
+    }
+    return e;
 }
 
 size_t ks_count_before(const struct db *db, const char *key, size_t klen, int inclusive)
@@ -946,7 +1113,9 @@ int ks_check(const struct db *db, const char **why)
      * has no two equal keys, a lookup finds the right one. */
     if (kix_check(&db->index, why) < 0)
         return -1;
-    if (kix_count(&db->index) != ks_count(db)) {
+    /* Cut entries may still be in the index until freed (ks_cut). */
+    if (kix_count(&db->index) < ks_count(db) ||
+        kix_count(&db->index) > ks_count(db) + db->cut_keys) {
         *why = "index and tree hold different numbers of entries";
         return -1;
     }

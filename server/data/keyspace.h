@@ -94,6 +94,11 @@ struct db {
      * in chunks): every change to the db tells the change hook first while
      * this is nonzero (ks_will_change). */
     unsigned streams;
+    /* Runs of entries cut out of keys (ks_cut) and not freed yet: in no
+     * tree of the db any more, but maybe still in the index, which a lookup
+     * clears as it meets one. cut_keys counts them. */
+    struct ks_cut *cuts;
+    size_t cut_keys;
 };
 
 struct keyspace {
@@ -138,6 +143,9 @@ enum ks_free_how { KS_FREE_SERVER, KS_FREE_EXPIRE, KS_FREE_SYNC, KS_FREE_LAZY };
  * freed at once. */
 typedef void ks_release_fn(enum ks_type type, void *value, enum ks_free_how how);
 void ks_on_release(ks_release_fn *fn);
+/* Hands a value no key holds any more (part of one cut off: zs_cut) to
+ * the release hook as how says, as a deleted key's value goes. */
+void ks_value_release(enum ks_type type, void *value, enum ks_free_how how);
 
 struct keyspace *ks_new(int databases);
 void ks_free(struct keyspace *ks);
@@ -345,6 +353,28 @@ void ks_swap(struct db *a, struct db *b);
  * Returns the new entry. */
 struct ks_entry *ks_move(struct db *from, struct ks_entry *e, struct db *to, const char *key,
                          size_t klen);
+
+/* Range deletion without a stall (docs/internals.md, "Range deletion").
+ * ks_cut takes the n >= 1 entries at positions from .. from + n - 1 out of
+ * db->keys at once, by split and join (O(log^2 n)), and out of the expiry
+ * tree (a walk of its records, which is why it refuses above
+ * KS_CUT_DEADLINES_MAX of them); from then on counts, ranks, ranges and
+ * lookups no longer see them. Their index slots, values and blocks are
+ * freed later by ks_cut_step, on the same thread, a bounded number at a
+ * time. Returns the first cut entry, from which ks_next walks the others
+ * in key order until ks_cut_step runs (their keys stay readable until
+ * then); NULL, with nothing done, when the cut cannot be made this way: in
+ * cluster mode (the slot sets) or with too many deadlines. The caller deletes
+ * one by one then. Values go to the release hook as KS_FREE_SERVER. */
+#define KS_CUT_DEADLINES_MAX 16384
+struct ks_entry *ks_cut(struct db *db, size_t from, size_t n);
+/* Whether key is one of db's cut entries, not freed yet and not yet met by
+ * a lookup (WATCH asks right after a cut). */
+int ks_cut_holds(const struct db *db, const char *key, size_t klen);
+/* Frees up to max cut entries of db; returns how many it freed. */
+size_t ks_cut_step(struct db *db, size_t max);
+/* Frees every cut entry of db now. */
+void ks_cut_finish(struct db *db);
 
 /* Order statistics over db->keys, O(log n). */
 size_t ks_count(const struct db *db);

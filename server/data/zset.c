@@ -210,6 +210,46 @@ void zs_delete(struct zset *z, struct zs_node *n)
     }
 }
 
+struct zset *zs_cut(struct zset *z, size_t lo, size_t n)
+{
+    struct zset *out = xcalloc(1, sizeof(*out));
+    struct zs_node *first = zs_select(z, lo), *last = zs_select(z, lo + n - 1);
+    size_t nbuckets = z->mask + 1, left;
+
+    out->seed = z->seed;
+    rb_cut_augmented(&z->tree, &first->rb, &last->rb, &out->tree, &zst_callbacks);
+    left = zs_len(z);
+    if (n <= left) {
+        for (struct zs_node *at = zs_first(out); at; at = zs_next(at))
+            table_unlink(z, at);
+        size_t want = nbuckets;
+        while (want > ZS_MIN_BUCKETS && left < want / 8)
+            want /= 2;
+        if (want != nbuckets)
+            table_resize(z, want);
+        return out;
+    }
+    /* Fewer members stay than go: index them afresh. The old table, whose
+     * chains mix both, goes with out, which frees it without reading it. */
+    out->buckets = z->buckets;
+    out->mask = z->mask;
+    z->buckets = NULL;
+    z->mask = 0;
+    if (left) {
+        size_t nb = ZS_MIN_BUCKETS;
+        while (nb <= left)
+            nb *= 2;
+        z->buckets = xcalloc(nb, sizeof(*z->buckets));
+        z->mask = nb - 1;
+        for (struct zs_node *at = zs_first(z); at; at = zs_next(at)) {
+            struct zs_node **b = bucket_of(z, at->member, at->len);
+            at->hnext = *b;
+            *b = at;
+        }
+    }
+    return out;
+}
+
 size_t zs_rank(const struct zs_node *n)
 {
     return zst_rank(&n->rb);

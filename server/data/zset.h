@@ -85,6 +85,14 @@ struct zs_node *zs_insert(struct zset *z, const char *m, size_t len, double scor
 void zs_update(struct zset *z, struct zs_node *n, double score);
 /* Unlinks and frees n. O(log n). */
 void zs_delete(struct zset *z, struct zs_node *n);
+/* Takes the n >= 1 members at ranks lo .. lo + n - 1 out of z into a new
+ * set, returned and owned by the caller, which frees it with zs_free (on
+ * any thread: it shares nothing with z). The tree is cut in O(log^2 n)
+ * (rbtree_augmented.h); the names leave z's hash table one by one when
+ * they are at most as many as the members left, else the table is rebuilt
+ * from the members left: O(min(n, members left)), never both. The set
+ * returned serves only zs_free and zs_len: its table is not one. */
+struct zset *zs_cut(struct zset *z, size_t lo, size_t n);
 
 /* Order statistics, O(log n): n's 0-based position, the node at position k
  * (NULL when k >= zs_len). */

@@ -246,4 +246,24 @@ static inline void rb_erase_augmented_cached(struct rb_node *node, struct rb_roo
     rb_erase_augmented(node, &root->rb_root, augment);
 }
 
+/*
+ * Split and join (rbtree.c), for cutting a run of nodes out of a tree in
+ * O(log^2 n) instead of erasing them one by one. Each keeps the augmented
+ * values (it recomputes every node it relinks through augment->rotate(n, n),
+ * which RB_DECLARE_CALLBACKS's rotate does) and in-order sequence.
+ *
+ * rb_join_augmented: one tree of l, then x, then r (the roots of two trees,
+ * either may be NULL, and a node in neither); returns its root.
+ * rb_split_augmented: empties root into before (the nodes before x) and
+ * after (those after it); x is left alone, in neither.
+ * rb_cut_augmented: takes first .. last (in-order, first not after last) out
+ * of root into the tree cut; root keeps the rest.
+ */
+struct rb_node *rb_join_augmented(struct rb_node *l, struct rb_node *x, struct rb_node *r,
+                                  const struct rb_augment_callbacks *augment);
+void rb_split_augmented(struct rb_root *root, struct rb_node *x, struct rb_root *before,
+                        struct rb_root *after, const struct rb_augment_callbacks *augment);
+void rb_cut_augmented(struct rb_root *root, struct rb_node *first, struct rb_node *last,
+                      struct rb_root *cut, const struct rb_augment_callbacks *augment);
+
 #endif

@@ -19,7 +19,7 @@
  *   - the query operations (lookup, next/prev, rank, select, count-below,
  *     post-order) check their own answers against the model.
  *
- * usage: test_rbtree [edge|check|widths|augment|plain|cached|order|order-cached]...
+ * usage: test_rbtree [edge|check|widths|augment|cut|plain|cached|order|order-cached]...
  * (no argument runs all). A seed is printed as SEED=<n> at the start and on
  * failure; SEED=<n> in the environment replays it.
  */
@@ -962,6 +962,79 @@ static void test_augment(void)
         free(slots[k]);
 }
 
+/* ---- cut (split and join) ---- */
+
+/* Every node of the tree under root: sizes right, keys lo, lo+1, ... in order
+ * except the keys in [skip_lo, skip_hi]; returns how many. */
+static size_t check_cut_tree(const struct rb_root *root, int lo, int hi, int skip_lo, int skip_hi)
+{
+    size_t n = 0;
+    int want = lo;
+
+    check_rb(root, ost_count(root));
+    for (const struct rb_node *at = rb_first(root); at; at = rb_next(at), want++, n++) {
+        if (want == skip_lo)
+            want = skip_hi + 1;
+        CHECK(item_of(at)->key == want);
+        check_size_at(at);
+    }
+    if (want == skip_lo)
+        want = skip_hi + 1;
+    CHECK(want == hi + 1);
+    CHECK(n == ost_count(root));
+    return n;
+}
+
+/* rb_cut_augmented over order trees of every small size and some large ones,
+ * built in random or ascending order (an insert-only tree and a lopsided
+ * one), cutting a random run: both trees pass rb_check, keep their sizes and
+ * hold exactly the right keys in order. */
+static void test_cut(void)
+{
+    uint64_t rng = test_seed;
+
+    for (int trial = 0; trial < 3000; trial++) {
+        int n = trial < 2000 ? 1 + trial % 200 : 1 + (int)rng_below(&rng, 20000);
+        struct rb_root root = RB_ROOT, cut = RB_ROOT;
+        struct item **v = malloc(sizeof(*v) * (size_t)n);
+        int *order = malloc(sizeof(*order) * (size_t)n);
+
+        CHECK(v && order);
+        for (int i = 0; i < n; i++)
+            order[i] = i;
+        if (trial % 3) {
+            for (int i = n - 1; i > 0; i--) {
+                int j = (int)rng_below(&rng, (size_t)i + 1), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            struct rb_node **link = &root.rb_node, *parent = NULL;
+            v[order[i]] = item_new(order[i]);
+            while (*link) {
+                parent = *link;
+                link = order[i] < item_of(parent)->key ? &parent->rb_left : &parent->rb_right;
+            }
+            ost_insert(&v[order[i]]->node, parent, link, &root);
+        }
+        int a = (int)rng_below(&rng, (size_t)n);
+        int b = a + (int)rng_below(&rng, (size_t)(trial % 4 == 0 ? 3 : n - a));
+        if (b >= n)
+            b = n - 1;
+        rb_cut_augmented(&root, &v[a]->node, &v[b]->node, &cut, &ost_callbacks);
+        CHECK(check_cut_tree(&cut, a, b, -1, -1) == (size_t)(b - a + 1));
+        CHECK(check_cut_tree(&root, 0, n - 1, a, b) == (size_t)(n - (b - a + 1)));
+        free(v);
+        free(order);
+        struct item *it, *tmp;
+        rbtree_postorder_for_each_entry_safe(it, tmp, &root, node)
+            item_free(it);
+        rbtree_postorder_for_each_entry_safe(it, tmp, &cut, node)
+            item_free(it);
+    }
+}
+
 /* ---- driver ---- */
 
 static void run(const char *name)
@@ -974,6 +1047,8 @@ static void run(const char *name)
         test_widths();
     else if (!strcmp(name, "augment"))
         test_augment();
+    else if (!strcmp(name, "cut"))
+        test_cut();
     else if (!strcmp(name, "plain"))
         random_test(TREE_PLAIN, 300000, 2000);
     else if (!strcmp(name, "cached"))
@@ -992,7 +1067,7 @@ static void run(const char *name)
 
 int main(int argc, char **argv)
 {
-    static const char *const all[] = { "edge", "check", "widths", "augment",
+    static const char *const all[] = { "edge", "check", "widths", "augment", "cut",
                                        "plain", "cached", "order", "order-cached" };
 
     test_seed = check_seed(20240601);

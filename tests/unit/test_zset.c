@@ -13,7 +13,8 @@
  *   lex     the same with every score equal, for the lex spans;
  *   scan    a full ZSCAN-style iteration visits every member present
  *           throughout, while members come and go and the table resizes;
- *   clone   a clone equals its source and is independent of it.
+ *   clone   a clone equals its source and is independent of it;
+ *   cut     zs_cut of a random run (range deletion), both of its ways.
  * Every part ends with mem_used() back at zero: a leaked node fails.
  *
  * usage: test_zset [part]... (no argument runs all). Prints SEED=<n>;
@@ -350,13 +351,44 @@ static void part_clone(void)
     zs_free(NULL);
 }
 
+/* zs_cut of a random run from sets of random sizes, both of its ways (the
+ * names leave the table, or the table is rebuilt from the rest): z passes
+ * zs_check and keeps exactly the members outside the run, the cut set has
+ * the run's count, and freeing both returns every byte. */
+static void part_cut(void)
+{
+    char m[16];
+
+    for (int round = 0; round < 400; round++) {
+        size_t size = 1 + (size_t)(rng_next(&rng) % (round < 200 ? 64 : 5000));
+        struct zset *z = zs_new();
+        for (size_t i = 0; i < size; i++) {
+            int len = snprintf(m, sizeof(m), "m%zu", i);
+            zs_insert(z, m, (size_t)len, (double)i);
+        }
+        size_t lo = (size_t)(rng_next(&rng) % size);
+        size_t n = 1 + (size_t)(rng_next(&rng) % (size - lo));
+        struct zset *out = zs_cut(z, lo, n);
+        const char *why;
+        CHECK_MSG(zs_check(z, &why) == 0, "%s", why);
+        CHECK(zs_len(z) == size - n && zs_len(out) == n);
+        for (size_t i = 0; i < size; i++) {
+            int len = snprintf(m, sizeof(m), "m%zu", i);
+            struct zs_node *at = zs_find(z, m, (size_t)len);
+            CHECK((at != NULL) == (i < lo || i >= lo + n));
+        }
+        zs_free(out);
+        zs_free(z);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*fn)(void);
     } parts[] = {{"random", part_random}, {"lex", part_lex}, {"scan", part_scan},
-                 {"clone", part_clone}};
+                 {"clone", part_clone}, {"cut", part_cut}};
 
     seed = check_seed((uint64_t)time(NULL));
     for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
