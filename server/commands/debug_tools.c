@@ -195,7 +195,7 @@ void debug_quicklist_packed_threshold(struct client *c)
 {
     const struct resp_slice *a = &c->argv[2];
     char buf[64];
-    unsigned long long sz;
+    unsigned long long sz = 0;
     int bad = a->len >= sizeof(buf);
     if (!bad) {
         memcpy(buf, a->ptr, a->len);

@@ -1,0 +1,176 @@
+/*
+ * lolwut_art.c - LOLWUT VERSION 5's picture: Georg Nees's "Schotter"
+ * (1968), squares that tilt and shift more the lower their row, drawn on a
+ * canvas of pixels and printed as braille characters (2x4 pixels each), as
+ * Redis 7.0's lolwut5.c draws it.
+ *
+ * Owns the canvas for one call (allocated and freed here) and the text it
+ * returns (the caller frees it). The arithmetic keeps Redis's types (float
+ * sizes and angles, int pixels, round() and a truncating int conversion
+ * where Redis has them), so a picture without randomness (two rows or
+ * fewer: only the rows below the second are shaken) is Redis's to the
+ * byte. The shaking draws from rbkv's fastrand where Redis draws from the
+ * libc's rand() seeded with the clock and its pid at start: no two servers
+ * give the same picture there, nor does one twice.
+ */
+#include "lolwut_art.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fastrand.h"
+#include "mem.h"
+
+struct canvas {
+    int width, height;
+    unsigned char *pixels; /* width * height, 0 or 1, row by row */
+};
+
+/* Writes outside the canvas are dropped, as Redis's lwDrawPixel. */
+static void draw_pixel(struct canvas *cv, int x, int y)
+{
+    if (x < 0 || x >= cv->width || y < 0 || y >= cv->height)
+        return;
+    cv->pixels[(size_t)y * (size_t)cv->width + (size_t)x] = 1;
+}
+
+static int get_pixel(const struct canvas *cv, int x, int y)
+{
+    if (x < 0 || x >= cv->width || y < 0 || y >= cv->height)
+        return 0;
+    return cv->pixels[(size_t)y * (size_t)cv->width + (size_t)x];
+}
+
+/* Bresenham's line from (x1, y1) to (x2, y2), both ends drawn. */
+static void draw_line(struct canvas *cv, int x1, int y1, int x2, int y2)
+{
+    int dx = abs(x2 - x1), dy = abs(y2 - y1);
+    int sx = x1 < x2 ? 1 : -1, sy = y1 < y2 ? 1 : -1;
+    int err = dx - dy;
+    for (;;) {
+        draw_pixel(cv, x1, y1);
+        if (x1 == x2 && y1 == y2)
+            break;
+        int e2 = err * 2;
+        if (e2 > -dy) {
+            err -= dy;
+            x1 += sx;
+        }
+        if (e2 < dx) {
+            err += dx;
+            y1 += sy;
+        }
+    }
+}
+
+/* A square of side size centred at (x, y), turned by angle: its corners
+ * are points of the circle around it, 90 degrees apart from 45 + angle. */
+static void draw_square(struct canvas *cv, int x, int y, float size, float angle)
+{
+    int px[4], py[4];
+    /* The inscribed square of a unit circle has side sqrt(2). The
+     * constant and the float roundings are Redis's. */
+    size = (float)(size / 1.4142135623);
+    size = roundf(size);
+    float k = (float)(M_PI / 4 + angle);
+    for (int j = 0; j < 4; j++) {
+        px[j] = (int)round(sin(k) * size + x);
+        py[j] = (int)round(cos(k) * size + y);
+        k = (float)(k + M_PI / 2);
+    }
+    for (int j = 0; j < 4; j++)
+        draw_line(cv, px[j], py[j], px[(j + 1) % 4], py[(j + 1) % 4]);
+}
+
+/* A random float in [0, 1], as Redis's (float)rand() / RAND_MAX. */
+static float unit_random(void)
+{
+    return (float)(fastrand() & 0x7fffffff) / (float)0x7fffffff;
+}
+
+static void draw_schotter(struct canvas *cv, int cols, int per_row, int per_col)
+{
+    int padding = cv->width > 4 ? 2 : 0;
+    float side = (float)(cols * 2 - padding * 2) / (float)per_row;
+    for (int y = 0; y < per_col; y++) {
+        for (int x = 0; x < per_row; x++) {
+            int sx = (int)((float)x * side + side / 2 + (float)padding);
+            int sy = (int)((float)y * side + side / 2 + (float)padding);
+            float angle = 0;
+            if (y > 1) {
+                float r1 = unit_random() / (float)per_col * (float)y;
+                float r2 = unit_random() / (float)per_col * (float)y;
+                float r3 = unit_random() / (float)per_col * (float)y;
+                if (fastrand() & 1)
+                    r1 = -r1;
+                if (fastrand() & 1)
+                    r2 = -r2;
+                if (fastrand() & 1)
+                    r3 = -r3;
+                angle = r1;
+                sx = (int)((float)sx + r2 * side / 3);
+                sy = (int)((float)sy + r3 * side / 3);
+            }
+            draw_square(cv, sx, sy, side, angle);
+        }
+    }
+}
+
+/* The braille character (U+2800 + bits) for the 2x4 pixels at (x, y), bit
+ * i set for the pixel numbered i in:   0 3
+ *                                      1 4
+ *                                      2 5
+ *                                      6 7   as UTF-8, three bytes. */
+static void braille(const struct canvas *cv, int x, int y, char *out)
+{
+    static const int dx[8] = {0, 0, 0, 1, 1, 1, 0, 1}, dy[8] = {0, 1, 2, 0, 1, 2, 3, 3};
+    int code = 0x2800;
+    for (int i = 0; i < 8; i++)
+        if (get_pixel(cv, x + dx[i], y + dy[i]))
+            code |= 1 << i;
+    out[0] = (char)(0xE0 | (code >> 12));
+    out[1] = (char)(0x80 | ((code >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (code & 0x3F));
+}
+
+char *lolwut_schotter(long long cols, long long per_row, long long per_col, const char *version,
+                      size_t *len)
+{
+    /* Redis's limits, so the command stays cheap. */
+    cols = cols < 1 ? 1 : cols > 1000 ? 1000 : cols;
+    per_row = per_row < 1 ? 1 : per_row > 200 ? 200 : per_row;
+    per_col = per_col < 1 ? 1 : per_col > 200 ? 200 : per_col;
+    struct canvas cv;
+    cv.width = (int)cols * 2;
+    int padding = cv.width > 4 ? 2 : 0;
+    float side = (float)(cv.width - padding * 2) / (float)per_row;
+    cv.height = (int)(side * (float)per_col + (float)(padding * 2));
+    if ((long long)cv.width * cv.height > LOLWUT_MAX_PIXELS)
+        return NULL;
+    cv.pixels = xcalloc((size_t)cv.width * (size_t)cv.height + 1, 1);
+    draw_schotter(&cv, (int)cols, (int)per_row, (int)per_col);
+
+    static const char tail[] = "\nGeorg Nees - schotter, plotter on paper, 1968. Redis ver. ";
+    size_t vlen = strlen(version);
+    size_t rows = (size_t)(cv.height + 3) / 4, per_line = (size_t)(cv.width + 1) / 2 * 3 + 1;
+    char *text = xmalloc(rows * per_line + sizeof(tail) + vlen + 2);
+    size_t n = 0;
+    for (int y = 0; y < cv.height; y += 4) {
+        for (int x = 0; x < cv.width; x += 2, n += 3)
+            braille(&cv, x, y, text + n);
+        /* Redis's test, which only a height of 4k + 1 fails. */
+        if (y != cv.height - 1)
+            text[n++] = '\n';
+    }
+    xfree(cv.pixels);
+    /* The tail starts with its own newline, after the picture's. */
+    memcpy(text + n, tail, sizeof(tail) - 1);
+    n += sizeof(tail) - 1;
+    memcpy(text + n, version, vlen);
+    n += vlen;
+    text[n++] = '\n';
+    *len = n;
+    return text;
+}
