@@ -5,9 +5,8 @@
  * Without VERSION, and for every version but 5 and 6, Redis 7.0 answers the
  * line "Redis ver. <its version>\n" as a verbatim text. VERSION 5 draws
  * Schotter (lolwut_art.c) for its three integer arguments (columns,
- * squares per row, rows), as Redis's lolwut5. VERSION 6's skyline is not
- * drawn: its two arguments are checked as Redis checks them, with Redis's
- * error, and the line is the answer (docs/commands.md).
+ * squares per row, rows), as Redis's lolwut5; VERSION 6 the skyline for its
+ * two (columns, rows), as lolwut6 (docs/commands.md).
  */
 #include "args.h"
 #include "client.h"
@@ -38,6 +37,15 @@ static void cmd_lolwut(struct client *c)
         for (int i = 3; i < c->argc && i < 3 + nargs; i++) {
             if (arg_ll_or_reply(c, &c->argv[i], &args[i - 3]) < 0)
                 return;
+        }
+        if (version == 6) {
+            size_t len;
+            /* lolwut6's defaults: 80 columns, 20 rows. */
+            long long cols = c->argc > 3 ? args[0] : 80, rows = c->argc > 4 ? args[1] : 20;
+            char *art = lolwut_skyline(cols, rows, RBKV_REDIS_COMPAT_VERSION, &len);
+            resp_add_verbatim(&c->out, "txt", art, len);
+            xfree(art);
+            return;
         }
         if (version == 5) {
             size_t len;

@@ -1,17 +1,18 @@
 /*
- * lolwut_art.c - LOLWUT VERSION 5's picture: Georg Nees's "Schotter"
- * (1968), squares that tilt and shift more the lower their row, drawn on a
- * canvas of pixels and printed as braille characters (2x4 pixels each), as
- * Redis 7.0's lolwut5.c draws it.
+ * lolwut_art.c - LOLWUT's pictures, as Redis 7.0 draws them. VERSION 5:
+ * Georg Nees's "Schotter" (1968), squares that tilt and shift more the
+ * lower their row, on a canvas of pixels printed as braille characters (2x4
+ * pixels each), as lolwut5.c. VERSION 6: a city skyline in the four greys
+ * of a colour terminal, one character a pixel, as lolwut6.c; all random.
  *
  * Owns the canvas for one call (allocated and freed here) and the text it
  * returns (the caller frees it). The arithmetic keeps Redis's types (float
  * sizes and angles, int pixels, round() and a truncating int conversion
  * where Redis has them), so a picture without randomness (two rows or
  * fewer: only the rows below the second are shaken) is Redis's to the
- * byte. The shaking draws from rbkv's fastrand where Redis draws from the
- * libc's rand() seeded with the clock and its pid at start: no two servers
- * give the same picture there, nor does one twice.
+ * byte. The shaking and the skyline draw from rbkv's fastrand where Redis
+ * draws from the libc's rand() seeded with the clock and its pid at start:
+ * no two servers give the same picture there, nor does one twice.
  */
 #include "lolwut_art.h"
 
@@ -28,12 +29,21 @@ struct canvas {
     unsigned char *pixels; /* width * height, 0 or 1, row by row */
 };
 
+/* A canvas of width x height pixels of colour bg. */
+static void canvas_init(struct canvas *cv, int width, int height, unsigned char bg)
+{
+    cv->width = width;
+    cv->height = height;
+    cv->pixels = xmalloc((size_t)width * (size_t)height + 1);
+    memset(cv->pixels, bg, (size_t)width * (size_t)height + 1);
+}
+
 /* Writes outside the canvas are dropped, as Redis's lwDrawPixel. */
-static void draw_pixel(struct canvas *cv, int x, int y)
+static void draw_pixel(struct canvas *cv, int x, int y, int color)
 {
     if (x < 0 || x >= cv->width || y < 0 || y >= cv->height)
         return;
-    cv->pixels[(size_t)y * (size_t)cv->width + (size_t)x] = 1;
+    cv->pixels[(size_t)y * (size_t)cv->width + (size_t)x] = (unsigned char)color;
 }
 
 static int get_pixel(const struct canvas *cv, int x, int y)
@@ -50,7 +60,7 @@ static void draw_line(struct canvas *cv, int x1, int y1, int x2, int y2)
     int sx = x1 < x2 ? 1 : -1, sy = y1 < y2 ? 1 : -1;
     int err = dx - dy;
     for (;;) {
-        draw_pixel(cv, x1, y1);
+        draw_pixel(cv, x1, y1, 1);
         if (x1 == x2 && y1 == y2)
             break;
         int e2 = err * 2;
@@ -143,13 +153,13 @@ char *lolwut_schotter(long long cols, long long per_row, long long per_col, cons
     per_row = per_row < 1 ? 1 : per_row > 200 ? 200 : per_row;
     per_col = per_col < 1 ? 1 : per_col > 200 ? 200 : per_col;
     struct canvas cv;
-    cv.width = (int)cols * 2;
-    int padding = cv.width > 4 ? 2 : 0;
-    float side = (float)(cv.width - padding * 2) / (float)per_row;
-    cv.height = (int)(side * (float)per_col + (float)(padding * 2));
-    if ((long long)cv.width * cv.height > LOLWUT_MAX_PIXELS)
+    int width = (int)cols * 2;
+    int padding = width > 4 ? 2 : 0;
+    float side = (float)(width - padding * 2) / (float)per_row;
+    int height = (int)(side * (float)per_col + (float)(padding * 2));
+    if ((long long)width * height > LOLWUT_MAX_PIXELS)
         return NULL;
-    cv.pixels = xcalloc((size_t)cv.width * (size_t)cv.height + 1, 1);
+    canvas_init(&cv, width, height, 0);
     draw_schotter(&cv, (int)cols, (int)per_row, (int)per_col);
 
     static const char tail[] = "\nGeorg Nees - schotter, plotter on paper, 1968. Redis ver. ";
@@ -166,6 +176,107 @@ char *lolwut_schotter(long long cols, long long per_row, long long per_col, cons
     }
     xfree(cv.pixels);
     /* The tail starts with its own newline, after the picture's. */
+    memcpy(text + n, tail, sizeof(tail) - 1);
+    n += sizeof(tail) - 1;
+    memcpy(text + n, version, vlen);
+    n += vlen;
+    text[n++] = '\n';
+    *len = n;
+    return text;
+}
+
+/* A building of the skyline: a rectangle standing on the canvas's bottom
+ * row, its roof two pixels narrower on each side, with windows (two pixels
+ * wide, one tall, of a random one of the two greys) if asked. */
+struct skyscraper {
+    int xoff, width, height, windows, color;
+};
+
+static void draw_skyscraper(struct canvas *cv, const struct skyscraper *si)
+{
+    int starty = cv->height - 1, endy = starty - si->height + 1;
+    for (int y = starty; y >= endy; y--) {
+        for (int x = si->xoff; x < si->xoff + si->width; x++) {
+            if (y == endy && (x <= si->xoff + 1 || x >= si->xoff + si->width - 2))
+                continue;
+            int color = si->color;
+            if (si->windows && x > si->xoff + 1 && x < si->xoff + si->width - 2 && y > endy + 1 &&
+                y < starty - 1) {
+                int relx = x - (si->xoff + 1), rely = y - (endy + 1);
+                if (relx / 2 % 2 && rely % 2) {
+                    do {
+                        color = 1 + (int)fastrand_below(2);
+                    } while (color == si->color);
+                    /* The window's second pixel takes its first's colour. */
+                    if (relx % 2)
+                        color = get_pixel(cv, x - 1, y);
+                }
+            }
+            draw_pixel(cv, x, y, color);
+        }
+    }
+}
+
+/* Redis's skyline: two rows of windowless buildings behind (the lighter
+ * grey first, so it stays at the back), then black ones with windows. The
+ * integer arithmetic is Redis's ((r % h) / 2 where it wrote r%h/2). */
+static void draw_skyline(struct canvas *cv)
+{
+    struct skyscraper si;
+    int h = cv->height;
+    for (int color = 2; color >= 1; color--) {
+        si.color = color;
+        for (int offset = -10; offset < cv->width;) {
+            offset += (int)fastrand_below(8);
+            si.xoff = offset;
+            si.width = 10 + (int)fastrand_below(9);
+            si.height = h / 2 + (int)(fastrand() % (uint64_t)h) / (color == 2 ? 2 : 3);
+            si.windows = 0;
+            draw_skyscraper(cv, &si);
+            offset += color == 2 ? si.width / 2 : si.width + 1;
+        }
+    }
+    si.color = 0;
+    for (int offset = -10; offset < cv->width;) {
+        offset += (int)fastrand_below(8);
+        si.xoff = offset;
+        si.width = 5 + (int)fastrand_below(14);
+        if (si.width % 4)
+            si.width += si.width % 3;
+        si.height = h / 3 + (int)(fastrand() % (uint64_t)h) / 2;
+        si.windows = 1;
+        draw_skyscraper(cv, &si);
+        offset += si.width + 5;
+    }
+}
+
+char *lolwut_skyline(long long cols, long long rows, const char *version, size_t *len)
+{
+    /* Redis's escapes: foreground and background of each of the four
+     * greys of a colour terminal, black to white. */
+    static const char *const cell[4] = {"\033[0;30;40m \033[0m", "\033[0;90;100m \033[0m",
+                                        "\033[0;37;47m \033[0m", "\033[0;97;107m \033[0m"};
+    static const char tail[] = "\nDedicated to the 8 bit game developers of past and present.\n"
+                               "Original 8 bit image from Plaguemon by hikikomori. Redis ver. ";
+    cols = cols < 1 ? 1 : cols > 1000 ? 1000 : cols;
+    rows = rows < 1 ? 1 : rows > 1000 ? 1000 : rows;
+    struct canvas cv;
+    canvas_init(&cv, (int)cols, (int)rows, 3);
+    draw_skyline(&cv);
+    size_t vlen = strlen(version), cap = (size_t)(cols + 1) * (size_t)rows * 16 + sizeof(tail) + vlen + 2;
+    char *text = xmalloc(cap);
+    size_t n = 0;
+    for (int y = 0; y < cv.height; y++) {
+        for (int x = 0; x < cv.width; x++) {
+            const char *c = cell[get_pixel(&cv, x, y) & 3];
+            size_t cl = strlen(c);
+            memcpy(text + n, c, cl);
+            n += cl;
+        }
+        if (y != cv.height - 1)
+            text[n++] = '\n';
+    }
+    xfree(cv.pixels);
     memcpy(text + n, tail, sizeof(tail) - 1);
     n += sizeof(tail) - 1;
     memcpy(text + n, version, vlen);

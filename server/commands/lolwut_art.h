@@ -1,5 +1,5 @@
 /*
- * lolwut_art.h - LOLWUT VERSION 5's picture (lolwut_art.c).
+ * lolwut_art.h - LOLWUT VERSION 5's and 6's pictures (lolwut_art.c).
  */
 #ifndef RBKV_LOLWUT_ART_H
 #define RBKV_LOLWUT_ART_H
@@ -18,5 +18,12 @@
  * when the canvas would pass LOLWUT_MAX_PIXELS. */
 char *lolwut_schotter(long long cols, long long per_row, long long per_col, const char *version,
                       size_t *len);
+
+/* The skyline for cols columns and rows rows (each clamped to 1..1000, as
+ * Redis), then Redis's two lines "Dedicated to the 8 bit game developers
+ * of past and present." and "Original 8 bit image from Plaguemon by
+ * hikikomori. Redis ver. <version>". Returns the text (*len bytes, heap,
+ * the caller frees it). */
+char *lolwut_skyline(long long cols, long long rows, const char *version, size_t *len);
 
 #endif
