@@ -145,6 +145,18 @@ static void braille(const struct canvas *cv, int x, int y, char *out)
     out[2] = (char)(0x80 | (code & 0x3F));
 }
 
+/* Appends tail (which starts with its own newline, after the picture's),
+ * version and a newline to the n bytes of text, which has room for them.
+ * Returns the new length. */
+static size_t finish_text(char *text, size_t n, const char *tail, const char *version)
+{
+    size_t tl = strlen(tail), vl = strlen(version);
+    memcpy(text + n, tail, tl);
+    memcpy(text + n + tl, version, vl);
+    text[n + tl + vl] = '\n';
+    return n + tl + vl + 1;
+}
+
 char *lolwut_schotter(long long cols, long long per_row, long long per_col, const char *version,
                       size_t *len)
 {
@@ -175,13 +187,7 @@ char *lolwut_schotter(long long cols, long long per_row, long long per_col, cons
             text[n++] = '\n';
     }
     xfree(cv.pixels);
-    /* The tail starts with its own newline, after the picture's. */
-    memcpy(text + n, tail, sizeof(tail) - 1);
-    n += sizeof(tail) - 1;
-    memcpy(text + n, version, vlen);
-    n += vlen;
-    text[n++] = '\n';
-    *len = n;
+    *len = finish_text(text, n, tail, version);
     return text;
 }
 
@@ -277,11 +283,6 @@ char *lolwut_skyline(long long cols, long long rows, const char *version, size_t
             text[n++] = '\n';
     }
     xfree(cv.pixels);
-    memcpy(text + n, tail, sizeof(tail) - 1);
-    n += sizeof(tail) - 1;
-    memcpy(text + n, version, vlen);
-    n += vlen;
-    text[n++] = '\n';
-    *len = n;
+    *len = finish_text(text, n, tail, version);
     return text;
 }
