@@ -86,8 +86,8 @@ static void draw_square(struct canvas *cv, int x, int y, float size, float angle
     size = roundf(size);
     float k = (float)(M_PI / 4 + angle);
     for (int j = 0; j < 4; j++) {
-        px[j] = (int)round(sin(k) * size + x);
-        py[j] = (int)round(cos(k) * size + y);
+        px[j] = (int)round(sin((double)k) * size + x);
+        py[j] = (int)round(cos((double)k) * size + y);
         k = (float)(k + M_PI / 2);
     }
     for (int j = 0; j < 4; j++)
@@ -146,14 +146,16 @@ static void braille(const struct canvas *cv, int x, int y, char *out)
 }
 
 /* Appends tail (which starts with its own newline, after the picture's),
- * version and a newline to the n bytes of text, which has room for them.
- * Returns the new length. */
+ * version and a newline to the n bytes of text, which has room for them
+ * and a NUL. Returns the new length. */
 static size_t finish_text(char *text, size_t n, const char *tail, const char *version)
 {
     size_t tl = strlen(tail), vl = strlen(version);
-    memcpy(text + n, tail, tl);
-    memcpy(text + n + tl, version, vl);
+    /* Each copy with its NUL, written over by what follows. */
+    memcpy(text + n, tail, tl + 1);
+    memcpy(text + n + tl, version, vl + 1);
     text[n + tl + vl] = '\n';
+    text[n + tl + vl + 1] = '\0';
     return n + tl + vl + 1;
 }
 
@@ -276,7 +278,7 @@ char *lolwut_skyline(long long cols, long long rows, const char *version, size_t
         for (int x = 0; x < cv.width; x++) {
             const char *c = cell[get_pixel(&cv, x, y) & 3];
             size_t cl = strlen(c);
-            memcpy(text + n, c, cl);
+            memcpy(text + n, c, cl + 1); /* the NUL: room for it, written over next */
             n += cl;
         }
         if (y != cv.height - 1)
