@@ -18,12 +18,6 @@ set -euo pipefail
 rounds_args "$@"
 ensure_built
 
-rps() { # PORT REQUESTS PIPELINE RANGE COMMAND...
-  local port=$1 n=$2 pipeline=$3 range=$4; shift 4
-  redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r "$range" --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
-}
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 # PFADD KEY of N elements "<key>:<i>", 1000 per command.
 gen_hll() { # KEY N
   awk -v key="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i += 1000) {
@@ -36,8 +30,7 @@ RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
 REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
 for port in "$RBKV_PORT" "$REDIS_PORT"; do
   for key in hll hll2; do
-    gen_hll "$key" 100000 | redis-cli -p "$port" --pipe | grep -q "errors: 0" ||
-      { echo "loading into $port failed" >&2; exit 1; }
+    gen_hll "$key" 100000 | pipe_load "$port"
   done
   [ "$(redis-cli -p "$port" pfdebug encoding hll)" = dense ] || { echo "hll is not dense" >&2; exit 1; }
 done
@@ -54,22 +47,9 @@ TESTS=(
   "PFCOUNT hll hll2|100000|1000"
   "PFMERGE dst hll hll2|100000|1000"
 )
-printf '%-36s | %10s %10s %6s | %10s %10s %6s\n' "" "rbkv -P1" "redis -P1" ratio \
-  "rbkv -P16" "redis -P16" ratio
+bench_row_header ""
 for t in "${TESTS[@]}"; do
   IFS='|' read -r cmd n range <<<"$t"
-  n=$((n / SCALE))
-  line=$(printf '%-36s' "${cmd:0:36}")
-  for p in 1 16; do
-    m=$n; [ "$p" = 1 ] && m=$((n / 4))
-    r=0; s=0
-    for _ in $(seq "$ROUNDS"); do
-      # shellcheck disable=SC2086 # the command is a word list on purpose
-      r=$(best "$r" "$(rps "$RBKV_PORT" "$m" "$p" "$range" $cmd)")
-      # shellcheck disable=SC2086
-      s=$(best "$s" "$(rps "$REDIS_PORT" "$m" "$p" "$range" $cmd)")
-    done
-    line+=$(printf ' | %10.0f %10.0f %6s' "$r" "$s" "$(ratio "$r" "$s")")
-  done
-  echo "$line"
+  # shellcheck disable=SC2086 # the command is a word list on purpose
+  bench_row "$cmd" "$n" "$range" $cmd
 done

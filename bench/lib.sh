@@ -83,6 +83,42 @@ info_field() { # PORT FIELD
   redis-cli -p "$1" info memory | tr -d '\r' | awk -F: -v f="$2" '$1 == f { print $2 }'
 }
 
+# bench_rps PORT REQUESTS PIPELINE RANGE COMMAND...: redis-benchmark's requests per second for
+# COMMAND (50 clients, __rand_int__ below RANGE).
+bench_rps() {
+  local port=$1 n=$2 pipeline=$3 range=$4; shift 4
+  redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r "$range" --csv "$@" 2>/dev/null |
+    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+}
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
+
+# bench_row LABEL REQUESTS RANGE COMMAND...: one table row, COMMAND on $RBKV_PORT and $REDIS_PORT
+# at -P 1 (a quarter of REQUESTS) and -P 16 (REQUESTS), each divided by $SCALE, best of $ROUNDS
+# alternating rounds: the two throughputs and rbkv / redis for each pipeline.
+bench_row() {
+  local label=$1 requests=$2 range=$3 line p n r s; shift 3
+  line=$(printf '%-36s' "${label:0:36}")
+  for p in 1 16; do
+    n=$((requests / SCALE)); [ "$p" = 1 ] && n=$((n / 4))
+    r=0; s=0
+    for _ in $(seq "$ROUNDS"); do
+      r=$(best "$r" "$(bench_rps "$RBKV_PORT" "$n" "$p" "$range" "$@")")
+      s=$(best "$s" "$(bench_rps "$REDIS_PORT" "$n" "$p" "$range" "$@")")
+    done
+    line+=$(printf ' | %10.0f %10.0f %6s' "$r" "$s" "$(ratio "$r" "$s")")
+  done
+  echo "$line"
+}
+bench_row_header() { # FIRST-COLUMN
+  printf '%-36s | %10s %10s %6s | %10s %10s %6s\n' "$1" "rbkv -P1" "redis -P1" ratio \
+    "rbkv -P16" "redis -P16" ratio
+}
+
+# pipe_load PORT < RESP: redis-cli --pipe into PORT; exits the script unless every reply was fine.
+pipe_load() {
+  redis-cli -p "$1" --pipe | grep -q "errors: 0" || { echo "loading into $1 failed" >&2; exit 1; }
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 # [--rounds N] [--quick] into ROUNDS (default 3) and SCALE (the requests divided by it: 1, or 10

@@ -460,6 +460,12 @@ void resp_add_push_len(struct resp_out *o, size_t n)
     out_header(o, o->proto == 3 ? '>' : '*', n);
 }
 
+void resp_add_attribute_len(struct resp_out *o, size_t n)
+{
+    if (o->proto == 3)
+        out_header(o, '|', n);
+}
+
 int resp_format_double(char *buf, double d)
 {
     /* Spelled out rather than left to the libc, as Redis does. */

@@ -140,6 +140,11 @@ void resp_add_array_len(struct resp_out *o, size_t n);
 void resp_add_map_len(struct resp_out *o, size_t n);
 void resp_add_set_len(struct resp_out *o, size_t n);
 void resp_add_push_len(struct resp_out *o, size_t n);
+/* |n: an attribute of n key/value pairs, then the reply it describes.
+ * RESP3 only (RESP2 has no such type, and Redis sends nothing of the
+ * attribute there): in RESP2 it writes nothing, and the caller skips the
+ * attribute's elements too. */
+void resp_add_attribute_len(struct resp_out *o, size_t n);
 /* RESP3 ,<d> ; RESP2 bulk. Text as resp_format_double(). */
 void resp_add_double(struct resp_out *o, double d);
 /* RESP3 #t/#f ; RESP2 :1/:0 */

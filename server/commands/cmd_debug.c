@@ -2,9 +2,12 @@
  * cmd_debug.c - DEBUG: DIGEST and DIGEST-VALUE (a fingerprint of the whole
  * dataset or of single values, for checking that a replica, a reloaded
  * snapshot or a replayed log holds what the original held), RELOAD (save
- * the snapshot and load it back), OBJECT (a key's low-level line), SLEEP
- * and HELP. Who may run DEBUG at all is the dispatcher's business
- * (enable-debug-command, CMD_PROTECTED).
+ * the snapshot and load it back), OBJECT (a key's low-level line), SLEEP,
+ * SET-ACTIVE-EXPIRE and HELP, and the dispatch to the test tooling's
+ * subcommands (debug_tools.c). Who may run DEBUG at all is the dispatcher's
+ * business (enable-debug-command, CMD_PROTECTED). Redis's subcommands rbkv
+ * has not (crashes, jemalloc, SDS and hash-table internals, LOADAOF, ...)
+ * get Redis's answer to an unknown one.
  *
  * Owns no state. The digest is built as Redis 7.0's (debug.c): SHA-1 mixes,
  * where mixing bytes into a digest is digest = SHA1(digest ^ SHA1(bytes)), so
@@ -28,6 +31,7 @@
 #include "bgsave.h"
 #include "cmd_object.h"
 #include "command.h"
+#include "debug_tools.h"
 #include "evict.h"
 #include "functions.h"
 #include "keyaccess.h"
@@ -352,12 +356,28 @@ static void debug_set_active_expire(struct client *c)
 static void debug_help(struct client *c)
 {
     static const char *const help[] = {
+        "CHANGE-REPL-ID",
+        "    Change the replication IDs of the instance.",
+        "    Dangerous: should be used only for testing the replication subsystem.",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "JMAP",
+        "    Accepted and ignored (there is no Java heap to dump).",
+        "LISTPACK <key>",
+        "    Show low level info about the listpack encoding of <key>.",
         "OBJECT <key>",
         "    Show low level info about `key` and associated value.",
+        "POPULATE <count> [<prefix>] [<size>]",
+        "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+        "    it is used instead of the 'key' prefix. These are not propagated to",
+        "    replicas. Cluster slots are not respected so keys not belonging to the",
+        "    current node can be created in cluster mode.",
+        "PROTOCOL <type>",
+        "    Reply with a test value of the specified type. <type> can be: string,",
+        "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+        "    true, false.",
         "RELOAD [option ...]",
         "    Save the snapshot on disk and reload it back to memory. Valid <option> values:",
         "    * MERGE: conflicting keys will be loaded from the snapshot.",
@@ -368,8 +388,13 @@ static void debug_help(struct client *c)
         "    Setting it to 0 disables expiring keys in background when they are not",
         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
         "    default.",
+        "QUICKLIST-PACKED-THRESHOLD <size>",
+        "    Checked as Redis checks it (1 to just under 4gb, 0 for the default), then",
+        "    ignored: a list element too big for a chunk always gets a chunk alone.",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
+        "STRINGMATCH-TEST",
+        "    Run a fuzz tester against the glob-style pattern matcher.",
     };
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
@@ -391,6 +416,20 @@ static void cmd_debug(struct client *c)
         debug_object(c);
     else if (arg_is(sub, "SET-ACTIVE-EXPIRE") && c->argc == 3)
         debug_set_active_expire(c);
+    else if (arg_is(sub, "POPULATE") && c->argc >= 3 && c->argc <= 5)
+        debug_populate(c);
+    else if (arg_is(sub, "PROTOCOL") && c->argc == 3)
+        debug_protocol(c);
+    else if (arg_is(sub, "CHANGE-REPL-ID") && c->argc == 2)
+        debug_change_repl_id(c);
+    else if (arg_is(sub, "STRINGMATCH-TEST") && c->argc == 2)
+        debug_stringmatch_test(c);
+    else if (arg_is(sub, "QUICKLIST-PACKED-THRESHOLD") && c->argc == 3)
+        debug_quicklist_packed_threshold(c);
+    else if (arg_is(sub, "LISTPACK") && c->argc == 3)
+        debug_listpack(c);
+    else if (arg_is(sub, "JMAP") && c->argc == 2)
+        reply_ok(c); /* as the issue asks; Redis 7.0 has no JMAP (docs/commands.md) */
     else
         reply_subcommand_syntax(c, "DEBUG");
 }

@@ -323,12 +323,10 @@ static const struct config_def defs[] = {
     /* Keyspace notifications (notify.h): Redis's letters. */
     {.name = "notify-keyspace-events", .type = CONFIG_SPECIAL, FIELD(notify_keyspace_events),
      .default_value = "", .set = set_notify, .get = get_notify},
-    /* Who may run DEBUG. Redis 7.0's default is "no"; rbkv's is "local", so
-     * the tests and an operator on the host can use it (issue #21). Only at
-     * start, as in Redis. */
+    /* Who may run DEBUG: nobody by default, as Redis 7.0 (issue 37); the
+     * tests start servers with "local". Only at start, as in Redis. */
     {.name = "enable-debug-command", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,
-     FIELD(enable_debug_command), .enum_names = protected_names, .default_value = "local",
-     .note = "default `local` (Redis: `no`)"},
+     FIELD(enable_debug_command), .enum_names = protected_names, .default_value = "no"},
     /* Encodings of hashes and sets (omap.h), Redis 7's names and defaults;
      * set-max-listpack-* are Redis 7.2's. */
     {.name = "hash-max-listpack-entries", .alias = "hash-max-ziplist-entries", .type = CONFIG_INT,

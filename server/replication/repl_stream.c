@@ -57,10 +57,7 @@ static void flush_cb(uv_check_t *h)
 
 void repl_stream_init(void)
 {
-    repl_random_hex(repl.replid);
-    memset(repl.replid2, '0', 40);
-    repl.replid2[40] = '\0';
-    repl.second_offset = -1;
+    repl_change_replid();
     repl.no_peers_since_ms = (int64_t)uv_now(server.loop);
     feed_init(&stream);
     uv_check_init(server.loop, &flush_check);
@@ -84,6 +81,13 @@ void repl_shift_replid(void)
     repl_random_hex(repl.replid);
 }
 
+void repl_change_replid(void)
+{
+    repl_random_hex(repl.replid);
+    memset(repl.replid2, '0', 40);
+    repl.second_offset = -1;
+}
+
 void repl_adopt(const char *id, long long offset)
 {
     memcpy(repl.replid, id, 40);
@@ -105,9 +109,7 @@ struct backlog *repl_backlog(void)
 
 void repl_free_backlog(void)
 {
-    repl_random_hex(repl.replid);
-    memset(repl.replid2, '0', 40);
-    repl.second_offset = -1;
+    repl_change_replid();
     backlog_free(repl.backlog);
     repl.backlog = NULL;
 }

@@ -79,6 +79,10 @@ void repl_random_hex(char *out);
 /* A new replication ID with the old one as replid2, valid up to this offset
  * (a replica promoted, or a primary turned replica: Redis's shiftReplicationId). */
 void repl_shift_replid(void);
+/* A new random replication ID and none as replid2, keeping the offset and
+ * the backlog (DEBUG CHANGE-REPL-ID: Redis's changeReplicationId and
+ * clearReplicationId2), so no replica can continue on either old ID. */
+void repl_change_replid(void);
 /* Takes id (40 chars) and offset as our own, forgetting replid2 (after a
  * full sync from a primary). */
 void repl_adopt(const char *id, long long offset);

@@ -766,9 +766,19 @@ int h_finish(void)
     return failed ? 1 : 0;
 }
 
+int h_bare_start;
+
+static int names_flag(const char *const *flags, const char *name)
+{
+    for (int i = 0; flags && flags[i]; i++)
+        if (!strcmp(flags[i], name))
+            return 1;
+    return 0;
+}
+
 static pid_t spawn(struct h_server *s, const char *const *flags)
 {
-    const char *args[MAX_WRAPPER_WORDS + MAX_FLAGS + 8];
+    const char *args[MAX_WRAPPER_WORDS + MAX_FLAGS + 10];
     char port[16];
     int n = 0;
     snprintf(port, sizeof(port), "%d", s->port);
@@ -786,7 +796,15 @@ static pid_t spawn(struct h_server *s, const char *const *flags)
         args[n++] = "--appendonly";
         args[n++] = "no";
     }
-    for (int i = 0; flags && flags[i] && n < wrapper_words + MAX_FLAGS + 7; i++)
+    /* DEBUG is refused by default (enable-debug-command no, as Redis 7.0);
+     * the tests use it as Redis's own suite does, so the binary under test
+     * gets local unless the test names the setting or asks for a bare
+     * start. A reference started by h_start_reference gets its flags. */
+    if (!s->bin && !h_bare_start && !names_flag(flags, "--enable-debug-command")) {
+        args[n++] = "--enable-debug-command";
+        args[n++] = "local";
+    }
+    for (int i = 0; flags && flags[i] && n < wrapper_words + MAX_FLAGS + 9; i++)
         args[n++] = flags[i];
     args[n] = NULL;
 

@@ -102,6 +102,12 @@ int h_start_comparison(struct h_server *ref);
  * the server's first argument; h_restart gives it again, as CONFIG REWRITE
  * left it. */
 int h_start_config(struct h_server *s, const char *text, const char *const *flags);
+/* When set, the binary under test starts with only the port and the test's
+ * flags: without the "--enable-debug-command local" every other start gets
+ * (rbkv's default, as Redis 7.0's, is no), to see the defaults themselves.
+ * A test that sets it clears it after the start. */
+extern int h_bare_start;
+
 /* Starts the server again in s's dir, after it stopped (h_stop, SHUTDOWN,
  * SIGKILL and h_wait_exit): files it left there, such as a snapshot, are
  * still there. A new port; otherwise as h_start. */

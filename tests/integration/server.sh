@@ -5,7 +5,8 @@
 #   server_stop                          # 0 when the server exited 0 within STOP_SECONDS
 # An EXIT trap kills a server still running and removes its temp dir (kept, with server.log,
 # when the script fails). Passing Debian's redis-server as SERVER_BIN works too: it then gets
-# --save "" --appendonly no, which is how transcripts' expected outputs are made.
+# --save "" --appendonly no, which is how transcripts' expected outputs are made. Both get
+# --enable-debug-command local unless the flags name it.
 # As in harness.c, $RBKV_SERVER_WRAPPER (words split at spaces) is a command the server runs under,
 # e.g. valgrind, whose errors then fail server_stop; $RBKV_TEST_SLOW multiplies the waits.
 
@@ -47,6 +48,9 @@ server_start() {
   local extra=() wrapper=()
   read -r -a wrapper <<<"${RBKV_SERVER_WRAPPER:-}"
   [ "$(basename "$bin")" = redis-server ] && extra=(--save "" --appendonly no)
+  # DEBUG is refused by default (as Redis 7.0); the tests use it as harness.c lets them: local,
+  # unless the test names the setting itself.
+  [[ " $* " == *" --enable-debug-command "* ]] || extra+=(--enable-debug-command local)
   SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-it-XXXXXX") || return 1
   for ((attempt = 0; attempt < START_ATTEMPTS; attempt++)); do
     SERVER_PORT=$(free_port)

@@ -1,6 +1,13 @@
 /*
  * test_debug.c - end-to-end tests of DEBUG (DIGEST, DIGEST-VALUE, SLEEP,
- * HELP, its errors) and of CLIENT LIST / CLIENT KILL by TYPE.
+ * HELP, its errors; POPULATE, PROTOCOL, CHANGE-REPL-ID, STRINGMATCH-TEST,
+ * QUICKLIST-PACKED-THRESHOLD, LISTPACK, JMAP) and of CLIENT LIST / CLIENT
+ * KILL by TYPE.
+ *
+ * The tooling subcommands are compared with redis-server 7.0.15 reply by
+ * reply, byte for byte, in RESP2 and RESP3 (skipped without one on PATH):
+ * every PROTOCOL type, what POPULATE writes (names, values, padding, keys
+ * it skips, WATCH it breaks) and every error text.
  *
  * The digest's promises: zeros for an empty dataset; equal datasets give
  * equal digests whatever order they were written in (two servers, opposite
@@ -262,6 +269,160 @@ static void test_debug_misc(void)
     h_close(&s, c);
 }
 
+/* Compared line by line with Redis in RESP2 (hiredis, byte-equal
+ * replies): what POPULATE writes and skips, and the errors. */
+static const char *const tools_lines[] = {
+    "DEBUG POPULATE 10",
+    "DBSIZE",
+    "GET key:3",
+    "GET key:9",
+    "EXISTS key:10",
+    "SET key:5 mine",
+    "DEBUG POPULATE 12",
+    "GET key:5",
+    "GET key:11",
+    "DBSIZE",
+    "DEBUG POPULATE 3 p 12",
+    "GET p:1",
+    "STRLEN p:2",
+    "DEBUG POPULATE 4 q 3",
+    "GET q:3",
+    "DEBUG POPULATE 2 r 0",
+    "GET r:1",
+    "DEBUG populate 0",
+    "DEBUG POPULATE -1",
+    "DEBUG POPULATE x",
+    "DEBUG POPULATE 2 s -1",
+    "DEBUG POPULATE 2 s x",
+    "EXISTS s:0",
+    "DEBUG POPULATE",
+    "DEBUG POPULATE 1 a 2 b",
+    "WATCH w:0",
+    "DEBUG POPULATE 1 w",
+    "MULTI",
+    "PING",
+    "EXEC",
+    "DEBUG PROTOCOL string",
+    "DEBUG PROTOCOL integer",
+    "DEBUG PROTOCOL double",
+    "DEBUG PROTOCOL bignum",
+    "DEBUG PROTOCOL null",
+    "DEBUG PROTOCOL array",
+    "DEBUG PROTOCOL set",
+    "DEBUG PROTOCOL map",
+    "DEBUG PROTOCOL attrib",
+    "DEBUG PROTOCOL push",
+    "DEBUG PROTOCOL verbatim",
+    "DEBUG PROTOCOL TRUE",
+    "DEBUG PROTOCOL false",
+    "DEBUG PROTOCOL nope",
+    "DEBUG PROTOCOL",
+    "DEBUG CHANGE-REPL-ID",
+    "DEBUG CHANGE-REPL-ID x",
+    "DEBUG STRINGMATCH-TEST x",
+    "DEBUG STRINGMATCH-LEN",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD 0",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD 1",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD 100mb",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD 4293918720",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD 4293918721",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD 5gb",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD -1",
+    "DEBUG QUICKLIST-PACKED-THRESHOLD abc",
+    "HSET h f v",
+    "SADD st a b",
+    "RPUSH l a",
+    "SET str v",
+    "DEBUG LISTPACK h",
+    "DEBUG LISTPACK st",
+    "DEBUG LISTPACK l",
+    "DEBUG LISTPACK str",
+    "DEBUG LISTPACK nokey",
+    "DEBUG LISTPACK",
+    "DEBUG SDSLEN",
+    "DEBUG HTSTATS",
+};
+
+/* Every PROTOCOL type in RESP3, on raw connections: pushes and attributes
+ * are followed by a real reply, read as the next one. */
+static const char *const protocol_resp3[] = {
+    "DEBUG PROTOCOL string", "DEBUG PROTOCOL integer", "DEBUG PROTOCOL double",
+    "DEBUG PROTOCOL bignum", "DEBUG PROTOCOL null",    "DEBUG PROTOCOL array",
+    "DEBUG PROTOCOL set",    "DEBUG PROTOCOL map",     "DEBUG PROTOCOL attrib",
+    "PING",                  "DEBUG PROTOCOL push",    "PING",
+    "DEBUG PROTOCOL verbatim", "DEBUG PROTOCOL true",  "DEBUG PROTOCOL false",
+    "DEBUG PROTOCOL nope",   "PING",
+};
+
+static void test_debug_tools_vs_redis(void)
+{
+    struct h_server s, ref;
+    if (h_is_reference()) {
+        printf("running against redis-server itself: nothing to compare with\n");
+        return;
+    }
+    int rc = h_start_reference(&ref, H_FLAGS("--enable-debug-command", "yes"));
+    if (rc == 1)
+        printf("no redis-server on PATH: the comparisons with Redis are skipped\n");
+    if (rc != 0)
+        return;
+    redisContext *c = h_open(&s, NULL);
+    redisContext *r = h_connect(&ref);
+    if (c && r) {
+        H_SAME_LINES(c, r, tools_lines);
+        H_SAME_LINES_RESP3(&s, &ref, protocol_resp3);
+    }
+    redisFree(r);
+    h_stop(&ref);
+    h_clean_dir(&ref);
+    if (c)
+        h_close(&s, c);
+}
+
+/* What is not compared: the new replication ID, JMAP (which Redis 7.0
+ * refuses), HELP's lines, STRINGMATCH-TEST, a prefix cut where Redis cuts
+ * it (longer than a test line's word), the size rbkv refuses. */
+static void test_debug_tools(void)
+{
+    struct h_server s;
+    redisContext *c = h_open(&s, NULL);
+    if (!c)
+        return;
+    char before[64], after[64], second[64];
+    redisReply *r = H_CALL(c, "INFO", "replication");
+    int ok = r && r->type == REDIS_REPLY_STRING &&
+             h_info_field(r->str, "master_replid", before, sizeof(before)) == 0;
+    freeReplyObject(r);
+    EXPECT_OK(c, "DEBUG", "CHANGE-REPL-ID");
+    r = H_CALL(c, "INFO", "replication");
+    ok = ok && r && r->type == REDIS_REPLY_STRING &&
+         h_info_field(r->str, "master_replid", after, sizeof(after)) == 0 &&
+         h_info_field(r->str, "master_replid2", second, sizeof(second)) == 0;
+    freeReplyObject(r);
+    CHECK(ok, "INFO replication without master_replid / master_replid2");
+    if (ok) {
+        CHECK(strlen(after) == 40 && strcmp(before, after) != 0,
+              "DEBUG CHANGE-REPL-ID kept the ID %s (now %s)", before, after);
+        CHECK(strcmp(second, "0000000000000000000000000000000000000000") == 0,
+              "master_replid2 after CHANGE-REPL-ID: %s", second);
+    }
+    EXPECT_OK(c, "DEBUG", "JMAP");
+    /* Redis's text; its own run takes seconds, so it is not compared. */
+    EXPECT_STATUS(c, "Apparently Redis did not crash: test passed", "DEBUG", "STRINGMATCH-TEST");
+    EXPECT_MATCH(c, "*+POPULATE <count> *+PROTOCOL <type>*+STRINGMATCH-TEST*", "DEBUG", "HELP");
+
+    /* Redis writes "prefix:N" into 128 bytes: a long prefix is cut there. */
+    char prefix[200];
+    memset(prefix, 'x', sizeof(prefix) - 1);
+    prefix[sizeof(prefix) - 1] = '\0';
+    EXPECT_OK(c, "DEBUG", "POPULATE", "1", prefix);
+    EXPECT_INT(c, 1, "EXISTS", prefix + (sizeof(prefix) - 1 - 127));
+    EXPECT_INT(c, 1, "DBSIZE");
+    EXPECT_ERR(c, "ERR DEBUG POPULATE size is larger than proto-max-bulk-len", "DEBUG",
+               "POPULATE", "1", "k", "100000000000");
+    h_close(&s, c);
+}
+
 static void test_client_type(void)
 {
     struct h_server s;
@@ -310,6 +471,8 @@ int main(int argc, char **argv)
     H_RUN(test_digest_maps);
     H_RUN(test_digest_maps_commands);
     H_RUN(test_debug_misc);
+    H_RUN(test_debug_tools_vs_redis);
+    H_RUN(test_debug_tools);
     H_RUN(test_client_type);
     return h_finish();
 }

@@ -3,7 +3,9 @@
  * logged, argument capping and redaction, the length cap, RESET), LATENCY
  * (a deliberately slow DEBUG SLEEP in LATEST, HISTORY, GRAPH and DOCTOR;
  * RESET; HISTOGRAM's shape in RESP2 and RESP3), INFO latencystats,
- * errorstats and cpu, and CONFIG RESETSTAT.
+ * errorstats and cpu, CONFIG RESETSTAT, and LOLWUT (the version line;
+ * VERSION 5's Schotter byte for byte where Redis's is not random, else its
+ * shape; VERSION 6's skyline, random, by its shape).
  *
  * Where redis-server is installed, the help texts, the error replies and
  * the error counters after the same failing requests are compared with
@@ -476,6 +478,164 @@ static void lolwut_resp3(const struct h_server *s, redisContext *c)
     h_raw_close(&raw);
 }
 
+/* c's reply to LOLWUT VERSION 5 or 6 args, its closing "Redis ver.
+ * <INFO's redis_version>\n" checked and cut off; NULL after a failure. The
+ * caller frees it. */
+static char *art_reply(redisContext *c, int argc, const char *const *argv, size_t *len)
+{
+    char text[8192], version[64] = "", tail[128];
+    info(c, "server", text, sizeof(text));
+    h_info_field(text, "redis_version", version, sizeof(version));
+    int tlen = snprintf(tail, sizeof(tail), "Redis ver. %s\n", version);
+    redisReply *r = h_command(c, argc, argv, NULL);
+    char *art = NULL;
+    if (CHECK(r && r->type == REDIS_REPLY_STRING && r->len >= (size_t)tlen &&
+                  !memcmp(r->str + r->len - (size_t)tlen, tail, (size_t)tlen),
+              "LOLWUT VERSION 5: no '%s' at the end", tail)) {
+        *len = r->len - (size_t)tlen;
+        art = malloc(*len + 1);
+        memcpy(art, r->str, *len);
+        art[*len] = '\0';
+    }
+    freeReplyObject(r);
+    return art;
+}
+
+/* How many lines text has, and whether each of a's is as long as b's. */
+static int same_line_lengths(const char *a, const char *b)
+{
+    for (;;) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        if (!ea || !eb)
+            return !ea && !eb && strlen(a) == strlen(b);
+        if (ea - a != eb - b)
+            return 0;
+        a = ea + 1;
+        b = eb + 1;
+    }
+}
+
+/* LOLWUT VERSION 5 (Schotter) beside Redis: with two rows or fewer nothing
+ * is random, and the picture and its line are Redis's to the byte (but the
+ * version each names); with more rows the squares shake at random, in Redis
+ * too, so only the shape is compared: the same lines, each as long. */
+static void test_lolwut_schotter(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c || !r) {
+        if (!r)
+            printf("  (no reference: Schotter is not compared)\n");
+        goto out;
+    }
+    static const char *const fixed[][3] = {
+        {"66", "8", "2"}, {"1", "1", "1"}, {"0", "-5", "0"}, {"20", "3", "1"},
+        {"1000", "200", "2"}, {"7", "3", "2"}, {"100", "1", "2"}, {"2", "1", "1"},
+        {"3", "1", "1"}, {"999999", "999999", "1"}, {"33", "5", "2"},
+    };
+    static const char *const shaken[][3] = {{"66", "8", "12"}, {"40", "3", "7"}, {"200", "50", "200"}};
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + sizeof(shaken) / sizeof(shaken[0]);
+         i++) {
+        int is_fixed = i < sizeof(fixed) / sizeof(fixed[0]);
+        const char *const *a = is_fixed ? fixed[i] : shaken[i - sizeof(fixed) / sizeof(fixed[0])];
+        const char *argv[] = {"LOLWUT", "VERSION", "5", a[0], a[1], a[2]};
+        size_t la = 0, lb = 0;
+        char *mine = art_reply(c, 6, argv, &la), *theirs = art_reply(r, 6, argv, &lb);
+        if (mine && theirs) {
+            if (is_fixed)
+                CHECK(la == lb && !memcmp(mine, theirs, la),
+                      "LOLWUT VERSION 5 %s %s %s: %zu bytes, Redis %zu, not the same", a[0], a[1],
+                      a[2], la, lb);
+            else
+                CHECK(same_line_lengths(mine, theirs),
+                      "LOLWUT VERSION 5 %s %s %s: not Redis's shape", a[0], a[1], a[2]);
+        }
+        free(mine);
+        free(theirs);
+    }
+    /* The defaults (66 columns, 8 squares, 12 rows): the shape again. */
+    const char *argv[] = {"LOLWUT", "VERSION", "5"};
+    size_t la = 0, lb = 0;
+    char *mine = art_reply(c, 3, argv, &la), *theirs = art_reply(r, 3, argv, &lb);
+    if (mine && theirs)
+        CHECK(same_line_lengths(mine, theirs), "LOLWUT VERSION 5: not Redis's shape");
+    free(mine);
+    free(theirs);
+out:
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
+/* text with each of the skyline's four cells (a grey's escape, a space,
+ * the reset) written as its grey's digit, and 'X' for anything else that
+ * starts with an escape: what is left is the picture's shape and lines. */
+static void skyline_shape(char *text)
+{
+    static const char *const cell[4] = {"\033[0;30;40m \033[0m", "\033[0;90;100m \033[0m",
+                                        "\033[0;37;47m \033[0m", "\033[0;97;107m \033[0m"};
+    char *out = text;
+    for (const char *p = text; *p;) {
+        int k = 0;
+        while (k < 4 && strncmp(p, cell[k], strlen(cell[k])) != 0)
+            k++;
+        if (k < 4) {
+            *out++ = (char)('0' + k);
+            p += strlen(cell[k]);
+        } else {
+            *out++ = *p == '\033' ? 'X' : *p;
+            p++;
+        }
+    }
+    *out = '\0';
+}
+
+/* Whether a and b (shapes) have the same lines, each as long, and no 'X'. */
+static int same_skyline(const char *a, const char *b)
+{
+    return !strchr(a, 'X') && !strchr(b, 'X') && same_line_lengths(a, b);
+}
+
+/* LOLWUT VERSION 6 (the skyline) beside Redis: random in both, so the
+ * shape is compared: lines, cells a line, each cell one of Redis's four
+ * greys, the two closing lines. */
+static void test_lolwut_skyline(void)
+{
+    redisContext *c = h_connect_flushed(&srv), *r = ref_connect();
+    if (!c || !r)
+        goto out;
+    static const char *const args[][2] = {
+        {NULL, NULL}, {"1", NULL}, {"1", "1"}, {"13", "7"}, {"0", "-3"}, {"2000", "3"}, {"40", "60"},
+    };
+    for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+        const char *argv[] = {"LOLWUT", "VERSION", "6", args[i][0], args[i][1]};
+        int argc = 3 + (args[i][0] != NULL) + (args[i][1] != NULL);
+        size_t la = 0, lb = 0;
+        char *mine = art_reply(c, argc, argv, &la), *theirs = art_reply(r, argc, argv, &lb);
+        if (mine && theirs) {
+            skyline_shape(mine);
+            skyline_shape(theirs);
+            CHECK(same_skyline(mine, theirs), "LOLWUT VERSION 6 %s %s: not Redis's shape",
+                  args[i][0] ? args[i][0] : "", args[i][1] ? args[i][1] : "");
+            const char *dedication = "\nDedicated to the 8 bit game developers of past and "
+                                     "present.\nOriginal 8 bit image from Plaguemon by hikikomori. ";
+            size_t dl = strlen(dedication);
+            CHECK(la >= dl && strlen(mine) >= dl &&
+                      !strcmp(mine + strlen(mine) - dl, dedication),
+                  "LOLWUT VERSION 6: the closing lines");
+        }
+        free(mine);
+        free(theirs);
+    }
+    EXPECT_ERR(c, "ERR value is not an integer or out of range", "LOLWUT", "VERSION", "6", "1",
+               "x");
+out:
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
 /* LOLWUT as Redis 7.0.15: the version line for every version but the art
  * ones (5 and 6, picked by the low 32 bits), and Redis's errors, the art
  * versions' own arguments too. */
@@ -505,9 +665,8 @@ static void test_lolwut_like_redis(void)
     SAME(c, r, "LOLWUT", "VERSION", "4294967301", "x");
     SAME(c, r, "COMMAND", "INFO", "lolwut");
     if (!h_is_reference()) {
-        /* rbkv draws no art: the art versions answer the line. */
-        EXPECT_LOLWUT_LINE(c, "LOLWUT", "VERSION", "5", "1", "1", "1", "x");
-        EXPECT_LOLWUT_LINE(c, "LOLWUT", "VERSION", "6");
+        EXPECT_ERR(c, "ERR LOLWUT picture too large: use fewer columns or rows", "LOLWUT",
+                   "VERSION", "5", "1000", "1", "200");
     }
     /* RESP3: a verbatim text, "txt", on both. */
     lolwut_resp3(&srv, c);
@@ -537,6 +696,8 @@ int main(int argc, char **argv)
     H_RUN(test_module_like_redis);
     H_RUN(test_module_allowed);
     H_RUN(test_lolwut_like_redis);
+    H_RUN(test_lolwut_schotter);
+    H_RUN(test_lolwut_skyline);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);

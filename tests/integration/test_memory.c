@@ -336,10 +336,21 @@ static void test_enable_debug_command(void)
 {
     struct h_server s;
     char ip[64];
-    redisContext *c = h_open(&s, H_FLAGS("--unixsocket", "rbkv.sock"));
+    /* The default, as Redis 7.0's: no (the harness starts every other
+     * server with local). */
+    h_bare_start = 1;
+    redisContext *c = h_open(&s, NULL);
+    h_bare_start = 0;
     if (!c)
         return;
-    /* The default, local: loopback and the unix socket. */
+    EXPECT_REPLY(c, "['enable-debug-command', 'no']", "CONFIG", "GET", "enable-debug-command");
+    EXPECT_ERR(c, DEBUG_REFUSED, "DEBUG", "DIGEST");
+    h_close(&s, c);
+
+    /* local: loopback and the unix socket. */
+    c = h_open(&s, H_FLAGS("--enable-debug-command", "local", "--unixsocket", "rbkv.sock"));
+    if (!c)
+        return;
     EXPECT_REPLY(c, "['enable-debug-command', 'local']", "CONFIG", "GET", "enable-debug-command");
     EXPECT_STATUS(c, H_DIGEST_ZEROS, "DEBUG", "DIGEST");
     redisContext *u = unix_client(&s);

@@ -193,7 +193,7 @@ static void test_defaults(void)
         {"min-replicas-to-write", "0"},
         {"min-replicas-max-lag", "10"},
         {"notify-keyspace-events", ""},
-        {"enable-debug-command", "local"},
+        {"enable-debug-command", "no"},
         {"hash-max-listpack-entries", "128"},
         {"hash-max-listpack-value", "64"},
         {"set-max-intset-entries", "512"},

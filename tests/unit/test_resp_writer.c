@@ -60,7 +60,8 @@ static int drained_is(struct resp_out *o, const char *want, size_t want_len)
 
 enum op {
     OP_SIMPLE, OP_ERROR, OP_ERRORF, OP_INT, OP_BULK, OP_BULK_CSTR, OP_BULK_NULL, OP_BULK_LL, OP_NULL,
-    OP_NULL_ARRAY, OP_ARRAY, OP_MAP, OP_SET, OP_PUSH, OP_DOUBLE, OP_BOOL, OP_BIGNUM, OP_VERBATIM,
+    OP_NULL_ARRAY, OP_ARRAY, OP_MAP, OP_SET, OP_PUSH, OP_ATTRIBUTE, OP_DOUBLE, OP_BOOL, OP_BIGNUM,
+    OP_VERBATIM,
     OP_RAW, OP_COMMAND,
 };
 
@@ -89,6 +90,7 @@ static void apply(struct resp_out *o, const struct wcase *c)
     case OP_MAP: resp_add_map_len(o, (size_t)c->n); break;
     case OP_SET: resp_add_set_len(o, (size_t)c->n); break;
     case OP_PUSH: resp_add_push_len(o, (size_t)c->n); break;
+    case OP_ATTRIBUTE: resp_add_attribute_len(o, (size_t)c->n); break;
     case OP_DOUBLE: resp_add_double(o, c->d); break;
     case OP_BOOL: resp_add_bool(o, (int)c->n); break;
     case OP_BIGNUM: resp_add_bignum(o, c->s, strlen(c->s)); break;
@@ -130,6 +132,7 @@ static const struct wcase wcases[] = {
     { OP_MAP, NULL, 0, 0, "*0\r\n", "%0\r\n" },
     { OP_SET, NULL, 5, 0, "*5\r\n", "~5\r\n" },
     { OP_PUSH, NULL, 3, 0, "*3\r\n", ">3\r\n" },
+    { OP_ATTRIBUTE, NULL, 1, 0, "", "|1\r\n" }, /* RESP2: nothing */
     { OP_DOUBLE, NULL, 0, 1.5, "$3\r\n1.5\r\n", ",1.5\r\n" },
     { OP_DOUBLE, NULL, 0, 3, "$1\r\n3\r\n", ",3\r\n" },
     { OP_DOUBLE, NULL, 0, INFINITY, "$3\r\ninf\r\n", ",inf\r\n" },
