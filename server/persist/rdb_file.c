@@ -221,6 +221,8 @@ static int pending_commit(struct loader *l)
     if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
         log_notice("Loading %s: %lld keys, %zu of %zu bytes", l->name, l->keys, l->in.pos,
                    l->in.len);
+    if (l->keys % SNAP_PROGRESS_EVERY == 0)
+        snap_progress(0, l->keys, l->in.pos, l->in.len);
     pending_drop(k);
     return 0;
 }
@@ -400,6 +402,8 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
         }
     }
     xfree(l.bulks);
+    if (rc == 0)
+        snap_progress(0, l.keys, len, len);
     return rc < 0 ? -1 : l.keys;
 }
 
@@ -445,6 +449,7 @@ long long rdb_file_load(struct keyspace *ks, const char *path, const struct rdb_
 
 struct writer {
     int fd;
+    long long keys, total; /* written, and to write (for progress) */
     struct rdb_out o;
     uint64_t crc;
     char *err;
@@ -520,6 +525,8 @@ static int write_db(struct writer *w, struct rdb_out *scratch, const struct db *
             continue;
         if (write_key(w, scratch, e) < 0)
             return -1;
+        if (++w->keys % SNAP_PROGRESS_EVERY == 0)
+            snap_progress(1, w->keys, (unsigned long long)w->keys, (unsigned long long)w->total);
     }
     return 0;
 }
@@ -547,8 +554,12 @@ int rdb_file_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *e
         rdb_out_string(&w.o, code, clen);
     }
     int rc = 0;
+    for (int i = 0; i < ks->count; i++)
+        w.total += (long long)ks_count(&ks->dbs[i]);
     for (int i = 0; i < ks->count && rc == 0; i++)
         rc = write_db(&w, &scratch, &ks->dbs[i], now_ms);
+    if (rc == 0)
+        snap_progress(1, w.keys, (unsigned long long)w.total, (unsigned long long)w.total);
     if (rc == 0) {
         rdb_out_byte(&w.o, RDB_OPCODE_EOF);
         rc = flush(&w);
