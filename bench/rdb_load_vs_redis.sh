@@ -9,7 +9,8 @@
 # keeps them as listpacks and intsets, which rbkv converts as it loads), and
 # SAVE. Then each server starts on a copy of it until it answers PING (both
 # load before they serve), alternately, RUNS times (default 3); each run's
-# ratio rbkv / redis is printed (below 1.0: rbkv loads faster), then the range.
+# ratio rbkv / redis is printed (below 1.0: rbkv loads faster), for the wall
+# time and for the CPU time each server used until then, then the ranges.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 KEYS=1000000
@@ -52,10 +53,12 @@ cp "$FILE" "$WORK/rbkv/dump.rdb"
 cp "$FILE" "$WORK/redis/dump.rdb"
 echo "file: $(stat -c %s "$FILE") bytes"
 
-# load NAME: starts NAME on its copy, prints the seconds until PING answers
-# and the keys it then holds.
+# load NAME: starts NAME on its copy, prints the seconds until PING answers,
+# the CPU seconds (user + system) the server had used by then, and the keys
+# it then holds. The CPU time is the steadier figure on a shared machine,
+# where the wall time mostly measures waiting for a core.
 load() {
-  local port t0 t1
+  local port t0 t1 pid cpu
   port=$(free_port)
   t0=$(now)
   if [ "$1" = rbkv ]; then
@@ -65,26 +68,36 @@ load() {
     redis-server --port "$port" --dir "$WORK/redis" --save '' --appendonly no \
       --loglevel warning >/dev/null &
   fi
-  BENCH_PIDS+=($!)
-  until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do sleep 0.01; done
+  pid=$!
+  BENCH_PIDS+=($pid)
+  until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
+    # Both bind only after loading: another process may take the port first.
+    kill -0 "$pid" 2>/dev/null || { echo "$1 exited before answering on port $port" >&2; exit 1; }
+    sleep 0.01
+  done
   t1=$(now)
+  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$pid/stat")
   local n
   n=$(redis-cli -p "$port" dbsize)
   redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
-  wait "${BENCH_PIDS[-1]}" 2>/dev/null || true
-  echo "$(elapsed "$t0" "$t1") $n"
+  wait "$pid" 2>/dev/null || true
+  echo "$(elapsed "$t0" "$t1") $cpu $n"
 }
 
-printf '%-4s %9s %9s %7s\n' run "rbkv s" "redis s" ratio
+printf '%-4s %9s %9s %7s %10s %10s %7s\n' run "rbkv s" "redis s" ratio "rbkv cpu" "redis cpu" ratio
 ratios=()
+cratios=()
 for i in $(seq "$RUNS"); do
   # Alternate which one goes first, so neither always finds the file cached.
-  if [ $((i % 2)) = 1 ]; then read -r a na < <(load rbkv); read -r b nb < <(load redis)
-  else read -r b nb < <(load redis); read -r a na < <(load rbkv); fi
-  [ "$na" = "$nb" ] || { echo "rbkv loaded $na keys, redis-server $nb" >&2; exit 1; }
+  if [ $((i % 2)) = 1 ]; then read -r a ca na < <(load rbkv); read -r b cb nb < <(load redis)
+  else read -r b cb nb < <(load redis); read -r a ca na < <(load rbkv); fi
+  [ -n "$na" ] && [ "$na" = "$nb" ] || { echo "rbkv loaded '$na' keys, redis-server '$nb'" >&2; exit 1; }
   r=$(ratio "$a" "$b")
+  c=$(ratio "$ca" "$cb")
   ratios+=("$r")
-  printf '%-4s %9s %9s %7s\n' "$i" "$a" "$b" "$r"
+  cratios+=("$c")
+  printf '%-4s %9s %9s %7s %10s %10s %7s\n' "$i" "$a" "$b" "$r" "$ca" "$cb" "$c"
 done
-printf 'keys %s, ratio rbkv/redis from %s to %s\n' "$na" \
-  "$(printf '%s\n' "${ratios[@]}" | sort -n | head -1)" "$(printf '%s\n' "${ratios[@]}" | sort -n | tail -1)"
+range() { printf '%s to %s' "$(printf '%s\n' "$@" | sort -n | head -1)" "$(printf '%s\n' "$@" | sort -n | tail -1)"; }
+printf 'keys %s, ratio rbkv/redis: wall %s, cpu %s\n' "$na" "$(range "${ratios[@]}")" \
+  "$(range "${cratios[@]}")"

@@ -6,7 +6,9 @@
  *             entry formats of range, prefix and dump;
  *   escape.c  the tsv and json escaping of binary strings, and its reverse;
  *   range.c   range, prefix, count and dump: paging through KRANGE;
- *   load.c    load: tsv or RESP input, pipelined.
+ *   load.c    load: tsv or RESP input, pipelined;
+ *   convert.c convert: an RDB file to an rbkv snapshot or back, by exec'ing
+ *             rbkv-server --convert-rdb (the codec is server code).
  * The client uses hiredis only and never links server code.
  *
  * Exit codes, returned by every mode: CLI_OK, CLI_ERR_REPLY when the server
@@ -144,5 +146,11 @@ struct cli_load_opts {
 
 /* Loads the file. Returns an exit code. */
 int cli_load(redisContext *ctx, const struct cli_load_opts *o);
+
+/* convert.c */
+
+/* Runs rbkv-server --convert-rdb in out in place of this process; returns
+ * (CLI_ERR_USAGE, reason printed) only when it cannot be started. */
+int run_convert(const char *in, const char *out);
 
 #endif

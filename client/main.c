@@ -4,6 +4,7 @@
  *
  * rbkv-cli [conn flags] CMD ARG...        plain mode, printed as redis-cli does
  * rbkv-cli [conn flags] range|prefix|count|dump|load ...
+ * rbkv-cli convert IN OUT                 no connection: rbkv-server converts
  * Connection flags come before the mode word, a mode's own flags after it.
  * The mode words are lower case only, so Redis's DUMP stays reachable as a
  * plain command by spelling it in upper case.
@@ -30,6 +31,8 @@ static void usage(FILE *out)
           "  count MIN MAX                 how many keys from MIN to MAX\n"
           "  dump [MIN MAX] [--format tsv|resp] [--page N]   keys and values, loadable\n"
           "  load FILE|- [--format tsv|resp] [--skip-bad] [--batch N]\n"
+          "  convert IN OUT                a Redis RDB file into an rbkv snapshot, or back\n"
+          "                                (runs rbkv-server --convert-rdb; no connection)\n"
           "range and prefix options: --rev --limit N --values --page N\n"
           "                          --format plain|tsv|json|resp\n"
           "The password may also come from the RBKV_PASSWORD environment variable.\n"
@@ -255,6 +258,11 @@ int main(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     const char *mode = argv[first];
+    if (!strcmp(mode, "convert")) {
+        if (argc - first - 1 != 2)
+            return usage_error("%s: wrong number of arguments", mode);
+        return run_convert(argv[first + 1], argv[first + 2]);
+    }
     if (!strcmp(mode, "range") || !strcmp(mode, "prefix")) {
         int is_range = mode[0] == 'r';
         rc = parse_mode_args(argc, argv, first + 1,

@@ -1,7 +1,7 @@
 # rbkv-cli end to end (tests/integration/test_cli.sh): one server per test, so they run in
 # parallel. include()d from tests/CMakeLists.txt, so relative paths start in tests/.
 set(RBKV_CLI_TESTS paging 120 binary 60 exit_codes 60 plain 60 formats 60 load_million 300 zsets 60
-    maps 60 lists 60 streams 60)
+    maps 60 lists 60 streams 60 convert 120)
 while(RBKV_CLI_TESTS)
   list(POP_FRONT RBKV_CLI_TESTS name timeout)
   add_test(NAME cli_${name}

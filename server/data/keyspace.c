@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "keyaccess.h"
 #include "mem.h"
@@ -574,8 +575,10 @@ void ks_bulk_begin(struct ks_bulk *b, struct db *db)
     b->n = b->cap = 0;
 }
 
-struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
-                             const void *value, size_t vlen, int64_t when_ms)
+/* ks_bulk_add with the key's hash h already computed. */
+static struct ks_entry *bulk_add_hashed(struct ks_bulk *b, const char *key, size_t klen,
+                                        uint64_t h, enum ks_type type, const void *value,
+                                        size_t vlen, int64_t when_ms)
 {
     size_t expire_bytes = when_ms >= 0 ? sizeof(struct ks_expire *) : 0;
     size_t value_bytes = type == KS_STRING ? vlen : sizeof(value);
@@ -597,7 +600,7 @@ struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, en
         memcpy(ks_str(e), value, vlen);
     else
         memcpy(ks_str(e), &value, sizeof(value));
-    kix_insert(&b->db->index, e, kix_hash(&b->db->index, key, klen));
+    kix_insert(&b->db->index, e, h);
     if (__builtin_expect(ks_slots_on, 0))
         ks_slots_link(b->db, e);
     if (b->n == b->cap) {
@@ -606,6 +609,31 @@ struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, en
     }
     b->v[b->n++] = e;
     return e;
+}
+
+struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
+                             const void *value, size_t vlen, int64_t when_ms)
+{
+    return bulk_add_hashed(b, key, klen, kix_hash(&b->db->index, key, klen), type, value, vlen,
+                           when_ms);
+}
+
+uint64_t ks_bulk_prefetch(const struct db *db, const char *key, size_t klen)
+{
+    const struct kix_table *t = &db->index.cur;
+    uint64_t h = kix_hash(&db->index, key, klen);
+    if (t->cap)
+        __builtin_prefetch(&t->slots[kix_home(t, h)]);
+    return h;
+}
+
+struct ks_entry *ks_bulk_add_new(struct ks_bulk *b, const char *key, size_t klen, uint64_t h,
+                                 enum ks_type type, const void *value, size_t vlen,
+                                 int64_t when_ms)
+{
+    if (kix_find(&b->db->index, key, klen, h))
+        return NULL;
+    return bulk_add_hashed(b, key, klen, h, type, value, vlen, when_ms);
 }
 
 /* Links v[lo, hi) as a subtree under parent: the middle entry at the top, so
@@ -620,6 +648,13 @@ static struct rb_node *bulk_link(struct ks_entry **v, size_t lo, size_t hi, stru
         return NULL;
     size_t mid = lo + (hi - lo) / 2;
     struct ks_entry *e = v[mid];
+    /* The entries are in allocation order, not key order: both children's
+     * nodes are asked for before this one is written, one miss overlapping
+     * the other. */
+    if (mid > lo)
+        __builtin_prefetch(&v[lo + (mid - lo) / 2]->node, 1);
+    if (hi > mid + 1)
+        __builtin_prefetch(&v[mid + 1 + (hi - mid - 1) / 2]->node, 1);
     rb_set_parent_color(&e->node, parent, depth == deepest && depth ? RB_RED : RB_BLACK);
     e->node.rb_left = bulk_link(v, lo, mid, &e->node, depth + 1, deepest);
     e->node.rb_right = bulk_link(v, mid + 1, hi, &e->node, depth + 1, deepest);
@@ -657,17 +692,83 @@ void ks_reserve(struct db *db, size_t n)
     kix_reserve(&db->index, n);
 }
 
+/* Byte d (0..15) of k's 16-byte prefix. */
+static inline unsigned prefix_byte(const struct sort_key *k, unsigned d)
+{
+    uint64_t w = d < 8 ? k->w0 : k->w1;
+    return (unsigned)(w >> (56 - 8 * (d & 7))) & 0xffu;
+}
+
+/* Below this many entries a run is finished by insertion sort. */
+#define RADIX_SMALL 32
+
+static void insertion_sort(struct sort_key *k, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct sort_key x = k[i];
+        size_t j = i;
+        while (j > 0 && sort_key_cmp(&x, &k[j - 1]) < 0) {
+            k[j] = k[j - 1];
+            j--;
+        }
+        k[j] = x;
+    }
+}
+
+/* Sorts k[0, n), whose prefixes agree on their first d bytes, by a
+ * most-significant-byte radix sort through tmp (n entries): a pass per byte
+ * that differs instead of log2(n) comparison passes, and the keys of an RDB
+ * file ("user:1234") share long prefixes that one counting pass skips.
+ * Recursion is at most 16 deep; past the prefix, the full comparison. */
+static void radix_sort(struct sort_key *k, struct sort_key *tmp, size_t n, unsigned d)
+{
+    for (;;) {
+        if (n < RADIX_SMALL) {
+            insertion_sort(k, n);
+            return;
+        }
+        if (d == 16) {
+            qsort(k, n, sizeof(*k), sort_key_cmp);
+            return;
+        }
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[prefix_byte(&k[i], d)]++;
+        if (count[prefix_byte(&k[0], d)] == n) { /* one bucket: the next byte */
+            d++;
+            continue;
+        }
+        size_t start[256], at = 0;
+        for (unsigned c = 0; c < 256; c++) {
+            start[c] = at;
+            at += count[c];
+        }
+        for (size_t i = 0; i < n; i++)
+            tmp[start[prefix_byte(&k[i], d)]++] = k[i];
+        memcpy(k, tmp, n * sizeof(*k));
+        at = 0;
+        for (unsigned c = 0; c < 256; c++) {
+            if (count[c] > 1)
+                radix_sort(k + at, tmp + at, count[c], d + 1);
+            at += count[c];
+        }
+        return;
+    }
+}
+
 void ks_bulk_sort(struct ks_bulk *b)
 {
-    struct sort_key *k = xmalloc(sizeof(*k) * (b->n ? b->n : 1));
+    size_t n = b->n ? b->n : 1;
+    struct sort_key *k = xmalloc(sizeof(*k) * n), *tmp = xmalloc(sizeof(*tmp) * n);
     for (size_t i = 0; i < b->n; i++) {
         const char *key = ks_key(b->v[i]);
         size_t klen = ks_klen(b->v[i]);
         k[i] = (struct sort_key){prefix_word(key, klen, 0), prefix_word(key, klen, 8), b->v[i]};
     }
-    qsort(k, b->n, sizeof(*k), sort_key_cmp);
+    radix_sort(k, tmp, b->n, 0);
     for (size_t i = 0; i < b->n; i++)
         b->v[i] = k[i].e;
+    xfree(tmp);
     xfree(k);
 }
 

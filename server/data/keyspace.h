@@ -255,6 +255,15 @@ void ks_bulk_begin(struct ks_bulk *b, struct db *db);
 struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
                              const void *value, size_t vlen, int64_t when_ms);
 void ks_bulk_finish(struct ks_bulk *b);
+/* For keys that come in any order and may repeat (Redis's RDB file): the
+ * key's index hash, with its home slot prefetched, so the caller can read
+ * the key's value while the slot comes in, then ks_bulk_add_new with it. */
+uint64_t ks_bulk_prefetch(const struct db *db, const char *key, size_t klen);
+/* ks_bulk_add of a key whose hash h is ks_bulk_prefetch's, unless the key is
+ * in the db already: then NULL, and nothing is added (value not taken). */
+struct ks_entry *ks_bulk_add_new(struct ks_bulk *b, const char *key, size_t klen, uint64_t h,
+                                 enum ks_type type, const void *value, size_t vlen,
+                                 int64_t when_ms);
 /* Puts the entries added so far in key order, for a caller whose keys come
  * in any order (Redis's RDB file, in hash order): added unordered, sorted
  * once, linked by ks_bulk_finish in O(n), which costs far less than as many

@@ -37,6 +37,29 @@ static const char *loaded_code(size_t i, size_t *len)
     return codes[i].code;
 }
 
+/* The progress line goes to stderr, so the summary on stdout stays as it
+ * was: redrawn in place on a terminal, else one line per report (every
+ * SNAP_PROGRESS_EVERY keys), so a log of the run shows it too. */
+static int progress_tty, progress_open;
+
+static void progress_end(void)
+{
+    if (progress_open)
+        fputc('\n', stderr);
+    progress_open = 0;
+}
+
+static void show_progress(int writing, long long keys, unsigned long long done,
+                          unsigned long long total)
+{
+    unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
+    fprintf(stderr, "%s%s: %lld keys, %u%%%s", progress_tty ? "\r" : "",
+            writing ? "Writing" : "Reading", keys, pct, progress_tty ? "\033[K" : "\n");
+    progress_open = progress_tty;
+    if (progress_tty && done == total)
+        progress_end();
+}
+
 static long long load(struct keyspace *ks, const char *in, int rdb, char *err, size_t errlen)
 {
     struct snap_limits lim;
@@ -94,7 +117,10 @@ int rdb_convert_main(int argc, char **argv)
     char err[1024];
     struct keyspace *ks = ks_new(CONVERT_DATABASES);
     int64_t start = mstime();
+    progress_tty = isatty(STDERR_FILENO);
+    snap_on_progress(show_progress);
     long long n = load(ks, in, rdb, err, sizeof(err));
+    progress_end();
     int rc = n < 0 ? -1 : 0;
     codes = snap_take_loaded_functions(&ncodes);
     snap_on_write_functions(loaded_code);
@@ -102,9 +128,12 @@ int rdb_convert_main(int argc, char **argv)
         printf("Read %lld keys and %zu function libraries from %s (%s) in %.3f seconds\n", n,
                ncodes, in, rdb ? "Redis RDB" : "rbkv snapshot",
                (double)(mstime() - start) / 1000.0);
+        fflush(stdout); /* before the writing progress on stderr */
         rc = rdb ? snap_save(ks, out, mstime(), err, sizeof(err))
                  : write_rdb(ks, out, err, sizeof(err));
     }
+    progress_end();
+    snap_on_progress(NULL);
     if (rc == 0)
         printf("Wrote %s (%s)\n", out, rdb ? "rbkv snapshot" : "Redis RDB version 10");
     else

@@ -58,6 +58,17 @@ enum rdb_opcode {
 /* The writer's buffer is flushed past this many bytes. */
 #define RDB_FLUSH_AT (1u << 20)
 
+/* A key read whole and not yet added (read_key). */
+struct pending {
+    int full;
+    struct rdb_str key;
+    struct rdb_value v;
+    size_t at; /* where its record starts, for errors */
+    uint64_t h; /* its index hash (ks_bulk_prefetch) */
+    int64_t expire;
+    long long idle, freq;
+};
+
 struct loader {
     struct rdb_in in;
     const char *name;
@@ -67,6 +78,7 @@ struct loader {
     /* One per database: the keys go in unordered (the file is in hash
      * order) and are sorted and linked once at the end (ks_bulk_sort). */
     struct ks_bulk *bulks;
+    struct pending pending;
     long long keys;
     char *err;
     size_t errlen;
@@ -151,54 +163,110 @@ static int is_value_type(unsigned t)
            t == RDB_TYPE_STREAM_LISTPACKS_3;
 }
 
-/* The key of type rdbtype at at, with its pending expiry and access state. */
+/* s moved to *dst: a short integer's text lives inside the struct. */
+static void str_move(struct rdb_str *dst, const struct rdb_str *s)
+{
+    *dst = *s;
+    if (s->p == s->num)
+        dst->p = dst->num;
+}
+
+/* Frees what a pending key holds and empties it. */
+static void pending_drop(struct pending *k)
+{
+    if (!k->full)
+        return;
+    rdb_str_release(&k->key);
+    if (k->v.type == KS_STRING || k->v.ptr) /* else the entry took it */
+        rdb_value_release(&k->v);
+    k->full = 0;
+}
+
+/* Adds the pending key to its database (its index slot was prefetched one
+ * record ago, so the probe finds it in the cache): refused when the key is
+ * there already, dropped when it is past its deadline. Empties it. */
+static int pending_commit(struct loader *l)
+{
+    struct pending *k = &l->pending;
+    if (!k->full)
+        return 0;
+    struct db *db = l->db; /* committed before a SELECTDB: the key's */
+    int rc = 0;
+    /* A key already past its deadline is dropped, as a Redis primary does. */
+    if (k->expire >= 0 && l->o->now_ms >= 0 && k->expire <= l->o->now_ms) {
+        if (ks_find(db, k->key.p, k->key.len))
+            rc = fail(l, k->at, k->key.p, k->key.len, "duplicated key");
+        pending_drop(k);
+        return rc;
+    }
+    struct ks_bulk *b = &l->bulks[db->id];
+    if (!b->db)
+        ks_bulk_begin(b, db);
+    struct ks_entry *e;
+    if (k->v.type == KS_STRING)
+        e = ks_bulk_add_new(b, k->key.p, k->key.len, k->h, KS_STRING, k->v.str.p, k->v.str.len,
+                            k->expire);
+    else
+        e = ks_bulk_add_new(b, k->key.p, k->key.len, k->h, (enum ks_type)k->v.type, k->v.ptr, 0,
+                            k->expire);
+    if (!e) {
+        rc = fail(l, k->at, k->key.p, k->key.len, "duplicated key");
+        pending_drop(k);
+        return rc;
+    }
+    if (k->v.type != KS_STRING)
+        k->v.ptr = NULL; /* the entry owns it */
+    if (l->o->clock)
+        ka_restore(e, l->o->clock, k->freq, k->idle);
+    if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
+        log_notice("Loading %s: %lld keys, %zu of %zu bytes", l->name, l->keys, l->in.pos,
+                   l->in.len);
+    if (l->keys % SNAP_PROGRESS_EVERY == 0)
+        snap_progress(0, l->keys, l->in.pos, l->in.len);
+    pending_drop(k);
+    return 0;
+}
+
+/* The key of type rdbtype at at, with its pending expiry and access state:
+ * read whole, then kept pending while the next record is read, so the
+ * index slot it goes to, prefetched now, is in the cache when it is added. */
 static int read_key(struct loader *l, size_t at, unsigned rdbtype, int64_t expire,
                     long long idle, long long freq)
 {
     struct rdb_str key;
     if (rdb_read_string(&l->in, &key) < 0)
         return fail(l, at, NULL, 0, "truncated key");
-    int rc = -1;
     if (rdbtype == RDB_TYPE_MODULE || rdbtype == RDB_TYPE_MODULE_2) {
-        fail(l, at, key.p, key.len, "a module's value (type %u): rbkv loads no modules", rdbtype);
-        goto out;
+        fail(l, at, key.p, key.len, "a module's value (type %u): rbkv loads no modules",
+             rdbtype);
+        rdb_str_release(&key);
+        return -1;
     }
+    uint64_t h = ks_bulk_prefetch(l->db, key.p, key.len);
     struct rdb_value v;
     const char *why;
-    int vrc = rdb_value_read_body(&l->in, rdbtype, &l->o->lim, 1, &v, &why);
-    if (vrc < 0) {
+    if (rdb_value_read_body(&l->in, rdbtype, &l->o->lim, 1, &v, &why) < 0) {
         fail(l, at, key.p, key.len, "bad value of type %u (%s)", rdbtype, why);
-        goto out;
+        rdb_str_release(&key);
+        return -1;
     }
-    if (ks_find(l->db, key.p, key.len)) {
+    if (pending_commit(l) < 0) {
         rdb_value_release(&v);
-        fail(l, at, key.p, key.len, "duplicated key");
-        goto out;
+        rdb_str_release(&key);
+        return -1;
     }
-    rc = 0;
-    /* A key already past its deadline is dropped, as a Redis primary does. */
-    if (expire >= 0 && l->o->now_ms >= 0 && expire <= l->o->now_ms) {
-        rdb_value_release(&v);
-        goto out;
-    }
-    struct ks_bulk *b = &l->bulks[l->db->id];
-    if (!b->db)
-        ks_bulk_begin(b, l->db);
-    struct ks_entry *e;
-    if (v.type == KS_STRING) {
-        e = ks_bulk_add(b, key.p, key.len, KS_STRING, v.str.p, v.str.len, expire);
-        rdb_value_release(&v);
-    } else {
-        e = ks_bulk_add(b, key.p, key.len, (enum ks_type)v.type, v.ptr, 0, expire);
-    }
-    if (l->o->clock)
-        ka_restore(e, l->o->clock, freq, idle);
-    if (++l->keys % PROGRESS_KEYS == 0 && l->o->verbose)
-        log_notice("Loading %s: %lld keys, %zu of %zu bytes", l->name, l->keys, l->in.pos,
-                   l->in.len);
-out:
-    rdb_str_release(&key);
-    return rc;
+    struct pending *k = &l->pending;
+    str_move(&k->key, &key);
+    k->v = v;
+    if (v.type == KS_STRING)
+        str_move(&k->v.str, &v.str);
+    k->at = at;
+    k->h = h;
+    k->expire = expire;
+    k->idle = idle;
+    k->freq = freq;
+    k->full = 1;
+    return 0;
 }
 
 static int read_u64(struct loader *l, size_t at, int n, uint64_t *v, const char *what)
@@ -244,8 +312,10 @@ static int read_records(struct loader *l)
             idle = a > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)a;
             continue;
         case RDB_OPCODE_EOF:
-            return 0;
+            return pending_commit(l);
         case RDB_OPCODE_SELECTDB:
+            if (pending_commit(l) < 0)
+                return -1;
             if (rdb_read_len(&l->in, &a, NULL) < 0)
                 return fail(l, at, NULL, 0, "truncated SELECTDB");
             if (a >= (uint64_t)l->ks->count)
@@ -320,6 +390,11 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
     l.bulks = xcalloc((size_t)ks->count, sizeof(*l.bulks));
     if (read_header(&l, &version) < 0 || read_records(&l) < 0 || read_checksum(&l, version) < 0)
         rc = -1;
+    /* After a fault, a key still pending came first: its own fault (a
+     * duplicate) is the one to report. */
+    if (rc < 0)
+        pending_commit(&l);
+    pending_drop(&l.pending);
     for (int i = 0; i < ks->count; i++) {
         if (l.bulks[i].db) {
             ks_bulk_sort(&l.bulks[i]);
@@ -327,6 +402,8 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
         }
     }
     xfree(l.bulks);
+    if (rc == 0)
+        snap_progress(0, l.keys, len, len);
     return rc < 0 ? -1 : l.keys;
 }
 
@@ -372,6 +449,7 @@ long long rdb_file_load(struct keyspace *ks, const char *path, const struct rdb_
 
 struct writer {
     int fd;
+    long long keys, total; /* written, and to write (for progress) */
     struct rdb_out o;
     uint64_t crc;
     char *err;
@@ -447,6 +525,8 @@ static int write_db(struct writer *w, struct rdb_out *scratch, const struct db *
             continue;
         if (write_key(w, scratch, e) < 0)
             return -1;
+        if (++w->keys % SNAP_PROGRESS_EVERY == 0)
+            snap_progress(1, w->keys, (unsigned long long)w->keys, (unsigned long long)w->total);
     }
     return 0;
 }
@@ -474,8 +554,12 @@ int rdb_file_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *e
         rdb_out_string(&w.o, code, clen);
     }
     int rc = 0;
+    for (int i = 0; i < ks->count; i++)
+        w.total += (long long)ks_count(&ks->dbs[i]);
     for (int i = 0; i < ks->count && rc == 0; i++)
         rc = write_db(&w, &scratch, &ks->dbs[i], now_ms);
+    if (rc == 0)
+        snap_progress(1, w.keys, (unsigned long long)w.total, (unsigned long long)w.total);
     if (rc == 0) {
         rdb_out_byte(&w.o, RDB_OPCODE_EOF);
         rc = flush(&w);

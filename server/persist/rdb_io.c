@@ -16,6 +16,7 @@
 
 #include "lzf.h"
 #include "mem.h"
+#include "resp_num.h"
 
 #define RDB_6BITLEN 0
 #define RDB_14BITLEN 1
@@ -167,7 +168,7 @@ int rdb_read_string(struct rdb_in *in, struct rdb_str *s)
     default:
         return -1;
     }
-    s->len = (size_t)snprintf(s->num, sizeof(s->num), "%lld", v);
+    s->len = resp_format_ll(s->num, v);
     s->p = s->num;
     return 0;
 }
@@ -221,6 +222,8 @@ int rdb_read_binary_double(struct rdb_in *in, double *d)
 #define LZF_MIN_LEN 21
 /* rdbSaveLzfStringObject keeps a compressed string only this much shorter. */
 #define LZF_MIN_GAIN 4
+/* rdbSaveRawString tries the integer encodings only up to this many bytes. */
+#define RDB_INT_TEXT_MAX 11
 /* The longest length encoding: 0x81 and 8 bytes. */
 #define LEN_MAX_BYTES 9
 
@@ -306,8 +309,39 @@ static int out_lzf(struct rdb_out *o, const char *p, size_t len)
     return 0;
 }
 
+/* rdbTryIntegerEncoding: p[0, len) as RDB_ENC_INT8/16/32 when it is the
+ * canonical text of an integer that fits 32 bits (what string2ll reads and
+ * ll2string writes back the same), as Redis writes it. Returns 0, or -1 (o
+ * unchanged). */
+static int out_int(struct rdb_out *o, const char *p, size_t len)
+{
+    long long v;
+    if (len > RDB_INT_TEXT_MAX || resp_parse_ll(p, len, &v) < 0)
+        return -1;
+    unsigned char b[5];
+    int n;
+    if (v >= INT8_MIN && v <= INT8_MAX) {
+        b[0] = RDB_ENCVAL << 6 | RDB_ENC_INT8;
+        n = 1;
+    } else if (v >= INT16_MIN && v <= INT16_MAX) {
+        b[0] = RDB_ENCVAL << 6 | RDB_ENC_INT16;
+        n = 2;
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+        b[0] = RDB_ENCVAL << 6 | RDB_ENC_INT32;
+        n = 4;
+    } else {
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        b[1 + i] = (unsigned char)((uint64_t)v >> (8 * i));
+    rdb_out_bytes(o, b, (size_t)n + 1);
+    return 0;
+}
+
 void rdb_out_string(struct rdb_out *o, const char *p, size_t len)
 {
+    if (len <= RDB_INT_TEXT_MAX && len > 0 && out_int(o, p, len) == 0)
+        return;
     if (len >= LZF_MIN_LEN && (!compression_source || *compression_source) &&
         out_lzf(o, p, len) == 0)
         return;

@@ -64,10 +64,12 @@ struct rdb_out {
 void rdb_out_bytes(struct rdb_out *o, const void *p, size_t n);
 void rdb_out_byte(struct rdb_out *o, unsigned byte);
 void rdb_out_len(struct rdb_out *o, uint64_t len);
-/* A string: LZF-compressed when compression is on, it is longer than 20
- * bytes and compressing saves at least 4 (rdb.c's rdbSaveRawString and
- * rdbSaveLzfStringObject, for DUMP payloads and files alike), else raw. p
- * must not point into o's buffer. */
+/* A string as rdb.c's rdbSaveRawString writes it, for DUMP payloads and
+ * files alike: the canonical text of an integer that fits 32 bits (up to 11
+ * bytes, "-2147483648") as RDB_ENC_INT8/16/32; else LZF-compressed when
+ * compression is on, it is longer than 20 bytes and compressing saves at
+ * least 4 (rdbSaveLzfStringObject); else raw. p must not point into o's
+ * buffer. */
 void rdb_out_string(struct rdb_out *o, const char *p, size_t len);
 /* Where rdb_out_string reads whether to compress (Redis's rdbcompression),
  * at every string, so a CONFIG SET acts at once: main.c points it at

@@ -441,6 +441,20 @@ void snap_key_delay(long long us)
         ;
 }
 
+static snap_progress_cb *progress_hook;
+
+void snap_on_progress(snap_progress_cb *cb)
+{
+    progress_hook = cb;
+}
+
+void snap_progress(int writing, long long keys, unsigned long long done,
+                   unsigned long long total)
+{
+    if (progress_hook)
+        progress_hook(writing, keys, done, total);
+}
+
 int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen)
 {
     struct writer *w = xmalloc(sizeof(*w));
@@ -470,6 +484,9 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
         w_u8(w, OP_FUNCTION);
         w_blob(w, code, clen);
     }
+    long long written = 0, total = 0;
+    for (int i = 0; i < ks->count; i++)
+        total += (long long)ks_count(&ks->dbs[i]);
     for (int i = 0; i < ks->count && !w->err; i++) {
         const struct db *db = &ks->dbs[i];
         int selected = 0;
@@ -486,6 +503,8 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
             w_u8(w, when >= 0 ? FLAG_DEADLINE : 0);
             if (when >= 0)
                 w_u64(w, (uint64_t)when);
+            if (++written % SNAP_PROGRESS_EVERY == 0)
+                snap_progress(1, written, (unsigned long long)written, (unsigned long long)total);
             w_blob(w, ks_key(e), ks_klen(e));
             if (e->type == KS_STRING)
                 w_blob(w, ks_str(e), ks_slen(e));
@@ -519,6 +538,7 @@ int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, 
         snprintf(err, errlen, "%s", strerror(e));
         return -1;
     }
+    snap_progress(1, written, (unsigned long long)total, (unsigned long long)total);
     return 0;
 }
 
@@ -1055,6 +1075,8 @@ static int load_entry(struct load *l, unsigned op)
     if (++l->keys % PROGRESS_KEYS == 0)
         log_notice("Loading %s: %lld keys, %llu of %llu bytes", r->name, l->keys,
                    (unsigned long long)r_offset(r), (unsigned long long)r->size);
+    if (l->keys % SNAP_PROGRESS_EVERY == 0)
+        snap_progress(0, l->keys, (unsigned long long)r_offset(r), (unsigned long long)r->size);
     return 0;
 }
 
@@ -1212,6 +1234,8 @@ long long snap_load(struct keyspace *ks, const char *path, const struct snap_lim
         ks_bulk_finish(&l.bulk);
     if (rc == 0)
         rc = load_checksum(r);
+    if (rc == 0)
+        snap_progress(0, l.keys, r->size, r->size);
     xfree(l.key);
     xfree(l.val);
     xfree(l.elem);

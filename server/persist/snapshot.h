@@ -153,6 +153,19 @@ uint64_t snap_crc64(uint64_t crc, const void *p, size_t n);
  * EINVAL, and is no fault). */
 int snap_write_fd(int fd, const struct keyspace *ks, int64_t now_ms, char *err, size_t errlen);
 
+/* Progress of a long read or write, of a snapshot or an RDB file: the hook
+ * is called every SNAP_PROGRESS_EVERY keys and once at the end, with the
+ * keys done so far, and the bytes read of total (reading) or the keys of
+ * total (writing). NULL, the default in a server: nothing is reported;
+ * --convert-rdb sets one to draw its progress line. */
+#define SNAP_PROGRESS_EVERY 65536
+typedef void snap_progress_cb(int writing, long long keys, unsigned long long done,
+                              unsigned long long total);
+void snap_on_progress(snap_progress_cb *cb);
+/* Calls the hook, when one is set. */
+void snap_progress(int writing, long long keys, unsigned long long done,
+                   unsigned long long total);
+
 /* Saves ks to path: writes "temp-<pid>.rbkv" in path's directory, fsyncs it,
  * renames it onto path and fsyncs the directory, so path holds either the old
  * snapshot or the whole new one. On failure the temp file is removed and path

@@ -2,8 +2,8 @@
 # End-to-end tests of rbkv-cli against a real server (one per test, on a free port).
 # usage: tests/integration/test_cli.sh SERVER_BIN CLI_BIN TEST
 #   TEST: paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists |
-#   streams (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL, SMEMBERS;
-#   lists RPUSH and LRANGE; streams XADD, XRANGE, XSETID)
+#   streams | convert (maps needs the hash and set commands: HSET, SADD, HSCAN, SSCAN, HGETALL,
+#   SMEMBERS; lists RPUSH and LRANGE; streams XADD, XRANGE, XSETID; convert redis-cli --rdb)
 # Exits 0 when every check passes, 1 otherwise, 77 (skip) without redis-cli (server.sh needs it to
 # see the server answer). Failures name the check; the server's temp dir is kept for its log.
 set -u
@@ -350,8 +350,34 @@ test_load_million() {
   awk -v s="$start" -v e="$end" -v n=$n 'BEGIN { printf "dumped %d keys in %.2f s\n", n, e - s }'
 }
 
+# convert: the server's keys as an RDB file (redis-cli --rdb), converted to an rbkv snapshot and
+# back by rbkv-cli convert (rbkv-server --convert-rdb underneath), with a progress line per 65536
+# keys on stderr that ends at every key and 100%; the wrong arity and a missing server are usage
+# errors.
+test_convert() {
+  local n=70000 d=$SERVER_DIR
+  awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "k:%06d\t%d\n", i, i - 300 }' >"$d/keys"
+  cli load "$d/keys" || fail "load"
+  redis-cli -p "$SERVER_PORT" --rdb "$d/in.rdb" >/dev/null 2>&1 || fail "redis-cli --rdb"
+  RBKV_SERVER=$SERVER "$CLI" convert "$d/in.rdb" "$d/out.rbkv" >"$d/out" 2>"$d/err" ||
+    fail "convert in.rdb out.rbkv: $(head -c 300 "$d/err")"
+  grep -q "^Read $n keys .*(Redis RDB)" "$d/out" || fail "convert's summary: $(cat "$d/out")"
+  grep -q "^Reading: 65536 keys, [0-9]*%$" "$d/err" || fail "no reading progress: $(head -c 300 "$d/err")"
+  grep -q "^Reading: $n keys, 100%$" "$d/err" || fail "reading does not end at 100%"
+  grep -q "^Writing: $n keys, 100%$" "$d/err" || fail "writing does not end at 100%"
+  RBKV_SERVER=$SERVER "$CLI" convert "$d/out.rbkv" "$d/back.rdb" >"$d/out" 2>"$d/err" ||
+    fail "convert out.rbkv back.rdb: $(head -c 300 "$d/err")"
+  grep -q "^Read $n keys .*(rbkv snapshot)" "$d/out" || fail "convert back: $(cat "$d/out")"
+  [ "$(head -c 9 "$d/back.rdb")" = REDIS0010 ] || fail "back.rdb is no RDB version 10 file"
+  # Integers are written as Redis writes them: the file is no bigger than the one redis-cli got.
+  [ "$(stat -c %s "$d/back.rdb")" -le "$(stat -c %s "$d/in.rdb")" ] || fail "back.rdb grew"
+  expect_rc 2 "$CLI" convert "$d/in.rdb"
+  RBKV_SERVER=$d/no-such-server expect_rc 2 "$CLI" convert "$d/in.rdb" "$d/x"
+}
+
 case $3 in
-paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists | streams) ;;
+paging | binary | exit_codes | plain | formats | load_million | zsets | maps | lists | streams | \
+  convert) ;;
 *)
   echo "unknown test '$3'" >&2
   exit 2

@@ -764,6 +764,52 @@ out:
     finish(c, r);
 }
 
+/* A string that is the canonical text of an integer fitting 32 bits is
+ * written as Redis writes it (RDB_ENC_INT8/16/32, rdbTryIntegerEncoding):
+ * each boundary, and the texts that look like integers but are not
+ * canonical (leading zero, "-0", a sign, a space) or do not fit, give
+ * redis-server's payload byte for byte, and restore there. */
+static void test_integer_strings(void)
+{
+    redisContext *r = start_ref(), *c = h_connect_flushed(&srv);
+    if (!c)
+        goto out;
+    static const char *const values[] = {
+        "0", "1", "-1", "127", "-128", "128", "-129", "32767", "-32768", "32768", "-32769",
+        "2147483647", "-2147483648", "2147483648", "-2147483649", "12345678901", "007", "-0",
+        "+1", "1 ", " 1", "", "9223372036854775807",
+    };
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        EXPECT_OK(c, "SET", "v", values[i]);
+        if (r)
+            EXPECT_OK(r, "SET", "v", values[i]);
+        H_SAME(c, r, "DUMP", "v");
+    }
+    /* Without the reference too: the type byte, then the encoding byte and
+     * the integer's little-endian bytes, then version and CRC. */
+    static const struct {
+        const char *text;
+        unsigned char enc;
+        size_t n;
+    } enc[] = {{"-128", 0xc0, 1}, {"-32768", 0xc1, 2}, {"-2147483648", 0xc2, 4}};
+    for (size_t i = 0; i < sizeof(enc) / sizeof(enc[0]); i++) {
+        EXPECT_OK(c, "SET", "v", enc[i].text);
+        redisReply *d = H_CALL(c, "DUMP", "v");
+        CHECK(d && d->type == REDIS_REPLY_STRING && d->len == 1 + 1 + enc[i].n + 10 &&
+                  d->str[0] == 0 && (unsigned char)d->str[1] == enc[i].enc &&
+                  (unsigned char)d->str[1 + enc[i].n] == 0x80,
+              "DUMP of %s: encoding %#x, %zu bytes", enc[i].text, enc[i].enc, d ? d->len : 0);
+        freeReplyObject(d);
+        if (!r)
+            continue;
+        freeReplyObject(H_CALL(r, "DEL", "v"));
+        if (h_move_key(c, r, "v", "0"))
+            H_SAME(c, r, "GET", "v");
+    }
+out:
+    finish(c, r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -774,6 +820,7 @@ int main(int argc, char **argv)
     H_RUN(test_old_encodings);
     H_RUN(test_random_both_ways);
     H_RUN(test_compression);
+    H_RUN(test_integer_strings);
     h_stop(&srv);
     H_RUN(test_log);
     return h_finish();

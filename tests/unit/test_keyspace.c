@@ -758,6 +758,46 @@ static void bulk_copy_and_check(struct db *db, struct db *loaded)
     }
 }
 
+/* Keys in any order (an RDB file's) through ks_bulk_add_new and
+ * ks_bulk_sort: keys sharing prefixes shorter and longer than the 16 bytes
+ * the radix sort looks at, of bytes a signed compare misorders, each offered
+ * twice (the second refused), so buckets of every size and the comparison
+ * past the prefix are exercised; ks_check then proves the tree's order. */
+static void test_bulk_unordered(void)
+{
+    static const char alphabet[] = {0, 1, 'a', (char)0xff};
+    static const char *stems[] = {"", "user:", "a-key-prefix-longer-than-16:"};
+    enum { N = 6000 };
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    struct ks_bulk b;
+    size_t added = 0;
+    ks_reserve(db, N);
+    ks_bulk_begin(&b, db);
+    for (int i = 0; i < N; i++) {
+        char key[64];
+        const char *stem = stems[rng_below(&rng, 3)];
+        size_t n = strlen(stem), tail = (size_t)rng_below(&rng, 7);
+        memcpy(key, stem, n);
+        for (size_t j = 0; j < tail; j++)
+            key[n + j] = alphabet[rng_below(&rng, 4)];
+        n += tail;
+        uint64_t h = ks_bulk_prefetch(db, key, n);
+        struct ks_entry *e = ks_bulk_add_new(&b, key, n, h, KS_STRING, "v", 1, -1);
+        if (e) {
+            added++;
+            CHECK(ks_bulk_add_new(&b, key, n, h, KS_STRING, "w", 1, -1) == NULL);
+        } else {
+            CHECK(ks_find(db, key, n) != NULL);
+        }
+    }
+    ks_bulk_sort(&b);
+    ks_bulk_finish(&b);
+    check_db(db);
+    CHECK(ks_count(db) == added && added > 1000);
+    free_checking_leaks(ks);
+}
+
 /* Keys of 255 bytes and more keep their length in the entry's data, not
  * its 8-bit header field: each operation that moves the key within the
  * entry (a deadline added and removed, growth, replacement, bulk loading)
@@ -933,6 +973,7 @@ static void test_edge(void)
     test_probe();
     test_moves_and_values();
     test_long_keys();
+    test_bulk_unordered();
     test_long_values();
     test_release_and_detach();
     printf("edge: ok\n");
