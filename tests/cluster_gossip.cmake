@@ -6,3 +6,6 @@ rbkv_server_test(integration_cluster_gossip integration/test_cluster_gossip.c 30
 # replicas, kill -9 of a primary, CLUSTER FAILOVER [FORCE|TAKEOVER], and elections with
 # redis-server 7.0.15 voters and candidates.
 rbkv_server_test(integration_cluster_failover integration/test_cluster_failover.c 600 integration)
+# Pub/sub over the bus (server/cluster/cluster_pubsub.c): PUBLISH to every node, SPUBLISH to the
+# slot's shard, rbkv alone and mixed with redis-server 7.0.15.
+rbkv_server_test(integration_cluster_pubsub integration/test_cluster_pubsub.c 300 integration)

@@ -17,8 +17,10 @@
  *
  * - FAILOVER_AUTH_REQUEST/ACK and MFSTART: handed to cluster_failover.c.
  *
+ * - PUBLISH/PUBLISHSHARD: handed to cluster_pubsub.c.
+ *
  * Owns: the received-message counters and the cron's clock. Not here:
- * PUBLISH and MODULE, which are counted and ignored.
+ * MODULE, which is counted and ignored.
  */
 #include "cluster_gossip.h"
 
@@ -35,6 +37,7 @@
 #include "cluster_failover.h"
 #include "cluster_failure.h"
 #include "cluster_msg.h"
+#include "cluster_pubsub.h"
 #include "cluster_send.h"
 #include "fastrand.h"
 #include "log.h"
@@ -510,7 +513,11 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
         if (sender)
             cluster_failover_mfstart(l, sender);
         break;
-    default: /* PUBLISH and MODULE are later steps */
+    case CLUSTER_MSG_PUBLISH:
+    case CLUSTER_MSG_PUBLISHSHARD:
+        cluster_pubsub_receive(m, sender);
+        break;
+    default: /* MODULE: rbkv has no modules */
         break;
     }
     if (more > 0)

@@ -14,6 +14,7 @@
 #include "cluster_config.h"
 #include "cluster_failover.h"
 #include "cluster_gossip.h"
+#include "cluster_pubsub.h"
 #include "cluster_route.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -113,6 +114,7 @@ int cluster_init(void)
     }
     server_on_child_close(cluster_bus_close_listener_fds);
     cluster_route_init();
+    cluster_pubsub_init();
     server_add_module(&cluster_module);
     cluster_changed(save ? CLUSTER_TODO_SAVE : 0);
     return 0;
