@@ -244,6 +244,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
             n = cluster_node_new(g.nodename, flags & ~(CNODE_MYSELF | CNODE_MEET |
                                                        CNODE_HANDSHAKE | CNODE_PFAIL));
             cluster_node_set_addr(n, g.ip, g.port, g.cport, NULL);
+            n->pport = g.pport;
             cluster_add_node(n);
             changed = 1;
             continue;
@@ -278,6 +279,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
             if (n->link)
                 cluster_link_close(n->link);
             cluster_node_set_addr(n, g.ip, g.port, g.cport, n->hostname);
+            n->pport = g.pport;
             n->flags &= ~CNODE_NOADDR;
             changed = 1;
         }
@@ -343,6 +345,7 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
             sender_ip(l, h, ip);
             struct cluster_node *n = cluster_node_new(NULL, CNODE_HANDSHAKE);
             cluster_node_set_addr(n, ip, h->port, h->cport, NULL);
+            n->pport = h->pport;
             cluster_add_node(n);
         }
         if (sender && h->type == CLUSTER_MSG_PING && update_address(sender, l, h))
@@ -475,6 +478,9 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
     int todo = 0;
     if (sender) {
         sender->data_received = now;
+        /* Its plaintext port beside a TLS one (Redis takes it with the
+         * address; every header carries it). */
+        sender->pport = h->pport;
         if (cluster_link_inbound(l))
             cluster_link_bind_inbound(l, sender);
         if (h->current_epoch > cluster->current_epoch) {

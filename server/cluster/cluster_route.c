@@ -61,6 +61,11 @@ const char *cluster_preferred_endpoint(const struct cluster_node *n)
     }
 }
 
+int cluster_client_port(const struct cluster_node *n, int plaintext_client)
+{
+    return server.cfg.tls_cluster && plaintext_client && n->pport ? n->pport : n->port;
+}
+
 static int visit_key(void *ctx, int pos, unsigned flags)
 {
     (void)flags;
@@ -209,7 +214,7 @@ static void reply_redirect(struct client *c, const struct cluster_node *n, int s
         break;
     default:
         resp_add_errorf(&c->out, "%s %d %s:%d", why == REDIR_ASK ? "ASK" : "MOVED", slot,
-                        cluster_preferred_endpoint(n), n->port);
+                        cluster_preferred_endpoint(n), cluster_client_port(n, !c->tls));
         break;
     }
 }

@@ -17,5 +17,9 @@ void cluster_route_init(void);
  * none), or "" for unknown-endpoint. */
 struct cluster_node;
 const char *cluster_preferred_endpoint(const struct cluster_node *n);
+/* The client port a reply names for n (-MOVED, -ASK, CLUSTER SLOTS and
+ * NODES): with tls-cluster yes, n's TLS port, or its plaintext port (when
+ * known) for a plaintext client (Redis 7.0's use_pport). */
+int cluster_client_port(const struct cluster_node *n, int plaintext_client);
 
 #endif

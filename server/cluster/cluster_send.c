@@ -75,6 +75,7 @@ static void build_header(struct cluster_msg_hdr *h, uint16_t type)
     if (owner != me)
         memcpy(h->slaveof, owner->name, CLUSTER_NAMELEN);
     h->port = (uint16_t)me->port;
+    h->pport = (uint16_t)me->pport;
     h->cport = (uint16_t)me->cport;
     h->flags = cluster_send_flags_to_wire(me->flags);
     h->state = (uint8_t)cluster->state;
@@ -102,6 +103,7 @@ static void gossip_entry(struct cluster_msg_gossip *g, const struct cluster_node
     g->pong_received = (uint32_t)(n->pong_received / 1000);
     memcpy(g->ip, n->ip, sizeof(n->ip));
     g->port = (uint16_t)n->port;
+    g->pport = (uint16_t)n->pport;
     g->cport = (uint16_t)n->cport;
     g->flags = cluster_send_flags_to_wire(n->flags);
 }

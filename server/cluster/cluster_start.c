@@ -22,20 +22,34 @@
 #include "server.h"
 #include "slotindex.h"
 
-/* The clients' port others are told: cluster-announce-port, else port. */
+/* Redis 7.0's deriveAnnouncedPorts. The clients' port others are told:
+ * with tls-cluster yes the TLS one (cluster-announce-tls-port, else
+ * tls-port), the plaintext one going as pport (cluster-announce-port, else
+ * port); without, cluster-announce-port, else port, and no pport. */
 static int announced_port(void)
 {
+    if (server.cfg.tls_cluster)
+        return server.cfg.cluster_announce_tls_port ? (int)server.cfg.cluster_announce_tls_port
+                                                    : server.cfg.tls_port;
     return server.cfg.cluster_announce_port ? (int)server.cfg.cluster_announce_port
                                             : server.cfg.port;
 }
 
-/* The bus's port: cluster-announce-bus-port, else cluster-port, else the
- * client port plus 10000 (Redis's CLUSTER_PORT_INCR). */
+static int announced_pport(void)
+{
+    if (!server.cfg.tls_cluster)
+        return 0;
+    if (server.cfg.cluster_announce_tls_port)
+        return (int)server.cfg.cluster_announce_port;
+    return server.cfg.port;
+}
+
+/* The bus's port: cluster-announce-bus-port, else the one it listens on. */
 static int announced_cport(void)
 {
     if (server.cfg.cluster_announce_bus_port)
         return (int)server.cfg.cluster_announce_bus_port;
-    return server.cfg.cluster_port ? (int)server.cfg.cluster_port : server.cfg.port + 10000;
+    return cluster_bus_port();
 }
 
 /* Redis refreshes what myself announces from the configuration at every
@@ -45,6 +59,7 @@ static int refresh_myself(void)
     struct cluster_node *me = cluster->myself;
     const char *host = server.cfg.cluster_announce_hostname;
     const char *ip = server.cfg.cluster_announce_ip;
+    me->pport = announced_pport();
     int changed = me->port != announced_port() || me->cport != announced_cport() ||
                   (host ? !me->hostname || strcmp(host, me->hostname) : me->hostname != NULL) ||
                   (ip && strcmp(ip, me->ip));
@@ -81,7 +96,7 @@ static const struct server_module cluster_module = {
 int cluster_init(void)
 {
     const char *path = server.cfg.cluster_config_file;
-    if (!server.cfg.cluster_port && server.cfg.port > 65535 - 10000) {
+    if (!server.cfg.cluster_port && cluster_bus_port() > 65535) {
         log_warning("Redis port number too high. Cluster communication port is 10,000 port "
                     "numbers higher than your Redis port. Your Redis port number must be 55535 "
                     "or less.");
