@@ -8,6 +8,8 @@
 #               plaintext ports (Redis 7.0's pport); CLUSTER SHARDS names both, port and tls-port
 #   keys        a key set through one node (redis-cli --tls -c) is read through another, over TLS
 #               and over plaintext (-MOVED names the port of the client's kind)
+#   MIGRATE     the key's slot moves (SETSLOT IMPORTING/MIGRATING, MIGRATE to the target's
+#               tls-port, which it reaches over TLS, SETSLOT NODE): read through either node
 #   pub/sub     a PUBLISH crosses the TLS bus
 #   mixed       a redis-server 7.0.15 node with tls-cluster yes joins (redis-cli --tls --cluster
 #               add-node): every node sees every link up, --cluster check passes, and a PUBLISH
@@ -100,11 +102,11 @@ all_ok() { # all_ok COUNT NAME...
   shift
   for n in "$@"; do cluster_ok "$n" "$count" || return 1; done
 }
-# subscribed NAME CHANNEL FILE: a redis-cli subscriber of NAME's tls-port, writing to FILE.
+# subscribe NAME CHANNEL FILE: a redis-cli subscriber of NAME's tls-port, writing to FILE.
 subscribe() {
   tls "$1" SUBSCRIBE "$2" >"$3" &
   pid[sub_$1]=$!
-  wait_until 10 grep -q "^$2\$" "$3" || fail "SUBSCRIBE on $1 never answered"
+  wait_until 10 grep -qs "^$2\$" "$3" || fail "SUBSCRIBE on $1 never answered"
 }
 # published FROM CHANNEL MESSAGE FILE...: PUBLISH on FROM, then each FILE shows MESSAGE.
 published() {
@@ -112,7 +114,7 @@ published() {
   shift 3
   tls "$from" PUBLISH "$ch" "$msg" >/dev/null
   for f in "$@"; do
-    wait_until 10 grep -qx "$msg" "$f" || fail "PUBLISH $msg on $from never reached $f"
+    wait_until 10 grep -qsx "$msg" "$f" || fail "PUBLISH $msg on $from never reached $f"
   done
 }
 
@@ -159,6 +161,26 @@ case $moved in
   "MOVED $owner 127.0.0.1:${port[n0]}" | "MOVED $owner 127.0.0.1:${port[n1]}" | bar) ;;
   *) fail "plaintext MOVED names a plaintext port: $moved" ;;
 esac
+
+# ---- MIGRATE over TLS: foo's slot moves from its owner to another node ----
+slot=$(plain n0 CLUSTER KEYSLOT foo)
+owner=
+for n in n0 n1 n2; do [ "$(plain "$n" GET foo)" = bar ] && owner=$n; done
+[ -n "$owner" ] || die "no node serves foo"
+case $owner in n0) target=n1 ;; *) target=n0 ;; esac
+oid=$(plain "$owner" CLUSTER MYID)
+tid=$(plain "$target" CLUSTER MYID)
+expect "SETSLOT IMPORTING" "$(plain "$target" CLUSTER SETSLOT "$slot" IMPORTING "$oid")" OK
+expect "SETSLOT MIGRATING" "$(plain "$owner" CLUSTER SETSLOT "$slot" MIGRATING "$tid")" OK
+expect "MIGRATE to the target's tls-port" \
+  "$(plain "$owner" MIGRATE 127.0.0.1 "${tport[$target]}" foo 0 5000)" OK
+# The target first (it takes a new config epoch), then the others.
+for n in "$target" n0 n1 n2; do
+  expect "SETSLOT NODE on $n" "$(plain "$n" CLUSTER SETSLOT "$slot" NODE "$tid")" OK
+done
+expect "the migrated key on its new node" "$(tls "$target" GET foo)" bar
+expect "the migrated key through its old node (-c)" "$(tls "$owner" -c GET foo)" bar
+expect "the old node holds it no more" "$(plain "$owner" DBSIZE)" 0
 
 # ---- pub/sub over the TLS bus ----
 subscribe n1 news "$work/sub_n1"
