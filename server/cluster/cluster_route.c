@@ -122,10 +122,12 @@ static int visit_command(void *ctx, const struct command *cmd, int argc,
     return q->cross_slot || q->unbound;
 }
 
-/* Redis's getNodeByQuery: the node that serves c's request (cmd), NULL
- * with *why set when none may; *slot is the keys' slot. */
-static struct cluster_node *node_for_query(struct client *c, const struct command *cmd,
-                                           int *slot, enum redirect *why)
+/* Redis's getNodeByQuery: the node that serves cmd with argc/argv, asked by
+ * c (its ASKING, READONLY and, for EXEC, its queue), NULL with *why set when
+ * none may; *slot is the keys' slot (left alone when there is no key). */
+static struct cluster_node *node_for_query(struct client *c, const struct command *cmd, int argc,
+                                           const struct resp_slice *argv, int *slot,
+                                           enum redirect *why)
 {
     struct query q = {0};
     *why = REDIR_NONE;
@@ -138,7 +140,7 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
         multi_visit(c, visit_command, &q);
         writes = multi_has_write(c);
     } else {
-        visit_command(&q, cmd, c->argc, c->argv);
+        visit_command(&q, cmd, argc, argv);
     }
     if (q.unbound) {
         *why = REDIR_DOWN_UNBOUND;
@@ -225,7 +227,7 @@ static int route_refuses(struct client *c, const struct command *cmd)
         return 0;
     int slot = 0;
     enum redirect why;
-    struct cluster_node *n = node_for_query(c, cmd, &slot, &why);
+    struct cluster_node *n = node_for_query(c, cmd, c->argc, c->argv, &slot, &why);
     if (n == cluster->myself)
         return 0;
     /* Redis discards a redirected EXEC's transaction; a queued command's
@@ -234,6 +236,38 @@ static int route_refuses(struct client *c, const struct command *cmd)
         multi_discard(c);
     reply_redirect(c, n, slot, why);
     return 1;
+}
+
+/* Redis 7.0.15's scriptVerifyClusterState: a script's command is asked
+ * where it runs as the caller's request would be (its ASKING and READONLY);
+ * the primary's link and the log's replay are obeyed. Then, unless
+ * cross_slot, its keys must share the run's slot. */
+static const char *route_script_refuses(struct client *caller, const struct command *cmd,
+                                        int argc, const struct resp_slice *argv, int cross_slot,
+                                        int *run_slot)
+{
+    if ((caller->flags & CLIENT_MASTER) || caller->id == 0 || !keyspec_of(cmd))
+        return NULL;
+    int slot = -1;
+    enum redirect why;
+    if (node_for_query(caller, cmd, argc, argv, &slot, &why) != cluster->myself) {
+        switch (why) {
+        case REDIR_DOWN_RO_STATE:
+            return "Script attempted to execute a write command while the cluster is down and "
+                   "readonly";
+        case REDIR_DOWN_STATE:
+            return "Script attempted to execute a command while the cluster is down";
+        default: /* Redis 7.0 names a cross-slot command so too */
+            return "Script attempted to access a non local key in a cluster node";
+        }
+    }
+    if (slot != -1 && !cross_slot) {
+        if (*run_slot == -1)
+            *run_slot = slot;
+        else if (*run_slot != slot)
+            return "Script attempted to access keys that do not hash to the same slot";
+    }
+    return NULL;
 }
 
 /* ASKING lasts for the next command, or the whole transaction it opens. */
@@ -245,7 +279,8 @@ static void route_done(struct client *c, const struct command *cmd)
 
 void cluster_route_init(void)
 {
-    static const struct command_route route = {.refuses = route_refuses, .done = route_done};
+    static const struct command_route route = {
+        .refuses = route_refuses, .done = route_done, .script_refuses = route_script_refuses};
     exec_cmd = command_lookup("exec", 4);
     asking_cmd = command_lookup("asking", 6);
     migrate_cmd = command_lookup_builtin("migrate", 7);
