@@ -18,6 +18,6 @@ add_test(NAME integration_cluster_tls
 set_tests_properties(integration_cluster_tls PROPERTIES LABELS integration TIMEOUT 240
                      SKIP_RETURN_CODE 77)
 rbkv_script_on_redis(integration_cluster_tls ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cluster_tls.sh)
-# The commands scripts run, checked against the cluster (server/cluster/cluster_route.c's script
-# hook), side by side with a redis-server 7.0.15 node.
-rbkv_server_test(integration_cluster_script integration/test_cluster_script.c 120 integration)
+# Redirections beyond the request: the commands scripts run, and clients blocked on keys whose
+# slot moved or whose cluster went down (server/cluster/cluster_route.c), side by side with redis-server.
+rbkv_server_test(integration_cluster_redirect integration/test_cluster_redirect.c 180 integration)

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "blocking.h"
 #include "client.h"
 #include "clock.h"
 #include "cluster.h"
@@ -268,6 +269,39 @@ static const char *route_script_refuses(struct client *caller, const struct comm
             return "Script attempted to access keys that do not hash to the same slot";
     }
     return NULL;
+}
+
+void cluster_route_blocked(void)
+{
+    if (!block_count())
+        return;
+    struct cluster_node *me = cluster->myself;
+    for (struct client *c = server.clients; c; c = c->next) {
+        const char *key;
+        size_t klen;
+        if (!block_first_key(c, &key, &klen))
+            continue;
+        /* Down: even with reads allowed, the write that would serve the
+         * wait may never come. */
+        if (cluster->state != CLUSTER_STATE_OK) {
+            reply_redirect(c, NULL, 0, REDIR_DOWN_STATE);
+            block_abort(c);
+            continue;
+        }
+        int slot = (int)key_hash_slot(key, klen);
+        struct cluster_node *n = cluster->slots[slot];
+        /* A replica serves its primary's keys to a READONLY reader. */
+        if ((c->flags & CLIENT_READONLY) && c->last_cmd && !(c->last_cmd->flags & CMD_WRITE) &&
+            (me->flags & CNODE_SLAVE) && me->primary == n)
+            n = me;
+        if (n == me || cluster->importing_from[slot])
+            continue;
+        reply_redirect(c, n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND);
+        block_abort(c);
+    }
+    /* From the cron, a loop callback: their replies go out now, and what
+     * they pipelined runs. */
+    block_run_unblocked();
 }
 
 /* ASKING lasts for the next command, or the whole transaction it opens. */

@@ -11,6 +11,11 @@
 
 /* Registers the route hook with the dispatcher (cluster_init). */
 void cluster_route_init(void);
+/* Every cron tick: a client blocked on keys (BLPOP, BZPOPMIN, XREAD...)
+ * whose slot is no longer served here, or while the cluster is down, gets
+ * -MOVED or -CLUSTERDOWN and its wait ends (Redis 7.0's
+ * clusterRedirectBlockedClientIfNeeded). */
+void cluster_route_blocked(void);
 
 /* The endpoint a redirection or CLUSTER SLOTS names for a node, by
  * cluster-preferred-endpoint-type: its ip, its hostname ("?" when it has

@@ -80,6 +80,7 @@ static void cluster_cron(void)
         cluster_update_state();
     cluster_gossip_cron();
     cluster_failover_cron();
+    cluster_route_blocked();
 }
 
 /* Last in the shutdown: the lock goes with the process anyway; the state

@@ -1,9 +1,17 @@
 /*
- * test_cluster_script.c - the commands a script runs, checked against the
- * cluster as Redis 7.0.15's scriptVerifyClusterState checks them
- * (server/cluster/cluster_route.c's script hook), side by side with a
- * redis-server 7.0.15 node: each node a one-node cluster serving every
- * slot, the same scripts sent to both, the replies compared byte for byte.
+ * test_cluster_redirect.c - redirections beyond a request's own keys
+ * (server/cluster/cluster_route.c), side by side with redis-server 7.0.15.
+ *
+ * Blocked clients (Redis 7.0's clusterRedirectBlockedClientIfNeeded), on
+ * each kind of node: a BLPOP waiting on a key whose slot goes unserved is
+ * answered -CLUSTERDOWN Hash slot not served; a BZPOPMIN waiting while the
+ * cluster goes down, -CLUSTERDOWN The cluster is down; on a two-node
+ * cluster, a BLPOP whose slot is given to the other node, -MOVED to it.
+ *
+ * Scripts: the commands a script runs, checked against the cluster as
+ * Redis 7.0.15's scriptVerifyClusterState checks them: each node a one-node
+ * cluster serving every slot, the same scripts sent to both, the replies
+ * compared byte for byte.
  *
  *  - a script with a shebang (and every function) keeps to one slot, its
  *    declared keys' first: "Script attempted to access keys that do not
@@ -134,9 +142,98 @@ out:
         h_node_stop(&n[i]);
 }
 
+/* One node of a kind (redis) serving every slot: blocked clients are told
+ * when their slot goes unserved or the cluster goes down. */
+static void blocked_on(int redis)
+{
+    struct h_node n;
+    int rc = h_node_start(&n, redis, NODE_TIMEOUT_MS);
+    if (rc == 1)
+        printf("no redis-server: skipped on Redis\n");
+    if (rc != 0)
+        return;
+    redisContext *b = h_connect(&n.s);
+    EXPECT_OK(n.c, "CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+    if (!b || !wait_state(&n, "ok"))
+        goto out;
+    EXPECT_OK(n.c, "CONFIG", "SET", "cluster-require-full-coverage", "no");
+    /* "a" is in slot 15495. */
+    H_SEND(b, "BLPOP", "a", "0");
+    h_wait_blocked(n.c, 1, WAIT_MS);
+    EXPECT_OK(n.c, "CLUSTER", "DELSLOTS", "15495");
+    EXPECT_NEXT(b, "-CLUSTERDOWN Hash slot not served");
+    h_wait_blocked(n.c, 0, WAIT_MS);
+    EXPECT_OK(n.c, "CLUSTER", "ADDSLOTS", "15495");
+    /* The cluster down: a slot unserved under full coverage. */
+    H_SEND(b, "BZPOPMIN", "z", "0");
+    h_wait_blocked(n.c, 1, WAIT_MS);
+    EXPECT_OK(n.c, "CONFIG", "SET", "cluster-require-full-coverage", "yes");
+    EXPECT_OK(n.c, "CLUSTER", "DELSLOTS", "0");
+    EXPECT_NEXT(b, "-CLUSTERDOWN The cluster is down");
+    h_wait_blocked(n.c, 0, WAIT_MS);
+    /* The client is served as before once the cluster is back. */
+    EXPECT_OK(n.c, "CLUSTER", "ADDSLOTS", "0");
+    if (wait_state(&n, "ok"))
+        EXPECT_REPLY(b, "(nil)", "BLPOP", "a", "0.01");
+out:
+    redisFree(b);
+    h_node_stop(&n);
+}
+
+static void test_blocked(void)
+{
+    blocked_on(0);
+    blocked_on(1);
+}
+
+/* Two nodes of a kind: the first serves every slot and gives "a"'s to the
+ * second while a client waits on "a": -MOVED to the second. */
+static void moved_on(int redis)
+{
+    struct h_node n[2];
+    int started = 0;
+    redisContext *b = NULL;
+    for (; started < 2; started++) {
+        int rc = h_node_start(&n[started], redis, NODE_TIMEOUT_MS);
+        if (rc == 1)
+            printf("no redis-server: skipped on Redis\n");
+        if (rc != 0)
+            goto out;
+    }
+    EXPECT_OK(n[0].c, "CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+    char port[8], id1[41], want[64];
+    snprintf(port, sizeof(port), "%d", n[1].s.port);
+    EXPECT_OK(n[0].c, "CLUSTER", "MEET", "127.0.0.1", port, n[1].bus_port);
+    h_node_id(&n[1], id1);
+    for (int i = 0; i < 2; i++)
+        if (!wait_state(&n[i], "ok"))
+            goto out;
+    b = h_connect(&n[0].s);
+    if (!b)
+        goto out;
+    H_SEND(b, "BLPOP", "a", "0");
+    h_wait_blocked(n[0].c, 1, WAIT_MS);
+    EXPECT_OK(n[0].c, "CLUSTER", "SETSLOT", "15495", "NODE", id1);
+    snprintf(want, sizeof(want), "-MOVED 15495 127.0.0.1:%d", n[1].s.port);
+    EXPECT_NEXT(b, want);
+    h_wait_blocked(n[0].c, 0, WAIT_MS);
+out:
+    redisFree(b);
+    for (int i = 0; i < started; i++)
+        h_node_stop(&n[i]);
+}
+
+static void test_blocked_moved(void)
+{
+    moved_on(0);
+    moved_on(1);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
+    H_RUN(test_blocked);
+    H_RUN(test_blocked_moved);
     H_RUN(test_scripts);
     return h_finish();
 }
