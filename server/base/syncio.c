@@ -71,6 +71,8 @@ int sync_conn_open(struct sync_conn *c, const char *host, int port, long long ti
     struct addrinfo *list;
     c->fd = -1;
     c->start = c->end = 0;
+    c->filter = NULL;
+    c->filter_ctx = NULL;
     if (port < 0 || port > 65535 || getaddrinfo(host, service, &hints, &list) != 0) {
         errno = EINVAL;
         return -1;
@@ -84,6 +86,13 @@ int sync_conn_open(struct sync_conn *c, const char *host, int port, long long ti
 int sync_conn_write(struct sync_conn *c, const char *buf, size_t len, long long timeout_ms)
 {
     int64_t deadline = mstime() + timeout_ms;
+    if (c->filter)
+        return c->filter->write(c, buf, len, deadline);
+    return sync_conn_write_raw(c, buf, len, deadline);
+}
+
+int sync_conn_write_raw(struct sync_conn *c, const char *buf, size_t len, int64_t deadline)
+{
     while (len) {
         ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
         if (n > 0) {
@@ -113,22 +122,36 @@ ssize_t sync_conn_read_line(struct sync_conn *c, char *line, size_t size, long l
             if (got + 1 < size)
                 line[got++] = ch;
         }
-        ssize_t n = read(c->fd, c->buf, sizeof(c->buf));
-        if (n > 0) {
-            c->start = 0;
-            c->end = (size_t)n;
-        } else if (n == 0) {
+        ssize_t n = c->filter ? c->filter->read(c, c->buf, sizeof(c->buf), deadline)
+                              : sync_conn_read_raw(c, c->buf, sizeof(c->buf), deadline);
+        if (n < 0)
+            return -1;
+        c->start = 0;
+        c->end = (size_t)n;
+    }
+}
+
+ssize_t sync_conn_read_raw(struct sync_conn *c, char *buf, size_t cap, int64_t deadline)
+{
+    for (;;) {
+        ssize_t n = read(c->fd, buf, cap);
+        if (n > 0)
+            return n;
+        if (n == 0) {
             errno = ECONNRESET;
             return -1;
-        } else if ((errno != EAGAIN && errno != EINTR) ||
-                   wait_ready(c->fd, POLLIN, deadline) < 0) {
-            return -1;
         }
+        if ((errno != EAGAIN && errno != EINTR) || wait_ready(c->fd, POLLIN, deadline) < 0)
+            return -1;
     }
 }
 
 void sync_conn_close(struct sync_conn *c)
 {
+    if (c->filter && c->filter->close)
+        c->filter->close(c);
+    c->filter = NULL;
+    c->filter_ctx = NULL;
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;

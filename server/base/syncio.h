@@ -10,18 +10,38 @@
  * state. Every call fails with -1 and errno set (ETIMEDOUT when the time ran
  * out; ECONNRESET when the peer closed); after a failure the connection is
  * only good for sync_conn_close.
+ *
+ * A filter (TLS, which a higher layer owns) may stand between the calls and
+ * the socket: then sync_conn_write and sync_conn_read_line go through it,
+ * and it reaches the socket with sync_conn_read_raw and sync_conn_write_raw.
  */
 #ifndef RBKV_SYNCIO_H
 #define RBKV_SYNCIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define SYNC_CONN_BUF 4096
 
+struct sync_conn;
+
+/* What stands between a connection's calls and its socket. Deadlines are
+ * unix ms; failures are -1 with errno, as the calls'. */
+struct sync_conn_filter {
+    /* Up to cap bytes into buf: how many (> 0), or -1. */
+    ssize_t (*read)(struct sync_conn *c, char *buf, size_t cap, int64_t deadline);
+    /* buf[0..len) whole: 0 or -1. */
+    int (*write)(struct sync_conn *c, const char *buf, size_t len, int64_t deadline);
+    /* Frees filter_ctx (the socket is closed after). */
+    void (*close)(struct sync_conn *c);
+};
+
 struct sync_conn {
     int fd;
     size_t start, end; /* unread bytes: buf[start..end) */
+    const struct sync_conn_filter *filter; /* NULL: the socket itself */
+    void *filter_ctx;                      /* the filter's, owned by it */
     char buf[SYNC_CONN_BUF];
 };
 
@@ -34,7 +54,13 @@ int sync_conn_write(struct sync_conn *c, const char *buf, size_t len, long long 
  * without the "\r\n"; a longer line is cut at size - 1 bytes, the rest
  * dropped). Its length, or -1. */
 ssize_t sync_conn_read_line(struct sync_conn *c, char *line, size_t size, long long timeout_ms);
-/* Closes c's socket; a closed or never opened c (fd -1) is left alone. */
+/* The socket under a filter: reads up to cap bytes (how many, > 0), writes
+ * buf[0..len) whole (0); -1 with errno when the deadline (unix ms) passed
+ * or the socket failed. */
+ssize_t sync_conn_read_raw(struct sync_conn *c, char *buf, size_t cap, int64_t deadline);
+int sync_conn_write_raw(struct sync_conn *c, const char *buf, size_t len, int64_t deadline);
+/* Closes c's filter and socket; a closed or never opened c (fd -1) is left
+ * alone. */
 void sync_conn_close(struct sync_conn *c);
 
 #endif

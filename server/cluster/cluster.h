@@ -44,6 +44,8 @@ struct cluster_node {
     char name[CLUSTER_NAMELEN + 1]; /* 40 hex digits */
     char ip[CLUSTER_IPLEN];         /* "" until known */
     int port, cport;                /* clients' and the bus's ports */
+    int pport;                      /* the plaintext clients' port when port is the TLS
+                                     * one (tls-cluster yes), else 0: as its messages say */
     char *hostname;                 /* owned; NULL when none announced */
     unsigned flags;                 /* CNODE_ */
     struct cluster_node *primary;   /* a replica's primary, or NULL */

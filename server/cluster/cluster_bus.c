@@ -12,6 +12,13 @@
  * Sending: one write at a time is in flight (`out`, owned until its
  * callback); what is queued meanwhile waits in `pending`, so the buffer
  * under a write never moves.
+ *
+ * TLS (tls-cluster yes, as Redis: both directions of every link): core's
+ * tls.h does the handshake and the records in memory, libuv keeps the
+ * socket. A TLS link queues plaintext in `plain`; tls_encrypt turns it into
+ * ciphertext (once the handshake is over), which moves to `pending` and is
+ * written as above. Ciphertext read goes into the tls_conn's room and comes
+ * out as plaintext in `in`, read exactly as a plain link's.
  */
 #include "cluster_bus.h"
 
@@ -24,7 +31,9 @@
 #include "cluster_msg.h"
 #include "log.h"
 #include "mem.h"
+#include "resp_writer.h"
 #include "server.h"
+#include "tls.h"
 
 /* Redis has no cap on a message's length; a peer's totlen above this closes
  * its link instead of growing a buffer without end. */
@@ -44,6 +53,8 @@ struct cluster_link {
     size_t out_len;
     unsigned char *pending;
     size_t pending_len, pending_cap;
+    struct tls_conn *tls; /* owned; NULL on a plaintext link */
+    struct resp_out plain; /* a TLS link's plaintext not yet encrypted */
     struct cluster_link *prev, *next;
 };
 
@@ -70,6 +81,8 @@ static void link_close_cb(uv_handle_t *h)
     xfree(l->in);
     xfree(l->out);
     xfree(l->pending);
+    tls_conn_free(l->tls);
+    resp_out_destroy(&l->plain);
     xfree(l);
 }
 
@@ -105,6 +118,29 @@ void cluster_bus_node_gone(struct cluster_node *n)
 }
 
 static void flush(struct cluster_link *l);
+static void queue(struct cluster_link *l, const void *buf, size_t len);
+
+/* A TLS link: encrypts what plaintext the handshake allows and moves the
+ * ciphertext (handshake messages too) to pending. Returns -1 when l closed. */
+static int tls_pump(struct cluster_link *l)
+{
+    if (!l->tls || l->closing)
+        return 0;
+    if (tls_encrypt(l->tls, &l->plain) < 0) {
+        log_warning("Cluster bus: TLS on the link %s %.40s failed: %s",
+                    l->inbound ? "from" : "to", l->node ? l->node->name : "an unknown node",
+                    tls_error(l->tls));
+        cluster_link_close(l);
+        return -1;
+    }
+    struct resp_out *wire = tls_wire(l->tls);
+    struct resp_iov iov;
+    while (resp_out_pending(wire) && resp_out_peek(wire, &iov, 1) == 1) {
+        queue(l, iov.base, iov.len);
+        resp_out_consume(wire, iov.len);
+    }
+    return 0;
+}
 
 static void write_cb(uv_write_t *req, int status)
 {
@@ -120,7 +156,8 @@ static void write_cb(uv_write_t *req, int status)
         cluster_link_close(l);
         return;
     }
-    flush(l);
+    if (tls_pump(l) == 0)
+        flush(l);
 }
 
 static void flush(struct cluster_link *l)
@@ -147,34 +184,84 @@ void cluster_link_send(struct cluster_link *l, const void *buf, size_t len)
     if (l->closing)
         return;
     unsigned long long limit = server.cfg.cluster_link_sendbuf_limit;
-    if (limit && l->pending_len + l->out_len + len > limit) {
+    size_t used = l->pending_len + l->out_len + resp_out_pending(&l->plain);
+    if (limit && used + len > limit) {
         log_warning("Freeing cluster link(%s node %.40s, used memory: %zu) due to exceeding "
                     "send buffer memory limit.",
-                    l->inbound ? "from" : "to", l->node ? l->node->name : "?",
-                    l->pending_len + l->out_len);
+                    l->inbound ? "from" : "to", l->node ? l->node->name : "?", used);
         bus.limit_exceeded++;
         cluster_link_close(l);
         return;
     }
+    if (l->tls) {
+        resp_add_raw(&l->plain, buf, len);
+        if (tls_pump(l) == 0)
+            flush(l);
+        return;
+    }
+    queue(l, buf, len);
+    flush(l);
+}
+
+/* Appends bytes for the socket (ciphertext on a TLS link) to pending. */
+static void queue(struct cluster_link *l, const void *buf, size_t len)
+{
     if (l->pending_len + len > l->pending_cap) {
         l->pending_cap = (l->pending_len + len) * 2;
         l->pending = xrealloc(l->pending, l->pending_cap);
     }
     memcpy(l->pending + l->pending_len, buf, len);
     l->pending_len += len;
-    flush(l);
+}
+
+/* At least 16 KB free at the end of l->in. */
+static void in_room(struct cluster_link *l)
+{
+    if (l->in_cap - l->in_len < 16384) {
+        l->in_cap = l->in_cap ? l->in_cap * 2 : 65536;
+        l->in = xrealloc(l->in, l->in_cap);
+    }
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
     (void)suggested;
     struct cluster_link *l = h->data;
-    /* Read straight into the link's buffer: at least 16 KB free. */
-    if (l->in_cap - l->in_len < 16384) {
-        l->in_cap = l->in_cap ? l->in_cap * 2 : 65536;
-        l->in = xrealloc(l->in, l->in_cap);
+    if (l->tls) { /* ciphertext: into the TLS state's room */
+        char *p;
+        size_t cap;
+        tls_read_space(l->tls, &p, &cap);
+        *b = uv_buf_init(p, (unsigned)cap);
+        return;
     }
+    /* Read straight into the link's buffer. */
+    in_room(l);
     *b = uv_buf_init((char *)l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
+}
+
+/* A TLS link: decrypts what was read into l->in, answers the handshake.
+ * Returns -1 when l closed. */
+static int tls_take(struct cluster_link *l, size_t nread)
+{
+    tls_read_commit(l->tls, nread);
+    for (;;) {
+        in_room(l);
+        long n = tls_read(l->tls, (char *)l->in + l->in_len, l->in_cap - l->in_len);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            log_warning("Cluster bus: TLS on the link %s %.40s failed: %s",
+                        l->inbound ? "from" : "to",
+                        l->node ? l->node->name : "an unknown node", tls_error(l->tls));
+            cluster_link_close(l);
+            return -1;
+        }
+        l->in_len += (size_t)n;
+    }
+    if (tls_pump(l) < 0)
+        return -1;
+    flush(l);
+    return 0;
 }
 
 /* Hands every whole message in l->in to the receiver; -1 when l closed. */
@@ -224,13 +311,28 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
         cluster_link_close(l);
         return;
     }
-    l->in_len += (size_t)nread;
+    if (l->tls) {
+        if (tls_take(l, (size_t)nread) < 0)
+            return;
+    } else {
+        l->in_len += (size_t)nread;
+    }
     process_input(l);
 }
 
+/* A new link, listed; NULL when tls-cluster is on and TLS is not set up
+ * (no certificate: the link could not speak to any node). */
 static struct cluster_link *link_new(int inbound)
 {
+    struct tls_conn *t = NULL;
+    if (server.cfg.tls_cluster && !(t = tls_conn_new(inbound))) {
+        log_warning("Cluster bus: tls-cluster yes needs the TLS settings (tls-cert-file, "
+                    "tls-key-file, tls-ca-cert-file)");
+        return NULL;
+    }
     struct cluster_link *l = xcalloc(1, sizeof(*l));
+    l->tls = t;
+    resp_out_init(&l->plain);
     l->inbound = inbound;
     l->ctime = mstime();
     uv_tcp_init(server.loop, &l->tcp);
@@ -255,7 +357,8 @@ static void connect_cb(uv_connect_t *req, int status)
     if (l->node)
         l->node->link_up = 1;
     uv_read_start((uv_stream_t *)&l->tcp, alloc_cb, read_cb);
-    flush(l);
+    if (tls_pump(l) == 0) /* the ClientHello first */
+        flush(l);
 }
 
 struct cluster_link *cluster_link_connect(struct cluster_node *n)
@@ -266,6 +369,8 @@ struct cluster_link *cluster_link_connect(struct cluster_node *n)
     if (rc < 0 || n->cport <= 0 || n->cport > 65535 || bus.stopping)
         return NULL;
     struct cluster_link *l = link_new(0);
+    if (!l)
+        return NULL;
     l->node = n;
     n->link = l;
     l->connect_req.data = l;
@@ -278,11 +383,24 @@ struct cluster_link *cluster_link_connect(struct cluster_node *n)
     return l;
 }
 
+static void free_handle_cb(uv_handle_t *h)
+{
+    xfree(h);
+}
+
 static void accept_cb(uv_stream_t *listener, int status)
 {
     if (status < 0 || bus.stopping)
         return;
     struct cluster_link *l = link_new(1);
+    if (!l) { /* take the connection, to close it */
+        uv_tcp_t *t = xmalloc(sizeof(*t));
+        uv_tcp_init(server.loop, t);
+        if (uv_accept(listener, (uv_stream_t *)t) < 0)
+            log_debug("Cluster bus: accept failed");
+        uv_close((uv_handle_t *)t, free_handle_cb);
+        return;
+    }
     if (uv_accept(listener, (uv_stream_t *)&l->tcp) < 0) {
         cluster_link_close(l);
         return;
@@ -327,10 +445,17 @@ static int listen_on(const char *bind_addr, int port)
     return 0;
 }
 
+int cluster_bus_port(void)
+{
+    if (server.cfg.cluster_port)
+        return (int)server.cfg.cluster_port;
+    return (server.cfg.tls_cluster ? server.cfg.tls_port : server.cfg.port) + 10000;
+}
+
 int cluster_bus_listen(cluster_bus_receive_cb receive)
 {
     bus.receive = receive;
-    int port = server.cfg.cluster_port ? (int)server.cfg.cluster_port : server.cfg.port + 10000;
+    int port = cluster_bus_port();
     for (int i = 0; i < server.cfg.bind_count; i++)
         if (listen_on(server.cfg.bind[i], port) < 0)
             return -1;

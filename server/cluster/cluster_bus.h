@@ -24,8 +24,12 @@ struct cluster_node;
  * the call returns. */
 typedef void (*cluster_bus_receive_cb)(struct cluster_link *l, const struct cluster_msg *m);
 
-/* At start: listens on the bus port (cluster-port, else port + 10000) at
- * every bind address, and registers the receiver. Returns 0, or -1 logged. */
+/* The bus's port: cluster-port, else the client port + 10000 (tls-port +
+ * 10000 with tls-cluster yes, as Redis 7.0); may be above 65535. */
+int cluster_bus_port(void);
+/* At start: listens on the bus port at every bind address (over TLS in
+ * both directions with tls-cluster yes), and registers the receiver.
+ * Returns 0, or -1 logged. */
 int cluster_bus_listen(cluster_bus_receive_cb receive);
 /* Shutdown: stops listening and closes every link. */
 void cluster_bus_close_all(void);

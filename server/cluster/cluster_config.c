@@ -44,9 +44,10 @@ static const struct {
 };
 #define FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
 
-void cluster_describe_node(FILE *f, const struct cluster_node *n)
+void cluster_describe_node(FILE *f, const struct cluster_node *n, int use_pport)
 {
-    fprintf(f, "%s %s:%d@%d", n->name, n->ip, n->port, n->cport);
+    fprintf(f, "%s %s:%d@%d", n->name, n->ip, use_pport && n->pport ? n->pport : n->port,
+            n->cport);
     if (n->hostname)
         fprintf(f, ",%s", n->hostname);
     int any = 0;
@@ -84,7 +85,7 @@ void cluster_describe_node(FILE *f, const struct cluster_node *n)
     fputc('\n', f);
 }
 
-char *cluster_describe_nodes(unsigned skip, size_t *len)
+char *cluster_describe_nodes(unsigned skip, int use_pport, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -92,7 +93,7 @@ char *cluster_describe_nodes(unsigned skip, size_t *len)
         return NULL;
     for (int i = 0; i < cluster->node_count; i++)
         if (!(cluster->nodes[i]->flags & skip))
-            cluster_describe_node(f, cluster->nodes[i]);
+            cluster_describe_node(f, cluster->nodes[i], use_pport);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -432,7 +433,7 @@ int cluster_config_load(const char *path)
 int cluster_config_save(const char *path, int do_fsync)
 {
     size_t len = 0;
-    char *nodes = cluster_describe_nodes(CNODE_HANDSHAKE, &len);
+    char *nodes = cluster_describe_nodes(CNODE_HANDSHAKE, 0, &len);
     if (!nodes)
         return -1;
     char vars[96];

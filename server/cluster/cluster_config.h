@@ -18,12 +18,14 @@ struct cluster_node;
 
 /* Writes n's CLUSTER NODES line (with '\n'): id, ip:port@cport[,hostname],
  * flags, primary, ping-sent, pong-recv, config-epoch, link-state, slots,
- * and for myself the [slot->-id] / [slot-<-id] of open slots. */
-void cluster_describe_node(FILE *f, const struct cluster_node *n);
+ * and for myself the [slot->-id] / [slot-<-id] of open slots. port is the
+ * plaintext port when use_pport and n has one (a plaintext client of a
+ * tls-cluster node, as Redis 7.0), else n's port (nodes.conf's). */
+void cluster_describe_node(FILE *f, const struct cluster_node *n, int use_pport);
 /* Every node's line but those flagged skip (CNODE_ bits), as a text the
  * caller frees with free() (open_memstream's); *len its length. NULL when
  * out of memory. */
-char *cluster_describe_nodes(unsigned skip, size_t *len);
+char *cluster_describe_nodes(unsigned skip, int use_pport, size_t *len);
 
 /* Takes an exclusive flock on path (created if missing); -1 logged when
  * another process holds it or it cannot be opened. */

@@ -17,8 +17,10 @@
  *
  * - FAILOVER_AUTH_REQUEST/ACK and MFSTART: handed to cluster_failover.c.
  *
+ * - PUBLISH/PUBLISHSHARD: handed to cluster_pubsub.c.
+ *
  * Owns: the received-message counters and the cron's clock. Not here:
- * PUBLISH and MODULE, which are counted and ignored.
+ * MODULE, which is counted and ignored.
  */
 #include "cluster_gossip.h"
 
@@ -35,6 +37,7 @@
 #include "cluster_failover.h"
 #include "cluster_failure.h"
 #include "cluster_msg.h"
+#include "cluster_pubsub.h"
 #include "cluster_send.h"
 #include "fastrand.h"
 #include "log.h"
@@ -243,6 +246,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
             n = cluster_node_new(g.nodename, flags & ~(CNODE_MYSELF | CNODE_MEET |
                                                        CNODE_HANDSHAKE | CNODE_PFAIL));
             cluster_node_set_addr(n, g.ip, g.port, g.cport, NULL);
+            n->pport = g.pport;
             cluster_add_node(n);
             changed = 1;
             continue;
@@ -277,6 +281,7 @@ static int process_gossip(const struct cluster_msg *m, struct cluster_node *send
             if (n->link)
                 cluster_link_close(n->link);
             cluster_node_set_addr(n, g.ip, g.port, g.cport, n->hostname);
+            n->pport = g.pport;
             n->flags &= ~CNODE_NOADDR;
             changed = 1;
         }
@@ -342,6 +347,7 @@ static int process_ping(struct cluster_link *l, const struct cluster_msg *m,
             sender_ip(l, h, ip);
             struct cluster_node *n = cluster_node_new(NULL, CNODE_HANDSHAKE);
             cluster_node_set_addr(n, ip, h->port, h->cport, NULL);
+            n->pport = h->pport;
             cluster_add_node(n);
         }
         if (sender && h->type == CLUSTER_MSG_PING && update_address(sender, l, h))
@@ -474,6 +480,9 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
     int todo = 0;
     if (sender) {
         sender->data_received = now;
+        /* Its plaintext port beside a TLS one (Redis takes it with the
+         * address; every header carries it). */
+        sender->pport = h->pport;
         if (cluster_link_inbound(l))
             cluster_link_bind_inbound(l, sender);
         if (h->current_epoch > cluster->current_epoch) {
@@ -512,7 +521,11 @@ void cluster_gossip_receive(struct cluster_link *l, const struct cluster_msg *m)
         if (sender)
             cluster_failover_mfstart(l, sender);
         break;
-    default: /* PUBLISH and MODULE are later steps */
+    case CLUSTER_MSG_PUBLISH:
+    case CLUSTER_MSG_PUBLISHSHARD:
+        cluster_pubsub_receive(m, sender);
+        break;
+    default: /* MODULE: rbkv has no modules */
         break;
     }
     if (more > 0)

@@ -3,7 +3,7 @@
  * receipt (cluster_gossip.c): MEET and the handshake, PING/PONG with their
  * gossip, slot ownership by config epoch, UPDATE, FAIL, and the cron that
  * keeps a link and a ping going to every node (Redis 7.0's clusterCron and
- * clusterProcessPacket, without failover, pub/sub and modules).
+ * clusterProcessPacket; failover and pub/sub are handed on, modules ignored).
  */
 #ifndef RBKV_CLUSTER_GOSSIP_H
 #define RBKV_CLUSTER_GOSSIP_H

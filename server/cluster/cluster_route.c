@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "blocking.h"
 #include "client.h"
 #include "clock.h"
 #include "cluster.h"
@@ -60,6 +61,11 @@ const char *cluster_preferred_endpoint(const struct cluster_node *n)
     default:
         return n->ip;
     }
+}
+
+int cluster_client_port(const struct cluster_node *n, int plaintext_client)
+{
+    return server.cfg.tls_cluster && plaintext_client && n->pport ? n->pport : n->port;
 }
 
 static int visit_key(void *ctx, int pos, unsigned flags)
@@ -118,9 +124,12 @@ static int visit_command(void *ctx, const struct command *cmd, int argc,
     return q->cross_slot || q->unbound;
 }
 
-/* Redis's getNodeByQuery: the node that serves c's request (cmd), NULL
- * with *why set when none may; *slot is the keys' slot. */
-static struct cluster_node *node_for_query(struct client *c, const struct command *cmd,
+/* Redis's getNodeByQuery: the node that serves cmd with argc/argv, asked by
+ * c (its ASKING, READONLY and, for EXEC, its queue), NULL with *why set when
+ * none may; *slot is the keys' slot (left alone when there is no key). With
+ * range set, the keys are that one {hash tag}'s range instead of argv's. */
+static struct cluster_node *node_for_query(struct client *c, const struct command *cmd, int argc,
+                                           const struct resp_slice *argv,
                                            const struct resp_slice *range, int *slot,
                                            enum redirect *why)
 {
@@ -144,7 +153,7 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
         q.shard = 0;
         q.migrating = q.importing = 0;
     } else {
-        visit_command(&q, cmd, c->argc, c->argv);
+        visit_command(&q, cmd, argc, argv);
     }
     if (q.unbound) {
         *why = REDIR_DOWN_UNBOUND;
@@ -220,7 +229,7 @@ static void reply_redirect(struct client *c, const struct cluster_node *n, int s
         break;
     default:
         resp_add_errorf(&c->out, "%s %d %s:%d", why == REDIR_ASK ? "ASK" : "MOVED", slot,
-                        cluster_preferred_endpoint(n), n->port);
+                        cluster_preferred_endpoint(n), cluster_client_port(n, !c->tls));
         break;
     }
 }
@@ -250,7 +259,7 @@ static int route_refuses(struct client *c, const struct command *cmd)
             break;
         }
     }
-    struct cluster_node *n = node_for_query(c, cmd, range, &slot, &why);
+    struct cluster_node *n = node_for_query(c, cmd, c->argc, c->argv, range, &slot, &why);
     if (n == cluster->myself)
         return 0;
     /* Redis discards a redirected EXEC's transaction; a queued command's
@@ -259,6 +268,71 @@ static int route_refuses(struct client *c, const struct command *cmd)
         multi_discard(c);
     reply_redirect(c, n, slot, why);
     return 1;
+}
+
+/* Redis 7.0.15's scriptVerifyClusterState: a script's command is asked
+ * where it runs as the caller's request would be (its ASKING and READONLY);
+ * the primary's link and the log's replay are obeyed. Then, unless
+ * cross_slot, its keys must share the run's slot. */
+static const char *route_script_refuses(struct client *caller, const struct command *cmd,
+                                        int argc, const struct resp_slice *argv, int cross_slot,
+                                        int *run_slot)
+{
+    if ((caller->flags & CLIENT_MASTER) || caller->id == 0 || !keyspec_of(cmd))
+        return NULL;
+    int slot = -1;
+    enum redirect why;
+    if (node_for_query(caller, cmd, argc, argv, NULL, &slot, &why) != cluster->myself) {
+        switch (why) {
+        case REDIR_DOWN_RO_STATE:
+            return "Script attempted to execute a write command while the cluster is down and "
+                   "readonly";
+        case REDIR_DOWN_STATE:
+            return "Script attempted to execute a command while the cluster is down";
+        default: /* Redis 7.0 names a cross-slot command so too */
+            return "Script attempted to access a non local key in a cluster node";
+        }
+    }
+    if (slot != -1 && !cross_slot) {
+        if (*run_slot == -1)
+            *run_slot = slot;
+        else if (*run_slot != slot)
+            return "Script attempted to access keys that do not hash to the same slot";
+    }
+    return NULL;
+}
+
+void cluster_route_blocked(void)
+{
+    if (!block_count())
+        return;
+    struct cluster_node *me = cluster->myself;
+    for (struct client *c = server.clients; c; c = c->next) {
+        const char *key;
+        size_t klen;
+        if (!block_first_key(c, &key, &klen))
+            continue;
+        /* Down: even with reads allowed, the write that would serve the
+         * wait may never come. */
+        if (cluster->state != CLUSTER_STATE_OK) {
+            reply_redirect(c, NULL, 0, REDIR_DOWN_STATE);
+            block_abort(c);
+            continue;
+        }
+        int slot = (int)key_hash_slot(key, klen);
+        struct cluster_node *n = cluster->slots[slot];
+        /* A replica serves its primary's keys to a READONLY reader. */
+        if ((c->flags & CLIENT_READONLY) && c->last_cmd && !(c->last_cmd->flags & CMD_WRITE) &&
+            (me->flags & CNODE_SLAVE) && me->primary == n)
+            n = me;
+        if (n == me || cluster->importing_from[slot])
+            continue;
+        reply_redirect(c, n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND);
+        block_abort(c);
+    }
+    /* From the cron, a loop callback: their replies go out now, and what
+     * they pipelined runs. */
+    block_run_unblocked();
 }
 
 /* ASKING lasts for the next command, or the whole transaction it opens. */
@@ -270,7 +344,8 @@ static void route_done(struct client *c, const struct command *cmd)
 
 void cluster_route_init(void)
 {
-    static const struct command_route route = {.refuses = route_refuses, .done = route_done};
+    static const struct command_route route = {
+        .refuses = route_refuses, .done = route_done, .script_refuses = route_script_refuses};
     exec_cmd = command_lookup("exec", 4);
     asking_cmd = command_lookup("asking", 6);
     migrate_cmd = command_lookup_builtin("migrate", 7);

@@ -1,8 +1,9 @@
 /*
  * cluster_send.c - the messages this node sends on the bus (cluster_send.h):
  * the header every message starts with (Redis 7.0's clusterBuildMessageHdr),
- * PING/PONG/MEET with their gossip, FAIL, UPDATE, and the header-only
- * messages of failover; and how many of each type went out.
+ * PING/PONG/MEET with their gossip, FAIL, UPDATE, PUBLISH/PUBLISHSHARD,
+ * and the header-only messages of failover; and how many of each type went
+ * out.
  *
  * Owns: the sent-message counters. Reads the state (cluster.h), writes
  * through the bus's links (cluster_bus.h); decides nothing: what to send
@@ -74,6 +75,7 @@ static void build_header(struct cluster_msg_hdr *h, uint16_t type)
     if (owner != me)
         memcpy(h->slaveof, owner->name, CLUSTER_NAMELEN);
     h->port = (uint16_t)me->port;
+    h->pport = (uint16_t)me->pport;
     h->cport = (uint16_t)me->cport;
     h->flags = cluster_send_flags_to_wire(me->flags);
     h->state = (uint8_t)cluster->state;
@@ -101,6 +103,7 @@ static void gossip_entry(struct cluster_msg_gossip *g, const struct cluster_node
     g->pong_received = (uint32_t)(n->pong_received / 1000);
     memcpy(g->ip, n->ip, sizeof(n->ip));
     g->port = (uint16_t)n->port;
+    g->pport = (uint16_t)n->pport;
     g->cport = (uint16_t)n->cport;
     g->flags = cluster_send_flags_to_wire(n->flags);
 }
@@ -225,6 +228,32 @@ void cluster_send_broadcast_bare(uint16_t type, uint8_t mflags0)
     unsigned char *buf = xmalloc(CLUSTER_MSG_HEADER_LEN);
     encode_bare(buf, type, mflags0);
     broadcast(type, buf, CLUSTER_MSG_HEADER_LEN);
+    xfree(buf);
+}
+
+/* Redis's clusterPropagatePublish and clusterPropagatePublishShard: PUBLISH
+ * to every node with a link, PUBLISHSHARD to the nodes of this node's shard
+ * (its primary and that primary's replicas; Redis's
+ * clusterGetNodesServingMySlots), myself excepted. */
+void cluster_send_publish(uint16_t type, const char *channel, uint32_t channel_len,
+                          const char *message, uint32_t message_len)
+{
+    struct cluster_msg_hdr h;
+    build_header(&h, type);
+    size_t len = cluster_msg_len_publish(channel_len, message_len);
+    unsigned char *buf = xmalloc(len);
+    cluster_msg_encode_publish(buf, &h, channel, channel_len, message, message_len);
+    if (type == CLUSTER_MSG_PUBLISH) {
+        broadcast(type, buf, len);
+    } else {
+        struct cluster_node *owner = cluster_node_owner(cluster->myself);
+        for (int i = 0; i < cluster->node_count; i++) {
+            struct cluster_node *n = cluster->nodes[i];
+            if (n == cluster->myself || !n->link || (n != owner && n->primary != owner))
+                continue;
+            send_bytes(n->link, type, buf, len);
+        }
+    }
     xfree(buf);
 }
 

@@ -29,6 +29,11 @@ void cluster_send_bare(struct cluster_link *l, uint16_t type);
 /* A header-only message of type, with mflags0 or-ed into mflags[0], to every
  * node with a link (FAILOVER_AUTH_REQUEST). */
 void cluster_send_broadcast_bare(uint16_t type, uint8_t mflags0);
+/* PUBLISH (type) with channel and message to every node with a link, or
+ * PUBLISHSHARD to the other nodes of this node's shard: its primary and
+ * the primary's replicas. */
+void cluster_send_publish(uint16_t type, const char *channel, uint32_t channel_len,
+                          const char *message, uint32_t message_len);
 /* PONG to every node with a link, or (local_replicas) only to the replicas
  * of this node's shard (Redis's clusterBroadcastPong). */
 void cluster_send_broadcast_pong(int local_replicas);

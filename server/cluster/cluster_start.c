@@ -14,6 +14,7 @@
 #include "cluster_config.h"
 #include "cluster_failover.h"
 #include "cluster_gossip.h"
+#include "cluster_pubsub.h"
 #include "cluster_qlink.h"
 #include "cluster_query.h"
 #include "cluster_route.h"
@@ -23,20 +24,34 @@
 #include "server.h"
 #include "slotindex.h"
 
-/* The clients' port others are told: cluster-announce-port, else port. */
+/* Redis 7.0's deriveAnnouncedPorts. The clients' port others are told:
+ * with tls-cluster yes the TLS one (cluster-announce-tls-port, else
+ * tls-port), the plaintext one going as pport (cluster-announce-port, else
+ * port); without, cluster-announce-port, else port, and no pport. */
 static int announced_port(void)
 {
+    if (server.cfg.tls_cluster)
+        return server.cfg.cluster_announce_tls_port ? (int)server.cfg.cluster_announce_tls_port
+                                                    : server.cfg.tls_port;
     return server.cfg.cluster_announce_port ? (int)server.cfg.cluster_announce_port
                                             : server.cfg.port;
 }
 
-/* The bus's port: cluster-announce-bus-port, else cluster-port, else the
- * client port plus 10000 (Redis's CLUSTER_PORT_INCR). */
+static int announced_pport(void)
+{
+    if (!server.cfg.tls_cluster)
+        return 0;
+    if (server.cfg.cluster_announce_tls_port)
+        return (int)server.cfg.cluster_announce_port;
+    return server.cfg.port;
+}
+
+/* The bus's port: cluster-announce-bus-port, else the one it listens on. */
 static int announced_cport(void)
 {
     if (server.cfg.cluster_announce_bus_port)
         return (int)server.cfg.cluster_announce_bus_port;
-    return server.cfg.cluster_port ? (int)server.cfg.cluster_port : server.cfg.port + 10000;
+    return cluster_bus_port();
 }
 
 /* Redis refreshes what myself announces from the configuration at every
@@ -46,6 +61,7 @@ static int refresh_myself(void)
     struct cluster_node *me = cluster->myself;
     const char *host = server.cfg.cluster_announce_hostname;
     const char *ip = server.cfg.cluster_announce_ip;
+    me->pport = announced_pport();
     int changed = me->port != announced_port() || me->cport != announced_cport() ||
                   (host ? !me->hostname || strcmp(host, me->hostname) : me->hostname != NULL) ||
                   (ip && strcmp(ip, me->ip));
@@ -66,6 +82,7 @@ static void cluster_cron(void)
         cluster_update_state();
     cluster_gossip_cron();
     cluster_failover_cron();
+    cluster_route_blocked();
 }
 
 /* Last in the shutdown: the lock goes with the process anyway; the state
@@ -89,7 +106,7 @@ static const struct server_module cluster_module = {
 int cluster_init(void)
 {
     const char *path = server.cfg.cluster_config_file;
-    if (!server.cfg.cluster_port && server.cfg.port > 65535 - 10000) {
+    if (!server.cfg.cluster_port && cluster_bus_port() > 65535) {
         log_warning("Redis port number too high. Cluster communication port is 10,000 port "
                     "numbers higher than your Redis port. Your Redis port number must be 55535 "
                     "or less.");
@@ -123,6 +140,7 @@ int cluster_init(void)
     server_on_child_close(cluster_bus_close_listener_fds);
     cluster_route_init();
     cluster_query_init();
+    cluster_pubsub_init();
     server_add_module(&cluster_module);
     cluster_changed(save ? CLUSTER_TODO_SAVE | CLUSTER_TODO_FSYNC : 0);
     return 0;

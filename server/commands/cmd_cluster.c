@@ -37,6 +37,13 @@
 #include "server.h"
 #include "slotindex.h"
 
+/* A plaintext client of a tls-cluster node: replies name the nodes'
+ * plaintext ports (Redis 7.0's use_pport). */
+static int plaintext_tls_cluster(const struct client *c)
+{
+    return server.cfg.tls_cluster && !c->tls;
+}
+
 static int cluster_or_reply(struct client *c)
 {
     if (cluster)
@@ -117,7 +124,7 @@ static void cluster_nodes(struct client *c)
     if (cluster_or_reply(c) < 0)
         return;
     size_t len;
-    char *text = cluster_describe_nodes(0, &len);
+    char *text = cluster_describe_nodes(0, plaintext_tls_cluster(c), &len);
     if (!text) {
         resp_add_error(&c->out, "ERR out of memory");
         return;
@@ -136,7 +143,7 @@ static void reply_slot_node(struct client *c, const struct cluster_node *n)
         resp_add_null(&c->out);
     else
         resp_add_bulk_cstr(&c->out, cluster_preferred_endpoint(n));
-    resp_add_int(&c->out, n->port);
+    resp_add_int(&c->out, cluster_client_port(n, !c->tls));
     resp_add_bulk(&c->out, n->name, CLUSTER_NAMELEN);
     int with_ip = type != CLUSTER_ENDPOINT_IP;
     int with_host = type != CLUSTER_ENDPOINT_HOSTNAME && n->hostname;
@@ -200,11 +207,22 @@ static void reply_shard_node(struct client *c, const struct cluster_node *n)
 {
     long long offset = (n->flags & CNODE_MYSELF) ? repl.offset : n->repl_offset;
     int slave = (n->flags & CNODE_SLAVE) != 0;
-    resp_add_map_len(&c->out, n->hostname ? 8 : 7);
+    /* With tls-cluster yes a node's port is its TLS one, its pport the
+     * plaintext one (if it has one): Redis 7.0 names both so. */
+    int plain = server.cfg.tls_cluster ? n->pport : n->port;
+    int tls = server.cfg.tls_cluster ? n->port : 0;
+    resp_add_map_len(&c->out, 6 + (size_t)(n->hostname != NULL) + (size_t)(plain != 0) +
+                                  (size_t)(tls != 0));
     resp_add_bulk_cstr(&c->out, "id");
     resp_add_bulk(&c->out, n->name, CLUSTER_NAMELEN);
-    resp_add_bulk_cstr(&c->out, "port");
-    resp_add_int(&c->out, n->port);
+    if (plain) {
+        resp_add_bulk_cstr(&c->out, "port");
+        resp_add_int(&c->out, plain);
+    }
+    if (tls) {
+        resp_add_bulk_cstr(&c->out, "tls-port");
+        resp_add_int(&c->out, tls);
+    }
     resp_add_bulk_cstr(&c->out, "ip");
     resp_add_bulk_cstr(&c->out, n->ip);
     resp_add_bulk_cstr(&c->out, "endpoint");
@@ -802,7 +820,7 @@ static void cluster_replicas(struct client *c)
         size_t len = 0;
         FILE *f = open_memstream(&line, &len);
         if (f) {
-            cluster_describe_node(f, r);
+            cluster_describe_node(f, r, plaintext_tls_cluster(c));
             fclose(f);
         }
         resp_add_bulk(&c->out, line ? line : "", line && len ? len - 1 : 0);

@@ -118,7 +118,7 @@ static void set_back(const struct config_before *before)
 static int tls_reconfigure_or_undo(const struct config_before *before)
 {
     char err[512];
-    if (!server.cfg.tls_port && !server.cfg.tls_replication)
+    if (!server.cfg.tls_port && !server.cfg.tls_replication && !server.cfg.tls_cluster)
         return 0;
     if (tls_configure(err, sizeof(err)) == 0)
         return 0;
@@ -164,7 +164,8 @@ static const char *relisten_or_undo(int port, int tls_port, const struct config_
     set_back(before);
     if (moved && conn_relisten(0) < 0)
         log_warning("Could not listen on port %d again", port);
-    if ((server.cfg.tls_port || server.cfg.tls_replication) && tls_configure(err, sizeof(err)) < 0)
+    if ((server.cfg.tls_port || server.cfg.tls_replication || server.cfg.tls_cluster) &&
+        tls_configure(err, sizeof(err)) < 0)
         log_warning("%s", err);
     return failed;
 }

@@ -306,7 +306,7 @@ static void fcall_generic(struct client *c, int ro)
     if (script_numkeys_or_reply(c, numkeys) < 0)
         return;
     struct script_run run;
-    if (script_prepare_or_reply(&run, c, f->name, f->flags, 0, ro) < 0)
+    if (script_prepare_or_reply(&run, c, f->name, f->flags, 0, ro, c->argv + 3, numkeys) < 0)
         return;
     int nkeys = (int)numkeys;
     now.f = f;

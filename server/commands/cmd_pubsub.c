@@ -111,12 +111,14 @@ static void cmd_sunsubscribe(struct client *c)
 }
 
 /* PUBLISH reaches the replicas too (their subscribers get it), never the
- * log: a message is not data. */
+ * log: a message is not data. In cluster mode the bus carries it instead
+ * (to every node, or to the slot's shard for SPUBLISH), as Redis 7.0. */
 static void publish(struct client *c, enum pubsub_kind kind)
 {
     long long n = pubsub_publish(kind, c->argv[1].ptr, c->argv[1].len, c->argv[2].ptr,
                                  c->argv[2].len);
-    propagate_to_replicas(c->db_index, c->argc, c->argv);
+    if (!pubsub_relay(kind, c->argv[1].ptr, c->argv[1].len, c->argv[2].ptr, c->argv[2].len))
+        propagate_to_replicas(c->db_index, c->argc, c->argv);
     resp_add_int(&c->out, n);
 }
 

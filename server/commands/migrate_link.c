@@ -14,6 +14,8 @@
 #include "fastrand.h"
 #include "lifecycle.h"
 #include "mem.h"
+#include "migrate_tls.h"
+#include "server.h"
 
 static struct migrate_link *links[MIGRATE_LINKS_MAX];
 static size_t nlinks;
@@ -50,6 +52,14 @@ struct migrate_link *migrate_link_get(const char *host, size_t hlen, const char 
     struct migrate_link *l = xmalloc(sizeof(*l));
     name[hlen] = '\0'; /* the host alone, for the resolver */
     if (sync_conn_open(&l->conn, name, (int)strtol(name + hlen + 1, NULL, 10), timeout_ms) < 0) {
+        xfree(l);
+        xfree(name);
+        return NULL;
+    }
+    /* With tls-cluster yes the target is reached over TLS, as Redis 7.0's
+     * migrateGetSocket does (a failed handshake fails as a connect). */
+    if (server.cfg.tls_cluster && migrate_tls_start(&l->conn, timeout_ms) < 0) {
+        sync_conn_close(&l->conn);
         xfree(l);
         xfree(name);
         return NULL;

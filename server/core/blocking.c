@@ -381,6 +381,23 @@ int block_unblock(struct client *c, int error)
     return 1;
 }
 
+int block_first_key(const struct client *c, const char **key, size_t *klen)
+{
+    if (!c->blocked || c->blocked->nkeys == 0)
+        return 0;
+    const struct waited_key *wk = c->blocked->waiters[0].wk;
+    *key = wk->key;
+    *klen = wk->klen;
+    return 1;
+}
+
+void block_abort(struct client *c)
+{
+    end_wait(c);
+    unblocked(c, BLOCK_TIMED_OUT, 0);
+    queue_resume(c);
+}
+
 void block_fail_all(const char *err)
 {
     if (!block_count())

@@ -115,6 +115,15 @@ int block_unblock(struct client *c, int error);
  * in errorstats through each client's output. */
 void block_fail_all(const char *err);
 
+/* The first key c waits on (its slot is every key's, in cluster mode):
+ * returns 1 with *key, *klen (owned by the wait), or 0 when c waits on no
+ * key (not blocked, or WAIT). */
+int block_first_key(const struct client *c, const char **key, size_t *klen);
+/* Ends c's wait, whose error reply the caller wrote (cluster mode's
+ * -MOVED or -CLUSTERDOWN once the slot moved away or the cluster went
+ * down): counted in no command's statistics, as a timeout. The reply goes
+ * out, and its pipelined requests run, at the caller's block_run_unblocked. */
+void block_abort(struct client *c);
 /* Clients blocked now (INFO blocked_clients). */
 unsigned long block_count(void);
 /* Clients blocked now with a timeout (INFO clients_in_timeout_table). */

@@ -154,6 +154,14 @@ void command_on_route(const struct command_route *r)
     route = r;
 }
 
+const char *command_route_script(struct client *caller, const struct command *cmd, int argc,
+                                 const struct resp_slice *argv, int cross_slot, int *slot)
+{
+    if (!route || !route->script_refuses)
+        return NULL;
+    return route->script_refuses(caller, cmd, argc, argv, cross_slot, slot);
+}
+
 static const struct command_write_gate *write_gate;
 
 void command_on_write_gate(const struct command_write_gate *gate)

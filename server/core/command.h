@@ -82,8 +82,18 @@ int command_replicas_refuse_writes(void);
 struct command_route {
     int (*refuses)(struct client *c, const struct command *cmd);
     void (*done)(struct client *c, const struct command *cmd);
+    /* A command a script runs (cmd, argc, argv) for caller, Redis 7.0's
+     * scriptVerifyClusterState: NULL when it may run here, else the
+     * refusal's text. *slot is the run's slot (-1 until a command touched
+     * a key); unless cross_slot, every command must keep to it. */
+    const char *(*script_refuses)(struct client *caller, const struct command *cmd, int argc,
+                                  const struct resp_slice *argv, int cross_slot, int *slot);
 };
 void command_on_route(const struct command_route *route);
+/* The route's script_refuses, or NULL when no route is registered (not in
+ * cluster mode). */
+const char *command_route_script(struct client *caller, const struct command *cmd, int argc,
+                                 const struct resp_slice *argv, int cross_slot, int *slot);
 
 /* Error replies used across commands (Redis's exact texts). */
 #define ERR_SYNTAX "ERR syntax error"

@@ -566,7 +566,7 @@ static const struct config_def defs[] = {
     {.name = "cluster-announce-bus-port", .type = CONFIG_INT, FIELD(cluster_announce_bus_port),
      .max = 65535, .default_value = "0"},
     {.name = "cluster-announce-tls-port", .type = CONFIG_INT, FIELD(cluster_announce_tls_port),
-     .max = 65535, .default_value = "0", LATER(35)},
+     .max = 65535, .default_value = "0"},
     {.name = "cluster-preferred-endpoint-type", .type = CONFIG_ENUM,
      FIELD(cluster_preferred_endpoint_type), .enum_names = endpoint_names,
      .default_value = "ip"},
@@ -587,8 +587,7 @@ static const struct config_def defs[] = {
      .type = CONFIG_BOOL, FIELD(cluster_replica_no_failover), .default_value = "no"},
     {.name = "cluster-link-sendbuf-limit", .type = CONFIG_MEMORY,
      FIELD(cluster_link_sendbuf_limit), .max = ULLONG_MAX, .default_value = "0"},
-    {.name = "tls-cluster", .type = CONFIG_BOOL, FIELD(tls_cluster), .default_value = "no",
-     LATER(35)},
+    {.name = "tls-cluster", .type = CONFIG_BOOL, FIELD(tls_cluster), .default_value = "no"},
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

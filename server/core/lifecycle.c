@@ -370,7 +370,7 @@ static void signal_cb(uv_signal_t *s, int signum)
 static int configure_tls(void)
 {
     char err[512];
-    if (!server.cfg.tls_port && !server.cfg.tls_replication)
+    if (!server.cfg.tls_port && !server.cfg.tls_replication && !server.cfg.tls_cluster)
         return 0;
     if (tls_configure(err, sizeof(err)) < 0) {
         log_warning("%s", err);

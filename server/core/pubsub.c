@@ -265,6 +265,22 @@ long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t clen
     return receivers;
 }
 
+static pubsub_relay_fn *relay;
+
+void pubsub_on_relay(pubsub_relay_fn *fn)
+{
+    relay = fn;
+}
+
+int pubsub_relay(enum pubsub_kind kind, const char *channel, size_t clen, const char *msg,
+                 size_t mlen)
+{
+    if (!relay)
+        return 0;
+    relay(kind, channel, clen, msg, mlen);
+    return 1;
+}
+
 /* ---- introspection ---- */
 
 void pubsub_each_name(enum pubsub_kind kind, const char *pattern, size_t plen,

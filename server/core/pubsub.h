@@ -52,6 +52,19 @@ void pubsub_client_gone(struct client *c);
 long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t clen,
                          const char *msg, size_t mlen);
 
+/* Where a message published here goes beyond this node's subscribers:
+ * cluster mode's bus (cluster/ registers it at start, as data/keyspace.h's
+ * ks_on_change; core calls no subsystem). Unset, PUBLISH and SPUBLISH go to
+ * the replicas through the replication stream. */
+typedef void pubsub_relay_fn(enum pubsub_kind kind, const char *channel, size_t clen,
+                             const char *msg, size_t mlen);
+void pubsub_on_relay(pubsub_relay_fn *fn);
+/* Hands a message PUBLISH (kind PUBSUB_CHANNEL) or SPUBLISH (PUBSUB_SHARD)
+ * delivered here to the relay: returns 1, or 0 when none is registered
+ * (the caller propagates the command to the replicas then). */
+int pubsub_relay(enum pubsub_kind kind, const char *channel, size_t clen, const char *msg,
+                 size_t mlen);
+
 /* Names of a kind with at least one subscriber, in order, matching pattern
  * (NULL: all): calls fn for each. */
 void pubsub_each_name(enum pubsub_kind kind, const char *pattern, size_t plen,

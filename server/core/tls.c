@@ -273,7 +273,7 @@ static SSL_CTX *build_contexts(SSL_CTX **client, char *err, size_t errlen)
         snprintf(err, errlen, "No tls-key-file configured!");
         return NULL;
     }
-    if ((cfg->tls_auth_clients != TLS_AUTH_NO || cfg->tls_replication) &&
+    if ((cfg->tls_auth_clients != TLS_AUTH_NO || cfg->tls_replication || cfg->tls_cluster) &&
         !cfg->tls_ca_cert_file && !cfg->tls_ca_cert_dir) {
         snprintf(err, errlen, "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when "
                               "tls-cluster, tls-replication or tls-auth-clients are enabled!");

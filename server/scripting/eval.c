@@ -272,7 +272,7 @@ void eval_command(struct client *c, int by_sha, int ro)
         return;
 
     struct script_run run;
-    if (script_prepare_or_reply(&run, c, s->sha, s->flags, 1, ro) < 0)
+    if (script_prepare_or_reply(&run, c, s->sha, s->flags, 1, ro, c->argv + 3, numkeys) < 0)
         return;
     lua_State *L = state();
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);

@@ -36,6 +36,7 @@
 #include "conn.h"
 #include "errorstats.h"
 #include "evict.h"
+#include "keyslot.h"
 #include "log.h"
 #include "longrun.h"
 #include "mem.h"
@@ -200,7 +201,8 @@ int script_numkeys_or_reply(struct client *c, long long numkeys)
 }
 
 int script_prepare_or_reply(struct script_run *run, struct client *caller, const char *name,
-                            unsigned flags, int eval, int ro)
+                            unsigned flags, int eval, int ro, const struct resp_slice *keys,
+                            long long numkeys)
 {
     /* Measured once, at the start, so the script's own stack and arguments
      * do not count against its first write (Redis's script_oom). Another
@@ -223,6 +225,12 @@ int script_prepare_or_reply(struct script_run *run, struct client *caller, const
         run->state |= SCRIPT_RUN_READ_ONLY;
     if (!(flags & SCRIPT_FLAG_EVAL_COMPAT) && (flags & SCRIPT_FLAG_ALLOW_OOM))
         run->state |= SCRIPT_RUN_ALLOW_OOM;
+    /* Redis 7.0.15 holds a script with a shebang to its declared keys'
+     * slot unless allow-cross-slot-keys; one without may touch any slot
+     * this node serves. */
+    if (flags & (SCRIPT_FLAG_EVAL_COMPAT | SCRIPT_FLAG_ALLOW_CROSS_SLOT))
+        run->state |= SCRIPT_RUN_CROSS_SLOT;
+    run->slot = numkeys > 0 ? (int)key_hash_slot(keys[0].ptr, keys[0].len) : -1;
     c->db = caller->db;
     c->db_index = caller->db_index;
     /* The caller's user, as Redis's script client has it: what a command
@@ -343,7 +351,9 @@ static const char *call_refused(struct script_run *run, const struct command *cm
     if (!(run->state & (SCRIPT_RUN_ALLOW_OOM | SCRIPT_RUN_WROTE)) && cur.oom &&
         !server.cfg.replicaof_host && (cmd->flags & CMD_DENYOOM))
         return "-" ERR_OOM;
-    return NULL;
+    /* Cluster mode: the keys must be this node's, in one slot. */
+    return command_route_script(run->caller, cmd, argc, argv,
+                                (run->state & SCRIPT_RUN_CROSS_SLOT) != 0, &run->slot);
 }
 
 static void gather_reply(void *ctx, const char *p, size_t n)

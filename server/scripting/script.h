@@ -73,6 +73,7 @@ const char *script_flag_name(int i);
 #define SCRIPT_RUN_TIMEDOUT (1u << 3)   /* past busy-reply-threshold: the loop is served */
 #define SCRIPT_RUN_KILLED (1u << 4)     /* SCRIPT KILL or FUNCTION KILL asked it to stop */
 #define SCRIPT_RUN_EVAL (1u << 5)       /* an EVAL (SCRIPT KILL), else a function (FUNCTION KILL) */
+#define SCRIPT_RUN_CROSS_SLOT (1u << 6) /* no shebang, or allow-cross-slot-keys: any slot of this node */
 
 struct script_run {
     struct client *caller;       /* engine: who called EVAL/FCALL; replies go to it */
@@ -82,6 +83,7 @@ struct script_run {
     int64_t start_us;            /* monotonic */
     int64_t snapshot_ms;         /* the clock keys expire by during the run */
     int repl;                    /* redis.set_repl: SCRIPT_REPL_* (accepted; effects go to both) */
+    int slot;                    /* cluster mode: the slot of the keys touched, -1: none yet */
 };
 
 /* redis.set_repl's targets (REPL_* in the redis library). */
@@ -95,10 +97,13 @@ struct script_run {
 int script_numkeys_or_reply(struct client *c, long long numkeys);
 
 /* Starts a run for caller (its db) under flags; eval: SCRIPT_RUN_EVAL's
- * kind; ro: called as EVAL_RO/EVALSHA_RO/FCALL_RO. Returns 0, or -1 after
- * replying Redis's refusal to the caller. name is borrowed for the run. */
+ * kind; ro: called as EVAL_RO/EVALSHA_RO/FCALL_RO; keys[0..numkeys) the
+ * declared keys (their slot is the run's first, as Redis's c->slot).
+ * Returns 0, or -1 after replying Redis's refusal to the caller. name and
+ * keys are borrowed for the call. */
 int script_prepare_or_reply(struct script_run *run, struct client *caller, const char *name,
-                            unsigned flags, int eval, int ro);
+                            unsigned flags, int eval, int ro, const struct resp_slice *keys,
+                            long long numkeys);
 /* Ends the run: propagation closed, the caller unprotected (and closed now
  * if it went away meanwhile). */
 void script_finish(struct script_run *run);

@@ -21,6 +21,8 @@ static void pair_open(struct sync_conn *c, int *peer)
     CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
     c->fd = sv[0];
     c->start = c->end = 0;
+    c->filter = NULL;
+    c->filter_ctx = NULL;
     *peer = sv[1];
 }
 
