@@ -70,7 +70,7 @@ static int form(struct h_node *n, int count)
 {
     for (int i = 0; i < count; i++) {
         EXPECT_OK(n[i].c, "CLUSTER", "ADDSLOTSRANGE", ranges[i][0], ranges[i][1]);
-        char epoch[4];
+        char epoch[16];
         snprintf(epoch, sizeof(epoch), "%d", i + 1);
         EXPECT_OK(n[i].c, "CLUSTER", "SET-CONFIG-EPOCH", epoch);
     }
