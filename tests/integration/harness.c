@@ -1723,6 +1723,16 @@ int h_wait_clients(redisContext *c, long n, int timeout_ms)
     return h_wait_info(c, "clients", "connected_clients", want, timeout_ms);
 }
 
+int h_replicate(redisContext *replica, const struct h_server *primary, int timeout_ms)
+{
+    char port[16];
+    snprintf(port, sizeof(port), "%d", primary->port);
+    EXPECT_OK(replica, "REPLICAOF", "127.0.0.1", port);
+    int up = h_wait_info(replica, "replication", "master_link_status", "up", timeout_ms);
+    CHECK(up, "the replica never synced with the primary on port %s", port);
+    return up;
+}
+
 int h_wait_caught_up(redisContext *primary, redisContext *replica, int timeout_ms)
 {
     int64_t deadline = h_now_ms() + timeout_ms;

@@ -467,6 +467,10 @@ int h_wait_info(redisContext *c, const char *section, const char *field, const c
  * server learns of a close asynchronously. Returns 1 when it got there, 0
  * (not a recorded failure: callers CHECK) otherwise. */
 int h_wait_clients(redisContext *c, long n, int timeout_ms);
+/* Makes replica (a client of one server) a replica of primary with
+ * REPLICAOF 127.0.0.1 <port>, then polls until its link is up, for up to
+ * timeout_ms. Returns 1 when it got there, 0 after a failed CHECK. */
+int h_replicate(redisContext *replica, const struct h_server *primary, int timeout_ms);
 /* Polls INFO replication until replica's slave_repl_offset is primary's
  * master_repl_offset (it applied everything streamed so far), for up to
  * timeout_ms. Returns 1 when it got there, 0 after a failed CHECK. */

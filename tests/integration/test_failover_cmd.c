@@ -42,10 +42,7 @@ static const char *port_text(const struct h_server *s, char *buf, size_t cap)
 /* b follows a, and a lists b online (FAILOVER TO needs that). */
 static int make_replica(redisContext *b, const struct h_server *sa, redisContext *a)
 {
-    char port[16];
-    EXPECT_OK(b, "REPLICAOF", "127.0.0.1", port_text(sa, port, sizeof(port)));
-    int up = h_wait_info(b, "replication", "master_link_status", "up", SYNC_MS);
-    CHECK(up, "the replica's link did not come up");
+    int up = h_replicate(b, sa, SYNC_MS);
     int64_t deadline = h_now_ms() + SYNC_MS;
     char line[256] = "";
     while (h_now_ms() < deadline) {

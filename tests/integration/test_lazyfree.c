@@ -370,11 +370,7 @@ static void test_replica_flush(void)
     h_fill(r, "old", 1000);
     set_on(r, "replica-lazy-flush", 1);
     long long before = freed_count(r);
-    char port[16];
-    snprintf(port, sizeof(port), "%d", primary.port);
-    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port);
-    CHECK(h_wait_info(r, "replication", "master_link_status", "up", WAIT_MS),
-          "the replica never synced");
+    h_replicate(r, &primary, WAIT_MS);
     EXPECT_FREED(r, before, 1000, "replica-lazy-flush");
     EXPECT_INT(r, 1, "DBSIZE");
     EXPECT_BULK(r, "primary", "GET", "from");

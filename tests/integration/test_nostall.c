@@ -458,11 +458,7 @@ static void test_replica(void)
         h_close(&primary, p);
         return;
     }
-    char port[16];
-    snprintf(port, sizeof(port), "%d", primary.port);
-    EXPECT_OK(r, "REPLICAOF", "127.0.0.1", port);
-    CHECK(h_wait_info(r, "replication", "master_link_status", "up", WAIT_MS),
-          "the replica never synced");
+    h_replicate(r, &primary, WAIT_MS);
     fill(p, "r:", 6000);
     EXPECT_INT(p, 4000, "KDELRANGE", "[r:0000500", "+", "LIMIT", "4000");
     EXPECT_OK(p, "SET", "r:0000600", "back");
