@@ -8,8 +8,10 @@
  *   - COMMAND INFO flags and ACL categories come from the flags and group
  *     fields, the way Redis 7 adds its implicit categories; key specs and
  *     the keys of GETKEYS from keyspec.h, as the ACL check reads them;
- *   - COMMAND DOCS "arguments" come from parsing each entry's `args` syntax
- *     string into a small tree on the stack (grammar below).
+ *   - COMMAND DOCS of a command Redis 7.0 has is Redis's own, byte for
+ *     byte (redis_docs.c, generated from redis-server 7.0.15); of rbkv's
+ *     own commands, "arguments" come from parsing each entry's `args`
+ *     syntax string into a small tree on the stack (grammar below).
  *
  * Invariant clients rely on: every argument map has a name and a type, the
  * types are only those redis-cli 7 knows, flags are simple strings, nested
@@ -19,6 +21,7 @@
  * instead of just looking wrong. A syntax string the parser rejects is sent
  * as one plain string argument (and logged), so the hint still shows it.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -30,6 +33,7 @@
 #include "glob.h"
 #include "keyspec.h"
 #include "log.h"
+#include "redis_docs.h"
 #include "resp_parser.h"
 #include "resp_writer.h"
 #include "server.h"
@@ -600,9 +604,82 @@ static size_t subcommand_count(const struct command *cmd)
     return n;
 }
 
-/* name, then its docs map. p is scratch space, reused across commands. */
+/* ---- COMMAND DOCS of Redis's own commands: redis_docs.c ---- */
+
+static int doc_cmp(const void *name, const void *doc)
+{
+    return strcmp(name, ((const struct redis_doc *)doc)->name);
+}
+
+static const struct redis_doc *redis_doc_of(const char *name)
+{
+    return bsearch(name, redis_docs, redis_docs_count, sizeof(redis_docs[0]), doc_cmp);
+}
+
+/* The count after a RESP3 type byte at *p; *p moves past its line. */
+static long long stored_count(const char **p)
+{
+    char *end;
+    long long n = strtoll(*p + 1, &end, 10);
+    *p = end + 2;
+    return n;
+}
+
+/* Re-emits the RESP3 value at p, redis_docs.c's (so well formed), in o's
+ * protocol: maps and sets become arrays under RESP2 as rbkv's own replies
+ * do. Returns the byte after it. */
+static const char *add_stored(struct resp_out *o, const char *p)
+{
+    char kind = *p;
+    if (kind == '+') {
+        char status[64];
+        size_t len = strcspn(p + 1, "\r");
+        snprintf(status, sizeof(status), "%.*s", (int)len, p + 1);
+        resp_add_simple(o, status);
+        return p + 1 + len + 2;
+    }
+    long long n = stored_count(&p);
+    switch (kind) {
+    case '$':
+        resp_add_bulk(o, p, (size_t)n);
+        return p + n + 2;
+    case ':':
+        resp_add_int(o, n);
+        return p;
+    case '%':
+        resp_add_map_len(o, (size_t)n);
+        n *= 2;
+        break;
+    case '~':
+        resp_add_set_len(o, (size_t)n);
+        break;
+    default:
+        resp_add_array_len(o, (size_t)n);
+        break;
+    }
+    while (n-- > 0)
+        p = add_stored(o, p);
+    return p;
+}
+
+static void add_subcommand_docs(struct resp_out *o, const struct command *cmd,
+                                struct args_parser *p);
+
+/* name, then its docs map. p is scratch space, reused across commands.
+ * A command Redis has answers Redis's docs; rbkv's own, from its syntax. */
 static void add_command_docs(struct resp_out *o, const struct command *cmd, struct args_parser *p)
 {
+    const struct redis_doc *doc = redis_doc_of(cmd->name);
+    if (doc) {
+        const char *at = doc->resp3;
+        long long fields = stored_count(&at);
+        resp_add_bulk_cstr(o, cmd->name);
+        resp_add_map_len(o, (size_t)fields + (cmd->subcommands != NULL));
+        for (long long i = 0; i < 2 * fields; i++)
+            at = add_stored(o, at);
+        add_subcommand_docs(o, cmd, p);
+        return;
+    }
     const char *syntax = or_empty(cmd->args);
     struct arg_list top = args_parse(p, syntax);
     if (p->failed)
@@ -631,12 +708,19 @@ static void add_command_docs(struct resp_out *o, const struct command *cmd, stru
         resp_add_bulk_cstr(o, "arguments");
         add_arg_list(o, p, top.head, cmd->first_key > 0);
     }
-    if (cmd->subcommands) {
-        resp_add_bulk_cstr(o, "subcommands");
-        resp_add_map_len(o, subcommand_count(cmd));
-        for (const struct command *sub = cmd->subcommands; sub->name; sub++)
-            add_command_docs(o, sub, p);
-    }
+    add_subcommand_docs(o, cmd, p);
+}
+
+/* The "subcommands" field, when cmd has any: the ones rbkv has. */
+static void add_subcommand_docs(struct resp_out *o, const struct command *cmd,
+                                struct args_parser *p)
+{
+    if (!cmd->subcommands)
+        return;
+    resp_add_bulk_cstr(o, "subcommands");
+    resp_add_map_len(o, subcommand_count(cmd));
+    for (const struct command *sub = cmd->subcommands; sub->name; sub++)
+        add_command_docs(o, sub, p);
 }
 
 /* ---- COMMAND INFO: flags, ACL categories, key specs ---- */

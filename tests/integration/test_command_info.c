@@ -17,6 +17,7 @@
  * that is no longer a difference.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -195,6 +196,97 @@ static void test_command_list_as_redis(void)
         redisFree(r);
 }
 
+/* The reply to COMMAND DOCS name on r, as bytes (NUL-ended), or NULL; the
+ * caller frees it. Raw: the hiredis here stops at 7 levels of nesting,
+ * which a container's docs pass. */
+static char *docs_reply(struct h_raw *r, const char *name, size_t *len)
+{
+    char cmd[128];
+    int n = snprintf(cmd, sizeof(cmd), "*3\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n$%zu\r\n%s\r\n",
+                     strlen(name), name);
+    if (n < 0 || (size_t)n >= sizeof(cmd) || h_raw_send(r, cmd, (size_t)n) < 0 ||
+        h_raw_read_reply(r, len, H_RAW_TIMEOUT_MS) < 0)
+        return NULL;
+    char *out = malloc(*len + 1);
+    if (out) {
+        memcpy(out, r->buf, *len);
+        out[*len] = 0;
+    }
+    h_raw_consume(r, *len);
+    return out;
+}
+
+/* Redis's docs x and rbkv's y of one command alike: byte for byte, but for
+ * a container's "subcommands" map, which Redis lists in its dict's order
+ * and rbkv in its table's: up to it the same bytes, and as many bytes in
+ * all unless rbkv has subcommands Redis 7.0 has not (each subcommand's own
+ * docs are compared by name). */
+static int docs_alike(const char *x, size_t lx, const char *y, size_t ly, int own_subcommand)
+{
+    static const char subs[] = "$11\r\nsubcommands\r\n";
+    const char *at = strstr(x, subs);
+    size_t prefix = at ? (size_t)(at - x) + sizeof(subs) - 1 : lx;
+    return (lx == ly || (at && own_subcommand)) && ly >= prefix && !memcmp(x, y, prefix);
+}
+
+/* Whether rbkv_only[] lists a subcommand of name (CLIENT's from 7.2): its
+ * docs then list more subcommands than Redis's. */
+static int has_own_subcommand(const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < sizeof(rbkv_only) / sizeof(rbkv_only[0]); i++)
+        if (!strncmp(rbkv_only[i], name, len) && rbkv_only[i][len] == '|')
+            return 1;
+    return 0;
+}
+
+/* COMMAND DOCS of every command and subcommand both servers have is
+ * Redis's, in RESP2 and in RESP3. */
+static void test_docs_as_redis(void)
+{
+    if (!have_ref) {
+        printf("  skipped: no reference server to compare with\n");
+        return;
+    }
+    struct h_raw conn[2][2]; /* [rbkv, redis][RESP2, RESP3] */
+    const struct h_server *server[2] = {&srv, &ref};
+    redisContext *c = h_connect(&srv), *r = h_connect(&ref);
+    int opened = 0;
+    for (; opened < 4; opened++) {
+        struct h_raw *h = &conn[opened / 2][opened % 2];
+        if ((opened % 2 ? h_raw_open_resp3 : h_raw_open)(h, server[opened / 2]) < 0)
+            break;
+    }
+    redisReply *ours = c && opened == 4 ? H_CALL(c, "COMMAND", "LIST") : NULL;
+    redisReply *theirs = r && opened == 4 ? H_CALL(r, "COMMAND", "LIST") : NULL;
+    size_t compared = 0;
+    for (size_t i = 0; ours && theirs && i < theirs->elements; i++) {
+        const char *name = theirs->element[i]->str;
+        if (!in_reply(ours, name))
+            continue;
+        compared++;
+        for (int proto = 0; proto < 2; proto++) {
+            size_t lx = 0, ly = 0;
+            char *x = docs_reply(&conn[1][proto], name, &lx);
+            char *y = docs_reply(&conn[0][proto], name, &ly);
+            CHECK(x && y && docs_alike(x, lx, y, ly, has_own_subcommand(name)),
+                  "COMMAND DOCS %s in RESP%d differs from Redis's:\n    redis %s\n    rbkv  %s",
+                  name, proto ? 3 : 2, x ? x : "(none)", y ? y : "(none)");
+            free(x);
+            free(y);
+        }
+    }
+    CHECK(compared > 300, "compared the docs of %zu commands", compared);
+    freeReplyObject(ours);
+    freeReplyObject(theirs);
+    while (opened-- > 0)
+        h_raw_close(&conn[opened / 2][opened % 2]);
+    if (c)
+        redisFree(c);
+    if (r)
+        redisFree(r);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -204,6 +296,7 @@ int main(int argc, char **argv)
     H_RUN(test_no_multi);
     H_RUN(test_flags_as_redis);
     H_RUN(test_command_list_as_redis);
+    H_RUN(test_docs_as_redis);
     if (have_ref)
         h_stop(&ref);
     h_stop(&srv);
