@@ -397,7 +397,7 @@ const struct command function_commands[] = {
      .subcommands = function_subcommands},
     {.name = "fcall", .proc = cmd_fcall, .arity = -3,
      .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE |
-              CMD_MOVABLE_KEYS,
+              CMD_MOVABLE_KEYS | CMD_MAY_REPLICATE,
      .group = "scripting", .since = "7.0.0",
      .summary = "Invoke a function",
      .complexity = "Depends on the function that is executed.",

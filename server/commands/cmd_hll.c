@@ -369,7 +369,7 @@ const struct command hll_commands[] = {
      .summary = "Adds the specified elements to the specified HyperLogLog.",
      .complexity = "O(1) to add every element.",
      .args = "key [element [element ...]]"},
-    {.name = "pfcount", .proc = cmd_pfcount, .arity = -2, .flags = CMD_READONLY,
+    {.name = "pfcount", .proc = cmd_pfcount, .arity = -2, .flags = CMD_READONLY | CMD_MAY_REPLICATE,
      .first_key = 1, .last_key = -1, .key_step = 1,
      .group = "hyperloglog", .since = "2.8.9",
      .summary = "Return the approximated cardinality of the set(s) observed by the HyperLogLog "

@@ -149,10 +149,10 @@ static const struct command script_subcommands[] = {
 };
 
 const struct command script_commands[] = {
-    {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS,
+    {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS | CMD_MAY_REPLICATE,
      .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
      .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS, .flags_of = eval_flags},
-    {.name = "evalsha", .proc = cmd_evalsha, .arity = -3, .flags = EVAL_FLAGS,
+    {.name = "evalsha", .proc = cmd_evalsha, .arity = -3, .flags = EVAL_FLAGS | CMD_MAY_REPLICATE,
      .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
      .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS, .flags_of = evalsha_flags},
     {.name = "eval_ro", .proc = cmd_eval_ro, .arity = -3, .flags = EVAL_FLAGS | CMD_READONLY,

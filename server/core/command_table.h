@@ -71,6 +71,13 @@ struct client;
  * it found, as Redis signals them. Not shown by COMMAND INFO. */
 #define CMD_TOUCHES_OWN_KEYS (1u << 26)
 
+/* May reach the replicas without being a write: EVAL, EVALSHA and FCALL of
+ * a script that declares no flags, PUBLISH, SPUBLISH, PFCOUNT (which may
+ * rewrite its key's cache). CLIENT PAUSE WRITE holds it, as Redis 7.0's
+ * CMD_MAY_REPLICATE; a script's declared flags drop it (script.h). Not
+ * shown by COMMAND INFO. */
+#define CMD_MAY_REPLICATE (1u << 27)
+
 /* The keys a command that names none may reach (a listing, a range, a
  * whole-dataset command): an ACL with key patterns allows it only when the
  * reach stays inside one of them (acl.c). PREFIX: every key starting with

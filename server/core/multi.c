@@ -123,7 +123,12 @@ int multi_visit(const struct client *c, multi_visit_fn *visit, void *ctx)
 
 int multi_has_write(const struct client *c)
 {
-    return c->multi && (c->multi->cmd_flags & CMD_WRITE);
+    return (multi_queued_flags(c) & CMD_WRITE) != 0;
+}
+
+unsigned multi_queued_flags(const struct client *c)
+{
+    return c->multi ? c->multi->cmd_flags : 0;
 }
 
 void multi_start(struct client *c)

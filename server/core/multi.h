@@ -63,8 +63,11 @@ struct resp_slice;
 typedef int multi_visit_fn(void *ctx, const struct command *cmd, int argc,
                            const struct resp_slice *argv);
 int multi_visit(const struct client *c, multi_visit_fn *visit, void *ctx);
-/* Whether c's queue holds a write: EXEC is then a write that CLIENT PAUSE
- * WRITE holds back, as Redis does. */
+/* Whether c's queue holds a write (cluster routing asks). */
 int multi_has_write(const struct client *c);
+/* The flags of every command in c's queue together (0 outside MULTI): EXEC
+ * of a queue holding a write or what may replicate is held by CLIENT PAUSE
+ * WRITE, as Redis does. */
+unsigned multi_queued_flags(const struct client *c);
 
 #endif

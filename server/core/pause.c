@@ -124,10 +124,13 @@ void pause_cron(int64_t now_ms)
         update(now_ms);
 }
 
-/* Whether a WRITE pause holds cmd, run by c under flags. */
+/* Whether a WRITE pause holds cmd, run by c under flags: a write, or what
+ * may replicate (a script without flags, PUBLISH, PFCOUNT), or EXEC of a
+ * queue holding either. */
 static int writes(const struct client *c, const struct command *cmd, unsigned flags)
 {
-    return (flags & CMD_WRITE) || (!strcmp(cmd->name, "exec") && multi_has_write(c));
+    const unsigned holds = CMD_WRITE | CMD_MAY_REPLICATE;
+    return (flags & holds) || (!strcmp(cmd->name, "exec") && (multi_queued_flags(c) & holds));
 }
 
 static int held_back(const struct client *c, const struct command *cmd, unsigned flags)

@@ -176,7 +176,8 @@ unsigned script_command_flags(unsigned cmd_flags, unsigned script_flags)
 {
     if (script_flags & SCRIPT_FLAG_EVAL_COMPAT)
         return cmd_flags;
-    cmd_flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE);
+    /* Declared flags say whether it writes: no "may" left. */
+    cmd_flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
     /* no-writes implies allow-oom. */
     if (!(script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)))
         cmd_flags |= CMD_DENYOOM;

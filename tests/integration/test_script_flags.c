@@ -15,7 +15,8 @@
  * - On a read-only replica, and one whose link is down with
  *   replica-serve-stale-data no: -READONLY, -MASTERDOWN by the flags.
  * - The same inside MULTI (refused while queueing, EXECABORT).
- * - CLIENT PAUSE WRITE holds a script that may write, not a no-writes one.
+ * - CLIENT PAUSE WRITE holds a script that may write, not a no-writes one,
+ *   and what may replicate (a script without a shebang, PUBLISH, PFCOUNT).
  *
  * Owns: its server and the reference, started in main.
  */
@@ -114,29 +115,68 @@ static void test_states(void)
     h_close_pair(c, r);
 }
 
-/* CLIENT PAUSE WRITE holds what may write, so a script without no-writes,
- * and lets a no-writes one run: on both servers alike. */
+/* What CLIENT PAUSE WRITE holds besides writes: what may replicate (a
+ * script that declares no flags, PUBLISH, SPUBLISH, PFCOUNT, even while
+ * queued in MULTI), as Redis 7.0's CMD_MAY_REPLICATE; each request with the
+ * reply it gets at once (MULTI's) and the last one it gets when the pause
+ * ends. */
+static const struct {
+    const char *request, *reply;
+    const char *before;
+} held[] = {
+    {"*3\r\n$4\r\nEVAL\r\n$14\r\n#!lua\nreturn 1\r\n$1\r\n0\r\n", ":1\r\n", NULL},
+    {"*3\r\n$4\r\nEVAL\r\n$8\r\nreturn 1\r\n$1\r\n0\r\n", ":1\r\n", NULL},
+    {"*3\r\n$7\r\nEVALSHA\r\n$40\r\ne0e1f9fabfc9d4800c877a703b823ac0578ff8db\r\n$1\r\n0\r\n",
+     ":1\r\n", NULL},
+    {"*3\r\n$5\r\nFCALL\r\n$2\r\nrd\r\n$1\r\n0\r\n", ":1\r\n", NULL},
+    {"*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n", ":0\r\n", NULL},
+    {"*3\r\n$8\r\nSPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n", ":0\r\n", NULL},
+    {"*2\r\n$7\r\nPFCOUNT\r\n$3\r\nhll\r\n", ":0\r\n", NULL},
+    {"*1\r\n$5\r\nMULTI\r\n*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n"
+     "*1\r\n$4\r\nEXEC\r\n",
+     "*1\r\n:0\r\n", "+OK\r\n"},
+};
+#define HELD (sizeof(held) / sizeof(held[0]))
+
+/* CLIENT PAUSE WRITE holds what may write or replicate, so a script
+ * without no-writes, and lets a no-writes one and EVAL_RO run: on both
+ * servers alike. */
 static void pause_on(struct h_server *s)
 {
-    struct h_raw w;
-    size_t len;
+    struct h_raw w[HELD];
+    size_t opened = 0, len;
     redisContext *c = h_connect(s);
-    if (!c || h_raw_open(&w, s) < 0) {
-        if (c)
-            redisFree(c);
-        return;
-    }
+    while (c && opened < HELD && h_raw_open(&w[opened], s) == 0)
+        opened++;
+    if (!c || opened < HELD)
+        goto out;
     EXPECT_BULK(c, "lib", "FUNCTION", "LOAD", "REPLACE", LIB);
+    EXPECT_BULK(c, "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "SCRIPT", "LOAD", "return 1");
     EXPECT_OK(c, "CLIENT", "PAUSE", "60000", "WRITE");
     EXPECT_INT(c, 1, "EVAL", NO_WRITES, "0");
     EXPECT_INT(c, 1, "FCALL", "rdnw", "0");
-    RAW_SEND(&w, "*3\r\n$4\r\nEVAL\r\n$14\r\n#!lua\nreturn 1\r\n$1\r\n0\r\n");
-    CHECK(h_raw_read_reply(&w, &len, 300) < 0 && w.len == 0,
-          "a script that may write ran during CLIENT PAUSE WRITE");
+    EXPECT_INT(c, 1, "EVAL_RO", "return 1", "0");
+    for (size_t i = 0; i < HELD; i++)
+        h_raw_send(&w[i], held[i].request, strlen(held[i].request));
+    for (size_t i = 0; i < HELD; i++) {
+        /* The first wait gives every request its time to run wrongly. */
+        int wait_ms = i == 0 ? 300 : 20;
+        if (held[i].before)
+            h_raw_expect(__FILE__, __LINE__, &w[i], held[i].before, strlen(held[i].before), 0);
+        CHECK(h_raw_read_reply(&w[i], &len, wait_ms) < 0 && w[i].len == 0,
+              "ran during CLIENT PAUSE WRITE: %s", held[i].request);
+    }
     EXPECT_OK(c, "CLIENT", "UNPAUSE");
-    RAW_EXPECT(&w, ":1\r\n");
-    h_raw_close(&w);
-    redisFree(c);
+    for (size_t i = 0; i < HELD; i++) {
+        if (held[i].before) /* MULTI's: the held PUBLISH is queued now */
+            RAW_EXPECT(&w[i], "+QUEUED\r\n");
+        h_raw_expect(__FILE__, __LINE__, &w[i], held[i].reply, strlen(held[i].reply), 0);
+    }
+out:
+    while (opened > 0)
+        h_raw_close(&w[--opened]);
+    if (c)
+        redisFree(c);
 }
 
 static void test_pause(void)
