@@ -9,10 +9,13 @@
  */
 #include "acl_describe.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "acl_internal.h"
+#include "acl_rules.h"
+#include "command_table.h"
 #include "mem.h"
 
 /* A space-separated list of words being built. */
@@ -69,14 +72,111 @@ char *acl_describe_flags(const struct acl_user *u)
     return text_done(&t);
 }
 
+/* Sets row i's permission in bits to v, and its subcommands' when it is a
+ * container (the rows after it), as Redis's ACLChangeSelectorPerm. */
+static void set_row(unsigned char *bits, size_t i, int v)
+{
+    const struct command *cmd = command_row_at(i);
+    bits[command_index(cmd)] = (unsigned char)v;
+    for (size_t k = 0; cmd->subcommands && cmd->subcommands[k].name; k++)
+        bits[command_index(command_row_at(i + 1 + k))] = (unsigned char)v;
+}
+
+/* The categories of the description, best fit first (Redis 7.0's loop):
+ * while a category not yet used has more commands where temp agrees with
+ * the starting point's opposite than where it does not, the one with the
+ * fewest disagreements (then the most agreements) is written, applied to
+ * fake, and its opposite to temp. cats[i] is row i's categories. */
+static void describe_categories(struct text *t, unsigned char *fake, unsigned char *temp,
+                                const unsigned *cats, int additive)
+{
+    size_t rows = command_row_count();
+    unsigned applied = 0;
+    for (;;) {
+        int best = -1;
+        size_t mindiff = SIZE_MAX, maxsame = 0;
+        for (int j = 0; j < ACL_CATEGORY_COUNT; j++) {
+            size_t on = 0, off = 0;
+            for (size_t i = 0; !(applied & 1u << j) && i < rows; i++)
+                if (cats[i] & 1u << j)
+                    temp[command_index(command_row_at(i))] ? on++ : off++;
+            size_t diff = additive ? off : on, same = additive ? on : off;
+            if (same > diff && (diff < mindiff || (diff == mindiff && same > maxsame))) {
+                best = j;
+                mindiff = diff;
+                maxsame = same;
+            }
+        }
+        if (best < 0)
+            return;
+        for (size_t i = 0; i < rows; i++)
+            if (cats[i] & 1u << best) {
+                set_row(fake, i, additive);
+                set_row(temp, i, !additive);
+            }
+        char word[32];
+        int n = snprintf(word, sizeof(word), "%c@%s", additive ? '+' : '-',
+                         acl_category_names[best]);
+        text_add(t, word, (size_t)n);
+        applied |= 1u << best;
+    }
+}
+
+/* What the categories left different: each command whose permission in
+ * fake is not s's (a container's change reaching its subcommands), then
+ * the first-argument rules of a command not allowed. */
+static void describe_single_commands(struct text *t, const struct acl_selector *s,
+                                     unsigned char *fake)
+{
+    for (size_t i = 0; i < command_row_count(); i++) {
+        const struct command *cmd = command_row_at(i);
+        size_t idx = command_index(cmd);
+        if (s->allowed[idx] != fake[idx]) {
+            size_t len = strlen(cmd->name);
+            char *word = xmalloc(len + 2);
+            word[0] = s->allowed[idx] ? '+' : '-';
+            memcpy(word + 1, cmd->name, len + 1);
+            text_add(t, word, len + 1);
+            xfree(word);
+            set_row(fake, i, s->allowed[idx]);
+        }
+        for (size_t f = 0; !s->allowed[idx] && f < s->nfirstargs; f++) {
+            if (s->firstargs[f].cmd != idx)
+                continue;
+            for (size_t a = 0; a < s->firstargs[f].n; a++) {
+                size_t nlen = strlen(cmd->name), alen = strlen(s->firstargs[f].args[a]);
+                char *word = xmalloc(nlen + alen + 3);
+                snprintf(word, nlen + alen + 3, "+%s|%s", cmd->name, s->firstargs[f].args[a]);
+                text_add(t, word, nlen + alen + 2);
+                xfree(word);
+            }
+        }
+    }
+}
+
+/* Redis 7.0's description (acl.c, ACLDescribeSelectorCommandRules): worked
+ * out from what the selector allows, not from the rules as given. +@all
+ * when it started so (it allows commands to come), else -@all; then
+ * the categories that fit, then single commands, in the table's order where
+ * Redis lists them in its hash table's (which changes from run to run). */
 char *acl_describe_commands(const struct acl_user *u, size_t sel)
 {
     const struct acl_selector *s = &u->sel[sel];
+    int additive = !s->allcommands;
+    size_t bytes = command_builtin_count() + 1, rows = command_row_count();
+    unsigned char *fake = xmalloc(bytes), *temp = xmalloc(bytes);
+    unsigned *cats = xmalloc(rows * sizeof(*cats));
+    memset(fake, !additive, bytes);
+    memcpy(temp, s->allowed, bytes);
+    for (size_t i = 0; i < rows; i++)
+        cats[i] = acl_command_categories(command_row_at(i));
     struct text t = {0};
-    if (!s->nrules || strcmp(s->rules[0], "+@all") != 0)
-        text_add(&t, "-@all", 5);
-    for (size_t i = 0; i < s->nrules; i++)
-        text_add(&t, s->rules[i], strlen(s->rules[i]));
+    text_add(&t, additive ? "-@all" : "+@all", 5);
+    describe_categories(&t, fake, temp, cats, additive);
+    describe_single_commands(&t, s, fake);
+    xfree(fake);
+    xfree(temp);
+    xfree(cats);
     return text_done(&t);
 }
 

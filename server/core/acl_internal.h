@@ -42,8 +42,7 @@ struct acl_selector {
     unsigned char *allowed; /* by command_index, owned: 1 allowed, 0 not */
     struct acl_firstargs *firstargs; /* owned; only for commands not allowed */
     size_t nfirstargs;
-    char **rules; /* the description's rules, owned */
-    size_t nrules;
+    int allcommands; /* started from +@all: allows commands to come */
     struct acl_pattern *keys;
     size_t nkeys;
     unsigned allkeys; /* ACL_KEYS_READ | ACL_KEYS_WRITE after ~* (Redis's allkeys), else 0 */

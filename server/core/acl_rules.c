@@ -16,11 +16,9 @@
  * command_index), a subcommand's row ("config|get") having its own, as
  * Redis 7 gives each subcommand an id: "+config" sets the container's and
  * all its subcommands', "+config|get" that one's, "+@admin" every row in
- * the category, and the check reads the byte of the row that runs. Its
- * description is the list of rules that still matter, in order, as Redis
- * 7.0 keeps it: a rule about a command drops earlier rules about the same
- * command, a category drops earlier rules about the commands in it, and
- * +@all / -@all start the list again.
+ * the category, and the check reads the byte of the row that runs; and
+ * whether it started from +@all (commands to come allowed, Redis's
+ * reserved bit), from which acl_describe.c rebuilds its description.
  *
  * Passwords are kept only as SHA-256 hashes (OpenSSL's libcrypto) and
  * compared in constant time.
@@ -189,8 +187,8 @@ static void firstargs_reset_all(struct acl_selector *s)
 }
 
 /* Adds arg[0..len) to cmd's first arguments unless it is there in any
- * case, as Redis's ACLAddAllowedFirstArg. Returns 1 when added. */
-static int firstarg_add(struct acl_selector *s, size_t cmd, const char *arg, size_t len)
+ * case, as Redis's ACLAddAllowedFirstArg. */
+static void firstarg_add(struct acl_selector *s, size_t cmd, const char *arg, size_t len)
 {
     struct acl_firstargs *f = firstargs_of(s, cmd);
     if (!f) {
@@ -200,14 +198,13 @@ static int firstarg_add(struct acl_selector *s, size_t cmd, const char *arg, siz
     }
     for (size_t i = 0; i < f->n; i++) {
         if (strlen(f->args[i]) == len && strncasecmp(f->args[i], arg, len) == 0)
-            return 0;
+            return;
     }
     f->args = xrealloc(f->args, (f->n + 1) * sizeof(*f->args));
     char *copy = xmalloc(len + 1);
     memcpy(copy, arg, len);
     copy[len] = '\0';
     f->args[f->n++] = copy;
-    return 1;
 }
 
 int acl_selector_firstarg_allowed(const struct acl_selector *s, size_t cmd,
@@ -225,9 +222,6 @@ static void selector_destroy(struct acl_selector *s)
 {
     firstargs_reset_all(s);
     xfree(s->allowed);
-    for (size_t i = 0; i < s->nrules; i++)
-        xfree(s->rules[i]);
-    xfree(s->rules);
     pattern_free(s->keys, s->nkeys);
     pattern_free(s->chans, s->nchans);
     memset(s, 0, sizeof(*s));
@@ -259,9 +253,6 @@ static void selector_copy(struct acl_selector *dst, const struct acl_selector *s
     *dst = *src;
     dst->allowed = xmalloc(n);
     memcpy(dst->allowed, src->allowed, n);
-    dst->rules = xcalloc(src->nrules + 1, sizeof(*dst->rules));
-    for (size_t i = 0; i < src->nrules; i++)
-        dst->rules[i] = xstrdup(src->rules[i]);
     dst->keys = patterns_copy(src->keys, src->nkeys);
     dst->chans = patterns_copy(src->chans, src->nchans);
     dst->firstargs = xcalloc(src->nfirstargs + 1, sizeof(*dst->firstargs));
@@ -394,76 +385,6 @@ static int hex_hash(const char *s, size_t len, unsigned char out[32])
     "characters"
 #define ERR_SYNTAX_RULE "Syntax error"
 
-static void rules_clear(struct acl_selector *s)
-{
-    for (size_t i = 0; i < s->nrules; i++)
-        xfree(s->rules[i]);
-    s->nrules = 0;
-}
-
-/* The row a rule token ("+get", "-config|set", "+select|0": a first
- * argument's rule is about its command) names, or NULL. Rules name
- * commands by their own names whatever rename-command did, as Redis looks
- * them up in its orig_commands: ACL LIST never shows a secret new name. */
-static const struct command *rule_command(const char *rule)
-{
-    if (rule[1] == '@')
-        return NULL;
-    const struct command *cmd = command_lookup_builtin(rule + 1, strlen(rule + 1));
-    const char *bar = strrchr(rule, '|');
-    if (!cmd && bar) {
-        cmd = command_lookup_builtin(rule + 1, (size_t)(bar - rule - 1));
-        if (cmd && (cmd->subcommands || strchr(cmd->name, '|')))
-            cmd = NULL;
-    }
-    return cmd;
-}
-
-/* Drops the rules about commands for which drop(cmd, arg) holds. */
-static void rules_drop(struct acl_selector *s, int (*drop)(const struct command *, const void *),
-                       const void *arg)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < s->nrules; i++) {
-        const struct command *cmd = rule_command(s->rules[i]);
-        if (cmd && drop(cmd, arg))
-            xfree(s->rules[i]);
-        else
-            s->rules[kept++] = s->rules[i];
-    }
-    s->nrules = kept;
-}
-
-/* Whether cmd is the row arg or one of its subcommands: a rule about
- * CONFIG supersedes earlier ones about CONFIG and CONFIG|GET. */
-static int is_command(const struct command *cmd, const void *arg)
-{
-    const struct command *row = arg;
-    if (cmd == row)
-        return 1;
-    for (const struct command *sub = row->subcommands; sub && sub->name; sub++) {
-        if (cmd == sub)
-            return 1;
-    }
-    return 0;
-}
-
-static int in_category(const struct command *cmd, const void *arg)
-{
-    return (acl_command_categories(cmd) & *(const unsigned *)arg) != 0;
-}
-
-static void rules_append(struct acl_selector *s, char sign, const char *name, size_t len)
-{
-    s->rules = xrealloc(s->rules, (s->nrules + 1) * sizeof(*s->rules));
-    char *r = xmalloc(len + 2);
-    r[0] = sign;
-    for (size_t i = 0; i < len; i++)
-        r[i + 1] = (char)tolower((unsigned char)name[i]);
-    r[len + 1] = '\0';
-    s->rules[s->nrules++] = r;
-}
-
 static void command_set(struct acl_selector *s, const struct command *cmd, int allow)
 {
     s->allowed[command_index(cmd)] = (unsigned char)allow;
@@ -472,32 +393,14 @@ static void command_set(struct acl_selector *s, const struct command *cmd, int a
 }
 
 /* +cmd|arg of cmd, a command without subcommands: arg (kept as given) is
- * one of its first arguments, and the rule is written after the others
- * about cmd, as Redis describes a command's first arguments together. */
+ * one of its first arguments. */
 static void firstarg_rule(struct acl_selector *s, const struct command *cmd, const char *arg,
                           size_t len)
 {
     log_warning("Deprecation warning: Allowing a first arg of an otherwise blocked command is a "
                 "misuse of ACL and may get disabled in the future (offender: +%s|%.*s)",
                 cmd->name, (int)len, arg);
-    if (!firstarg_add(s, command_index(cmd), arg, len))
-        return;
-    size_t at = s->nrules;
-    for (size_t i = 0; i < s->nrules; i++) {
-        if (rule_command(s->rules[i]) == cmd)
-            at = i + 1;
-    }
-    size_t n = strlen(cmd->name);
-    char *r = xmalloc(n + len + 3);
-    r[0] = '+';
-    memcpy(r + 1, cmd->name, n);
-    r[n + 1] = '|';
-    memcpy(r + n + 2, arg, len);
-    r[n + len + 2] = '\0';
-    s->rules = xrealloc(s->rules, (s->nrules + 1) * sizeof(*s->rules));
-    memmove(s->rules + at + 1, s->rules + at, (s->nrules - at) * sizeof(*s->rules));
-    s->rules[at] = r;
-    s->nrules++;
+    firstarg_add(s, command_index(cmd), arg, len);
 }
 
 /* +cmd|arg where cmd|arg is no subcommand's row, Redis's ACLSetSelector:
@@ -532,33 +435,6 @@ static void command_set_all(struct acl_selector *s, const struct command *cmd, i
         command_set(s, sub, allow);
 }
 
-/* Whether s's rules, replayed from nothing, allow cmd: +@all and -@all, a
- * category holding it, the command itself or, for a subcommand, its
- * container; the last that applies says. */
-static int rules_allow(const struct acl_selector *s, const struct command *cmd)
-{
-    const char *bar = strchr(cmd->name, '|');
-    const struct command *container =
-        bar ? command_lookup_builtin(cmd->name, (size_t)(bar - cmd->name)) : NULL;
-    int allowed = 0;
-    for (size_t i = 0; i < s->nrules; i++) {
-        const char *r = s->rules[i];
-        int applies;
-        if (r[1] == '@') {
-            int cat = acl_category_lookup(r + 2, strlen(r + 2));
-            applies = strcmp(r + 2, "all") == 0 ||
-                      (cat >= 0 && (acl_command_categories(cmd) & CAT(cat)));
-        } else {
-            const struct command *rc = rule_command(r);
-            applies = !strchr(r, '|') || rc == command_lookup_builtin(r + 1, strlen(r + 1));
-            applies = applies && rc && (rc == cmd || rc == container);
-        }
-        if (applies)
-            allowed = r[0] == '+';
-    }
-    return allowed;
-}
-
 /* +cmd, -cmd, +cmd|sub, -cmd|sub, +@cat, -@cat, +@all, -@all. */
 static const char *command_rule(struct acl_selector *s, const char *r, size_t len)
 {
@@ -567,9 +443,7 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
         if (len == 5 && strncasecmp(r + 2, "all", 3) == 0) {
             memset(s->allowed, allow, command_builtin_count() + 1);
             firstargs_reset_all(s);
-            rules_clear(s);
-            if (allow)
-                rules_append(s, '+', "@all", 4);
+            s->allcommands = allow;
             return NULL;
         }
         int cat = acl_category_lookup(r + 2, len - 2);
@@ -580,16 +454,6 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
             const struct command *cmd = command_row_at(i);
             if (acl_command_categories(cmd) & bit)
                 command_set(s, cmd, allow);
-        }
-        rules_drop(s, in_category, &bit);
-        /* As for a command: "-@connection" says nothing when no rule left
-         * allows any of its commands (nor "+@read" when all are). */
-        for (size_t i = 0; i < command_row_count(); i++) {
-            const struct command *cmd = command_row_at(i);
-            if ((acl_command_categories(cmd) & bit) && rules_allow(s, cmd) != allow) {
-                rules_append(s, r[0], r + 1, len - 1);
-                break;
-            }
         }
         return NULL;
     }
@@ -602,11 +466,6 @@ static const char *command_rule(struct acl_selector *s, const char *r, size_t le
     if (!cmd)
         return ACL_ERR_UNKNOWN;
     command_set_all(s, cmd, allow);
-    rules_drop(s, is_command, cmd);
-    /* Redis describes what the bits differ by: "-get" says nothing when
-     * no rule left allows GET, "+get" nothing after +@all. */
-    if (rules_allow(s, cmd) != allow)
-        rules_append(s, r[0], r + 1, len - 1);
     return NULL;
 }
 
