@@ -396,10 +396,14 @@ enum evict_result evict_perform(void)
 {
     if (!server.cfg.maxmemory || !over_maxmemory())
         return EVICT_OK;
-    /* A replica is its primary's copy: it evicts nothing unless told to
-     * (replica-ignore-maxmemory, yes by default) and refuses as before. */
-    if ((server.cfg.replicaof_host && server.cfg.replica_ignore_maxmemory) ||
-        server.cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION)
+    /* A replica is its primary's copy: unless told otherwise
+     * (replica-ignore-maxmemory, yes by default) it neither evicts nor
+     * refuses anything for memory, as Redis 7.0's isSafeToPerformEvictions
+     * (a write there is refused as READONLY, or taken with
+     * replica-read-only no). */
+    if (server.cfg.replicaof_host && server.cfg.replica_ignore_maxmemory)
+        return EVICT_OK;
+    if (server.cfg.maxmemory_policy == MAXMEMORY_NO_EVICTION)
         return EVICT_FAIL;
     /* CLIENT PAUSE: the dataset must not change under the pause (Redis
      * 7.0 evicts nothing while clients are paused). */

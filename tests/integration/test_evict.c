@@ -419,7 +419,8 @@ static void test_eviction_effects(void)
 }
 
 /* A replica over its own maxmemory evicts nothing: it keeps every key its
- * primary sends, and only the primary's DELs remove any. */
+ * primary sends, and only the primary's DELs remove any; and it refuses
+ * nothing for memory, until replica-ignore-maxmemory is no. */
 static void test_replica_never_evicts(void)
 {
     struct h_server rs;
@@ -443,6 +444,14 @@ static void test_replica_never_evicts(void)
     EXPECT_INT(p, 1, "DEL", "r:0");
     EXPECT_INT(p, 1, "WAIT", "1", "5000");
     EXPECT_INT(r, 999, "DBSIZE");
+    /* Nor does it refuse anything for memory (Redis's isSafeToPerformEvictions):
+     * a transaction of reads, and with replica-read-only no a write. */
+    EXPECT_TRANSACTION(r, "['r:1']", "GET r:1");
+    EXPECT_OK(r, "CONFIG", "SET", "replica-read-only", "no");
+    EXPECT_OK(r, "SET", "local", "v");
+    EXPECT_OK(r, "CONFIG", "SET", "replica-ignore-maxmemory", "no");
+    EXPECT_OK(r, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    EXPECT_ERR(r, "OOM command not allowed when used memory > 'maxmemory'.", "SET", "local", "w");
     redisFree(p);
     h_close(&rs, r);
 }
