@@ -55,12 +55,17 @@ pid_t child_info_fork(struct child_info *ci)
         errno = err;
         return pid;
     }
-    latest_fork_usec = ustime() - start;
-    total_forks++;
+    child_info_forked(start);
     ci->fd = fds[0];
     ci->pid = pid;
     ci->start_ms = start / 1000;
     return pid;
+}
+
+void child_info_forked(int64_t start_us)
+{
+    latest_fork_usec = ustime() - start_us;
+    total_forks++;
 }
 
 void child_info_send(struct child_info *ci)

@@ -40,6 +40,9 @@ size_t child_info_receive(struct child_info *ci);
  * /proc (Redis's current_cow_size), or 0. */
 size_t child_info_current_cow(const struct child_info *ci);
 
+/* Counts a fork made by another layer (a full sync's child) that returned
+ * in the parent: its time from start_us (ustime) to now. */
+void child_info_forked(int64_t start_us);
 /* How long the last fork() took, in µs, and how many forks there were. */
 long long child_info_latest_fork_usec(void);
 unsigned long long child_info_total_forks(void);

@@ -301,8 +301,10 @@ static void start_sync(void)
     }
     int64_t fork_start = ustime();
     pid_t pid = fork();
-    if (pid > 0)
+    if (pid > 0) {
+        child_info_forked(fork_start);
         latency_add_since(server.cfg.latency_monitor_threshold, "fork", fork_start);
+    }
     if (pid < 0) {
         log_warning("Can't start a full sync: fork: %s", strerror(errno));
         close(fds[0]);

@@ -252,6 +252,9 @@ static void test_full_sync_large(void)
     EXPECT_OK(r, "SELECT", "0");
     expect_same_digest(p, r);
     CHECK(h_info_ll(p, "stats", "sync_full") == 1, "one full sync");
+    /* Its child is a fork INFO counts, as Redis's. */
+    CHECK(h_info_ll(p, "stats", "total_forks") == 1, "the full sync's fork counted");
+    CHECK(h_info_ll(p, "stats", "latest_fork_usec") > 0, "the full sync's fork timed");
     EXPECT_MATCH(p, "['master', :*, [['127.0.0.1', '*', '*']]]", "ROLE");
     char want[64];
     snprintf(want, sizeof(want), "['slave', '127.0.0.1', :%d, 'connected', :*]", g.s[0].port);
