@@ -171,7 +171,7 @@ static int sync_refused(struct client *c)
         return 1;
     }
     if (server.cfg.replicaof_host && !repl_replica_link_up()) {
-        resp_add_error(&c->out, "NOMASTERSYNC Can't SYNC while not connected with my master");
+        resp_add_error(&c->out, "NOMASTERLINK Can't SYNC while not connected with my master");
         return 1;
     }
     return 0;

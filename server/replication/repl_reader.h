@@ -55,7 +55,7 @@ enum repl_psync_answer {
     REPL_PSYNC_FULL,     /* +FULLRESYNC: replid and offset set */
     REPL_PSYNC_CONTINUE, /* +CONTINUE: replid set, or "" when the primary named none */
     REPL_PSYNC_BAD_FULL, /* +FULLRESYNC without a 40-byte replid and an offset >= 0 */
-    REPL_PSYNC_REFUSED,  /* anything else (-NOMASTERSYNC, -LOADING, an error) */
+    REPL_PSYNC_REFUSED,  /* anything else (-NOMASTERLINK, -LOADING, an error) */
 };
 
 struct repl_psync_reply {

@@ -540,8 +540,8 @@ static void psync_reply(const char *line)
         failover_answered(failover, 1);
         return;
     }
-    /* -NOMASTERSYNC, -LOADING, or a refusal: try again later. */
-    if (!strncmp(line, "-NOMASTERSYNC", 13) || !strncmp(line, "-LOADING", 8))
+    /* -NOMASTERLINK, -LOADING, or a refusal: try again later. */
+    if (!strncmp(line, "-NOMASTERLINK", 13) || !strncmp(line, "-LOADING", 8))
         log_notice("Master is currently unable to PSYNC but should be in the future: %s", line);
     else
         log_warning("Unexpected reply to PSYNC from master: %s", line);

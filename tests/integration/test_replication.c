@@ -696,6 +696,14 @@ static void test_refusals(void)
                "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
                "GET", "k");
     EXPECT_MATCH(r, "*role:slave*", "INFO", "replication");
+    /* Nor can it feed a replica of its own, in Redis's words. */
+    EXPECT_OK(r, "CONFIG", "SET", "replica-serve-stale-data", "yes");
+    redisContext *sub = h_connect(&g.s[1]);
+    if (sub) {
+        EXPECT_ERR(sub, "NOMASTERLINK Can't SYNC while not connected with my master", "PSYNC",
+                   "?", "-1");
+        redisFree(sub);
+    }
     EXPECT_OK(r, "REPLICAOF", "NO", "ONE");
     EXPECT_BULK(r, "v", "GET", "k");
     EXPECT_OK(r, "SET", "k", "mine");
