@@ -30,6 +30,7 @@
 #include "notify.h"
 #include "numparse.h"
 #include "propagate.h"
+#include "psort.h"
 #include "resp_writer.h"
 #include "server.h"
 #include "zset.h"
@@ -313,10 +314,9 @@ static void hits_in_range(const struct zset *z, uint64_t min, uint64_t max,
                           const struct geo_shape *s, struct geo_hits *hits, size_t limit)
 {
     struct zs_range r = {(double)min, (double)max, 0, 1};
-    struct zs_span span = zs_score_span(z, &r);
-    const struct zs_node *n = span.lo < span.hi ? zs_select(z, span.lo) : NULL;
 
-    for (size_t i = span.lo; n && i < span.hi; i++, n = zs_next(n)) {
+    for (const struct zs_node *n = zs_score_first(z, &r); n && zs_lte_max(n->score, &r);
+         n = zs_next(n)) {
         struct geo_hit h = {.n = n};
         geo_decode_score(n->score, &h.lon, &h.lat);
         if (geo_within(s, h.lon, h.lat, &h.dist)) {
@@ -547,8 +547,9 @@ static void search_generic(struct client *c, int src, unsigned flags)
     struct geo_hits hits = {0};
     hits_in_area(z, &s, &hits, o.any ? (size_t)o.count : 0);
     size_t n = o.count && hits.len > (size_t)o.count ? (size_t)o.count : hits.len;
+    /* Only the n replied need order, as Redis's pqsort. */
     if (o.sort != SORT_NONE && hits.len)
-        qsort(hits.v, hits.len, sizeof(*hits.v), o.sort == SORT_ASC ? hit_asc : hit_desc);
+        psort(hits.v, hits.len, sizeof(*hits.v), o.sort == SORT_ASC ? hit_asc : hit_desc, n);
     if (o.store)
         store_hits(c, hits.v, n, &s, &o, flags);
     else

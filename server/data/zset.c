@@ -358,6 +358,22 @@ struct zs_span zs_score_span(const struct zset *z, const struct zs_range *r)
                    r->max == INFINITY && !r->maxex);
 }
 
+struct zs_node *zs_score_first(const struct zset *z, const struct zs_range *r)
+{
+    const struct prefix below = {BELOW_SCORE_MIN, r, NULL};
+    const struct rb_node *rb = z->tree.rb_node, *first = NULL;
+
+    while (rb) {
+        if (prefix_holds(&below, node_of(rb))) {
+            rb = rb->rb_right;
+        } else {
+            first = rb;
+            rb = rb->rb_left;
+        }
+    }
+    return first ? node_of(first) : NULL;
+}
+
 struct zs_span zs_lex_span(const struct zset *z, const struct lex_bound *min,
                            const struct lex_bound *max)
 {

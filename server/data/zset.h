@@ -107,6 +107,10 @@ struct zs_node *zs_prev(const struct zs_node *n);
 int zs_gte_min(double score, const struct zs_range *r);
 int zs_lte_max(double score, const struct zs_range *r);
 
+/* The first member whose score is at least r's min (as zs_gte_min), or
+ * NULL: one descent, O(log n). Walking from it with zs_next while
+ * zs_lte_max holds reads the members in r without counting them. */
+struct zs_node *zs_score_first(const struct zset *z, const struct zs_range *r);
 /* The positions of the members whose score lies in r: two descents, O(log n).
  * Empty when r is (a min above max, or equal ends with one excluded). */
 struct zs_span zs_score_span(const struct zset *z, const struct zs_range *r);
