@@ -37,13 +37,14 @@ enum cluster_query_kind {
     CQ_NEAREST, /* KFIRST, KLAST, KNEXT, KPREV: the count nearest */
     CQ_COUNT,   /* KCOUNT: a sum */
     CQ_RANK,    /* KRANK (rev 0), KREVRANK (rev 1): a sum, or nil */
-    CQ_SPLIT,   /* KSPLIT: not answered across the cluster yet */
+    CQ_SPLIT,   /* KSPLIT n: by selection (cluster_ksplit.h), n in count */
 };
 
 struct cluster_query {
     enum cluster_query_kind kind;
     int rev, withvalues, typed;
-    long long offset, count; /* CQ_LIST: LIMIT's (count < 0: all); CQ_NEAREST: count */
+    long long offset, count; /* CQ_LIST: LIMIT's (count < 0: all); CQ_NEAREST: count;
+                              * CQ_SPLIT: the number of parts */
     int limit_at;            /* CQ_LIST: argv index of LIMIT's offset, 0 when none */
     long long start, stop;   /* CQ_RANKS */
 };
