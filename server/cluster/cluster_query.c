@@ -325,6 +325,31 @@ static void reply_picks(struct client *c, const struct query *q, const struct pi
     }
 }
 
+/* KRANGE start stop TYPE t: the keys of the window [lo, hi) of every
+ * key's merged listing (window) that the typed listings (reply 2) hold,
+ * which are the keys of that type there, in the window's order. */
+static void reply_typed_window(struct client *c, const struct query *q,
+                               const struct pick *window, size_t lo, size_t hi)
+{
+    if (lo >= hi) {
+        resp_add_array_len(&c->out, 0);
+        return;
+    }
+    const struct resp_reply_elem *first = &window[lo].from->elems[window[lo].at];
+    const struct resp_reply_elem *last = &window[hi - 1].from->elems[window[hi - 1].at];
+    size_t n;
+    struct pick *typed = merge(q, 2, q->q.withvalues ? 2 : 1, 0, SIZE_MAX, &n);
+    size_t from = 0;
+    int sign = q->q.rev ? -1 : 1;
+    while (from < n && sign * cq_key_cmp(&typed[from].from->elems[typed[from].at], first) < 0)
+        from++;
+    size_t to = from;
+    while (to < n && sign * cq_key_cmp(&typed[to].from->elems[typed[to].at], last) <= 0)
+        to++;
+    reply_picks(c, q, typed + from, to - from);
+    xfree(typed);
+}
+
 /* Whether part i's answer is the one counts use: the second of a node
  * asked twice, else the only one. */
 static int counts_use(const struct query *q, int i)
@@ -359,11 +384,14 @@ static void reply_merged(struct client *c, const struct query *q)
         /* The parts listed from the window's end (both ranks from the
          * start, or both from the end) or in full, so the window over
          * the merged listing is the window over every key. */
-        picks = merge(q, 1, stride, 0, SIZE_MAX, &n);
+        picks = merge(q, 1, s->typed ? 1 : stride, 0, SIZE_MAX, &n);
         size_t lo = 0, hi = 0;
         if (rank_range(s->start, s->stop, n, &lo, &hi) == 0)
             hi++;
-        reply_picks(c, q, picks + lo, hi - lo);
+        if (s->typed)
+            reply_typed_window(c, q, picks, lo, hi);
+        else
+            reply_picks(c, q, picks + lo, hi - lo);
         xfree(picks);
         return;
     }
@@ -405,8 +433,10 @@ static int reply_fits(const struct query *q, int cmd, const struct cq_kept *k)
     case CQ_RANK:
         return k->type == RESP_REPLY_INT;
     default:
+        /* A typed range of ranks's first listing is of keys alone. */
         return k->type == RESP_REPLY_ARRAY &&
-               (!q->q.withvalues || q->q.kind == CQ_NEAREST || k->n % 2 == 0);
+               (!q->q.withvalues || q->q.kind == CQ_NEAREST ||
+                (q->q.kind == CQ_RANKS && q->q.typed && cmd == 1) || k->n % 2 == 0);
     }
 }
 
@@ -593,6 +623,20 @@ static void part_commands(struct query *q, const struct client *c)
         xfree(bound);
         xfree(incl);
     } else {
+        if (s->kind == CQ_RANKS && s->typed) {
+            /* The window's keys come from every key's listing: the same
+             * ranks without TYPE and without values; then the typed one. */
+            struct resp_slice *all = xmalloc((size_t)argc * sizeof(*all));
+            int n = 0;
+            for (int i = 0; i < argc; i++) {
+                if (i >= 3 && i + 1 < argc && word_is(&argv[i], "TYPE"))
+                    i++;
+                else if (i < 3 || !word_is(&argv[i], "WITHVALUES"))
+                    all[n++] = argv[i];
+            }
+            set_command(q, n, all);
+            xfree(all);
+        }
         set_command(q, argc, argv);
     }
     xfree(argv);
@@ -609,11 +653,6 @@ int cluster_query_takes(struct client *c, const struct cluster_query *s)
         int slot = (int)key_hash_slot(tagged.ptr, tagged.len);
         if (!cluster->importing_from[slot] && !cluster->migrating_to[slot])
             return 0;
-    }
-    if (s->kind == CQ_RANKS && s->typed) {
-        resp_add_error(&c->out, "ERR TYPE with a range of ranks is not supported across the "
-                                "cluster: use BYLEX");
-        return 1;
     }
     /* A transaction or a script cannot wait for other nodes. */
     if (c->multi || c->id == CLIENT_ID_LONG_RUN) {

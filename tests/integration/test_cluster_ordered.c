@@ -197,6 +197,10 @@ static int rand_query(const char **argv, char bufs[][32])
             argv[argc++] = "REV";
         if (rand_below(2))
             argv[argc++] = "WITHVALUES";
+        if (rand_below(3) == 0) {
+            argv[argc++] = "TYPE";
+            argv[argc++] = rand_below(2) ? "string" : "hash";
+        }
         break;
     case 3:
         argv[argc++] = "KPREFIX";
@@ -410,6 +414,10 @@ static void test_compare(void)
         "*5\r\n$6\r\nKRANGE\r\n$1\r\n-\r\n$1\r\n+\r\n$5\r\nBYLEX\r\n$10\r\nWITHVALUES\r\n",
         "*4\r\n$6\r\nKRANGE\r\n$1\r\n0\r\n$2\r\n50\r\n$10\r\nWITHVALUES\r\n",
         "*2\r\n$5\r\nKRANK\r\n$3\r\nzzz\r\n",
+        "*6\r\n$6\r\nKRANGE\r\n$3\r\n-40\r\n$2\r\n-1\r\n$10\r\nWITHVALUES\r\n"
+        "$4\r\nTYPE\r\n$4\r\nhash\r\n",
+        "*3\r\n$6\r\nKSPLIT\r\n$1\r\n9\r\n$3\r\nREV\r\n",
+        "*2\r\n$6\r\nKSPLIT\r\n$2\r\n20\r\n",
     };
     struct h_raw a, b;
     if (h_raw_open_resp3(&a, &nodes[1].s) == 0) {
