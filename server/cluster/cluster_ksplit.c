@@ -700,18 +700,10 @@ static int ask_again(struct ksq *q)
     return any;
 }
 
-int cluster_ksplit_reply(uint64_t tag, const struct resp_reply *r, const char *err)
+/* Node's reply r (or err) to command cmd of q's round. */
+static void take_reply(struct ksq *q, int node, int cmd, const struct resp_reply *r,
+                       const char *err)
 {
-    if (!(tag & CLUSTER_KSPLIT_TAG) || tag == UINT64_MAX)
-        return 0;
-    uint64_t id = (tag & ~CLUSTER_KSPLIT_TAG) >> (TAG_NODE_BITS + TAG_CMD_BITS);
-    struct ksq *q = query_find(id);
-    if (!q)
-        return 1;
-    int node = (int)(tag >> TAG_CMD_BITS & (NODES_MAX - 1));
-    int cmd = (int)(tag & ((1ULL << TAG_CMD_BITS) - 1));
-    if (node >= q->nnodes || cmd >= q->ncmds)
-        return 1;
     q->pending[node]--;
     q->waiting--;
     if (err) {
@@ -725,22 +717,45 @@ int cluster_ksplit_reply(uint64_t tag, const struct resp_reply *r, const char *e
         cq_keep(k, r);
     }
     if (q->sending)
-        return 1;
+        return;
     if (q->failed[0]) {
         /* What the other nodes send later finds no query. */
         if (q->blocked)
             finish(q);
-        return 1;
+        return;
     }
     if (q->waiting > 0)
-        return 1;
+        return;
     if (!q->asked_again && ask_again(q) && q->waiting > 0 && !q->failed[0])
-        return 1;
+        return;
     if (q->failed[0]) {
         finish(q);
-        return 1;
+        return;
     }
     round_done(q);
+}
+
+int cluster_ksplit_reply(uint64_t tag, const struct resp_reply *r, const char *err)
+{
+    if (!(tag & CLUSTER_KSPLIT_TAG) || tag == UINT64_MAX)
+        return 0;
+    uint64_t id = (tag & ~CLUSTER_KSPLIT_TAG) >> (TAG_NODE_BITS + TAG_CMD_BITS);
+    struct ksq *q = query_find(id);
+    if (!q)
+        return 1;
+    int node = (int)(tag >> TAG_CMD_BITS & (NODES_MAX - 1));
+    int cmd = (int)(tag & ((1ULL << TAG_CMD_BITS) - 1));
+    if (node >= q->nnodes || cmd >= q->ncmds)
+        return 1;
+    /* The next round's sends may fail other queries' links at once, whose
+     * clients' requests must not run while q is still being read: they
+     * run here, after. */
+    int held = cq_hold_runs;
+    cq_hold_runs = 1;
+    take_reply(q, node, cmd, r, err);
+    cq_hold_runs = held;
+    if (!held)
+        block_run_unblocked();
     return 1;
 }
 

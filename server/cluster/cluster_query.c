@@ -499,10 +499,8 @@ static int ask_again(struct query *q)
     return q->nparts > first;
 }
 
-static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
+static void take_reply(uint64_t tag, const struct resp_reply *r, const char *err)
 {
-    if (cluster_ksplit_reply(tag, r, err))
-        return;
     struct query *q = query_find(tag >> 20);
     if (!q)
         return;
@@ -523,6 +521,21 @@ static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
     if (!q->failed[0] && !q->second_round && ask_again(q) && q->waiting > 0)
         return;
     finish(q);
+}
+
+static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
+{
+    if (cluster_ksplit_reply(tag, r, err))
+        return;
+    /* Asking again may fail other queries' links at once, whose clients'
+     * requests must not run while this query is still being read: they
+     * run here, after. */
+    int held = cq_hold_runs;
+    cq_hold_runs = 1;
+    take_reply(tag, r, err);
+    cq_hold_runs = held;
+    if (!held)
+        block_run_unblocked();
 }
 
 /* The client's wait passed cluster-node-timeout: an error naming a node
