@@ -310,24 +310,14 @@ static void on_timeout(struct client *c, const void *how);
 static void finish(struct ksq *q)
 {
     struct client *c = q->c;
-    const uint64_t *waited = block_waiting_for(c, on_timeout);
-    if (!waited || *waited != q->id) {
+    if (!cq_waits_for(c, on_timeout, q->id)) {
         query_free(q);
         return;
     }
     if (q->failed[0])
         resp_add_error(&c->out, q->failed);
     query_free(q);
-    block_release(c);
-    if (!cq_hold_runs)
-        block_run_unblocked();
-}
-
-/* Whether q's client still waits for it: else its reply goes nowhere. */
-static int still_wanted(const struct ksq *q)
-{
-    const uint64_t *waited = block_waiting_for(q->c, on_timeout);
-    return waited && *waited == q->id;
+    cq_release(c);
 }
 
 /* ---- Reading a round ---- */
@@ -657,7 +647,7 @@ static void count_read(struct ksq *q)
  * round is sent, or the reply written. */
 static void round_done(struct ksq *q)
 {
-    if (round_errors(q) < 0 || !still_wanted(q)) {
+    if (round_errors(q) < 0 || !cq_waits_for(q->c, on_timeout, q->id)) {
         finish(q);
         return;
     }
@@ -700,10 +690,15 @@ static int ask_again(struct ksq *q)
     return any;
 }
 
-/* Node's reply r (or err) to command cmd of q's round. */
-static void take_reply(struct ksq *q, int node, int cmd, const struct resp_reply *r,
-                       const char *err)
+/* A node's reply r (or err) to a command of a round. */
+static void take_reply(uint64_t tag, const struct resp_reply *r, const char *err)
 {
+    uint64_t id = (tag & ~CLUSTER_KSPLIT_TAG) >> (TAG_NODE_BITS + TAG_CMD_BITS);
+    struct ksq *q = query_find(id);
+    int node = (int)(tag >> TAG_CMD_BITS & (NODES_MAX - 1));
+    int cmd = (int)(tag & ((1ULL << TAG_CMD_BITS) - 1));
+    if (!q || node >= q->nnodes || cmd >= q->ncmds)
+        return;
     q->pending[node]--;
     q->waiting--;
     if (err) {
@@ -739,23 +734,7 @@ int cluster_ksplit_reply(uint64_t tag, const struct resp_reply *r, const char *e
 {
     if (!(tag & CLUSTER_KSPLIT_TAG) || tag == UINT64_MAX)
         return 0;
-    uint64_t id = (tag & ~CLUSTER_KSPLIT_TAG) >> (TAG_NODE_BITS + TAG_CMD_BITS);
-    struct ksq *q = query_find(id);
-    if (!q)
-        return 1;
-    int node = (int)(tag >> TAG_CMD_BITS & (NODES_MAX - 1));
-    int cmd = (int)(tag & ((1ULL << TAG_CMD_BITS) - 1));
-    if (node >= q->nnodes || cmd >= q->ncmds)
-        return 1;
-    /* The next round's sends may fail other queries' links at once, whose
-     * clients' requests must not run while q is still being read: they
-     * run here, after. */
-    int held = cq_hold_runs;
-    cq_hold_runs = 1;
-    take_reply(q, node, cmd, r, err);
-    cq_hold_runs = held;
-    if (!held)
-        block_run_unblocked();
+    cq_held_reply(take_reply, tag, r, err); /* the next round sends */
     return 1;
 }
 
@@ -775,14 +754,8 @@ static void on_timeout(struct client *c, const void *how)
             late = q->nodes[i];
             break;
         }
-    resp_add_errorf(&c->out,
-                    "CLUSTERDOWN cluster-wide query: node %s:%d did not answer within %lld ms",
-                    late.ip, late.port, server.cfg.cluster_node_timeout);
     query_free(q);
-    int held = cq_hold_runs;
-    cq_hold_runs = 1;
-    cluster_qlink_close(late.ip, late.port);
-    cq_hold_runs = held;
+    cq_timed_out(c, late.ip, late.port);
 }
 
 /* c's queries go with it; their replies that come later find none. */

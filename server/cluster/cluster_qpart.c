@@ -10,9 +10,48 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client.h"
+#include "config.h"
 #include "mem.h"
+#include "resp_writer.h"
+#include "server.h"
 
 int cq_hold_runs;
+
+int cq_waits_for(const struct client *c, block_timeout_fn *on_timeout, uint64_t id)
+{
+    const uint64_t *waited = block_waiting_for(c, on_timeout);
+    return waited && *waited == id;
+}
+
+void cq_held_reply(cluster_qlink_reply_fn *fn, uint64_t tag, const struct resp_reply *r,
+                   const char *err)
+{
+    int held = cq_hold_runs;
+    cq_hold_runs = 1;
+    fn(tag, r, err);
+    cq_hold_runs = held;
+    if (!held)
+        block_run_unblocked();
+}
+
+void cq_timed_out(struct client *c, const char *ip, int port)
+{
+    resp_add_errorf(&c->out,
+                    "CLUSTERDOWN cluster-wide query: node %s:%d did not answer within %lld ms",
+                    ip, port, server.cfg.cluster_node_timeout);
+    int held = cq_hold_runs;
+    cq_hold_runs = 1;
+    cluster_qlink_close(ip, port);
+    cq_hold_runs = held;
+}
+
+void cq_release(struct client *c)
+{
+    block_release(c);
+    if (!cq_hold_runs)
+        block_run_unblocked();
+}
 
 /* Whether n is asked for a part: a primary with an address, and either
  * slots to answer for or no failure flag (it may be importing). */

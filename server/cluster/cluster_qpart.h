@@ -9,7 +9,11 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
+#include "blocking.h"
 #include "cluster.h"
+#include "cluster_qlink.h"
 #include "resp_reply.h"
 
 /* A node asked for a part: its client address. */
@@ -31,6 +35,25 @@ int cq_primaries(struct cq_addr **out);
  * never nested in it. Shared by every cluster-wide query, as one link
  * failing ends the queries of both kinds. */
 extern int cq_hold_runs;
+
+/* Whether c waits, through on_timeout, for the query numbered id (else
+ * CLIENT UNBLOCK or a timeout ended that wait, and its reply goes nowhere). */
+int cq_waits_for(const struct client *c, block_timeout_fn *on_timeout, uint64_t id);
+/* A query's wait passed cluster-node-timeout (or CLIENT UNBLOCK ended it)
+ * while the node at ip:port had not answered: its error to c, and that
+ * node's link closed (it may be stopped: what it sends later belongs to
+ * nobody). The caller has freed its query first. */
+void cq_timed_out(struct client *c, const char *ip, int port);
+/* Ends c's wait, whose reply was written; its next requests run now unless
+ * cq_hold_runs. */
+void cq_release(struct client *c);
+/* Hands a link's reply to fn with cq_hold_runs set, then, unless it was
+ * set already, runs the requests of the clients whose waits ended
+ * meanwhile: a reply's handling may send, and a send may fail other
+ * queries' links at once, whose clients' requests must not run while the
+ * query is still being read. */
+void cq_held_reply(cluster_qlink_reply_fn *fn, uint64_t tag, const struct resp_reply *r,
+                   const char *err);
 
 /* A reply kept: an error's or a status's text, an integer, or an array's
  * elements (their bytes in one block). Zeroed: nothing kept yet. */

@@ -448,8 +448,7 @@ static void on_timeout(struct client *c, const void *how);
 static void finish(struct query *q)
 {
     struct client *c = q->c;
-    const uint64_t *waited = block_waiting_for(c, on_timeout);
-    if (!waited || *waited != q->id) {
+    if (!cq_waits_for(c, on_timeout, q->id)) {
         query_free(q);
         return;
     }
@@ -472,9 +471,7 @@ static void finish(struct query *q)
             reply_merged(c, q);
     }
     query_free(q);
-    block_release(c);
-    if (!cq_hold_runs)
-        block_run_unblocked();
+    cq_release(c);
 }
 
 /* Every first-round part has answered: the nodes that import a slot are
@@ -527,15 +524,7 @@ static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
 {
     if (cluster_ksplit_reply(tag, r, err))
         return;
-    /* Asking again may fail other queries' links at once, whose clients'
-     * requests must not run while this query is still being read: they
-     * run here, after. */
-    int held = cq_hold_runs;
-    cq_hold_runs = 1;
-    take_reply(tag, r, err);
-    cq_hold_runs = held;
-    if (!held)
-        block_run_unblocked();
+    cq_held_reply(take_reply, tag, r, err); /* asking again sends */
 }
 
 /* The client's wait passed cluster-node-timeout: an error naming a node
@@ -556,14 +545,8 @@ static void on_timeout(struct client *c, const void *how)
             port = q->parts[i].port;
             break;
         }
-    resp_add_errorf(&c->out,
-                    "CLUSTERDOWN cluster-wide query: node %s:%d did not answer within %lld ms",
-                    ip, port, server.cfg.cluster_node_timeout);
     query_free(q);
-    int held = cq_hold_runs;
-    cq_hold_runs = 1;
-    cluster_qlink_close(ip, port);
-    cq_hold_runs = held;
+    cq_timed_out(c, ip, port);
 }
 
 /* c's queries go with it; a reply that comes later finds none. Several
