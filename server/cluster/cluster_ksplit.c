@@ -66,18 +66,22 @@
  * less, and the listing is no longer than a sample round's replies. */
 #define FULL_LIST_MAX 2048
 /* ... and so is one where a split key falls every DENSE_EVERY keys or
- * closer: each target would cost more than the keys it saves listing. */
-#define DENSE_EVERY 8
+ * closer: each target costs a node tens of commands and a small window's
+ * listing, more than the keys it saves listing. */
+#define DENSE_EVERY 256
 /* More split keys than this: the span is listed whole (one node's
  * selections cost P log N; here each target costs rounds of commands). */
 #define TARGETS_MAX 65536
-/* A window of at most this many keys is listed. */
-#define WINDOW_LIST_MAX 128
-/* Samples per node and window in a round: about four per target sharing
- * the window, at most SAMPLES_MAX, fewer when the round's commands per node
- * would pass ROUND_CMDS_MAX. */
+/* A window of at most this many keys is listed, fewer when many targets
+ * are: each node lists at most ROUND_LIST_KEYS keys a round. */
+#define WINDOW_LIST_MAX 1024
+#define WINDOW_LIST_MIN 16
+#define ROUND_LIST_KEYS 262144
+/* Samples per node and window in a round: SAMPLES_MAX, fewer when a node
+ * would send more than ROUND_SAMPLES in all. */
 #define SAMPLES_MAX 1024
-#define ROUND_CMDS_MAX 16384
+#define SAMPLES_MIN 16
+#define ROUND_SAMPLES 65536
 /* Sample rounds a target may take before its window is listed whatever
  * its size: writes during the query could otherwise keep it from
  * narrowing. */
@@ -91,11 +95,16 @@ struct bytes {
     size_t len;
 };
 
-/* Sampled keys, sorted and distinct, shared by the targets of a window. */
+/* Sampled keys, sorted and distinct, shared by the targets of a window:
+ * with bounds on each one's position in the window (the keys up to and
+ * including it, on every node), from the positions each node's own samples
+ * have on it, and which of them the count round counts. */
 struct samples {
     int refs;
     size_t n;
     struct bytes *keys;
+    long long *lb, *ub; /* bounds on each key's position */
+    int *cmd;           /* the count round's command for each, or -1 */
 };
 
 enum step { STEP_SAMPLE, STEP_COUNT, STEP_LIST, STEP_DONE };
@@ -104,6 +113,7 @@ struct target {
     enum step step;
     struct bytes lo, hi;   /* the window */
     long long d;           /* the index of the key sought in the window */
+    long long from, to;    /* STEP_COUNT: the samples counted around d */
     long long w;           /* the window's keys, as last counted */
     int rounds;
     struct samples *samples; /* STEP_COUNT: the window's samples */
@@ -116,6 +126,7 @@ struct target {
 struct group {
     int t0, t1;
     int cmd0, ncmds;
+    long long s; /* STEP_SAMPLE: the samples asked of each node */
 };
 
 struct command {
@@ -137,6 +148,7 @@ struct ksq {
     enum stage stage;
     int ntargets;
     struct target *targets;
+    long long list_max; /* a window this small is listed */
     /* The round: its commands (cmds[0] is KLOCAL), its groups, and every
      * node's replies, replies[node * ncmds + cmd]. */
     int ncmds, cmds_cap;
@@ -188,6 +200,9 @@ static void samples_drop(struct samples *s)
     for (size_t i = 0; i < s->n; i++)
         bytes_free(&s->keys[i]);
     xfree(s->keys);
+    xfree(s->lb);
+    xfree(s->ub);
+    xfree(s->cmd);
     xfree(s);
 }
 
@@ -432,15 +447,7 @@ static void reply_targets(struct ksq *q)
     xfree(keys);
 }
 
-static void command3(struct ksq *q, const char *name, const struct bytes *lo,
-                     const struct bytes *hi, const char *extra, size_t extra_len)
-{
-    struct resp_slice argv[4] = {{name, strlen(name)}, {lo->p, lo->len}, {hi->p, hi->len}};
-    int argc = 3;
-    if (extra)
-        argv[argc++] = (struct resp_slice){extra, extra_len};
-    add_cmd(q, argc, argv, 0);
-}
+static void count_commands(struct ksq *q, const struct group *gr);
 
 /* The round for every target not done: its groups and their commands. */
 static void select_round(struct ksq *q)
@@ -462,82 +469,159 @@ static void select_round(struct ksq *q)
             q->groups_cap = q->groups_cap ? 2 * q->groups_cap : 8;
             q->groups = xrealloc(q->groups, (size_t)q->groups_cap * sizeof(*q->groups));
         }
-        q->groups[q->ngroups++] = (struct group){i, j, 0, 0};
+        q->groups[q->ngroups++] = (struct group){i, j, 0, 0, 0};
         nsample += t->step == STEP_SAMPLE;
         i = j;
     }
-    long long budget = nsample ? ROUND_CMDS_MAX / ((long long)nsample * q->nnodes) : 0;
+    long long per_window = nsample ? ROUND_SAMPLES / nsample : 0;
+    if (per_window > SAMPLES_MAX)
+        per_window = SAMPLES_MAX;
+    if (per_window < SAMPLES_MIN)
+        per_window = SAMPLES_MIN;
     for (int g = 0; g < q->ngroups; g++) {
         struct group *gr = &q->groups[g];
         struct target *t = &q->targets[gr->t0];
         gr->cmd0 = q->ncmds;
         char num[RESP_LL_CHARS + 1];
+        struct resp_slice lo = {t->lo.p, t->lo.len}, hi = {t->hi.p, t->hi.len};
         if (t->step == STEP_SAMPLE) {
-            long long s = 4LL * (gr->t1 - gr->t0) + 16;
-            if (s > SAMPLES_MAX)
-                s = SAMPLES_MAX;
-            if (s > budget)
-                s = budget;
-            if (s < 2)
-                s = 2;
-            struct resp_slice argv[4] = {{"KSPLIT", 6},
-                                         {num, resp_format_ll(num, s)},
-                                         {t->lo.p, t->lo.len},
-                                         {t->hi.p, t->hi.len}};
-            add_cmd(q, 4, argv, 0);
+            gr->s = per_window;
+            struct resp_slice count[3] = {{"KCOUNT", 6}, lo, hi};
+            add_cmd(q, 3, count, 1);
+            struct resp_slice split[4] = {{"KSPLIT", 6}, {num, resp_format_ll(num, gr->s)}, lo, hi};
+            add_cmd(q, 4, split, 0);
         } else if (t->step == STEP_COUNT) {
-            for (size_t k = 0; k < t->samples->n; k++) {
-                const struct bytes *x = &t->samples->keys[k];
-                struct resp_slice argv[3] = {{"KCOUNT", 6}, {t->lo.p, t->lo.len}, {x->p, x->len}};
-                add_cmd(q, 3, argv, 1);
-            }
+            count_commands(q, gr);
         } else {
             long long want = 0;
             for (int k = gr->t0; k < gr->t1; k++)
                 if (q->targets[k].d + 1 > want)
                     want = q->targets[k].d + 1;
-            struct resp_slice argv[7] = {{"KRANGE", 6}, {t->lo.p, t->lo.len},
-                                         {t->hi.p, t->hi.len}, {"BYLEX", 5},
-                                         {"LIMIT", 5}, {"0", 1},
-                                         {num, resp_format_ll(num, want)}};
+            struct resp_slice argv[7] = {{"KRANGE", 6}, lo, hi, {"BYLEX", 5}, {"LIMIT", 5},
+                                         {"0", 1}, {num, resp_format_ll(num, want)}};
             add_cmd(q, 7, argv, 0);
         }
         gr->ncmds = q->ncmds - gr->cmd0;
     }
 }
 
-/* A window's samples: the nodes' KSPLIT keys, sorted, each once, with "["
- * before each (KCOUNT's bound). */
-static struct samples *samples_of(const struct ksq *q, int cmd)
+/* The key of node's reply to a KSPLIT s over a window of w of its keys at
+ * index j: its position in that window, counting it (the keys up to and
+ * including it), as cmd_ksplit places it. */
+static long long own_position(long long j, long long w, long long s)
+{
+    if (s > w)
+        return j + 2; /* every key after the first */
+    return (long long)position((uint64_t)j + 1, (uint64_t)w, (uint64_t)s) + 1;
+}
+
+/* A window's samples: the nodes' replies to KSPLIT s (command kcmd), sorted,
+ * each once, with "[" before each (KCOUNT's bound); and the bounds on each
+ * one's position in the window from each node's count of its window keys
+ * (command wcmd): on a node, a key between two of that node's own samples
+ * is past as many of its keys as the first counts, and past at most as
+ * many as the second. */
+static struct samples *samples_of(const struct ksq *q, int wcmd, int kcmd, long long s_asked)
 {
     size_t n;
-    struct resp_reply_elem *keys = union_of(q, cmd, &n);
+    struct resp_reply_elem *keys = union_of(q, kcmd, &n);
     struct samples *s = xcalloc(1, sizeof(*s));
-    s->refs = 0;
     s->n = n;
     s->keys = xmalloc((n ? n : 1) * sizeof(*s->keys));
-    for (size_t i = 0; i < n; i++)
+    s->lb = xcalloc(n ? n : 1, sizeof(*s->lb));
+    s->ub = xcalloc(n ? n : 1, sizeof(*s->ub));
+    s->cmd = xmalloc((n ? n : 1) * sizeof(*s->cmd));
+    for (int l = 0; l < q->nnodes; l++) {
+        const struct cq_kept *own = reply_at(q, l, kcmd);
+        long long w = reply_at(q, l, wcmd)->integer, m = (long long)own->n, j = 0;
+        for (size_t k = 0; k < n; k++) {
+            while (j < m && cq_key_cmp(&own->elems[j], &keys[k]) < 0)
+                j++;
+            if (j < m && cq_key_cmp(&own->elems[j], &keys[k]) == 0) {
+                s->lb[k] += own_position(j, w, s_asked);
+                s->ub[k] += own_position(j, w, s_asked);
+                continue;
+            }
+            s->lb[k] += j > 0 ? own_position(j - 1, w, s_asked) : 0;
+            s->ub[k] += j < m ? own_position(j, w, s_asked) - 1 : w;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
         s->keys[i] = bytes_of('[', keys[i].ptr, keys[i].len);
+        s->cmd[i] = -1;
+    }
     xfree(keys);
     return s;
 }
 
-static void set_next_step(struct target *t)
+/* The first k with v[k] > x in the nondecreasing v[0..n), or n. */
+static long long first_above(const long long *v, long long n, long long x)
 {
-    t->step = t->w <= WINDOW_LIST_MAX || t->rounds >= TARGET_ROUNDS_MAX ? STEP_LIST : STEP_SAMPLE;
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+        long long mid = lo + (hi - lo) / 2;
+        if (v[mid] > x)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }
 
-/* Target t narrowed by its window's samples, whose window positions (keys
- * up to and including each) are at[0..n). */
-static void narrow(struct target *t, const long long *at)
+/* The count round's commands for a group sharing samples: the exact
+ * position of each sample whose bounds do not already place it on one side
+ * of a target's key, and of the nearest sample placed on each side. */
+static void count_commands(struct ksq *q, const struct group *gr)
+{
+    struct samples *s = q->targets[gr->t0].samples;
+    long long n = (long long)s->n;
+    char *want = xcalloc((size_t)(n ? n : 1), 1);
+    for (int i = gr->t0; i < gr->t1; i++) {
+        struct target *t = &q->targets[i];
+        /* The bounds grow with k: a is the last sample surely before the
+         * key (ub <= d), b the first surely at or after it (lb > d). */
+        long long a = first_above(s->ub, n, t->d) - 1, b = first_above(s->lb, n, t->d);
+        long long from = a < 0 ? 0 : a, to = b >= n ? n - 1 : b;
+        if (from > to) { /* bounds from a moving keyspace disagree */
+            long long x = from;
+            from = to;
+            to = x;
+        }
+        t->from = from;
+        t->to = to;
+        for (long long k = from; k <= to; k++)
+            want[k] = 1;
+    }
+    struct resp_slice lo = {q->targets[gr->t0].lo.p, q->targets[gr->t0].lo.len};
+    for (long long k = 0; k < n; k++) {
+        if (!want[k])
+            continue;
+        s->cmd[k] = q->ncmds;
+        struct resp_slice argv[3] = {{"KCOUNT", 6}, lo, {s->keys[k].p, s->keys[k].len}};
+        add_cmd(q, 3, argv, 1);
+    }
+    xfree(want);
+}
+
+static void set_next_step(const struct ksq *q, struct target *t)
+{
+    t->step = t->w <= q->list_max || t->rounds >= TARGET_ROUNDS_MAX ? STEP_LIST : STEP_SAMPLE;
+}
+
+/* Target t narrowed by its window's samples, whose exact window positions
+ * (keys up to and including each) are at[k] for the samples counted, -1
+ * for the others. */
+static void narrow(const struct ksq *q, struct target *t, const long long *at)
 {
     const struct samples *s = t->samples;
-    long long n = (long long)s->n, a = -1;
-    for (long long k = 0; k < n; k++)
-        if (at[k] <= t->d)
+    /* Only the samples counted for t: any counted ones narrow correctly,
+     * these are the nearest. */
+    long long n = t->to + 1, a = -1;
+    for (long long k = t->from; k < n; k++)
+        if (at[k] >= 0 && at[k] <= t->d)
             a = k;
-    long long b = a + 1;
-    while (b < n && at[b] < t->d + 1)
+    long long b = a < 0 ? t->from : a + 1;
+    while (b < n && (at[b] < 0 || at[b] < t->d + 1))
         b++;
     if (b < n && at[b] == t->d + 1) {
         /* Position d + 1 counts the key itself: this sample is it. */
@@ -560,7 +644,27 @@ static void narrow(struct target *t, const long long *at)
     t->d -= below;
     t->w = end - below > t->d ? end - below : t->d + 1;
     t->rounds++;
-    set_next_step(t);
+    set_next_step(q, t);
+}
+
+/* The targets of [t0, t1) take samples s (no sample: their windows are
+ * listed). */
+static void share_samples(struct ksq *q, int t0, int t1, struct samples *s)
+{
+    for (int k = t0; k < t1; k++) {
+        struct target *t = &q->targets[k];
+        if (s->n == 0) {
+            t->step = STEP_LIST;
+            continue;
+        }
+        s->refs++;
+        t->samples = s;
+        t->step = STEP_COUNT;
+    }
+    if (s->refs == 0) {
+        s->refs = 1;
+        samples_drop(s);
+    }
 }
 
 /* Takes in a select round's replies; returns 1 when every target is done. */
@@ -572,28 +676,17 @@ static int select_read(struct ksq *q)
         struct target *t0 = &q->targets[gr->t0];
         enum step step = t0->step;
         if (step == STEP_SAMPLE) {
-            struct samples *s = samples_of(q, gr->cmd0);
-            for (int k = gr->t0; k < gr->t1; k++) {
-                struct target *t = &q->targets[k];
-                if (s->n == 0) {
-                    t->step = STEP_LIST;
-                    continue;
-                }
-                s->refs++;
-                t->samples = s;
-                t->step = STEP_COUNT;
-            }
-            if (s->refs == 0) {
-                s->refs = 1;
-                samples_drop(s);
-            }
+            for (int k = gr->t0; k < gr->t1; k++)
+                q->targets[k].w = sum_of(q, gr->cmd0);
+            share_samples(q, gr->t0, gr->t1, samples_of(q, gr->cmd0, gr->cmd0 + 1, gr->s));
         } else if (step == STEP_COUNT) {
-            long long *at = xmalloc((size_t)gr->ncmds * sizeof(*at));
-            for (int k = 0; k < gr->ncmds; k++)
-                at[k] = sum_of(q, gr->cmd0 + k);
+            const struct samples *s = t0->samples;
+            long long *at = xmalloc((s->n ? s->n : 1) * sizeof(*at));
+            for (size_t k = 0; k < s->n; k++)
+                at[k] = s->cmd[k] >= 0 ? sum_of(q, s->cmd[k]) : -1;
             for (int k = gr->t0; k < gr->t1; k++) {
                 struct target *t = &q->targets[k];
-                narrow(t, at);
+                narrow(q, t, at);
                 samples_drop(t->samples);
                 t->samples = NULL;
             }
@@ -617,20 +710,26 @@ static int select_read(struct ksq *q)
     return done;
 }
 
-/* The span counted: the targets, or the listing. */
+/* The span counted and sampled: the targets, or the listing. */
 static void count_read(struct ksq *q)
 {
     long long total = sum_of(q, 1);
     long long parts = q->parts;
-    round_begin(q);
     if (total <= FULL_LIST_MAX || parts > total || parts - 1 > TARGETS_MAX ||
         parts - 1 >= total / DENSE_EVERY) {
+        round_begin(q);
         q->stage = STAGE_FULL;
-        command3(q, "KRANGE", &q->lo, &q->hi, "BYLEX", 5);
+        struct resp_slice argv[4] = {{"KRANGE", 6}, {q->lo.p, q->lo.len}, {q->hi.p, q->hi.len},
+                                     {"BYLEX", 5}};
+        add_cmd(q, 4, argv, 0);
         return;
     }
     q->stage = STAGE_SELECT;
     q->ntargets = (int)(parts - 1);
+    long long list_max = ROUND_LIST_KEYS / q->ntargets;
+    q->list_max = list_max > WINDOW_LIST_MAX   ? WINDOW_LIST_MAX
+                  : list_max < WINDOW_LIST_MIN ? WINDOW_LIST_MIN
+                                               : list_max;
     q->targets = xcalloc((size_t)q->ntargets, sizeof(*q->targets));
     for (int i = 0; i < q->ntargets; i++) {
         struct target *t = &q->targets[i];
@@ -638,8 +737,9 @@ static void count_read(struct ksq *q)
         t->hi = bytes_of(0, q->hi.p, q->hi.len);
         t->d = (long long)position((uint64_t)i + 1, (uint64_t)total, (uint64_t)parts);
         t->w = total;
-        t->step = STEP_SAMPLE;
     }
+    /* The first round sampled the span already. */
+    share_samples(q, 0, q->ntargets, samples_of(q, 1, 2, SAMPLES_MAX));
     select_round(q);
 }
 
@@ -818,6 +918,12 @@ int cluster_ksplit_start(struct client *c, long long parts)
     round_begin(q);
     struct resp_slice count[3] = {{"KCOUNT", 6}, {q->lo.p, q->lo.len}, {q->hi.p, q->hi.len}};
     add_cmd(q, 3, count, 1);
+    /* The span's samples in the same round, for a selection (a listing
+     * does without them). */
+    char num[RESP_LL_CHARS + 1];
+    struct resp_slice split[4] = {{"KSPLIT", 6}, {num, resp_format_ll(num, SAMPLES_MAX)},
+                                  count[1], count[2]};
+    add_cmd(q, 4, split, 0);
     int held = cq_hold_runs;
     cq_hold_runs = 1;
     int rc = send_round(q);

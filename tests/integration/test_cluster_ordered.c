@@ -668,6 +668,26 @@ static void test_ksplit_selection(void)
     printf("  %ld distinct keys; KSPLIT 5 sampled node 0 %d times\n", total, sampled);
     if (st)
         freeReplyObject(st);
+    /* More keys, each node's in a range of its own (DEBUG POPULATE: p0:*
+     * on the first node only, ...), and many split keys: selected (600) or
+     * listed (16000, one every ten keys). */
+    for (int i = 0; i < NPRIMARIES && ok; i++) {
+        char prefix[8];
+        snprintf(prefix, sizeof(prefix), "p%d", i);
+        redisReply *on = H_CALL(nodes[i].c, "DEBUG", "POPULATE", "50000", prefix);
+        redisReply *om = H_CALL(mc, "DEBUG", "POPULATE", "50000", prefix);
+        ok = CHECK(on && om && on->type == REDIS_REPLY_STATUS && om->type == REDIS_REPLY_STATUS,
+                   "DEBUG POPULATE failed: %s", on && on->str ? on->str : "");
+        if (on)
+            freeReplyObject(on);
+        if (om)
+            freeReplyObject(om);
+    }
+    same_as_model(2, (const char *[]){"KSPLIT", "600"});
+    same_as_model(2, (const char *[]){"KSPLIT", "16000"});
+    same_as_model(2, (const char *[]){"KSPLIT", "3"});
+    same_as_model(4, (const char *[]){"KSPLIT", "200", "[p1", "+"});
+    same_as_model(4, (const char *[]){"KSPLIT", "1000", "PREFIX", "p2:"});
     /* A tagged span is its slot's node's: MOVED elsewhere. */
     int moved = 0;
     for (int i = 0; i < NPRIMARIES; i++) {
