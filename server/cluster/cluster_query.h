@@ -2,8 +2,9 @@
  * cluster_query.h - ordered queries answered for the whole cluster
  * (cluster_query.c; docs/cluster.md, "Ordered queries across the cluster").
  *
- * KRANGE, KPREFIX, KCOUNT, KRANK/KREVRANK, KFIRST/KLAST and KNEXT/KPREV
- * sent to a node in cluster mode are answered for every primary's keys,
+ * KRANGE, KPREFIX, KCOUNT, KRANK/KREVRANK, KFIRST/KLAST, KNEXT/KPREV and
+ * KSPLIT (cluster_ksplit.h, which this hands it to) sent to a node in
+ * cluster mode are answered for every primary's keys,
  * unless their bounds share a complete {hash tag} (one slot: routed and
  * answered as any keyed command) or the connection said KLOCAL (it is one
  * part of such a query). The handler (commands/cmd_ordered.c) parses and

@@ -1,21 +1,27 @@
 /*
  * test_cluster_ordered.c - ordered queries answered for the whole cluster
- * (server/cluster/cluster_query.c, cluster_qlink.c): three rbkv primaries
- * made by `redis-cli --cluster create`, and one standalone rbkv node holding
- * the same keys, the model. Every wait a poll.
+ * (server/cluster/cluster_query.c, cluster_ksplit.c, cluster_qlink.c):
+ * three rbkv primaries made by `redis-cli --cluster create`, and one
+ * standalone rbkv node holding the same keys, the model. Every wait a poll.
  *
  *  1. Random keys (some sharing {hash tags}, some hashes), then random
  *     KRANGE (BYLEX and by rank, REV, LIMIT, WITHVALUES, TYPE), KPREFIX,
- *     KCOUNT, KRANK/KREVRANK, KFIRST/KLAST and KNEXT/KPREV sent to a random
- *     primary: the same reply as the standalone node's, in RESP2 and
- *     RESP3; paging by the last key lists every key once. A range within
+ *     KCOUNT, KRANK/KREVRANK, KFIRST/KLAST, KNEXT/KPREV and KSPLIT (its
+ *     span listed whole: few keys) sent to a random primary: the same
+ *     reply as the standalone node's, in RESP2 and RESP3; paging by the last key lists every key once. A range within
  *     one {hash tag} is redirected with MOVED to its node; KDELRANGE across
  *     slots gets CROSSSLOT; inside MULTI a cluster-wide query is refused.
  *  2. During `redis-cli --cluster reshard`, a range over the fixed keys
- *     lists each exactly once and a count never misses one.
- *  3. One primary stopped (SIGSTOP): a clear error within the bound, and a
+ *     lists each exactly once, a count never misses one, and KSPLIT (its
+ *     span listed whole) equals one node's.
+ *  3. One primary stopped (SIGSTOP): a clear error within the bound (KCOUNT
+ *     and KSPLIT), and a
  *     client that disconnects while it waits leaves nothing behind; after
  *     SIGCONT the queries are answered again.
+ *  4. KSPLIT by selection: 20,000 random keys, a fifth of them under one
+ *     {tag} (one node), then 150,000 more in one range per node (DEBUG
+ *     POPULATE); fixed and random n and spans against the standalone node,
+ *     in RESP2 and RESP3; the other nodes were sampled, not listed.
  *
  * SEED=n replays the random parts.
  */
