@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A cluster-wide KRANGE ... LIMIT 100 on three rbkv primaries, against the same range on one rbkv
 # node, a range within one {hash tag} on the cluster, and redis-server's ZRANGEBYLEX on one node.
-#   bench/cluster_krange_vs_single.sh [--keys N] [--requests R] [--rounds K] [--quick]
+#   bench/cluster_krange_vs_single.sh [--keys N] [--requests R] [--rounds K] [--parts P] [--quick]
 # Keys key:000000000000{T} .. (N in all, default 300000, value "v"), T one of three tags chosen so
 # that each primary holds a third of them: key order interleaves the three nodes, so every range
 # needs every node. One standalone rbkv holds the same keys; redis-server holds the same strings as
@@ -12,19 +12,24 @@
 #   single    the same on the standalone rbkv
 #   tagged    KRANGE [{s}key:R [{s}key:~ BYLEX LIMIT 0 100    on the tag's primary
 #   redis     ZRANGEBYLEX z [key:R (key:~ LIMIT 0 100          on redis-server
+#   ksplit-c  KSPLIT P [key: (key:~   (R / 10 requests)        on the first primary (selection)
+#   ksplit-1  the same on the standalone rbkv
+# and how many rounds (requests to each primary) one cluster-wide KSPLIT took, from a second
+# primary's KLOCAL calls (INFO commandstats). P defaults to 8.
 # Reports, per line, the best throughput and the p50/p99 latencies (ms) of its round, and the
 # ratios cluster/single and cluster/redis (throughput; lower means the fan-out costs that much).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-KEYS=300000 REQUESTS=20000 ROUNDS=3
+KEYS=300000 REQUESTS=20000 ROUNDS=3 PARTS=8
 while [ $# -gt 0 ]; do
   case $1 in
     --keys) KEYS=$2; shift 2 ;;
     --requests) REQUESTS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
+    --parts) PARTS=$2; shift 2 ;;
     --quick) KEYS=30000; REQUESTS=2000; ROUNDS=1; shift ;;
-    *) echo "usage: $0 [--keys N] [--requests R] [--rounds K] [--quick]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--keys N] [--requests R] [--rounds K] [--parts P] [--quick]" >&2; exit 2 ;;
   esac
 done
 ensure_built
@@ -102,10 +107,19 @@ load "$REDIS" gen_zadd
 total=$(redis-cli -p "${ports[0]}" kcount "[key:" "(key:~")
 [ "$total" = "$KEYS" ] || { echo "the cluster counts $total keys, not $KEYS" >&2; exit 1; }
 
-# bench PORT COMMAND...: "rps p50 p99" from redis-benchmark's CSV.
+# KSPLIT on the cluster splits as one node does.
+[ "$(redis-cli -p "${ports[0]}" ksplit "$PARTS" "[key:" "(key:~")" = \
+  "$(redis-cli -p "$SINGLE" ksplit "$PARTS" "[key:" "(key:~")" ] ||
+  { echo "KSPLIT $PARTS differs between the cluster and one node" >&2; exit 1; }
+redis-cli -p "${ports[1]}" config resetstat >/dev/null
+for _ in $(seq 10); do redis-cli -p "${ports[0]}" ksplit "$PARTS" "[key:" "(key:~" >/dev/null; done
+klocal=$(redis-cli -p "${ports[1]}" info commandstats | tr -d '\r' |
+  sed -n 's/^cmdstat_klocal:calls=\([0-9]*\),.*/\1/p')
+
+# bench PORT COMMAND...: "rps p50 p99" from redis-benchmark's CSV; N requests (default R).
 bench() {
   local port=$1; shift
-  redis-benchmark -p "$port" -n "$REQUESTS" -c 50 -r "$KEYS" --csv "$@" 2>/dev/null |
+  redis-benchmark -p "$port" -n "${N:-$REQUESTS}" -c 50 -r "$KEYS" --csv "$@" 2>/dev/null |
     awk -F, 'NR > 1 { gsub(/"/, ""); print $2, $5, $7; exit }'
 }
 declare -A best
@@ -119,11 +133,15 @@ for _ in $(seq "$ROUNDS"); do
   keep single "$(bench "$SINGLE" KRANGE '[key:__rand_int__' '(key:~' BYLEX LIMIT 0 100)"
   keep tagged "$(bench "${ports[$S]}" KRANGE '[{s}key:__rand_int__' '[{s}key:~' BYLEX LIMIT 0 100)"
   keep redis "$(bench "$REDIS" ZRANGEBYLEX z '[key:__rand_int__' '(key:~' LIMIT 0 100)"
+  keep ksplit-c "$(N=$((REQUESTS / 10)) bench "${ports[0]}" KSPLIT "$PARTS" '[key:' '(key:~')"
+  keep ksplit-1 "$(N=$((REQUESTS / 10)) bench "$SINGLE" KSPLIT "$PARTS" '[key:' '(key:~')"
 done
 printf "%-8s %12s %8s %8s\n" case rps p50_ms p99_ms
-for k in cluster single tagged redis; do
+for k in cluster single tagged redis ksplit-c ksplit-1; do
   read -r rps p50 p99 <<<"${best[$k]}"
   printf "%-8s %12s %8s %8s\n" "$k" "$rps" "$p50" "$p99"
 done
 read -r c _ <<<"${best[cluster]}"; read -r s _ <<<"${best[single]}"; read -r r _ <<<"${best[redis]}"
 echo "throughput cluster/single $(ratio "$c" "$s"), cluster/redis $(ratio "$c" "$r")"
+read -r c _ <<<"${best[ksplit-c]}"; read -r s _ <<<"${best[ksplit-1]}"
+echo "KSPLIT $PARTS over $KEYS keys: throughput cluster/single $(ratio "$c" "$s"), $((klocal / 10)) rounds per query"

@@ -11,6 +11,13 @@
  *
  * Writes are queued by libuv even while the connect is in flight, so a
  * request is written at once whatever the link's state.
+ *
+ * With tls-cluster yes (where the nodes announce their tls-port as their
+ * client port) a link speaks TLS, as the bus's links and MIGRATE do:
+ * core's tls.h does the handshake and the records in memory, libuv keeps
+ * the socket. Requests go into `plain`; tls_pump encrypts what the
+ * handshake allows and writes the ciphertext (handshake messages too);
+ * ciphertext read is decrypted into the link's reply buffer.
  */
 #include "cluster_qlink.h"
 
@@ -23,7 +30,9 @@
 #include "log.h"
 #include "mem.h"
 #include "resp_num.h"
+#include "resp_writer.h"
 #include "server.h"
+#include "tls.h"
 
 /* Caps on what a reply may claim: a bulk as Redis's proto-max-bulk-len
  * default, elements as a listing of every key of a large node. */
@@ -44,6 +53,8 @@ struct qlink {
     struct resp_reply_scan scan; /* of the reply at in[0] */
     uint64_t *tags; /* awaiting replies, oldest at tags[head] */
     size_t head, ntags, tags_cap;
+    struct tls_conn *tls; /* owned; NULL on a plaintext link */
+    struct resp_out plain; /* TLS: requests not yet encrypted */
     struct qlink *next;
 };
 
@@ -58,6 +69,8 @@ static cluster_qlink_reply_fn *reply_cb;
 static void link_closed_cb(uv_handle_t *h)
 {
     struct qlink *l = h->data;
+    tls_conn_free(l->tls);
+    resp_out_destroy(&l->plain);
     xfree(l->in);
     xfree(l->tags);
     xfree(l);
@@ -110,6 +123,43 @@ static void write_cb(uv_write_t *req, int status)
         link_fail(l, uv_strerror(status), 1);
 }
 
+/* Writes len bytes at p on l's socket. Returns -1 when l failed. */
+static int write_bytes(struct qlink *l, const char *p, size_t len)
+{
+    struct write_req *w = xmalloc(sizeof(*w) + len);
+    memcpy(w->bytes, p, len);
+    uv_buf_t buf = uv_buf_init(w->bytes, (unsigned)len);
+    int rc = uv_write(&w->req, (uv_stream_t *)&l->tcp, &buf, 1, write_cb);
+    if (rc < 0) {
+        xfree(w);
+        link_fail(l, uv_strerror(rc), 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* A TLS link: encrypts what plaintext the handshake allows and writes the
+ * ciphertext (handshake messages too). Returns -1 when l failed. */
+static int tls_pump(struct qlink *l)
+{
+    if (!l->tls || l->closing)
+        return 0;
+    if (tls_encrypt(l->tls, &l->plain) < 0) {
+        char why[256];
+        snprintf(why, sizeof(why), "TLS: %s", tls_error(l->tls));
+        link_fail(l, why, 1);
+        return -1;
+    }
+    struct resp_out *wire = tls_wire(l->tls);
+    struct resp_iov iov;
+    while (resp_out_pending(wire) && resp_out_peek(wire, &iov, 1) == 1) {
+        if (write_bytes(l, iov.base, iov.len) < 0)
+            return -1;
+        resp_out_consume(wire, iov.len);
+    }
+    return 0;
+}
+
 /* The bytes of argv as one RESP command at p (room enough: command_len);
  * returns the end. */
 static char *put_command(char *p, int argc, const struct resp_slice *argv)
@@ -153,6 +203,12 @@ static void write_commands(struct qlink *l, int n, const struct cluster_qlink_cm
         p = put_command(p, cmds[i].argc, cmds[i].argv);
         push_tag(l, cmds[i].tag);
     }
+    if (l->tls) {
+        resp_add_raw(&l->plain, w->bytes, (size_t)(p - w->bytes));
+        xfree(w);
+        tls_pump(l);
+        return;
+    }
     uv_buf_t buf = uv_buf_init(w->bytes, (unsigned)(p - w->bytes));
     int rc = uv_write(&w->req, (uv_stream_t *)&l->tcp, &buf, 1, write_cb);
     if (rc < 0) {
@@ -161,16 +217,50 @@ static void write_commands(struct qlink *l, int n, const struct cluster_qlink_cm
     }
 }
 
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+/* At least READ_CHUNK bytes free at the end of l->in. */
+static void in_room(struct qlink *l)
 {
-    (void)suggested;
-    struct qlink *l = h->data;
     if (l->in_cap - l->in_len < READ_CHUNK) {
         l->in_cap = l->in_len + READ_CHUNK > 2 * l->in_cap ? l->in_len + READ_CHUNK
                                                           : 2 * l->in_cap;
         l->in = xrealloc(l->in, l->in_cap);
     }
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    struct qlink *l = h->data;
+    if (l->tls) { /* ciphertext: into the TLS state's room */
+        char *p;
+        size_t cap;
+        tls_read_space(l->tls, &p, &cap);
+        *buf = uv_buf_init(p, (unsigned)cap);
+        return;
+    }
+    in_room(l);
     *buf = uv_buf_init(l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
+}
+
+/* A TLS link: decrypts what was read into l->in, answers the handshake,
+ * sends what waited for it. Returns -1 when l failed. */
+static int tls_take(struct qlink *l, size_t nread)
+{
+    tls_read_commit(l->tls, nread);
+    for (;;) {
+        in_room(l);
+        long n = tls_read(l->tls, l->in + l->in_len, l->in_cap - l->in_len);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            char why[256];
+            snprintf(why, sizeof(why), "TLS: %s", tls_error(l->tls));
+            link_fail(l, why, 1);
+            return -1;
+        }
+        l->in_len += (size_t)n;
+    }
+    return tls_pump(l);
 }
 
 /* Hands over every complete reply in l->in. Returns -1 when l failed. */
@@ -226,7 +316,12 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
                   1);
         return;
     }
-    l->in_len += (size_t)nread;
+    if (l->tls) {
+        if (tls_take(l, (size_t)nread) < 0)
+            return;
+    } else {
+        l->in_len += (size_t)nread;
+    }
     deliver(l);
 }
 
@@ -252,7 +347,16 @@ static struct qlink *link_open(const char *ip, int port)
                              : uv_ip4_addr(ip, port, (struct sockaddr_in *)&ss);
     if (rc < 0)
         return NULL;
+    struct tls_conn *t = NULL;
+    if (server.cfg.tls_cluster && !(t = tls_conn_new(0))) {
+        log_warning("Cluster query link to %s:%d: tls-cluster yes needs the TLS settings "
+                    "(tls-cert-file, tls-key-file, tls-ca-cert-file)",
+                    ip, port);
+        return NULL;
+    }
     struct qlink *l = xcalloc(1, sizeof(*l));
+    l->tls = t;
+    resp_out_init(&l->plain);
     snprintf(l->ip, sizeof(l->ip), "%s", ip);
     l->port = port;
     resp_reply_scan_reset(&l->scan, REPLY_MAX_ELEMS, REPLY_MAX_BULK);
@@ -277,6 +381,8 @@ static struct qlink *link_open(const char *ip, int port)
         auth[n++] = (struct resp_slice){pass->p, pass->len};
         struct cluster_qlink_cmd cmd = {n, auth, TAG_OWN};
         write_commands(l, 1, &cmd);
+    } else if (l->tls) {
+        tls_pump(l); /* the ClientHello */
     }
     return l->closing ? NULL : l;
 }

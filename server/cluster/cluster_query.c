@@ -26,7 +26,9 @@
 #include "blocking.h"
 #include "client.h"
 #include "cluster.h"
+#include "cluster_ksplit.h"
 #include "cluster_qlink.h"
+#include "cluster_qpart.h"
 #include "config.h"
 #include "conn.h"
 #include "krange.h"
@@ -38,24 +40,13 @@
 
 #define MAX_CMDS 3 /* KLOCAL and at most two commands */
 
-/* A reply kept: an error's text, an integer, or an array's elements
- * (their bytes in one block). */
-struct kept {
-    int got;
-    enum resp_reply_type type;
-    long long integer;
-    char *bytes; /* owned: the error's text, or the elements' bytes */
-    size_t n;
-    struct resp_reply_elem *elems; /* owned; into bytes */
-};
-
 struct part {
     char ip[CLUSTER_IPLEN];
     int port;
     int round;    /* 1, or 2 for a node asked again */
     int ncmds;    /* KLOCAL included */
     int answered; /* replies kept */
-    struct kept replies[MAX_CMDS];
+    struct cq_kept replies[MAX_CMDS];
 };
 
 struct query {
@@ -79,11 +70,6 @@ struct query {
 
 static struct query *queries;
 static uint64_t next_id = 1;
-/* Inside on_timeout (which a timer or CLIENT UNBLOCK calls) or a handler's
- * sends: the queries a failing link ends there are released, and their
- * clients' next requests run after (the timer's own block_run_unblocked,
- * or the one after the running client's requests), never nested in it. */
-static int hold_runs;
 
 /* ---- The scope rule ---- */
 
@@ -211,13 +197,6 @@ static struct query *query_find(uint64_t id)
     return q;
 }
 
-static void kept_clear(struct kept *k)
-{
-    xfree(k->bytes);
-    xfree(k->elems);
-    memset(k, 0, sizeof(*k));
-}
-
 static void query_free(struct query *q)
 {
     for (struct query **p = &queries; *p; p = &(*p)->next)
@@ -227,7 +206,7 @@ static void query_free(struct query *q)
         }
     for (int i = 0; i < q->nparts; i++)
         for (int j = 0; j < MAX_CMDS; j++)
-            kept_clear(&q->parts[i].replies[j]);
+            cq_kept_clear(&q->parts[i].replies[j]);
     for (int j = 0; j < q->ncmds; j++) {
         xfree(q->argv[j]);
         xfree(q->arg_bytes[j]);
@@ -269,49 +248,11 @@ static struct part *part_add(struct query *q, const char *ip, int port, int roun
     return p;
 }
 
-static void keep(struct kept *k, const struct resp_reply *r)
-{
-    k->got = 1;
-    k->type = r->type;
-    k->integer = r->integer;
-    if (r->type == RESP_REPLY_ERROR || r->type == RESP_REPLY_STATUS) {
-        k->bytes = xmemdup(r->str.ptr, r->str.len);
-        return;
-    }
-    if (r->type != RESP_REPLY_ARRAY || r->n == 0)
-        return;
-    size_t total = 0;
-    for (size_t i = 0; i < r->n; i++)
-        total += r->elems[i].len;
-    k->bytes = xmalloc(total ? total : 1);
-    k->elems = xmalloc(r->n * sizeof(*k->elems));
-    k->n = r->n;
-    size_t at = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        if (!r->elems[i].ptr) {
-            k->elems[i] = (struct resp_reply_elem){NULL, 0};
-            continue;
-        }
-        memcpy(k->bytes + at, r->elems[i].ptr, r->elems[i].len);
-        k->elems[i] = (struct resp_reply_elem){k->bytes + at, r->elems[i].len};
-        at += r->elems[i].len;
-    }
-}
-
 /* ---- The merge ---- */
-
-static int key_cmp(const struct resp_reply_elem *a, const struct resp_reply_elem *b)
-{
-    size_t n = a->len < b->len ? a->len : b->len;
-    int d = n ? memcmp(a->ptr, b->ptr, n) : 0;
-    if (d)
-        return d;
-    return a->len < b->len ? -1 : a->len > b->len;
-}
 
 /* One listed key: its part's reply and its index there. */
 struct pick {
-    const struct kept *from;
+    const struct cq_kept *from;
     size_t at;
 };
 
@@ -329,13 +270,13 @@ static struct pick *merge(const struct query *q, int idx, size_t stride, size_t 
     while (got < max) {
         int best = -1;
         for (int i = 0; i < k; i++) {
-            const struct kept *r = &q->parts[i].replies[idx];
+            const struct cq_kept *r = &q->parts[i].replies[idx];
             if (pos[i] >= r->n)
                 continue;
             if (best < 0)
                 best = i;
             else {
-                int d = key_cmp(&r->elems[pos[i]],
+                int d = cq_key_cmp(&r->elems[pos[i]],
                                 &q->parts[best].replies[idx].elems[pos[best]]);
                 if (q->q.rev ? d > 0 : d < 0)
                     best = i;
@@ -343,11 +284,11 @@ static struct pick *merge(const struct query *q, int idx, size_t stride, size_t 
         }
         if (best < 0)
             break;
-        const struct kept *r = &q->parts[best].replies[idx];
+        const struct cq_kept *r = &q->parts[best].replies[idx];
         const struct resp_reply_elem *e = &r->elems[pos[best]];
         size_t at = pos[best];
         pos[best] += stride;
-        if (last && key_cmp(last, e) == 0)
+        if (last && cq_key_cmp(last, e) == 0)
             continue;
         last = e;
         if (skip) {
@@ -384,6 +325,31 @@ static void reply_picks(struct client *c, const struct query *q, const struct pi
     }
 }
 
+/* KRANGE start stop TYPE t: the keys of the window [lo, hi) of every
+ * key's merged listing (window) that the typed listings (reply 2) hold,
+ * which are the keys of that type there, in the window's order. */
+static void reply_typed_window(struct client *c, const struct query *q,
+                               const struct pick *window, size_t lo, size_t hi)
+{
+    if (lo >= hi) {
+        resp_add_array_len(&c->out, 0);
+        return;
+    }
+    const struct resp_reply_elem *first = &window[lo].from->elems[window[lo].at];
+    const struct resp_reply_elem *last = &window[hi - 1].from->elems[window[hi - 1].at];
+    size_t n;
+    struct pick *typed = merge(q, 2, q->q.withvalues ? 2 : 1, 0, SIZE_MAX, &n);
+    size_t from = 0;
+    int sign = q->q.rev ? -1 : 1;
+    while (from < n && sign * cq_key_cmp(&typed[from].from->elems[typed[from].at], first) < 0)
+        from++;
+    size_t to = from;
+    while (to < n && sign * cq_key_cmp(&typed[to].from->elems[typed[to].at], last) <= 0)
+        to++;
+    reply_picks(c, q, typed + from, to - from);
+    xfree(typed);
+}
+
 /* Whether part i's answer is the one counts use: the second of a node
  * asked twice, else the only one. */
 static int counts_use(const struct query *q, int i)
@@ -418,11 +384,14 @@ static void reply_merged(struct client *c, const struct query *q)
         /* The parts listed from the window's end (both ranks from the
          * start, or both from the end) or in full, so the window over
          * the merged listing is the window over every key. */
-        picks = merge(q, 1, stride, 0, SIZE_MAX, &n);
+        picks = merge(q, 1, s->typed ? 1 : stride, 0, SIZE_MAX, &n);
         size_t lo = 0, hi = 0;
         if (rank_range(s->start, s->stop, n, &lo, &hi) == 0)
             hi++;
-        reply_picks(c, q, picks + lo, hi - lo);
+        if (s->typed)
+            reply_typed_window(c, q, picks, lo, hi);
+        else
+            reply_picks(c, q, picks + lo, hi - lo);
         xfree(picks);
         return;
     }
@@ -455,7 +424,7 @@ static void reply_merged(struct client *c, const struct query *q)
 }
 
 /* The reply a part's shape must have; anything else is an error. */
-static int reply_fits(const struct query *q, int cmd, const struct kept *k)
+static int reply_fits(const struct query *q, int cmd, const struct cq_kept *k)
 {
     if (cmd == 0)
         return k->type == RESP_REPLY_INT;
@@ -464,8 +433,10 @@ static int reply_fits(const struct query *q, int cmd, const struct kept *k)
     case CQ_RANK:
         return k->type == RESP_REPLY_INT;
     default:
+        /* A typed range of ranks's first listing is of keys alone. */
         return k->type == RESP_REPLY_ARRAY &&
-               (!q->q.withvalues || q->q.kind == CQ_NEAREST || k->n % 2 == 0);
+               (!q->q.withvalues || q->q.kind == CQ_NEAREST ||
+                (q->q.kind == CQ_RANKS && q->q.typed && cmd == 1) || k->n % 2 == 0);
     }
 }
 
@@ -477,18 +448,17 @@ static void on_timeout(struct client *c, const void *how);
 static void finish(struct query *q)
 {
     struct client *c = q->c;
-    const uint64_t *waited = block_waiting_for(c, on_timeout);
-    if (!waited || *waited != q->id) {
+    if (!cq_waits_for(c, on_timeout, q->id)) {
         query_free(q);
         return;
     }
     if (q->failed[0]) {
         resp_add_error(&c->out, q->failed);
     } else {
-        const struct kept *err = NULL;
+        const struct cq_kept *err = NULL;
         for (int i = 0; i < q->nparts && !err; i++)
             for (int j = 0; j < q->parts[i].ncmds && !err; j++) {
-                const struct kept *k = &q->parts[i].replies[j];
+                const struct cq_kept *k = &q->parts[i].replies[j];
                 if (k->type == RESP_REPLY_ERROR || !reply_fits(q, j, k))
                     err = k;
             }
@@ -501,9 +471,7 @@ static void finish(struct query *q)
             reply_merged(c, q);
     }
     query_free(q);
-    block_release(c);
-    if (!hold_runs)
-        block_run_unblocked();
+    cq_release(c);
 }
 
 /* Every first-round part has answered: the nodes that import a slot are
@@ -528,7 +496,7 @@ static int ask_again(struct query *q)
     return q->nparts > first;
 }
 
-static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
+static void take_reply(uint64_t tag, const struct resp_reply *r, const char *err)
 {
     struct query *q = query_find(tag >> 20);
     if (!q)
@@ -542,7 +510,7 @@ static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
                      "CLUSTERDOWN cluster-wide query: node %s:%d failed: %s", p->ip, p->port,
                      err);
     } else {
-        keep(&p->replies[cmd], r);
+        cq_keep(&p->replies[cmd], r);
         p->answered++;
     }
     if (q->waiting > 0 || q->sending)
@@ -550,6 +518,13 @@ static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
     if (!q->failed[0] && !q->second_round && ask_again(q) && q->waiting > 0)
         return;
     finish(q);
+}
+
+static void on_reply(uint64_t tag, const struct resp_reply *r, const char *err)
+{
+    if (cluster_ksplit_reply(tag, r, err))
+        return;
+    cq_held_reply(take_reply, tag, r, err); /* asking again sends */
 }
 
 /* The client's wait passed cluster-node-timeout: an error naming a node
@@ -570,14 +545,8 @@ static void on_timeout(struct client *c, const void *how)
             port = q->parts[i].port;
             break;
         }
-    resp_add_errorf(&c->out,
-                    "CLUSTERDOWN cluster-wide query: node %s:%d did not answer within %lld ms",
-                    ip, port, server.cfg.cluster_node_timeout);
     query_free(q);
-    int held = hold_runs;
-    hold_runs = 1;
-    cluster_qlink_close(ip, port);
-    hold_runs = held;
+    cq_timed_out(c, ip, port);
 }
 
 /* c's queries go with it; a reply that comes later finds none. Several
@@ -650,18 +619,23 @@ static void part_commands(struct query *q, const struct client *c)
         xfree(bound);
         xfree(incl);
     } else {
+        if (s->kind == CQ_RANKS && s->typed) {
+            /* The window's keys come from every key's listing: the same
+             * ranks without TYPE and without values; then the typed one. */
+            struct resp_slice *all = xmalloc((size_t)argc * sizeof(*all));
+            int n = 0;
+            for (int i = 0; i < argc; i++) {
+                if (i >= 3 && i + 1 < argc && word_is(&argv[i], "TYPE"))
+                    i++;
+                else if (i < 3 || !word_is(&argv[i], "WITHVALUES"))
+                    all[n++] = argv[i];
+            }
+            set_command(q, n, all);
+            xfree(all);
+        }
         set_command(q, argc, argv);
     }
     xfree(argv);
-}
-
-/* Whether n is asked for a part: a primary with an address, and either
- * slots to answer for or no failure flag (it may be importing). */
-static int asked(const struct cluster_node *n)
-{
-    if (!(n->flags & CNODE_MASTER) || (n->flags & (CNODE_HANDSHAKE | CNODE_NOADDR)) || !n->ip[0])
-        return 0;
-    return n->numslots > 0 || !(n->flags & (CNODE_PFAIL | CNODE_FAIL));
 }
 
 int cluster_query_takes(struct client *c, const struct cluster_query *s)
@@ -676,44 +650,34 @@ int cluster_query_takes(struct client *c, const struct cluster_query *s)
         if (!cluster->importing_from[slot] && !cluster->migrating_to[slot])
             return 0;
     }
-    if (s->kind == CQ_SPLIT) {
-        resp_add_error(&c->out, "ERR KSPLIT across the cluster is not supported yet: give a "
-                                "range within one {hash tag}");
-        return 1;
-    }
-    if (s->kind == CQ_RANKS && s->typed) {
-        resp_add_error(&c->out, "ERR TYPE with a range of ranks is not supported across the "
-                                "cluster: use BYLEX");
-        return 1;
-    }
     /* A transaction or a script cannot wait for other nodes. */
     if (c->multi || c->id == CLIENT_ID_LONG_RUN) {
         resp_add_error(&c->out, "ERR a cluster-wide ordered query cannot run inside MULTI or a "
                                 "script: give bounds within one {hash tag}");
         return 1;
     }
+    if (s->kind == CQ_SPLIT)
+        return cluster_ksplit_start(c, s->count);
     struct query *q = xcalloc(1, sizeof(*q));
-    q->id = next_id++ & ((1ULL << 44) - 1);
+    /* 43 bits: a tag's top bit is KSPLIT's (cluster_ksplit.h). */
+    q->id = next_id++ & ((1ULL << 43) - 1);
     q->c = c;
     q->q = *s;
     q->next = queries;
     queries = q;
     part_commands(q, c);
-    for (int i = 0; i < cluster->node_count; i++) {
-        const struct cluster_node *n = cluster->nodes[i];
-        /* Myself before any peer has told it its address: loopback. */
-        if (n == cluster->myself && !n->ip[0] && (n->flags & CNODE_MASTER))
-            part_add(q, "127.0.0.1", n->port, 1);
-        else if (asked(n))
-            part_add(q, n->ip, n->port, 1);
-    }
+    struct cq_addr *addrs;
+    int naddrs = cq_primaries(&addrs);
+    for (int i = 0; i < naddrs; i++)
+        part_add(q, addrs[i].ip, addrs[i].port, 1);
+    xfree(addrs);
     /* Sending may fail at once: the error is then replied without a wait. */
     q->sending = 1;
-    int held = hold_runs;
-    hold_runs = 1;
+    int held = cq_hold_runs;
+    cq_hold_runs = 1;
     for (int i = 0; i < q->nparts && !q->failed[0]; i++)
         part_send(q, i);
-    hold_runs = held;
+    cq_hold_runs = held;
     q->sending = 0;
     if (q->failed[0]) {
         resp_add_error(&c->out, q->failed);
@@ -726,6 +690,7 @@ int cluster_query_takes(struct client *c, const struct cluster_query *s)
 
 void cluster_query_init(void)
 {
+    cluster_ksplit_init();
     cluster_qlink_init(on_reply);
     conn_on_closing(client_closing);
 }

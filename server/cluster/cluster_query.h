@@ -2,8 +2,9 @@
  * cluster_query.h - ordered queries answered for the whole cluster
  * (cluster_query.c; docs/cluster.md, "Ordered queries across the cluster").
  *
- * KRANGE, KPREFIX, KCOUNT, KRANK/KREVRANK, KFIRST/KLAST and KNEXT/KPREV
- * sent to a node in cluster mode are answered for every primary's keys,
+ * KRANGE, KPREFIX, KCOUNT, KRANK/KREVRANK, KFIRST/KLAST, KNEXT/KPREV and
+ * KSPLIT (cluster_ksplit.h, which this hands it to) sent to a node in
+ * cluster mode are answered for every primary's keys,
  * unless their bounds share a complete {hash tag} (one slot: routed and
  * answered as any keyed command) or the connection said KLOCAL (it is one
  * part of such a query). The handler (commands/cmd_ordered.c) parses and
@@ -37,13 +38,14 @@ enum cluster_query_kind {
     CQ_NEAREST, /* KFIRST, KLAST, KNEXT, KPREV: the count nearest */
     CQ_COUNT,   /* KCOUNT: a sum */
     CQ_RANK,    /* KRANK (rev 0), KREVRANK (rev 1): a sum, or nil */
-    CQ_SPLIT,   /* KSPLIT: not answered across the cluster yet */
+    CQ_SPLIT,   /* KSPLIT n: by selection (cluster_ksplit.h), n in count */
 };
 
 struct cluster_query {
     enum cluster_query_kind kind;
     int rev, withvalues, typed;
-    long long offset, count; /* CQ_LIST: LIMIT's (count < 0: all); CQ_NEAREST: count */
+    long long offset, count; /* CQ_LIST: LIMIT's (count < 0: all); CQ_NEAREST: count;
+                              * CQ_SPLIT: the number of parts */
     int limit_at;            /* CQ_LIST: argv index of LIMIT's offset, 0 when none */
     long long start, stop;   /* CQ_RANKS */
 };

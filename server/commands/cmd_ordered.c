@@ -562,7 +562,7 @@ static void cmd_ksplit(struct client *c)
     span = (struct kr_span){0, ks_count(c->db)};
     if (c->argc == 4 && span_or_reply(c, 2, &span) < 0)
         return;
-    struct cluster_query q = {.kind = CQ_SPLIT};
+    struct cluster_query q = {.kind = CQ_SPLIT, .count = parts};
     if (cluster_query_takes(c, &q))
         return;
     live_span(&live, &span.lo, &span.hi);

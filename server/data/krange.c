@@ -58,16 +58,21 @@ struct successor {
     char stack[PREFIX_STACK_BYTES];
 };
 
-static void successor_init(struct successor *s, const char *p, size_t len)
+size_t kr_prefix_successor(const char *p, size_t len, char *out)
 {
     while (len > 0 && (unsigned char)p[len - 1] == 0xff)
         len--;
-    s->len = len;
-    s->p = len <= sizeof(s->stack) ? s->stack : xmalloc(len);
     if (len == 0)
-        return;
-    memcpy(s->p, p, len);
-    s->p[len - 1] = (char)((unsigned char)s->p[len - 1] + 1);
+        return 0;
+    memcpy(out, p, len);
+    out[len - 1] = (char)((unsigned char)out[len - 1] + 1);
+    return len;
+}
+
+static void successor_init(struct successor *s, const char *p, size_t len)
+{
+    s->p = len <= sizeof(s->stack) ? s->stack : xmalloc(len);
+    s->len = kr_prefix_successor(p, len, s->p);
 }
 
 static void successor_destroy(struct successor *s)

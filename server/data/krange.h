@@ -35,6 +35,11 @@ struct kr_span kr_span_lex(const struct db *db, const struct lex_bound *min,
 
 /* The keys that start with p[0..len); every key when len is 0. O(log n + len). */
 struct kr_span kr_span_prefix(const struct db *db, const char *p, size_t len);
+/* The smallest string after every string with prefix p[0..len) into out
+ * (room for len bytes): p without its trailing 0xFF bytes, last byte plus
+ * one. Returns its length, 0 when there is none (p empty or all 0xFF):
+ * every string from p on has the prefix. */
+size_t kr_prefix_successor(const char *p, size_t len, char *out);
 
 /* Whether e's key starts with p[0..len). */
 int kr_has_prefix(const struct ks_entry *e, const char *p, size_t len);

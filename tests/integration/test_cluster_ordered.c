@@ -1,21 +1,27 @@
 /*
  * test_cluster_ordered.c - ordered queries answered for the whole cluster
- * (server/cluster/cluster_query.c, cluster_qlink.c): three rbkv primaries
- * made by `redis-cli --cluster create`, and one standalone rbkv node holding
- * the same keys, the model. Every wait a poll.
+ * (server/cluster/cluster_query.c, cluster_ksplit.c, cluster_qlink.c):
+ * three rbkv primaries made by `redis-cli --cluster create`, and one
+ * standalone rbkv node holding the same keys, the model. Every wait a poll.
  *
  *  1. Random keys (some sharing {hash tags}, some hashes), then random
  *     KRANGE (BYLEX and by rank, REV, LIMIT, WITHVALUES, TYPE), KPREFIX,
- *     KCOUNT, KRANK/KREVRANK, KFIRST/KLAST and KNEXT/KPREV sent to a random
- *     primary: the same reply as the standalone node's, in RESP2 and
- *     RESP3; paging by the last key lists every key once. A range within
+ *     KCOUNT, KRANK/KREVRANK, KFIRST/KLAST, KNEXT/KPREV and KSPLIT (its
+ *     span listed whole: few keys) sent to a random primary: the same
+ *     reply as the standalone node's, in RESP2 and RESP3; paging by the last key lists every key once. A range within
  *     one {hash tag} is redirected with MOVED to its node; KDELRANGE across
  *     slots gets CROSSSLOT; inside MULTI a cluster-wide query is refused.
  *  2. During `redis-cli --cluster reshard`, a range over the fixed keys
- *     lists each exactly once and a count never misses one.
- *  3. One primary stopped (SIGSTOP): a clear error within the bound, and a
+ *     lists each exactly once, a count never misses one, and KSPLIT (its
+ *     span listed whole) equals one node's.
+ *  3. One primary stopped (SIGSTOP): a clear error within the bound (KCOUNT
+ *     and KSPLIT), and a
  *     client that disconnects while it waits leaves nothing behind; after
  *     SIGCONT the queries are answered again.
+ *  4. KSPLIT by selection: 20,000 random keys, a fifth of them under one
+ *     {tag} (one node), then 150,000 more in one range per node (DEBUG
+ *     POPULATE); fixed and random n and spans against the standalone node,
+ *     in RESP2 and RESP3; the other nodes were sampled, not listed.
  *
  * SEED=n replays the random parts.
  */
@@ -129,11 +135,39 @@ static void rand_int(char *out, int lo, int hi)
     snprintf(out, 16, "%d", lo + rand_below(hi - lo + 1));
 }
 
+/* A random KSPLIT n [min max | PREFIX p] into argv; its argc. n is mostly
+ * small, at times 0 (an error), or larger than the keys of the span. */
+static int rand_ksplit(const char **argv, char bufs[][32])
+{
+    int argc = 0;
+    argv[argc++] = "KSPLIT";
+    int k = rand_below(10);
+    rand_int(bufs[2], k == 0 ? 0 : 1, k == 1 ? 3000 : k == 2 ? 400 : 40);
+    argv[argc++] = bufs[2];
+    switch (rand_below(3)) {
+    case 0:
+        break;
+    case 1:
+        argv[argc++] = "PREFIX";
+        rand_key(bufs[0]);
+        bufs[0][1 + rand_below(3)] = '\0';
+        argv[argc++] = bufs[0];
+        break;
+    default:
+        rand_bound(bufs[0]);
+        rand_bound(bufs[1]);
+        argv[argc++] = bufs[0];
+        argv[argc++] = bufs[1];
+        break;
+    }
+    return argc;
+}
+
 /* One random ordered query into argv (buffers in bufs); its argc. */
 static int rand_query(const char **argv, char bufs[][32])
 {
     int argc = 0;
-    switch (rand_below(9)) {
+    switch (rand_below(10)) {
     case 0:
     case 1: { /* KRANGE BYLEX */
         argv[argc++] = "KRANGE";
@@ -169,6 +203,10 @@ static int rand_query(const char **argv, char bufs[][32])
             argv[argc++] = "REV";
         if (rand_below(2))
             argv[argc++] = "WITHVALUES";
+        if (rand_below(3) == 0) {
+            argv[argc++] = "TYPE";
+            argv[argc++] = rand_below(2) ? "string" : "hash";
+        }
         break;
     case 3:
         argv[argc++] = "KPREFIX";
@@ -209,6 +247,9 @@ static int rand_query(const char **argv, char bufs[][32])
             rand_int(bufs[0], 0, 30);
             argv[argc++] = bufs[0];
         }
+        break;
+    case 8:
+        argc = rand_ksplit(argv, bufs);
         break;
     default:
         argv[argc++] = rand_below(2) ? "KNEXT" : "KPREV";
@@ -379,6 +420,10 @@ static void test_compare(void)
         "*5\r\n$6\r\nKRANGE\r\n$1\r\n-\r\n$1\r\n+\r\n$5\r\nBYLEX\r\n$10\r\nWITHVALUES\r\n",
         "*4\r\n$6\r\nKRANGE\r\n$1\r\n0\r\n$2\r\n50\r\n$10\r\nWITHVALUES\r\n",
         "*2\r\n$5\r\nKRANK\r\n$3\r\nzzz\r\n",
+        "*6\r\n$6\r\nKRANGE\r\n$3\r\n-40\r\n$2\r\n-1\r\n$10\r\nWITHVALUES\r\n"
+        "$4\r\nTYPE\r\n$4\r\nhash\r\n",
+        "*3\r\n$6\r\nKSPLIT\r\n$1\r\n9\r\n$3\r\nREV\r\n",
+        "*2\r\n$6\r\nKSPLIT\r\n$2\r\n20\r\n",
     };
     struct h_raw a, b;
     if (h_raw_open_resp3(&a, &nodes[1].s) == 0) {
@@ -470,6 +515,10 @@ static void test_during_reshard(void)
             /* One tag's range, whose slot (700, 1180) moves early. */
             ok = same_as_model(3, (const char *[]){"KPREFIX", "{cc}", "WITHVALUES"}) &&
                  same_as_model(4, (const char *[]){"KRANGE", "[{aa}", "[{aa}c", "BYLEX"});
+        } else if (queries % 4 == 1) {
+            /* Few keys: listed whole and split as one node, exactly. */
+            ok = same_as_model(2, (const char *[]){"KSPLIT", "7"}) &&
+                 same_as_model(4, (const char *[]){"KSPLIT", "40", "[b", "+"});
         } else {
             ok = same_as_model(4, (const char *[]){"KRANGE", "-", "+", "BYLEX"});
         }
@@ -493,6 +542,178 @@ static void test_during_reshard(void)
     printf("  %ld queries and %ld pagings during a reshard of 3000 slots (%lld ms)\n", queries,
            pages, (long long)(h_now_ms() - t0));
     same_as_model(3, (const char *[]){"KCOUNT", "-", "+"});
+out:
+    cluster_down();
+}
+
+/* Writes argv-style SETs of keys[0..n) to the cluster, pipelined: all to
+ * node 0 first, then each MOVED one to its node. Returns 0, or -1. */
+static int cluster_set_many(char (*keys)[24], int n)
+{
+    int *moved = calloc((size_t)n, sizeof(*moved)), ok = 1;
+    for (int i = 0; i < n; i++)
+        h_append(nodes[0].c, 3, (const char *[]){"SET", keys[i], "v"}, NULL);
+    for (int i = 0; i < n; i++) {
+        redisReply *r = h_get_reply(nodes[0].c);
+        if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6))
+            moved[i] = atoi(strrchr(r->str, ':') + 1);
+        else
+            ok = ok && CHECK(r && r->type == REDIS_REPLY_STATUS, "SET %s failed", keys[i]);
+        if (r)
+            freeReplyObject(r);
+    }
+    for (int pass = 0; pass < 2 && ok; pass++)
+        for (int i = 0; i < n; i++) {
+            redisContext *to = moved[i] ? node_of_port(moved[i]) : NULL;
+            if (!to)
+                continue;
+            if (pass == 0) {
+                h_append(to, 3, (const char *[]){"SET", keys[i], "v"}, NULL);
+                continue;
+            }
+            redisReply *r = h_get_reply(to);
+            ok = ok && CHECK(r && r->type == REDIS_REPLY_STATUS, "SET %s on its node failed",
+                             keys[i]);
+            if (r)
+                freeReplyObject(r);
+        }
+    free(moved);
+    return ok ? 0 : -1;
+}
+
+/* 4. KSPLIT over many keys, skewed (one {tag} holds a fifth of them, so
+ * one node does): the split keys come by selection, not by a listing, and
+ * equal the standalone node's, in RESP2 and RESP3. */
+static void test_ksplit_selection(void)
+{
+    if (!cluster_up())
+        goto out;
+    /* A selection is several rounds, all within the node timeout: a loaded
+     * machine must not turn it into an error here (test 3 checks that). */
+    for (int i = 0; i < NPRIMARIES; i++)
+        EXPECT_OK(nodes[i].c, "CONFIG", "SET", "cluster-node-timeout", "15000");
+    rng = h_seed() | 1;
+    enum { N = 24000 };
+    char (*keys)[24] = malloc(N * sizeof(*keys));
+    for (int i = 0; i < N; i++) {
+        int k = rand_below(10);
+        if (k < 5)
+            snprintf(keys[i], sizeof(keys[i]), "u:%08x", (unsigned)next_rand());
+        else if (k < 7)
+            snprintf(keys[i], sizeof(keys[i]), "{t}%06d", rand_below(1000000));
+        else
+            rand_key(keys[i]);
+        h_append(mc, 3, (const char *[]){"SET", keys[i], "v"}, NULL);
+    }
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+        redisReply *r = h_get_reply(mc);
+        ok = ok && CHECK(r && r->type == REDIS_REPLY_STATUS, "model SET failed");
+        if (r)
+            freeReplyObject(r);
+    }
+    ok = ok && cluster_set_many(keys, N) == 0;
+    free(keys);
+    redisReply *size = H_CALL(mc, "DBSIZE");
+    long total = size ? (long)size->integer : -1;
+    if (size)
+        freeReplyObject(size);
+    if (!ok)
+        goto out;
+    static const char *const fixed[][5] = {
+        {"KSPLIT", "2"},          {"KSPLIT", "7"},           {"KSPLIT", "64"},
+        {"KSPLIT", "1000"},       {"KSPLIT", "1"},           {"KSPLIT", "3", "PREFIX", "u:"},
+        {"KSPLIT", "50", "PREFIX", "{t}"}, {"KSPLIT", "9", "(u:4", "[{t}5"},
+        {"KSPLIT", "5", "+", "-"}, {"KSPLIT", "4000"},
+    };
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+        int argc = 0;
+        while (argc < 5 && fixed[i][argc])
+            argc++;
+        same_as_model(argc, fixed[i]);
+    }
+    const char *argv[8];
+    char bufs[4][32];
+    for (int i = 0; i < 120; i++) {
+        int argc = 0;
+        argv[argc++] = "KSPLIT";
+        rand_int(bufs[2], 1, rand_below(4) ? 20 : 600);
+        argv[argc++] = bufs[2];
+        if (rand_below(2)) {
+            static const char *const lows[] = {"-", "[u:", "(u:8", "[a", "[{t}3", "[b"};
+            static const char *const highs[] = {"+", "[u:c", "(u;", "[{t}7", "[{", "(c"};
+            argv[argc++] = lows[rand_below(6)];
+            argv[argc++] = highs[rand_below(6)];
+        }
+        if (!same_as_model(argc, argv))
+            break;
+    }
+    /* RESP3: the same bytes. */
+    static const char ksplit3[] = "*2\r\n$6\r\nKSPLIT\r\n$2\r\n11\r\n";
+    struct h_raw a, b;
+    if (h_raw_open_resp3(&a, &nodes[2].s) == 0) {
+        if (h_raw_open_resp3(&b, &model) == 0) {
+            size_t la = 0, lb = 0;
+            h_raw_send(&a, ksplit3, strlen(ksplit3));
+            h_raw_send(&b, ksplit3, strlen(ksplit3));
+            CHECK(h_raw_read_reply(&a, &la, H_RAW_TIMEOUT_MS) == 0 &&
+                      h_raw_read_reply(&b, &lb, H_RAW_TIMEOUT_MS) == 0 && la == lb &&
+                      memcmp(a.buf, b.buf, la) == 0,
+                  "RESP3 KSPLIT differs: %.*s vs %.*s", (int)(la < 200 ? la : 200), a.buf,
+                  (int)(lb < 200 ? lb : 200), b.buf);
+            h_raw_close(&b);
+        }
+        h_raw_close(&a);
+    }
+    /* Selection, not a listing of the span: the other nodes were asked
+     * for samples (their own KSPLIT). */
+    EXPECT_OK(nodes[0].c, "CONFIG", "RESETSTAT");
+    same_as_model(2, (const char *[]){"KSPLIT", "5"});
+    redisReply *st = H_CALL(nodes[0].c, "INFO", "commandstats");
+    char calls[64] = "calls=0";
+    if (st && st->str)
+        h_info_field(st->str, "cmdstat_ksplit", calls, sizeof(calls));
+    int sampled = strncmp(calls, "calls=", 6) ? 0 : atoi(calls + 6);
+    CHECK(sampled >= 1, "KSPLIT 5 over %ld keys took no sample round: %s", total, calls);
+    printf("  %ld distinct keys; KSPLIT 5 sampled node 0 %d times\n", total, sampled);
+    if (st)
+        freeReplyObject(st);
+    /* More keys, each node's in a range of its own (DEBUG POPULATE: p0:*
+     * on the first node only, ...), and many split keys: selected (600) or
+     * listed (16000, one every ten keys). */
+    for (int i = 0; i < NPRIMARIES && ok; i++) {
+        char prefix[8];
+        snprintf(prefix, sizeof(prefix), "p%d", i);
+        redisReply *on = H_CALL(nodes[i].c, "DEBUG", "POPULATE", "50000", prefix);
+        redisReply *om = H_CALL(mc, "DEBUG", "POPULATE", "50000", prefix);
+        ok = CHECK(on && om && on->type == REDIS_REPLY_STATUS && om->type == REDIS_REPLY_STATUS,
+                   "DEBUG POPULATE failed: %s", on && on->str ? on->str : "");
+        if (on)
+            freeReplyObject(on);
+        if (om)
+            freeReplyObject(om);
+    }
+    same_as_model(2, (const char *[]){"KSPLIT", "600"});
+    same_as_model(2, (const char *[]){"KSPLIT", "16000"});
+    same_as_model(2, (const char *[]){"KSPLIT", "3"});
+    same_as_model(4, (const char *[]){"KSPLIT", "200", "[p1", "+"});
+    same_as_model(4, (const char *[]){"KSPLIT", "1000", "PREFIX", "p2:"});
+    /* A tagged span is its slot's node's: MOVED elsewhere. */
+    int moved = 0;
+    for (int i = 0; i < NPRIMARIES; i++) {
+        redisReply *r = H_CALL(nodes[i].c, "KSPLIT", "4", "PREFIX", "{t}");
+        moved += r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6);
+        if (r)
+            freeReplyObject(r);
+    }
+    CHECK(moved == NPRIMARIES - 1, "tagged KSPLIT: %d MOVED", moved);
+    EXPECT_ERR(nodes[0].c, "ERR value is out of range, must be positive", "KSPLIT", "0");
+    EXPECT_OK(nodes[1].c, "MULTI");
+    EXPECT_STATUS(nodes[1].c, "QUEUED", "KSPLIT", "3");
+    EXPECT_REPLY(nodes[1].c,
+                 "[-ERR a cluster-wide ordered query cannot run inside MULTI or a script: give "
+                 "bounds within one {hash tag}]",
+                 "EXEC");
 out:
     cluster_down();
 }
@@ -535,6 +756,13 @@ static void test_stopped_node(void)
           "with a node stopped: %s", got);
     CHECK(took < 3 * NODE_TIMEOUT_MS * H_SLOW, "the error took %lld ms", (long long)took);
     printf("  stopped node: %s after %lld ms\n", got, (long long)took);
+    redisReply *split = H_CALL(nodes[1].c, "KSPLIT", "3");
+    CHECK(split && split->type == REDIS_REPLY_ERROR &&
+              strstr(split->str, "CLUSTERDOWN cluster-wide query: node 127.0.0.1:") &&
+              strstr(split->str, "did not answer within"),
+          "KSPLIT with a node stopped: %s", split && split->str ? split->str : "(none)");
+    if (split)
+        freeReplyObject(split);
 
     /* A client that goes away while it waits. */
     redisContext *w = h_connect(&nodes[1].s);
@@ -598,5 +826,6 @@ int main(int argc, char **argv)
     H_RUN(test_compare);
     H_RUN(test_during_reshard);
     H_RUN(test_stopped_node);
+    H_RUN(test_ksplit_selection);
     return h_finish();
 }

@@ -10,6 +10,8 @@
 #               and over plaintext (-MOVED names the port of the client's kind)
 #   MIGRATE     the key's slot moves (SETSLOT IMPORTING/MIGRATING, MIGRATE to the target's
 #               tls-port, which it reaches over TLS, SETSLOT NODE): read through either node
+#   ordered     (rbkv) KCOUNT, KSPLIT and KRANGE across the cluster: each node asks the others
+#               over TLS (their tls-ports)
 #   pub/sub     a PUBLISH crosses the TLS bus
 #   mixed       a redis-server 7.0.15 node with tls-cluster yes joins (redis-cli --tls --cluster
 #               add-node): every node sees every link up, --cluster check passes, and a PUBLISH
@@ -181,6 +183,16 @@ done
 expect "the migrated key on its new node" "$(tls "$target" GET foo)" bar
 expect "the migrated key through its old node (-c)" "$(tls "$owner" -c GET foo)" bar
 expect "the old node holds it no more" "$(plain "$owner" DBSIZE)" 0
+
+# ---- ordered queries across the cluster: the query links speak TLS (rbkv only) ----
+if [ "$(plain n0 COMMAND INFO KSPLIT | head -1)" = ksplit ]; then
+  for k in a1 a2 a3 a4 a5 a6 a7 a8 a9; do tls n0 -c SET "$k" v >/dev/null; done
+  for n in n0 n1 n2; do
+    expect "KCOUNT - + on $n" "$(plain "$n" KCOUNT - +)" 10
+    expect "KSPLIT 2 on $n over TLS" "$(tls "$n" KSPLIT 2)" a6
+    expect "KRANGE by rank on $n" "$(plain "$n" KRANGE -2 -1 | tr '\n' ' ')" "a9 foo "
+  done
+fi
 
 # ---- pub/sub over the TLS bus ----
 subscribe n1 news "$work/sub_n1"
