@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,6 +68,27 @@ void h_node_kill(struct h_node *n)
     n->c = NULL;
     kill(n->s.pid, SIGKILL);
     h_wait_exit(&n->s, EXIT_WAIT_MS);
+}
+
+redisReply *h_cluster_call(struct h_node *nodes, int n, redisContext *c, int argc,
+                           const char *const *argv, const size_t *lens)
+{
+    redisReply *r = h_command(c, argc, argv, lens);
+    for (int hops = 0; r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6) &&
+                       hops < 2;
+         hops++) {
+        const char *colon = strrchr(r->str, ':');
+        int port = colon ? atoi(colon + 1) : 0;
+        redisContext *to = NULL;
+        for (int i = 0; i < n && !to; i++)
+            if (nodes[i].s.port == port)
+                to = nodes[i].c;
+        freeReplyObject(r);
+        if (!to)
+            return NULL;
+        r = h_command(to, argc, argv, lens);
+    }
+    return r;
 }
 
 void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...)

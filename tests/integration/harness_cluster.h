@@ -30,6 +30,11 @@ int h_node_restart(struct h_node *n, int timeout_ms);
 void h_node_stop(struct h_node *n);
 /* SIGKILL, then waits for the process to go. */
 void h_node_kill(struct h_node *n);
+/* argv sent to c, following -MOVED (twice at most) to the node of
+ * nodes[0..n) it names, as a cluster client does. The reply (the caller
+ * frees it), or NULL when it names none of them. */
+redisReply *h_cluster_call(struct h_node *nodes, int n, redisContext *c, int argc,
+                           const char *const *argv, const size_t *lens);
 /* A reply's text (status, bulk or verbatim), copied into out; "" else. */
 void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...);
 /* CLUSTER MYID into id (41 bytes). */

@@ -65,29 +65,10 @@ static void rand_key(char *out)
     out[len] = '\0';
 }
 
-static redisContext *node_of_port(int port)
-{
-    for (int i = 0; i < NPRIMARIES; i++)
-        if (nodes[i].s.port == port)
-            return nodes[i].c;
-    return NULL;
-}
-
 /* argv sent to c, following one MOVED as a cluster client does. */
 static redisReply *cluster_call(redisContext *c, int argc, const char *const *argv)
 {
-    redisReply *r = h_command(c, argc, argv, NULL);
-    for (int hops = 0; r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6) &&
-                       hops < 2;
-         hops++) {
-        const char *colon = strrchr(r->str, ':');
-        redisContext *to = colon ? node_of_port(atoi(colon + 1)) : NULL;
-        freeReplyObject(r);
-        if (!to)
-            return NULL;
-        r = h_command(to, argc, argv, NULL);
-    }
-    return r;
+    return h_cluster_call(nodes, NPRIMARIES, c, argc, argv, NULL);
 }
 
 /* The reply of a random primary to argv equals the model's. */
