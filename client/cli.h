@@ -200,6 +200,11 @@ struct cli_node {
     int port;
 };
 
+/* A -MOVED or -ASK reply's slot (0 to 16383), host (into host, cap bytes;
+ * "" when it names none) and port (1 to 65535). Returns 1 for -ASK, 0 for
+ * -MOVED, -1 for any other reply (or a malformed redirect). */
+int cli_parse_redirect(const redisReply *r, int *slot, char *host, size_t cap, int *port);
+
 /* Sends argv through *ctx as redis-cli -c does: a -MOVED or -ASK reply
  * makes it connect to the node named (with o's flags; *ctx is replaced and
  * o's host and port follow it) and send it again, ASKING first after -ASK,

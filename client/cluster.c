@@ -17,10 +17,7 @@
 
 #include "cli.h"
 
-/* A -MOVED or -ASK reply's slot, host (into host, cap bytes; "" when it
- * names none) and port. Returns 1 for -ASK, 0 for -MOVED, -1 for any other
- * reply. */
-static int parse_redirect(const redisReply *r, int *slot, char *host, size_t cap, int *port)
+int cli_parse_redirect(const redisReply *r, int *slot, char *host, size_t cap, int *port)
 {
     int ask;
 
@@ -70,7 +67,7 @@ int cli_cluster_command(redisContext **ctx, struct cli_conn_opts *o, int argc, c
             return cli_conn_error(*ctx);
         int slot, port;
         char to[sizeof(host)];
-        asking = parse_redirect(r, &slot, to, sizeof(to), &port);
+        asking = cli_parse_redirect(r, &slot, to, sizeof(to), &port);
         if (asking < 0) {
             *out = r;
             return CLI_OK;
@@ -114,7 +111,7 @@ static int slot_primary(const redisReply *e, long long *start, long long *end,
     *end = e->element[1]->integer;
     *host = p->element[0];
     *port = p->element[1]->integer;
-    return 0;
+    return *start >= 0 && *start <= *end && *end <= 16383 && *port > 0 && *port <= 65535 ? 0 : -1;
 }
 
 int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_node **nodes,

@@ -177,13 +177,18 @@ static int read_count(struct stream *s, long long *sum)
     return ok ? CLI_OK : CLI_ERR_REPLY;
 }
 
-/* Opens a stream on each primary: KLOCAL, KCOUNT min max (summed into
+/* Opens a stream (m->s, allocated here) on each primary: KLOCAL, KCOUNT min max (summed into
  * *total, unless total is NULL) and the first page. */
 static int open_streams(struct merge *m, const struct cli_conn_opts *conn,
                         const struct cli_node *nodes, long long *total)
 {
     const char *count[] = {"KCOUNT", m->o->min, m->o->max};
 
+    m->s = calloc((size_t)m->n, sizeof(*m->s));
+    if (!m->s) {
+        fputs("rbkv-cli: out of memory\n", stderr);
+        return CLI_ERR_USAGE;
+    }
     for (int i = 0; i < m->n; i++) {
         struct stream *s = &m->s[i];
         struct cli_conn_opts c = *conn;
@@ -347,13 +352,7 @@ int cli_cluster_range(redisContext *ctx, const struct cli_conn_opts *conn,
     snprintf(m.count, sizeof(m.count), "%lld", m.want);
     cli_progress_init(&p, cli_range_progress_mode(o));
     cli_writer_begin(w);
-    m.s = calloc((size_t)m.n, sizeof(*m.s));
-    if (!m.s) {
-        fputs("rbkv-cli: out of memory\n", stderr);
-        rc = CLI_ERR_USAGE;
-    } else {
-        rc = open_streams(&m, conn, nodes, &total);
-    }
+    rc = open_streams(&m, conn, nodes, &total);
     if (o->limit >= 0 && o->limit < total)
         total = o->limit;
     if (rc == CLI_OK)
@@ -380,13 +379,7 @@ int cli_cluster_count(redisContext *ctx, const struct cli_conn_opts *conn, const
 
     if (rc != CLI_OK)
         return rc;
-    m.s = calloc((size_t)m.n, sizeof(*m.s));
-    if (!m.s) {
-        fputs("rbkv-cli: out of memory\n", stderr);
-        rc = CLI_ERR_USAGE;
-    } else {
-        rc = open_streams(&m, conn, nodes, &total);
-    }
+    rc = open_streams(&m, conn, nodes, &total);
     if (rc == CLI_OK) {
         printf("%lld\n", total);
         rc = check_moved(&m, ctx, conn, map, rc);

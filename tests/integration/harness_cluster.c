@@ -157,3 +157,60 @@ pid_t h_redis_cli_spawn(const char *path, const char *args)
     }
     return pid;
 }
+
+int h_cluster_create(struct h_node *nodes, int n, int timeout_ms)
+{
+    char args[1024], out[16384];
+    int len = snprintf(args, sizeof(args), "--cluster create");
+    for (int i = 0; i < n; i++) {
+        if (h_node_start(&nodes[i], 0, timeout_ms) != 0)
+            return CHECK(0, "node %d did not start", i);
+        len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", nodes[i].s.port);
+    }
+    int rc = h_redis_cli(out, sizeof(out), "%s --cluster-yes", args);
+    if (!CHECK(rc == 0, "create: %d %s", rc, out))
+        return 0;
+    int64_t deadline = h_now_ms() + EXIT_WAIT_MS;
+    while (h_now_ms() < deadline) {
+        int ok = 1;
+        for (int i = 0; i < n && ok; i++)
+            ok = h_cluster_ok(&nodes[i]);
+        if (ok)
+            return 1;
+        h_sleep_ms(50);
+    }
+    return CHECK(0, "the cluster never reached cluster_state:ok");
+}
+
+void h_cluster_destroy(struct h_node *nodes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (nodes[i].c)
+            redisFree(nodes[i].c);
+        nodes[i].c = NULL;
+        if (nodes[i].s.pid && h_stop(&nodes[i].s) == 0)
+            h_clean_dir(&nodes[i].s);
+    }
+}
+
+uint64_t h_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+int h_rand_below(uint64_t *state, int n)
+{
+    return (int)(h_xorshift(state) % (uint64_t)n);
+}
+
+void h_rand_word(uint64_t *state, const char *alphabet, int maxlen, char *out)
+{
+    int len = 1 + h_rand_below(state, maxlen);
+    int n = (int)strlen(alphabet);
+    for (int i = 0; i < len; i++)
+        out[i] = alphabet[h_rand_below(state, n)];
+    out[len] = '\0';
+}

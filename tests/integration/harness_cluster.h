@@ -8,6 +8,7 @@
 #define RBKV_HARNESS_CLUSTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "harness.h"
@@ -47,5 +48,19 @@ int h_redis_cli(char *out, size_t cap, const char *fmt, ...) __attribute__((form
 /* Starts redis-cli with args (words split at spaces) in the background,
  * its output (stdout and stderr) into path, stdin empty. Its pid, or -1. */
 pid_t h_redis_cli_spawn(const char *path, const char *args);
+
+/* Starts n rbkv nodes (cluster-node-timeout timeout_ms), makes them one
+ * cluster of n primaries with `redis-cli --cluster create` and waits until
+ * each says cluster_state:ok. Returns 1, or 0 after a failed CHECK. */
+int h_cluster_create(struct h_node *nodes, int n, int timeout_ms);
+/* Stops the nodes h_cluster_create started and removes their dirs. */
+void h_cluster_destroy(struct h_node *nodes, int n);
+/* The next of a xorshift sequence in *state (never 0), for the random
+ * tests' SEED. */
+uint64_t h_xorshift(uint64_t *state);
+/* A number in [0, n) from the sequence. */
+int h_rand_below(uint64_t *state, int n);
+/* 1 to maxlen bytes of alphabet, NUL-terminated, into out. */
+void h_rand_word(uint64_t *state, const char *alphabet, int maxlen, char *out);
 
 #endif
