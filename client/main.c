@@ -335,7 +335,8 @@ int main(int argc, char **argv)
         if (a.npos != 1)
             return usage_error("%s: wrong number of arguments", mode);
         if (conn.cluster)
-            return usage_error("%s: not with -c yet: load into each primary its keys", mode);
+            return usage_error("%s: not with -c yet (each key would go to its slot's primary)",
+                               mode);
         if (a.format_set && a.w.format != FMT_TSV && a.w.format != FMT_RESP)
             return usage_error("%s: load reads tsv or resp", mode);
         if (a.format_set)
