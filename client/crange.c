@@ -51,7 +51,19 @@ struct merge {
     long long imported; /* the most slots a node said it imports */
 };
 
-/* Appends KLOCAL and s's next KRANGE page to its connection's output. */
+/* Sends what s's connection holds: hiredis sends appended commands only
+ * when a reply is read, which would leave the node idle until its turn. */
+static int flush(struct stream *s)
+{
+    int done = 0;
+
+    while (!done)
+        if (redisBufferWrite(s->ctx, &done) != REDIS_OK)
+            return cli_conn_error(s->ctx);
+    return CLI_OK;
+}
+
+/* Sends KLOCAL and s's next KRANGE page, whose replies are read later. */
 static int ask_page(struct merge *m, struct stream *s)
 {
     const struct cli_range_opts *o = m->o;
@@ -72,7 +84,7 @@ static int ask_page(struct merge *m, struct stream *s)
         redisAppendCommandArgv(s->ctx, argc, argv, lens) != REDIS_OK)
         return cli_conn_error(s->ctx);
     s->pending = 1;
-    return CLI_OK;
+    return flush(s);
 }
 
 /* KLOCAL's reply: how many slots the node imports. */
@@ -203,7 +215,7 @@ static int open_streams(struct merge *m, const struct cli_conn_opts *conn,
         if (redisAppendCommand(s->ctx, "KLOCAL") != REDIS_OK ||
             redisAppendCommandArgv(s->ctx, 3, count, NULL) != REDIS_OK)
             return cli_conn_error(s->ctx);
-        if (m->pages && (rc = ask_page(m, s)) != CLI_OK)
+        if ((rc = m->pages ? ask_page(m, s) : flush(s)) != CLI_OK)
             return rc;
     }
     for (int i = 0; i < m->n; i++) {
@@ -312,11 +324,15 @@ static int check_moved(struct merge *m, redisContext *ctx, const struct cli_conn
     char *map_after = NULL;
     int n = 0;
 
-    /* Each node's imports now, for a migration begun after its last page. */
-    for (int i = 0; i < m->n && rc == CLI_OK; i++)
-        if (redisAppendCommand(m->s[i].ctx, "KLOCAL") != REDIS_OK ||
-            read_klocal(m, &m->s[i]) != CLI_OK)
-            rc = CLI_ERR_REPLY;
+    /* Each node's imports now, for a migration begun after its last page
+     * (a page still owed, after --limit, is read first). */
+    for (int i = 0; i < m->n && rc == CLI_OK; i++) {
+        struct stream *s = &m->s[i];
+        if ((rc = receive(m, s)) == CLI_OK && redisAppendCommand(s->ctx, "KLOCAL") != REDIS_OK)
+            rc = cli_conn_error(s->ctx);
+        if (rc == CLI_OK)
+            rc = read_klocal(m, s);
+    }
     if (rc != CLI_OK)
         return rc;
     rc = cluster_nodes(ctx, conn, &nodes, &n, &map_after);

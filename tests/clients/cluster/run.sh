@@ -43,6 +43,7 @@ redis-cli --cluster check "127.0.0.1:${CLUSTER_PORTS[0]}" | grep -q 'All 16384 s
   { echo "FAIL: --cluster check after the clients" >&2; status=1; }
 
 # rejoined NAME: NAME, started again, is a replica and the cluster is whole.
+# shellcheck disable=SC2317 # called through wait_until
 rejoined() {
   [ "$(cli "${port[$1]}" ROLE | head -1)" = slave ] && cluster_settled
 }
@@ -68,6 +69,7 @@ if [ "$status" -eq 0 ]; then
   failover "$python" "$here/redis_py_failover.py" || status=1
 fi
 if [ "$status" -eq 0 ]; then
+  # shellcheck disable=SC2016 # $1 is the inner shell's
   failover sh -c 'cd "$1" && node --test --test-reporter=spec failover_ioredis.js' sh "$here" ||
     status=1
 fi
