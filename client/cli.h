@@ -6,6 +6,11 @@
  *             entry formats of range, prefix and dump;
  *   escape.c  the tsv and json escaping of binary strings, and its reverse;
  *   range.c   range, prefix, count and dump: paging through KRANGE;
+ *   cluster.c -c: following -MOVED and -ASK, and the primaries of a cluster
+ *             from CLUSTER SLOTS;
+ *   crange.c  -c with range, prefix, count and dump: each primary's keys
+ *             streamed and merged in order;
+ *   progress.c the progress line on stderr;
  *   load.c    load: tsv or RESP input, pipelined;
  *   convert.c convert: an RDB file to an rbkv snapshot or back, by exec'ing
  *             rbkv-server --convert-rdb (the codec is server code).
@@ -44,6 +49,7 @@ struct cli_conn_opts {
     int db;
     double timeout_s;
     struct cli_tls_opts tls;
+    int cluster; /* -c: follow -MOVED/-ASK; modes span every primary */
 };
 
 /* Connects, authenticates and selects the database. Returns CLI_OK with
@@ -110,6 +116,27 @@ long cli_tsv_unescape(char *s, size_t len);
  * round-trips (reading each code point back as one byte). */
 void cli_json_escape(FILE *out, const char *s, size_t len);
 
+/* progress.c */
+
+enum cli_progress_mode {
+    CLI_PROGRESS_OFF,
+    CLI_PROGRESS_TTY,    /* when stderr is a terminal */
+    CLI_PROGRESS_ALWAYS, /* --progress: a line per draw when stderr is no terminal */
+};
+struct cli_progress {
+    int on, tty;
+    double start, last_draw;
+};
+/* The monotonic clock, in seconds. */
+double cli_now_s(void);
+void cli_progress_init(struct cli_progress *p, enum cli_progress_mode mode);
+/* n per second since cli_progress_init. */
+double cli_progress_rate(const struct cli_progress *p, unsigned long long n);
+/* Draws the line (printf's fmt) unless the last draw was too recent; final
+ * always draws, and ends the line. */
+void cli_progress_draw(struct cli_progress *p, int final, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* range.c */
 
 struct cli_range_opts {
@@ -120,6 +147,7 @@ struct cli_range_opts {
     long long page;  /* keys per KRANGE */
     int dump;        /* dump: in RESP, write hashes, sets and sorted sets as HSET,
                       * SADD and ZADD; in tsv skip them and say how many */
+    int progress;    /* --progress: on stderr even when it is no terminal */
 };
 
 /* Checks a bound's syntax, so a bad one is a usage error. Returns 0 or -1. */
@@ -129,11 +157,88 @@ int cli_bound_check(const char *b);
  * page resuming after the last key of the one before. Returns an exit code. */
 int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w);
 
+/* The pieces of cli_range that crange.c shares. */
+
+/* The most arguments of one page's KRANGE. */
+#define CLI_RANGE_MAX_ARGS 10
+/* One page's KRANGE lo hi BYLEX [REV] LIMIT 0 count [WITHVALUES] into argv
+ * and lens (CLI_RANGE_MAX_ARGS each; the strings are borrowed). Returns
+ * argc. */
+int cli_range_page_argv(const struct cli_range_opts *o, const char *lo, size_t lo_len,
+                        const char *hi, size_t hi_len, const char *count, const char **argv,
+                        size_t *lens);
+/* Checks a page's reply: an array of keys, each followed by its value when
+ * step is 2. Returns CLI_OK, or CLI_ERR_REPLY after printing why (prefixed
+ * with node, "host:port", unless NULL). r stays the caller's. */
+int cli_range_page_check(const redisReply *r, size_t step, const char *node);
+/* The exclusive bound "(" + key in *buf (grown as needed, the caller's to
+ * free), its length in *len. Returns 0, or -1 out of memory (printed). */
+int cli_range_resume(char **buf, size_t *cap, size_t *len, const char *key, size_t klen);
+/* Writes one listed key k (its value v, or NULL without --values) through
+ * w; dump writes a key whose value is not a string with the commands that
+ * rebuild it, read through ctx (which must have no reply pending), or
+ * counts it in *skipped. Returns an exit code. */
+int cli_range_emit(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w,
+                   const redisReply *k, const redisReply *v, unsigned long long *skipped);
+/* Where o's progress line goes: on a terminal unless the keys go there too. */
+enum cli_progress_mode cli_range_progress_mode(const struct cli_range_opts *o);
+/* Ends the listing: w's end, the skipped keys' count, stdout flushed.
+ * Returns rc, or CLI_ERR_USAGE when stdout failed and rc was CLI_OK. */
+int cli_range_end(struct cli_writer *w, unsigned long long skipped, int rc);
+
 /* Sets o's bounds to those of the keys starting with prefix; buf must hold
  * CLI_PREFIX_BOUNDS_SIZE(plen) bytes: "[" or "(", the prefix and a NUL for
  * each of the two bounds. */
 #define CLI_PREFIX_BOUNDS_SIZE(plen) (2 * ((plen) + 2))
 void cli_prefix_bounds(const char *prefix, size_t plen, char *buf, struct cli_range_opts *o);
+
+/* cluster.c */
+
+/* One primary: its client address. */
+struct cli_node {
+    char host[256];
+    int port;
+};
+
+/* A -MOVED or -ASK reply's slot (0 to 16383), host (into host, cap bytes;
+ * "" when it names none) and port (1 to 65535). Returns 1 for -ASK, 0 for
+ * -MOVED, -1 for any other reply (or a malformed redirect). */
+int cli_parse_redirect(const redisReply *r, int *slot, char *host, size_t cap, int *port);
+
+/* Sends argv through *ctx as redis-cli -c does: a -MOVED or -ASK reply
+ * makes it connect to the node named (with o's flags; *ctx is replaced and
+ * o's host and port follow it) and send it again, ASKING first after -ASK,
+ * at most CLI_MAX_REDIRECTS times. Returns CLI_OK with the final reply in
+ * *out (the caller frees it), or an exit code after printing why. */
+#define CLI_MAX_REDIRECTS 16
+int cli_cluster_command(redisContext **ctx, struct cli_conn_opts *o, int argc, const char **argv,
+                        redisReply **out);
+
+/* What cli_cluster_primaries returns for a server not in cluster mode. */
+#define CLI_NOT_CLUSTER (-1)
+/* The primaries serving slots, from CLUSTER SLOTS on ctx (connected to
+ * seed_host): *nodes (the caller frees it) holds *n of them, a node that
+ * names no endpoint ("" or "?") taking seed_host. map (unless NULL) gets
+ * the slot map as text ("start-end host:port" lines, the caller frees it),
+ * to tell whether it changed. Returns CLI_OK, CLI_NOT_CLUSTER, or an exit
+ * code after printing why. */
+int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_node **nodes,
+                          int *n, char **map);
+
+/* crange.c */
+
+/* range, prefix and dump with -c: every primary's keys from o->min to
+ * o->max, streamed a page at a time from each (KLOCAL, then KRANGE) and
+ * merged in order through w, progress on stderr. ctx is the seed node's
+ * connection (made with conn); a server not in cluster mode gets
+ * cli_range. Returns an exit code. */
+int cli_cluster_range(redisContext *ctx, const struct cli_conn_opts *conn,
+                      const struct cli_range_opts *o, struct cli_writer *w);
+/* count with -c: the sum of every primary's KCOUNT min max, printed.
+ * Returns an exit code, or CLI_NOT_CLUSTER (nothing printed) for a server
+ * not in cluster mode. */
+int cli_cluster_count(redisContext *ctx, const struct cli_conn_opts *conn, const char *min,
+                      const char *max);
 
 /* load.c */
 

@@ -21,13 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
-/* How often the progress line is redrawn. */
-#define PROGRESS_INTERVAL_S 0.2
 /* RESP input is fed to hiredis's reader in chunks of this size. */
 #define RESP_CHUNK 65536
 /* The most elements a RESP array of the input may announce: the server's
@@ -53,29 +50,17 @@ struct loader {
     unsigned long long stopped_at;
     int skippable;
     int too_long;           /* RESP only: the reader met an array over RESP_MAX_ELEMENTS */
-    int tty;
-    double start, last_draw;
+    struct cli_progress progress; /* on a terminal only */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void progress(struct loader *l, int final)
 {
-    double t = now_s();
+    char pct[16] = "";
 
-    if (!l->tty || (!final && t - l->last_draw < PROGRESS_INTERVAL_S))
-        return;
-    l->last_draw = t;
-    double rate = t > l->start ? (double)l->sent / (t - l->start) : 0;
-    fprintf(stderr, "\r%llu keys  %.0f keys/s", l->sent, rate);
     if (l->size)
-        fprintf(stderr, "  %3.0f%%", 100.0 * (double)l->bytes / (double)l->size);
-    fputs(final ? "\n" : "  ", stderr);
+        snprintf(pct, sizeof(pct), "  %3.0f%%", 100.0 * (double)l->bytes / (double)l->size);
+    cli_progress_draw(&l->progress, final, "%llu keys  %.0f keys/s%s", l->sent,
+                      cli_progress_rate(&l->progress, l->sent), pct);
 }
 
 /* Reads the replies of the n oldest commands in flight. Returns an exit
@@ -361,8 +346,7 @@ int cli_load(redisContext *ctx, const struct cli_load_opts *o)
         fputs("rbkv-cli: out of memory\n", stderr);
         rc = CLI_ERR_USAGE;
     } else {
-        l.tty = isatty(STDERR_FILENO);
-        l.start = l.last_draw = now_s();
+        cli_progress_init(&l.progress, CLI_PROGRESS_TTY);
         rc = guessed.resp ? load_resp(&l, in) : load_tsv(&l, in);
         /* Replies still owed are read even after a bad line, so a server
          * error among them is reported too; a lost connection ends it. */

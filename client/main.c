@@ -3,6 +3,9 @@
  * only; each mode lives in its own file (cli.h lists them).
  *
  * rbkv-cli [conn flags] CMD ARG...        plain mode, printed as redis-cli does
+ * rbkv-cli -c ...                         cluster: redirects followed, and
+ *                                         range, prefix, count and dump span
+ *                                         every primary
  * rbkv-cli [conn flags] range|prefix|count|dump|load ...
  * rbkv-cli convert IN OUT                 no connection: rbkv-server converts
  * Connection flags come before the mode word, a mode's own flags after it.
@@ -22,7 +25,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("Usage: rbkv-cli [-h host] [-p port] [-s socket] [-a|--pass password] [-n db]\n"
+    fputs("Usage: rbkv-cli [-h host] [-p port] [-s socket] [-a|--pass password] [-n db] [-c]\n"
           "                [--timeout seconds] [--tls [--cacert file] [--cacertdir dir]\n"
           "                [--cert file --key file] [--sni name] [--insecure]] MODE|CMD [ARG ...]\n"
           "  CMD [ARG ...]                 send one command, print the reply as redis-cli\n"
@@ -33,8 +36,10 @@ static void usage(FILE *out)
           "  load FILE|- [--format tsv|resp] [--skip-bad] [--batch N]\n"
           "  convert IN OUT                a Redis RDB file into an rbkv snapshot, or back\n"
           "                                (runs rbkv-server --convert-rdb; no connection)\n"
-          "range and prefix options: --rev --limit N --values --page N\n"
+          "range and prefix options: --rev --limit N --values --page N --progress\n"
           "                          --format plain|tsv|json|resp\n"
+          "-c: cluster mode, as redis-cli -c: -MOVED and -ASK are followed; range, prefix,\n"
+          "    count and dump read every primary's keys and merge them in order.\n"
           "The password may also come from the RBKV_PASSWORD environment variable.\n"
           "Exit codes: 0 ok, 1 the server replied with an error, 2 usage, input or\n"
           "connection error.\n",
@@ -81,8 +86,10 @@ static int parse_conn_flags(int argc, char **argv, struct cli_conn_opts *o, int 
         }
         /* The flags without a value: one step back, so the loop's two
          * steps land on the next flag. */
-        if (!strcmp(f, "--tls") || !strcmp(f, "--insecure")) {
-            *(!strcmp(f, "--tls") ? &o->tls.enabled : &o->tls.insecure) = 1;
+        if (!strcmp(f, "--tls") || !strcmp(f, "--insecure") || !strcmp(f, "-c")) {
+            *(!strcmp(f, "--tls")        ? &o->tls.enabled
+              : !strcmp(f, "--insecure") ? &o->tls.insecure
+                                         : &o->cluster) = 1;
             i--;
             continue;
         }
@@ -167,6 +174,8 @@ static int parse_mode_args(int argc, char **argv, int first, const char *allowed
             a->range.rev = 1;
         } else if (!strcmp(f, "--values")) {
             a->range.values = 1;
+        } else if (!strcmp(f, "--progress")) {
+            a->range.progress = 1;
         } else if (!strcmp(f, "--skip-bad")) {
             a->load.skip_bad = 1;
         } else {
@@ -202,10 +211,16 @@ static int check_bounds(const char *min, const char *max)
 
 /* Runs range, prefix, count, dump or load on the connection, with a as
  * main() checked it. Returns an exit code. */
-static int run_mode(redisContext *ctx, const char *mode, struct mode_args *a)
+static int run_mode(redisContext *ctx, const struct cli_conn_opts *conn, const char *mode,
+                    struct mode_args *a)
 {
     if (!strcmp(mode, "load"))
         return cli_load(ctx, &a->load);
+    if (!strcmp(mode, "count") && conn->cluster) {
+        int rc = cli_cluster_count(ctx, conn, a->range.min, a->range.max);
+        if (rc != CLI_NOT_CLUSTER)
+            return rc;
+    }
     if (!strcmp(mode, "count")) {
         const char *argv[] = {"KCOUNT", a->range.min, a->range.max};
         redisReply *r = redisCommandArgv(ctx, 3, argv, NULL);
@@ -221,17 +236,24 @@ static int run_mode(redisContext *ctx, const char *mode, struct mode_args *a)
         freeReplyObject(r);
         return rc;
     }
+    if (conn->cluster)
+        return cli_cluster_range(ctx, conn, &a->range, &a->w);
     return cli_range(ctx, &a->range, &a->w);
 }
 
-/* Plain mode: one command, its reply on stdout, an error reply on stderr. */
-static int run_plain(redisContext *ctx, int argc, char **argv)
+/* Plain mode: one command, its reply on stdout, an error reply on stderr;
+ * with -c, redirects followed (*ctx may change). */
+static int run_plain(redisContext **ctx, struct cli_conn_opts *conn, int argc, char **argv)
 {
-    redisReply *r = redisCommandArgv(ctx, argc, (const char **)argv, NULL);
+    redisReply *r = NULL;
     int rc = CLI_OK;
 
-    if (!r)
-        return cli_conn_error(ctx);
+    if (conn->cluster) {
+        if ((rc = cli_cluster_command(ctx, conn, argc, (const char **)argv, &r)) != CLI_OK)
+            return rc;
+    } else if (!(r = redisCommandArgv(*ctx, argc, (const char **)argv, NULL))) {
+        return cli_conn_error(*ctx);
+    }
     if (r->type == REDIS_REPLY_ERROR) {
         fprintf(stderr, "(error) %.*s\n", (int)r->len, r->str);
         rc = CLI_ERR_REPLY;
@@ -266,7 +288,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "range") || !strcmp(mode, "prefix")) {
         int is_range = mode[0] == 'r';
         rc = parse_mode_args(argc, argv, first + 1,
-                             "--rev --limit --values --format --page", &a);
+                             "--rev --limit --values --format --page --progress", &a);
         if (rc)
             return rc;
         if (a.npos != (is_range ? 2 : 1))
@@ -292,7 +314,7 @@ int main(int argc, char **argv)
         if ((rc = check_bounds(a.range.min, a.range.max)))
             return rc;
     } else if (!strcmp(mode, "dump")) {
-        if ((rc = parse_mode_args(argc, argv, first + 1, "--format --page", &a)))
+        if ((rc = parse_mode_args(argc, argv, first + 1, "--format --page --progress", &a)))
             return rc;
         if (a.npos != 0 && a.npos != 2)
             return usage_error("%s: wrong number of arguments", mode);
@@ -312,6 +334,9 @@ int main(int argc, char **argv)
             return rc;
         if (a.npos != 1)
             return usage_error("%s: wrong number of arguments", mode);
+        if (conn.cluster)
+            return usage_error("%s: not with -c yet (each key would go to its slot's primary)",
+                               mode);
         if (a.format_set && a.w.format != FMT_TSV && a.w.format != FMT_RESP)
             return usage_error("%s: load reads tsv or resp", mode);
         if (a.format_set)
@@ -322,7 +347,8 @@ int main(int argc, char **argv)
     }
 
     if ((rc = cli_connect(&conn, &ctx)) == CLI_OK) {
-        rc = mode ? run_mode(ctx, mode, &a) : run_plain(ctx, argc - first, argv + first);
+        rc = mode ? run_mode(ctx, &conn, mode, &a)
+                  : run_plain(&ctx, &conn, argc - first, argv + first);
         redisFree(ctx);
     }
     cli_tls_wait();

@@ -19,6 +19,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -59,8 +60,7 @@ void cli_prefix_bounds(const char *prefix, size_t plen, char *buf, struct cli_ra
     o->max = max;
 }
 
-/* The exclusive bound "(" + key, in *buf (grown as needed). Returns 0 or -1. */
-static int set_resume(char **buf, size_t *cap, size_t *len, const char *key, size_t klen)
+int cli_range_resume(char **buf, size_t *cap, size_t *len, const char *key, size_t klen)
 {
     if (!*buf || klen + 1 > *cap) {
         char *nb = realloc(*buf, klen + 1);
@@ -77,35 +77,55 @@ static int set_resume(char **buf, size_t *cap, size_t *len, const char *key, siz
     return 0;
 }
 
-/* One page: KRANGE's reply checked to be an array of keys, each followed by
- * its value when step is 2. Returns the reply (the caller frees it), or NULL
- * with *rc set, having printed why. */
-static redisReply *fetch_page(redisContext *ctx, int argc, const char **argv,
-                              const size_t *argvlen, size_t step, int *rc)
+int cli_range_page_argv(const struct cli_range_opts *o, const char *lo, size_t lo_len,
+                        const char *hi, size_t hi_len, const char *count, const char **argv,
+                        size_t *lens)
 {
-    redisReply *r = redisCommandArgv(ctx, argc, argv, argvlen);
-    const char *why = NULL;
-
-    if (!r) {
-        *rc = cli_conn_error(ctx);
-        return NULL;
+    int argc = 0;
+#define ARG(s, n) (argv[argc] = (s), lens[argc++] = (n))
+    ARG("KRANGE", 6);
+    /* REV takes max first, as ZRANGE's. */
+    if (o->rev) {
+        ARG(hi, hi_len);
+        ARG(lo, lo_len);
+    } else {
+        ARG(lo, lo_len);
+        ARG(hi, hi_len);
     }
+    ARG("BYLEX", 5);
+    if (o->rev)
+        ARG("REV", 3);
+    ARG("LIMIT", 5);
+    ARG("0", 1);
+    ARG(count, strlen(count));
+    if (o->values)
+        ARG("WITHVALUES", 10);
+#undef ARG
+    return argc;
+}
+
+int cli_range_page_check(const redisReply *r, size_t step, const char *node)
+{
+    const char *why = NULL;
+    const char *sep = node ? ": " : "";
+
+    if (!node)
+        node = "";
     if (r->type == REDIS_REPLY_ERROR) {
-        fprintf(stderr, "rbkv-cli: (error) %.*s\n", (int)r->len, r->str);
-    } else if (r->type != REDIS_REPLY_ARRAY || r->elements % step) {
+        fprintf(stderr, "rbkv-cli: %s%s(error) %.*s\n", node, sep, (int)r->len, r->str);
+        return CLI_ERR_REPLY;
+    }
+    if (r->type != REDIS_REPLY_ARRAY || r->elements % step) {
         why = "not an array of keys";
     } else {
         for (size_t i = 0; i < r->elements && !why; i += step)
             if (r->element[i]->type != REDIS_REPLY_STRING)
                 why = "a key that is not a string";
         if (!why)
-            return r;
+            return CLI_OK;
     }
-    if (why)
-        fprintf(stderr, "rbkv-cli: unexpected reply to KRANGE: %s\n", why);
-    freeReplyObject(r);
-    *rc = CLI_ERR_REPLY;
-    return NULL;
+    fprintf(stderr, "rbkv-cli: %s%sunexpected reply to KRANGE: %s\n", node, sep, why);
+    return CLI_ERR_REPLY;
 }
 
 /* Writes elements el[0..n) (pairs of field and value when pairs; member and
@@ -319,6 +339,40 @@ static int dump_other(redisContext *ctx, struct cli_writer *w, const char *key, 
     return CLI_OK;
 }
 
+int cli_range_emit(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w,
+                   const redisReply *k, const redisReply *v, unsigned long long *skipped)
+{
+    const char *val = v && v->type == REDIS_REPLY_STRING ? v->str : NULL;
+
+    if (o->dump && !val && w->format == FMT_RESP)
+        return dump_other(ctx, w, k->str, k->len, skipped);
+    if (o->dump && !val)
+        (*skipped)++;
+    else
+        cli_writer_entry(w, k->str, k->len, val, val ? v->len : 0);
+    return CLI_OK;
+}
+
+enum cli_progress_mode cli_range_progress_mode(const struct cli_range_opts *o)
+{
+    /* Keys listed on the terminal would be torn by a line redrawn there. */
+    if (o->progress)
+        return CLI_PROGRESS_ALWAYS;
+    return isatty(STDOUT_FILENO) ? CLI_PROGRESS_OFF : CLI_PROGRESS_TTY;
+}
+
+int cli_range_end(struct cli_writer *w, unsigned long long skipped, int rc)
+{
+    cli_writer_end(w);
+    if (skipped)
+        fprintf(stderr, "rbkv-cli: skipped %llu keys whose value is not a string\n", skipped);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("rbkv-cli: stdout");
+        return rc ? rc : CLI_ERR_USAGE;
+    }
+    return rc;
+}
+
 int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writer *w)
 {
     const char *lo = o->min, *hi = o->max;
@@ -326,63 +380,47 @@ int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writ
     char *resume = NULL, count[24];
     size_t resume_cap = 0, resume_len = 0;
     long long left = o->limit; /* negative: no limit */
-    unsigned long long skipped = 0;
+    unsigned long long skipped = 0, listed = 0;
     size_t step = o->values ? 2 : 1;
     int rc = CLI_OK, done = 0;
+    struct cli_progress progress;
 
+    cli_progress_init(&progress, cli_range_progress_mode(o));
     cli_writer_begin(w);
     while (!done && left != 0) {
         long long want = left >= 0 && left < o->page ? left : o->page;
-        const char *argv[9];
-        size_t argvlen[9];
-        int argc = 0;
+        const char *argv[CLI_RANGE_MAX_ARGS];
+        size_t argvlen[CLI_RANGE_MAX_ARGS];
 
         snprintf(count, sizeof(count), "%lld", want);
-#define ARG(s, n) (argv[argc] = (s), argvlen[argc++] = (n))
-        ARG("KRANGE", 6);
-        /* REV takes max first, as ZRANGE's. */
-        if (o->rev) {
-            ARG(hi, hi_len);
-            ARG(lo, lo_len);
-        } else {
-            ARG(lo, lo_len);
-            ARG(hi, hi_len);
-        }
-        ARG("BYLEX", 5);
-        if (o->rev)
-            ARG("REV", 3);
-        ARG("LIMIT", 5);
-        ARG("0", 1);
-        ARG(count, strlen(count));
-        if (o->values)
-            ARG("WITHVALUES", 10);
-#undef ARG
-        redisReply *r = fetch_page(ctx, argc, argv, argvlen, step, &rc);
-        if (!r)
+        int argc = cli_range_page_argv(o, lo, lo_len, hi, hi_len, count, argv, argvlen);
+        redisReply *r = redisCommandArgv(ctx, argc, argv, argvlen);
+        if (!r) {
+            rc = cli_conn_error(ctx);
             break;
-        for (size_t i = 0; i < r->elements && rc == CLI_OK; i += step) {
-            const redisReply *k = r->element[i];
-            const redisReply *v = o->values ? r->element[i + 1] : NULL;
-            const char *val = v && v->type == REDIS_REPLY_STRING ? v->str : NULL;
-            if (o->dump && !val && w->format == FMT_RESP)
-                rc = dump_other(ctx, w, k->str, k->len, &skipped);
-            else if (o->dump && !val)
-                skipped++;
-            else
-                cli_writer_entry(w, k->str, k->len, val, val ? v->len : 0);
         }
+        if ((rc = cli_range_page_check(r, step, NULL)) != CLI_OK) {
+            freeReplyObject(r);
+            break;
+        }
+        for (size_t i = 0; i < r->elements && rc == CLI_OK; i += step)
+            rc = cli_range_emit(ctx, o, w, r->element[i], o->values ? r->element[i + 1] : NULL,
+                                &skipped);
         if (rc) {
             freeReplyObject(r);
             break;
         }
         size_t got = r->elements / step;
+        listed += got;
+        cli_progress_draw(&progress, 0, "%llu keys  %.0f keys/s", listed,
+                          cli_progress_rate(&progress, listed));
         if (left > 0)
             left -= (long long)got;
         /* A short page is the last; a full one may be followed by more. */
         done = got < (size_t)want;
         if (!done) {
             const redisReply *last = r->element[r->elements - step];
-            if (set_resume(&resume, &resume_cap, &resume_len, last->str, last->len) < 0) {
+            if (cli_range_resume(&resume, &resume_cap, &resume_len, last->str, last->len) < 0) {
                 freeReplyObject(r);
                 rc = CLI_ERR_USAGE;
                 break;
@@ -397,13 +435,8 @@ int cli_range(redisContext *ctx, const struct cli_range_opts *o, struct cli_writ
         }
         freeReplyObject(r);
     }
-    cli_writer_end(w);
     free(resume);
-    if (skipped)
-        fprintf(stderr, "rbkv-cli: skipped %llu keys whose value is not a string\n", skipped);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        perror("rbkv-cli: stdout");
-        return rc ? rc : CLI_ERR_USAGE;
-    }
-    return rc;
+    cli_progress_draw(&progress, 1, "%llu keys  %.0f keys/s", listed,
+                      cli_progress_rate(&progress, listed));
+    return cli_range_end(w, skipped, rc);
 }

@@ -14,3 +14,10 @@ endwhile()
 # make install's rules: the two binaries land in PREFIX/bin (and DESTDIR/PREFIX/bin) and run.
 add_test(NAME install COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_install.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(install PROPERTIES LABELS integration TIMEOUT 60)
+
+# rbkv-cli -c (client/cluster.c, client/crange.c; issue 35): redirects, and cluster-wide range,
+# prefix, count and dump against three rbkv primaries compared with one standalone node.
+rbkv_server_test(integration_cli_cluster integration/test_cli_cluster.c 180 integration cluster)
+target_compile_definitions(test_integration_cli_cluster PRIVATE
+                           RBKV_CLI_BIN="$<TARGET_FILE:rbkv-cli>")
+add_dependencies(test_integration_cli_cluster rbkv-cli)

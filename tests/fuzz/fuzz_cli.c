@@ -2,7 +2,8 @@
  * fuzz_cli.c - libFuzzer target for what rbkv-cli reads: a load file (tsv
  * lines or RESP commands, client/load.c and escape.c) and a server's replies
  * (range, prefix and dump paging through KRANGE, TYPE, HSCAN, ZRANGE,
- * XRANGE and XINFO in client/range.c; plain mode's printing in print.c).
+ * XRANGE and XINFO in client/range.c; plain mode's printing in print.c;
+ * -c's CLUSTER SLOTS and -MOVED/-ASK readers in cluster.c).
  *
  * The client runs as it does, on a hiredis context over a socketpair whose
  * other end holds the answers before it starts, and its side closed: in
@@ -196,14 +197,48 @@ static int whole_resp(const char *text, size_t len, int commands)
     return ok;
 }
 
-/* Plain mode, as main.c's run_plain, for as many replies as come. */
-static int run_plain(redisContext *ctx)
+/* A redirect read from a reply is within its limits. */
+static void check_redirect(const redisReply *r)
+{
+    char host[16];
+    int slot = -1, port = -1;
+    int ask = cli_parse_redirect(r, &slot, host, sizeof(host), &port);
+    if (ask < 0)
+        return;
+    if (ask > 1 || slot < 0 || slot > 16383 || port < 1 || port > 65535 ||
+        strnlen(host, sizeof(host)) == sizeof(host))
+        fail("a redirect out of its limits");
+}
+
+/* Plain mode, as main.c's run_plain, for as many replies as come; with
+ * cluster, CLUSTER SLOTS's reply read first (-c's primaries), and each
+ * reply read as a redirect too (-c follows them). */
+static int run_plain(redisContext *ctx, int cluster)
 {
     int rc = CLI_OK;
+    if (cluster) {
+        struct cli_node *nodes = NULL;
+        char *map = NULL;
+        int n = -1;
+        rc = cli_cluster_primaries(ctx, "seed", &nodes, &n, &map);
+        if (rc == CLI_OK) {
+            if (n < 1 || !map)
+                fail("CLUSTER SLOTS read as no primary");
+            for (int i = 0; i < n; i++)
+                if (nodes[i].port < 1 || nodes[i].port > 65535 || !nodes[i].host[0])
+                    fail("a primary out of its limits");
+        }
+        free(nodes);
+        free(map);
+        if (rc == CLI_NOT_CLUSTER)
+            rc = CLI_OK;
+    }
     for (int i = 0; i < 64 && rc == CLI_OK; i++) {
         redisReply *r = redisCommand(ctx, "GET k");
         if (!r)
             return cli_conn_error(ctx);
+        if (cluster)
+            check_redirect(r);
         if (r->type == REDIS_REPLY_ERROR)
             rc = CLI_ERR_REPLY;
         else
@@ -217,7 +252,8 @@ static int run_plain(redisContext *ctx)
  * Byte 0, load mode (bit 0 clear): bits 1-2 the format (tsv, resp, then
  * guessed from the first byte twice), bit 3 --skip-bad, bits 4-5 --batch
  * (1, 2, 3, 1000), bits 6-7 an error reply every 0 (never), 2, 3 or 5.
- * Reply mode (bit 0 set): bits 1-2 plain, range, prefix "p" or dump; bits
+ * Reply mode (bit 0 set): bits 1-2 plain, range, prefix "p" or dump; plain:
+ * bit 3 -c (CLUSTER SLOTS read first, redirects parsed); others: bits
  * 3-4 the format (plain, tsv, json, resp; dump: tsv or resp by bit 3),
  * bit 5 --values, bit 6 --rev, bit 7 --page 1 (else 3).
  */
@@ -233,7 +269,7 @@ static int run(redisContext *ctx, uint8_t how, char *bounds, int *tsv_out, int *
     }
     int what = how >> 1 & 3;
     if (what == 0)
-        return run_plain(ctx);
+        return run_plain(ctx, how >> 3 & 1);
     struct cli_range_opts o = {.min = "-", .max = "+", .limit = -1,
                                .values = how >> 5 & 1, .rev = how >> 6 & 1,
                                .page = how >> 7 ? 1 : 3};

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,6 +68,27 @@ void h_node_kill(struct h_node *n)
     n->c = NULL;
     kill(n->s.pid, SIGKILL);
     h_wait_exit(&n->s, EXIT_WAIT_MS);
+}
+
+redisReply *h_cluster_call(struct h_node *nodes, int n, redisContext *c, int argc,
+                           const char *const *argv, const size_t *lens)
+{
+    redisReply *r = h_command(c, argc, argv, lens);
+    for (int hops = 0; r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6) &&
+                       hops < 2;
+         hops++) {
+        const char *colon = strrchr(r->str, ':');
+        int port = colon ? atoi(colon + 1) : 0;
+        redisContext *to = NULL;
+        for (int i = 0; i < n && !to; i++)
+            if (nodes[i].s.port == port)
+                to = nodes[i].c;
+        freeReplyObject(r);
+        if (!to)
+            return NULL;
+        r = h_command(to, argc, argv, lens);
+    }
+    return r;
 }
 
 void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...)
@@ -134,4 +156,61 @@ pid_t h_redis_cli_spawn(const char *path, const char *args)
         _exit(127);
     }
     return pid;
+}
+
+int h_cluster_create(struct h_node *nodes, int n, int timeout_ms)
+{
+    char args[1024], out[16384];
+    int len = snprintf(args, sizeof(args), "--cluster create");
+    for (int i = 0; i < n; i++) {
+        if (h_node_start(&nodes[i], 0, timeout_ms) != 0)
+            return CHECK(0, "node %d did not start", i);
+        len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", nodes[i].s.port);
+    }
+    int rc = h_redis_cli(out, sizeof(out), "%s --cluster-yes", args);
+    if (!CHECK(rc == 0, "create: %d %s", rc, out))
+        return 0;
+    int64_t deadline = h_now_ms() + EXIT_WAIT_MS;
+    while (h_now_ms() < deadline) {
+        int ok = 1;
+        for (int i = 0; i < n && ok; i++)
+            ok = h_cluster_ok(&nodes[i]);
+        if (ok)
+            return 1;
+        h_sleep_ms(50);
+    }
+    return CHECK(0, "the cluster never reached cluster_state:ok");
+}
+
+void h_cluster_destroy(struct h_node *nodes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (nodes[i].c)
+            redisFree(nodes[i].c);
+        nodes[i].c = NULL;
+        if (nodes[i].s.pid && h_stop(&nodes[i].s) == 0)
+            h_clean_dir(&nodes[i].s);
+    }
+}
+
+uint64_t h_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+int h_rand_below(uint64_t *state, int n)
+{
+    return (int)(h_xorshift(state) % (uint64_t)n);
+}
+
+void h_rand_word(uint64_t *state, const char *alphabet, int maxlen, char *out)
+{
+    int len = 1 + h_rand_below(state, maxlen);
+    int n = (int)strlen(alphabet);
+    for (int i = 0; i < len; i++)
+        out[i] = alphabet[h_rand_below(state, n)];
+    out[len] = '\0';
 }

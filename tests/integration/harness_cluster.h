@@ -8,6 +8,7 @@
 #define RBKV_HARNESS_CLUSTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "harness.h"
@@ -30,6 +31,11 @@ int h_node_restart(struct h_node *n, int timeout_ms);
 void h_node_stop(struct h_node *n);
 /* SIGKILL, then waits for the process to go. */
 void h_node_kill(struct h_node *n);
+/* argv sent to c, following -MOVED (twice at most) to the node of
+ * nodes[0..n) it names, as a cluster client does. The reply (the caller
+ * frees it), or NULL when it names none of them. */
+redisReply *h_cluster_call(struct h_node *nodes, int n, redisContext *c, int argc,
+                           const char *const *argv, const size_t *lens);
 /* A reply's text (status, bulk or verbatim), copied into out; "" else. */
 void h_call_text(redisContext *c, char *out, size_t cap, const char *fmt, ...);
 /* CLUSTER MYID into id (41 bytes). */
@@ -42,5 +48,19 @@ int h_redis_cli(char *out, size_t cap, const char *fmt, ...) __attribute__((form
 /* Starts redis-cli with args (words split at spaces) in the background,
  * its output (stdout and stderr) into path, stdin empty. Its pid, or -1. */
 pid_t h_redis_cli_spawn(const char *path, const char *args);
+
+/* Starts n rbkv nodes (cluster-node-timeout timeout_ms), makes them one
+ * cluster of n primaries with `redis-cli --cluster create` and waits until
+ * each says cluster_state:ok. Returns 1, or 0 after a failed CHECK. */
+int h_cluster_create(struct h_node *nodes, int n, int timeout_ms);
+/* Stops the nodes h_cluster_create started and removes their dirs. */
+void h_cluster_destroy(struct h_node *nodes, int n);
+/* The next of a xorshift sequence in *state (never 0), for the random
+ * tests' SEED. */
+uint64_t h_xorshift(uint64_t *state);
+/* A number in [0, n) from the sequence. */
+int h_rand_below(uint64_t *state, int n);
+/* 1 to maxlen bytes of alphabet, NUL-terminated, into out. */
+void h_rand_word(uint64_t *state, const char *alphabet, int maxlen, char *out);
 
 #endif

@@ -47,53 +47,22 @@ static redisContext *mc;
 static char ids[NPRIMARIES][41];
 static uint64_t rng;
 
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static int rand_below(int n)
 {
-    return (int)(next_rand() % (uint64_t)n);
+    return h_rand_below(&rng, n);
 }
 
 /* A key of 1 to 6 bytes over a small alphabet with braces: many share
  * prefixes, and some carry a complete {hash tag}. */
 static void rand_key(char *out)
 {
-    static const char alphabet[] = "ab{}c";
-    int len = 1 + rand_below(6);
-    for (int i = 0; i < len; i++)
-        out[i] = alphabet[rand_below((int)sizeof(alphabet) - 1)];
-    out[len] = '\0';
-}
-
-static redisContext *node_of_port(int port)
-{
-    for (int i = 0; i < NPRIMARIES; i++)
-        if (nodes[i].s.port == port)
-            return nodes[i].c;
-    return NULL;
+    h_rand_word(&rng, "ab{}c", 6, out);
 }
 
 /* argv sent to c, following one MOVED as a cluster client does. */
 static redisReply *cluster_call(redisContext *c, int argc, const char *const *argv)
 {
-    redisReply *r = h_command(c, argc, argv, NULL);
-    for (int hops = 0; r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6) &&
-                       hops < 2;
-         hops++) {
-        const char *colon = strrchr(r->str, ':');
-        redisContext *to = colon ? node_of_port(atoi(colon + 1)) : NULL;
-        freeReplyObject(r);
-        if (!to)
-            return NULL;
-        r = h_command(to, argc, argv, NULL);
-    }
-    return r;
+    return h_cluster_call(nodes, NPRIMARIES, c, argc, argv, NULL);
 }
 
 /* The reply of a random primary to argv equals the model's. */
@@ -264,49 +233,20 @@ static int rand_query(const char **argv, char bufs[][32])
     return argc;
 }
 
-/* Polls until every node says cluster_state:ok. */
-static int wait_cluster_ok(void)
-{
-    int64_t deadline = h_now_ms() + WAIT_MS;
-    while (h_now_ms() < deadline) {
-        int ok = 1;
-        for (int i = 0; i < NPRIMARIES && ok; i++)
-            ok = h_cluster_ok(&nodes[i]);
-        if (ok)
-            return 1;
-        h_sleep_ms(50);
-    }
-    return CHECK(0, "the cluster never reached cluster_state:ok");
-}
-
 static int cluster_up(void)
 {
-    for (int i = 0; i < NPRIMARIES; i++) {
-        if (h_node_start(&nodes[i], 0, NODE_TIMEOUT_MS) != 0)
-            return CHECK(0, "node %d did not start", i);
-        h_node_id(&nodes[i], ids[i]);
-    }
-    char args[512], out[16384];
-    int len = snprintf(args, sizeof(args), "--cluster create");
-    for (int i = 0; i < NPRIMARIES; i++)
-        len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", nodes[i].s.port);
-    int rc = h_redis_cli(out, sizeof(out), "%s --cluster-yes", args);
-    if (!CHECK(rc == 0, "create: %d %s", rc, out))
+    if (!h_cluster_create(nodes, NPRIMARIES, NODE_TIMEOUT_MS))
         return 0;
+    for (int i = 0; i < NPRIMARIES; i++)
+        h_node_id(&nodes[i], ids[i]);
     if (h_start(&model, NULL) != 0 || !(mc = h_connect(&model)))
         return CHECK(0, "the standalone node did not start");
-    return wait_cluster_ok();
+    return 1;
 }
 
 static void cluster_down(void)
 {
-    for (int i = 0; i < NPRIMARIES; i++) {
-        if (nodes[i].c)
-            redisFree(nodes[i].c);
-        nodes[i].c = NULL;
-        if (nodes[i].s.pid && h_stop(&nodes[i].s) == 0)
-            h_clean_dir(&nodes[i].s);
-    }
+    h_cluster_destroy(nodes, NPRIMARIES);
     if (mc)
         redisFree(mc);
     mc = NULL;

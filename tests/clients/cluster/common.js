@@ -38,6 +38,48 @@ async function primaries() {
   return out;
 }
 
+// Each replica's port mapped to its primary's port (ROLE).
+async function replicas() {
+  const out = new Map();
+  for (const p of ports) {
+    const role = await onNode(p, (c) => c.call('ROLE'));
+    if (role[0] === 'slave') out.set(p, Number(role[2]));
+  }
+  return out;
+}
+
+// How many times the node on port ran command (INFO commandstats).
+async function calls(port, command) {
+  const info = await onNode(port, (c) => c.info('commandstats'));
+  const m = new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info);
+  return m ? Number(m[1]) : 0;
+}
+
+// Until every replica holds as many keys as its primary (no write runs meanwhile).
+async function waitSynced(deadlineMs = 30000) {
+  const deadline = Date.now() + deadlineMs;
+  for (const [rep, prim] of await replicas()) {
+    for (;;) {
+      const [a, b] = [await onNode(rep, (c) => c.dbsize()), await onNode(prim, (c) => c.dbsize())];
+      if (a === b) break;
+      assert.ok(Date.now() < deadline, `replica ${rep} never caught up with ${prim}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+// Until CLUSTER SLOTS on every node names a replica for each range: as Redis 7.0, a replica is
+// left out until the node has heard, by gossip, of a replication offset from it.
+async function waitReplicasListed(deadlineMs = 30000) {
+  const deadline = Date.now() + deadlineMs;
+  for (const p of ports) {
+    while (!(await onNode(p, (c) => c.call('CLUSTER', 'SLOTS'))).every((r) => r.length > 3)) {
+      assert.ok(Date.now() < deadline, `node ${p} lists no replica for some slots`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 // How many -MOVED the node on port has answered (INFO errorstats).
 async function movedCount(port) {
   const info = await onNode(port, (c) => c.info('errorstats'));
@@ -87,4 +129,6 @@ async function checkMoved(client, key) {
   assert.equal(await onNode(target, (c) => c.get(key)), 'after');
 }
 
-module.exports = { host, ports, checkSpread, checkMoved };
+module.exports = {
+  host, ports, onNode, replicas, calls, waitSynced, waitReplicasListed, checkSpread, checkMoved,
+};

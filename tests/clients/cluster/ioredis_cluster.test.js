@@ -1,12 +1,15 @@
 // ioredis's Cluster against an rbkv cluster of 3 primaries and 3 replicas (run.sh): keys across
 // every slot written and read back, a pipeline and a MULTI on one slot, and a -MOVED after the
-// slot of a key the client had already mapped moved to another primary.
+// slot of a key the client had already mapped moved to another primary; and a second client with
+// scaleReads: 'slave' whose reads every replica answers (after the READONLY it sent).
 'use strict';
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Cluster } = require('ioredis');
-const { host, ports, checkSpread, checkMoved } = require('./common');
+const {
+  host, ports, replicas, calls, waitSynced, waitReplicasListed, checkSpread, checkMoved,
+} = require('./common');
 
 const KEYS = 3000;
 let cluster;
@@ -38,3 +41,25 @@ test('MULTI on one slot', async () => {
 });
 
 test('-MOVED after the slot moved', () => checkMoved(cluster, 'io:moved'));
+
+test('reads from the replicas (scaleReads: slave)', async () => {
+  await waitReplicasListed();
+  const reader = new Cluster([{ host, port: ports[0] }], { lazyConnect: true, scaleReads: 'slave' });
+  reader.on('error', () => {});
+  try {
+    await reader.connect();
+    for (let i = 0; i < 1000; i++) assert.equal(await reader.set(`ior:${i}`, `v${i}`), 'OK');
+    await waitSynced();
+    const reps = await replicas();
+    assert.equal(reps.size, 3);
+    const before = new Map();
+    for (const r of reps.keys()) before.set(r, await calls(r, 'get'));
+    for (let i = 0; i < 1000; i++) assert.equal(await reader.get(`ior:${i}`), `v${i}`);
+    for (const r of reps.keys()) {
+      assert.ok((await calls(r, 'get')) > before.get(r), `replica ${r} answered no GET`);
+      assert.ok((await calls(r, 'readonly')) > 0, `replica ${r} got no READONLY`);
+    }
+  } finally {
+    reader.disconnect();
+  }
+});

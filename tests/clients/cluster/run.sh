@@ -5,7 +5,11 @@
 # RedisCluster (Debian's python3-redis, redis_py_cluster.py) and, with node's test runner,
 # ioredis's Cluster and node-redis's createCluster (pinned by ../package-lock.json). Each writes
 # keys across the slots and reads them back, runs a pipeline (and a MULTI, where the client has
-# one in cluster mode) on one slot and follows a -MOVED after move_slot.sh moved a key's slot.
+# one in cluster mode) on one slot and follows a -MOVED after move_slot.sh moved a key's slot;
+# redis-py (read_from_replicas) and ioredis (scaleReads: 'slave') also read from the replicas.
+# Then, one library at a time, a failover: redis_py_failover.py and failover_ioredis.js each kill
+# a primary that has a replica and go on writing and reading once the replica is promoted; after
+# each, the killed node is started again from its nodes.conf and must rejoin as a replica.
 # usage: tests/clients/cluster/run.sh SERVER_BIN
 # Exits 77 (skip) when redis-cli, python3-redis, node or npm is missing (scripts/deps.sh test) or
 # the npm packages cannot be installed.
@@ -37,4 +41,36 @@ status=0
 # Every client's writes left the cluster whole.
 redis-cli --cluster check "127.0.0.1:${CLUSTER_PORTS[0]}" | grep -q 'All 16384 slots covered' ||
   { echo "FAIL: --cluster check after the clients" >&2; status=1; }
+
+# rejoined NAME: NAME, started again, is a replica and the cluster is whole.
+# shellcheck disable=SC2317 # called through wait_until
+rejoined() {
+  [ "$(cli "${port[$1]}" ROLE | head -1)" = slave ] && cluster_settled
+}
+
+# failover CMD...: runs CMD with every node's pid in RBKV_CLUSTER_PIDS, then starts again the
+# primary it killed, which must come back as a replica of its promoted replica.
+failover() {
+  local i name rc=0
+  RBKV_CLUSTER_PIDS=$(for ((i = 0; i < ${#CLUSTER_PORTS[@]}; i++)); do printf '%s,' "${pid[n$i]}"; done)
+  export RBKV_CLUSTER_PIDS=${RBKV_CLUSTER_PIDS%,}
+  "$@" || rc=1
+  for ((i = 0; i < ${#CLUSTER_PORTS[@]}; i++)); do
+    name=n$i
+    kill -0 "${pid[$name]}" 2>/dev/null && continue
+    wait "${pid[$name]}" 2>/dev/null
+    launch "$name" || { echo "FAIL: $name did not start again" >&2; return 1; }
+    wait_until 60 rejoined "$name" ||
+      { echo "FAIL: $name did not rejoin as a replica" >&2; return 1; }
+  done
+  return "$rc"
+}
+if [ "$status" -eq 0 ]; then
+  failover "$python" "$here/redis_py_failover.py" || status=1
+fi
+if [ "$status" -eq 0 ]; then
+  # shellcheck disable=SC2016 # $1 is the inner shell's
+  failover sh -c 'cd "$1" && node --test --test-reporter=spec failover_ioredis.js' sh "$here" ||
+    status=1
+fi
 exit "$status"

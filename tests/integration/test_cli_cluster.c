@@ -1,0 +1,433 @@
+/*
+ * test_cli_cluster.c - rbkv-cli -c (client/cluster.c, client/crange.c)
+ * against three rbkv primaries made by `redis-cli --cluster create`, and
+ * one standalone rbkv node holding the same keys, the model.
+ *
+ *  1. Random keys (binary bytes, {hash tags}, strings and other types),
+ *     then random range, prefix, count and dump runs: `rbkv-cli -c` on a
+ *     random primary writes the same bytes as plain rbkv-cli on the model,
+ *     and --progress ends with every key counted; -c against the model
+ *     itself (not in cluster mode) is the plain run.
+ *  2. Plain mode follows -MOVED (and prints redis-cli's "-> Redirected"
+ *     line on a terminal only) and -ASK (with ASKING) during a slot's
+ *     migration; without -c the -MOVED is the reply. A range while a node
+ *     imports a slot warns and exits 1.
+ *
+ * SEED=n replays the random parts. The rbkv-cli under test is
+ * RBKV_CLI_BIN, its path from the build.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "harness_cluster.h"
+
+#define RUN_MS (60000 * H_SLOW)
+#define NODE_TIMEOUT_MS 2000
+#define NPRIMARIES 3
+#define NKEYS 2000
+#define NRUNS 40
+
+static struct h_node nodes[NPRIMARIES];
+static struct h_server model;
+static redisContext *mc;
+static uint64_t rng;
+
+static int rand_below(int n)
+{
+    return h_rand_below(&rng, n);
+}
+
+/* A key of 1 to 6 bytes: many share prefixes, some carry a {hash tag},
+ * some a TAB or a byte above 0x7f (escaped in tsv, last in byte order). */
+static void rand_key(char *out)
+{
+    h_rand_word(&rng, "ab{}c\t\xff", 6, out);
+}
+
+/* A bound from letters only, so it passes through argv as it is. */
+static void rand_bound(char *out)
+{
+    static const char letters[] = "abc{";
+    int k = rand_below(8);
+    if (k < 2) {
+        strcpy(out, k ? "+" : "-");
+        return;
+    }
+    out[0] = k < 5 ? '[' : '(';
+    int len = 1 + rand_below(3);
+    for (int i = 0; i < len; i++)
+        out[1 + i] = letters[rand_below((int)sizeof(letters) - 1)];
+    out[1 + len] = '\0';
+}
+
+/* Runs rbkv-cli with args, its stdout and stderr into out and err (in the
+ * model's dir). Returns its exit status, or -1 (killed after RUN_MS, or a
+ * signal). */
+static int run_cli(const char *out, const char *err, const char *const *args)
+{
+    const char *argv[40] = {RBKV_CLI_BIN};
+    int n = 1;
+    for (; args[n - 1] && n < 39; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    char po[512], pe[512];
+    h_path_in(&model, out, po, sizeof(po));
+    h_path_in(&model, err, pe, sizeof(pe));
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(po, "w", stdout) || !freopen(pe, "w", stderr) ||
+            !freopen("/dev/null", "r", stdin))
+            _exit(126);
+        execv(RBKV_CLI_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    int status = -1;
+    pid_t done;
+    int64_t deadline = h_now_ms() + RUN_MS;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && h_now_ms() < deadline)
+        h_sleep_ms(5);
+    if (done == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The bytes of a file in the model's dir (the caller frees them). */
+static char *read_out(const char *name, size_t *len)
+{
+    char path[512];
+    h_path_in(&model, name, path, sizeof(path));
+    char *s = h_read_file(path, len);
+    if (!s) {
+        *len = 0;
+        s = calloc(1, 1);
+    }
+    return s;
+}
+
+static const char *port_text(const struct h_server *s)
+{
+    static char text[4][8];
+    static int next;
+    char *t = text[next++ % 4];
+    snprintf(t, 8, "%d", s->port);
+    return t;
+}
+
+/* rbkv-cli -p <random primary> -c ARGS and rbkv-cli -p <model> ARGS write
+ * the same stdout and exit the same, 0. */
+static int same_run(const char *const *args)
+{
+    const char *a[40] = {"-p", port_text(&nodes[rand_below(NPRIMARIES)].s), "-c"};
+    const char *b[40] = {"-p", port_text(&model)};
+    int n = 0;
+    for (; args[n] && n < 36; n++) {
+        a[3 + n] = args[n];
+        b[2 + n] = args[n];
+    }
+    int ra = run_cli("c.out", "c.err", a), rb = run_cli("m.out", "m.err", b);
+    size_t la, lb, le;
+    char *oa = read_out("c.out", &la), *ob = read_out("m.out", &lb);
+    char *ea = read_out("c.err", &le);
+    char cmd[512] = "";
+    for (int i = 0; args[i]; i++)
+        snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s", args[i]);
+    int ok = CHECK(ra == 0 && rb == 0, "rbkv-cli%s: exit %d with -c (%s), %d without", cmd, ra,
+                   ea, rb) &&
+             CHECK(la == lb && memcmp(oa, ob, la) == 0,
+                   "rbkv-cli%s: %zu bytes with -c, %zu from one node", cmd, la, lb);
+    free(oa);
+    free(ob);
+    free(ea);
+    return ok;
+}
+
+static int cluster_up(void)
+{
+    if (!h_cluster_create(nodes, NPRIMARIES, NODE_TIMEOUT_MS))
+        return 0;
+    if (h_start(&model, NULL) != 0 || !(mc = h_connect(&model)))
+        return CHECK(0, "the standalone node did not start");
+    return 1;
+}
+
+static void cluster_down(void)
+{
+    h_cluster_destroy(nodes, NPRIMARIES);
+    if (mc)
+        redisFree(mc);
+    mc = NULL;
+    if (model.pid)
+        h_stop(&model);
+}
+
+/* argv written to the cluster and to the model. */
+static int write_both(int argc, const char *const *argv, const size_t *lens)
+{
+    redisReply *a = h_cluster_call(nodes, NPRIMARIES, nodes[0].c, argc, argv, lens);
+    redisReply *b = h_command(mc, argc, argv, lens);
+    int ok = CHECK(a && b && a->type != REDIS_REPLY_ERROR && b->type != REDIS_REPLY_ERROR,
+                   "a write of %s failed", argv[0]);
+    if (a)
+        freeReplyObject(a);
+    if (b)
+        freeReplyObject(b);
+    return ok;
+}
+
+/* The same random keys in the cluster and the model; how many there are. */
+static long fill(void)
+{
+    char key[16], val[32];
+    for (int i = 0; i < NKEYS; i++) {
+        rand_key(key); /* no NUL byte: C strings carry every argument */
+        snprintf(val, sizeof(val), "v%d", i);
+        if (!write_both(2, (const char *[]){"DEL", key}, NULL))
+            return -1;
+        int kind = rand_below(12);
+        const char *set[] = {"SET", key, val};
+        const char *hset[] = {"HSET", key, "f", val};
+        const char *zadd[] = {"ZADD", key, "1.5", val};
+        const char *rpush[] = {"RPUSH", key, val, "x"};
+        const char *const *argv = kind == 1 ? hset : kind == 2 ? zadd : kind == 3 ? rpush : set;
+        if (!write_both(argv == set ? 3 : 4, argv, NULL))
+            return -1;
+    }
+    redisReply *r = H_CALL(mc, "DBSIZE");
+    long n = r ? (long)r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+/* One random run's arguments into args (text in bufs). */
+static void rand_run(const char **args, char bufs[][16])
+{
+    int n = 0;
+    switch (rand_below(5)) {
+    case 0:
+        args[n++] = "count";
+        rand_bound(bufs[0]);
+        rand_bound(bufs[1]);
+        args[n++] = bufs[0];
+        args[n++] = bufs[1];
+        args[n] = NULL;
+        return;
+    case 1:
+        args[n++] = "dump";
+        if (rand_below(2)) {
+            rand_bound(bufs[0]);
+            rand_bound(bufs[1]);
+            args[n++] = bufs[0];
+            args[n++] = bufs[1];
+        }
+        args[n++] = "--format";
+        args[n++] = rand_below(2) ? "resp" : "tsv";
+        break;
+    case 2:
+        args[n++] = "prefix";
+        rand_bound(bufs[0]);
+        args[n++] = bufs[0][0] == '-' || bufs[0][0] == '+' ? "a" : bufs[0] + 1;
+        break;
+    default:
+        args[n++] = "range";
+        rand_bound(bufs[0]);
+        rand_bound(bufs[1]);
+        args[n++] = bufs[0];
+        args[n++] = bufs[1];
+        break;
+    }
+    if (strcmp(args[0], "dump") != 0) {
+        static const char *const formats[] = {"plain", "tsv", "json", "resp"};
+        args[n++] = "--format";
+        args[n++] = formats[rand_below(3) + 1]; /* plain is not binary-safe */
+        if (rand_below(2))
+            args[n++] = "--values";
+        if (rand_below(2))
+            args[n++] = "--rev";
+        if (rand_below(3) == 0) {
+            snprintf(bufs[2], 16, "%d", rand_below(300));
+            args[n++] = "--limit";
+            args[n++] = bufs[2];
+        }
+    }
+    if (rand_below(2)) {
+        snprintf(bufs[3], 16, "%d", 1 + rand_below(50));
+        args[n++] = "--page";
+        args[n++] = bufs[3];
+    }
+    args[n] = NULL;
+}
+
+/* 1. Cluster-wide runs against the model. */
+static void test_compare(void)
+{
+    if (!cluster_up())
+        goto out;
+    rng = h_seed() | 1;
+    long total = fill();
+    if (!CHECK(total > 0, "no keys"))
+        goto out;
+    printf("  %ld distinct keys\n", total);
+    /* The whole listing, with values, in the default page and in pages of 7. */
+    if (!same_run((const char *[]){"range", "-", "+", "--values", "--format", "tsv", NULL}) ||
+        !same_run((const char *[]){"dump", "--format", "resp", "--page", "7", NULL}) ||
+        !same_run((const char *[]){"range", "-", "+", "--rev", "--format", "json", NULL}))
+        goto out;
+    const char *args[32];
+    char bufs[4][16];
+    for (int i = 0; i < NRUNS; i++) {
+        rand_run(args, bufs);
+        if (!same_run(args))
+            break;
+    }
+
+    /* --progress: one line per draw off a terminal, the last counting all. */
+    char want[64];
+    snprintf(want, sizeof(want), "%ld of %ld keys  100%%", total, total);
+    int rc = run_cli("p.out", "p.err",
+                     (const char *[]){"-p", port_text(&nodes[1].s), "-c", "range", "-", "+",
+                                      "--progress", "--page", "100", NULL});
+    size_t len;
+    char *err = read_out("p.err", &len);
+    CHECK(rc == 0 && strstr(err, want) && strstr(err, "3 nodes") && !strchr(err, '\r'),
+          "--progress: exit %d, stderr %s", rc, err);
+    free(err);
+
+    /* -c against a node not in cluster mode: the plain run. */
+    rc = run_cli("m1.out", "m1.err",
+                 (const char *[]){"-p", port_text(&model), "-c", "range", "-", "+", NULL});
+    int rc2 = run_cli("m2.out", "m2.err",
+                      (const char *[]){"-p", port_text(&model), "range", "-", "+", NULL});
+    size_t l1, l2;
+    char *o1 = read_out("m1.out", &l1), *o2 = read_out("m2.out", &l2);
+    CHECK(rc == 0 && rc2 == 0 && l1 == l2 && l1 > 0 && !memcmp(o1, o2, l1),
+          "-c on a standalone node: exit %d, %zu bytes vs %zu", rc, l1, l2);
+    free(o1);
+    free(o2);
+out:
+    cluster_down();
+}
+
+/* The port of the primary serving key's slot, and the slot. */
+static int owner_of(const char *key, long long *slot)
+{
+    redisReply *r = H_CALL(nodes[0].c, "CLUSTER", "KEYSLOT", key);
+    *slot = r ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    redisReply *a = h_cluster_call(nodes, NPRIMARIES, nodes[0].c, 3,
+                                   (const char *[]){"SET", key, "here"}, NULL);
+    char text[256];
+    CHECK(a && a->type == REDIS_REPLY_STATUS, "SET %s: %s", key, a ? h_repr(a, text, sizeof(text)) : "(none)");
+    if (a)
+        freeReplyObject(a);
+    for (int i = 0; i < NPRIMARIES; i++) {
+        r = H_CALL(nodes[i].c, "EXISTS", key);
+        int here = r && r->integer == 1;
+        if (r)
+            freeReplyObject(r);
+        if (here)
+            return i;
+    }
+    return -1;
+}
+
+/* Runs rbkv-cli ARGS; CHECKs exit code rc and stdout want (exactly). */
+static void expect_run(int rc, const char *want, const char *const *args)
+{
+    int got = run_cli("r.out", "r.err", args);
+    size_t len, elen;
+    char *out = read_out("r.out", &len), *err = read_out("r.err", &elen);
+    CHECK(got == rc && !strcmp(out, want), "rbkv-cli %s %s: exit %d, stdout [%s], stderr [%s]",
+          args[2], args[3], got, out, err);
+    free(out);
+    free(err);
+}
+
+/* 2. Redirects in plain mode, and a range during a migration. */
+static void test_redirects(void)
+{
+    if (!cluster_up())
+        goto out;
+    long long slot;
+    int owner = owner_of("redirected", &slot);
+    if (!CHECK(owner >= 0, "no node holds the key"))
+        goto out;
+    int other = (owner + 1) % NPRIMARIES, third = (owner + 2) % NPRIMARIES;
+    const char *p = port_text(&nodes[other].s);
+    expect_run(0, "OK\n", (const char *[]){"-p", p, "-c", "SET", "redirected", "v1", NULL});
+    expect_run(0, "v1\n", (const char *[]){"-p", p, "-c", "GET", "redirected", NULL});
+    char moved[128];
+    snprintf(moved, sizeof(moved), "(error) MOVED %lld 127.0.0.1:%d", slot, nodes[owner].s.port);
+    int rc = run_cli("r.out", "r.err", (const char *[]){"-p", p, "GET", "redirected", NULL});
+    size_t len;
+    char *err = read_out("r.err", &len);
+    CHECK(rc == 1 && strstr(err, moved), "without -c: exit %d, %s", rc, err);
+    free(err);
+
+    /* On a terminal, redis-cli's line for each redirect. */
+    if (access("/usr/bin/script", X_OK) == 0) {
+        char cmd[1024], line[128], out[4096];
+        snprintf(cmd, sizeof(cmd),
+                 "script -qec '%s -p %d -c GET redirected' /dev/null </dev/null 2>&1",
+                 RBKV_CLI_BIN, nodes[other].s.port);
+        snprintf(line, sizeof(line), "-> Redirected to slot [%lld] located at 127.0.0.1:%d", slot,
+                 nodes[owner].s.port);
+        FILE *f = popen(cmd, "r");
+        size_t got = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+        out[got] = '\0';
+        if (f)
+            pclose(f);
+        CHECK(strstr(out, line) && strstr(out, "v1"), "on a terminal: %s", out);
+    }
+
+    /* -ASK: the slot migrates from owner to third and the key has moved:
+     * the owner answers -ASK, and third serves it only after ASKING. */
+    char owner_id[41], third_id[41], slottext[16], sp[8], tp[8];
+    h_node_id(&nodes[owner], owner_id);
+    h_node_id(&nodes[third], third_id);
+    snprintf(slottext, sizeof(slottext), "%lld", slot);
+    snprintf(sp, sizeof(sp), "%d", nodes[owner].s.port);
+    snprintf(tp, sizeof(tp), "%d", nodes[third].s.port);
+    EXPECT_OK(nodes[third].c, "CLUSTER", "SETSLOT", slottext, "IMPORTING", owner_id);
+    EXPECT_OK(nodes[owner].c, "CLUSTER", "SETSLOT", slottext, "MIGRATING", third_id);
+    EXPECT_OK(nodes[owner].c, "MIGRATE", "127.0.0.1", tp, "redirected", "0", "5000");
+    expect_run(0, "v1\n", (const char *[]){"-p", sp, "-c", "GET", "redirected", NULL});
+    expect_run(0, "v1\n", (const char *[]){"-p", p, "-c", "GET", "redirected", NULL});
+
+    /* A range while third imports a slot: what it read, then a warning. */
+    rc = run_cli("r.out", "r.err", (const char *[]){"-p", p, "-c", "range", "-", "+", NULL});
+    err = read_out("r.err", &len);
+    size_t olen;
+    char *out = read_out("r.out", &olen);
+    CHECK(rc == 1 && strstr(err, "slots moved while the keys were read") &&
+              strstr(out, "redirected\n"),
+          "range during a migration: exit %d, %s", rc, err);
+    free(err);
+    free(out);
+    /* The migration ends (the owner gives the slot to third): plain runs again. */
+    EXPECT_OK(nodes[third].c, "CLUSTER", "SETSLOT", slottext, "NODE", third_id);
+    EXPECT_OK(nodes[owner].c, "CLUSTER", "SETSLOT", slottext, "NODE", third_id);
+    EXPECT_OK(nodes[other].c, "CLUSTER", "SETSLOT", slottext, "NODE", third_id);
+    expect_run(0, "v1\n", (const char *[]){"-p", sp, "-c", "GET", "redirected", NULL});
+    expect_run(0, "1\n", (const char *[]){"-p", sp, "-c", "count", "[redirected", "[redirected",
+                                          NULL});
+out:
+    cluster_down();
+}
+
+int main(int argc, char **argv)
+{
+    h_init(argc, argv);
+    H_RUN(test_compare);
+    H_RUN(test_redirects);
+    return h_finish();
+}
