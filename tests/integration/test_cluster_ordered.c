@@ -504,7 +504,10 @@ static int cluster_set_many(char (*keys)[24], int n)
     }
     for (int pass = 0; pass < 2 && ok; pass++)
         for (int i = 0; i < n; i++) {
-            redisContext *to = moved[i] ? node_of_port(moved[i]) : NULL;
+            redisContext *to = NULL;
+            for (int k = 0; moved[i] && k < NPRIMARIES; k++)
+                if (nodes[k].s.port == moved[i])
+                    to = nodes[k].c;
             if (!to)
                 continue;
             if (pass == 0) {
@@ -538,7 +541,7 @@ static void test_ksplit_selection(void)
     for (int i = 0; i < N; i++) {
         int k = rand_below(10);
         if (k < 5)
-            snprintf(keys[i], sizeof(keys[i]), "u:%08x", (unsigned)next_rand());
+            snprintf(keys[i], sizeof(keys[i]), "u:%08x", (unsigned)h_xorshift(&rng));
         else if (k < 7)
             snprintf(keys[i], sizeof(keys[i]), "{t}%06d", rand_below(1000000));
         else
