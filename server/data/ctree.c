@@ -109,6 +109,14 @@ struct ct_chunk *ct_select(const struct rb_root *root, size_t k, uint32_t *idx)
     return NULL;
 }
 
+/* Split and join relink O(log^2 chunks) nodes and recompute the total of
+ * each through the rotate callback, so no chunk is visited per element. */
+void ct_cut(struct rb_root *root, struct ct_chunk *first, struct ct_chunk *last,
+            struct rb_root *cut)
+{
+    rb_cut_augmented(root, &first->rb, &last->rb, cut, &ct_cb);
+}
+
 /* Post-order without recursion: a chunk goes once both its sides are gone,
  * cut from its parent first, so a later call starts again from the root
  * over live nodes only (an in-order walk would climb through freed
