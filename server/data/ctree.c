@@ -123,24 +123,11 @@ void ct_cut(struct rb_root *root, struct ct_chunk *first, struct ct_chunk *last,
  * parents). */
 size_t ct_free_some(struct rb_root *root, size_t budget)
 {
-    struct rb_node *rb = root->rb_node;
+    struct rb_node *at = root->rb_node, *leaf;
     size_t freed = 0;
-    while (rb && freed < budget) {
-        struct rb_node *child = rb->rb_left ? rb->rb_left : rb->rb_right;
-        if (child) {
-            rb = child;
-            continue;
-        }
-        struct rb_node *up = rb_parent(rb);
-        if (!up)
-            root->rb_node = NULL;
-        else if (up->rb_left == rb)
-            up->rb_left = NULL;
-        else
-            up->rb_right = NULL;
-        xfree(ct_of(rb));
+    while (freed < budget && (leaf = rb_take_leaf(root, &at))) {
+        xfree(ct_of(leaf));
         freed++;
-        rb = up;
     }
     return freed;
 }

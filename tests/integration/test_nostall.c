@@ -116,6 +116,15 @@ static int nothing_pending(redisContext *p)
     return info_ll(p, "lazyfree_pending_objects") == 0;
 }
 
+/* Waits for the slices and the thread to finish what is pending. */
+static void wait_nothing_pending(redisContext *c)
+{
+    int64_t end = h_now_ms() + WAIT_MS;
+    while (!nothing_pending(c) && h_now_ms() < end)
+        h_sleep_ms(5);
+    CHECK(nothing_pending(c), "frees still pending after %d ms", WAIT_MS);
+}
+
 /* The usec INFO commandstats gives cmdstat_<name>, or -1. */
 static long long command_usec(redisContext *c, const char *name)
 {
@@ -285,6 +294,105 @@ static void test_zrem_probe(void)
     EXPECT_NIL(c, "ZSCORE", "z", "m:0000005");
     EXPECT_INT(c, 1, "ZADD", "z", "5", "m:0000005");
     EXPECT_INT(c, 2, "ZCARD", "z");
+    redisFree(c);
+}
+
+/* ZREMRANGEBYRANK of half of PROBE_KEYS members: the run is cut off at
+ * once and its names, too many to clear from the set's table at once,
+ * are cleared and freed in slices. */
+static void test_zrem_half_probe(void)
+{
+    redisContext *c, *p;
+    struct h_raw r;
+    if (probe_open(&c, &p, &r) < 0)
+        return;
+    int n = PROBE_KEYS / H_SLOW;
+    zfill(c, "z", n, 0);
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "ZREMRANGEBYRANK z 0 %d", n / 2 - 1);
+    probe_deletion(c, p, &r, cmd, n / 2, "ZREMRANGEBYRANK of half of a million members",
+                   "zremrangebyrank");
+    EXPECT_INT(c, n - n / 2, "ZCARD", "z");
+    EXPECT_NIL(c, "ZSCORE", "z", "m:0000005");
+    char last[24], lastscore[16];
+    snprintf(last, sizeof(last), "m:%07d", n - 1);
+    snprintf(lastscore, sizeof(lastscore), "'%d'", n - 1);
+    EXPECT_REPLY(c, lastscore, "ZSCORE", "z", last);
+    redisFree(c);
+}
+
+/* Right after such a cut, before its slices ran: names of the cut run are
+ * absent, come back, and ZSCAN returns only members; renamed, deleted or
+ * flushed, the set leaves nothing pending. */
+static void test_zrem_pending(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    zfill(c, "z", 20000, 0);
+    /* One pipeline, so no slice runs between the cut and the reads. */
+    H_APPEND(c, "ZREMRANGEBYRANK", "z", "0", "9999");
+    H_APPEND(c, "ZSCORE", "z", "m:0000005");
+    H_APPEND(c, "ZADD", "z", "-5", "m:0000005");
+    H_APPEND(c, "ZSCORE", "z", "m:0000005");
+    H_APPEND(c, "ZCARD", "z");
+    H_APPEND(c, "ZRANGE", "z", "0", "1");
+    EXPECT_NEXT(c, ":10000");
+    EXPECT_NEXT(c, "(nil)");
+    EXPECT_NEXT(c, ":1");
+    EXPECT_NEXT(c, "'-5'");
+    EXPECT_NEXT(c, ":10001");
+    EXPECT_NEXT(c, "['m:0000005', 'm:0010000']");
+    /* A whole ZSCAN: every member once at least, no cut one. */
+    char cursor[32] = "0";
+    static unsigned char seen[20000];
+    memset(seen, 0, sizeof(seen));
+    int stray = 0, rounds = 0;
+    do {
+        redisReply *rep = H_CALL(c, "ZSCAN", "z", cursor, "COUNT", "1000");
+        if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+            CHECK(0, "ZSCAN's reply");
+            if (rep)
+                freeReplyObject(rep);
+            break;
+        }
+        snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
+        for (size_t i = 0; i < rep->element[1]->elements; i += 2) {
+            int k = atoi(rep->element[1]->element[i]->str + 2);
+            stray |= k < 0 || k >= 20000 || (k < 10000 && k != 5);
+            if (k >= 0 && k < 20000)
+                seen[k] = 1;
+        }
+        freeReplyObject(rep);
+    } while (strcmp(cursor, "0") != 0 && ++rounds < 100000);
+    int count = 0;
+    for (int k = 0; k < 20000; k++)
+        count += seen[k];
+    CHECK(!stray && count == 10001, "ZSCAN saw %d members, stray %d", count, stray);
+    /* Renamed while pending, then deleted; and a cut flushed at once. */
+    H_APPEND(c, "ZREMRANGEBYRANK", "z", "0", "4999");
+    H_APPEND(c, "RENAME", "z", "z2");
+    H_APPEND(c, "ZCARD", "z2");
+    H_APPEND(c, "DEL", "z2");
+    EXPECT_NEXT(c, ":5000");
+    EXPECT_NEXT(c, "+OK");
+    EXPECT_NEXT(c, ":5001");
+    EXPECT_NEXT(c, ":1");
+    zfill(c, "z", 20000, 0);
+    H_APPEND(c, "ZREMRANGEBYRANK", "z", "5000", "14999");
+    H_APPEND(c, "FLUSHALL");
+    H_APPEND(c, "INFO", "everything");
+    EXPECT_NEXT(c, ":10000");
+    EXPECT_NEXT(c, "+OK");
+    redisReply *info = h_get_reply(c);
+    char pending[32] = "";
+    CHECK(info && info->type == REDIS_REPLY_STRING &&
+              h_info_field(info->str, "lazyfree_pending_objects", pending, sizeof(pending)) == 0 &&
+              !strcmp(pending, "0"),
+          "a cut pending in FLUSHALL's reply: %s", pending);
+    if (info)
+        freeReplyObject(info);
+    wait_nothing_pending(c);
     redisFree(c);
 }
 
@@ -536,10 +644,7 @@ static void test_model(void)
         EXPECT_INT(c, present[i], "EXISTS", key);
     }
     /* Every key, once the slices are done. */
-    int64_t end = h_now_ms() + WAIT_MS;
-    while (!nothing_pending(c) && h_now_ms() < end)
-        h_sleep_ms(5);
-    CHECK(nothing_pending(c), "cut keys still pending");
+    wait_nothing_pending(c);
     redisReply *all = H_CALL(c, "KRANGE", "0", "-1");
     size_t j = 0;
     int ok = all && all->type == REDIS_REPLY_ARRAY;
@@ -684,6 +789,8 @@ int main(int argc, char **argv)
     H_RUN(test_watch);
     H_RUN(test_zrem_probe);
     H_RUN(test_zrem_ranges);
+    H_RUN(test_zrem_half_probe);
+    H_RUN(test_zrem_pending);
     H_RUN(test_hdelrange_probe);
     H_RUN(test_hdelrange_model);
     H_RUN(test_model);
