@@ -6,7 +6,9 @@
  * 1 ms slices (200,000 keys here, set due by one script), and
  * ZREMRANGEBYRANK of a million members cuts them off at once for the
  * lazy-free thread, and so does HDELRANGE of a million fields with the
- * chunks of its hash (omap.c's om_cut_span).
+ * chunks of its hash (omap.c's om_cut_span); ZREMRANGEBYRANK of half of a
+ * million members leaves the names in the set's hash table, passed over
+ * until the slices clear them (zset.c's zs_cut_step).
  *
  * Each probe sends the deletion on one connection and PINGs on another
  * until the deletion answered and nothing is pending, keeping the worst
