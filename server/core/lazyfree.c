@@ -195,7 +195,7 @@ static struct {
  * cuts to clear. */
 static struct zset *zset_with_cuts(const struct zset_cut *zc)
 {
-    if (zc->db >= server.ks->count)
+    if (!server.ks || zc->db >= server.ks->count)
         return NULL;
     struct ks_entry *e = ks_find(&server.ks->dbs[zc->db], zc->key, zc->klen);
     if (!e || e->type != KS_ZSET)
