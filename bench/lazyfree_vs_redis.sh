@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The loop stall of big deletions, with a concurrent PING probe, on two rbkv-server builds and
 # Debian's redis-server; then what the lazy-free thread costs GET and SET.
-#   bench/lazyfree_vs_redis.sh [--members N] [--keys N] [--requests N] [--rounds N] BEFORE_BIN [AFTER_BIN]
+#   bench/lazyfree_vs_redis.sh [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST]
+#                              BEFORE_BIN [AFTER_BIN]
 # (AFTER_BIN defaults to build/server/rbkv-server.)
 #
 # Stalls. For each server and each case, on a fresh server without persistence:
@@ -9,7 +10,11 @@
 #   kdelrange KDELRANGE PREFIX k: over N keys (default 1,000,000) (rbkv only: Redis has none;
 #             its nearest single command is the FLUSHALL ASYNC below);
 #   zremrank  ZREMRANGEBYRANK z 0 -2 of the sorted set, reloaded (all members but the last);
+#   zremhalf  ZREMRANGEBYRANK z 0 N/2-1 of the sorted set, reloaded (half its members);
+#   hdelrange HDELRANGE h PREFIX f: over a hash of N fields (N as for keys) and two fields that
+#             stay (rbkv only: Redis has none);
 #   flushall  FLUSHALL ASYNC of the same N keys.
+# --cases "a b ..." runs only those cases; --rounds 0 skips the CPU part.
 # The probe holds two connections open from bash (/dev/tcp, inline commands): it writes the
 # command on one, then PINGs on the other one after another until the command's reply is there
 # (read -t 0) and 200 ms more (a deletion that goes on in slices after its reply), timing each
@@ -24,17 +29,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3
+CASES="unlink zremrank zremhalf kdelrange hdelrange flushall"
 while [ $# -gt 0 ]; do
   case $1 in
+    --cases) CASES=$2; shift 2 ;;
     --members) MEMBERS=$2; shift 2 ;;
     --keys) KEYS=$2; shift 2 ;;
     --requests) REQUESTS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
-    -*) echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] BEFORE_BIN [AFTER_BIN]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] BEFORE_BIN [AFTER_BIN]" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] BEFORE_BIN [AFTER_BIN]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] BEFORE_BIN [AFTER_BIN]" >&2; exit 2; }
 BEFORE=$1 AFTER=${2:-$ROOT/build/server/rbkv-server}
 "$ROOT/scripts/deps.sh" build bench
 command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
@@ -66,6 +73,21 @@ load_zset() { # PORT
     }
   }' | redis-cli -p "$1" --pipe >/dev/null
   [ "$(redis-cli -p "$1" zcard z)" = "$MEMBERS" ] || { echo "zset load failed on $1" >&2; exit 1; }
+}
+
+load_hash() { # PORT: h holds f:0000000 .. and "a", "z", which stay
+  awk -v n="$KEYS" 'BEGIN {
+    for (i = 0; i < n; i += 1000) {
+      m = (n - i < 1000) ? n - i : 1000
+      printf "*%d\r\n$4\r\nHSET\r\n$1\r\nh\r\n", 2 + 2 * m
+      for (j = i; j < i + m; j++) {
+        f = sprintf("f:%07d", j)
+        printf "$%d\r\n%s\r\n$1\r\nv\r\n", length(f), f
+      }
+    }
+    printf "*6\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nz\r\n$1\r\n1\r\n"
+  }' | redis-cli -p "$1" --pipe >/dev/null
+  [ "$(redis-cli -p "$1" hlen h)" = "$((KEYS + 2))" ] || { echo "hash load failed on $1" >&2; exit 1; }
 }
 
 load_keys() { # PORT
@@ -120,21 +142,39 @@ stall() {
 echo "# stalls: $MEMBERS-member sorted set, $KEYS keys"
 # shellcheck disable=SC2059
 printf "$ROW" case server usec_in_cmd ping_idle_ms ping_behind_ms
+want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 for s in before after redis; do
   port=$(free_port); start "$s" "$port"
-  load_zset "$port"
-  stall unlink "$s" "$port" UNLINK z
-  load_zset "$port"
-  stall zremrank "$s" "$port" ZREMRANGEBYRANK z 0 -2
-  redis-cli -p "$port" del z >/dev/null
-  if [ "$s" != redis ]; then
+  if want unlink; then
+    load_zset "$port"
+    stall unlink "$s" "$port" UNLINK z
+  fi
+  if want zremrank; then
+    load_zset "$port"
+    stall zremrank "$s" "$port" ZREMRANGEBYRANK z 0 -2
+    redis-cli -p "$port" del z >/dev/null
+  fi
+  if want zremhalf; then
+    load_zset "$port"
+    stall zremhalf "$s" "$port" ZREMRANGEBYRANK z 0 $((MEMBERS / 2 - 1))
+    redis-cli -p "$port" del z >/dev/null
+  fi
+  if [ "$s" != redis ] && want kdelrange; then
     load_keys "$port"
     stall kdelrange "$s" "$port" KDELRANGE PREFIX k:
   fi
-  load_keys "$port"
-  stall flushall "$s" "$port" FLUSHALL ASYNC
+  if [ "$s" != redis ] && want hdelrange; then
+    load_hash "$port"
+    stall hdelrange "$s" "$port" HDELRANGE h PREFIX f:
+    redis-cli -p "$port" del h >/dev/null
+  fi
+  if want flushall; then
+    load_keys "$port"
+    stall flushall "$s" "$port" FLUSHALL ASYNC
+  fi
   stop_last
 done
+[ "$ROUNDS" -gt 0 ] || exit 0
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 CPU_OUT=$(mktemp)

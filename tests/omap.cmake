@@ -4,7 +4,7 @@
 # The map against a sorted-array model, om_check() after every change; SEED=<n> replays.
 add_executable(test_omap unit/test_omap.c)
 target_link_libraries(test_omap PRIVATE rbkv_server_core)
-foreach(part hash set big clone append)
+foreach(part hash set big clone append cut)
   add_test(NAME omap_${part} COMMAND test_omap ${part})
   set_tests_properties(omap_${part} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()

@@ -6,7 +6,7 @@
 # About 1 s at -O2, a few seconds under ASan.
 add_executable(test_zset unit/test_zset.c)
 target_link_libraries(test_zset PRIVATE rbkv_server_core)
-foreach(part random lex scan clone cut)
+foreach(part random lex scan clone cut cutlazy)
   add_test(NAME zset_${part} COMMAND test_zset ${part})
   set_tests_properties(zset_${part} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()

@@ -178,8 +178,12 @@ static void propagate_hdels(struct client *c, const struct omap *m, size_t lo, s
     }
 }
 
-/* HDELRANGE key min max|PREFIX p: the fields removed, in one pass over the
- * chunks they fill. */
+/* HDELRANGE key min max|PREFIX p: the fields removed. The chunks wholly
+ * inside the range are cut out of the map's tree at once (om_cut_span) and
+ * freed on the lazy-free thread, as ZREMRANGEBY* does with a sorted set's
+ * run (docs/internals.md, "Range deletion"); the HDELs the command amounts
+ * to are walked only when the log or a replica takes them, so nothing is
+ * done per field when nothing listens. */
 static void cmd_hdelrange(struct client *c)
 {
     struct ks_entry *e;
@@ -193,9 +197,12 @@ static void cmd_hdelrange(struct client *c)
     if (n) {
         struct om_limits lim;
         coll_limits(KS_HASH, &lim);
-        propagate_hdels(c, m, span.lo, span.hi);
-        om_del_span(&m, span.lo, span.hi, &lim);
+        if (propagate_wanted())
+            propagate_hdels(c, m, span.lo, span.hi);
+        struct omap *cut = om_cut_span(&m, span.lo, span.hi, &lim);
         ks_set_ptr(e, m);
+        if (cut)
+            ks_value_release(KS_HASH, cut, KS_FREE_LAZY);
         server.dirty += n;
         coll_removed(c, &c->argv[1], e, m, NOTIFY_HASH, "hdel");
     }

@@ -39,6 +39,7 @@
 #include "cmd_zset.h"
 #include "glob.h"
 #include "keyspace.h"
+#include "lazyfree.h"
 #include "lexrange.h"
 #include "mem.h"
 #include "numparse.h"
@@ -688,9 +689,14 @@ static void zremrange_generic(struct client *c, enum range_type type)
         count = s.hi - s.lo;
     }
     if (count >= ZREM_CUT_MIN) {
-        /* Cut out at once, freed on the lazy-free thread (docs/internals.md,
-         * "Range deletion"). */
-        ks_value_release(KS_ZSET, zs_cut(z, zs_rank(n), count), KS_FREE_LAZY);
+        /* Cut out at once, freed on the lazy-free thread, or, when many
+         * names would leave the set's table, cleared from it and freed in
+         * slices on the loop (docs/internals.md, "Range deletion"). */
+        struct zset *cut = zs_cut(z, zs_rank(n), count);
+        if (cut)
+            ks_value_release(KS_ZSET, cut, KS_FREE_LAZY);
+        else
+            lazyfree_zset_cut(c->db_index, c->argv[1].ptr, c->argv[1].len);
     } else {
         for (size_t i = 0; i < count; i++) {
             struct zs_node *next = zs_next(n);

@@ -60,7 +60,8 @@ static void zset_value_free(void *value)
 
 static size_t zset_effort(const void *value)
 {
-    return zs_len(value) + 1; /* a node per member, and the buckets */
+    /* A node per member, pending cuts' too, and the buckets. */
+    return zs_len(value) + zs_cut_pending(value) + 1;
 }
 
 static void omap_value_free(void *value)

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <uv.h>
 
 #include "clock.h"
@@ -25,6 +26,7 @@
 #include "log.h"
 #include "mem.h"
 #include "server.h"
+#include "zset.h"
 
 struct lazy_job {
     struct lazy_job *next;
@@ -177,13 +179,49 @@ void lazyfree_drain(void)
     pthread_mutex_unlock(&lazy.lock);
 }
 
+/* The sorted sets with cuts to clear (lazyfree_zset_cut), by name, oldest
+ * first. */
+struct zset_cut {
+    struct zset_cut *next;
+    int db;
+    size_t klen;
+    char key[];
+};
+static struct {
+    struct zset_cut *head, *tail;
+} zcuts;
+
+/* The sorted set a registration names, if that key still holds one with
+ * cuts to clear. */
+static struct zset *zset_with_cuts(const struct zset_cut *zc)
+{
+    if (!server.ks || zc->db >= server.ks->count)
+        return NULL;
+    struct ks_entry *e = ks_find(&server.ks->dbs[zc->db], zc->key, zc->klen);
+    if (!e || e->type != KS_ZSET)
+        return NULL;
+    struct zset *z = ks_ptr(e);
+    return z->cuts ? z : NULL;
+}
+
+/* The registrations whose set is still there with cuts: a set flushed,
+ * deleted or freed leaves none pending, though its registration waits for
+ * the next slice to go. */
+static size_t zset_cuts_pending(void)
+{
+    size_t n = 0;
+    for (const struct zset_cut *zc = zcuts.head; zc; zc = zc->next)
+        n += zset_with_cuts(zc) != NULL;
+    return n;
+}
+
 size_t lazyfree_pending(void)
 {
     size_t cut = 0;
     if (server.ks)
         for (int i = 0; i < server.ks->count; i++)
             cut += server.ks->dbs[i].cut_keys;
-    return atomic_load_explicit(&lazy.pending, memory_order_acquire) + cut;
+    return atomic_load_explicit(&lazy.pending, memory_order_acquire) + cut + zset_cuts_pending();
 }
 
 /* Range deletion's second half (ks_cut): the cut entries are in no tree
@@ -213,7 +251,34 @@ static void cuts_slice_cb(uv_idle_t *h)
                 return; /* the next turn goes on */
         }
     }
+    while (zcuts.head) {
+        struct zset_cut *zc = zcuts.head;
+        struct zset *z = zset_with_cuts(zc);
+        while (z && zs_cut_step(z, CUT_BATCH)) {
+            if (ustime() - start > LAZYFREE_CUT_SLICE_US)
+                return;
+        }
+        zcuts.head = zc->next;
+        if (!zcuts.head)
+            zcuts.tail = NULL;
+        xfree(zc);
+    }
     uv_idle_stop(h);
+}
+
+void lazyfree_zset_cut(int db, const char *key, size_t klen)
+{
+    struct zset_cut *zc = xmalloc(sizeof(*zc) + klen);
+    zc->next = NULL;
+    zc->db = db;
+    zc->klen = klen;
+    memcpy(zc->key, key, klen);
+    if (zcuts.tail)
+        zcuts.tail->next = zc;
+    else
+        zcuts.head = zc;
+    zcuts.tail = zc;
+    lazyfree_cuts_start();
 }
 
 void lazyfree_cuts_start(void)
@@ -243,6 +308,12 @@ void lazyfree_close(void)
         uv_idle_stop(&cuts.idle);
         uv_close((uv_handle_t *)&cuts.idle, NULL);
     }
+    while (zcuts.head) {
+        struct zset_cut *zc = zcuts.head;
+        zcuts.head = zc->next;
+        xfree(zc);
+    }
+    zcuts.tail = NULL;
     if (!lazy.running)
         return;
     ks_on_release(NULL);

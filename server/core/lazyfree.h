@@ -33,7 +33,8 @@ void lazyfree_flush_db(struct db *db);
  * its reply finds every byte back and no free pending). */
 void lazyfree_drain(void);
 /* Objects queued and not yet freed (INFO's lazyfree_pending_objects: a
- * value is one, a flushed db its keys, a cut range its keys). */
+ * value is one, a flushed db its keys, a cut range its keys, a sorted set
+ * with cuts to clear one). */
 size_t lazyfree_pending(void);
 /* Objects the thread freed since start or RESETSTAT (INFO's
  * lazyfreed_objects), and its reset (CONFIG RESETSTAT). */
@@ -44,6 +45,12 @@ void lazyfree_reset_stats(void);
  * one per loop turn, until every db's cuts are freed. */
 #define LAZYFREE_CUT_SLICE_US 1000
 void lazyfree_cuts_start(void);
+/* ZREMRANGEBY* left a cut in the sorted set at key of db whose names are
+ * still in the set's hash table (zset.h's zs_cut): the same slices clear
+ * and free them (zs_cut_step). The set is found again by its name at each
+ * slice, never kept by pointer, so a set deleted, renamed or freed in the
+ * meantime is simply not found (zs_free frees its cuts with it). */
+void lazyfree_zset_cut(int db, const char *key, size_t klen);
 /* At shutdown: frees everything queued and joins the thread. */
 void lazyfree_close(void);
 

@@ -109,30 +109,25 @@ struct ct_chunk *ct_select(const struct rb_root *root, size_t k, uint32_t *idx)
     return NULL;
 }
 
+/* Split and join relink O(log^2 chunks) nodes and recompute the total of
+ * each through the rotate callback, so no chunk is visited per element. */
+void ct_cut(struct rb_root *root, struct ct_chunk *first, struct ct_chunk *last,
+            struct rb_root *cut)
+{
+    rb_cut_augmented(root, &first->rb, &last->rb, cut, &ct_cb);
+}
+
 /* Post-order without recursion: a chunk goes once both its sides are gone,
  * cut from its parent first, so a later call starts again from the root
  * over live nodes only (an in-order walk would climb through freed
  * parents). */
 size_t ct_free_some(struct rb_root *root, size_t budget)
 {
-    struct rb_node *rb = root->rb_node;
+    struct rb_node *at = root->rb_node, *leaf;
     size_t freed = 0;
-    while (rb && freed < budget) {
-        struct rb_node *child = rb->rb_left ? rb->rb_left : rb->rb_right;
-        if (child) {
-            rb = child;
-            continue;
-        }
-        struct rb_node *up = rb_parent(rb);
-        if (!up)
-            root->rb_node = NULL;
-        else if (up->rb_left == rb)
-            up->rb_left = NULL;
-        else
-            up->rb_right = NULL;
-        xfree(ct_of(rb));
+    while (freed < budget && (leaf = rb_take_leaf(root, &at))) {
+        xfree(ct_of(leaf));
         freed++;
-        rb = up;
     }
     return freed;
 }

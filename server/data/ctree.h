@@ -5,10 +5,10 @@
  * augmented with the number of elements in each subtree.
  *
  * Owns: the chunks' header and their allocation (through mem.h), linking
- * and unlinking them, the subtree totals, select by position, freeing in
- * slices, copying and the totals' check. Knows nothing of what the bytes
- * hold: the map and the list encode their elements and decide when a chunk
- * splits, merges or grows.
+ * and unlinking them, the subtree totals, select by position, cutting a
+ * run of chunks out, freeing in slices, copying and the totals' check.
+ * Knows nothing of what the bytes hold: the map and the list encode their
+ * elements and decide when a chunk splits, merges or grows.
  *
  * Invariant (ct_check_totals): every chunk's total is its n plus its
  * children's totals. A chunk's room is the allocation's usable size, so no
@@ -80,6 +80,10 @@ struct ct_chunk *ct_resize(struct rb_root *root, struct ct_chunk *c, size_t cap)
 /* The chunk holding position k and k's index in it, or NULL when k is past
  * the end. O(log chunks). */
 struct ct_chunk *ct_select(const struct rb_root *root, size_t k, uint32_t *idx);
+/* Moves the chunks first .. last (in order, first not after last) of root
+ * into the empty tree cut, totals kept on both sides. O(log^2 chunks). */
+void ct_cut(struct rb_root *root, struct ct_chunk *first, struct ct_chunk *last,
+            struct rb_root *cut);
 /* Frees up to budget chunks, the tree left unusable but for more calls;
  * returns how many went (root is empty once all are). */
 size_t ct_free_some(struct rb_root *root, size_t budget);

@@ -470,13 +470,14 @@ static struct omap *packed_after_grow(struct omap *m, size_t flen, size_t vlen,
     return m;
 }
 
-/* After a delete shrank tree chunk c (or emptied it): frees an empty chunk,
- * packs a small enough map again, or merges a small chunk into a
- * neighbour. Returns the map, which may have moved. */
+/* After a delete shrank tree chunk c (or emptied it; NULL when a cut took
+ * whole chunks only): frees an empty chunk, packs a small enough map again,
+ * or merges a small chunk into a neighbour. Returns the map, which may have
+ * moved. */
 static struct omap *tree_after_shrink(struct omap *m, struct ct_chunk *c,
                                       const struct om_limits *lim)
 {
-    if (c->n == 0) {
+    if (c && c->n == 0) {
         ct_unlink_free(&m->tree, c);
         c = NULL;
     }
@@ -683,6 +684,43 @@ void om_del_span(struct omap **mp, size_t lo, size_t hi, const struct om_limits 
         if (it.c)
             *mp = tree_after_shrink(*mp, it.c, lim);
     }
+}
+
+/* The whole chunks of [lo, hi) are those after the one holding lo (from it
+ * when lo is its first element) up to the one holding hi - 1 (to it when
+ * hi - 1 is its last); [a, b) are their positions. What is left of the span
+ * once they are gone, [lo, hi - (b - a)), is at most the two partial
+ * chunks, deleted in place; a cut that takes no partial chunk still lets
+ * tree_after_shrink pack a map left small, as om_del_span would. */
+struct omap *om_cut_span(struct omap **mp, size_t lo, size_t hi, const struct om_limits *lim)
+{
+    struct omap *m = *mp;
+    uint32_t ilo, ihi;
+
+    if (m->packed || hi <= lo || hi > om_len(m) || hi - lo < OM_CUT_MIN) {
+        om_del_span(mp, lo, hi, lim);
+        return NULL;
+    }
+    struct ct_chunk *cl = ct_select(&m->tree, lo, &ilo);
+    struct ct_chunk *ch = ct_select(&m->tree, hi - 1, &ihi);
+    size_t a = ilo ? lo - ilo + cl->n : lo;
+    size_t b = ihi + 1 == ch->n ? hi : hi - 1 - ihi;
+    if (b < a + OM_CUT_MIN) {
+        om_del_span(mp, lo, hi, lim);
+        return NULL;
+    }
+    struct ct_chunk *first = ilo ? ct_next(cl) : cl;
+    struct ct_chunk *last = ihi + 1 == ch->n ? ch : ct_prev(ch);
+    struct omap *out = xmalloc(OMAP_HDR);
+    memcpy(out, m, OMAP_HDR);
+    out->tree = RB_ROOT;
+    ct_cut(&m->tree, first, last, &out->tree);
+    hi -= b - a;
+    if (hi > lo)
+        om_del_span(mp, lo, hi, lim);
+    else
+        *mp = tree_after_shrink(m, NULL, lim);
+    return out;
 }
 
 /* ---- whole maps --------------------------------------------------------- */

@@ -137,6 +137,17 @@ void om_append(struct omap **mp, const char *f, size_t flen, const char *v, size
 int om_del(struct omap **mp, const char *f, size_t flen, const struct om_limits *lim);
 /* Removes the elements at positions [lo, hi). O(log n + removed). */
 void om_del_span(struct omap **mp, size_t lo, size_t hi, const struct om_limits *lim);
+/* Fewer whole-chunk elements than this are deleted in place by om_cut_span:
+ * a cut and a map of its own cost more than they save. */
+#define OM_CUT_MIN 1024
+/* Removes the elements at positions [lo, hi) as om_del_span does (the same
+ * elements, the same encoding after), but the tree chunks wholly inside the
+ * span leave at once as a map of their own (ct_cut: O(log^2 (n / B))),
+ * which is returned for the caller to free when it likes (om_free reads
+ * nothing of *mp); only the partial chunks at the ends are trimmed in place.
+ * Returns NULL, every element deleted in place, when fewer than OM_CUT_MIN
+ * elements fill whole chunks (a packed map has none). */
+struct omap *om_cut_span(struct omap **mp, size_t lo, size_t hi, const struct om_limits *lim);
 
 /* Positions: *it at rank k (0-based); returns 0, or -1 (invalid) when
  * k >= om_len. O(log(n / B) + B). */

@@ -98,6 +98,33 @@ static void table_unlink(struct zset *z, const struct zs_node *n)
     *link = n->hnext;
 }
 
+/* Unlinks n from z's table if it is chained there: a cut member may have
+ * left it with a table that was emptied or rebuilt without it. */
+static void table_drop(struct zset *z, const struct zs_node *n)
+{
+    if (!z->buckets)
+        return;
+    for (struct zs_node **link = bucket_of(z, n->member, n->len); *link; link = &(*link)->hnext) {
+        if (*link == n) {
+            *link = n->hnext;
+            return;
+        }
+    }
+}
+
+/* Whether n, met in z's table, belongs to a pending cut: its tree's root is
+ * not z's. Only walked while z has cuts; zs_cut_step frees a cut's members
+ * children first, so the parents this walks are alive. */
+static int is_cut(const struct zset *z, const struct zs_node *n)
+{
+    if (!z->cuts)
+        return 0;
+    const struct rb_node *rb = &n->rb;
+    while (rb_parent(rb))
+        rb = rb_parent(rb);
+    return rb != z->tree.rb_node;
+}
+
 /* ---- the set ------------------------------------------------------------ */
 
 struct zset *zs_new(void)
@@ -116,6 +143,12 @@ void zs_free(struct zset *z)
         return;
     rbtree_postorder_for_each_entry_safe(pos, next, &z->tree, rb)
         xfree(pos);
+    /* The table goes too, so the cuts' members need not leave it. */
+    for (struct zset *cut = z->cuts, *after; cut; cut = after) {
+        after = cut->cuts;
+        cut->cuts = NULL;
+        zs_free(cut);
+    }
     xfree(z->buckets);
     xfree(z);
 }
@@ -138,7 +171,7 @@ struct zs_node *zs_find(const struct zset *z, const char *m, size_t len)
     if (!z->buckets)
         return NULL;
     for (struct zs_node *n = *bucket_of(z, m, len); n; n = n->hnext)
-        if (n->len == len && memcmp(n->member, m, len) == 0)
+        if (n->len == len && memcmp(n->member, m, len) == 0 && !is_cut(z, n))
             return n;
     return NULL;
 }
@@ -219,6 +252,11 @@ struct zset *zs_cut(struct zset *z, size_t lo, size_t n)
     out->seed = z->seed;
     rb_cut_augmented(&z->tree, &first->rb, &last->rb, &out->tree, &zst_callbacks);
     left = zs_len(z);
+    if (z->buckets && (n <= left ? n : left) > ZS_CUT_EAGER) {
+        out->cuts = z->cuts;
+        z->cuts = out;
+        return NULL;
+    }
     if (n <= left) {
         for (struct zs_node *at = zs_first(out); at; at = zs_next(at))
             table_unlink(z, at);
@@ -248,6 +286,34 @@ struct zset *zs_cut(struct zset *z, size_t lo, size_t n)
         }
     }
     return out;
+}
+
+/* Children before parents (rb_take_leaf), so is_cut's walk up from a
+ * member still chained meets no freed parent. */
+int zs_cut_step(struct zset *z, size_t budget)
+{
+    while (z->cuts && budget) {
+        struct zset *cut = z->cuts;
+        struct rb_node *at = cut->tree.rb_node, *leaf;
+        while (budget && (leaf = rb_take_leaf(&cut->tree, &at))) {
+            table_drop(z, node_of(leaf));
+            xfree(node_of(leaf));
+            budget--;
+        }
+        if (cut->tree.rb_node)
+            break;
+        z->cuts = cut->cuts;
+        xfree(cut);
+    }
+    return z->cuts != NULL;
+}
+
+size_t zs_cut_pending(const struct zset *z)
+{
+    size_t n = 0;
+    for (const struct zset *cut = z->cuts; cut; cut = cut->cuts)
+        n += zst_count(&cut->tree);
+    return n;
 }
 
 size_t zs_rank(const struct zs_node *n)
@@ -401,7 +467,8 @@ uint64_t zs_scan(const struct zset *z, uint64_t cursor, zs_scan_cb *fn, void *ar
     if (!z->buckets)
         return 0;
     for (const struct zs_node *n = z->buckets[cursor & mask]; n; n = n->hnext)
-        fn(arg, n);
+        if (!is_cut(z, n))
+            fn(arg, n);
     /* Increment the bits above the mask as if reversed: buckets that split or
      * merge in a resize share their low bits, so none is skipped. */
     cursor |= ~mask;
@@ -455,7 +522,7 @@ int zs_check(const struct zset *z, const char **why)
                 *why = "a member is in the wrong bucket";
                 return -1;
             }
-            hashed++;
+            hashed += !is_cut(z, n);
         }
     }
     if (hashed != (size_t)nodes) {

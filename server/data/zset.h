@@ -19,7 +19,9 @@
  *
  * Invariants (zs_check): the tree holds every node once, in strictly
  * increasing (score, member) order, every size is its subtree's count; every
- * node is in the bucket its hash names, once; no score is NaN.
+ * node is in the bucket its hash names, once; no score is NaN. The buckets
+ * also chain members of pending cuts (zs_cut), which are in no bucket but
+ * their own and are never returned.
  *
  * Scores compare as doubles (so -0 and 0 tie, and the member decides); members
  * as bytes, a proper prefix first (lexrange.h's order).
@@ -47,6 +49,10 @@ struct zset {
     struct zs_node **buckets; /* mask + 1 buckets; NULL when empty */
     size_t mask;
     uint64_t seed;            /* of the member hash: colliding names are per set */
+    /* Runs cut off (zs_cut) whose members are still chained in this set's
+     * buckets, each a set of its own linked through its cuts field; lookups
+     * and scans pass over their members, zs_cut_step frees them. */
+    struct zset *cuts;
 };
 
 /* A score interval as ZRANGEBYSCORE takes it: min and max, each inclusive
@@ -85,14 +91,25 @@ struct zs_node *zs_insert(struct zset *z, const char *m, size_t len, double scor
 void zs_update(struct zset *z, struct zs_node *n, double score);
 /* Unlinks and frees n. O(log n). */
 void zs_delete(struct zset *z, struct zs_node *n);
-/* Takes the n >= 1 members at ranks lo .. lo + n - 1 out of z into a new
- * set, returned and owned by the caller, which frees it with zs_free (on
- * any thread: it shares nothing with z). The tree is cut in O(log^2 n)
- * (rbtree_augmented.h); the names leave z's hash table one by one when
- * they are at most as many as the members left, else the table is rebuilt
- * from the members left: O(min(n, members left)), never both. The set
- * returned serves only zs_free and zs_len: its table is not one. */
+/* Takes the n >= 1 members at ranks lo .. lo + n - 1 out of z. The tree
+ * is cut in O(log^2 n) (rbtree_augmented.h). When at most ZS_CUT_EAGER
+ * names must move (min(n, members left)), the names leave z's hash table
+ * at once (one by one when they are at most as many as the members left,
+ * else the table is rebuilt from the members left), and the run is
+ * returned as a set owned by the caller, which frees it with zs_free (on
+ * any thread: it shares nothing with z; it serves only zs_free and zs_len).
+ * Else the run stays in z's table, on z's list of cuts, and NULL is
+ * returned: from then on z's lookups, scans and checks pass over its
+ * members (telling them by their tree's root, O(log n) per member met),
+ * and the caller has zs_cut_step clear and free them in slices. */
+#define ZS_CUT_EAGER 4096
 struct zset *zs_cut(struct zset *z, size_t lo, size_t n);
+/* Frees up to budget members of z's pending cuts, each unlinked from z's
+ * table first. Returns 1 while some are left, 0 when none. */
+int zs_cut_step(struct zset *z, size_t budget);
+/* Members of z's pending cuts (an upper bound once zs_cut_step began on
+ * one); zs_free frees them too. O(cuts). */
+size_t zs_cut_pending(const struct zset *z);
 
 /* Order statistics, O(log n): n's 0-based position, the node at position k
  * (NULL when k >= zs_len). */

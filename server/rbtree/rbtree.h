@@ -228,6 +228,37 @@ struct rb_node *rb_prev(const struct rb_node *node);
 struct rb_node *rb_first_postorder(const struct rb_root *root);
 struct rb_node *rb_next_postorder(const struct rb_node *node);
 
+/*
+ * Takes a tree apart in slices, children before parents: descends from *at
+ * (the root's node on the first call) to a node without children, unlinks it
+ * from its parent (or empties root), leaves *at at that parent for the next
+ * call and returns it; NULL once the tree is empty. The nodes left always
+ * form a tree whose parent links hold, so a walk up from any of them meets
+ * only nodes not yet taken, and the caller may free each node taken at once.
+ * No rebalancing: O(n) for the whole tree.
+ */
+static inline struct rb_node *rb_take_leaf(struct rb_root *root, struct rb_node **at)
+{
+    struct rb_node *rb = *at;
+    if (!rb)
+        return NULL;
+    for (;;) {
+        struct rb_node *child = rb->rb_left ? rb->rb_left : rb->rb_right;
+        if (!child)
+            break;
+        rb = child;
+    }
+    struct rb_node *up = rb_parent(rb);
+    if (!up)
+        root->rb_node = NULL;
+    else if (up->rb_left == rb)
+        up->rb_left = NULL;
+    else
+        up->rb_right = NULL;
+    *at = up;
+    return rb;
+}
+
 /* Variants for a root that caches its leftmost node. `leftmost` tells
  * rb_insert_color_cached() that the caller's descent never went right, so the
  * new node is the smallest. */

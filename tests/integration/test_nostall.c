@@ -5,7 +5,10 @@
  * server/core/lazyfree.c), and a mass expiry runs in the active cycle's
  * 1 ms slices (200,000 keys here, set due by one script), and
  * ZREMRANGEBYRANK of a million members cuts them off at once for the
- * lazy-free thread.
+ * lazy-free thread, and so does HDELRANGE of a million fields with the
+ * chunks of its hash (omap.c's om_cut_span); ZREMRANGEBYRANK of half of a
+ * million members leaves the names in the set's hash table, passed over
+ * until the slices clear them (zset.c's zs_cut_step).
  *
  * Each probe sends the deletion on one connection and PINGs on another
  * until the deletion answered and nothing is pending, keeping the worst
@@ -21,7 +24,10 @@
  * and SETs of deleted keys (while their old entries are being freed) with
  * a model (SEED= printed, accepted); WATCH of a key in a cut range aborts
  * EXEC and of a key outside it does not; the append-only log replays a cut
- * to the same keys, and a replica ends with the primary's keys.
+ * to the same keys, and a replica ends with the primary's keys. HDELRANGE
+ * is compared with a model of the hash over random bounds, with fields
+ * written back at once, and its HDELs replayed from the log and applied by
+ * a replica give the same hash.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +118,15 @@ static int nothing_pending(redisContext *p)
     return info_ll(p, "lazyfree_pending_objects") == 0;
 }
 
+/* Waits for the slices and the thread to finish what is pending. */
+static void wait_nothing_pending(redisContext *c)
+{
+    int64_t end = h_now_ms() + WAIT_MS;
+    while (!nothing_pending(c) && h_now_ms() < end)
+        h_sleep_ms(5);
+    CHECK(nothing_pending(c), "frees still pending after %d ms", WAIT_MS);
+}
+
 /* The usec INFO commandstats gives cmdstat_<name>, or -1. */
 static long long command_usec(redisContext *c, const char *name)
 {
@@ -141,28 +156,50 @@ static void judge(redisContext *c, const char *what, long long worst, const char
     CHECK(usec >= 0 && usec < COMMAND_BOUND_US, "%s ran %lld us", what, usec);
 }
 
+/* A flushed server, the connection *c that fills and checks, *p that
+ * PINGs, and r that sends the deletion; its stats reset. Returns 0, or -1
+ * after a failure. */
+static int probe_open(redisContext **c, redisContext **p, struct h_raw *r)
+{
+    *c = h_connect_flushed(&srv);
+    *p = h_connect(&srv);
+    if (!*c || !*p || h_raw_open(r, &srv) < 0)
+        return -1;
+    EXPECT_OK(*c, "CONFIG", "RESETSTAT");
+    return 0;
+}
+
+/* Probes the deletion cmd (inline) on r, PINGing on p, expects it to
+ * answer :removed, judges it (the command's name in INFO is name), then
+ * closes r and p. */
+static void probe_deletion(redisContext *c, redisContext *p, struct h_raw *r, const char *cmd,
+                           long long removed, const char *what, const char *name)
+{
+    char line[128], want[32];
+    size_t len = 0;
+    snprintf(line, sizeof(line), "%s\r\n", cmd);
+    long long worst = probe(r, p, line, &len, nothing_pending);
+    snprintf(want, sizeof(want), ":%lld\r\n", removed);
+    CHECK(worst >= 0 && len == strlen(want) && !memcmp(r->buf, want, len), "%s's reply", cmd);
+    judge(c, what, worst, name);
+    h_raw_close(r);
+    redisFree(p);
+}
+
 /* KDELRANGE PREFIX over PROBE_KEYS keys between two that stay. */
 static void test_kdelrange_probe(void)
 {
-    redisContext *c = h_connect_flushed(&srv);
-    redisContext *p = h_connect(&srv);
+    redisContext *c, *p;
     struct h_raw r;
-    if (!c || !p || h_raw_open(&r, &srv) < 0)
+    if (probe_open(&c, &p, &r) < 0)
         return;
     int n = PROBE_KEYS / H_SLOW;
-    EXPECT_OK(c, "CONFIG", "RESETSTAT");
     fill(c, "k:", n);
     EXPECT_OK(c, "SET", "a", "1");
     EXPECT_OK(c, "SET", "z", "1");
     EXPECT_INT(c, n + 2, "DBSIZE");
-    size_t len = 0;
-    long long worst = probe(&r, p, "KDELRANGE PREFIX k:\r\n", &len, nothing_pending);
-    char want[32];
-    snprintf(want, sizeof(want), ":%d\r\n", n);
-    CHECK(worst >= 0 && len == strlen(want) && !memcmp(r.buf, want, len), "KDELRANGE's reply");
-    judge(c, "KDELRANGE PREFIX over a million keys", worst, "kdelrange");
-    h_raw_close(&r);
-    redisFree(p);
+    probe_deletion(c, p, &r, "KDELRANGE PREFIX k:", n, "KDELRANGE PREFIX over a million keys",
+                   "kdelrange");
     EXPECT_INT(c, 2, "DBSIZE");
     EXPECT_INT(c, 2, "KCOUNT", "-", "+");
     EXPECT_INT(c, 0, "EXISTS", "k:0000005");
@@ -172,19 +209,24 @@ static void test_kdelrange_probe(void)
     redisFree(c);
 }
 
-/* ZADDs n members m:<i> scored i (or all scored 0 when flat) to key. */
-static void zfill(redisContext *c, const char *key, int n, int flat)
+/* One pair of arguments of element i: a score and a member, or a field
+ * and a value; prefix is the caller's. */
+typedef void pair_fn(const char *prefix, int i, char *a, char *b, size_t size);
+
+/* cmd key and the pairs of elements [0, n), BATCH to a command, every
+ * reply an integer. */
+static void pairs_fill(redisContext *c, const char *cmd, const char *key, int n, pair_fn *pair,
+                       const char *prefix)
 {
-    static char buf[BATCH][2][24];
+    static char buf[BATCH][2][32];
     const char *argv[2 + 2 * BATCH];
     int sent = 0;
     for (int i = 0; i < n; i += BATCH) {
         int argc = 0;
-        argv[argc++] = "ZADD";
+        argv[argc++] = cmd;
         argv[argc++] = key;
         for (int j = 0; j < BATCH && i + j < n; j++) {
-            snprintf(buf[j][0], sizeof(buf[j][0]), "%d", flat ? 0 : i + j);
-            snprintf(buf[j][1], sizeof(buf[j][1]), "m:%07d", i + j);
+            pair(prefix, i + j, buf[j][0], buf[j][1], sizeof(buf[j][0]));
             argv[argc++] = buf[j][0];
             argv[argc++] = buf[j][1];
         }
@@ -193,32 +235,56 @@ static void zfill(redisContext *c, const char *key, int n, int flat)
     }
     for (int i = 0; i < sent; i++) {
         redisReply *r = h_get_reply(c);
-        CHECK(r && r->type == REDIS_REPLY_INTEGER, "ZADD failed");
+        CHECK(r && r->type == REDIS_REPLY_INTEGER, "%s failed", cmd);
         if (r)
             freeReplyObject(r);
     }
+}
+
+static void member_scored(const char *prefix, int i, char *a, char *b, size_t size)
+{
+    (void)prefix;
+    snprintf(a, size, "%d", i);
+    snprintf(b, size, "m:%07d", i);
+}
+
+static void member_flat(const char *prefix, int i, char *a, char *b, size_t size)
+{
+    (void)prefix;
+    snprintf(a, size, "0");
+    snprintf(b, size, "m:%07d", i);
+}
+
+static void field_valued(const char *prefix, int i, char *a, char *b, size_t size)
+{
+    snprintf(a, size, "%s%07d", prefix, i);
+    snprintf(b, size, "v%d", i);
+}
+
+/* ZADDs n members m:<i> scored i (or all scored 0 when flat) to key. */
+static void zfill(redisContext *c, const char *key, int n, int flat)
+{
+    pairs_fill(c, "ZADD", key, n, flat ? member_flat : member_scored, NULL);
+}
+
+/* HSETs fields "<prefix>%07d" for i in [0, n) of key, value "v<i>". */
+static void hfill(redisContext *c, const char *key, const char *prefix, int n)
+{
+    pairs_fill(c, "HSET", key, n, field_valued, prefix);
 }
 
 /* ZREMRANGEBYRANK of all but the last of PROBE_KEYS members: the run is
  * cut off at once and freed on the lazy-free thread. */
 static void test_zrem_probe(void)
 {
-    redisContext *c = h_connect_flushed(&srv);
-    redisContext *p = h_connect(&srv);
+    redisContext *c, *p;
     struct h_raw r;
-    if (!c || !p || h_raw_open(&r, &srv) < 0)
+    if (probe_open(&c, &p, &r) < 0)
         return;
     int n = PROBE_KEYS / H_SLOW;
-    EXPECT_OK(c, "CONFIG", "RESETSTAT");
     zfill(c, "z", n, 0);
-    size_t len = 0;
-    long long worst = probe(&r, p, "ZREMRANGEBYRANK z 0 -2\r\n", &len, nothing_pending);
-    char want[32];
-    snprintf(want, sizeof(want), ":%d\r\n", n - 1);
-    CHECK(worst >= 0 && len == strlen(want) && !memcmp(r.buf, want, len), "ZREMRANGEBYRANK's reply");
-    judge(c, "ZREMRANGEBYRANK over a million members", worst, "zremrangebyrank");
-    h_raw_close(&r);
-    redisFree(p);
+    probe_deletion(c, p, &r, "ZREMRANGEBYRANK z 0 -2", n - 1,
+                   "ZREMRANGEBYRANK over a million members", "zremrangebyrank");
     EXPECT_INT(c, 1, "ZCARD", "z");
     char last[24], lastscore[16];
     snprintf(last, sizeof(last), "m:%07d", n - 1);
@@ -230,6 +296,105 @@ static void test_zrem_probe(void)
     EXPECT_NIL(c, "ZSCORE", "z", "m:0000005");
     EXPECT_INT(c, 1, "ZADD", "z", "5", "m:0000005");
     EXPECT_INT(c, 2, "ZCARD", "z");
+    redisFree(c);
+}
+
+/* ZREMRANGEBYRANK of half of PROBE_KEYS members: the run is cut off at
+ * once and its names, too many to clear from the set's table at once,
+ * are cleared and freed in slices. */
+static void test_zrem_half_probe(void)
+{
+    redisContext *c, *p;
+    struct h_raw r;
+    if (probe_open(&c, &p, &r) < 0)
+        return;
+    int n = PROBE_KEYS / H_SLOW;
+    zfill(c, "z", n, 0);
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "ZREMRANGEBYRANK z 0 %d", n / 2 - 1);
+    probe_deletion(c, p, &r, cmd, n / 2, "ZREMRANGEBYRANK of half of a million members",
+                   "zremrangebyrank");
+    EXPECT_INT(c, n - n / 2, "ZCARD", "z");
+    EXPECT_NIL(c, "ZSCORE", "z", "m:0000005");
+    char last[24], lastscore[16];
+    snprintf(last, sizeof(last), "m:%07d", n - 1);
+    snprintf(lastscore, sizeof(lastscore), "'%d'", n - 1);
+    EXPECT_REPLY(c, lastscore, "ZSCORE", "z", last);
+    redisFree(c);
+}
+
+/* Right after such a cut, before its slices ran: names of the cut run are
+ * absent, come back, and ZSCAN returns only members; renamed, deleted or
+ * flushed, the set leaves nothing pending. */
+static void test_zrem_pending(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    zfill(c, "z", 20000, 0);
+    /* One pipeline, so no slice runs between the cut and the reads. */
+    H_APPEND(c, "ZREMRANGEBYRANK", "z", "0", "9999");
+    H_APPEND(c, "ZSCORE", "z", "m:0000005");
+    H_APPEND(c, "ZADD", "z", "-5", "m:0000005");
+    H_APPEND(c, "ZSCORE", "z", "m:0000005");
+    H_APPEND(c, "ZCARD", "z");
+    H_APPEND(c, "ZRANGE", "z", "0", "1");
+    EXPECT_NEXT(c, ":10000");
+    EXPECT_NEXT(c, "(nil)");
+    EXPECT_NEXT(c, ":1");
+    EXPECT_NEXT(c, "'-5'");
+    EXPECT_NEXT(c, ":10001");
+    EXPECT_NEXT(c, "['m:0000005', 'm:0010000']");
+    /* A whole ZSCAN: every member once at least, no cut one. */
+    char cursor[32] = "0";
+    static unsigned char seen[20000];
+    memset(seen, 0, sizeof(seen));
+    int stray = 0, rounds = 0;
+    do {
+        redisReply *rep = H_CALL(c, "ZSCAN", "z", cursor, "COUNT", "1000");
+        if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+            CHECK(0, "ZSCAN's reply");
+            if (rep)
+                freeReplyObject(rep);
+            break;
+        }
+        snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
+        for (size_t i = 0; i < rep->element[1]->elements; i += 2) {
+            int k = atoi(rep->element[1]->element[i]->str + 2);
+            stray |= k < 0 || k >= 20000 || (k < 10000 && k != 5);
+            if (k >= 0 && k < 20000)
+                seen[k] = 1;
+        }
+        freeReplyObject(rep);
+    } while (strcmp(cursor, "0") != 0 && ++rounds < 100000);
+    int count = 0;
+    for (int k = 0; k < 20000; k++)
+        count += seen[k];
+    CHECK(!stray && count == 10001, "ZSCAN saw %d members, stray %d", count, stray);
+    /* Renamed while pending, then deleted; and a cut flushed at once. */
+    H_APPEND(c, "ZREMRANGEBYRANK", "z", "0", "4999");
+    H_APPEND(c, "RENAME", "z", "z2");
+    H_APPEND(c, "ZCARD", "z2");
+    H_APPEND(c, "DEL", "z2");
+    EXPECT_NEXT(c, ":5000");
+    EXPECT_NEXT(c, "+OK");
+    EXPECT_NEXT(c, ":5001");
+    EXPECT_NEXT(c, ":1");
+    zfill(c, "z", 20000, 0);
+    H_APPEND(c, "ZREMRANGEBYRANK", "z", "5000", "14999");
+    H_APPEND(c, "FLUSHALL");
+    H_APPEND(c, "INFO", "everything");
+    EXPECT_NEXT(c, ":10000");
+    EXPECT_NEXT(c, "+OK");
+    redisReply *info = h_get_reply(c);
+    char pending[32] = "";
+    CHECK(info && info->type == REDIS_REPLY_STRING &&
+              h_info_field(info->str, "lazyfree_pending_objects", pending, sizeof(pending)) == 0 &&
+              !strcmp(pending, "0"),
+          "a cut pending in FLUSHALL's reply: %s", pending);
+    if (info)
+        freeReplyObject(info);
+    wait_nothing_pending(c);
     redisFree(c);
 }
 
@@ -260,6 +425,119 @@ static void test_zrem_ranges(void)
                  "LIMIT", "0", "2");
     EXPECT_INT(c, 8000, "ZREMRANGEBYLEX", "flat", "-", "+");
     EXPECT_INT(c, 0, "EXISTS", "flat");
+    redisFree(c);
+}
+
+/* HDELRANGE PREFIX over PROBE_KEYS fields between two that stay: the
+ * chunks are cut out at once and freed on the lazy-free thread. */
+static void test_hdelrange_probe(void)
+{
+    redisContext *c, *p;
+    struct h_raw r;
+    if (probe_open(&c, &p, &r) < 0)
+        return;
+    int n = PROBE_KEYS / H_SLOW;
+    hfill(c, "h", "f:", n);
+    EXPECT_INT(c, 2, "HSET", "h", "a", "1", "z", "2");
+    probe_deletion(c, p, &r, "HDELRANGE h PREFIX f:", n, "HDELRANGE PREFIX over a million fields",
+                   "hdelrange");
+    EXPECT_INT(c, 2, "HLEN", "h");
+    EXPECT_INT(c, 0, "HCOUNT", "h", "PREFIX", "f:");
+    EXPECT_NIL(c, "HGET", "h", "f:0000005");
+    EXPECT_BULK(c, "2", "HGET", "h", "z");
+    EXPECT_INT(c, 1, "HSET", "h", "f:0000005", "again");
+    EXPECT_REPLY(c, "['a', '1', 'f:0000005', 'again', 'z', '2']", "HRANGE", "h", "0", "-1",
+                 "WITHVALUES");
+    EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
+    redisFree(c);
+}
+
+/* The random tests' generator: Knuth's MMIX LCG, whose high bits are
+ * drawn. */
+static void lcg_step(uint64_t *rng)
+{
+    *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+}
+
+/* Random HDELRANGEs over a hash of MODEL_FIELDS fields against a model (a
+ * flag per field), some fields written back at once after each: ranges
+ * that cut whole chunks and trim partial ones, ranges within one chunk,
+ * and at the end a range that leaves few enough to pack the hash again. */
+#define MODEL_FIELDS 20000
+static void test_hdelrange_model(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    static unsigned char present[MODEL_FIELDS];
+    uint64_t rng = h_seed();
+    hfill(c, "h", "m:", MODEL_FIELDS);
+    memset(present, 1, sizeof(present));
+    for (int round = 0; round < 80; round++) {
+        lcg_step(&rng);
+        int lo = (int)((rng >> 33) % MODEL_FIELDS);
+        lcg_step(&rng);
+        int hi = lo + (int)((rng >> 33) % (round % 3 ? 9000 : 100));
+        int lo_ex = (int)(rng >> 11) & 1, hi_ex = (int)(rng >> 12) & 1;
+        if (hi >= MODEL_FIELDS)
+            hi = MODEL_FIELDS - 1;
+        char blo[32], bhi[32];
+        snprintf(blo, sizeof(blo), "%cm:%07d", lo_ex ? '(' : '[', lo);
+        snprintf(bhi, sizeof(bhi), "%cm:%07d", hi_ex ? '(' : '[', hi);
+        long long want = 0;
+        for (int i = lo + lo_ex; i <= hi - hi_ex; i++) {
+            want += present[i];
+            present[i] = 0;
+        }
+        EXPECT_INT(c, want, "HDELRANGE", "h", blo, bhi);
+        for (int k = 0; k < 20; k++) {
+            lcg_step(&rng);
+            int i = lo + (int)((rng >> 33) % (unsigned)(hi - lo + 1));
+            char f[32], v[32];
+            snprintf(f, sizeof(f), "m:%07d", i);
+            snprintf(v, sizeof(v), "v%d", i);
+            EXPECT_INT(c, !present[i], "HSET", "h", f, v);
+            present[i] = 1;
+        }
+        long long count = 0;
+        for (int i = 0; i < MODEL_FIELDS; i++)
+            count += present[i];
+        EXPECT_INT(c, count, "HLEN", "h");
+        EXPECT_INT(c, count, "HCOUNT", "h", "-", "+");
+        int i = (int)((rng >> 7) % MODEL_FIELDS);
+        char f[32], v[32];
+        snprintf(f, sizeof(f), "m:%07d", i);
+        snprintf(v, sizeof(v), "'v%d'", i);
+        EXPECT_REPLY(c, present[i] ? v : "(nil)", "HGET", "h", f);
+    }
+    redisReply *all = H_CALL(c, "HRANGE", "h", "0", "-1", "WITHVALUES");
+    size_t j = 0;
+    int ok = all && all->type == REDIS_REPLY_ARRAY;
+    for (int i = 0; ok && i < MODEL_FIELDS; i++) {
+        char f[32], v[32];
+        snprintf(f, sizeof(f), "m:%07d", i);
+        snprintf(v, sizeof(v), "v%d", i);
+        if (present[i])
+            ok = j + 1 < all->elements && !strcmp(all->element[j]->str, f) &&
+                 !strcmp(all->element[j + 1]->str, v);
+        j += 2 * present[i];
+    }
+    CHECK(ok && all && j == all->elements, "HRANGE differs from the model");
+    if (all)
+        freeReplyObject(all);
+    /* Down to the fields below m:0000010: packed again, as a delete of
+     * one field at a time leaves it. */
+    EXPECT_INT(c, !present[3], "HSET", "h", "m:0000003", "v3");
+    present[3] = 1;
+    long long left = 0, gone = 0;
+    for (int i = 0; i < MODEL_FIELDS; i++) {
+        left += i < 10 && present[i];
+        gone += i >= 10 && present[i];
+    }
+    EXPECT_INT(c, gone, "HDELRANGE", "h", "[m:0000010", "+");
+    EXPECT_INT(c, left, "HLEN", "h");
+    EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
+    EXPECT_BULK(c, "v3", "HGET", "h", "m:0000003");
     redisFree(c);
 }
 
@@ -322,9 +600,9 @@ static void test_model(void)
     for (int i = 0; i < MODEL_KEYS; i += 7)
         EXPECT_NEXT(c, ":1");
     for (int round = 0; round < 60; round++) {
-        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        lcg_step(&rng);
         int lo = (int)((rng >> 33) % MODEL_KEYS);
-        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        lcg_step(&rng);
         int hi = lo + (int)((rng >> 33) % 8000);
         if (hi >= MODEL_KEYS)
             hi = MODEL_KEYS - 1;
@@ -344,7 +622,7 @@ static void test_model(void)
         EXPECT_INT(c, want, "KDELRANGE", blo, bhi, "LIMIT", blim);
         /* Some deleted keys come back at once, while freed. */
         for (int k = 0; k < 50; k++) {
-            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            lcg_step(&rng);
             int i = lo + (int)((rng >> 33) % (unsigned)(hi - lo + 1));
             char key[32];
             snprintf(key, sizeof(key), "m:%07d", i);
@@ -368,10 +646,7 @@ static void test_model(void)
         EXPECT_INT(c, present[i], "EXISTS", key);
     }
     /* Every key, once the slices are done. */
-    int64_t end = h_now_ms() + WAIT_MS;
-    while (!nothing_pending(c) && h_now_ms() < end)
-        h_sleep_ms(5);
-    CHECK(nothing_pending(c), "cut keys still pending");
+    wait_nothing_pending(c);
     redisReply *all = H_CALL(c, "KRANGE", "0", "-1");
     size_t j = 0;
     int ok = all && all->type == REDIS_REPLY_ARRAY;
@@ -429,20 +704,31 @@ static void test_aof(void)
     fill(c, "l:", 5000);
     EXPECT_INT(c, 3000, "KDELRANGE", "[l:0001000", "+", "LIMIT", "3000");
     EXPECT_INT(c, 2000, "DBSIZE");
+    hfill(c, "lh", "f:", 5000);
+    EXPECT_INT(c, 3000, "HDELRANGE", "lh", "[f:0001000", "(f:0004000");
+    EXPECT_INT(c, 2001, "DBSIZE");
     redisReply *before = H_CALL(c, "KRANGE", "0", "-1");
+    redisReply *hbefore = H_CALL(c, "HRANGE", "lh", "0", "-1", "WITHVALUES");
     redisFree(c);
     h_stop(&s);
     c = h_reopen(&s, H_FLAGS("--appendonly", "yes"));
     if (c) {
         redisReply *after = H_CALL(c, "KRANGE", "0", "-1");
-        CHECK(before && after && before->elements == 2000 && h_reply_equal(before, after),
+        CHECK(before && after && before->elements == 2001 && h_reply_equal(before, after),
               "the log replayed other keys");
+        redisReply *hafter = H_CALL(c, "HRANGE", "lh", "0", "-1", "WITHVALUES");
+        CHECK(hbefore && hafter && hbefore->elements == 4000 && h_reply_equal(hbefore, hafter),
+              "the log replayed other fields");
         if (after)
             freeReplyObject(after);
+        if (hafter)
+            freeReplyObject(hafter);
         redisFree(c);
     }
     if (before)
         freeReplyObject(before);
+    if (hbefore)
+        freeReplyObject(hbefore);
     h_stop(&s);
 }
 
@@ -462,6 +748,19 @@ static void test_replica(void)
     fill(p, "r:", 6000);
     EXPECT_INT(p, 4000, "KDELRANGE", "[r:0000500", "+", "LIMIT", "4000");
     EXPECT_OK(p, "SET", "r:0000600", "back");
+    hfill(p, "rh", "f:", 6000);
+    EXPECT_INT(p, 4000, "HDELRANGE", "rh", "[f:0000500", "(f:0004500");
+    EXPECT_INT(p, 1, "HSET", "rh", "f:0000600", "back");
+    CHECK(h_wait_caught_up(p, r, WAIT_MS), "the replica caught up");
+    redisReply *hwant = H_CALL(p, "HRANGE", "rh", "0", "-1", "WITHVALUES");
+    redisReply *hgot = H_CALL(r, "HRANGE", "rh", "0", "-1", "WITHVALUES");
+    CHECK(hwant && hgot && hwant->elements == 2 * 2001 && h_reply_equal(hwant, hgot),
+          "the replica holds other fields");
+    if (hwant)
+        freeReplyObject(hwant);
+    if (hgot)
+        freeReplyObject(hgot);
+    EXPECT_INT(p, 1, "DEL", "rh");
     redisReply *want = H_CALL(p, "KRANGE", "0", "-1");
     int64_t end = h_now_ms() + WAIT_MS;
     redisReply *got = NULL;
@@ -492,6 +791,10 @@ int main(int argc, char **argv)
     H_RUN(test_watch);
     H_RUN(test_zrem_probe);
     H_RUN(test_zrem_ranges);
+    H_RUN(test_zrem_half_probe);
+    H_RUN(test_zrem_pending);
+    H_RUN(test_hdelrange_probe);
+    H_RUN(test_hdelrange_model);
     H_RUN(test_model);
     H_RUN(test_expiry_probe);
     H_RUN(test_aof);

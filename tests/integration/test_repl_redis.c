@@ -523,6 +523,18 @@ static void test_redis_replica(void)
      * go out as. */
     add_collection(c, "HSET", "wide", 1300, 0);
     EXPECT_INT(c, 1300, "HDELRANGE", "wide", "-", "+");
+    /* The fields m1... and m2... of about 4,000 (some 1,800): whole chunks
+     * cut out of the middle, partial ones trimmed at both ends, the rest
+     * left. */
+    for (int k = 0; k < 3; k++)
+        add_collection(c, "HSET", "wide2", 1400, 0);
+    redisReply *n = H_CALL(c, "HCOUNT", "wide2", "[m1", "(m3");
+    CHECK(n && n->type == REDIS_REPLY_INTEGER && n->integer > 1500, "HCOUNT wide2");
+    if (n) {
+        EXPECT_INT(c, n->integer, "HDELRANGE", "wide2", "[m1", "(m3");
+        freeReplyObject(n);
+    }
+    EXPECT_INT(c, 0, "HCOUNT", "wide2", "[m1", "(m3");
     for (int i = 0; i < 1100; i++) {
         char key[16];
         snprintf(key, sizeof(key), "span:%d", i);

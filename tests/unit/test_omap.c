@@ -17,7 +17,10 @@
  *           chunks split, merge and stay checked; seeks at every rank;
  *   clone   a clone equals its source and is independent of it;
  *   append  maps built with om_append in order, packed and tree, equal
- *           the same built with om_set.
+ *           the same built with om_set;
+ *   cut     spans deleted by om_cut_span and by om_del_span from two equal
+ *           maps of up to 30,000 fields leave equal maps (encoding too),
+ *           and the part cut off is a valid map.
  * Every part ends with mem_used() back at zero: a leaked chunk fails.
  *
  * usage: test_omap [part]... (no argument runs all). Prints SEED=<n>;
@@ -313,6 +316,24 @@ static void part_clone(void)
     CHECK(mem_used() == 0);
 }
 
+/* a and b hold the same elements in the same encoding; a passes om_check. */
+static void same_maps(const struct omap *a, const struct omap *b)
+{
+    struct om_it ia, ib;
+    struct om_elem ea, eb;
+    const char *why = "";
+    CHECK_MSG(om_check(a, &why) == 0, "%s", why);
+    CHECK(om_len(a) == om_len(b) && a->packed == b->packed);
+    om_seek(a, 0, &ia);
+    om_seek(b, 0, &ib);
+    for (; om_it_valid(&ia); om_next(a, &ia), om_next(b, &ib)) {
+        om_it_get(a, &ia, &ea);
+        om_it_get(b, &ib, &eb);
+        CHECK(ea.flen == eb.flen && !memcmp(ea.f, eb.f, ea.flen));
+        CHECK(ea.vlen == eb.vlen && !memcmp(ea.v, eb.v, ea.vlen));
+    }
+}
+
 static void part_append(void)
 {
     struct om_limits small = {.entries = 16, .value = 8, .int_entries = 0};
@@ -328,18 +349,8 @@ static void part_append(void)
             om_append(&a, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
             om_set(&b, f, len, f, i % 50 == 0 ? len : 2, lims[k]);
         }
-        CHECK_MSG(om_check(a, &why) == 0, "%s", why);
-        CHECK(om_len(a) == om_len(b) && a->packed == b->packed && a->packed == (k == 1));
-        struct om_it ia, ib;
-        struct om_elem ea, eb;
-        om_seek(a, 0, &ia);
-        om_seek(b, 0, &ib);
-        for (; om_it_valid(&ia); om_next(a, &ia), om_next(b, &ib)) {
-            om_it_get(a, &ia, &ea);
-            om_it_get(b, &ib, &eb);
-            CHECK(ea.flen == eb.flen && !memcmp(ea.f, eb.f, ea.flen));
-            CHECK(ea.vlen == eb.vlen && !memcmp(ea.v, eb.v, ea.vlen));
-        }
+        same_maps(a, b);
+        CHECK(a->packed == (k == 1));
         om_free(a);
         om_free(b);
     }
@@ -351,6 +362,64 @@ static void part_append(void)
     }
     CHECK(om_check(s, &why) == 0 && s->packed && !strcmp(om_encoding(s), "intset"));
     om_free(s);
+    CHECK(mem_used() == 0);
+}
+
+/* Two equal maps, spans deleted from one by om_cut_span and from the other
+ * by om_del_span: same elements and encoding after each; the cut part is a
+ * valid map of consecutive elements of the span; fields put back at random
+ * keep the map big. */
+static void part_cut(void)
+{
+    struct om_limits lim = {.entries = 128, .value = 64, .int_entries = 0};
+    enum { N = 30000 };
+    struct omap *a = om_new(1), *b = om_new(1);
+    char f[32], first[32];
+    const char *why = "";
+    int cuts = 0;
+
+    rng = seed;
+    for (op = 0; op < 300; op++) {
+        for (int k = 0; k < (op % 50 == 0 ? N : 300); k++) {
+            size_t len = (size_t)snprintf(f, sizeof(f), "f:%06d", (int)rng_below(&rng, N));
+            size_t vlen = 1 + rng_below(&rng, 30);
+            om_set(&a, f, len, f, vlen, &lim);
+            om_set(&b, f, len, f, vlen, &lim);
+        }
+        size_t n = om_len(a), lo = rng_below(&rng, n + 1);
+        size_t hi = lo + rng_below(&rng, op % 7 == 0 ? 3000 : n - lo + 1);
+        if (op % 11 == 0) { /* all but a few: packed again */
+            lo = rng_below(&rng, 40);
+            hi = n - rng_below(&rng, 20);
+        }
+        if (hi > n)
+            hi = n;
+        struct om_it it;
+        struct om_elem e;
+        size_t flen = 0;
+        if (hi > lo) {
+            om_seek(a, lo, &it);
+            om_it_get(a, &it, &e);
+            memcpy(first, e.f, e.flen);
+            flen = e.flen;
+        }
+        struct omap *cut = om_cut_span(&a, lo, hi, &lim);
+        om_del_span(&b, lo, hi, &lim);
+        same_maps(a, b);
+        if (cut) {
+            cuts++;
+            CHECK_MSG(om_check(cut, &why) == 0, "%s", why);
+            CHECK(om_len(cut) >= OM_CUT_MIN && om_len(cut) <= hi - lo && !cut->packed);
+            /* Its elements sort at or after the span's first. */
+            om_seek(cut, 0, &it);
+            om_it_get(cut, &it, &e);
+            CHECK(memcmp(e.f, first, flen < e.flen ? flen : e.flen) >= 0);
+            om_free(cut);
+        }
+    }
+    CHECK_MSG(cuts >= 20, "only %d cuts", cuts);
+    om_free(a);
+    om_free(b);
     CHECK(mem_used() == 0);
 }
 
@@ -370,6 +439,8 @@ int main(int argc, char **argv)
             part_clone();
         if (!part || !strcmp(part, "append"))
             part_append();
+        if (!part || !strcmp(part, "cut"))
+            part_cut();
     }
     puts("ok");
     return 0;

@@ -14,7 +14,9 @@
  *   scan    a full ZSCAN-style iteration visits every member present
  *           throughout, while members come and go and the table resizes;
  *   clone   a clone equals its source and is independent of it;
- *   cut     zs_cut of a random run (range deletion), both of its ways.
+ *   cut     zs_cut of a random run (range deletion), both of its ways;
+ *   cutlazy cuts too big to clear the table at once: left in it, passed
+ *           over by lookups and scans, cleared by zs_cut_step or zs_free.
  * Every part ends with mem_used() back at zero: a leaked node fails.
  *
  * usage: test_zset [part]... (no argument runs all). Prints SEED=<n>;
@@ -382,13 +384,107 @@ static void part_cut(void)
     }
 }
 
+/* The members zs_scan visits, counted, and whether any is not in z by
+ * name (a pending cut's). */
+struct visits {
+    const struct zset *z;
+    size_t count;
+    int stray;
+};
+
+static void visit_cb(void *arg, const struct zs_node *n)
+{
+    struct visits *v = arg;
+    v->count++;
+    v->stray |= zs_find(v->z, n->member, n->len) != n;
+}
+
+/* z's members by name: m<i> for i in [0, size) is there exactly when
+ * present[i], and a full scan visits those only. */
+static void check_names(const struct zset *z, const unsigned char *present, size_t size)
+{
+    char m[16];
+    size_t count = 0;
+    const char *why;
+    CHECK_MSG(zs_check(z, &why) == 0, "%s", why);
+    for (size_t i = 0; i < size; i++) {
+        int len = snprintf(m, sizeof(m), "m%zu", i);
+        CHECK((zs_find(z, m, (size_t)len) != NULL) == present[i]);
+        count += present[i];
+    }
+    CHECK(zs_len(z) == count);
+    struct visits v = {z, 0, 0};
+    uint64_t cursor = 0;
+    do
+        cursor = zs_scan(z, cursor, visit_cb, &v);
+    while (cursor);
+    CHECK(v.count == count && !v.stray);
+}
+
+/* Cuts too big to clear at once (more than ZS_CUT_EAGER names both ways)
+ * stay in the set's table: lookups and scans pass over them while members
+ * of the same names come back, a second cut joins the first, the table
+ * empties and resizes, and zs_cut_step clears them in slices of random
+ * size, or zs_free frees them with the set. */
+static void part_cut_lazy(void)
+{
+    enum { MAX = 24000 };
+    static unsigned char present[MAX];
+    char m[16];
+
+    for (int round = 0; round < 12; round++) {
+        size_t size = 2 * ZS_CUT_EAGER + 2 + (size_t)(rng_next(&rng) % (MAX - 2 * ZS_CUT_EAGER - 2));
+        struct zset *z = zs_new();
+        for (size_t i = 0; i < size; i++) {
+            int len = snprintf(m, sizeof(m), "m%zu", i);
+            zs_insert(z, m, (size_t)len, (double)i);
+            present[i] = 1;
+        }
+        size_t lo = (size_t)(rng_next(&rng) % (size - 2 * ZS_CUT_EAGER - 1));
+        size_t n = ZS_CUT_EAGER + 1 + (size_t)(rng_next(&rng) % (size - lo - 2 * ZS_CUT_EAGER - 1 + 1));
+        if (size - n < ZS_CUT_EAGER + 1)
+            n = size - ZS_CUT_EAGER - 1;
+        CHECK(zs_cut(z, lo, n) == NULL && zs_cut_pending(z) == n);
+        memset(present + lo, 0, n);
+        check_names(z, present, size);
+        for (int k = 0; k < 300; k++) { /* some names come back, scored anew */
+            size_t i = lo + (size_t)(rng_next(&rng) % n);
+            int len = snprintf(m, sizeof(m), "m%zu", i);
+            if (!present[i])
+                zs_insert(z, m, (size_t)len, -(double)i);
+            present[i] = 1;
+        }
+        check_names(z, present, size);
+        if (round % 3 == 1) { /* all the rest go: the table is freed, then new */
+            while (zs_len(z))
+                zs_delete(z, zs_first(z));
+            memset(present, 0, size);
+            int len = snprintf(m, sizeof(m), "m%zu", lo);
+            zs_insert(z, m, (size_t)len, 1);
+            present[lo] = 1;
+            check_names(z, present, size);
+        }
+        if (round % 4 == 3) {
+            zs_free(z); /* the pending cut with it */
+            CHECK(mem_used() == 0);
+            continue;
+        }
+        while (zs_cut_step(z, 1 + (size_t)(rng_next(&rng) % 3000)))
+            check_names(z, present, size);
+        CHECK(zs_cut_pending(z) == 0 && z->cuts == NULL);
+        check_names(z, present, size);
+        zs_free(z);
+        CHECK(mem_used() == 0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*fn)(void);
     } parts[] = {{"random", part_random}, {"lex", part_lex}, {"scan", part_scan},
-                 {"clone", part_clone}, {"cut", part_cut}};
+                 {"clone", part_clone}, {"cut", part_cut}, {"cutlazy", part_cut_lazy}};
 
     seed = check_seed((uint64_t)time(NULL));
     for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
