@@ -45,7 +45,8 @@ start_redis() {
 }
 
 # start_cluster_nodes DIR KIND BIN N: N nodes of BIN in cluster mode (the bus on a free port),
-# each in a folder of its own under DIR (nodes.conf is written there), without persistence; their
+# each in a folder of its own under DIR (nodes.conf and its log, server.log, are written there;
+# the log's end is shown when a node does not start), without persistence; their
 # ports into CLUSTER_PORTS and pids into CLUSTER_PIDS (also in BENCH_PIDS, killed on exit).
 start_cluster_nodes() {
   local dir=$1 kind=$2 bin=$3 n=$4 i p d
@@ -53,9 +54,9 @@ start_cluster_nodes() {
   for ((i = 0; i < n; i++)); do
     p=$(free_port); d="$dir/$kind-$p"; mkdir -p "$d"
     (cd "$d" && exec "$bin" --port "$p" --cluster-enabled yes --cluster-port "$(free_port)" \
-       --save '' --appendonly no --loglevel warning >/dev/null 2>&1) &
+       --save '' --appendonly no --loglevel warning >server.log 2>&1) &
     CLUSTER_PIDS+=($!); BENCH_PIDS+=($!); CLUSTER_PORTS+=("$p")
-    wait_ping "$p"
+    wait_ping "$p" || { tail -5 "$d/server.log" >&2; return 1; }
   done
 }
 
