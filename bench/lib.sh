@@ -12,10 +12,14 @@ bench_cleanup() {
 }
 trap bench_cleanup EXIT
 
+# Below the kernel's ephemeral ports (32768 by default): a port an outgoing connection holds
+# answers no connect, yet cannot be bound (a node failed to start so under redis-benchmark).
 free_port() {
-  local p
+  local p top
+  top=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 40000)
+  [ "$top" -gt 21000 ] 2>/dev/null || top=40000
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((20000 + RANDOM % (top - 20000)))
     (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return; }
   done
 }
@@ -45,7 +49,8 @@ start_redis() {
 }
 
 # start_cluster_nodes DIR KIND BIN N: N nodes of BIN in cluster mode (the bus on a free port),
-# each in a folder of its own under DIR (nodes.conf is written there), without persistence; their
+# each in a folder of its own under DIR (nodes.conf and its log, server.log, are written there;
+# the log's end is shown when a node does not start), without persistence; their
 # ports into CLUSTER_PORTS and pids into CLUSTER_PIDS (also in BENCH_PIDS, killed on exit).
 start_cluster_nodes() {
   local dir=$1 kind=$2 bin=$3 n=$4 i p d
@@ -53,9 +58,9 @@ start_cluster_nodes() {
   for ((i = 0; i < n; i++)); do
     p=$(free_port); d="$dir/$kind-$p"; mkdir -p "$d"
     (cd "$d" && exec "$bin" --port "$p" --cluster-enabled yes --cluster-port "$(free_port)" \
-       --save '' --appendonly no --loglevel warning >/dev/null 2>&1) &
+       --save '' --appendonly no --loglevel warning >server.log 2>&1) &
     CLUSTER_PIDS+=($!); BENCH_PIDS+=($!); CLUSTER_PORTS+=("$p")
-    wait_ping "$p"
+    wait_ping "$p" || { tail -5 "$d/server.log" >&2; return 1; }
   done
 }
 

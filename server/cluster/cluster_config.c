@@ -6,7 +6,17 @@
  * The lock is an flock held on the file's descriptor until exit. The file
  * is replaced by a rename, so each save locks the new file before it takes
  * the name, and only then lets the old lock go: at no moment is the file
- * under that name unlocked. A file that does not end in a newline was cut
+ * under that name unlocked.
+ *
+ * Two files take turns (the "spare" below): each save rewrites the spare in
+ * place, gives the file's current inode a second name, renames the spare
+ * over the file, and keeps the old inode as the next spare. A save thus
+ * neither creates nor frees an inode: on ext4 under a busy disk, making a
+ * new file and freeing the replaced one cost milliseconds per save (the
+ * filesystem's journal, and the flush its rename heuristic starts), the
+ * whole gap of a reshard against Redis 7.0, which rewrites nodes.conf in
+ * place, non-atomically (bench/README.md, "Resharding"). Both inodes stay
+ * locked, so whichever holds the name is. A file that does not end in a newline was cut
  * short (every writer ends each line with one) and is refused, as is any
  * line that does not parse, naming it: a node must not start with half of
  * what it promised the cluster.
@@ -30,8 +40,17 @@
 #include "mem.h"
 #include "server.h"
 
-/* The descriptor holding the lock, -1 before cluster_config_lock. */
+/* The descriptor holding the lock on the file, -1 before
+ * cluster_config_lock. */
 static int lock_fd = -1;
+/* The spare: the previous version of the file, named <file>.spare, locked
+ * and rewritten by the next save; -1 until the first save, or after a save
+ * that could not keep the old inode. */
+static int spare_fd = -1;
+
+#define SPARE_SUFFIX ".spare"
+/* The old inode's name for the moment between link and rename. */
+#define OLD_SUFFIX ".old"
 
 /* Redis's representClusterNodeFlags, in its order. */
 static const struct {
@@ -123,8 +142,32 @@ int cluster_config_lock(const char *path)
     return 0;
 }
 
+/* path with suffix appended, into buf of size PATH_BUF. */
+#define PATH_BUF 4096
+static void path_with(char *buf, const char *path, const char *suffix)
+{
+    snprintf(buf, PATH_BUF, "%s%s", path, suffix);
+}
+
+/* Whether name (still) names the inode open at fd. */
+static int names_fd(const char *name, int fd)
+{
+    struct stat a, b;
+    return stat(name, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 void cluster_config_unlock(void)
 {
+    if (spare_fd >= 0) {
+        /* The spare is of no use once the server is gone. */
+        char spare[PATH_BUF];
+        path_with(spare, server.cfg.cluster_config_file, SPARE_SUFFIX);
+        if (names_fd(spare, spare_fd))
+            unlink(spare);
+        close(spare_fd);
+    }
+    spare_fd = -1;
     if (lock_fd >= 0)
         close(lock_fd);
     lock_fd = -1;
@@ -430,6 +473,73 @@ int cluster_config_load(const char *path)
 
 /* ---- saving ---- */
 
+/* A new spare at <file>.spare, locked (a leftover of a process that died
+ * is replaced); its descriptor, or -1 with errno set. */
+static int spare_open(const char *spare)
+{
+    if (unlink(spare) < 0 && errno != ENOENT)
+        return -1;
+    int fd = open(spare, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int saved = errno;
+        close(fd);
+        unlink(spare);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/* The spare holds exactly the nodes' lines then the vars line (and is on
+ * disk with do_fsync): rewritten in place, cut after. 0, or -1 with errno
+ * set. */
+static int spare_fill(const char *nodes, size_t nlen, const char *vars, size_t vlen,
+                      int do_fsync)
+{
+    if (lseek(spare_fd, 0, SEEK_SET) < 0 || write_full(spare_fd, nodes, nlen) < 0 ||
+        write_full(spare_fd, vars, vlen) < 0 || ftruncate(spare_fd, (off_t)(nlen + vlen)) < 0 ||
+        (do_fsync && fsync(spare_fd) < 0))
+        return -1;
+    return 0;
+}
+
+/* Renames the filled spare over path. The inode path named is kept as the
+ * next spare when it can take the spare's name first (a hard link), else
+ * let go (freed: a filesystem without hard links, a folder that changed
+ * under a relative path). 0, or -1 with errno set when the rename failed
+ * (the spare is then dropped, the file untouched). */
+static int spare_take_name(const char *path, const char *spare)
+{
+    char old[PATH_BUF];
+    path_with(old, path, OLD_SUFFIX);
+    int keep = lock_fd >= 0 && names_fd(path, lock_fd);
+    if (keep && link(path, old) < 0) {
+        /* A leftover of a process that died between link and rename. */
+        keep = errno == EEXIST && unlink(old) == 0 && link(path, old) == 0;
+    }
+    if (rename(spare, path) < 0) {
+        int saved = errno;
+        if (keep)
+            unlink(old);
+        close(spare_fd);
+        spare_fd = -1;
+        errno = saved;
+        return -1;
+    }
+    int prev = lock_fd;
+    lock_fd = spare_fd; /* the new file, locked since it was opened */
+    spare_fd = -1;
+    if (keep && rename(old, spare) == 0) {
+        spare_fd = prev;
+    } else {
+        if (keep)
+            unlink(old);
+        if (prev >= 0)
+            close(prev);
+    }
+    return 0;
+}
+
 int cluster_config_save(const char *path, int do_fsync)
 {
     size_t len = 0;
@@ -439,27 +549,29 @@ int cluster_config_save(const char *path, int do_fsync)
     char vars[96];
     int vlen = snprintf(vars, sizeof(vars), "vars currentEpoch %" PRIu64 " lastVoteEpoch %" PRIu64 "\n",
                         cluster->current_epoch, cluster->last_vote_epoch);
-    char tmp[4096];
-    snprintf(tmp, sizeof(tmp), "%s.tmp-%d-%lld", path, (int)getpid(), (long long)mstime());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && write_full(fd, nodes, len) == 0 &&
-             write_full(fd, vars, (size_t)vlen) == 0 && (!do_fsync || fsync(fd) == 0) &&
-             rename(tmp, path) == 0;
-    free(nodes);
-    if (!ok) {
-        log_warning("Could not save the cluster configuration to %s: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
+    char spare[PATH_BUF];
+    path_with(spare, path, SPARE_SUFFIX);
+    /* A second try, on a new spare, when the first could not rename (the
+     * spare's name was taken away, or the folder changed). */
+    int rc = -1;
+    for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
+        if (spare_fd < 0 || !names_fd(spare, spare_fd)) {
+            if (spare_fd >= 0)
+                close(spare_fd);
+            spare_fd = spare_open(spare);
         }
+        if (spare_fd >= 0 && spare_fill(nodes, len, vars, (size_t)vlen, do_fsync) == 0)
+            rc = spare_take_name(path, spare);
+    }
+    int saved = errno;
+    free(nodes);
+    if (rc < 0) {
+        errno = saved;
+        log_warning("Could not save the cluster configuration to %s: %s", path, strerror(errno));
         return -1;
     }
     if (do_fsync && fsync_dir_of(path) < 0)
         log_warning("Could not fsync the folder of %s: %s", path, strerror(errno));
-    /* The new file, locked before it took the name, holds the lock now. */
-    if (lock_fd >= 0)
-        close(lock_fd);
-    lock_fd = fd;
     return 0;
 }
 

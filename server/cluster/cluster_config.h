@@ -4,9 +4,9 @@
  * a "vars currentEpoch N lastVoteEpoch M" line, locked while the server
  * runs, rewritten whole and atomically on every change.
  *
- * Owns: the lock's descriptor (held until exit, as Redis holds it) and
- * the text it builds; reads and changes cluster.h's state only through its
- * functions.
+ * Owns: the lock's descriptor (held until exit, as Redis holds it), the
+ * spare file's (<path>.spare, removed at shutdown) and the text it builds;
+ * reads and changes cluster.h's state only through its functions.
  */
 #ifndef RBKV_CLUSTER_CONFIG_H
 #define RBKV_CLUSTER_CONFIG_H
@@ -36,9 +36,10 @@ void cluster_config_unlock(void);
  * is no file or it is empty (a new node), -1 after logging which line is
  * wrong. */
 int cluster_config_load(const char *path);
-/* Writes the state to path: a temporary file beside it, renamed over
- * path; with do_fsync the file is fsynced before the rename and the folder
- * after it. Returns 0, or -1 logged. */
+/* Writes the state to path: into the spare beside it (<path>.spare, the
+ * version before last, rewritten in place), renamed over path, the old
+ * version becoming the spare; with do_fsync the file is fsynced before the
+ * rename and the folder after it. Returns 0, or -1 logged. */
 int cluster_config_save(const char *path, int do_fsync);
 
 /* After a change of the state: recomputes the cluster's ok/fail, and with

@@ -30,8 +30,8 @@
  *     or is left in the source, none is lost.
  *
  * The cluster nodes run in /dev/shm when there is one: every SETSLOT
- * writes and fsyncs nodes.conf (docs/cluster.md), four per slot moved, and
- * on this shared disk that made a reshard of 8192 slots take minutes;
+ * writes nodes.conf (docs/cluster.md), five per slot moved, and on this
+ * shared disk that once made a reshard of 8192 slots take minutes;
  * bench/cluster_reshard_vs_redis.sh measures on the disk, side by side.
  */
 #include <arpa/inet.h>

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -474,6 +476,101 @@ out:
     h_close(&s, c);
 }
 
+/* The inode number of path, 0 when there is none. */
+static unsigned long long inode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* Whether nodes.conf at path is exactly CLUSTER NODES then the vars line
+ * of epoch 0 (a node alone, no vote cast). */
+static int file_is_nodes(redisContext *c, const char *path)
+{
+    redisReply *r = H_CALL(c, "CLUSTER", "NODES");
+    size_t len = 0;
+    char *file = h_read_file(path, &len);
+    char want[4096] = "";
+    if (r && r->type == REDIS_REPLY_STRING)
+        snprintf(want, sizeof(want), "%svars currentEpoch 0 lastVoteEpoch 0\n", r->str);
+    int same = file && want[0] && !strcmp(file, want);
+    CHECK(same, "nodes.conf: [%s], want [%s]", file ? file : "", want);
+    free(file);
+    freeReplyObject(r);
+    return same;
+}
+
+/* rbkv's saves take turns between nodes.conf and <file>.spare (the version
+ * before, rewritten in place by the next save, then renamed over the file):
+ * each save leaves the file exactly the state and the spare the version
+ * before; both stay locked; the spare goes at shutdown; leftovers of a
+ * process that died are replaced. Redis 7.0 rewrites the file in place. */
+static void test_spare_file(void)
+{
+    if (h_is_reference())
+        return;
+    struct h_server s;
+    redisContext *c = h_open(&s, cluster_flags);
+    if (!c)
+        return;
+    char path[400], spare[420], old[420];
+    h_path_in(&s, "nodes-test.conf", path, sizeof(path));
+    snprintf(spare, sizeof(spare), "%s.spare", path);
+    snprintf(old, sizeof(old), "%s.old", path);
+    /* Slots added one by one and taken back, so the text grows and shrinks:
+     * a spare longer than the new text must be cut. */
+    static const char *const steps[][2] = {{"ADDSLOTS", "7"},     {"ADDSLOTS", "9"},
+                                           {"ADDSLOTSRANGE", "100"}, {"DELSLOTS", "9"},
+                                           {"DELSLOTS", "7"},     {"ADDSLOTS", "16383"}};
+    char *before = h_read_file(path, &(size_t){0});
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        unsigned long long file_ino = inode_of(path), spare_ino = inode_of(spare);
+        CHECK(file_ino && spare_ino && file_ino != spare_ino, "step %zu: two files", i);
+        redisReply *r = !strcmp(steps[i][0], "ADDSLOTSRANGE")
+                            ? H_CALL(c, "CLUSTER", steps[i][0], steps[i][1], "200")
+                            : H_CALL(c, "CLUSTER", steps[i][0], steps[i][1]);
+        CHECK(r && r->type == REDIS_REPLY_STATUS, "step %zu: CLUSTER %s %s", i, steps[i][0],
+              steps[i][1]);
+        freeReplyObject(r);
+        file_is_nodes(c, path);
+        CHECK(inode_of(path) == spare_ino && inode_of(spare) == file_ino,
+              "step %zu: the spare became the file and the file the spare", i);
+        char *prev = h_read_file(spare, &(size_t){0});
+        CHECK(before && prev && !strcmp(before, prev), "step %zu: the spare is the version before",
+              i);
+        free(before);
+        before = h_read_file(path, &(size_t){0});
+        free(prev);
+    }
+    free(before);
+    CHECK(access(old, F_OK) != 0, "no second name is left after a save");
+    /* Whichever inode holds the name is locked. */
+    CHECK(h_exec(&s, "locked.out", 10000 * H_SLOW,
+                 H_FLAGS("--port", "0", "--cluster-enabled", "yes", "--cluster-config-file",
+                         path)) != 0,
+          "a second node on the same nodes.conf is refused after the saves");
+    h_close(&s, c);
+    CHECK(access(spare, F_OK) != 0, "the spare goes at shutdown");
+
+    /* Leftovers of a node killed in the middle of a save: a spare of
+     * garbage and the old inode's second name. */
+    FILE *f = fopen(spare, "w");
+    CHECK(f && fputs("garbage\n", f) >= 0 && fclose(f) == 0, "writing a stale spare");
+    CHECK(link(path, old) == 0, "a stale second name");
+    c = h_reopen(&s, cluster_flags);
+    if (!c)
+        return;
+    EXPECT_MATCH(c, "'*cluster_slots_assigned:102\\r\\n*'", "CLUSTER", "INFO");
+    EXPECT_OK(c, "CLUSTER", "ADDSLOTS", "300");
+    file_is_nodes(c, path);
+    CHECK(access(old, F_OK) != 0, "the stale second name is gone");
+    char *prev = h_read_file(spare, &(size_t){0});
+    CHECK(prev && !strstr(prev, "garbage") && strstr(prev, " 100-200 16383\n"),
+          "the spare is the version before: [%s]", prev ? prev : "");
+    free(prev);
+    h_close(&s, c);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -484,6 +581,7 @@ int main(int argc, char **argv)
     H_RUN(test_keys_in_slot);
     H_RUN(test_three_nodes);
     H_RUN(test_refused_files);
+    H_RUN(test_spare_file);
     H_RUN(test_redis_cli_follows);
     return h_finish();
 }
