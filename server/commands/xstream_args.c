@@ -136,11 +136,11 @@ struct xstream *xstream_existing_or_reply(struct client *c, const struct resp_sl
 void xentry_reply(struct client *c, const struct xs_entry *e)
 {
     struct xs_str str;
-    const char *p = e->data;
+    struct xs_strs w = xs_strs_of(e);
     resp_add_array_len(&c->out, 2);
     xid_reply(c, &e->id);
     resp_add_array_len(&c->out, 2 * e->nfields);
-    while (xs_next_str(&p, e->end, &str) == 0)
+    while (xs_next_str(&w, &str) == 0)
         resp_add_bulk(&c->out, str.ptr, str.len);
 }
 

@@ -39,12 +39,12 @@ static void check_stream(const struct xstream *s)
         CHECK(xs_at(s, i, &e) == 0);
         CHECK(xs_id_cmp(&e.id, &model[i].id) == 0);
         CHECK(e.nfields == 1);
-        const char *p = e.data;
-        CHECK(xs_next_str(&p, e.end, &f) == 0 && xs_next_str(&p, e.end, &v) == 0);
+        struct xs_strs w = xs_strs_of(&e);
+        CHECK(xs_next_str(&w, &f) == 0 && xs_next_str(&w, &v) == 0);
         char want[16];
         int n = snprintf(want, sizeof(want), "%u", model[i].value);
         CHECK(f.len == 1 && f.ptr[0] == 'f' && v.len == (size_t)n && !memcmp(v.ptr, want, v.len));
-        CHECK(xs_next_str(&p, e.end, &f) < 0);
+        CHECK(xs_next_str(&w, &f) < 0);
     }
     if (model_len)
         CHECK(xs_id_cmp(&s->first_id, &model[0].id) == 0);
