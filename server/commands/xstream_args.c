@@ -89,10 +89,15 @@ int xid_or_reply(struct client *c, const struct resp_slice *a, uint64_t missing_
     return -1;
 }
 
+/* Not snprintf: every XADD reply and every entry of a range formats one,
+ * and snprintf cost XADD about 8% of its time. */
 size_t xid_format(const struct xs_id *id, char buf[XID_STR_LEN])
 {
-    return (size_t)snprintf(buf, XID_STR_LEN, "%llu-%llu", (unsigned long long)id->ms,
-                            (unsigned long long)id->seq);
+    size_t n = resp_format_u64(buf, id->ms);
+    buf[n++] = '-';
+    n += resp_format_u64(buf + n, id->seq);
+    buf[n] = '\0';
+    return n;
 }
 
 void xid_reply(struct client *c, const struct xs_id *id)

@@ -211,12 +211,11 @@ static struct ct_chunk *node_new(struct xstream *s, struct ct_chunk *after, cons
     return c;
 }
 
-/* Appends an entry to the tail node when its number is node, else to a new
- * node after it. */
-static void add_entry(struct xstream *s, const struct xs_id *id, uint64_t node,
+/* Appends an entry to the tail node c (NULL: none) when its number is
+ * node, else to a new node after it. */
+static void add_entry(struct xstream *s, struct ct_chunk *c, const struct xs_id *id, uint64_t node,
                       const struct xs_str *pairs, size_t npairs)
 {
-    struct ct_chunk *c = ct_last(&s->nodes);
     struct node_hdr h;
     if (c)
         hdr_get(c, &h);
@@ -516,7 +515,7 @@ void xs_append(struct xstream *s, const struct xs_id *id, const struct xs_str *p
                              : NODE_MAX_BYTES;
     /* Redis frees a node with its last entry, and the next entry then
      * starts a new one: the tail node is alive while the last chunk is it. */
-    const struct ct_chunk *tail = ct_last(&s->nodes);
+    struct ct_chunk *tail = ct_last(&s->nodes);
     struct node_hdr h;
     if (tail)
         hdr_get(tail, &h);
@@ -530,7 +529,7 @@ void xs_append(struct xstream *s, const struct xs_id *id, const struct xs_str *p
     }
     s->node_entries++;
     s->node_bytes += ENTRY_OVERHEAD + values;
-    add_entry(s, id, s->node, pairs, npairs);
+    add_entry(s, tail, id, s->node, pairs, npairs);
     if (xs_len(s) == 1)
         s->first_id = *id;
     s->last_id = *id;
@@ -635,7 +634,7 @@ size_t xs_nodes(const struct xstream *s)
 int xs_load_entry(struct xstream *s, const struct xs_id *id, uint64_t node,
                   const struct xs_str *pairs, size_t npairs)
 {
-    const struct ct_chunk *tail = ct_last(&s->nodes);
+    struct ct_chunk *tail = ct_last(&s->nodes);
     if (tail) {
         struct node_hdr h;
         struct xs_id last;
@@ -644,7 +643,7 @@ int xs_load_entry(struct xstream *s, const struct xs_id *id, uint64_t node,
         if (xs_id_cmp(&last, id) >= 0 || h.node > node)
             return -1;
     }
-    add_entry(s, id, node, pairs, npairs);
+    add_entry(s, tail, id, node, pairs, npairs);
     return 0;
 }
 
