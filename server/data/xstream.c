@@ -710,8 +710,7 @@ int xs_check(const struct xstream *s, const char **why)
             return -1;
         if (nodes == 0) {
             struct xs_entry e;
-            xs_at(s, 0, &e);
-            if (xs_id_cmp(&e.id, &s->first_id) != 0) {
+            if (xs_at(s, 0, &e) < 0 || xs_id_cmp(&e.id, &s->first_id) != 0) {
                 *why = "first_id is not the first entry's ID";
                 return -1;
             }
