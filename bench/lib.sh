@@ -97,6 +97,13 @@ bench_rps() {
 }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 
+# The time inside COMMAND (lower case) per call, in microseconds, from INFO commandstats: what the
+# server spent, without the client and the network.
+usec_per_call() { # PORT COMMAND
+  redis-cli -p "$1" info commandstats | tr -d '\r' |
+    awk -F'[=,]' -v c="cmdstat_$2:calls" '$1 == c { print $6 }'
+}
+
 # bench_row LABEL REQUESTS RANGE COMMAND...: one table row, COMMAND on $RBKV_PORT and $REDIS_PORT
 # at -P 1 (a quarter of REQUESTS) and -P 16 (REQUESTS), each divided by $SCALE, best of $ROUNDS
 # alternating rounds: the two throughputs and rbkv / redis for each pipeline.

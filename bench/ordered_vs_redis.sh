@@ -43,11 +43,6 @@ rps() {
     awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
 }
 
-usec_per_call() { # PORT COMMAND
-  redis-cli -p "$1" info commandstats | tr -d '\r' |
-    awk -F'[=,]' -v c="cmdstat_$2:calls" '$1 == c { print $6 }'
-}
-
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system time of PID
 TICK_US=$((1000000 / $(getconf CLK_TCK)))

@@ -5,7 +5,8 @@
 #
 # redis-benchmark (50 clients, -P 1 and -P 16) runs each test on both servers, alternating for
 # --rounds rounds (default 3); the best of each is kept and the ratio is rbkv / redis:
-#   XADD s * f v                        appends to one stream
+#   XADD s * f v                        appends to one stream; then the time inside XADD (INFO
+#                                       commandstats over both pipelines' rounds), rbkv / redis
 #   XREADGROUP ... COUNT 1 STREAMS q >  one new entry a call to consumer c of group g (1,000,000
 #                                       entries loaded first, ids i-1, so each call gets a new one)
 #   XACK q g R-1                        acknowledges a random pending entry (R < the entries read;
@@ -45,7 +46,11 @@ for port in "$RBKV_PORT" "$REDIS_PORT"; do
 done
 
 bench_row_header ""
+for port in "$RBKV_PORT" "$REDIS_PORT"; do redis-cli -p "$port" config resetstat >/dev/null; done
 bench_row "XADD s * f v" 1000000 1 XADD s '*' f v
+printf '%-36s | %10s %10s %6s\n' "XADD us in the command (all rounds)" \
+  "$(usec_per_call "$RBKV_PORT" xadd)" "$(usec_per_call "$REDIS_PORT" xadd)" \
+  "$(ratio "$(usec_per_call "$RBKV_PORT" xadd)" "$(usec_per_call "$REDIS_PORT" xadd)")"
 
 # The consumer group: each round loads the stream q again, reads n of its entries into the PEL,
 # then acknowledges random ones of those.

@@ -39,11 +39,6 @@ rps() {
     awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
 }
 
-usec_per_call() { # PORT COMMAND
-  redis-cli -p "$1" info commandstats | tr -d '\r' |
-    awk -F'[=,]' -v c="cmdstat_$2:calls" '$1 == c { print $6 }'
-}
-
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 
 # KEY N SCORE: ZADD commands for m:000000000000 .. m:(N-1), a thousand members each; SCORE is

@@ -123,15 +123,15 @@ static void digest_value(unsigned char *digest, const struct ks_entry *e)
         /* As Redis: each entry's "ms.seq", then its fields and values, mixed
          * in order. */
         const struct xstream *s = ks_ptr(e);
-        struct om_it it;
+        struct xs_it it;
         struct xs_entry x;
         struct xs_str str;
-        for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+        for (xs_seek(s, 0, &it); xs_it_valid(&it); xs_next(s, &it)) {
             xs_entry_of(s, &it, &x);
             int len = snprintf(buf, sizeof(buf), "%llu.%llu", (unsigned long long)x.id.ms,
                                (unsigned long long)x.id.seq);
             digest_mix(digest, buf, (size_t)len);
-            for (const char *p = x.data; xs_next_str(&p, x.end, &str) == 0;)
+            for (struct xs_strs w = xs_strs_of(&x); xs_next_str(&w, &str) == 0;)
                 digest_mix(digest, str.ptr, str.len);
         }
     }

@@ -382,11 +382,11 @@ static size_t deliver_new(struct client *c, const struct resp_slice *key, struct
         resp_add_array_len(&c->out, 2);
     resp_add_bulk(&c->out, key->ptr, key->len);
     resp_add_array_len(&c->out, n);
-    struct om_it it;
+    struct xs_it it;
     struct xs_entry e;
     int64_t now = now_ms();
-    om_seek(s->m, lo, &it);
-    for (size_t i = 0; i < n; i++, om_next(s->m, &it)) {
+    xs_seek(s, lo, &it);
+    for (size_t i = 0; i < n; i++, xs_next(s, &it)) {
         xs_entry_of(s, &it, &e);
         if (g->entries_read != XG_ENTRIES_READ_INVALID && !range_has_tombstones(s, &e.id, NULL))
             g->entries_read++;

@@ -76,16 +76,16 @@ static size_t reply_range(struct client *c, const struct xstream *s, const struc
     resp_add_array_len(&c->out, n);
     if (!n)
         return 0;
-    struct om_it it;
+    struct xs_it it;
     struct xs_entry e;
-    om_seek(s->m, rev ? hi - 1 : lo, &it);
+    xs_seek(s, rev ? hi - 1 : lo, &it);
     for (size_t i = 0; i < n; i++) {
         xs_entry_of(s, &it, &e);
         xentry_reply(c, &e);
         if (rev)
-            om_prev(s->m, &it);
+            xs_prev(s, &it);
         else
-            om_next(s->m, &it);
+            xs_next(s, &it);
     }
     return n;
 }

@@ -89,10 +89,15 @@ int xid_or_reply(struct client *c, const struct resp_slice *a, uint64_t missing_
     return -1;
 }
 
+/* Not snprintf: every XADD reply and every entry of a range formats one,
+ * and snprintf cost XADD about 8% of its time. */
 size_t xid_format(const struct xs_id *id, char buf[XID_STR_LEN])
 {
-    return (size_t)snprintf(buf, XID_STR_LEN, "%llu-%llu", (unsigned long long)id->ms,
-                            (unsigned long long)id->seq);
+    size_t n = resp_format_u64(buf, id->ms);
+    buf[n++] = '-';
+    n += resp_format_u64(buf + n, id->seq);
+    buf[n] = '\0';
+    return n;
 }
 
 void xid_reply(struct client *c, const struct xs_id *id)
@@ -136,11 +141,11 @@ struct xstream *xstream_existing_or_reply(struct client *c, const struct resp_sl
 void xentry_reply(struct client *c, const struct xs_entry *e)
 {
     struct xs_str str;
-    const char *p = e->data;
+    struct xs_strs w = xs_strs_of(e);
     resp_add_array_len(&c->out, 2);
     xid_reply(c, &e->id);
     resp_add_array_len(&c->out, 2 * e->nfields);
-    while (xs_next_str(&p, e->end, &str) == 0)
+    while (xs_next_str(&w, &str) == 0)
         resp_add_bulk(&c->out, str.ptr, str.len);
 }
 

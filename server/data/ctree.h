@@ -1,8 +1,9 @@
 /*
- * ctree.h - the counted chunk tree that hashes, sets (omap.h) and lists
- * (olist.h) keep their elements in: runs of packed elements ("chunks"),
- * each one allocation, as the nodes of a red-black tree in element order
- * augmented with the number of elements in each subtree.
+ * ctree.h - the counted chunk tree that hashes, sets (omap.h), lists
+ * (olist.h) and streams (xstream.h, a chunk per node) keep their elements
+ * in: runs of packed elements ("chunks"), each one allocation, as the
+ * nodes of a red-black tree in element order augmented with the number of
+ * elements in each subtree.
  *
  * Owns: the chunks' header and their allocation (through mem.h), linking
  * and unlinking them, the subtree totals, select by position, cutting a

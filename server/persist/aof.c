@@ -458,10 +458,10 @@ static void add_stream(struct feed *k, const char *key, size_t klen, const struc
     char idbuf[ID_BUF], added[24], maxdel[ID_BUF];
     struct resp_slice *argv = NULL;
     size_t cap = 0;
-    struct om_it it;
+    struct xs_it it;
     struct xs_entry e;
     struct xs_str str;
-    for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+    for (xs_seek(s, 0, &it); xs_it_valid(&it); xs_next(s, &it)) {
         xs_entry_of(s, &it, &e);
         if (!argv || 3 + 2 * e.nfields > cap) {
             cap = 3 + 2 * e.nfields;
@@ -471,7 +471,7 @@ static void add_stream(struct feed *k, const char *key, size_t klen, const struc
         argv[argc++] = (struct resp_slice){"XADD", 4};
         argv[argc++] = (struct resp_slice){key, klen};
         argv[argc++] = id_slice(&e.id, idbuf, sizeof(idbuf));
-        for (const char *p = e.data; xs_next_str(&p, e.end, &str) == 0;)
+        for (struct xs_strs w = xs_strs_of(&e); xs_next_str(&w, &str) == 0;)
             argv[argc++] = (struct resp_slice){str.ptr, str.len};
         resp_add_command(&k->buf, argc, argv);
     }

@@ -418,13 +418,15 @@ static int same_fields(const struct xs_entry *m, const struct xs_entry *e)
 {
     if (m->nfields != e->nfields)
         return 0;
-    const char *p = m->data, *q = e->data;
+    if (m->fields && m->fields == e->fields)
+        return 1; /* both name their node's master fields */
+    struct xs_strs p = xs_strs_of(m), q = xs_strs_of(e);
     struct xs_str a, b;
-    while (xs_next_str(&p, m->end, &a) == 0 && xs_next_str(&q, e->end, &b) == 0) {
+    while (xs_next_str(&p, &a) == 0 && xs_next_str(&q, &b) == 0) {
         if (a.len != b.len || memcmp(a.ptr, b.ptr, a.len))
             return 0;
-        xs_next_str(&p, m->end, &a);
-        xs_next_str(&q, e->end, &b);
+        xs_next_str(&p, &a);
+        xs_next_str(&q, &b);
     }
     return 1;
 }
@@ -434,9 +436,9 @@ static void write_listpack(struct rdb_out *lp, const struct xstream *s, size_t f
 {
     struct xs_entry m, e;
     struct xs_str str;
-    struct om_it it;
+    struct xs_it it;
     size_t start, elems = 0;
-    om_seek(s->m, first, &it);
+    xs_seek(s, first, &it);
     xs_entry_of(s, &it, &m);
     lp->len = 0;
     rdb_lp_begin(lp, &start);
@@ -444,15 +446,15 @@ static void write_listpack(struct rdb_out *lp, const struct xstream *s, size_t f
     rdb_lp_append_int(lp, 0);
     rdb_lp_append_int(lp, (long long)m.nfields);
     elems += 3;
-    const char *p = m.data;
+    struct xs_strs w = xs_strs_of(&m);
     for (size_t j = 0; j < m.nfields; j++, elems++) {
-        xs_next_str(&p, m.end, &str);
+        xs_next_str(&w, &str);
         rdb_lp_append_str(lp, str.ptr, str.len);
-        xs_next_str(&p, m.end, &str);
+        xs_next_str(&w, &str);
     }
     rdb_lp_append_int(lp, 0);
     elems++;
-    for (size_t k = 0; k < n; k++, om_next(s->m, &it)) {
+    for (size_t k = 0; k < n; k++, xs_next(s, &it)) {
         xs_entry_of(s, &it, &e);
         int same = same_fields(&m, &e);
         rdb_lp_append_int(lp, same ? STREAM_ITEM_FLAG_SAMEFIELDS : 0);
@@ -463,14 +465,14 @@ static void write_listpack(struct rdb_out *lp, const struct xstream *s, size_t f
             rdb_lp_append_int(lp, (long long)e.nfields);
             strs++;
         }
-        p = e.data;
+        w = xs_strs_of(&e);
         for (size_t j = 0; j < e.nfields; j++) {
-            xs_next_str(&p, e.end, &str);
+            xs_next_str(&w, &str);
             if (!same) {
                 rdb_lp_append_str(lp, str.ptr, str.len);
                 strs++;
             }
-            xs_next_str(&p, e.end, &str);
+            xs_next_str(&w, &str);
             rdb_lp_append_str(lp, str.ptr, str.len);
             strs++;
         }
@@ -512,15 +514,15 @@ void rdb_stream_write(struct rdb_out *o, const struct xstream *s)
     size_t len = xs_len(s);
     rdb_out_len(o, xs_nodes(s));
     struct rdb_out lp = {0};
-    struct om_it it;
+    struct xs_it it;
     struct xs_entry e = {0};
     size_t first = 0;
     uint64_t node = 0;
-    om_seek(s->m, 0, &it);
+    xs_seek(s, 0, &it);
     for (size_t i = 0; i <= len; i++) {
         if (i < len) {
             xs_entry_of(s, &it, &e);
-            om_next(s->m, &it);
+            xs_next(s, &it);
         }
         if (i > first && (i == len || e.node != node)) {
             struct xs_entry m;

@@ -223,16 +223,16 @@ static void w_stream(struct writer *w, const struct xstream *s)
     w_varint(w, s->node_entries);
     w_varint(w, s->node_bytes);
     w_varint(w, xs_len(s));
-    struct om_it it;
+    struct xs_it it;
     struct xs_entry e;
     struct xs_str str;
-    for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+    for (xs_seek(s, 0, &it); xs_it_valid(&it); xs_next(s, &it)) {
         xs_entry_of(s, &it, &e);
         w_u64(w, e.id.ms);
         w_u64(w, e.id.seq);
         w_varint(w, e.node);
         w_varint(w, e.nfields);
-        for (const char *p = e.data; xs_next_str(&p, e.end, &str) == 0;)
+        for (struct xs_strs ws = xs_strs_of(&e); xs_next_str(&ws, &str) == 0;)
             w_blob(w, str.ptr, str.len);
     }
 }
@@ -325,15 +325,15 @@ size_t snap_value_len(const struct ks_entry *e)
     }
     if (e->type == KS_STREAM) {
         const struct xstream *s = ks_ptr(e);
-        struct om_it it;
+        struct xs_it it;
         struct xs_entry x;
         struct xs_str str;
         len = 6 * sizeof(uint64_t) + varint_len(s->entries_added) + varint_len(s->node) +
               varint_len(s->node_entries) + varint_len(s->node_bytes) + varint_len(xs_len(s));
-        for (om_seek(s->m, 0, &it); om_it_valid(&it); om_next(s->m, &it)) {
+        for (xs_seek(s, 0, &it); xs_it_valid(&it); xs_next(s, &it)) {
             xs_entry_of(s, &it, &x);
             len += 2 * sizeof(uint64_t) + varint_len(x.node) + varint_len(x.nfields);
-            for (const char *p = x.data; xs_next_str(&p, x.end, &str) == 0;)
+            for (struct xs_strs w = xs_strs_of(&x); xs_next_str(&w, &str) == 0;)
                 len += blob_len(str.len);
         }
         return len + (s->ngroups ? groups_len(s) : 0);
