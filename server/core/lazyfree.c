@@ -19,9 +19,9 @@
  * batches, so walking and freeing overlap). A block mimalloc's thread frees
  * itself would cost the loop more, later and all at once (mem.h), so the
  * loop frees them, but a batch at a time between other clients' requests.
- * The thread waits while the loop holds both batches; lazyfree_drain frees
- * the handed batches itself while it waits, so it cannot wait for a loop
- * that waits for it.
+ * The thread waits when its batch is full and the loop has not freed the
+ * one handed before; lazyfree_drain frees the handed batches itself while
+ * it waits, so it cannot wait for a thread that waits for it.
  */
 #include "lazyfree.h"
 
