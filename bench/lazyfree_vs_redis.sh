@@ -2,6 +2,7 @@
 # The loop stall of big deletions, with a concurrent PING probe, on two rbkv-server builds and
 # Debian's redis-server; then what the lazy-free thread costs GET and SET.
 #   bench/lazyfree_vs_redis.sh [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST]
+#                              [--load OPS] [--stalls-only]
 #                              BEFORE_BIN [AFTER_BIN]
 # (AFTER_BIN defaults to build/server/rbkv-server.)
 #
@@ -20,6 +21,11 @@
 # (read -t 0) and 200 ms more (a deletion that goes on in slices after its reply), timing each
 # PING's answer ($EPOCHREALTIME, no fork) and keeping the worst: the stall. Beside it: the command's own time inside the server (INFO commandstats usec, after
 # CONFIG RESETSTAT) and a PING's wait on the idle server just before.
+# --load OPS: during each case bench/loadgen sends OPS requests a second (open loop, 4 connections,
+# 80% GET, 20% SET over 100,000 keys key:%012d) from 1 s before the command until the probe ends,
+# and the probe goes on 3 s after the reply instead of 200 ms: a stall that comes after the reply
+# (the allocator taking back what another thread freed, at the loop's next allocations) shows.
+# --stalls-only skips the CPU part.
 #
 # CPU per request. On fresh servers holding 100,000 keys, redis-benchmark -t set,get -c 50 -P 16
 # -r 100000 -n REQUESTS (default 2,000,000) -d 16, and the server's user+system ticks over each run
@@ -28,23 +34,31 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3
+MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY=
 CASES="unlink zremrank zremhalf kdelrange hdelrange flushall"
+USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] BEFORE_BIN [AFTER_BIN]"
 while [ $# -gt 0 ]; do
   case $1 in
     --cases) CASES=$2; shift 2 ;;
+    --load) LOAD=$2; shift 2 ;;
+    --stalls-only) STALLS_ONLY=1; shift ;;
     --members) MEMBERS=$2; shift 2 ;;
     --keys) KEYS=$2; shift 2 ;;
     --requests) REQUESTS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
-    -*) echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] BEFORE_BIN [AFTER_BIN]" >&2; exit 2 ;;
+    -*) echo "$USAGE" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] BEFORE_BIN [AFTER_BIN]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "$USAGE" >&2; exit 2; }
 BEFORE=$1 AFTER=${2:-$ROOT/build/server/rbkv-server}
 "$ROOT/scripts/deps.sh" build bench
 command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
+LOADGEN=${LOADGEN:-$ROOT/build/bench/loadgen}
+[ "$LOAD" = 0 ] || [ -x "$LOADGEN" ] ||
+  { echo "no $LOADGEN: cmake --build build --target loadgen" >&2; exit 1; }
+TAIL_S=0.2
+[ "$LOAD" = 0 ] || TAIL_S=3
 
 # start NAME PORT: the server NAME (before, after, redis) on PORT.
 start() {
@@ -115,8 +129,14 @@ ROW='%-10s %-7s %14s %14s %16s\n'
 # ping_behind_ms".
 stall() {
   local case=$1 server=$2 port=$3; shift 3
-  local idle behind usec name
+  local idle behind usec name lg=
   redis-cli -p "$port" config resetstat >/dev/null
+  if [ "$LOAD" != 0 ]; then
+    "$LOADGEN" -p "$port" -c 4 -r "$LOAD" -d 3600 -k 100000 -t "80:GET __key__" \
+      -t "20:SET __key__ value:0123456789" >/dev/null 2>&1 &
+    lg=$!
+    sleep 1
+  fi
   exec 3<>"/dev/tcp/127.0.0.1/$port" 4<>"/dev/tcp/127.0.0.1/$port"
   idle=$(ping_wait_ms 3)
   printf '%s\r\n' "$*" >&4
@@ -127,11 +147,12 @@ stall() {
     behind=$(awk -v a="$behind" -v b="$w" 'BEGIN { print (b > a) ? b : a }')
     if [ -z "$end" ] && read -r -t 0 <&4; then
       IFS= read -r _ <&4
-      end=$(awk -v t="$EPOCHREALTIME" 'BEGIN { printf "%.6f", t + 0.2 }')
+      end=$(awk -v t="$EPOCHREALTIME" -v d="$TAIL_S" 'BEGIN { printf "%.6f", t + d }')
     fi
     [ -n "$end" ] && awk -v t="$EPOCHREALTIME" -v e="$end" 'BEGIN { exit !(t > e) }' && break
   done
   exec 3>&- 4>&-
+  [ -z "$lg" ] || { kill "$lg"; wait "$lg" 2>/dev/null || true; }
   name=$(echo "$1" | tr '[:upper:]' '[:lower:]')
   usec=$(redis-cli -p "$port" info commandstats | tr -d '\r' |
     awk -F'[:=,]' -v c="cmdstat_$name" '$1 == c { print $5 }')
@@ -139,7 +160,7 @@ stall() {
   printf "$ROW" "$case" "$server" "${usec:-?}" "$idle" "$behind"
 }
 
-echo "# stalls: $MEMBERS-member sorted set, $KEYS keys"
+echo "# stalls: $MEMBERS-member sorted set, $KEYS keys, load $LOAD requests/s"
 # shellcheck disable=SC2059
 printf "$ROW" case server usec_in_cmd ping_idle_ms ping_behind_ms
 want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -160,6 +181,7 @@ for s in before after redis; do
     redis-cli -p "$port" del z >/dev/null
   fi
   if [ "$s" != redis ] && want kdelrange; then
+    redis-cli -p "$port" flushall >/dev/null # what the load wrote
     load_keys "$port"
     stall kdelrange "$s" "$port" KDELRANGE PREFIX k:
   fi
@@ -169,12 +191,15 @@ for s in before after redis; do
     redis-cli -p "$port" del h >/dev/null
   fi
   if want flushall; then
+    redis-cli -p "$port" flushall >/dev/null
     load_keys "$port"
     stall flushall "$s" "$port" FLUSHALL ASYNC
   fi
   stop_last
 done
 [ "$ROUNDS" -gt 0 ] || exit 0
+
+[ -z "$STALLS_ONLY" ] || exit 0
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 CPU_OUT=$(mktemp)

@@ -8,8 +8,10 @@
  * (core/lazyfree.c) only frees: after each value it adds its (negative)
  * count to `returned`, one atomic the loop thread folds into its own count
  * whenever it reads it (mem_used and the others below), so used_memory
- * drops as the thread frees without an atomic on any allocation. A forked
- * child has its own copy.
+ * drops as the thread frees without an atomic on any allocation. With
+ * mimalloc the thread frees only the big blocks and gathers the others for
+ * the loop thread to free (mem_defer_frees). A forked child has its own
+ * copy.
  */
 #include "mem.h"
 
@@ -88,12 +90,52 @@ char *xstrdup(const char *s)
     return xmemdup(s, strlen(s));
 }
 
+/* The batch this thread's xfree appends to, and who takes it when full
+ * (mem_defer_frees); NULL on every thread but a gathering helper's. */
+static _Thread_local struct mem_batch *defer_batch;
+static _Thread_local struct mem_batch *(*defer_full)(struct mem_batch *b);
+
 void xfree(void *p)
 {
     if (!p)
         return;
-    used_bytes -= malloc_usable_size(p);
+    size_t size = malloc_usable_size(p);
+    if (defer_batch && size < MEM_DEFER_MAX_BYTES) {
+        defer_batch->blocks[defer_batch->n++] = p;
+        if (defer_batch->n == defer_batch->cap)
+            defer_batch = defer_full(defer_batch);
+        return;
+    }
+    used_bytes -= size;
     free(p);
+}
+
+int mem_defers_frees(void)
+{
+#ifdef RBKV_MIMALLOC
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+struct mem_batch *mem_defer_frees(struct mem_batch *b, struct mem_batch *(*full)(struct mem_batch *b))
+{
+    struct mem_batch *was = defer_batch;
+    if (!mem_defers_frees())
+        return NULL;
+    defer_batch = b;
+    defer_full = full;
+    return was;
+}
+
+void mem_free_batch(struct mem_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        used_bytes -= malloc_usable_size(b->blocks[i]);
+        free(b->blocks[i]);
+    }
+    b->n = 0;
 }
 
 size_t xsize(const void *p)

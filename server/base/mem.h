@@ -35,6 +35,32 @@ void mem_add(size_t n);
  * lazy-free thread): gives its count to the loop thread's, which takes it
  * in the next time it reads mem_used(). Thread-safe. */
 void mem_return_thread_count(void);
+/* Frees gathered for the loop thread. With mimalloc a block that a thread
+ * frees without owning its page waits on that page's thread-free list, and
+ * the owner (the loop thread, which allocated nearly everything) walks such
+ * lists block by block later, all at once when it next needs those pages: a
+ * helper that frees 2M blocks costs the loop a stall of that walk (docs/
+ * internals.md, "Lazy freeing"). So a helper thread that frees the loop's
+ * blocks may gather them instead: after mem_defer_frees(b, full) its xfree
+ * of a block smaller than MEM_DEFER_MAX_BYTES only appends it to b, and when
+ * b is full, full(b) takes it (to hand it to the loop thread, which frees it
+ * with mem_free_batch) and returns the empty batch to go on with.
+ * mem_defer_frees(NULL, NULL) ends it. A bigger block is alone on its pages,
+ * so its free costs the owner one step: the helper frees it at once. With
+ * glibc's malloc any thread frees into the block's arena at no later cost
+ * to the loop: mem_defers_frees() is 0 and mem_defer_frees does nothing. */
+struct mem_batch {
+    void **blocks;
+    size_t n, cap;
+};
+#define MEM_DEFER_MAX_BYTES ((size_t)1 << 20)
+int mem_defers_frees(void);
+/* Returns the batch gathered into until now (NULL if none), with what it
+ * holds: the caller hands it on. */
+struct mem_batch *mem_defer_frees(struct mem_batch *b, struct mem_batch *(*full)(struct mem_batch *b));
+/* Frees every block of b on this thread (counted in its used_memory) and
+ * empties b. */
+void mem_free_batch(struct mem_batch *b);
 /* Resident set size of the process, from /proc, or 0. */
 size_t mem_rss(void);
 /* Highest mem_used() seen since start. */

@@ -11,6 +11,17 @@
  *
  * A value goes to the thread only from the loop thread: another thread (a
  * replica's loader) frees what it drops itself.
+ *
+ * With mimalloc (mem.h's mem_defers_frees) the thread walks the value but
+ * frees only its big blocks: it gathers the others into batches of
+ * LAZYFREE_BATCH and hands each to the loop thread through a uv_async_t,
+ * which frees it in one callback, while the thread gathers the next (two
+ * batches, so walking and freeing overlap). A block mimalloc's thread frees
+ * itself would cost the loop more, later and all at once (mem.h), so the
+ * loop frees them, but a batch at a time between other clients' requests.
+ * The thread waits when its batch is full and the loop has not freed the
+ * one handed before; lazyfree_drain frees the handed batches itself while
+ * it waits, so it cannot wait for a thread that waits for it.
  */
 #include "lazyfree.h"
 
@@ -40,9 +51,13 @@ static struct {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t work;       /* the loop queued a job, or asks the thread to stop */
-    pthread_cond_t idle;       /* the queue emptied and the thread holds no job */
+    pthread_cond_t progress;   /* the queue emptied and the thread holds no job, or it handed a batch */
+    pthread_cond_t taken;      /* the loop freed the handed batch */
     struct lazy_job *head, *tail; /* under lock */
     int busy, stop;            /* under lock */
+    struct mem_batch *handed;  /* under lock: a full batch for the loop to free, or NULL */
+    struct mem_batch batch[2]; /* the one the thread fills, and the handed one */
+    uv_async_t async;          /* wakes the loop to free the handed batch */
     int running;               /* the thread was started (loop thread only) */
     uv_thread_t loop_thread;
     _Atomic size_t pending;
@@ -50,17 +65,67 @@ static struct {
 } lazy = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .work = PTHREAD_COND_INITIALIZER,
-    .idle = PTHREAD_COND_INITIALIZER,
+    .progress = PTHREAD_COND_INITIALIZER,
+    .taken = PTHREAD_COND_INITIALIZER,
 };
+
+/* Thread: hands b, full, to the loop once the loop freed the batch handed
+ * before, and returns that one, empty, to fill next. */
+static struct mem_batch *hand_batch_cb(struct mem_batch *b)
+{
+    pthread_mutex_lock(&lazy.lock);
+    while (lazy.handed)
+        pthread_cond_wait(&lazy.taken, &lazy.lock);
+    lazy.handed = b;
+    pthread_cond_broadcast(&lazy.progress);
+    pthread_mutex_unlock(&lazy.lock);
+    uv_async_send(&lazy.async);
+    return b == &lazy.batch[0] ? &lazy.batch[1] : &lazy.batch[0];
+}
+
+/* Loop thread, lock held: frees the handed batch, if any, outside the lock;
+ * returns whether there was one. */
+static int free_handed_locked(void)
+{
+    struct mem_batch *b = lazy.handed;
+    if (!b)
+        return 0;
+    pthread_mutex_unlock(&lazy.lock);
+    mem_free_batch(b);
+    pthread_mutex_lock(&lazy.lock);
+    lazy.handed = NULL;
+    pthread_cond_signal(&lazy.taken);
+    return 1;
+}
+
+static void async_cb(uv_async_t *h)
+{
+    (void)h;
+    pthread_mutex_lock(&lazy.lock);
+    free_handed_locked();
+    pthread_mutex_unlock(&lazy.lock);
+}
 
 static void job_run(struct lazy_job *j)
 {
+    mem_defer_frees(&lazy.batch[0], hand_batch_cb);
     if (j->db)
         ks_detached_free(j->db);
     else
         ks_value_free(j->type, j->value);
     size_t objects = j->objects;
     xfree(j);
+    if (mem_defers_frees()) {
+        /* The last, partial batch, and the job ends when the loop freed
+         * it (and so every batch before it). */
+        struct mem_batch *b = mem_defer_frees(NULL, NULL);
+        if (b->n)
+            hand_batch_cb(b);
+        pthread_mutex_lock(&lazy.lock);
+        while (lazy.handed)
+            pthread_cond_wait(&lazy.taken, &lazy.lock);
+        pthread_mutex_unlock(&lazy.lock);
+    }
     /* The bytes first, then the count: whoever sees the pending count at 0
      * finds used_memory already down. */
     mem_return_thread_count();
@@ -87,7 +152,7 @@ static void *thread_main(void *arg)
         pthread_mutex_lock(&lazy.lock);
         lazy.busy = 0;
         if (!lazy.head)
-            pthread_cond_broadcast(&lazy.idle);
+            pthread_cond_broadcast(&lazy.progress);
     }
     pthread_mutex_unlock(&lazy.lock);
     return NULL;
@@ -151,6 +216,11 @@ void lazyfree_init(void)
     }
     lazy.loop_thread = uv_thread_self();
     lazy.running = 1;
+    uv_async_init(server.loop, &lazy.async, async_cb);
+    for (int i = 0; i < 2; i++) {
+        lazy.batch[i].cap = mem_defers_frees() ? LAZYFREE_BATCH : 0;
+        lazy.batch[i].blocks = lazy.batch[i].cap ? xmalloc(LAZYFREE_BATCH * sizeof(void *)) : NULL;
+    }
     pthread_atfork(NULL, NULL, forget_thread_in_child);
     ks_on_release(release_cb);
 }
@@ -175,7 +245,8 @@ void lazyfree_drain(void)
         return;
     pthread_mutex_lock(&lazy.lock);
     while (lazy.head || lazy.busy)
-        pthread_cond_wait(&lazy.idle, &lazy.lock);
+        if (!free_handed_locked())
+            pthread_cond_wait(&lazy.progress, &lazy.lock);
     pthread_mutex_unlock(&lazy.lock);
 }
 
@@ -317,6 +388,8 @@ void lazyfree_close(void)
     if (!lazy.running)
         return;
     ks_on_release(NULL);
+    /* The thread may wait for the loop to free a batch: drain first. */
+    lazyfree_drain();
     pthread_mutex_lock(&lazy.lock);
     lazy.stop = 1;
     pthread_cond_signal(&lazy.work);
@@ -324,4 +397,9 @@ void lazyfree_close(void)
     pthread_join(lazy.thread, NULL);
     lazy.running = 0;
     lazy.stop = 0;
+    uv_close((uv_handle_t *)&lazy.async, NULL);
+    for (int i = 0; i < 2; i++) {
+        xfree(lazy.batch[i].blocks);
+        lazy.batch[i] = (struct mem_batch){0};
+    }
 }

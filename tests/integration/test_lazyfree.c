@@ -15,6 +15,9 @@
  * FLUSHALL SYNC replies with nothing pending. Writes right after FLUSHALL
  * ASYNC and after UNLINK reuse the key while the old value is freed: run
  * under ASan (make test-asan) a touch of a freed value fails the server.
+ * A big zset, hash, set and list leave by one UNLINK while other keys are
+ * read and written: all freed, memory back, the other keys' digest the
+ * same. SHUTDOWN with a free pending exits cleanly.
  * A PING from another client during the UNLINK of a 2M-member sorted set
  * answers; its wait is printed (on a shared box a timing is no assertion).
  * The settings round-trip through CONFIG SET/GET and REWRITE, and the
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "harness.h"
 
@@ -283,6 +287,85 @@ static void test_reuse(void)
     redisFree(c);
 }
 
+/* Fills key with n elements by a script (the ADD command, one element a
+ * call; a list's elements are long enough to pass the effort threshold). */
+static void script_fill(redisContext *c, const char *add, const char *key, int n)
+{
+    static const char body[] =
+        "local add = ARGV[1] for i = 1, tonumber(ARGV[2]) do "
+        "local m = 'm:' .. i .. string.rep('x', 100) "
+        "if add == 'HSET' or add == 'ZADD' then redis.call(add, KEYS[1], i, m) "
+        "else redis.call(add, KEYS[1], m) end end return 1";
+    char num[16];
+    snprintf(num, sizeof(num), "%d", n);
+    EXPECT_INT(c, 1, "EVAL", body, "1", key, add, num);
+}
+
+/* A big value of each kind leaves by one UNLINK while other keys are read
+ * and written: the thread frees them (with mimalloc the loop frees the
+ * blocks it gathers, batch by batch, between these requests), the other
+ * keys are intact, and the memory comes back. */
+static void test_every_type(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    const int n = 40000 / H_SLOW;
+    h_fill(c, "k", 1000);
+    char digest[H_DIGEST_CHARS + 1], again[H_DIGEST_CHARS + 1];
+    h_digest(c, digest);
+    long long base = h_info_ll(c, "memory", "used_memory");
+    script_fill(c, "ZADD", "z", n);
+    script_fill(c, "HSET", "h", n);
+    script_fill(c, "SADD", "s", n);
+    script_fill(c, "RPUSH", "l", n);
+    long long full = h_info_ll(c, "memory", "used_memory");
+    long long before = freed_count(c);
+    EXPECT_INT(c, 4, "UNLINK", "z", "h", "s", "l");
+    for (int i = 0; i < 2000; i++) {
+        char key[32], val[32], quoted[40];
+        snprintf(key, sizeof(key), "x:%d", i);
+        snprintf(val, sizeof(val), "v:%d", i);
+        snprintf(quoted, sizeof(quoted), "'%s'", val);
+        H_APPEND(c, "SET", key, val);
+        H_APPEND(c, "GET", key);
+        H_APPEND(c, "GET", "k:7");
+        EXPECT_NEXT(c, "+OK");
+        EXPECT_NEXT(c, quoted);
+        EXPECT_NEXT(c, "'k:7'");
+    }
+    EXPECT_INT(c, 0, "EXISTS", "z", "h", "s", "l");
+    EXPECT_FREED(c, before, 4, "UNLINK of a zset, a hash, a set and a list");
+    long long after = h_info_ll(c, "memory", "used_memory");
+    CHECK(after < base + (full - base) / 10, "used_memory %lld after UNLINK (full %lld, base %lld)",
+          after, full, base);
+    EXPECT_INT(c, 1, "EVAL", "for i = 0, 1999 do redis.call('DEL', 'x:' .. i) end return 1", "0");
+    h_digest(c, again);
+    CHECK(strcmp(digest, again) == 0, "the other keys changed: digest %s, was %s", again, digest);
+    redisFree(c);
+}
+
+/* SHUTDOWN while the thread frees a big value: the server frees what is
+ * pending and exits cleanly (the thread may wait for the loop to take a
+ * batch, so the loop must not just wait for the thread). */
+static void test_shutdown_pending(void)
+{
+    struct h_server s;
+    if (h_is_reference() || h_start(&s, NULL) < 0)
+        return;
+    redisContext *c = h_connect(&s);
+    if (c) {
+        zset_fill(c, "z", BIG * 10);
+        H_APPEND(c, "UNLINK", "z");
+        H_APPEND(c, "SHUTDOWN", "NOSAVE");
+        EXPECT_NEXT(c, ":1");
+        redisFree(c);
+    }
+    int st = h_wait_exit(&s, WAIT_MS);
+    CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "SHUTDOWN with a free pending: wait status %d", st);
+    if (st < 0)
+        h_stop(&s);
+}
+
 /* CONFIG RESETSTAT zeroes lazyfreed_objects, as Redis's resetServerStats. */
 static void test_resetstat(void)
 {
@@ -429,6 +512,8 @@ int main(int argc, char **argv)
     H_RUN(test_eviction);
     H_RUN(test_flush);
     H_RUN(test_reuse);
+    H_RUN(test_every_type);
+    H_RUN(test_shutdown_pending);
     H_RUN(test_resetstat);
     H_RUN(test_probe);
     H_RUN(test_config);
