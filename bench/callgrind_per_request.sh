@@ -17,12 +17,29 @@
 #   repl-set  SET on a primary with one replica attached (the replica runs natively); the primary's
 #             instructions, so the replication feed is counted
 #   krange    KRANGE '[key:<rand>' + BYLEX LIMIT 0 100 over 10,000 keys
+# and, -P 16 over 10,000 keys (random ones of all of them) loaded also as the members (score 0) of a sorted set zkeys, the
+# ordered workloads of cpu_per_request.sh, which redis-server answers from zkeys:
+#   range100  KRANGE '[key:<rand>' + BYLEX LIMIT 0 100 | ZRANGEBYLEX zkeys '[key:<rand>' + LIMIT 0 100
+#   count     KCOUNT '[key:<rand>' +                   | ZLEXCOUNT zkeys '[key:<rand>' +
+#   rank      KRANK key:<rand>                         | ZRANK zkeys key:<rand>
+# A BINARY whose --version says "Redis server" (e.g. $(command -v redis-server)) is measured as
+# redis-server: every workload but krange, repl-set and evalsha works on both, so the two columns
+# give rbkv's instructions against Redis's:
+#   WORKLOADS="ping-p16 set-p16 get-p16 range100 count rank" \
+#     bench/callgrind_per_request.sh build/server/rbkv-server "$(command -v redis-server)"
+# ORDERED_KEYS (default 10,000) sets the key count of range100, count and rank; CACHE_SIM=1 runs
+# callgrind's cache simulation too and gives each cell as "instructions / D1 read misses" per
+# request (the misses a tree descent pays, which the instruction count does not show; the
+# simulated last level is the host's, so at 100,000 keys LL misses stay near 0 and D1 misses are
+# the figure to compare):
+#   CACHE_SIM=1 ORDERED_KEYS=100000 WORKLOADS="count rank" bench/callgrind_per_request.sh old new
 # Prints one row per workload, one column per binary. Takes a few minutes per binary.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 N1=${N1:-2000}
 N2=${N2:-6000}
 CLIENTS=${CLIENTS:-10}
+ORDERED_KEYS=${ORDERED_KEYS:-10000}
 WORKLOADS=${WORKLOADS:-"ping get set ping-p16 get-p16 set-p16 evalsha repl-set krange"}
 [ $# -gt 0 ] || set -- "$RBKV_BIN"
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
@@ -40,27 +57,35 @@ load() {
 # server ended), so each run is bounded, and a bound reached fails the whole measurement.
 bench() { # PORT N ARGS...
   local port=$1 n=$2; shift 2
-  timeout "${BENCH_TIMEOUT:-900}" redis-benchmark -p "$port" -c "$CLIENTS" -n "$n" -r 1000 -q "$@" \
+  timeout "${BENCH_TIMEOUT:-900}" redis-benchmark -p "$port" -c "$CLIENTS" -n "$n" -r "${RAND:-1000}" -q "$@" \
     >/dev/null || { echo "redis-benchmark $* on port $port failed or took too long" >&2; exit 1; }
 }
 
+# load_zset PORT COUNT: the same COUNT strings as members of the sorted set zkeys, score 0.
+load_zset() { gen_zadd 0 "$2" | redis-cli -p "$1" --pipe >/dev/null; }
+
+is_redis() { "$1" --version 2>/dev/null | grep -q '^Redis server'; }
+
 # one BINARY WORKLOAD N: the instruction total of one callgrind run.
 one() {
-  local bin=$1 w=$2 n=$3 dir port out rport=""
+  local bin=$1 w=$2 n=$3 dir port out rport="" redis="" RAND=1000 # RAND: bench's -r
+  is_redis "$bin" && redis=1
   dir=$(mktemp -d "$WORK/run.XXXX")
   port=$(free_port)
   out=$dir/callgrind.out
-  (cd "$dir" && exec valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --port "$port" \
+  (cd "$dir" && exec valgrind --tool=callgrind ${CACHE_SIM:+--cache-sim=yes} \
+    --callgrind-out-file="$out" "$bin" --port "$port" \
     --save '' --appendonly no --loglevel warning >/dev/null 2>"$dir/valgrind.log") &
   local pid=$!
   local up=""
-  for _ in $(seq 600); do
+  for _ in $(seq 1800); do
     [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && up=1 && break
     sleep 0.1
   done
-  [ -n "$up" ] || { echo "$bin under callgrind did not answer in 60 s: $(cat "$dir/valgrind.log")" >&2; exit 1; }
+  [ -n "$up" ] || { echo "$bin under callgrind did not answer in 180 s (cache simulation and a loaded machine slow its start): $(cat "$dir/valgrind.log")" >&2; exit 1; }
   case $w in
     krange) load "$port" 10000 ;;
+    range100|count|rank) load "$port" "$ORDERED_KEYS"; load_zset "$port" "$ORDERED_KEYS" ;;
     *) load "$port" 1000 ;;
   esac
   case $w in
@@ -87,11 +112,23 @@ one() {
       bench "$port" "$n" -t set -d 16
       kill "$rpid"; wait "$rpid" 2>/dev/null || true ;;
     krange) bench "$port" "$n" KRANGE '[key:__rand_int__' + BYLEX LIMIT 0 100 ;;
+    range100|count|rank) RAND=$ORDERED_KEYS ;;&
+    range100)
+      if [ -n "$redis" ]; then bench "$port" "$n" -P 16 ZRANGEBYLEX zkeys '[key:__rand_int__' + LIMIT 0 100
+      else bench "$port" "$n" -P 16 KRANGE '[key:__rand_int__' + BYLEX LIMIT 0 100; fi ;;
+    count)
+      if [ -n "$redis" ]; then bench "$port" "$n" -P 16 ZLEXCOUNT zkeys '[key:__rand_int__' +
+      else bench "$port" "$n" -P 16 KCOUNT '[key:__rand_int__' +; fi ;;
+    rank)
+      if [ -n "$redis" ]; then bench "$port" "$n" -P 16 ZRANK zkeys key:__rand_int__
+      else bench "$port" "$n" -P 16 KRANK key:__rand_int__; fi ;;
     *) echo "unknown workload $w" >&2; exit 1 ;;
   esac
   redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
   wait "$pid" 2>/dev/null || true
-  awk '/^(summary|totals):/ { print $2; exit }' "$out"
+  # Ir, then (CACHE_SIM) D1mr, from the events line's order.
+  awk '/^events:/ { for (i = 2; i <= NF; i++) if ($i == "D1mr") d = i }
+       /^(summary|totals):/ { print $2, (d ? $d : 0); exit }' "$out"
 }
 
 printf '%-10s' workload
@@ -101,7 +138,9 @@ for w in $WORKLOADS; do
   printf '%-10s' "$w"
   for b in "$@"; do
     a=$(one "$b" "$w" "$N1"); c=$(one "$b" "$w" "$N2")
-    printf ' %22s' "$(awk -v a="$a" -v c="$c" -v d=$((N2 - N1)) 'BEGIN { printf "%.0f", (c - a) / d }')"
+    printf ' %22s' "$(awk -v a="$a" -v c="$c" -v d=$((N2 - N1)) -v m="${CACHE_SIM:-}" 'BEGIN {
+      split(a, x, " "); split(c, y, " "); printf "%.0f", (y[1] - x[1]) / d
+      if (m) printf " / %.1f", (y[2] - x[2]) / d }')"
   done
   printf '\n'
 done

@@ -2,6 +2,7 @@
 # Server CPU per request, rbkv-server against Debian's redis-server: the figure of issue 38, which
 # the machine's load skews less than ops/s.
 #   bench/cpu_per_request.sh [--rounds N] [--quick] [--requests N]
+#   WORKLOADS="count rank" RBKV_BIN=/tmp/before/rbkv-server bench/cpu_per_request.sh
 # Both servers hold the same 100,000 keys key:%012d (16-byte values) and, as members with score 0
 # of the sorted set zkeys, the same strings. For each workload redis-benchmark sends REQUESTS
 # requests (default 2,000,000) from 50 clients with pipelines of 16 and random keys of the 100,000
@@ -57,11 +58,12 @@ workload() { # NAME: sets RB and RD to the two servers' redis-benchmark argument
               RD=(ZRANGEBYLEX zkeys '[key:__rand_int__' + LIMIT 0 100) ;;
     count) RB=(KCOUNT '[key:__rand_int__' +) RD=(ZLEXCOUNT zkeys '[key:__rand_int__' +) ;;
     rank) RB=(KRANK key:__rand_int__) RD=(ZRANK zkeys key:__rand_int__) ;;
+    *) echo "unknown workload $1" >&2; exit 2 ;;
   esac
 }
 # SET's random keys are the loaded ones (-r KEYS, key:__rand_int__ by redis-benchmark's -t set),
 # so no run grows the data the next one reads.
-WORKLOADS="PING SET GET range100 count rank"
+WORKLOADS=${WORKLOADS:-"PING SET GET range100 count rank"}
 declare -A got
 for round in $(seq "$ROUNDS"); do
   for w in $WORKLOADS; do

@@ -557,7 +557,7 @@ size_t ks_due_count(const struct db *db, int64_t now_ms)
     size_t n = 0;
     for (const struct rb_node *at = db->expires.rb_root.rb_node; at;) {
         if (rb_entry(at, struct ks_expire, node)->when <= now_ms) {
-            n += expire_order_size(at->rb_left) + 1;
+            n += expire_order_passed(at);
             at = at->rb_right;
         } else {
             at = at->rb_left;
@@ -1066,11 +1066,14 @@ size_t ks_count_before(const struct db *db, const char *key, size_t klen, int in
     size_t before = 0;
     while (n) {
         const struct ks_entry *e = rb_entry(n, struct ks_entry, node);
+        /* As entry_link: the next level's miss overlaps this compare. */
+        prefetch_node(n->rb_left, klen);
+        prefetch_node(n->rb_right, klen);
         int c = keycmp_inline(key, klen, ks_key(e), ks_klen(e));
         if (c < 0 || (c == 0 && !inclusive)) {
             n = n->rb_left;
         } else {
-            before += ks_order_size(n->rb_left) + 1;
+            before += ks_order_passed(n);
             n = n->rb_right;
         }
     }

@@ -391,7 +391,7 @@ static size_t prefix_walk(const struct zset *z, const struct prefix *p)
 
     while (rb) {
         if (prefix_holds(p, node_of(rb))) {
-            count += zst_size(rb->rb_left) + 1;
+            count += zst_passed(rb);
             rb = rb->rb_right;
         } else {
             rb = rb->rb_left;
