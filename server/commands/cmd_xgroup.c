@@ -90,7 +90,7 @@ static int range_has_tombstones(const struct xstream *s, const struct xs_id *sta
  * entries added, and Redis replies it so. */
 static int group_lag(const struct xstream *s, const struct xg_group *g, int64_t *lag)
 {
-    int64_t read = (int64_t)s->entries_added;
+    int64_t read;
     if (!s->entries_added)
         read = 0;
     else if (g->entries_read != XG_ENTRIES_READ_INVALID &&
