@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -371,4 +372,20 @@ size_t mem_private_dirty(pid_t pid)
     }
     fclose(f);
     return (size_t)total * 1024;
+}
+
+/* The size of a transparent huge page on x86-64 and arm64 with 4 kB pages. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void mem_advise_huge(void *p, size_t n)
+{
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+#ifdef MADV_HUGEPAGE
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)lo;
+    (void)hi;
+#endif
 }

@@ -21,6 +21,12 @@ char *xmemdup(const void *p, size_t len); /* NUL-terminated copy */
 void xfree(void *p);                        /* xfree(NULL) does nothing */
 /* Usable bytes of a block from xmalloc. */
 size_t xsize(const void *p);
+/* Asks the kernel to back the whole 2 MB pages inside [p, p + n) with
+ * transparent huge pages (THP's "madvise" mode gives them only to memory
+ * that asks): for a large table read at random, where each access would
+ * otherwise miss the TLB. Only a hint: nothing changes where THP is off;
+ * pages already touched stay as they are until the kernel collapses them. */
+void mem_advise_huge(void *p, size_t n);
 
 /* Bytes currently allocated through these wrappers, by this thread (the
  * loop thread's, with what helper threads freed of it, is the server's

@@ -17,9 +17,23 @@
  * what they did, as Redis propagates them: each delivered or claimed entry
  * as "XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n FORCE JUSTID
  * LASTID last" and a moved last-delivered ID as "XGROUP SETID key group id
- * ENTRIESREAD n". Two differences make a replica end identical where Redis
+ * ENTRIESREAD n". Three differences make a replica end identical where Redis
  * leaves it behind: a consumer XREADGROUP creates goes out as XGROUP
- * CREATECONSUMER, and a history read's new delivery counts as XCLAIM.
+ * CREATECONSUMER, a history read's new delivery counts as XCLAIM, and an
+ * XCLAIM whose LASTID moved the last-delivered ID sends the XGROUP SETID
+ * even when it claimed something (Redis 7.0 then sends none).
+ *
+ * The entries-read counter on a replica of redis-server 7.0: Redis sends an
+ * XREADGROUP that acknowledges (no NOACK) as its XCLAIMs alone, one per new
+ * entry with LASTID that entry, and no XGROUP SETID with the counter, so its
+ * own replicas are left with the counter unknown (XINFO GROUPS's
+ * entries-read nil, lag nil or wrong). An XCLAIM from the primary's link
+ * that has exactly that shape (one ID, FORCE JUSTID RETRYCOUNT 1, LASTID
+ * the ID, and the ID the first entry after the group's last-delivered ID)
+ * is therefore counted as the delivery it was, by the primary's rule, on
+ * the same stream: the replica ends with the primary's counter. A client's
+ * own XCLAIM of that exact shape on a redis-server primary (which does not
+ * count it) is the one case this miscounts (docs/operations.md).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -71,15 +85,33 @@ static int range_has_tombstones(const struct xstream *s, const struct xs_id *sta
     return xs_id_cmp(&lo, &s->max_deleted) <= 0 && xs_id_cmp(&s->max_deleted, &hi) <= 0;
 }
 
-/* The group's lag, or -1 when unknown (a nil). */
-static int64_t group_lag(const struct xstream *s, const struct xg_group *g)
+/* The group's lag into *lag: 0, or -1 when unknown (a nil). The lag is
+ * negative when XGROUP SETID or CREATE gave an ENTRIESREAD past the
+ * entries added, and Redis replies it so. */
+static int group_lag(const struct xstream *s, const struct xg_group *g, int64_t *lag)
 {
+    int64_t read;
     if (!s->entries_added)
-        return 0;
-    if (g->entries_read != XG_ENTRIES_READ_INVALID && !range_has_tombstones(s, &g->last_id, NULL))
-        return (int64_t)s->entries_added - g->entries_read;
-    int64_t read = xs_estimate_entries_read(s, &g->last_id);
-    return read == XG_ENTRIES_READ_INVALID ? -1 : (int64_t)s->entries_added - read;
+        read = 0;
+    else if (g->entries_read != XG_ENTRIES_READ_INVALID &&
+             !range_has_tombstones(s, &g->last_id, NULL))
+        read = g->entries_read;
+    else if ((read = xs_estimate_entries_read(s, &g->last_id)) == XG_ENTRIES_READ_INVALID)
+        return -1;
+    *lag = (int64_t)s->entries_added - read;
+    return 0;
+}
+
+/* Counts the delivery of the entry id in g's entries-read counter, as
+ * Redis's streamReplyWithRange: one more when the counter is known and no
+ * deleted entry may lie from id on, else estimated from the stream. */
+static void group_count_delivery(const struct xstream *s, struct xg_group *g,
+                                 const struct xs_id *id)
+{
+    if (g->entries_read != XG_ENTRIES_READ_INVALID && !range_has_tombstones(s, id, NULL))
+        g->entries_read++;
+    else if (s->entries_added)
+        g->entries_read = xs_estimate_entries_read(s, id);
 }
 
 /* ---- lookups, replies, propagation ---- */
@@ -388,10 +420,7 @@ static size_t deliver_new(struct client *c, const struct resp_slice *key, struct
     xs_seek(s, lo, &it);
     for (size_t i = 0; i < n; i++, xs_next(s, &it)) {
         xs_entry_of(s, &it, &e);
-        if (g->entries_read != XG_ENTRIES_READ_INVALID && !range_has_tombstones(s, &e.id, NULL))
-            g->entries_read++;
-        else if (s->entries_added)
-            g->entries_read = xs_estimate_entries_read(s, &e.id);
+        group_count_delivery(s, g, &e.id);
         g->last_id = e.id;
         xentry_reply(c, &e);
         if (noack)
@@ -752,6 +781,16 @@ static void drop_gone(struct client *c, struct xg_group *g, struct xg_pending *p
     server.dirty++;
 }
 
+/* Whether id is the first entry of s after g's last-delivered ID. */
+static int is_next_entry(const struct xstream *s, const struct xg_group *g,
+                         const struct xs_id *id)
+{
+    struct xs_id from = g->last_id;
+    struct xs_entry e;
+    return !xs_id_incr(&from) && xs_at(s, xs_count_below(s, &from), &e) == 0 &&
+           xs_id_cmp(&e.id, id) == 0;
+}
+
 static int ll_opt_or_reply(struct client *c, const struct resp_slice *a, long long *v,
                            const char *what)
 {
@@ -814,6 +853,11 @@ static void cmd_xclaim(struct client *c)
         }
     }
     if (xs_id_cmp(&last, &g->last_id) > 0) {
+        /* A redis-server primary's XREADGROUP delivering one entry (the
+         * file's header): counted as it was counted there. */
+        if ((c->flags & CLIENT_MASTER) && nids == 1 && force && justid && retrycount == 1 &&
+            !xs_id_cmp(&ids[0], &last) && is_next_entry(s, g, &last))
+            group_count_delivery(s, g, &last);
         g->last_id = last;
         propagate_last = 1;
     }
@@ -828,10 +872,8 @@ static void cmd_xclaim(struct client *c)
         struct xg_pending *p = xg_pending_find(g, &ids[i]);
         struct xs_entry e;
         if (!entry_find(s, &ids[i], &e)) {
-            if (p) {
+            if (p)
                 drop_gone(c, g, p);
-                propagate_last = 0;
-            }
             continue;
         }
         int forced = 0;
@@ -858,7 +900,6 @@ static void cmd_xclaim(struct client *c)
             p->delivery_count++;
         claimed[n++] = p;
         propagate_claim(c, &c->argv[1], g, p);
-        propagate_last = 0;
         server.dirty++;
     }
     if (propagate_last) {
@@ -972,8 +1013,8 @@ static void reply_entries_read(struct client *c, const struct xg_group *g)
 
 static void reply_lag(struct client *c, const struct xstream *s, const struct xg_group *g)
 {
-    int64_t lag = group_lag(s, g);
-    if (lag >= 0)
+    int64_t lag;
+    if (group_lag(s, g, &lag) == 0)
         resp_add_int(&c->out, lag);
     else
         resp_add_null(&c->out);

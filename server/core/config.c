@@ -507,7 +507,9 @@ static const struct config_def defs[] = {
     {.name = "jemalloc-bg-thread", .type = CONFIG_BOOL, FIELD(jemalloc_bg_thread),
      .default_value = "yes", NOOP("no jemalloc background thread")},
     {.name = "disable-thp", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE, FIELD(disable_thp),
-     .default_value = "yes", NOOP("transparent huge pages are left as the system has them")},
+     .default_value = "yes",
+     NOOP("transparent huge pages are left as the system has them, but a key index of 16 MB or "
+          "more asks for them (madvise)")},
     {.name = "activerehashing", .type = CONFIG_BOOL, FIELD(activerehashing),
      .default_value = "yes", NOOP("keys live in trees: there are no hash tables to rehash")},
     {.name = "dynamic-hz", .type = CONFIG_BOOL, FIELD(dynamic_hz), .default_value = "yes",

@@ -21,4 +21,20 @@
 void h_same_dataset(const char *file, int line, redisContext *c, redisContext *r, int dbs);
 #define H_SAME_DATASET(c, r, dbs) h_same_dataset(__FILE__, __LINE__, (c), (r), (dbs))
 
+/* Expects XINFO STREAM key FULL to be the same to the byte on c and r, but
+ * for what differs between two correct servers: radix-tree-nodes (the
+ * radix tree's inner nodes, which rbkv estimates); radix-tree-keys by one
+ * (Redis may keep a node whose entries are all deleted, which rbkv does
+ * not: an exact MINID trim that deletes every live entry of a node whose
+ * last entry XDEL removed leaves one at the front, and an empty stream may
+ * keep its last; docs/commands.md, RESTORE); and with H_FULL_NO_SEEN, each
+ * consumer's seen-time, which a replica sets when it applies a command and
+ * its primary when it ran it. Returns 1 when they matched; on a difference
+ * prints both. */
+#define H_FULL_NO_SEEN 1
+int h_same_stream_full(const char *file, int line, redisContext *c, redisContext *r,
+                       const char *key, int flags);
+#define H_SAME_STREAM_FULL(c, r, key, flags)                                                       \
+    h_same_stream_full(__FILE__, __LINE__, (c), (r), (key), (flags))
+
 #endif

@@ -18,8 +18,12 @@
  *    of each) as the plain commands Redis applies, +CONTINUE after a cut,
  *    and the datasets compared after Redis's REPLICAOF NO ONE;
  *  - both ways, a stream with consumer groups, pending entries, acks, claims
- *    and deletions, in the full sync and in the command stream, compared
- *    entry by entry, group by group and by each group's pending summary.
+ *    and deletions, and random streams under every group command
+ *    (stream_random), in the full sync and in the command stream, compared
+ *    entry by entry, by XINFO GROUPS to the byte (entries-read and lag
+ *    too: an XREADGROUP reaches an rbkv replica of redis-server as XCLAIMs
+ *    alone, see cmd_xgroup.c) and by XINFO STREAM FULL but for the
+ *    consumers' seen-times; the same for an rbkv replica of rbkv.
  * Random writes print SEED=. Without redis-server (or redis-cli) the tests
  * are skipped unless the reference is required.
  *
@@ -269,44 +273,192 @@ static void stream_writes(redisContext *p, const char *key, int from)
     freeReplyObject(H_CALL(p, "XREADGROUP", "GROUP", "g2", "dave", "STREAMS", key, ">"));
 }
 
-/* XINFO GROUPS of key on c as text, less each group's entries-read and
- * lag: an rbkv replica of redis-server does not yet end with the
- * primary's (docs/operations.md, Replication with redis-server), so they
- * are left out here. The caller frees it. */
-static char *groups_text(redisContext *c, const char *key)
-{
-    redisReply *g = H_CALL(c, "XINFO", "GROUPS", key);
-    char *out = calloc(1, 4096), part[512];
-    if (!out)
-        abort();
-    for (size_t i = 0; g && g->type == REDIS_REPLY_ARRAY && i < g->elements; i++) {
-        const redisReply *e = g->element[i];
-        for (size_t j = 0; e->type == REDIS_REPLY_ARRAY && j + 1 < e->elements; j += 2) {
-            const char *f = e->element[j]->str;
-            if (!f || !strcmp(f, "entries-read") || !strcmp(f, "lag"))
-                continue;
-            h_repr(e->element[j + 1], part, sizeof(part));
-            size_t n = strlen(out);
-            snprintf(out + n, 4096 - n, "%s=%s ", f, part);
-        }
-    }
-    freeReplyObject(g);
-    return out;
-}
-
-/* The stream at key compared value by value on c and r: its entries, its
- * groups (consumers, pending count, last delivered ID) and each group's
- * pending summary (the idle times differ, so not the details). */
+/* The stream at key compared on c and r: its entries, XINFO GROUPS to the
+ * byte (entries-read and lag too), XINFO STREAM FULL (the PELs with their
+ * delivery times and counts, the consumers; not their seen-times) and each
+ * group's pending summary. */
 static void same_stream(redisContext *c, redisContext *r, const char *key)
 {
     H_SAME(c, r, "XLEN", key);
     H_SAME(c, r, "XRANGE", key, "-", "+");
-    char *gc = groups_text(c, key), *gr = groups_text(r, key);
-    CHECK(gc[0] && !strcmp(gc, gr), "XINFO GROUPS %s: %s here, %s on the reference", key, gc, gr);
-    free(gc);
-    free(gr);
+    H_SAME(c, r, "XINFO", "GROUPS", key);
+    H_SAME_STREAM_FULL(c, r, key, H_FULL_NO_SEEN);
     H_SAME(c, r, "XPENDING", key, "g1");
     H_SAME(c, r, "XPENDING", key, "g2");
+}
+
+/* Random stream writes: XRANDOM_KEYS streams of up to 3 groups and 4
+ * consumers, under every command that moves a group's last-delivered ID or
+ * entries-read counter or the stream's counters (XREADGROUP new and
+ * history, NOACK, XACK, XCLAIM with FORCE, JUSTID, RETRYCOUNT and LASTID,
+ * XAUTOCLAIM, XDEL, XTRIM, XGROUP SETID and CREATE with ENTRIESREAD,
+ * XSETID, DEL). Entry IDs are <ms>-1 with ms counting up per key in
+ * xrandom_ms; a LASTID is <ms>-5, never a claimed ID (an XCLAIM of one ID
+ * with LASTID that ID reads as an XREADGROUP delivery: docs/operations.md).
+ * The history reads (XREADGROUP ... 0) are for an rbkv primary only: Redis
+ * 7.0 sends nothing for them, so its replicas, rbkv's too, keep the
+ * delivery counts and times they had (docs/operations.md). */
+#define XRANDOM_KEYS 3
+static unsigned xrandom_ms[XRANDOM_KEYS];
+
+static void xrandom_one(redisContext *p, int history)
+{
+    unsigned k = rnd(XRANDOM_KEYS), top = xrandom_ms[k] + 1;
+    char key[16], g[8], c[8];
+    snprintf(key, sizeof(key), "xr%u", k);
+    snprintf(g, sizeof(g), "g%u", rnd(3));
+    snprintf(c, sizeof(c), "c%u", rnd(4));
+    struct h_line l;
+    l.argc = 0;
+    switch (rnd(16)) {
+    case 0:
+    case 1:
+    case 2:
+        h_line_add(&l, "XADD");
+        h_line_add(&l, "%s", key);
+        if (!rnd(4)) {
+            h_line_add(&l, "MAXLEN");
+            h_line_add(&l, "%s", rnd(2) ? "~" : "=");
+            h_line_add(&l, "%u", 5 + rnd(40));
+        }
+        h_line_add(&l, "%u-1", ++xrandom_ms[k]);
+        h_line_add(&l, "f");
+        h_line_add(&l, "v%u", rnd(100));
+        break;
+    case 3:
+        h_line_add(&l, "XDEL");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%u-1", rnd(top));
+        if (rnd(2))
+            h_line_add(&l, "%u-1", rnd(top));
+        break;
+    case 4:
+        h_line_add(&l, "XTRIM");
+        h_line_add(&l, "%s", key);
+        if (rnd(2)) {
+            h_line_add(&l, "MAXLEN");
+            h_line_add(&l, "%u", 10 + rnd(40));
+        } else {
+            h_line_add(&l, "MINID");
+            h_line_add(&l, "%u-1", top > 30 ? top - 30 + rnd(10) : 0);
+        }
+        break;
+    case 5:
+        h_line_add(&l, "XGROUP");
+        h_line_add(&l, "%s", rnd(2) ? "CREATE" : "SETID");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%s", g);
+        if (rnd(3))
+            h_line_add(&l, "%s", rnd(2) ? "$" : "0");
+        else
+            h_line_add(&l, "%u-1", rnd(top));
+        if (!rnd(3)) {
+            h_line_add(&l, "ENTRIESREAD");
+            h_line_add(&l, "%d", (int)rnd(top) - 1);
+        }
+        if (!strcmp(l.argv[1], "CREATE") && rnd(2))
+            h_line_add(&l, "MKSTREAM");
+        break;
+    case 6:
+        h_line_add(&l, "XGROUP");
+        h_line_add(&l, "%s", rnd(2) ? "CREATECONSUMER" : "DELCONSUMER");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%s", g);
+        h_line_add(&l, "%s", c);
+        break;
+    case 7:
+    case 8:
+    case 9:
+        h_line_add(&l, "XREADGROUP");
+        h_line_add(&l, "GROUP");
+        h_line_add(&l, "%s", g);
+        h_line_add(&l, "%s", c);
+        h_line_add(&l, "COUNT");
+        h_line_add(&l, "%u", 1 + rnd(6));
+        if (!rnd(4))
+            h_line_add(&l, "NOACK");
+        h_line_add(&l, "STREAMS");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%s", rnd(5) || !history ? ">" : "0");
+        break;
+    case 10:
+        h_line_add(&l, "XACK");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%s", g);
+        for (unsigned i = 1 + rnd(3); i; i--)
+            h_line_add(&l, "%u-1", rnd(top));
+        break;
+    case 11:
+    case 12:
+        h_line_add(&l, "XCLAIM");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%s", g);
+        h_line_add(&l, "%s", c);
+        h_line_add(&l, "0");
+        for (unsigned i = 1 + rnd(2); i; i--)
+            h_line_add(&l, "%u-1", rnd(top));
+        if (rnd(2))
+            h_line_add(&l, "FORCE");
+        if (rnd(2))
+            h_line_add(&l, "JUSTID");
+        if (!rnd(3)) {
+            h_line_add(&l, "RETRYCOUNT");
+            h_line_add(&l, "%u", rnd(3));
+        }
+        if (rnd(2)) {
+            h_line_add(&l, "LASTID");
+            h_line_add(&l, "%u-5", rnd(top + 2));
+        }
+        break;
+    case 13:
+        h_line_add(&l, "XAUTOCLAIM");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%s", g);
+        h_line_add(&l, "%s", c);
+        h_line_add(&l, "0");
+        h_line_add(&l, "%u-1", rnd(top));
+        h_line_add(&l, "COUNT");
+        h_line_add(&l, "%u", 1 + rnd(5));
+        if (rnd(2))
+            h_line_add(&l, "JUSTID");
+        break;
+    case 14:
+        h_line_add(&l, "XSETID");
+        h_line_add(&l, "%s", key);
+        h_line_add(&l, "%u-9", xrandom_ms[k]);
+        break;
+    default:
+        h_line_add(&l, "%s", rnd(10) ? "XLEN" : "DEL");
+        h_line_add(&l, "%s", key);
+        break;
+    }
+    h_append(p, l.argc, l.argv, NULL);
+}
+
+/* n of xrandom_one on p, pipelined; the replies (errors among them: a
+ * group not there yet, an ID at or below the top) are dropped. history:
+ * p is rbkv, whose history reads reach its replicas. */
+static void stream_random(redisContext *p, int n, int history)
+{
+    for (int i = 0; i < n; i++)
+        xrandom_one(p, history);
+    for (int i = 0; i < n; i++)
+        freeReplyObject(h_get_reply(p));
+}
+
+/* Every random stream compared on c and r (stream_random). */
+static void same_random_streams(redisContext *c, redisContext *r)
+{
+    for (unsigned k = 0; k < XRANDOM_KEYS; k++) {
+        char key[16];
+        snprintf(key, sizeof(key), "xr%u", k);
+        H_SAME(c, r, "XINFO", "GROUPS", key);
+        H_SAME(c, r, "XRANGE", key, "-", "+");
+        redisReply *e = H_CALL(r, "EXISTS", key);
+        if (e && e->type == REDIS_REPLY_INTEGER && e->integer)
+            H_SAME_STREAM_FULL(c, r, key, H_FULL_NO_SEEN);
+        freeReplyObject(e);
+    }
 }
 
 static int follow(redisContext *replica, const struct h_server *primary)
@@ -437,15 +589,20 @@ static void test_redis_primary(void)
     fill(p);
     writes(p, 2000, 0);
     stream_writes(p, "xs", 0);
+    memset(xrandom_ms, 0, sizeof(xrandom_ms));
+    stream_random(p, 400, 0);
     if (follow(c, &ref) < 0)
         goto out;
     CHECK(h_file_has(&s, "server.log", "bytes from master to disk"), "a sized full sync");
+    same_random_streams(c, p);
     writes(p, 2000, 0);
     stream_writes(p, "xs", 100);
     stream_writes(p, "xs2", 0);
+    stream_random(p, 3000, 0);
     CHECK(h_wait_caught_up(p, c, SYNC_MS), "caught up after the streams");
     same_stream(c, p, "xs");
     same_stream(c, p, "xs2");
+    same_random_streams(c, p);
     blocking_pop(&ref, p);
     EXPECT_INT(p, 1, "WAIT", "1", "60000"); /* REPLCONF GETACK answered */
     cut_and_continue(p, c, 1, 0, 1);
@@ -510,14 +667,19 @@ static void test_redis_replica(void)
     fill(c);
     writes(c, 2000, 1);
     stream_writes(c, "xs", 0);
+    memset(xrandom_ms, 0, sizeof(xrandom_ms));
+    stream_random(c, 400, 1);
     if (follow(r, &s) < 0)
         goto out;
+    same_random_streams(c, r);
     writes(c, 2000, 1);
     stream_writes(c, "xs", 100);
     stream_writes(c, "xs2", 0);
+    stream_random(c, 3000, 1);
     CHECK(h_wait_caught_up(c, r, SYNC_MS), "caught up after the streams");
     same_stream(c, r, "xs");
     same_stream(c, r, "xs2");
+    same_random_streams(c, r);
     blocking_pop(&s, c);
     /* rbkv's range deletions, past one batch of the DELs and HDELs they
      * go out as. */
@@ -561,11 +723,40 @@ out:
     h_clean_dir(&ref);
 }
 
+/* rbkv primary, rbkv replica: the same random streams, in the snapshot
+ * and in the command stream, end the same. */
+static void test_rbkv_replica_streams(void)
+{
+    if (h_is_reference())
+        return;
+    struct h_server ps = {0}, rs = {0};
+    redisContext *p = h_open(&ps, H_FLAGS(FAST)), *r = p ? h_open(&rs, H_FLAGS(FAST)) : NULL;
+    if (!p || !r)
+        goto out;
+    rng = h_seed();
+    memset(xrandom_ms, 0, sizeof(xrandom_ms));
+    stream_random(p, 400, 1);
+    if (follow(r, &ps) < 0)
+        goto out;
+    same_random_streams(r, p);
+    stream_random(p, 3000, 1);
+    CHECK(h_wait_caught_up(p, r, SYNC_MS), "caught up after the streams");
+    same_random_streams(r, p);
+out:
+    if (r)
+        h_close(&rs, r);
+    if (p)
+        h_close(&ps, p);
+    h_clean_dir(&rs);
+    h_clean_dir(&ps);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
     H_RUN(test_redis_cli_rdb);
     H_RUN(test_redis_primary);
     H_RUN(test_redis_replica);
+    H_RUN(test_rbkv_replica_streams);
     return h_finish();
 }
