@@ -51,7 +51,7 @@ rejoined() {
 # failover CMD...: runs CMD with every node's pid in RBKV_CLUSTER_PIDS, then starts again the
 # primary it killed, which must come back as a replica of its promoted replica.
 failover() {
-  local i name rc=0
+  local i name p rc=0
   RBKV_CLUSTER_PIDS=$(for ((i = 0; i < ${#CLUSTER_PORTS[@]}; i++)); do printf '%s,' "${pid[n$i]}"; done)
   export RBKV_CLUSTER_PIDS=${RBKV_CLUSTER_PIDS%,}
   "$@" || rc=1
@@ -60,8 +60,13 @@ failover() {
     kill -0 "${pid[$name]}" 2>/dev/null && continue
     wait "${pid[$name]}" 2>/dev/null
     launch "$name" || { echo "FAIL: $name did not start again" >&2; return 1; }
-    wait_until 60 rejoined "$name" ||
-      { echo "FAIL: $name did not rejoin as a replica" >&2; return 1; }
+    wait_until 60 rejoined "$name" || {
+      echo "FAIL: $name did not rejoin as a replica; its ROLE and the cluster as each node sees it:" >&2
+      cli "${port[$name]}" ROLE | head -1 >&2
+      redis-cli --cluster check "127.0.0.1:${CLUSTER_PORTS[0]}" >&2
+      for p in "${CLUSTER_PORTS[@]}"; do cli "$p" CLUSTER NODES >&2; done
+      return 1
+    }
   done
   return "$rc"
 }
