@@ -115,7 +115,7 @@ lint:
 	@scripts/deps.sh build lint
 	scripts/lint.sh $(LINT_BUILD)
 
-# libFuzzer targets (clang), each run for FUZZ_SECONDS on its seed corpus, one after another;
+# libFuzzer targets (clang), each run for FUZZ_SECONDS on its seed corpus, FUZZ_JOBS at a time (the cores);
 # FUZZ_TARGETS="commands aof" runs only those (default: every fuzz_* target).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
