@@ -27,6 +27,7 @@
 #include "cmd_keys.h"
 #include "keyspace.h"
 #include "krange.h"
+#include "lazyfree.h"
 #include "live.h"
 #include "mem.h"
 #include "notify.h"
@@ -51,7 +52,7 @@ static int same_bytes(const struct resp_slice *a, const struct resp_slice *b)
 static void entry_move(struct db *from, struct ks_entry *e, struct db *to, const char *key,
                        size_t klen)
 {
-    ks_move(from, e, to, key, klen);
+    lazyfree_zset_moved(to, ks_move(from, e, to, key, klen));
     block_signal_key(to, key, klen);
 }
 
@@ -295,6 +296,7 @@ static void cmd_swapdb(struct client *c)
     if (a != b) {
         watch_touch_swap(a, b, mstime());
         ks_swap(a, b);
+        lazyfree_zset_dbs_swapped(a->id, b->id);
         block_signal_db(a);
         block_signal_db(b);
     }

@@ -352,6 +352,22 @@ void lazyfree_zset_cut(int db, const char *key, size_t klen)
     lazyfree_cuts_start();
 }
 
+void lazyfree_zset_moved(const struct db *db, const struct ks_entry *e)
+{
+    if (e->type == KS_ZSET && ((const struct zset *)ks_ptr(e))->cuts)
+        lazyfree_zset_cut(db->id, ks_key(e), ks_klen(e));
+}
+
+void lazyfree_zset_dbs_swapped(int a, int b)
+{
+    for (struct zset_cut *zc = zcuts.head; zc; zc = zc->next) {
+        if (zc->db == a)
+            zc->db = b;
+        else if (zc->db == b)
+            zc->db = a;
+    }
+}
+
 void lazyfree_cuts_start(void)
 {
     if (!cuts.started) {

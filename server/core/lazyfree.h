@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 struct db;
+struct ks_entry;
 
 /* Redis's LAZYFREE_THRESHOLD: a value whose free effort (keyspace.h's
  * ks_value_effort) is above it goes to the thread; a smaller one costs less
@@ -55,9 +56,16 @@ void lazyfree_cuts_start(void);
 /* ZREMRANGEBY* left a cut in the sorted set at key of db whose names are
  * still in the set's hash table (zset.h's zs_cut): the same slices clear
  * and free them (zs_cut_step). The set is found again by its name at each
- * slice, never kept by pointer, so a set deleted, renamed or freed in the
- * meantime is simply not found (zs_free frees its cuts with it). */
+ * slice, never kept by pointer, so a set deleted or freed in the meantime
+ * is simply not found (zs_free frees its cuts with it); one that moves is
+ * followed by the two calls below. */
 void lazyfree_zset_cut(int db, const char *key, size_t klen);
+/* Entry e now lives in db under its key (RENAME, MOVE): when it is a sorted
+ * set with cuts, they are cleared under that name too, or they would stay
+ * (and keep every lookup in its table walking to the root) until it goes. */
+void lazyfree_zset_moved(const struct db *db, const struct ks_entry *e);
+/* SWAPDB swapped dbs a and b: the pending cuts follow their sets. */
+void lazyfree_zset_dbs_swapped(int a, int b);
 /* At shutdown: frees everything queued and joins the thread. */
 void lazyfree_close(void);
 

@@ -398,6 +398,56 @@ static void test_zrem_pending(void)
     redisFree(c);
 }
 
+/* INFO's lazyfree_pending_objects, read from the next reply of c's
+ * pipeline; -1 when it is not there. */
+static long long next_pending(redisContext *c)
+{
+    redisReply *info = h_get_reply(c);
+    char pending[32] = "";
+    long long n = -1;
+    if (info && info->type == REDIS_REPLY_STRING &&
+        h_info_field(info->str, "lazyfree_pending_objects", pending, sizeof(pending)) == 0)
+        n = atoll(pending);
+    if (info)
+        freeReplyObject(info);
+    return n;
+}
+
+/* A set moved while its cut is pending (RENAME, MOVE, SWAPDB): the cut is
+ * still counted pending under the set's new place, and cleared there; it
+ * used to be found by the old name only, so it stayed until the set went. */
+static void test_zrem_pending_moved(void)
+{
+    redisContext *c = h_connect_flushed(&srv);
+    if (!c)
+        return;
+    static const char *const moves[][4] = {
+        {"RENAME", "z", "z2", NULL}, {"MOVE", "z", "1", NULL}, {"SWAPDB", "0", "1", NULL}};
+    for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
+        EXPECT_OK(c, "FLUSHALL");
+        zfill(c, "z", 20000, 0);
+        /* One pipeline, so no slice runs between the cut and the INFO. */
+        H_APPEND(c, "ZREMRANGEBYRANK", "z", "0", "9999");
+        H_APPEND(c, moves[i][0], moves[i][1], moves[i][2]);
+        H_APPEND(c, "INFO", "memory");
+        EXPECT_NEXT(c, ":10000");
+        redisReply *r = h_get_reply(c);
+        CHECK(r && (r->type == REDIS_REPLY_STATUS || r->type == REDIS_REPLY_INTEGER),
+              "%s's reply", moves[i][0]);
+        if (r)
+            freeReplyObject(r);
+        long long pending = next_pending(c);
+        CHECK(pending >= 1, "after %s, the cut counts pending: %lld", moves[i][0], pending);
+        wait_nothing_pending(c);
+        const char *db = !strcmp(moves[i][0], "RENAME") ? "0" : "1";
+        const char *key = !strcmp(moves[i][0], "RENAME") ? "z2" : "z";
+        EXPECT_OK(c, "SELECT", db);
+        EXPECT_INT(c, 10000, "ZCARD", key);
+        EXPECT_OK(c, "SELECT", "0");
+    }
+    redisFree(c);
+}
+
 /* The other ZREMRANGEBY* over runs big enough to be cut, both ways (fewer
  * members go than stay, and more), against what is left. */
 static void test_zrem_ranges(void)
@@ -793,6 +843,7 @@ int main(int argc, char **argv)
     H_RUN(test_zrem_ranges);
     H_RUN(test_zrem_half_probe);
     H_RUN(test_zrem_pending);
+    H_RUN(test_zrem_pending_moved);
     H_RUN(test_hdelrange_probe);
     H_RUN(test_hdelrange_model);
     H_RUN(test_model);
