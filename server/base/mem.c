@@ -377,6 +377,16 @@ size_t mem_private_dirty(pid_t pid)
 /* The size of a transparent huge page on x86-64 and arm64 with 4 kB pages. */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
+char *mem_release_pages(void *p, size_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
+    if (hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return p;
+    return (char *)hi;
+}
+
 void mem_advise_huge(void *p, size_t n)
 {
     uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);

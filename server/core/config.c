@@ -483,7 +483,7 @@ static const struct config_def defs[] = {
      .note = "past it, keys leave the tracking table (each invalidated) before each command; 0 is "
              "no limit"},
     /* Memory and the allocator: nothing to defragment, no jemalloc thread,
-     * no hash tables to rehash. */
+     * no rehashing for the cron to do (every table rehashes as it is used). */
     {.name = "activedefrag", .type = CONFIG_BOOL, FIELD(activedefrag), .default_value = "no",
      .set = set_activedefrag, .status = CONFIG_REFUSED,
      .note = "`yes` is refused, as by a Redis built without jemalloc: rbkv's allocator has no "
@@ -511,7 +511,9 @@ static const struct config_def defs[] = {
      NOOP("transparent huge pages are left as the system has them, but a key index of 16 MB or "
           "more asks for them (madvise)")},
     {.name = "activerehashing", .type = CONFIG_BOOL, FIELD(activerehashing),
-     .default_value = "yes", NOOP("keys live in trees: there are no hash tables to rehash")},
+     .default_value = "yes",
+     NOOP("the key index and sorted sets' member tables resize a bounded step at a time as "
+          "they are used (docs/internals.md), so no resize waits for the cron")},
     {.name = "dynamic-hz", .type = CONFIG_BOOL, FIELD(dynamic_hz), .default_value = "yes",
      NOOP("`hz` stays as set, whatever the number of clients")},
     {.name = "server_cpulist", .type = CONFIG_STRING,

@@ -67,27 +67,139 @@ static uint64_t member_hash(const struct zset *z, const char *p, size_t len)
     return mum(h ^ w ^ UINT64_C(0x8ebc6af09c88c6e3), UINT64_C(0x589965cc75374cc3));
 }
 
-static struct zs_node **bucket_of(const struct zset *z, const char *m, size_t len)
+/* ---- the by-name table --------------------------------------------------- */
+
+/* A resize moves the old table's chains into the new one a few buckets at a
+ * time, one step per insert and delete (resize_step), as Redis's dict
+ * rehashes: rehashing 4M members at once held the loop 1.8 s in one ZADD.
+ * Meanwhile a member is chained in the old table when its old bucket is at
+ * or past the drain point, else in the new one (chain_of): inserts and
+ * lookups follow the same rule, so a lookup walks one chain. Only one table
+ * drains at a time: a resize is started only when none is in progress; the
+ * steps drain a doubling's old table (one bucket per insert would do) before
+ * the next doubling is due, and a halving's (one per 16 deletes of the
+ * eighth left) before the next halving. */
+struct zs_resize {
+    struct zs_node **buckets; /* the old table: mask + 1 buckets */
+    size_t mask;
+    size_t drain;             /* old buckets below it are empty */
+    char *released;           /* its pages below this went back to the kernel */
+};
+
+/* A step stops after moving ZS_STEP_MOVES members or visiting
+ * ZS_STEP_VISITS buckets, after a whole bucket. A table of at most
+ * ZS_RESIZE_EAGER buckets is rehashed at once (a few microseconds). */
+#define ZS_STEP_MOVES 8
+#define ZS_STEP_VISITS 64
+#define ZS_RESIZE_EAGER 1024
+/* An old table of ZS_RELEASE_TABLE bytes or more gives its drained pages
+ * back ZS_RELEASE_SPAN at a time (mem_release_pages): freeing 128 MB of
+ * touched pages at the end of a drain took 17 ms of CPU. */
+#define ZS_RELEASE_TABLE ((size_t)16 << 20)
+#define ZS_RELEASE_SPAN ((size_t)2 << 20)
+
+static struct zs_node **chain_of(const struct zset *z, uint64_t h)
 {
-    return &z->buckets[member_hash(z, m, len) & z->mask];
+    const struct zs_resize *rs = z->resize;
+    if (rs && (h & rs->mask) >= rs->drain)
+        return &rs->buckets[h & rs->mask];
+    return &z->buckets[h & z->mask];
 }
 
+static struct zs_node **bucket_of(const struct zset *z, const char *m, size_t len)
+{
+    return chain_of(z, member_hash(z, m, len));
+}
+
+/* The new table is not zeroed when it is made: zeroing (and so faulting in)
+ * 64 MB at once held the loop 220 ms in the ZADD that doubled a 4M-member
+ * set. Its buckets are zeroed as the old buckets that feed them drain:
+ * growing, old bucket j feeds j, j + old size, ...; shrinking, new bucket j
+ * is fed first by old bucket j. A new bucket is thus valid once the old
+ * bucket of its own low bits (growing) or of its own index (shrinking) has
+ * drained, and chain_of goes to the new table only for such buckets. */
+static int new_bucket_valid(const struct zset *z, size_t b)
+{
+    const struct zs_resize *rs = z->resize;
+    if (!rs)
+        return 1;
+    return (z->mask > rs->mask ? b & rs->mask : b) < rs->drain;
+}
+
+/* Moves old bucket rs->drain's chain into the new table. */
+static size_t move_bucket(struct zset *z, struct zs_resize *rs)
+{
+    size_t moved = 0, j = rs->drain;
+    if (z->mask > rs->mask) {
+        for (size_t b = j; b <= z->mask; b += rs->mask + 1)
+            z->buckets[b] = NULL;
+    } else if (j <= z->mask) {
+        z->buckets[j] = NULL;
+    }
+    for (struct zs_node *n = rs->buckets[rs->drain], *next; n; n = next, moved++) {
+        struct zs_node **b = &z->buckets[member_hash(z, n->member, n->len) & z->mask];
+        next = n->hnext;
+        n->hnext = *b;
+        *b = n;
+    }
+    rs->buckets[rs->drain++] = NULL;
+    return moved;
+}
+
+static void resize_free(struct zs_resize *rs)
+{
+    if (rs) {
+        xfree(rs->buckets);
+        xfree(rs);
+    }
+}
+
+static void resize_step(struct zset *z)
+{
+    struct zs_resize *rs = z->resize;
+    size_t moved = 0, visited = 0;
+    while (rs->drain <= rs->mask && moved < ZS_STEP_MOVES && visited < ZS_STEP_VISITS) {
+        moved += move_bucket(z, rs);
+        visited++;
+    }
+    char *drained = (char *)&rs->buckets[rs->drain];
+    if ((rs->mask + 1) * sizeof(*rs->buckets) >= ZS_RELEASE_TABLE &&
+        (size_t)(drained - rs->released) >= ZS_RELEASE_SPAN)
+        rs->released = mem_release_pages(rs->released, (size_t)(drained - rs->released));
+    if (rs->drain > rs->mask) {
+        resize_free(rs);
+        z->resize = NULL;
+    }
+}
+
+/* Gives z a table of nbuckets (a power of two); none may be in progress. */
 static void table_resize(struct zset *z, size_t nbuckets)
 {
     struct zs_node **old = z->buckets;
-    size_t old_n = old ? z->mask + 1 : 0;
+    size_t old_mask = z->mask;
 
-    z->buckets = xcalloc(nbuckets, sizeof(*z->buckets));
     z->mask = nbuckets - 1;
-    for (size_t i = 0; i < old_n; i++) {
-        for (struct zs_node *n = old[i], *next; n; n = next) {
-            struct zs_node **b = bucket_of(z, n->member, n->len);
-            next = n->hnext;
-            n->hnext = *b;
-            *b = n;
-        }
+    if (!old) {
+        z->buckets = xcalloc(nbuckets, sizeof(*z->buckets));
+        return;
     }
-    xfree(old);
+    z->buckets = xmalloc(nbuckets * sizeof(*z->buckets)); /* zeroed as it fills */
+    z->resize = xmalloc(sizeof(*z->resize));
+    *z->resize = (struct zs_resize){
+        .buckets = old, .mask = old_mask, .drain = 0, .released = (char *)old};
+    do
+        resize_step(z);
+    while (z->resize && old_mask < ZS_RESIZE_EAGER);
+}
+
+/* Frees both tables (zs_len is 0, or the members go too). */
+static void table_free(struct zset *z)
+{
+    xfree(z->buckets);
+    z->buckets = NULL;
+    z->mask = 0;
+    resize_free(z->resize);
+    z->resize = NULL;
 }
 
 static void table_unlink(struct zset *z, const struct zs_node *n)
@@ -149,7 +261,7 @@ void zs_free(struct zset *z)
         cut->cuts = NULL;
         zs_free(cut);
     }
-    xfree(z->buckets);
+    table_free(z);
     xfree(z);
 }
 
@@ -199,7 +311,9 @@ struct zs_node *zs_insert(struct zset *z, const char *m, size_t len, double scor
     n->len = (uint32_t)len;
     n->score = score;
     memcpy(n->member, m, len);
-    if (!z->buckets)
+    if (z->resize)
+        resize_step(z);
+    else if (!z->buckets)
         table_resize(z, ZS_MIN_BUCKETS);
     else if (count + 1 > z->mask + 1)
         table_resize(z, 2 * (z->mask + 1));
@@ -234,13 +348,12 @@ void zs_delete(struct zset *z, struct zs_node *n)
     zst_erase(&n->rb, &z->tree);
     table_unlink(z, n);
     xfree(n);
-    if (zs_len(z) == 0) {
-        xfree(z->buckets);
-        z->buckets = NULL;
-        z->mask = 0;
-    } else if (nbuckets > ZS_MIN_BUCKETS && zs_len(z) < nbuckets / 8) {
+    if (zs_len(z) == 0)
+        table_free(z);
+    else if (z->resize)
+        resize_step(z);
+    else if (nbuckets > ZS_MIN_BUCKETS && zs_len(z) < nbuckets / 8)
         table_resize(z, nbuckets / 2);
-    }
 }
 
 struct zset *zs_cut(struct zset *z, size_t lo, size_t n)
@@ -263,7 +376,7 @@ struct zset *zs_cut(struct zset *z, size_t lo, size_t n)
         size_t want = nbuckets;
         while (want > ZS_MIN_BUCKETS && left < want / 8)
             want /= 2;
-        if (want != nbuckets)
+        if (want != nbuckets && !z->resize)
             table_resize(z, want);
         return out;
     }
@@ -271,8 +384,10 @@ struct zset *zs_cut(struct zset *z, size_t lo, size_t n)
      * chains mix both, goes with out, which frees it without reading it. */
     out->buckets = z->buckets;
     out->mask = z->mask;
+    out->resize = z->resize;
     z->buckets = NULL;
     z->mask = 0;
+    z->resize = NULL;
     if (left) {
         size_t nb = ZS_MIN_BUCKETS;
         while (nb <= left)
@@ -460,21 +575,54 @@ static uint64_t reverse_bits(uint64_t v)
     return r;
 }
 
-uint64_t zs_scan(const struct zset *z, uint64_t cursor, zs_scan_cb *fn, void *arg)
+static void scan_chain(const struct zset *z, const struct zs_node *n, zs_scan_cb *fn, void *arg)
 {
-    uint64_t mask = z->mask;
-
-    if (!z->buckets)
-        return 0;
-    for (const struct zs_node *n = z->buckets[cursor & mask]; n; n = n->hnext)
+    for (; n; n = n->hnext)
         if (!is_cut(z, n))
             fn(arg, n);
-    /* Increment the bits above the mask as if reversed: buckets that split or
-     * merge in a resize share their low bits, so none is skipped. */
+}
+
+/* Increments the bits of cursor under mask as if reversed (the bits above
+ * it set first, so the carry runs past them): buckets that split or merge
+ * in a resize share their low bits, so none is skipped. */
+static uint64_t next_cursor(uint64_t cursor, uint64_t mask)
+{
     cursor |= ~mask;
     cursor = reverse_bits(cursor);
     cursor++;
     return reverse_bits(cursor);
+}
+
+/* Bucket b of table t (one of z's two), NULL when not valid yet. */
+static const struct zs_node *scan_bucket(const struct zset *z, struct zs_node *const *t, size_t b)
+{
+    return t != z->buckets || new_bucket_valid(z, b) ? t[b] : NULL;
+}
+
+uint64_t zs_scan(const struct zset *z, uint64_t cursor, zs_scan_cb *fn, void *arg)
+{
+    if (!z->buckets)
+        return 0;
+    if (!z->resize) {
+        scan_chain(z, z->buckets[cursor & z->mask], fn, arg);
+        return next_cursor(cursor, z->mask);
+    }
+    /* Two tables (Redis's dictScan while rehashing): the smaller one's
+     * bucket, then every bucket of the larger one that it expands into. */
+    struct zs_node *const *small = z->buckets, *const *large = z->resize->buckets;
+    uint64_t m0 = z->mask, m1 = z->resize->mask;
+    if (m0 > m1) {
+        small = z->resize->buckets;
+        large = z->buckets;
+        m0 = z->resize->mask;
+        m1 = z->mask;
+    }
+    scan_chain(z, scan_bucket(z, small, cursor & m0), fn, arg);
+    do {
+        scan_chain(z, scan_bucket(z, large, cursor & m1), fn, arg);
+        cursor = next_cursor(cursor, m1);
+    } while (cursor & (m0 ^ m1));
+    return cursor;
 }
 
 /* ---- checking ----------------------------------------------------------- */
@@ -516,13 +664,17 @@ int zs_check(const struct zset *z, const char **why)
         }
         return 0;
     }
-    for (size_t i = 0; i <= z->mask; i++) {
-        for (const struct zs_node *n = z->buckets[i]; n; n = n->hnext) {
-            if ((member_hash(z, n->member, n->len) & z->mask) != i) {
-                *why = "a member is in the wrong bucket";
-                return -1;
+    for (int t = 0; t < 2; t++) {
+        struct zs_node **table = t ? (z->resize ? z->resize->buckets : NULL) : z->buckets;
+        size_t mask = t ? (z->resize ? z->resize->mask : 0) : z->mask;
+        for (size_t i = 0; table && i <= mask; i++) {
+            for (const struct zs_node *n = scan_bucket(z, table, i); n; n = n->hnext) {
+                if (chain_of(z, member_hash(z, n->member, n->len)) != &table[i]) {
+                    *why = "a member is in the wrong bucket";
+                    return -1;
+                }
+                hashed += !is_cut(z, n);
             }
-            hashed += !is_cut(z, n);
         }
     }
     if (hashed != (size_t)nodes) {
@@ -540,5 +692,7 @@ size_t zs_memory(const struct zset *z, size_t samples)
         bytes += xsize(n);
     if (seen && seen < len)
         bytes = (size_t)((double)bytes / (double)seen * (double)len);
+    if (z->resize)
+        bytes += xsize(z->resize) + xsize(z->resize->buckets);
     return xsize(z) + (z->buckets ? xsize(z->buckets) : 0) + bytes;
 }

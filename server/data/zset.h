@@ -14,14 +14,16 @@
  * chained hash table of 8-byte buckets whose chain link lives in the node,
  * which costs less per member than a second rb_node (24 bytes) and answers in
  * O(1). The table doubles when it holds as many members as buckets and halves
- * when it falls under an eighth; resizing rehashes at once (O(n), amortised
- * O(1) per insert).
+ * when it falls under an eighth; a resize moves the old table's chains a few
+ * buckets per insert and delete (zset.c's resize_step), so no one command
+ * pays O(n) for it.
  *
  * Invariants (zs_check): the tree holds every node once, in strictly
  * increasing (score, member) order, every size is its subtree's count; every
- * node is in the bucket its hash names, once; no score is NaN. The buckets
- * also chain members of pending cuts (zs_cut), which are in no bucket but
- * their own and are never returned.
+ * node is in the bucket its hash names, once (in the old table while a
+ * resize drains it, when its old bucket is not drained yet); no score is
+ * NaN. The buckets also chain members of pending cuts (zs_cut), which are
+ * in no tree but their own and are never returned.
  *
  * Scores compare as doubles (so -0 and 0 tie, and the member decides); members
  * as bytes, a proper prefix first (lexrange.h's order).
@@ -48,6 +50,7 @@ struct zset {
     struct rb_root tree;
     struct zs_node **buckets; /* mask + 1 buckets; NULL when empty */
     size_t mask;
+    struct zs_resize *resize; /* the old table while it drains; else NULL */
     uint64_t seed;            /* of the member hash: colliding names are per set */
     /* Runs cut off (zs_cut) whose members are still chained in this set's
      * buckets, each a set of its own linked through its cuts field; lookups

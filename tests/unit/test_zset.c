@@ -16,7 +16,10 @@
  *   clone   a clone equals its source and is independent of it;
  *   cut     zs_cut of a random run (range deletion), both of its ways;
  *   cutlazy cuts too big to clear the table at once: left in it, passed
- *           over by lookups and scans, cleared by zs_cut_step or zs_free.
+ *           over by lookups and scans, cleared by zs_cut_step or zs_free;
+ *   resize  tables big enough to resize a few buckets per change, through
+ *           doublings and halvings, with lookups, checks and a scan across;
+ *   release a 16 MB table draining, its drained pages given back meanwhile.
  * Every part ends with mem_used() back at zero: a leaked node fails.
  *
  * usage: test_zset [part]... (no argument runs all). Prints SEED=<n>;
@@ -478,13 +481,131 @@ static void part_cut_lazy(void)
     }
 }
 
+/* The stayers a scan visited (members "s<k>"). */
+struct stayers {
+    unsigned char hit[1000];
+};
+
+static void stayer_cb(void *arg, const struct zs_node *n)
+{
+    struct stayers *s = arg;
+    char name[16];
+    if (n->len < 2 || n->len >= sizeof(name) || n->member[0] != 's')
+        return;
+    memcpy(name, n->member, n->len);
+    name[n->len] = '\0';
+    int k = atoi(name + 1);
+    if (k >= 0 && k < (int)sizeof(s->hit))
+        s->hit[k] = 1;
+}
+
+/* A table past ZS_RESIZE_EAGER buckets resizes a few buckets per change: a
+ * set grows through several doublings, then shrinks through halvings, with
+ * inserts and deletes mixed both ways. Each name is found exactly when
+ * present, zs_check holds (every 500 changes and whenever a resize starts
+ * or ends), a scan going on throughout visits every member present
+ * throughout (1,000 stayers), and resizes are seen in progress, into
+ * tables of 16,384 buckets and more. */
+static void part_resize(void)
+{
+    enum { MAX = 40000, STAY = 1000, GROWN = 30000 };
+    static unsigned char present[MAX];
+    char m[16];
+    struct zset *z = zs_new();
+    struct stayers seen;
+    const char *why;
+    size_t members = 0, draining = 0, biggest = 0, scans = 0;
+    uint64_t cursor = 0;
+
+    memset(present, 0, sizeof(present));
+    memset(&seen, 0, sizeof(seen));
+    for (int k = 0; k < STAY; k++)
+        zs_insert(z, m, (size_t)snprintf(m, sizeof(m), "s%d", k), (double)k);
+    for (int phase = 0; phase < 2; phase++) {
+        for (long op = 0; phase ? members > 100 : members < GROWN; op++) {
+            /* Three changes in four go the phase's way: from a random
+             * index, the next name absent (to insert) or present. */
+            int add = (rng_below(&rng, 4) != 0) != phase || !members;
+            size_t i = (size_t)rng_below(&rng, MAX);
+            while (present[i] == add)
+                i = (i + 1) % MAX;
+            size_t len = (size_t)snprintf(m, sizeof(m), "m%zu", i);
+            int was_resizing = z->resize != NULL;
+            struct zs_node *n = zs_find(z, m, len);
+            CHECK((n != NULL) == present[i]);
+            if (!n) {
+                zs_insert(z, m, len, (double)rng_below(&rng, 1000));
+                members++;
+            } else {
+                zs_delete(z, n);
+                members--;
+            }
+            present[i] = !present[i];
+            if (z->resize) {
+                draining++;
+                if (z->mask + 1 > biggest)
+                    biggest = z->mask + 1;
+            }
+            if (op % 500 == 0 || was_resizing != (z->resize != NULL))
+                CHECK_MSG(zs_check(z, &why) == 0, "%s", why);
+            cursor = zs_scan(z, cursor, stayer_cb, &seen);
+            if (!cursor) {
+                for (int k = 0; k < STAY; k++)
+                    CHECK(seen.hit[k]);
+                memset(&seen, 0, sizeof(seen));
+                scans++;
+            }
+        }
+    }
+    CHECK(zs_len(z) == members + STAY);
+    CHECK_MSG(zs_check(z, &why) == 0, "%s", why);
+    CHECK(draining > 0 && biggest >= 16384 && scans > 0);
+    zs_free(z);
+}
+
+/* Whether m<i> for every i < n is in z, each once. */
+static int all_found(const struct zset *z, size_t n)
+{
+    char m[16];
+    for (size_t i = 0; i < n; i++)
+        if (!zs_find(z, m, (size_t)snprintf(m, sizeof(m), "m%zx", i)))
+            return 0;
+    return zs_len(z) == n;
+}
+
+/* A table of 16 MB and more gives its drained pages back to the kernel as
+ * it drains (zset.c's ZS_RELEASE_TABLE): the 2M-bucket table of a set
+ * growing past 2,097,152 members. Every member is found halfway through
+ * the drain and after it, and the set checks. */
+static void part_release(void)
+{
+    enum { DOUBLED = 2097152 + 1, HALFWAY = DOUBLED + 130000, AFTER = DOUBLED + 300000 };
+    struct zset *z = zs_new();
+    char m[16];
+    const char *why;
+    size_t i = 0;
+
+    for (; i < DOUBLED; i++)
+        zs_insert(z, m, (size_t)snprintf(m, sizeof(m), "m%zx", i), (double)i);
+    CHECK(z->resize != NULL);
+    for (; i < HALFWAY; i++)
+        zs_insert(z, m, (size_t)snprintf(m, sizeof(m), "m%zx", i), (double)i);
+    CHECK(z->resize != NULL && all_found(z, i));
+    for (; i < AFTER; i++)
+        zs_insert(z, m, (size_t)snprintf(m, sizeof(m), "m%zx", i), (double)i);
+    CHECK(z->resize == NULL && all_found(z, i));
+    CHECK_MSG(zs_check(z, &why) == 0, "%s", why);
+    zs_free(z);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*fn)(void);
     } parts[] = {{"random", part_random}, {"lex", part_lex}, {"scan", part_scan},
-                 {"clone", part_clone}, {"cut", part_cut}, {"cutlazy", part_cut_lazy}};
+                 {"clone", part_clone}, {"cut", part_cut}, {"cutlazy", part_cut_lazy},
+                 {"resize", part_resize}, {"release", part_release}};
 
     seed = check_seed((uint64_t)time(NULL));
     for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
