@@ -27,6 +27,22 @@ _Static_assert(sizeof(uint64_t) >= sizeof(uintptr_t), "a slot must hold an addre
 #define KIX_MIN_CAP 8
 /* A table this large asks for transparent huge pages (mem_advise_huge). */
 #define KIX_HUGE_BYTES ((size_t)16 << 20)
+/* Zeroing (so faulting in) a new table at once held the loop in the one
+ * insert that started the resize: 740 ms of wall time for 27 MB at a load
+ * average of 30. A next table of KIX_PREP_BYTES or more is prepared instead
+ * once the load passes KIX_LOAD_PREP percent, KIX_PREP_STEP slots (a page)
+ * zeroed per insert: about 11 bytes per slot of cur must be zeroed within
+ * the 15% of cur's slots inserted before KIX_LOAD_MAX, 76 per insert, so it
+ * is ready long before. Below KIX_LOAD_PREP - KIX_PREP_SLACK it is freed
+ * again, so an index that stays near the mark holds no second table. */
+#define KIX_LOAD_PREP 70
+#define KIX_PREP_SLACK 10
+#define KIX_PREP_BYTES ((size_t)1 << 20)
+#define KIX_PREP_STEP 512
+/* A draining table of KIX_RELEASE_BYTES or more gives back its drained
+ * pages every KIX_RELEASE_SPAN bytes (mem_release_pages). */
+#define KIX_RELEASE_BYTES ((size_t)16 << 20)
+#define KIX_RELEASE_SPAN ((size_t)2 << 20)
 
 /* Work of one rehash step: it moves at least KIX_STEP_MOVES entries unless
  * it has visited KIX_STEP_VISITS slots, then goes on to the end of the
@@ -258,8 +274,58 @@ void kix_rehash_step(struct kix *ix)
     }
     move_batch(ix, at, n);
     ix->drain = i;
-    if (!old->used)
+    if (!old->used) {
         table_free(old);
+        return;
+    }
+    /* After the drain wraps past the end, it is behind `released`. */
+    char *drained = (char *)&old->slots[i];
+    if (old->cap * sizeof(*old->slots) >= KIX_RELEASE_BYTES && drained > ix->released &&
+        (size_t)(drained - ix->released) >= KIX_RELEASE_SPAN)
+        ix->released = mem_release_pages(ix->released, (size_t)(drained - ix->released));
+}
+
+/* An array of cap slots, not zeroed yet. The hint for huge pages must come
+ * before the pages are first touched. */
+static uint64_t *slots_alloc(size_t cap)
+{
+    size_t bytes = cap * sizeof(uint64_t);
+    uint64_t *slots = xmalloc(bytes);
+    if (bytes >= KIX_HUGE_BYTES)
+        mem_advise_huge(slots, bytes);
+    return slots;
+}
+
+static void prep_free(struct kix *ix)
+{
+    xfree(ix->prep);
+    ix->prep = NULL;
+    ix->prep_cap = ix->prep_zeroed = 0;
+}
+
+/* Zeroes n more slots of the next table (all that are left, at most). */
+static void prep_zero(struct kix *ix, size_t n)
+{
+    if (n > ix->prep_cap - ix->prep_zeroed)
+        n = ix->prep_cap - ix->prep_zeroed;
+    memset(ix->prep + ix->prep_zeroed, 0, n * sizeof(*ix->prep));
+    ix->prep_zeroed += n;
+}
+
+/* Before an insert that does not start a resize: past KIX_LOAD_PREP, the
+ * table the next growth will want is made and zeroed a step further. */
+static void prep_step(struct kix *ix, size_t count)
+{
+    size_t cap = cap_for(max_used(ix->cur.cap) + 1);
+    if (ix->old.used || count * 100 < ix->cur.cap * KIX_LOAD_PREP ||
+        cap * sizeof(uint64_t) < KIX_PREP_BYTES)
+        return;
+    if (!ix->prep) {
+        ix->prep = slots_alloc(cap);
+        ix->prep_cap = cap;
+        ix->prep_zeroed = 0;
+    }
+    prep_zero(ix, KIX_PREP_STEP);
 }
 
 /* Starts moving every entry into a new table of cap slots. */
@@ -273,13 +339,18 @@ static void rehash_start(struct kix *ix, size_t cap)
     ix->old = ix->cur;
     /* Every lookup reads a slot at random: past a few huge pages, 4 kB
      * pages make nearly each one a TLB miss (a third of a 10M-key RDB
-     * load's samples sat on the slot's prefetch). The hint must come
-     * before the pages are first touched, so the table is zeroed after. */
-    size_t bytes = cap * sizeof(*ix->cur.slots);
-    ix->cur.slots = xmalloc(bytes);
-    if (bytes >= KIX_HUGE_BYTES)
-        mem_advise_huge(ix->cur.slots, bytes);
-    memset(ix->cur.slots, 0, bytes);
+     * load's samples sat on the slot's prefetch), hence slots_alloc's hint.
+     * The prepared table is taken when it has the size wanted (what is not
+     * zeroed yet is zeroed now). */
+    if (!ix->prep || ix->prep_cap != cap) {
+        prep_free(ix);
+        ix->prep = slots_alloc(cap);
+        ix->prep_cap = cap;
+    }
+    prep_zero(ix, cap);
+    ix->cur.slots = ix->prep;
+    ix->prep = NULL;
+    ix->prep_cap = ix->prep_zeroed = 0;
     ix->cur.cap = cap;
     ix->cur.used = 0;
     if (!ix->old.used) {
@@ -292,6 +363,7 @@ static void rehash_start(struct kix *ix, size_t cap)
     while (ix->old.slots[d])
         d++;
     ix->drain = d;
+    ix->released = (char *)&ix->old.slots[d]; /* slots before d drain last */
 }
 
 /* ---- the public operations ---- */
@@ -307,6 +379,7 @@ void kix_clear(struct kix *ix)
 {
     table_free(&ix->cur);
     table_free(&ix->old);
+    prep_free(ix);
     ix->drain = 0;
 }
 
@@ -333,6 +406,8 @@ void kix_insert(struct kix *ix, struct ks_entry *e, uint64_t h)
     size_t count = kix_count(ix) + 1;
     if (count > max_used(ix->cur.cap))
         rehash_start(ix, cap_for(count));
+    else
+        prep_step(ix, count);
     table_put(&ix->cur, slot_of(e, h), h);
 }
 
@@ -355,6 +430,8 @@ void kix_remove(struct kix *ix, const struct ks_entry *e)
     table_delete_at(ix, t, i);
 
     size_t count = kix_count(ix);
+    if (ix->prep && count * 100 < ix->cur.cap * (KIX_LOAD_PREP - KIX_PREP_SLACK))
+        prep_free(ix);
     if (count == 0) {
         kix_clear(ix); /* e.g. the last key deleted: hold no memory at all */
     } else if (!ix->old.used) {
@@ -448,5 +525,6 @@ int kix_check(const struct kix *ix, const char **why)
 
 size_t kix_memory(const struct kix *ix)
 {
-    return (ix->cur.slots ? xsize(ix->cur.slots) : 0) + (ix->old.slots ? xsize(ix->old.slots) : 0);
+    return (ix->cur.slots ? xsize(ix->cur.slots) : 0) + (ix->old.slots ? xsize(ix->old.slots) : 0) +
+           (ix->prep ? xsize(ix->prep) : 0);
 }

@@ -13,7 +13,9 @@
  *    shrink phases, so the index resizes many times and every kind of
  *    operation also runs while a table drains. kix_check() after every
  *    mutation; the run fails if it did not see enough resizes or enough
- *    operations during one.
+ *    operations during one. Then 2.2M keys: the next table prepared before
+ *    the growth that takes it, and a 19 MB table draining with its pages
+ *    given back, every key found midway and after.
  *  - keyspace: random ks_* operations whose entries move (values growing and
  *    shrinking, deadlines added) and go (DEL, lazy and active expiry, FLUSHDB
  *    mid-resize), with ks_check() after each; it checks that used_memory is
@@ -69,10 +71,10 @@ static void check_db(const struct db *db)
     CHECK_MSG(ks_check(db, &why) >= 0, "ks_check: %s", why);
 }
 
-/* Bytes the index's two tables hold, as the allocator wrappers count them. */
+/* Bytes the index's tables hold, as the allocator wrappers count them. */
 static size_t index_bytes(const struct kix *ix)
 {
-    return (ix->cur.slots ? xsize(ix->cur.slots) : 0) + (ix->old.slots ? xsize(ix->old.slots) : 0);
+    return kix_memory(ix);
 }
 
 /* ---- hash ---- */
@@ -358,9 +360,61 @@ static void test_index_huge(void)
         free(es[i]);
 }
 
+/* A large index's next table is prepared before the insert that needs it
+ * (keyindex.c's KIX_LOAD_PREP) and taken then; a draining table of 16 MB
+ * and more gives its drained pages back as it drains (KIX_RELEASE_BYTES):
+ * every key is found halfway through such a drain and after it, with keys
+ * removed in between, and the index checks. */
+static void test_index_large(void)
+{
+    enum { GROWN = 2015351, HALFWAY = GROWN + 20000, AFTER = GROWN + 150000 };
+    struct kix ix;
+    index_init_seeded(&ix);
+    struct ks_entry **es = calloc(AFTER, sizeof(*es));
+    CHECK(es != NULL);
+    size_t prepared_cap = 0, n = 0;
+    int removed_ok = 1;
+
+    for (; n < AFTER; n++) {
+        char key[16];
+        size_t len = (size_t)snprintf(key, sizeof(key), "big:%zu", n);
+        size_t cap = ix.cur.cap;
+        es[n] = entry_make(key, len);
+        kix_insert(&ix, es[n], kix_hash(&ix, key, len));
+        if (ix.prep)
+            prepared_cap = ix.prep_cap;
+        if (n + 1 == GROWN) { /* this insert grew a 19 MB table */
+            CHECK(cap * sizeof(uint64_t) >= ((size_t)16 << 20) && ix.cur.cap != cap);
+            CHECK(ix.cur.cap == prepared_cap && ix.prep == NULL && kix_resizing(&ix));
+        }
+        if (n + 1 == HALFWAY) {
+            CHECK(kix_resizing(&ix));
+            for (size_t i = 0; i < n; i += 7) { /* some go, mid-drain */
+                kix_remove(&ix, es[i]);
+                free(es[i]);
+                es[i] = NULL;
+            }
+            check_index(&ix);
+            for (size_t i = 0; i <= n; i++)
+                removed_ok &= !es[i] || kix_find(&ix, ks_key(es[i]), ks_klen(es[i]),
+                                                 kix_hash(&ix, ks_key(es[i]), ks_klen(es[i]))) == es[i];
+        }
+    }
+    CHECK(!kix_resizing(&ix) && removed_ok);
+    check_index(&ix);
+    for (size_t i = 0; i < n; i++)
+        CHECK(!es[i] || kix_find(&ix, ks_key(es[i]), ks_klen(es[i]),
+                                 kix_hash(&ix, ks_key(es[i]), ks_klen(es[i]))) == es[i]);
+    kix_clear(&ix);
+    for (size_t i = 0; i < n; i++)
+        free(es[i]);
+    free(es);
+}
+
 static void test_index(void)
 {
     test_index_huge();
+    test_index_large();
     struct universe *u = malloc(sizeof(*u));
     struct kix ix;
     unsigned long during_resize[OP_COUNT] = {0}, from_old[OP_COUNT] = {0};
