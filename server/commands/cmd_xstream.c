@@ -680,89 +680,36 @@ static void xinfo_help(struct client *c)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define XS_COMMAND(name_, proc_, arity_, flags_, since_, summary_, complexity_, args_)            \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
-     .last_key = 1, .key_step = 1, .group = "stream", .since = (since_), .summary = (summary_),  \
-     .complexity = (complexity_), .args = (args_)}
+#define XS_COMMAND(name_, proc_, arity_, flags_)                                                  \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,      \
+     .last_key = 1, .key_step = 1, .group = "stream"}
 
 static const struct command xinfo_subcommands[] = {
     {.name = "xinfo|stream", .proc = xinfo_stream, .arity = -3,
      .flags = CMD_READONLY,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "stream", .since = "5.0.0",
-     .summary = "Get information about a stream",
-     .complexity = "O(1)",
-     .args = "key [FULL [COUNT count]]"},
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "stream"},
     {.name = "xinfo|groups", .proc = xgroup_info_groups, .arity = 3,
      .flags = CMD_READONLY,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "stream", .since = "5.0.0",
-     .summary = "List the consumer groups of a stream",
-     .complexity = "O(1)",
-     .args = "key"},
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "stream"},
     {.name = "xinfo|consumers", .proc = xgroup_info_consumers, .arity = 4,
      .flags = CMD_READONLY,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "stream", .since = "5.0.0",
-     .summary = "List the consumers in a consumer group",
-     .complexity = "O(1)",
-     .args = "key groupname"},
-    SUBCOMMAND_HELP("xinfo|help", xinfo_help, "stream", "5.0.0"),
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "stream"},
+    SUBCOMMAND_HELP("xinfo|help", xinfo_help, "stream"),
     {0},
 };
 
 const struct command xstream_commands[] = {
-    XS_COMMAND("xadd", cmd_xadd, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
-               "Appends a new entry to a stream",
-               "O(1) when adding a new entry, O(N) when trimming where N being the number of "
-               "entries evicted.",
-               "key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value "
-               "[field value ...]"),
-    XS_COMMAND("xtrim", cmd_xtrim, -4, CMD_WRITE, "5.0.0",
-               "Trims the stream to (approximately if '~' is passed) a certain size",
-               "O(N), with N being the number of evicted entries. Constant times are very small "
-               "however, since entries are organized in macro nodes containing multiple entries "
-               "that can be released with a single deallocation.",
-               "key MAXLEN|MINID [=|~] threshold [LIMIT count]"),
-    XS_COMMAND("xdel", cmd_xdel, -3, CMD_WRITE | CMD_FAST, "5.0.0",
-               "Removes the specified entries from the stream. Returns the number of items "
-               "actually deleted, that may be different from the number of IDs passed in case "
-               "certain IDs do not exist.",
-               "O(1) for each single item to delete in the stream, regardless of the stream size.",
-               "key id [id ...]"),
-    XS_COMMAND("xlen", cmd_xlen, 2, CMD_READONLY | CMD_FAST, "5.0.0",
-               "Return the number of entries in a stream", "O(1)", "key"),
-    XS_COMMAND("xrange", cmd_xrange, -4, CMD_READONLY, "5.0.0",
-               "Return a range of elements in a stream, with IDs matching the specified IDs "
-               "interval",
-               "O(N) with N being the number of elements being returned. If N is constant (e.g. "
-               "always asking for the first 10 elements with COUNT), you can consider it O(1).",
-               "key start end [COUNT count]"),
-    XS_COMMAND("xrevrange", cmd_xrevrange, -4, CMD_READONLY, "5.0.0",
-               "Return a range of elements in a stream, with IDs matching the specified IDs "
-               "interval, in reverse order (from greater to smaller IDs) compared to XRANGE",
-               "O(N) with N being the number of elements returned. If N is constant (e.g. always "
-               "asking for the first 10 elements with COUNT), you can consider it O(1).",
-               "key end start [COUNT count]"),
-    XS_COMMAND("xsetid", cmd_xsetid, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
-               "An internal command for replicating stream values", "O(1)",
-               "key last-id [ENTRIESADDED entries_added] [MAXDELETEDID max_deleted_entry_id]"),
+    XS_COMMAND("xadd", cmd_xadd, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST),
+    XS_COMMAND("xtrim", cmd_xtrim, -4, CMD_WRITE),
+    XS_COMMAND("xdel", cmd_xdel, -3, CMD_WRITE | CMD_FAST),
+    XS_COMMAND("xlen", cmd_xlen, 2, CMD_READONLY | CMD_FAST),
+    XS_COMMAND("xrange", cmd_xrange, -4, CMD_READONLY),
+    XS_COMMAND("xrevrange", cmd_xrevrange, -4, CMD_READONLY),
+    XS_COMMAND("xsetid", cmd_xsetid, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST),
     {.name = "xread", .proc = cmd_xread, .arity = -4,
      .flags = CMD_READONLY | CMD_BLOCKING | CMD_MOVABLE_KEYS,
-     .first_key = 0, .last_key = 0, .key_step = 0,
-     .group = "stream", .since = "5.0.0",
-     .summary = "Return never seen elements in multiple streams, with IDs greater than the ones "
-                "reported by the caller for each stream. Can block.",
-     .complexity = "For each stream mentioned: O(N) with N being the number of elements being "
-                   "returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when "
-                   "the BLOCK option is used, XADD will pay O(M) time in order to serve the M "
-                   "clients blocked on the stream getting new data.",
-     .args = "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"},
+     .first_key = 0, .last_key = 0, .key_step = 0, .group = "stream"},
     {.name = "xinfo", .arity = -2,
-     .group = "stream", .since = "5.0.0",
-     .summary = "A container for stream introspection commands",
-     .complexity = "Depends on subcommand.",
-    
-     .subcommands = xinfo_subcommands},
+     .group = "stream", .subcommands = xinfo_subcommands},
     {0},
 };
