@@ -49,6 +49,11 @@
 #define APPROX_LIMIT_DEFAULT 10000
 #define APPROX_LIMIT_MAX 1000000
 
+/* XADD's argument arrays live on the stack up to this many words (the
+ * propagated form's six before the fields, then 32 fields and values): the
+ * common XADD allocates nothing for them. */
+#define XADD_STACK_WORDS 38
+
 /* ---- IDs ---------------------------------------------------------------- */
 
 /* ---- lookups and replies ------------------------------------------------ */
@@ -204,6 +209,32 @@ static void propagate_trimmed(struct client *c, const char *cmd, const struct xs
     xfree(argv);
 }
 
+/* XADD key [MAXLEN = len] id field value ...: the words of an XADD that
+ * added the entry id, and trimmed s when trimmed, from argv[field_pos] on. */
+static void propagate_xadd(struct client *c, const struct xstream *s, int trimmed,
+                           struct resp_slice id, int field_pos, int nargs)
+{
+    /* Filled from its end, so both forms share the fields' tail. */
+    struct resp_slice stack[XADD_STACK_WORDS];
+    size_t n = (size_t)nargs + 6;
+    struct resp_slice *argv = n <= XADD_STACK_WORDS ? stack : xmalloc(sizeof(*argv) * n);
+    char len[24];
+    memcpy(argv + 6, c->argv + field_pos, sizeof(*argv) * (size_t)nargs);
+    argv[5] = id;
+    size_t first = 3;
+    if (trimmed) {
+        argv[2] = (struct resp_slice){"MAXLEN", 6};
+        argv[3] = (struct resp_slice){"=", 1};
+        argv[4] = (struct resp_slice){len, resp_format_u64(len, xs_len(s))};
+        first = 0;
+    }
+    argv[first] = (struct resp_slice){"XADD", 4};
+    argv[first + 1] = c->argv[1];
+    propagate_effects(c->db_index, (int)(n - first), argv + first);
+    if (argv != stack)
+        xfree(argv);
+}
+
 /* Redis's streamAppendItem's choice of ID: *id as given, completed
  * ("ms-*") or generated ("*"). Returns 0, or -1 when it would not be above
  * the last ID. */
@@ -278,33 +309,29 @@ static void cmd_xadd(struct client *c)
     stream_limits(&lim);
     /* resp_slice and xs_str are both a pointer and a length. */
     size_t npairs = (size_t)nargs / 2;
-    struct xs_str *pairs = xmalloc(sizeof(*pairs) * (size_t)nargs);
+    struct xs_str stack_pairs[XADD_STACK_WORDS];
+    struct xs_str *pairs =
+        nargs <= XADD_STACK_WORDS ? stack_pairs : xmalloc(sizeof(*pairs) * (size_t)nargs);
     for (int i = 0; i < nargs; i++)
         pairs[i] = (struct xs_str){c->argv[field_pos + i].ptr, c->argv[field_pos + i].len};
     xs_append(s, &id, pairs, npairs, &lim);
-    xfree(pairs);
-    xid_reply(c, &id);
+    if (pairs != stack_pairs)
+        xfree(pairs);
+    /* Formatted once, for the reply and the propagated form. */
+    char idbuf[XID_STR_LEN];
+    size_t idlen = xid_format(&id, idbuf);
+    resp_add_bulk(&c->out, idbuf, idlen);
     notify_key(c, NOTIFY_STREAM, "xadd", &c->argv[1]);
     server.dirty++;
     size_t trimmed = a.strategy ? xs_trim(s, &a.t) : 0;
     if (trimmed)
         notify_key(c, NOTIFY_STREAM, "xtrim", &c->argv[1]);
-
-    char idbuf[XID_STR_LEN];
-    struct resp_slice *words = xmalloc(sizeof(*words) * (size_t)(nargs + 1));
-    words[0] = (struct resp_slice){idbuf, xid_format(&id, idbuf)};
-    memcpy(words + 1, c->argv + field_pos, sizeof(*words) * (size_t)nargs);
-    if (trimmed) {
-        propagate_trimmed(c, "XADD", s, nargs + 1, words);
-    } else {
-        struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)(nargs + 3));
-        argv[0] = (struct resp_slice){"XADD", 4};
-        argv[1] = c->argv[1];
-        memcpy(argv + 2, words, sizeof(*words) * (size_t)(nargs + 1));
-        propagate_effects(c->db_index, nargs + 3, argv);
-        xfree(argv);
-    }
-    xfree(words);
+    /* The entry goes out with its ID, and trimmed as MAXLEN = its new
+     * length, so it replays the same. With neither the log nor a kept
+     * stream (propagate_wanted) nobody reads it: the command then goes out
+     * as called, which feeds nothing, instead of being built. */
+    if (propagate_wanted())
+        propagate_xadd(c, s, trimmed != 0, (struct resp_slice){idbuf, idlen}, field_pos, nargs);
     block_signal_key(c->db, c->argv[1].ptr, c->argv[1].len);
 }
 
