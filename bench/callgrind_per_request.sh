@@ -17,6 +17,8 @@
 #   repl-set  SET on a primary with one replica attached (the replica runs natively); the primary's
 #             instructions, so the replication feed is counted
 #   krange    KRANGE '[key:<rand>' + BYLEX LIMIT 0 100 over 10,000 keys
+#   xadd      XADD s * f v (one stream, as stream_vs_redis.sh), -P 1
+#   xadd-p16  XADD s * f v, pipelines of 16
 # and, -P 16 over 10,000 keys (random ones of all of them) loaded also as the members (score 0) of a sorted set zkeys, the
 # ordered workloads of cpu_per_request.sh, which redis-server answers from zkeys:
 #   range100  KRANGE '[key:<rand>' + BYLEX LIMIT 0 100 | ZRANGEBYLEX zkeys '[key:<rand>' + LIMIT 0 100
@@ -112,6 +114,8 @@ one() {
       bench "$port" "$n" -t set -d 16
       kill "$rpid"; wait "$rpid" 2>/dev/null || true ;;
     krange) bench "$port" "$n" KRANGE '[key:__rand_int__' + BYLEX LIMIT 0 100 ;;
+    xadd) bench "$port" "$n" XADD s '*' f v ;;
+    xadd-p16) bench "$port" "$n" -P 16 XADD s '*' f v ;;
     range100|count|rank) RAND=$ORDERED_KEYS ;;&
     range100)
       if [ -n "$redis" ]; then bench "$port" "$n" -P 16 ZRANGEBYLEX zkeys '[key:__rand_int__' + LIMIT 0 100

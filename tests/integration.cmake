@@ -37,6 +37,12 @@ add_test(NAME integration_benchmark_smoke
 add_test(NAME integration_command_docs
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/command_docs_server.sh
                  $<TARGET_FILE:rbkv-server>)
+# The start-up check that only rbkv's own commands carry docs in their rows
+# (command_docs_misplaced): the shipped tables pass, a misplaced row is caught by its name.
+add_executable(test_command_docs_table unit/test_command_docs_table.c)
+target_link_libraries(test_command_docs_table PRIVATE rbkv_server_core)
+add_test(NAME command_docs_table COMMAND test_command_docs_table)
+set_tests_properties(command_docs_table PROPERTIES LABELS unit TIMEOUT 60)
 # One redis-cli process per transcript line: a minute and more on a loaded machine.
 set_tests_properties(integration_transcript integration_command_docs PROPERTIES
                      LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77)

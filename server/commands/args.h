@@ -102,12 +102,10 @@ void reply_help(struct client *c, const char *const *lines, size_t n);
 void reply_subcommand_syntax(struct client *c, const char *container);
 
 /* A container's HELP row, alike in every container as in Redis 7.0: arity
- * 2, allowed while loading and on a stale replica, Redis's summary. */
-#define SUBCOMMAND_HELP(name_, proc_, group_, since_)                                           \
+ * 2, allowed while loading and on a stale replica. */
+#define SUBCOMMAND_HELP(name_, proc_, group_)                                                   \
     {.name = (name_), .proc = (proc_), .arity = 2, .flags = CMD_LOADING | CMD_STALE,            \
-     .group = (group_), .since = (since_),                                                     \
-     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)",     \
-     .args = ""}
+     .group = (group_)}
 
 /* rank_range (krange.h): Redis's rank range rules. */
 /* rank_range's elements as positions [*lo, *hi) of the ascending order,

@@ -729,54 +729,24 @@ static void cmd_bitfield_ro(struct client *c)
     bitfield_generic(c, 1);
 }
 
-/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
- * COMMAND DOCS show them. */
+/* Arity, flags and key positions as Redis 7.0's COMMAND INFO shows them
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c). */
 const struct command bitmap_commands[] = {
     {.name = "setbit", .proc = cmd_setbit, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "bitmap", .since = "2.2.0",
-     .summary = "Sets or clears the bit at offset in the string value stored at key",
-     .complexity = "O(1)",
-     .args = "key offset value"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "bitmap"},
     {.name = "getbit", .proc = cmd_getbit, .arity = 3, .flags = CMD_READONLY | CMD_FAST,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "bitmap", .since = "2.2.0",
-     .summary = "Returns the bit value at offset in the string value stored at key",
-     .complexity = "O(1)",
-     .args = "key offset"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "bitmap"},
     {.name = "bitcount", .proc = cmd_bitcount, .arity = -2, .flags = CMD_READONLY,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "bitmap", .since = "2.6.0",
-     .summary = "Count set bits in a string",
-     .complexity = "O(N)",
-     .args = "key [start end [BYTE|BIT]]"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "bitmap"},
     {.name = "bitpos", .proc = cmd_bitpos, .arity = -3, .flags = CMD_READONLY,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "bitmap", .since = "2.8.7",
-     .summary = "Find first bit set or clear in a string",
-     .complexity = "O(N)",
-     .args = "key bit [start [end [BYTE|BIT]]]"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "bitmap"},
     {.name = "bitop", .proc = cmd_bitop, .arity = -4,
      .flags = CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 2, .last_key = -1, .key_step = 1,
-     .group = "bitmap", .since = "2.6.0",
-     .summary = "Perform bitwise operations between strings",
-     .complexity = "O(N)",
-     .args = "operation destkey key [key ...]"},
+     .first_key = 2, .last_key = -1, .key_step = 1, .group = "bitmap"},
     {.name = "bitfield", .proc = cmd_bitfield, .arity = -2, .flags = CMD_WRITE | CMD_DENYOOM,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "bitmap", .since = "3.2.0",
-     .summary = "Perform arbitrary bitfield integer operations on strings",
-     .complexity = "O(1) for each subcommand specified",
-     .args = "key [GET encoding offset] [SET encoding offset value] "
-             "[INCRBY encoding offset increment] [OVERFLOW WRAP|SAT|FAIL]"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "bitmap"},
     {.name = "bitfield_ro", .proc = cmd_bitfield_ro, .arity = -2,
      .flags = CMD_READONLY | CMD_FAST,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "bitmap", .since = "6.0.0",
-     .summary = "Perform arbitrary bitfield integer operations on strings. Read-only variant of "
-                "BITFIELD",
-     .complexity = "O(1) for each subcommand specified",
-     .args = "key [GET encoding offset [GET encoding offset ...]]"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "bitmap"},
     {0},
 };

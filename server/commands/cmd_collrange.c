@@ -210,15 +210,17 @@ static void cmd_hdelrange(struct client *c)
 }
 
 #define COLL_COMMAND(name_, proc_, arity_, flags_, group_, summary_, complexity_, args_)          \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
-     .last_key = 1, .key_step = 1, .group = (group_), .since = "0.1.0", .summary = (summary_),   \
-     .complexity = (complexity_), .args = (args_)}
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,      \
+     .last_key = 1, .key_step = 1, .group = (group_),                                             \
+     .docs = &(const struct command_docs){.since = "0.1.0", .summary = (summary_),                \
+                                          .complexity = (complexity_), .args = (args_)}}
 
 #define LOG_M(what)                                                                              \
     "O(log(N)+M) with N the number of " what " and M the number returned."
 #define LOG_N(what) "O(log(N)) with N the number of " what "."
 
-/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS. */
+/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS:
+ * rbkv's own commands, which Redis's docs (redis_docs.c) do not have. */
 const struct command collrange_commands[] = {
     COLL_COMMAND("hrange", cmd_hrange, -4, CMD_READONLY, "hash",
                  "Return the fields of a hash in a range of ranks or, with BYLEX, of byte order",

@@ -10,8 +10,10 @@
  *     the keys of GETKEYS from keyspec.h, as the ACL check reads them;
  *   - COMMAND DOCS of a command Redis 7.0 has is Redis's own, byte for
  *     byte (redis_docs.c, generated from redis-server 7.0.15); of rbkv's
- *     own commands, "arguments" come from parsing each entry's `args`
- *     syntax string into a small tree on the stack (grammar below).
+ *     own commands, from their rows' docs (struct command_docs, which
+ *     only their rows carry: command_docs_misplaced), the "arguments"
+ *     parsed from its `args` syntax string into a small tree on the stack
+ *     (grammar below).
  *
  * Invariant clients rely on: every argument map has a name and a type, the
  * types are only those redis-cli 7 knows, flags are simple strings, nested
@@ -665,8 +667,20 @@ static const char *add_stored(struct resp_out *o, const char *p)
 static void add_subcommand_docs(struct resp_out *o, const struct command *cmd,
                                 struct args_parser *p);
 
+const char *command_docs_misplaced(const struct command *table)
+{
+    for (const struct command *cmd = table; cmd && cmd->name; cmd++) {
+        if ((redis_doc_of(cmd->name) != NULL) == (cmd->docs != NULL))
+            return cmd->name;
+        const char *bad = command_docs_misplaced(cmd->subcommands);
+        if (bad)
+            return bad;
+    }
+    return NULL;
+}
+
 /* name, then its docs map. p is scratch space, reused across commands.
- * A command Redis has answers Redis's docs; rbkv's own, from its syntax. */
+ * A command Redis has answers Redis's docs; rbkv's own, its row's docs. */
 static void add_command_docs(struct resp_out *o, const struct command *cmd, struct args_parser *p)
 {
     const struct redis_doc *doc = redis_doc_of(cmd->name);
@@ -680,7 +694,10 @@ static void add_command_docs(struct resp_out *o, const struct command *cmd, stru
         add_subcommand_docs(o, cmd, p);
         return;
     }
-    const char *syntax = or_empty(cmd->args);
+    /* A row with no docs at all is refused at start (commands_register). */
+    static const struct command_docs none;
+    const struct command_docs *docs = cmd->docs ? cmd->docs : &none;
+    const char *syntax = or_empty(docs->args);
     struct arg_list top = args_parse(p, syntax);
     if (p->failed)
         log_warning("COMMAND DOCS: cannot parse the argument syntax of '%s': %s", cmd->name,
@@ -689,13 +706,13 @@ static void add_command_docs(struct resp_out *o, const struct command *cmd, stru
     resp_add_bulk_cstr(o, cmd->name);
     resp_add_map_len(o, 4 + (size_t)(p->failed || top.n > 0) + (cmd->subcommands != NULL));
     resp_add_bulk_cstr(o, "summary");
-    resp_add_bulk_cstr(o, or_empty(cmd->summary));
+    resp_add_bulk_cstr(o, or_empty(docs->summary));
     resp_add_bulk_cstr(o, "since");
-    resp_add_bulk_cstr(o, or_empty(cmd->since));
+    resp_add_bulk_cstr(o, or_empty(docs->since));
     resp_add_bulk_cstr(o, "group");
     resp_add_bulk_cstr(o, or_empty(cmd->group));
     resp_add_bulk_cstr(o, "complexity");
-    resp_add_bulk_cstr(o, or_empty(cmd->complexity));
+    resp_add_bulk_cstr(o, or_empty(docs->complexity));
     if (p->failed) {
         resp_add_bulk_cstr(o, "arguments");
         resp_add_array_len(o, 1);
@@ -1080,52 +1097,24 @@ static void command_help(struct client *c)
 
 static const struct command command_subcommands[] = {
     {.name = "command|count", .proc = command_count_proc, .arity = 2,
-     .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.8.13",
-     .summary = "Get total number of Redis commands",
-     .complexity = "O(1)",
-     .args = ""},
+     .flags = CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "command|list", .proc = command_list, .arity = -2,
-     .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "7.0.0",
-     .summary = "Get an array of Redis command names",
-     .complexity = "O(N) where N is the total number of Redis commands",
-     .args = "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"},
+     .flags = CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "command|info", .proc = command_info, .arity = -2,
-     .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.8.13",
-     .summary = "Get array of specific Redis command details, or all when no "
-                 "argument is given.",
-     .complexity = "O(N) where N is the number of commands to look up",
-     .args = "[command-name [command-name ...]]"},
+     .flags = CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "command|docs", .proc = command_docs, .arity = -2,
-     .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "7.0.0",
-     .summary = "Get array of specific Redis command documentation",
-     .complexity = "O(N) where N is the number of commands to look up",
-     .args = "[command-name [command-name ...]]"},
+     .flags = CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "command|getkeys", .proc = command_getkeys, .arity = -4,
-     .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.8.13",
-     .summary = "Extract keys given a full Redis command",
-     .complexity = "O(N) where N is the number of arguments to the command",
-     .args = ""},
+     .flags = CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "command|getkeysandflags", .proc = command_getkeysandflags, .arity = -4,
-     .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "7.0.0",
-     .summary = "Extract keys and access flags given a full Redis command",
-     .complexity = "O(N) where N is the number of arguments to the command",
-     .args = ""},
-    SUBCOMMAND_HELP("command|help", command_help, "server", "5.0.0"),
+     .flags = CMD_LOADING | CMD_STALE, .group = "server"},
+    SUBCOMMAND_HELP("command|help", command_help, "server"),
     {0},
 };
 
 const struct command command_commands[] = {
     {.name = "command", .proc = command_all_info, .arity = -1,
      .flags = CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.8.13",
-     .summary = "Returns detailed information about all commands.",
-     .complexity = "O(N) where N is the total number of Redis commands",
-     .args = "", .subcommands = command_subcommands},
+     .group = "server", .subcommands = command_subcommands},
     {0},
 };

@@ -437,9 +437,6 @@ static void cmd_debug(struct client *c)
 const struct command debug_commands[] = {
     {.name = "debug", .proc = cmd_debug, .arity = -2,
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PROTECTED,
-     .group = "server", .since = "1.0.0",
-     .summary = "A container for debugging commands",
-     .complexity = "Depends on subcommand.",
-     .args = "subcommand [arg ...]"},
+     .group = "server"},
     {0},
 };

@@ -193,36 +193,13 @@ static void cmd_restore(struct client *c)
     reply_ok(c);
 }
 
-#define RESTORE_COMPLEXITY                                                                     \
-    "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "   \
-    "where N is the number of Redis objects composing the value and M their average size. "    \
-    "For small string values the time complexity is thus O(1)+O(1*M) where M is small, so "    \
-    "simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because "      \
-    "inserting values into sorted sets is O(log(N))."
-#define RESTORE_ARGS "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]"
-
 const struct command dump_commands[] = {
     {.name = "dump", .proc = cmd_dump, .arity = 2, .flags = CMD_READONLY,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "generic", .since = "2.6.0",
-     .summary = "Return a serialized version of the value stored at the specified key.",
-     .complexity = "O(1) to access the key and additional O(N*M) to serialize it, where N is "
-                   "the number of Redis objects composing the value and M their average size. "
-                   "For small string values the time complexity is thus O(1)+O(1*M) where M is "
-                   "small, so simply O(1).",
-     .args = "key"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "generic"},
     {.name = "restore", .proc = cmd_restore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "generic", .since = "2.6.0",
-     .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
-     .complexity = RESTORE_COMPLEXITY,
-     .args = RESTORE_ARGS},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "generic"},
     {.name = "restore-asking", .proc = cmd_restore, .arity = -4,
      .flags = CMD_WRITE | CMD_DENYOOM | CMD_ASKING,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "server", .since = "3.0.0",
-     .summary = "An internal command for migrating keys in a cluster",
-     .complexity = RESTORE_COMPLEXITY,
-     .args = RESTORE_ARGS},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "server"},
     {0},
 };

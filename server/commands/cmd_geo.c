@@ -589,76 +589,23 @@ static void cmd_geosearchstore(struct client *c)
 
 /* ---- the table ----------------------------------------------------------- */
 
-#define GEO_COMMAND(name_, proc_, arity_, flags_, last, since_, summary_, complexity_, args_)    \
+#define GEO_COMMAND(name_, proc_, arity_, flags_, last)                                          \
     {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
-     .last_key = (last), .key_step = 1, .group = "geo", .since = (since_),                       \
-     .summary = (summary_), .complexity = (complexity_), .args = (args_)}
-
-#define SEARCH_COST                                                                              \
-    "O(N+log(M)) where N is the number of elements inside the bounding box of the circular "    \
-    "area delimited by center and radius and M is the number of items inside the index."
-#define GEORADIUS_ARGS                                                                           \
-    " radius M|KM|FT|MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC|DESC]"
+     .last_key = (last), .key_step = 1, .group = "geo"}
 
 const struct command geo_commands[] = {
-    GEO_COMMAND("geoadd", cmd_geoadd, -5, CMD_WRITE | CMD_DENYOOM, 1, "3.2.0",
-                "Add one or more geospatial items in the geospatial index represented using a "
-                "sorted set",
-                "O(log(N)) for each item added, where N is the number of elements in the sorted "
-                "set.",
-                "key [NX|XX] [CH] longitude latitude member [longitude latitude member ...]"),
-    GEO_COMMAND("geodist", cmd_geodist, -4, CMD_READONLY, 1, "3.2.0",
-                "Returns the distance between two members of a geospatial index", "O(log(N))",
-                "key member1 member2 [M|KM|FT|MI]"),
-    GEO_COMMAND("geohash", cmd_geohash, -2, CMD_READONLY, 1, "3.2.0",
-                "Returns members of a geospatial index as standard geohash strings",
-                "O(log(N)) for each member requested, where N is the number of elements in the "
-                "sorted set.",
-                "key [member [member ...]]"),
-    GEO_COMMAND("geopos", cmd_geopos, -2, CMD_READONLY, 1, "3.2.0",
-                "Returns longitude and latitude of members of a geospatial index",
-                "O(N) where N is the number of members requested.", "key [member [member ...]]"),
+    GEO_COMMAND("geoadd", cmd_geoadd, -5, CMD_WRITE | CMD_DENYOOM, 1),
+    GEO_COMMAND("geodist", cmd_geodist, -4, CMD_READONLY, 1),
+    GEO_COMMAND("geohash", cmd_geohash, -2, CMD_READONLY, 1),
+    GEO_COMMAND("geopos", cmd_geopos, -2, CMD_READONLY, 1),
     GEO_COMMAND("georadius", cmd_georadius, -6,
-                CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS | CMD_TOUCHES_OWN_KEYS, 1, "3.2.0",
-                "Query a sorted set representing a geospatial index to fetch members matching a "
-                "given maximum distance from a point",
-                SEARCH_COST,
-                "key longitude latitude" GEORADIUS_ARGS " [STORE key] [STOREDIST key]"),
-    GEO_COMMAND("georadius_ro", cmd_georadius_ro, -6, CMD_READONLY, 1, "3.2.10",
-                "A read-only variant for GEORADIUS", SEARCH_COST,
-                "key longitude latitude" GEORADIUS_ARGS),
+                CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS | CMD_TOUCHES_OWN_KEYS, 1),
+    GEO_COMMAND("georadius_ro", cmd_georadius_ro, -6, CMD_READONLY, 1),
     GEO_COMMAND("georadiusbymember", cmd_georadiusbymember, -5,
-                CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS | CMD_TOUCHES_OWN_KEYS, 1, "3.2.0",
-                "Query a sorted set representing a geospatial index to fetch members matching a "
-                "given maximum distance from a member",
-                "O(N+log(M)) where N is the number of elements inside the bounding box of the "
-                "circular area delimited by center and radius and M is the number of items "
-                "inside the index.",
-                "key member" GEORADIUS_ARGS " [STORE key] [STOREDIST key]"),
-    GEO_COMMAND("georadiusbymember_ro", cmd_georadiusbymember_ro, -5, CMD_READONLY, 1, "3.2.10",
-                "A read-only variant for GEORADIUSBYMEMBER",
-                "O(N+log(M)) where N is the number of elements inside the bounding box of the "
-                "circular area delimited by center and radius and M is the number of items "
-                "inside the index.",
-                "key member" GEORADIUS_ARGS),
-    GEO_COMMAND("geosearch", cmd_geosearch, -7, CMD_READONLY, 1, "6.2.0",
-                "Query a sorted set representing a geospatial index to fetch members inside an "
-                "area of a box or a circle.",
-                "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box "
-                "area around the shape provided as the filter and M is the number of items "
-                "inside the shape",
-                "key FROMMEMBER member|FROMLONLAT longitude latitude BYRADIUS radius "
-                "M|KM|FT|MI|BYBOX width height M|KM|FT|MI [ASC|DESC] [COUNT count [ANY]] "
-                "[WITHCOORD] [WITHDIST] [WITHHASH]"),
+                CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS | CMD_TOUCHES_OWN_KEYS, 1),
+    GEO_COMMAND("georadiusbymember_ro", cmd_georadiusbymember_ro, -5, CMD_READONLY, 1),
+    GEO_COMMAND("geosearch", cmd_geosearch, -7, CMD_READONLY, 1),
     GEO_COMMAND("geosearchstore", cmd_geosearchstore, -8,
-                CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 2, "6.2.0",
-                "Query a sorted set representing a geospatial index to fetch members inside an "
-                "area of a box or a circle, and store the result in another key.",
-                "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box "
-                "area around the shape provided as the filter and M is the number of items "
-                "inside the shape",
-                "destination source FROMMEMBER member|FROMLONLAT longitude latitude BYRADIUS "
-                "radius M|KM|FT|MI|BYBOX width height M|KM|FT|MI [ASC|DESC] [COUNT count [ANY]] "
-                "[STOREDIST]"),
+                CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 2),
     {0},
 };

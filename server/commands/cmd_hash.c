@@ -492,64 +492,32 @@ static void cmd_hscan(struct client *c)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define HASH_COMMAND(name_, proc_, arity_, flags_, since_, summary_, complexity_, args_)          \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
-     .last_key = 1, .key_step = 1, .group = "hash", .since = (since_), .summary = (summary_),    \
-     .complexity = (complexity_), .args = (args_)}
+#define HASH_COMMAND(name_, proc_, arity_, flags_)                                                \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,      \
+     .last_key = 1, .key_step = 1, .group = "hash"}
 
 #define WRITE_FAST (CMD_WRITE | CMD_DENYOOM | CMD_FAST)
 #define READ_FAST (CMD_READONLY | CMD_FAST)
-#define O_SIZE "O(N) where N is the size of the hash."
 
-/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
- * COMMAND DOCS show them (HRANDFIELD's and HSCAN's "random" output is a
- * command tip there, not a flag). */
+/* Arity, flags and key positions as Redis 7.0's COMMAND INFO shows them
+ * (HRANDFIELD's and HSCAN's "random" output is a command tip in Redis's
+ * docs, redis_docs.c, not a flag). */
 const struct command hash_commands[] = {
-    HASH_COMMAND("hset", cmd_hset, -4, WRITE_FAST, "2.0.0", "Set the string value of a hash field",
-                 "O(1) for each field/value pair added, so O(N) to add N field/value pairs when "
-                 "the command is called with multiple field/value pairs.",
-                 "key field value [field value ...]"),
-    HASH_COMMAND("hsetnx", cmd_hsetnx, 4, WRITE_FAST, "2.0.0",
-                 "Set the value of a hash field, only if the field does not exist", "O(1)",
-                 "key field value"),
-    HASH_COMMAND("hmset", cmd_hmset, -4, WRITE_FAST, "2.0.0",
-                 "Set multiple hash fields to multiple values",
-                 "O(N) where N is the number of fields being set.",
-                 "key field value [field value ...]"),
-    HASH_COMMAND("hget", cmd_hget, 3, READ_FAST, "2.0.0", "Get the value of a hash field", "O(1)",
-                 "key field"),
-    HASH_COMMAND("hmget", cmd_hmget, -3, READ_FAST, "2.0.0",
-                 "Get the values of all the given hash fields",
-                 "O(N) where N is the number of fields being requested.", "key field [field ...]"),
-    HASH_COMMAND("hdel", cmd_hdel, -3, CMD_WRITE | CMD_FAST, "2.0.0",
-                 "Delete one or more hash fields",
-                 "O(N) where N is the number of fields to be removed.", "key field [field ...]"),
-    HASH_COMMAND("hexists", cmd_hexists, 3, READ_FAST, "2.0.0",
-                 "Determine if a hash field exists", "O(1)", "key field"),
-    HASH_COMMAND("hlen", cmd_hlen, 2, READ_FAST, "2.0.0", "Get the number of fields in a hash",
-                 "O(1)", "key"),
-    HASH_COMMAND("hstrlen", cmd_hstrlen, 3, READ_FAST, "3.2.0",
-                 "Get the length of the value of a hash field", "O(1)", "key field"),
-    HASH_COMMAND("hgetall", cmd_hgetall, 2, CMD_READONLY, "2.0.0",
-                 "Get all the fields and values in a hash", O_SIZE, "key"),
-    HASH_COMMAND("hkeys", cmd_hkeys, 2, CMD_READONLY, "2.0.0", "Get all the fields in a hash",
-                 O_SIZE, "key"),
-    HASH_COMMAND("hvals", cmd_hvals, 2, CMD_READONLY, "2.0.0", "Get all the values in a hash",
-                 O_SIZE, "key"),
-    HASH_COMMAND("hincrby", cmd_hincrby, 4, WRITE_FAST, "2.0.0",
-                 "Increment the integer value of a hash field by the given number", "O(1)",
-                 "key field increment"),
-    HASH_COMMAND("hincrbyfloat", cmd_hincrbyfloat, 4, WRITE_FAST, "2.6.0",
-                 "Increment the float value of a hash field by the given amount", "O(1)",
-                 "key field increment"),
-    HASH_COMMAND("hrandfield", cmd_hrandfield, -2, CMD_READONLY, "6.2.0",
-                 "Get one or multiple random fields from a hash",
-                 "O(N) where N is the number of fields returned", "key [count [WITHVALUES]]"),
-    HASH_COMMAND("hscan", cmd_hscan, -3, CMD_READONLY, "2.8.0",
-                 "Incrementally iterate hash fields and associated values",
-                 "O(1) for every call. O(N) for a complete iteration, including enough command "
-                 "calls for the cursor to return back to 0. N is the number of elements inside "
-                 "the collection..",
-                 "key cursor [MATCH pattern] [COUNT count]"),
+    HASH_COMMAND("hset", cmd_hset, -4, WRITE_FAST),
+    HASH_COMMAND("hsetnx", cmd_hsetnx, 4, WRITE_FAST),
+    HASH_COMMAND("hmset", cmd_hmset, -4, WRITE_FAST),
+    HASH_COMMAND("hget", cmd_hget, 3, READ_FAST),
+    HASH_COMMAND("hmget", cmd_hmget, -3, READ_FAST),
+    HASH_COMMAND("hdel", cmd_hdel, -3, CMD_WRITE | CMD_FAST),
+    HASH_COMMAND("hexists", cmd_hexists, 3, READ_FAST),
+    HASH_COMMAND("hlen", cmd_hlen, 2, READ_FAST),
+    HASH_COMMAND("hstrlen", cmd_hstrlen, 3, READ_FAST),
+    HASH_COMMAND("hgetall", cmd_hgetall, 2, CMD_READONLY),
+    HASH_COMMAND("hkeys", cmd_hkeys, 2, CMD_READONLY),
+    HASH_COMMAND("hvals", cmd_hvals, 2, CMD_READONLY),
+    HASH_COMMAND("hincrby", cmd_hincrby, 4, WRITE_FAST),
+    HASH_COMMAND("hincrbyfloat", cmd_hincrbyfloat, 4, WRITE_FAST),
+    HASH_COMMAND("hrandfield", cmd_hrandfield, -2, CMD_READONLY),
+    HASH_COMMAND("hscan", cmd_hscan, -3, CMD_READONLY),
     {0},
 };

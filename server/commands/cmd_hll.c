@@ -359,43 +359,22 @@ static void cmd_pfselftest(struct client *c)
         reply_ok(c);
 }
 
-/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
- * COMMAND DOCS show them; the key specs are in key_specs.c. */
+/* Arity, flags and key positions as Redis 7.0's COMMAND INFO shows them
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c); the key specs are
+ * in key_specs.c. */
 const struct command hll_commands[] = {
     {.name = "pfadd", .proc = cmd_pfadd, .arity = -2,
      .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST,
-     .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "hyperloglog", .since = "2.8.9",
-     .summary = "Adds the specified elements to the specified HyperLogLog.",
-     .complexity = "O(1) to add every element.",
-     .args = "key [element [element ...]]"},
+     .first_key = 1, .last_key = 1, .key_step = 1, .group = "hyperloglog"},
     {.name = "pfcount", .proc = cmd_pfcount, .arity = -2, .flags = CMD_READONLY | CMD_MAY_REPLICATE,
-     .first_key = 1, .last_key = -1, .key_step = 1,
-     .group = "hyperloglog", .since = "2.8.9",
-     .summary = "Return the approximated cardinality of the set(s) observed by the HyperLogLog "
-                "at key(s).",
-     .complexity = "O(1) with a very small average constant time when called with a single key. "
-                   "O(N) with N being the number of keys, and much bigger constant times, when "
-                   "called with multiple keys.",
-     .args = "key [key ...]"},
+     .first_key = 1, .last_key = -1, .key_step = 1, .group = "hyperloglog"},
     {.name = "pfmerge", .proc = cmd_pfmerge, .arity = -2,
      .flags = CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 1, .last_key = -1, .key_step = 1,
-     .group = "hyperloglog", .since = "2.8.9",
-     .summary = "Merge N different HyperLogLogs into a single one.",
-     .complexity = "O(N) to merge N HyperLogLogs, but with high constant times.",
-     .args = "destkey sourcekey [sourcekey ...]"},
+     .first_key = 1, .last_key = -1, .key_step = 1, .group = "hyperloglog"},
     {.name = "pfdebug", .proc = cmd_pfdebug, .arity = 3,
      .flags = CMD_WRITE | CMD_DENYOOM | CMD_ADMIN | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "hyperloglog", .since = "2.8.9",
-     .summary = "Internal commands for debugging HyperLogLog values",
-     .complexity = "N/A",
-     .args = "subcommand key"},
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "hyperloglog"},
     {.name = "pfselftest", .proc = cmd_pfselftest, .arity = 1, .flags = CMD_ADMIN,
-     .group = "hyperloglog", .since = "2.8.9",
-     .summary = "An internal command for testing HyperLogLog values",
-     .complexity = "N/A",
-     .args = ""},
+     .group = "hyperloglog"},
     {0},
 };

@@ -192,14 +192,10 @@ static void cmd_lcs(struct client *c)
     xfree(result);
 }
 
-/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
- * COMMAND DOCS show them. */
+/* Arity, flags and key positions as Redis 7.0's COMMAND INFO shows them
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c). */
 const struct command lcs_commands[] = {
     {.name = "lcs", .proc = cmd_lcs, .arity = -3, .flags = CMD_READONLY,
-     .first_key = 1, .last_key = 2, .key_step = 1,
-     .group = "string", .since = "7.0.0",
-     .summary = "Find longest common substring",
-     .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively",
-     .args = "key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]"},
+     .first_key = 1, .last_key = 2, .key_step = 1, .group = "string"},
     {0},
 };

@@ -847,103 +847,41 @@ static void cmd_brpoplpush(struct client *c)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define LIST_COMMAND(nm, fn, ar, fl, fk, lk, since_, sum, cx, a)                               \
-    {.name = (nm), .proc = (fn), .arity = (ar), .flags = (fl), .first_key = (fk),                \
-     .last_key = (lk), .key_step = (fk) != 0, .group = "list", .since = (since_),               \
-     .summary = (sum), .complexity = (cx), .args = (a)}
-
-#define PUSH_COMPLEXITY                                                                          \
-    "O(1) for each element added, so O(N) to add N elements when the command is called with "   \
-    "multiple arguments."
-#define POP_COMPLEXITY "O(N) where N is the number of elements returned"
-#define MPOP_COMPLEXITY                                                                          \
-    "O(N+M) where N is the number of provided keys and M is the number of elements returned."
-#define BPOP_COMPLEXITY "O(N) where N is the number of provided keys."
+#define LIST_COMMAND(nm, fn, ar, fl, fk, lk)                                                   \
+    {.name = (nm), .proc = (fn), .arity = (ar), .flags = (fl), .first_key = (fk),              \
+     .last_key = (lk), .key_step = (fk) != 0, .group = "list"}
 
 const struct command list_commands[] = {
-    LIST_COMMAND("lpush", cmd_lpush, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "1.0.0",
-                 "Prepend one or multiple elements to a list", PUSH_COMPLEXITY,
-                 "key element [element ...]"),
-    LIST_COMMAND("rpush", cmd_rpush, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "1.0.0",
-                 "Append one or multiple elements to a list", PUSH_COMPLEXITY,
-                 "key element [element ...]"),
-    LIST_COMMAND("lpushx", cmd_lpushx, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "2.2.0",
-                 "Prepend an element to a list, only if the list exists", PUSH_COMPLEXITY,
-                 "key element [element ...]"),
-    LIST_COMMAND("rpushx", cmd_rpushx, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "2.2.0",
-                 "Append an element to a list, only if the list exists", PUSH_COMPLEXITY,
-                 "key element [element ...]"),
-    LIST_COMMAND("linsert", cmd_linsert, 5, CMD_WRITE | CMD_DENYOOM, 1, 1, "2.2.0",
-                 "Insert an element before or after another element in a list",
-                 "O(N) where N is the number of elements to traverse before seeing the value "
-                 "pivot; the insertion itself is O(log N) here.",
-                 "key BEFORE|AFTER pivot element"),
-    LIST_COMMAND("lset", cmd_lset, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, "1.0.0",
-                 "Set the value of an element in a list by its index",
-                 "O(log N) here (O(N) in Redis).", "key index element"),
-    LIST_COMMAND("llen", cmd_llen, 2, CMD_READONLY | CMD_FAST, 1, 1, "1.0.0",
-                 "Get the length of a list", "O(1)", "key"),
-    LIST_COMMAND("lindex", cmd_lindex, 3, CMD_READONLY, 1, 1, "1.0.0",
-                 "Get an element from a list by its index", "O(log N) here (O(N) in Redis).",
-                 "key index"),
-    LIST_COMMAND("lrange", cmd_lrange, 4, CMD_READONLY, 1, 1, "1.0.0",
-                 "Get a range of elements from a list",
-                 "O(log N+M) here, M being the number of elements returned (O(S+M) in Redis, S "
-                 "the distance of start from the nearer end).",
-                 "key start stop"),
-    LIST_COMMAND("lpos", cmd_lpos, -3, CMD_READONLY, 1, 1, "6.0.6",
-                 "Return the index of matching elements on a list",
-                 "O(N) where N is the number of elements in the list, for the average case. When "
-                 "searching for elements near the head or the tail of the list, or when the "
-                 "MAXLEN option is provided, the command may run in constant time.",
-                 "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"),
-    LIST_COMMAND("lrem", cmd_lrem, 4, CMD_WRITE, 1, 1, "1.0.0", "Remove elements from a list",
-                 "O(N+M) where N is the length of the list and M is the number of elements "
-                 "removed.",
-                 "key count element"),
-    LIST_COMMAND("ltrim", cmd_ltrim, 4, CMD_WRITE, 1, 1, "1.0.0",
-                 "Trim a list to the specified range",
-                 "O(log N+M) here, M being the number of elements removed.", "key start stop"),
-    LIST_COMMAND("lpop", cmd_lpop, -2, CMD_WRITE | CMD_FAST, 1, 1, "1.0.0",
-                 "Remove and get the first elements in a list", POP_COMPLEXITY, "key [count]"),
-    LIST_COMMAND("rpop", cmd_rpop, -2, CMD_WRITE | CMD_FAST, 1, 1, "1.0.0",
-                 "Remove and get the last elements in a list", POP_COMPLEXITY, "key [count]"),
-    LIST_COMMAND("lmpop", cmd_lmpop, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
-                 "Pop elements from a list", MPOP_COMPLEXITY,
-                 "numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
-    LIST_COMMAND("lmove", cmd_lmove, 5, CMD_WRITE | CMD_DENYOOM, 1, 2, "6.2.0",
-                 "Pop an element from a list, push it to another list and return it", "O(1)",
-                 "source destination LEFT|RIGHT LEFT|RIGHT"),
-    LIST_COMMAND("rpoplpush", cmd_rpoplpush, 3, CMD_WRITE | CMD_DENYOOM, 1, 2, "1.2.0",
-                 "Remove the last element in a list, prepend it to another list and return it",
-                 "O(1)", "source destination"),
+    LIST_COMMAND("lpush", cmd_lpush, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    LIST_COMMAND("rpush", cmd_rpush, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    LIST_COMMAND("lpushx", cmd_lpushx, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    LIST_COMMAND("rpushx", cmd_rpushx, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    LIST_COMMAND("linsert", cmd_linsert, 5, CMD_WRITE | CMD_DENYOOM, 1, 1),
+    LIST_COMMAND("lset", cmd_lset, 4, CMD_WRITE | CMD_DENYOOM, 1, 1),
+    LIST_COMMAND("llen", cmd_llen, 2, CMD_READONLY | CMD_FAST, 1, 1),
+    LIST_COMMAND("lindex", cmd_lindex, 3, CMD_READONLY, 1, 1),
+    LIST_COMMAND("lrange", cmd_lrange, 4, CMD_READONLY, 1, 1),
+    LIST_COMMAND("lpos", cmd_lpos, -3, CMD_READONLY, 1, 1),
+    LIST_COMMAND("lrem", cmd_lrem, 4, CMD_WRITE, 1, 1),
+    LIST_COMMAND("ltrim", cmd_ltrim, 4, CMD_WRITE, 1, 1),
+    LIST_COMMAND("lpop", cmd_lpop, -2, CMD_WRITE | CMD_FAST, 1, 1),
+    LIST_COMMAND("rpop", cmd_rpop, -2, CMD_WRITE | CMD_FAST, 1, 1),
+    LIST_COMMAND("lmpop", cmd_lmpop, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0),
+    LIST_COMMAND("lmove", cmd_lmove, 5, CMD_WRITE | CMD_DENYOOM, 1, 2),
+    LIST_COMMAND("rpoplpush", cmd_rpoplpush, 3, CMD_WRITE | CMD_DENYOOM, 1, 2),
     {.name = "blpop", .proc = cmd_blpop, .arity = -3,
      .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 1, .last_key = -2, .key_step = 1,
-     .group = "list", .since = "2.0.0",
-     .summary = "Remove and get the first element in a list, or block until one is available",
-     .complexity = BPOP_COMPLEXITY, .args = "key [key ...] timeout"},
+     .first_key = 1, .last_key = -2, .key_step = 1, .group = "list"},
     {.name = "brpop", .proc = cmd_brpop, .arity = -3,
      .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 1, .last_key = -2, .key_step = 1,
-     .group = "list", .since = "2.0.0",
-     .summary = "Remove and get the last element in a list, or block until one is available",
-     .complexity = BPOP_COMPLEXITY, .args = "key [key ...] timeout"},
+     .first_key = 1, .last_key = -2, .key_step = 1, .group = "list"},
     LIST_COMMAND("blmpop", cmd_blmpop, -5,
-                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0, "7.0.0",
-                 "Pop elements from a list, or block until one is available",
-                 MPOP_COMPLEXITY, "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
+                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0),
     LIST_COMMAND("blmove", cmd_blmove, 6,
-                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 1, 2,
-                 "6.2.0",
-                 "Pop an element from a list, push it to another list and return it; or block "
-                 "until one is available",
-                 "O(1)", "source destination LEFT|RIGHT LEFT|RIGHT timeout"),
+                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 1,
+                 2),
     LIST_COMMAND("brpoplpush", cmd_brpoplpush, 4,
-                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 1, 2,
-                 "2.2.0",
-                 "Pop an element from a list, push it to another list and return it; or block "
-                 "until one is available",
-                 "O(1)", "source destination timeout"),
+                 CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 1,
+                 2),
     {0},
 };

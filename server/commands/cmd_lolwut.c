@@ -64,8 +64,6 @@ static void cmd_lolwut(struct client *c)
 
 const struct command lolwut_commands[] = {
     {.name = "lolwut", .proc = cmd_lolwut, .arity = -1, .flags = CMD_READONLY | CMD_FAST,
-     .group = "server", .since = "5.0.0",
-     .summary = "Display some computer art and the Redis version",
-     .args = "[VERSION version]"},
+     .group = "server"},
     {0},
 };

@@ -289,15 +289,6 @@ const struct command migrate_commands[] = {
     {.name = "migrate", .proc = cmd_migrate, .arity = -6,
      .flags = CMD_WRITE | CMD_MOVABLE_KEYS | CMD_TOUCHES_OWN_KEYS,
      .first_key = 3, .last_key = 3, .key_step = 1,
-     .group = "generic", .since = "2.6.0",
-     .summary = "Atomically transfer a key from a Redis instance to another one.",
-     .complexity = "This command actually executes a DUMP+DEL in the source instance, and a "
-                   "RESTORE in the target instance. See the pages of these commands for time "
-                   "complexity. Also an O(N) data transfer between the two instances is "
-                   "performed.",
-     /* Redis's key_or_empty_string (key or "") is shown as key: the
-      * syntax strings have no grouping for a choice inside a sequence. */
-     .args = "host port key destination-db timeout [COPY] [REPLACE] "
-             "[AUTH password|AUTH2 username password] [KEYS key [key ...]]"},
+     .group = "generic"},
     {0},
 };

@@ -57,37 +57,20 @@ static void cmd_exec(struct client *c)
 
 #define TX_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 
-/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
- * COMMAND DOCS show them. */
+/* Arity, flags and key positions as Redis 7.0's COMMAND INFO shows them
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c). */
 const struct command multi_commands[] = {
     {.name = "multi", .proc = cmd_multi, .arity = 1,
-     .flags = TX_FLAGS | CMD_FAST | CMD_TX_NOW | CMD_ALLOW_BUSY,
-     .group = "transactions", .since = "1.2.0",
-     .summary = "Mark the start of a transaction block",
-     .complexity = "O(1)",
-     .args = ""},
+     .flags = TX_FLAGS | CMD_FAST | CMD_TX_NOW | CMD_ALLOW_BUSY, .group = "transactions"},
     {.name = "exec", .proc = cmd_exec, .arity = 1, .flags = TX_FLAGS | CMD_TX_NOW | CMD_TX_END | CMD_SKIP_SLOWLOG,
-     .group = "transactions", .since = "1.2.0",
-     .summary = "Execute all commands issued after MULTI",
-     .complexity = "Depends on commands in the transaction",
-     .args = ""},
+     .group = "transactions"},
     {.name = "discard", .proc = cmd_discard, .arity = 1,
      .flags = TX_FLAGS | CMD_FAST | CMD_TX_NOW | CMD_TX_END | CMD_ALLOW_BUSY,
-     .group = "transactions", .since = "2.0.0",
-     .summary = "Discard all commands issued after MULTI",
-     .complexity = "O(N), when N is the number of queued commands",
-     .args = ""},
+     .group = "transactions"},
     {.name = "watch", .proc = cmd_watch, .arity = -2,
      .flags = TX_FLAGS | CMD_FAST | CMD_TX_NOW | CMD_ALLOW_BUSY,
-     .first_key = 1, .last_key = -1, .key_step = 1,
-     .group = "transactions", .since = "2.2.0",
-     .summary = "Watch the given keys to determine execution of the MULTI/EXEC block",
-     .complexity = "O(1) for every key.",
-     .args = "key [key ...]"},
+     .first_key = 1, .last_key = -1, .key_step = 1, .group = "transactions"},
     {.name = "unwatch", .proc = cmd_unwatch, .arity = 1, .flags = TX_FLAGS | CMD_FAST | CMD_ALLOW_BUSY,
-     .group = "transactions", .since = "2.2.0",
-     .summary = "Forget about all watched keys",
-     .complexity = "O(1)",
-     .args = ""},
+     .group = "transactions"},
     {0},
 };

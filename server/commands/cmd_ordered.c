@@ -585,14 +585,16 @@ static void cmd_ksplit(struct client *c)
 /* reach_: the keys it may reach beyond its key (reach.h), for ACLs. */
 #define KEYSPACE_COMMAND(name_, proc_, arity_, flags_, key, reach_, summary_, complexity_, args_) \
     {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = (key),  \
-     .last_key = (key), .key_step = (key) != 0, .group = "keyspace", .since = "0.1.0",            \
-     .summary = (summary_), .complexity = (complexity_), .args = (args_), .key_reach = (reach_)}
+     .last_key = (key), .key_step = (key) != 0, .group = "keyspace", .key_reach = (reach_),       \
+     .docs = &(const struct command_docs){.since = "0.1.0", .summary = (summary_),                \
+                                          .complexity = (complexity_), .args = (args_)}}
 
 #define WALK_COMPLEXITY                                                                          \
     "O(log(N)+M) with N the number of keys in the database and M the number of keys returned."
 
-/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS.
- * Only KRANK and KREVRANK name a key: the others take bounds or positions. */
+/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS:
+ * rbkv's own commands, which Redis's docs (redis_docs.c) do not have. Only
+ * KRANK and KREVRANK name a key: the others take bounds or positions. */
 const struct command ordered_commands[] = {
     KEYSPACE_COMMAND("krange", cmd_krange, -3, CMD_READONLY, 0, reach_krange,
                      "Return the keys in a range of ranks or, with BYLEX, of key order",

@@ -143,23 +143,12 @@ static void cmd_scan(struct client *c)
     filter_destroy(&f);
 }
 
-/* Arity, flags, key positions and docs as Redis 7.0's COMMAND INFO and
- * COMMAND DOCS show them, the complexities restated for the ordered
- * keyspace. */
+/* Arity, flags and key positions as Redis 7.0's COMMAND INFO shows them
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c). */
 const struct command scan_commands[] = {
     {.name = "scan", .proc = cmd_scan, .arity = -2, .flags = CMD_READONLY,
-     .group = "generic", .since = "2.8.0",
-     .summary = "Incrementally iterate the keys space, in ascending key order",
-     .complexity = "O(log(N)+C) for every call, with N the number of keys and C the COUNT "
-                  "(default 10). A MATCH pattern with a literal prefix visits only the keys with "
-                  "that prefix.",
-     .args = "cursor [MATCH pattern] [COUNT count] [TYPE type]", .key_reach = reach_scan},
+     .group = "generic", .key_reach = reach_scan},
     {.name = "keys", .proc = cmd_keys, .arity = 2, .flags = CMD_READONLY,
-     .group = "generic", .since = "1.0.0",
-     .summary = "Find all keys matching the given pattern, in ascending key order",
-     .complexity = "O(log(N)+M) with N the number of keys in the database and M the number of "
-                  "keys with the pattern's literal prefix (all of them when it starts with a "
-                  "wildcard).",
-     .args = "pattern", .key_reach = reach_keys},
+     .group = "generic", .key_reach = reach_keys},
     {0},
 };

@@ -107,66 +107,34 @@ static void script_help(struct client *c)
     reply_help(c, help, sizeof(help) / sizeof(help[0]));
 }
 
-#define EVAL_ARGS "script numkeys [key [key ...]] [arg [arg ...]]"
-#define EVALSHA_ARGS "sha1 numkeys [key [key ...]] [arg [arg ...]]"
 #define EVAL_FLAGS (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
 
-/* Flags, arity and docs as Redis 7.0's COMMAND INFO and COMMAND DOCS. */
+/* Flags and arity as Redis 7.0's COMMAND INFO (its docs: redis_docs.c). */
 static const struct command script_subcommands[] = {
     {.name = "script|load", .proc = script_load, .arity = 3,
-     .flags = CMD_NOSCRIPT | CMD_STALE,
-     .group = "scripting", .since = "2.6.0",
-     .summary = "Load the specified Lua script into the script cache.",
-     .complexity = "O(N) with N being the length in bytes of the script body.",
-     .args = "script"},
+     .flags = CMD_NOSCRIPT | CMD_STALE, .group = "scripting"},
     {.name = "script|exists", .proc = script_exists, .arity = -3,
-     .flags = CMD_NOSCRIPT,
-     .group = "scripting", .since = "2.6.0",
-     .summary = "Check existence of scripts in the script cache.",
-     .complexity = "O(N) with N being the number of scripts to check (so "
-                    "checking a single script is an O(1) operation).",
-     .args = "sha1 [sha1 ...]"},
+     .flags = CMD_NOSCRIPT, .group = "scripting"},
     {.name = "script|flush", .proc = script_flush, .arity = -2,
-     .flags = CMD_NOSCRIPT,
-     .group = "scripting", .since = "2.6.0",
-     .summary = "Remove all the scripts from the script cache.",
-     .complexity = "O(N) with N being the number of scripts in cache",
-     .args = "[ASYNC|SYNC]"},
+     .flags = CMD_NOSCRIPT, .group = "scripting"},
     {.name = "script|kill", .proc = script_kill_command, .arity = 2,
-     .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
-     .group = "scripting", .since = "2.6.0",
-     .summary = "Kill the script currently in execution.",
-     .complexity = "O(1)",
-     .args = ""},
+     .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY, .group = "scripting"},
     {.name = "script|debug", .proc = script_debug, .arity = 3,
-     .flags = CMD_NOSCRIPT,
-     .group = "scripting", .since = "3.2.0",
-     .summary = "Set the debug mode for executed scripts.",
-     .complexity = "O(1)",
-     .args = "YES|SYNC|NO"},
-    SUBCOMMAND_HELP("script|help", script_help, "scripting", "5.0.0"),
+     .flags = CMD_NOSCRIPT, .group = "scripting"},
+    SUBCOMMAND_HELP("script|help", script_help, "scripting"),
     {0},
 };
 
 const struct command script_commands[] = {
     {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS | CMD_MAY_REPLICATE,
-     .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS, .flags_of = eval_flags},
+     .group = "scripting", .flags_of = eval_flags},
     {.name = "evalsha", .proc = cmd_evalsha, .arity = -3, .flags = EVAL_FLAGS | CMD_MAY_REPLICATE,
-     .group = "scripting", .since = "2.6.0", .summary = "Execute a Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS, .flags_of = evalsha_flags},
+     .group = "scripting", .flags_of = evalsha_flags},
     {.name = "eval_ro", .proc = cmd_eval_ro, .arity = -3, .flags = EVAL_FLAGS | CMD_READONLY,
-     .group = "scripting", .since = "7.0.0",
-     .summary = "Execute a read-only Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVAL_ARGS, .flags_of = eval_flags},
+     .group = "scripting", .flags_of = eval_flags},
     {.name = "evalsha_ro", .proc = cmd_evalsha_ro, .arity = -3, .flags = EVAL_FLAGS | CMD_READONLY,
-     .group = "scripting", .since = "7.0.0",
-     .summary = "Execute a read-only Lua script server side",
-     .complexity = "Depends on the script that is executed.", .args = EVALSHA_ARGS, .flags_of = evalsha_flags},
+     .group = "scripting", .flags_of = evalsha_flags},
     {.name = "script", .arity = -2,
-     .group = "scripting", .since = "2.6.0",
-     .summary = "A container for Lua scripts management commands",
-     .complexity = "Depends on subcommand.",
-     .subcommands = script_subcommands},
+     .group = "scripting", .subcommands = script_subcommands},
     {0},
 };

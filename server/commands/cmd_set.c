@@ -765,74 +765,33 @@ static void cmd_sscan(struct client *c)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define SET_COMMAND(name_, proc_, arity_, flags_, first, last, since_, summary_, complexity_,      \
-                    args_)                                                                       \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_),                     \
-     .first_key = (first), .last_key = (last), .key_step = (first) != 0, .group = "set",         \
-     .since = (since_), .summary = (summary_), .complexity = (complexity_), .args = (args_)}
+#define SET_COMMAND(name_, proc_, arity_, flags_, first, last)                                     \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_),                       \
+     .first_key = (first), .last_key = (last), .key_step = (first) != 0, .group = "set"}
 
-#define ALL_N "O(N) where N is the total number of elements in all given sets."
-#define INTER_N_M                                                                                \
-    "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "   \
-    "sets."
-
-/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS,
- * from Redis 7.0's table. SINTERCARD's keys move with numkeys: no fixed
+/* Arity, flags and key positions for COMMAND INFO, from Redis 7.0's table
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c). SINTERCARD's keys move with numkeys: no fixed
  * positions (0 0 0), as Redis reports them. */
 const struct command set_commands[] = {
-    SET_COMMAND("sadd", cmd_sadd, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "1.0.0",
-                "Add one or more members to a set",
-                "O(1) for each element added, so O(N) to add N elements when the command is "
-                "called with multiple arguments.",
-                "key member [member ...]"),
-    SET_COMMAND("srem", cmd_srem, -3, CMD_WRITE | CMD_FAST, 1, 1, "1.0.0",
-                "Remove one or more members from a set",
-                "O(N) where N is the number of members to be removed.", "key member [member ...]"),
-    SET_COMMAND("sismember", cmd_sismember, 3, CMD_READONLY | CMD_FAST, 1, 1, "1.0.0",
-                "Determine if a given value is a member of a set", "O(1)", "key member"),
-    SET_COMMAND("smismember", cmd_smismember, -3, CMD_READONLY | CMD_FAST, 1, 1, "6.2.0",
-                "Returns the membership associated with the given elements for a set",
-                "O(N) where N is the number of elements being checked for membership",
-                "key member [member ...]"),
-    SET_COMMAND("scard", cmd_scard, 2, CMD_READONLY | CMD_FAST, 1, 1, "1.0.0",
-                "Get the number of members in a set", "O(1)", "key"),
-    SET_COMMAND("smembers", cmd_smembers, 2, CMD_READONLY, 1, 1, "1.0.0",
-                "Get all the members in a set", "O(N) where N is the set cardinality.", "key"),
-    SET_COMMAND("srandmember", cmd_srandmember, -2, CMD_READONLY, 1, 1, "1.0.0",
-                "Get one or multiple random members from a set",
-                "Without the count argument O(1), otherwise O(N) where N is the absolute value "
-                "of the passed count.",
-                "key [count]"),
-    SET_COMMAND("spop", cmd_spop, -2, CMD_WRITE | CMD_FAST, 1, 1, "1.0.0",
-                "Remove and return one or multiple random members from a set",
-                "Without the count argument O(1), otherwise O(N) where N is the value of the "
-                "passed count.",
-                "key [count]"),
-    SET_COMMAND("smove", cmd_smove, 4, CMD_WRITE | CMD_FAST | CMD_TOUCHES_OWN_KEYS, 1, 2, "1.0.0",
-                "Move a member from one set to another", "O(1)", "source destination member"),
-    SET_COMMAND("sinter", cmd_sinter, -2, CMD_READONLY, 1, -1, "1.0.0", "Intersect multiple sets",
-                INTER_N_M, "key [key ...]"),
-    SET_COMMAND("sintercard", cmd_sintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
-                "Intersect multiple sets and return the cardinality of the result", INTER_N_M,
-                "numkeys key [key ...] [LIMIT limit]"),
-    SET_COMMAND("sinterstore", cmd_sinterstore, -3, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, -1, "1.0.0",
-                "Intersect multiple sets and store the resulting set in a key", INTER_N_M,
-                "destination key [key ...]"),
-    SET_COMMAND("sunion", cmd_sunion, -2, CMD_READONLY, 1, -1, "1.0.0", "Add multiple sets",
-                ALL_N, "key [key ...]"),
-    SET_COMMAND("sunionstore", cmd_sunionstore, -3, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, -1, "1.0.0",
-                "Add multiple sets and store the resulting set in a key", ALL_N,
-                "destination key [key ...]"),
-    SET_COMMAND("sdiff", cmd_sdiff, -2, CMD_READONLY, 1, -1, "1.0.0", "Subtract multiple sets",
-                ALL_N, "key [key ...]"),
-    SET_COMMAND("sdiffstore", cmd_sdiffstore, -3, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, -1, "1.0.0",
-                "Subtract multiple sets and store the resulting set in a key", ALL_N,
-                "destination key [key ...]"),
-    SET_COMMAND("sscan", cmd_sscan, -3, CMD_READONLY, 1, 1, "2.8.0",
-                "Incrementally iterate Set elements",
-                "O(1) for every call. O(N) for a complete iteration, including enough command "
-                "calls for the cursor to return back to 0. N is the number of elements inside "
-                "the collection..",
-                "key cursor [MATCH pattern] [COUNT count]"),
+    SET_COMMAND("sadd", cmd_sadd, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    SET_COMMAND("srem", cmd_srem, -3, CMD_WRITE | CMD_FAST, 1, 1),
+    SET_COMMAND("sismember", cmd_sismember, 3, CMD_READONLY | CMD_FAST, 1, 1),
+    SET_COMMAND("smismember", cmd_smismember, -3, CMD_READONLY | CMD_FAST, 1, 1),
+    SET_COMMAND("scard", cmd_scard, 2, CMD_READONLY | CMD_FAST, 1, 1),
+    SET_COMMAND("smembers", cmd_smembers, 2, CMD_READONLY, 1, 1),
+    SET_COMMAND("srandmember", cmd_srandmember, -2, CMD_READONLY, 1, 1),
+    SET_COMMAND("spop", cmd_spop, -2, CMD_WRITE | CMD_FAST, 1, 1),
+    SET_COMMAND("smove", cmd_smove, 4, CMD_WRITE | CMD_FAST | CMD_TOUCHES_OWN_KEYS, 1, 2),
+    SET_COMMAND("sinter", cmd_sinter, -2, CMD_READONLY, 1, -1),
+    SET_COMMAND("sintercard", cmd_sintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0),
+    SET_COMMAND("sinterstore", cmd_sinterstore, -3,
+                CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, -1),
+    SET_COMMAND("sunion", cmd_sunion, -2, CMD_READONLY, 1, -1),
+    SET_COMMAND("sunionstore", cmd_sunionstore, -3,
+                CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, -1),
+    SET_COMMAND("sdiff", cmd_sdiff, -2, CMD_READONLY, 1, -1),
+    SET_COMMAND("sdiffstore", cmd_sdiffstore, -3, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS,
+                1, -1),
+    SET_COMMAND("sscan", cmd_sscan, -3, CMD_READONLY, 1, 1),
     {0},
 };

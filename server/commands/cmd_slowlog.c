@@ -73,33 +73,17 @@ static void slowlog_help(struct client *c)
 
 static const struct command slowlog_subcommands[] = {
     {.name = "slowlog|get", .proc = slowlog_get, .arity = -2,
-     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.2.12",
-     .summary = "Get the slow log's entries",
-     .complexity = "O(N) where N is the number of entries returned",
-     .args = "[count]"},
+     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "slowlog|len", .proc = slowlog_len_command, .arity = 2,
-     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.2.12",
-     .summary = "Get the slow log's length",
-     .complexity = "O(1)",
-     .args = ""},
+     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE, .group = "server"},
     {.name = "slowlog|reset", .proc = slowlog_reset_command, .arity = 2,
-     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
-     .group = "server", .since = "2.2.12",
-     .summary = "Clear all entries from the slow log",
-     .complexity = "O(N) where N is the number of entries in the slowlog",
-     .args = ""},
-    SUBCOMMAND_HELP("slowlog|help", slowlog_help, "server", "6.2.0"),
+     .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE, .group = "server"},
+    SUBCOMMAND_HELP("slowlog|help", slowlog_help, "server"),
     {0},
 };
 
 const struct command slowlog_commands[] = {
     {.name = "slowlog", .arity = -2,
-     .group = "server", .since = "2.2.12",
-     .summary = "A container for slow log commands",
-     .complexity = "Depends on subcommand.",
-    
-     .subcommands = slowlog_subcommands},
+     .group = "server", .subcommands = slowlog_subcommands},
     {0},
 };

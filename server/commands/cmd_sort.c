@@ -631,25 +631,15 @@ static void cmd_sort_ro(struct client *c)
     sort_generic(c, 1);
 }
 
-#define SORT_COST                                                                                \
-    "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "     \
-    "number of returned elements. When the elements are not sorted, complexity is O(N)."
-#define SORT_ARGS                                                                                \
-    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"
-
 /* ROW_SORT and ROW_SORT_RO name these rows. SORT's keys are found by
  * key_specs.c (Redis's sortGetKeys), and it touches for WATCH only what
  * STORE writes. */
 const struct command sort_commands[] = {
     {.name = "sort", .proc = cmd_sort, .arity = -2,
      .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS | CMD_TOUCHES_OWN_KEYS, .first_key = 1,
-     .last_key = 1, .key_step = 1, .group = "generic", .since = "1.0.0",
-     .summary = "Sort the elements in a list, set or sorted set", .complexity = SORT_COST,
-     .args = SORT_ARGS " [STORE destination]"},
+     .last_key = 1, .key_step = 1, .group = "generic"},
     {.name = "sort_ro", .proc = cmd_sort_ro, .arity = -2,
      .flags = CMD_READONLY | CMD_MOVABLE_KEYS, .first_key = 1, .last_key = 1, .key_step = 1,
-     .group = "generic", .since = "7.0.0",
-     .summary = "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
-     .complexity = SORT_COST, .args = SORT_ARGS},
+     .group = "generic"},
     {0},
 };

@@ -1125,76 +1125,32 @@ void xgroup_info_full_groups(struct client *c, const struct xstream *s, size_t c
 
 /* ---- the table ---- */
 
-#define XG_SUB(name_, proc_, arity_, flags_, since_, summary_, args_)                            \
+#define XG_SUB(name_, proc_, arity_, flags_)                                                     \
     {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 2,     \
-     .last_key = 2, .key_step = 1, .group = "stream", .since = (since_), .summary = (summary_),  \
-     .complexity = "O(1)", .args = (args_)}
+     .last_key = 2, .key_step = 1, .group = "stream"}
 
 static const struct command xgroup_subcommands[] = {
-    XG_SUB("xgroup|create", xgroup_create, -5, CMD_WRITE | CMD_DENYOOM, "5.0.0",
-           "Create a consumer group.",
-           "key groupname id|$ [MKSTREAM] [ENTRIESREAD entries_read]"),
-    XG_SUB("xgroup|setid", xgroup_setid, -5, CMD_WRITE, "5.0.0",
-           "Set a consumer group to an arbitrary last delivered ID value.",
-           "key groupname id|$ [ENTRIESREAD entries_read]"),
-    XG_SUB("xgroup|destroy", xgroup_destroy, 4, CMD_WRITE, "5.0.0", "Destroy a consumer group.",
-           "key groupname"),
-    XG_SUB("xgroup|createconsumer", xgroup_createconsumer, 5, CMD_WRITE | CMD_DENYOOM, "6.2.0",
-           "Create a consumer in a consumer group.", "key groupname consumername"),
-    XG_SUB("xgroup|delconsumer", xgroup_delconsumer, 5, CMD_WRITE, "5.0.0",
-           "Delete a consumer from a consumer group.", "key groupname consumername"),
-    SUBCOMMAND_HELP("xgroup|help", xgroup_help, "stream", "5.0.0"),
+    XG_SUB("xgroup|create", xgroup_create, -5, CMD_WRITE | CMD_DENYOOM),
+    XG_SUB("xgroup|setid", xgroup_setid, -5, CMD_WRITE),
+    XG_SUB("xgroup|destroy", xgroup_destroy, 4, CMD_WRITE),
+    XG_SUB("xgroup|createconsumer", xgroup_createconsumer, 5, CMD_WRITE | CMD_DENYOOM),
+    XG_SUB("xgroup|delconsumer", xgroup_delconsumer, 5, CMD_WRITE),
+    SUBCOMMAND_HELP("xgroup|help", xgroup_help, "stream"),
     {0},
 };
 
-#define XG_COMMAND(name_, proc_, arity_, flags_, since_, summary_, complexity_, args_)            \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
-     .last_key = 1, .key_step = 1, .group = "stream", .since = (since_), .summary = (summary_),  \
-     .complexity = (complexity_), .args = (args_)}
+#define XG_COMMAND(name_, proc_, arity_, flags_)                                                  \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,      \
+     .last_key = 1, .key_step = 1, .group = "stream"}
 
 const struct command xgroup_commands[] = {
-    {.name = "xgroup", .arity = -2, .group = "stream", .since = "5.0.0",
-     .summary = "A container for consumer groups commands",
-     .complexity = "Depends on subcommand.", .subcommands = xgroup_subcommands},
+    {.name = "xgroup", .arity = -2, .group = "stream", .subcommands = xgroup_subcommands},
     {.name = "xreadgroup", .proc = cmd_xreadgroup, .arity = -7,
      .flags = CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS,
-     .first_key = 0, .last_key = 0, .key_step = 0,
-     .group = "stream", .since = "5.0.0",
-     .summary = "Return new entries from a stream using a consumer group, or access the history "
-                "of the pending entries for a given consumer. Can block.",
-     .complexity = "For each stream mentioned: O(M) with M the number of elements returned. If M "
-                   "is constant (e.g. always asking for the first 10 elements with COUNT), you "
-                   "can consider it O(1). On the other side when XREADGROUP blocks, XADD will "
-                   "pay the O(N) time in order to serve the N clients blocked on the stream "
-                   "getting new data.",
-     .args = "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key "
-             "[key ...] id [id ...]"},
-    XG_COMMAND("xack", cmd_xack, -4, CMD_WRITE | CMD_FAST, "5.0.0",
-               "Marks a pending message as correctly processed, effectively removing it from the "
-               "pending entries list of the consumer group. Return value of the command is the "
-               "number of messages successfully acknowledged, that is, the IDs we were actually "
-               "able to resolve in the PEL.",
-               "O(1) for each message ID processed.", "key group id [id ...]"),
-    XG_COMMAND("xpending", cmd_xpending, -3, CMD_READONLY, "5.0.0",
-               "Return information and entries from a stream consumer group pending entries "
-               "list, that are messages fetched but never acknowledged.",
-               "O(N) with N being the number of elements returned, so asking for a small fixed "
-               "number of entries per call is O(1). O(M), where M is the total number of "
-               "entries scanned when used with the IDLE filter. When the command returns just "
-               "the summary and the list of consumers is small, it runs in O(1) time; "
-               "otherwise, an additional O(N) time for iterating every consumer.",
-               "key group [[IDLE min-idle-time] start end count [consumer]]"),
-    XG_COMMAND("xclaim", cmd_xclaim, -6, CMD_WRITE | CMD_FAST, "5.0.0",
-               "Changes (or acquires) ownership of a message in a consumer group, as if the "
-               "message was delivered to the specified consumer.",
-               "O(log N) with N being the number of messages in the PEL of the consumer group.",
-               "key group consumer min-idle-time id [id ...] [IDLE ms] "
-               "[TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] "
-               "[LASTID lastid]"),
-    XG_COMMAND("xautoclaim", cmd_xautoclaim, -6, CMD_WRITE | CMD_FAST, "6.2.0",
-               "Changes (or acquires) ownership of messages in a consumer group, as if the "
-               "messages were delivered to the specified consumer.",
-               "O(1) if COUNT is small.",
-               "key group consumer min-idle-time start [COUNT count] [JUSTID]"),
+     .first_key = 0, .last_key = 0, .key_step = 0, .group = "stream"},
+    XG_COMMAND("xack", cmd_xack, -4, CMD_WRITE | CMD_FAST),
+    XG_COMMAND("xpending", cmd_xpending, -3, CMD_READONLY),
+    XG_COMMAND("xclaim", cmd_xclaim, -6, CMD_WRITE | CMD_FAST),
+    XG_COMMAND("xautoclaim", cmd_xautoclaim, -6, CMD_WRITE | CMD_FAST),
     {0},
 };

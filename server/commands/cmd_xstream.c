@@ -49,6 +49,11 @@
 #define APPROX_LIMIT_DEFAULT 10000
 #define APPROX_LIMIT_MAX 1000000
 
+/* XADD's argument arrays live on the stack up to this many words (the
+ * propagated form's six before the fields, then 32 fields and values): the
+ * common XADD allocates nothing for them. */
+#define XADD_STACK_WORDS 38
+
 /* ---- IDs ---------------------------------------------------------------- */
 
 /* ---- lookups and replies ------------------------------------------------ */
@@ -204,6 +209,32 @@ static void propagate_trimmed(struct client *c, const char *cmd, const struct xs
     xfree(argv);
 }
 
+/* XADD key [MAXLEN = len] id field value ...: the words of an XADD that
+ * added the entry id, and trimmed s when trimmed, from argv[field_pos] on. */
+static void propagate_xadd(struct client *c, const struct xstream *s, int trimmed,
+                           struct resp_slice id, int field_pos, int nargs)
+{
+    /* Filled from its end, so both forms share the fields' tail. */
+    struct resp_slice stack[XADD_STACK_WORDS];
+    size_t n = (size_t)nargs + 6;
+    struct resp_slice *argv = n <= XADD_STACK_WORDS ? stack : xmalloc(sizeof(*argv) * n);
+    char len[24];
+    memcpy(argv + 6, c->argv + field_pos, sizeof(*argv) * (size_t)nargs);
+    argv[5] = id;
+    size_t first = 3;
+    if (trimmed) {
+        argv[2] = (struct resp_slice){"MAXLEN", 6};
+        argv[3] = (struct resp_slice){"=", 1};
+        argv[4] = (struct resp_slice){len, resp_format_u64(len, xs_len(s))};
+        first = 0;
+    }
+    argv[first] = (struct resp_slice){"XADD", 4};
+    argv[first + 1] = c->argv[1];
+    propagate_effects(c->db_index, (int)(n - first), argv + first);
+    if (argv != stack)
+        xfree(argv);
+}
+
 /* Redis's streamAppendItem's choice of ID: *id as given, completed
  * ("ms-*") or generated ("*"). Returns 0, or -1 when it would not be above
  * the last ID. */
@@ -278,33 +309,29 @@ static void cmd_xadd(struct client *c)
     stream_limits(&lim);
     /* resp_slice and xs_str are both a pointer and a length. */
     size_t npairs = (size_t)nargs / 2;
-    struct xs_str *pairs = xmalloc(sizeof(*pairs) * (size_t)nargs);
+    struct xs_str stack_pairs[XADD_STACK_WORDS];
+    struct xs_str *pairs =
+        nargs <= XADD_STACK_WORDS ? stack_pairs : xmalloc(sizeof(*pairs) * (size_t)nargs);
     for (int i = 0; i < nargs; i++)
         pairs[i] = (struct xs_str){c->argv[field_pos + i].ptr, c->argv[field_pos + i].len};
     xs_append(s, &id, pairs, npairs, &lim);
-    xfree(pairs);
-    xid_reply(c, &id);
+    if (pairs != stack_pairs)
+        xfree(pairs);
+    /* Formatted once, for the reply and the propagated form. */
+    char idbuf[XID_STR_LEN];
+    size_t idlen = xid_format(&id, idbuf);
+    resp_add_bulk(&c->out, idbuf, idlen);
     notify_key(c, NOTIFY_STREAM, "xadd", &c->argv[1]);
     server.dirty++;
     size_t trimmed = a.strategy ? xs_trim(s, &a.t) : 0;
     if (trimmed)
         notify_key(c, NOTIFY_STREAM, "xtrim", &c->argv[1]);
-
-    char idbuf[XID_STR_LEN];
-    struct resp_slice *words = xmalloc(sizeof(*words) * (size_t)(nargs + 1));
-    words[0] = (struct resp_slice){idbuf, xid_format(&id, idbuf)};
-    memcpy(words + 1, c->argv + field_pos, sizeof(*words) * (size_t)nargs);
-    if (trimmed) {
-        propagate_trimmed(c, "XADD", s, nargs + 1, words);
-    } else {
-        struct resp_slice *argv = xmalloc(sizeof(*argv) * (size_t)(nargs + 3));
-        argv[0] = (struct resp_slice){"XADD", 4};
-        argv[1] = c->argv[1];
-        memcpy(argv + 2, words, sizeof(*words) * (size_t)(nargs + 1));
-        propagate_effects(c->db_index, nargs + 3, argv);
-        xfree(argv);
-    }
-    xfree(words);
+    /* The entry goes out with its ID, and trimmed as MAXLEN = its new
+     * length, so it replays the same. With neither the log nor a kept
+     * stream (propagate_wanted) nobody reads it: the command then goes out
+     * as called, which feeds nothing, instead of being built. */
+    if (propagate_wanted())
+        propagate_xadd(c, s, trimmed != 0, (struct resp_slice){idbuf, idlen}, field_pos, nargs);
     block_signal_key(c->db, c->argv[1].ptr, c->argv[1].len);
 }
 
@@ -680,89 +707,36 @@ static void xinfo_help(struct client *c)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define XS_COMMAND(name_, proc_, arity_, flags_, since_, summary_, complexity_, args_)            \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,     \
-     .last_key = 1, .key_step = 1, .group = "stream", .since = (since_), .summary = (summary_),  \
-     .complexity = (complexity_), .args = (args_)}
+#define XS_COMMAND(name_, proc_, arity_, flags_)                                                  \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_), .first_key = 1,      \
+     .last_key = 1, .key_step = 1, .group = "stream"}
 
 static const struct command xinfo_subcommands[] = {
     {.name = "xinfo|stream", .proc = xinfo_stream, .arity = -3,
      .flags = CMD_READONLY,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "stream", .since = "5.0.0",
-     .summary = "Get information about a stream",
-     .complexity = "O(1)",
-     .args = "key [FULL [COUNT count]]"},
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "stream"},
     {.name = "xinfo|groups", .proc = xgroup_info_groups, .arity = 3,
      .flags = CMD_READONLY,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "stream", .since = "5.0.0",
-     .summary = "List the consumer groups of a stream",
-     .complexity = "O(1)",
-     .args = "key"},
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "stream"},
     {.name = "xinfo|consumers", .proc = xgroup_info_consumers, .arity = 4,
      .flags = CMD_READONLY,
-     .first_key = 2, .last_key = 2, .key_step = 1,
-     .group = "stream", .since = "5.0.0",
-     .summary = "List the consumers in a consumer group",
-     .complexity = "O(1)",
-     .args = "key groupname"},
-    SUBCOMMAND_HELP("xinfo|help", xinfo_help, "stream", "5.0.0"),
+     .first_key = 2, .last_key = 2, .key_step = 1, .group = "stream"},
+    SUBCOMMAND_HELP("xinfo|help", xinfo_help, "stream"),
     {0},
 };
 
 const struct command xstream_commands[] = {
-    XS_COMMAND("xadd", cmd_xadd, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
-               "Appends a new entry to a stream",
-               "O(1) when adding a new entry, O(N) when trimming where N being the number of "
-               "entries evicted.",
-               "key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value "
-               "[field value ...]"),
-    XS_COMMAND("xtrim", cmd_xtrim, -4, CMD_WRITE, "5.0.0",
-               "Trims the stream to (approximately if '~' is passed) a certain size",
-               "O(N), with N being the number of evicted entries. Constant times are very small "
-               "however, since entries are organized in macro nodes containing multiple entries "
-               "that can be released with a single deallocation.",
-               "key MAXLEN|MINID [=|~] threshold [LIMIT count]"),
-    XS_COMMAND("xdel", cmd_xdel, -3, CMD_WRITE | CMD_FAST, "5.0.0",
-               "Removes the specified entries from the stream. Returns the number of items "
-               "actually deleted, that may be different from the number of IDs passed in case "
-               "certain IDs do not exist.",
-               "O(1) for each single item to delete in the stream, regardless of the stream size.",
-               "key id [id ...]"),
-    XS_COMMAND("xlen", cmd_xlen, 2, CMD_READONLY | CMD_FAST, "5.0.0",
-               "Return the number of entries in a stream", "O(1)", "key"),
-    XS_COMMAND("xrange", cmd_xrange, -4, CMD_READONLY, "5.0.0",
-               "Return a range of elements in a stream, with IDs matching the specified IDs "
-               "interval",
-               "O(N) with N being the number of elements being returned. If N is constant (e.g. "
-               "always asking for the first 10 elements with COUNT), you can consider it O(1).",
-               "key start end [COUNT count]"),
-    XS_COMMAND("xrevrange", cmd_xrevrange, -4, CMD_READONLY, "5.0.0",
-               "Return a range of elements in a stream, with IDs matching the specified IDs "
-               "interval, in reverse order (from greater to smaller IDs) compared to XRANGE",
-               "O(N) with N being the number of elements returned. If N is constant (e.g. always "
-               "asking for the first 10 elements with COUNT), you can consider it O(1).",
-               "key end start [COUNT count]"),
-    XS_COMMAND("xsetid", cmd_xsetid, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "5.0.0",
-               "An internal command for replicating stream values", "O(1)",
-               "key last-id [ENTRIESADDED entries_added] [MAXDELETEDID max_deleted_entry_id]"),
+    XS_COMMAND("xadd", cmd_xadd, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST),
+    XS_COMMAND("xtrim", cmd_xtrim, -4, CMD_WRITE),
+    XS_COMMAND("xdel", cmd_xdel, -3, CMD_WRITE | CMD_FAST),
+    XS_COMMAND("xlen", cmd_xlen, 2, CMD_READONLY | CMD_FAST),
+    XS_COMMAND("xrange", cmd_xrange, -4, CMD_READONLY),
+    XS_COMMAND("xrevrange", cmd_xrevrange, -4, CMD_READONLY),
+    XS_COMMAND("xsetid", cmd_xsetid, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST),
     {.name = "xread", .proc = cmd_xread, .arity = -4,
      .flags = CMD_READONLY | CMD_BLOCKING | CMD_MOVABLE_KEYS,
-     .first_key = 0, .last_key = 0, .key_step = 0,
-     .group = "stream", .since = "5.0.0",
-     .summary = "Return never seen elements in multiple streams, with IDs greater than the ones "
-                "reported by the caller for each stream. Can block.",
-     .complexity = "For each stream mentioned: O(N) with N being the number of elements being "
-                   "returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when "
-                   "the BLOCK option is used, XADD will pay O(M) time in order to serve the M "
-                   "clients blocked on the stream getting new data.",
-     .args = "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"},
+     .first_key = 0, .last_key = 0, .key_step = 0, .group = "stream"},
     {.name = "xinfo", .arity = -2,
-     .group = "stream", .since = "5.0.0",
-     .summary = "A container for stream introspection commands",
-     .complexity = "Depends on subcommand.",
-    
-     .subcommands = xinfo_subcommands},
+     .group = "stream", .subcommands = xinfo_subcommands},
     {0},
 };

@@ -1379,182 +1379,57 @@ static void cmd_zintercard(struct client *c)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define ZSET_COMMAND(name_, proc_, arity_, flags_, first, last, since_, summary_, complexity_,     \
-                     args_)                                                                      \
-    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_),                     \
-     .first_key = (first), .last_key = (last), .key_step = (first) != 0, .group = "sorted-set",  \
-     .since = (since_), .summary = (summary_), .complexity = (complexity_), .args = (args_)}
+#define ZSET_COMMAND(name_, proc_, arity_, flags_, first, last)                                    \
+    {.name = (name_), .proc = (proc_), .arity = (arity_), .flags = (flags_),                       \
+     .first_key = (first), .last_key = (last), .key_step = (first) != 0, .group = "sorted-set"}
 
-#define LOG_N "O(log(N)) where N is the number of elements in the sorted set."
-#define LOG_N_M                                                                                  \
-    "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "    \
-    "elements returned."
-#define LOG_N_M_REMOVED                                                                          \
-    "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "    \
-    "elements removed by the operation."
-#define LOG_N_ONE "O(log(N)) with N being the number of elements in the sorted set."
-#define MPOP_COMPLEXITY                                                                          \
-    "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "          \
-    "elements in the sorted set, and M being the number of elements popped."
-#define SCORE_LIMIT_ARGS "key min max [WITHSCORES] [LIMIT offset count]"
-#define LEX_LIMIT_ARGS "key min max [LIMIT offset count]"
-
-/* Arity, flags, key positions and docs for COMMAND INFO and COMMAND DOCS,
- * from Redis 7's table. The commands that take numkeys give only their first
+/* Arity, flags and key positions for COMMAND INFO, from Redis 7's table
+ * (COMMAND DOCS answers Redis's own docs, redis_docs.c). The commands that take numkeys give only their first
  * key position here: the rest move with numkeys. */
 const struct command zset_commands[] = {
-    ZSET_COMMAND("zadd", cmd_zadd, -4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "1.2.0",
-                 "Add one or more members to a sorted set, or update its score if it already exists",
-                 "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
-                 "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]"),
-    ZSET_COMMAND("zincrby", cmd_zincrby, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, "1.2.0",
-                 "Increment the score of a member in a sorted set", LOG_N,
-                 "key increment member"),
-    ZSET_COMMAND("zrem", cmd_zrem, -3, CMD_WRITE | CMD_FAST, 1, 1, "1.2.0",
-                 "Remove one or more members from a sorted set",
-                 "O(M*log(N)) with N being the number of elements in the sorted set and M the "
-                 "number of elements to be removed.",
-                 "key member [member ...]"),
-    ZSET_COMMAND("zcard", cmd_zcard, 2, CMD_READONLY | CMD_FAST, 1, 1, "1.2.0",
-                 "Get the number of members in a sorted set", "O(1)", "key"),
-    ZSET_COMMAND("zscore", cmd_zscore, 3, CMD_READONLY | CMD_FAST, 1, 1, "1.2.0",
-                 "Get the score associated with the given member in a sorted set", "O(1)",
-                 "key member"),
-    ZSET_COMMAND("zmscore", cmd_zmscore, -3, CMD_READONLY | CMD_FAST, 1, 1, "6.2.0",
-                 "Get the score associated with the given members in a sorted set",
-                 "O(N) where N is the number of members being requested.",
-                 "key member [member ...]"),
-    ZSET_COMMAND("zcount", cmd_zcount, 4, CMD_READONLY | CMD_FAST, 1, 1, "2.0.0",
-                 "Count the members in a sorted set with scores within the given values", LOG_N,
-                 "key min max"),
-    ZSET_COMMAND("zlexcount", cmd_zlexcount, 4, CMD_READONLY | CMD_FAST, 1, 1, "2.8.9",
-                 "Count the number of members in a sorted set between a given lexicographical "
-                 "range",
-                 LOG_N, "key min max"),
-    ZSET_COMMAND("zrank", cmd_zrank, -3, CMD_READONLY | CMD_FAST, 1, 1, "2.0.0",
-                 "Determine the index of a member in a sorted set", LOG_N,
-                 "key member [WITHSCORE]"),
-    ZSET_COMMAND("zrevrank", cmd_zrevrank, -3, CMD_READONLY | CMD_FAST, 1, 1, "2.0.0",
-                 "Determine the index of a member in a sorted set, with scores ordered from high "
-                 "to low",
-                 LOG_N, "key member [WITHSCORE]"),
-    ZSET_COMMAND("zrange", cmd_zrange, -4, CMD_READONLY, 1, 1, "1.2.0",
-                 "Return a range of members in a sorted set", LOG_N_M,
-                 "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"),
-    ZSET_COMMAND("zrangestore", cmd_zrangestore, -5, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, 2, "6.2.0",
-                 "Store a range of members from sorted set into another key",
-                 "O(log(N)+M) with N being the number of elements in the sorted set and M the "
-                 "number of elements stored into the destination key.",
-                 "destination source min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"),
-    ZSET_COMMAND("zrevrange", cmd_zrevrange, -4, CMD_READONLY, 1, 1, "1.2.0",
-                 "Return a range of members in a sorted set, by index, with scores ordered from "
-                 "high to low",
-                 LOG_N_M, "key start stop [WITHSCORES]"),
-    ZSET_COMMAND("zrangebyscore", cmd_zrangebyscore, -4, CMD_READONLY, 1, 1, "1.0.5",
-                 "Return a range of members in a sorted set, by score", LOG_N_M,
-                 SCORE_LIMIT_ARGS),
-    ZSET_COMMAND("zrevrangebyscore", cmd_zrevrangebyscore, -4, CMD_READONLY, 1, 1, "2.2.0",
-                 "Return a range of members in a sorted set, by score, with scores ordered from "
-                 "high to low",
-                 LOG_N_M, "key max min [WITHSCORES] [LIMIT offset count]"),
-    ZSET_COMMAND("zrangebylex", cmd_zrangebylex, -4, CMD_READONLY, 1, 1, "2.8.9",
-                 "Return a range of members in a sorted set, by lexicographical range", LOG_N_M,
-                 LEX_LIMIT_ARGS),
-    ZSET_COMMAND("zrevrangebylex", cmd_zrevrangebylex, -4, CMD_READONLY, 1, 1, "2.8.9",
-                 "Return a range of members in a sorted set, by lexicographical range, ordered "
-                 "from higher to lower strings.",
-                 LOG_N_M, "key max min [LIMIT offset count]"),
-    ZSET_COMMAND("zremrangebyrank", cmd_zremrangebyrank, 4, CMD_WRITE, 1, 1, "2.0.0",
-                 "Remove all members in a sorted set within the given indexes", LOG_N_M_REMOVED,
-                 "key start stop"),
-    ZSET_COMMAND("zremrangebyscore", cmd_zremrangebyscore, 4, CMD_WRITE, 1, 1, "1.2.0",
-                 "Remove all members in a sorted set within the given scores", LOG_N_M_REMOVED,
-                 "key min max"),
-    ZSET_COMMAND("zremrangebylex", cmd_zremrangebylex, 4, CMD_WRITE, 1, 1, "2.8.9",
-                 "Remove all members in a sorted set between the given lexicographical range",
-                 LOG_N_M_REMOVED, "key min max"),
-    ZSET_COMMAND("zpopmin", cmd_zpopmin, -2, CMD_WRITE | CMD_FAST, 1, 1, "5.0.0",
-                 "Remove and return members with the lowest scores in a sorted set",
-                 "O(log(N)*M) with N being the number of elements in the sorted set, and M being "
-                 "the number of elements popped.",
-                 "key [count]"),
-    ZSET_COMMAND("zpopmax", cmd_zpopmax, -2, CMD_WRITE | CMD_FAST, 1, 1, "5.0.0",
-                 "Remove and return members with the highest scores in a sorted set",
-                 "O(log(N)*M) with N being the number of elements in the sorted set, and M being "
-                 "the number of elements popped.",
-                 "key [count]"),
-    ZSET_COMMAND("zmpop", cmd_zmpop, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
-                 "Remove and return members with scores in a sorted set", MPOP_COMPLEXITY,
-                 "numkeys key [key ...] MIN|MAX [COUNT count]"),
+    ZSET_COMMAND("zadd", cmd_zadd, -4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zincrby", cmd_zincrby, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zrem", cmd_zrem, -3, CMD_WRITE | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zcard", cmd_zcard, 2, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zscore", cmd_zscore, 3, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zmscore", cmd_zmscore, -3, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zcount", cmd_zcount, 4, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zlexcount", cmd_zlexcount, 4, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zrank", cmd_zrank, -3, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zrevrank", cmd_zrevrank, -3, CMD_READONLY | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zrange", cmd_zrange, -4, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zrangestore", cmd_zrangestore, -5,
+                 CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS, 1, 2),
+    ZSET_COMMAND("zrevrange", cmd_zrevrange, -4, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zrangebyscore", cmd_zrangebyscore, -4, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zrevrangebyscore", cmd_zrevrangebyscore, -4, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zrangebylex", cmd_zrangebylex, -4, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zrevrangebylex", cmd_zrevrangebylex, -4, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zremrangebyrank", cmd_zremrangebyrank, 4, CMD_WRITE, 1, 1),
+    ZSET_COMMAND("zremrangebyscore", cmd_zremrangebyscore, 4, CMD_WRITE, 1, 1),
+    ZSET_COMMAND("zremrangebylex", cmd_zremrangebylex, 4, CMD_WRITE, 1, 1),
+    ZSET_COMMAND("zpopmin", cmd_zpopmin, -2, CMD_WRITE | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zpopmax", cmd_zpopmax, -2, CMD_WRITE | CMD_FAST, 1, 1),
+    ZSET_COMMAND("zmpop", cmd_zmpop, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0),
     {.name = "bzpopmin", .proc = cmd_bzpopmin, .arity = -3,
      .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 1, .last_key = -2, .key_step = 1,
-     .group = "sorted-set", .since = "5.0.0",
-     .summary = "Remove and return the member with the lowest score from one or more sorted sets, "
-               "or block until one is available",
-     .complexity = LOG_N_ONE,
-     .args = "key [key ...] timeout"},
+     .first_key = 1, .last_key = -2, .key_step = 1, .group = "sorted-set"},
     {.name = "bzpopmax", .proc = cmd_bzpopmax, .arity = -3,
      .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS,
-     .first_key = 1, .last_key = -2, .key_step = 1,
-     .group = "sorted-set", .since = "5.0.0",
-     .summary = "Remove and return the member with the highest score from one or more sorted "
-               "sets, or block until one is available",
-     .complexity = LOG_N_ONE,
-     .args = "key [key ...] timeout"},
+     .first_key = 1, .last_key = -2, .key_step = 1, .group = "sorted-set"},
     ZSET_COMMAND("bzmpop", cmd_bzmpop, -5,
-                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0, "7.0.0",
-                 "Remove and return members with scores in a sorted set or block until one is "
-                 "available",
-                 MPOP_COMPLEXITY, "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
-    ZSET_COMMAND("zrandmember", cmd_zrandmember, -2, CMD_READONLY, 1, 1, "6.2.0",
-                 "Get one or multiple random elements from a sorted set",
-                 "O(N) where N is the number of elements returned", "key [count [WITHSCORES]]"),
-    ZSET_COMMAND("zscan", cmd_zscan, -3, CMD_READONLY, 1, 1, "2.8.0",
-                 "Incrementally iterate sorted sets elements and associated scores",
-                 "O(1) for every call. O(N) for a complete iteration, including enough command "
-                 "calls for the cursor to return back to 0. N is the number of elements inside "
-                 "the collection.",
-                 "key cursor [MATCH pattern] [COUNT count]"),
-    ZSET_COMMAND("zunionstore", cmd_zunionstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
-                 "Add multiple sorted sets and store the resulting sorted set in a new key",
-                 "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, "
-                 "and M being the number of elements in the resulting sorted set.",
-                 "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
-                 "[AGGREGATE SUM|MIN|MAX]"),
-    ZSET_COMMAND("zinterstore", cmd_zinterstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1, "2.0.0",
-                 "Intersect multiple sorted sets and store the resulting sorted set in a new key",
-                 "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
-                 "being the number of input sorted sets and M being the number of elements in "
-                 "the resulting sorted set.",
-                 "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
-                 "[AGGREGATE SUM|MIN|MAX]"),
-    ZSET_COMMAND("zdiffstore", cmd_zdiffstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1, "6.2.0",
-                 "Subtract multiple sorted sets and store the resulting sorted set in a new key",
-                 "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
-                 "the sets, N is the size of the first set, and K is the size of the result set.",
-                 "destination numkeys key [key ...]"),
-    ZSET_COMMAND("zunion", cmd_zunion, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "6.2.0", "Add multiple sorted sets",
-                 "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, "
-                 "and M being the number of elements in the resulting sorted set.",
-                 "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] "
-                 "[WITHSCORES]"),
-    ZSET_COMMAND("zinter", cmd_zinter, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "6.2.0",
-                 "Intersect multiple sorted sets",
-                 "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
-                 "being the number of input sorted sets and M being the number of elements in "
-                 "the resulting sorted set.",
-                 "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] "
-                 "[WITHSCORES]"),
-    ZSET_COMMAND("zdiff", cmd_zdiff, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "6.2.0",
-                 "Subtract multiple sorted sets",
-                 "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
-                 "the sets, N is the size of the first set, and K is the size of the result set.",
-                 "numkeys key [key ...] [WITHSCORES]"),
-    ZSET_COMMAND("zintercard", cmd_zintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0, "7.0.0",
-                 "Intersect multiple sorted sets and return the cardinality of the result",
-                 "O(N*K) worst case with N being the smallest input sorted set, K being the "
-                 "number of input sorted sets.",
-                 "numkeys key [key ...] [LIMIT limit]"),
+                 CMD_WRITE | CMD_MOVABLE_KEYS | CMD_BLOCKING | CMD_TOUCHES_OWN_KEYS, 0, 0),
+    ZSET_COMMAND("zrandmember", cmd_zrandmember, -2, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zscan", cmd_zscan, -3, CMD_READONLY, 1, 1),
+    ZSET_COMMAND("zunionstore", cmd_zunionstore, -4,
+                 CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1),
+    ZSET_COMMAND("zinterstore", cmd_zinterstore, -4,
+                 CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1),
+    ZSET_COMMAND("zdiffstore", cmd_zdiffstore, -4,
+                 CMD_WRITE | CMD_DENYOOM | CMD_TOUCHES_OWN_KEYS | CMD_MOVABLE_KEYS, 1, 1),
+    ZSET_COMMAND("zunion", cmd_zunion, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0),
+    ZSET_COMMAND("zinter", cmd_zinter, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0),
+    ZSET_COMMAND("zdiff", cmd_zdiff, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0),
+    ZSET_COMMAND("zintercard", cmd_zintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, 0, 0),
     {0},
 };

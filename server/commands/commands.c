@@ -4,6 +4,9 @@
  */
 #include "commands.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cmd_bitmap.h"
 #include "cmd_cluster.h"
 #include "cmd_collrange.h"
@@ -135,8 +138,17 @@ void commands_register(void)
         xgroup_commands,
         cluster_commands,
     };
-    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        const char *bad = command_docs_misplaced(tables[i]);
+        if (bad) {
+            fprintf(stderr,
+                    "rbkv: the row of '%s' has docs of its own where Redis 7.0's answer, or "
+                    "none where they do not (command_docs_misplaced)\n",
+                    bad);
+            abort();
+        }
         command_register(tables[i]);
+    }
     keyspec_register(command_key_specs);
     migrate_link_init();
     ks_register_type(KS_ZSET, zset_value_free, zset_effort);

@@ -11,7 +11,9 @@
 
 /* At start, once, before the config is read (rename-command checks names
  * against the registered commands): registers every table, in the order
- * COMMAND lists them, and the value types the commands store. */
+ * COMMAND lists them, and the value types the commands store. Aborts the
+ * start on a row whose docs are misplaced (command_docs_misplaced,
+ * cmd_command.h): only rbkv's own commands carry docs. */
 void commands_register(void);
 
 #endif

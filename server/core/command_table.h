@@ -93,17 +93,29 @@ typedef void key_reach_fn(int argc, const struct resp_slice *argv, struct key_re
 
 typedef void cmd_handler(struct client *c);
 
+/* What COMMAND DOCS says of a command Redis does not have, beside its
+ * group; redis-cli builds its hints from it. */
+struct command_docs {
+    const char *since;
+    const char *summary;
+    const char *complexity;
+    const char *args; /* argument syntax, e.g. "key min max|PREFIX prefix" (cmd_command.c) */
+};
+
 struct command {
     const char *name;            /* lower case */
     cmd_handler *proc;
     int arity;                   /* argc including the name; -N means at least N */
     unsigned flags;
     int first_key, last_key, key_step; /* key positions, as COMMAND INFO shows them */
-    const char *group;           /* COMMAND DOCS group: "string", "keyspace", ... */
-    const char *since;           /* COMMAND DOCS since */
-    const char *summary;         /* COMMAND DOCS summary */
-    const char *complexity;
-    const char *args;            /* argument syntax for hints, e.g. "key value [NX|XX]" */
+    /* Redis's command group ("string", "keyspace", ...): the ACL categories
+     * it implies (acl_rules.c), and COMMAND DOCS's group for docs. */
+    const char *group;
+    /* COMMAND DOCS of one of rbkv's own commands. NULL on the row of a
+     * command Redis 7.0 has, whose docs are Redis's own (redis_docs.c);
+     * the start refuses a row that breaks this either way
+     * (command_docs_misplaced, cmd_command.h). */
+    const struct command_docs *docs;
     /* A container's subcommands (CONFIG GET, CLIENT ID), as Redis 7 has them:
      * rows of their own named "container|sub", each with its arity, flags,
      * categories and key specs, ending with a NULL name; NULL for a plain
