@@ -386,8 +386,8 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(p, (unsigned int)(cap > UINT32_MAX ? UINT32_MAX : cap));
 }
 
-/* Decrypts the ciphertext just read into c's parser. Returns 0, or -1 when
- * c must close (logged). */
+/* c's parser as tls_read_all's room; stops when the parser can take no
+ * more (out of its memory). */
 static int parser_room(void *ctx, size_t n, char **p, size_t *cap)
 {
     struct client *c = ctx;
@@ -395,6 +395,8 @@ static int parser_room(void *ctx, size_t n, char **p, size_t *cap)
     return resp_parser_reserve(&c->parser, READ_SUGGESTED, p, cap) < 0;
 }
 
+/* Decrypts the ciphertext just read into c's parser. Returns 0, or -1 when
+ * c must close (a TLS failure is logged). */
 static int tls_take(struct client *c, size_t nread)
 {
     int rc = tls_read_all(c->tls, nread, parser_room, c);
