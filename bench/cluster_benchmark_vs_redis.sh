@@ -79,7 +79,7 @@ run_one() {
     before=$(cpu_ticks "${pids[@]}")
     # shellcheck disable=SC2086 # no flag at all on one primary
     rps=$(redis-benchmark $cluster_flag -p "${ports[0]}" -t "$t" -n "$REQUESTS" -r 100000 -d 16 \
-            -c "$CLIENTS" -P "$PIPELINE" -q 2>/dev/null | tr '\r' '\n' |
+            -c "$CLIENTS" -P "$PIPELINE" -q | tr '\r' '\n' |
           awk -v t="${t^^}" '$1 == t":" { v = $2 } END { print v }')
     after=$(cpu_ticks "${pids[@]}")
     [ -n "$rps" ] || { echo "redis-benchmark --cluster -t $t failed on $kind x$n" >&2; exit 1; }

@@ -119,8 +119,9 @@ klocal=$(redis-cli -p "${ports[1]}" info commandstats | tr -d '\r' |
 # bench PORT COMMAND...: "rps p50 p99" from redis-benchmark's CSV; N requests (default R).
 bench() {
   local port=$1; shift
-  redis-benchmark -p "$port" -n "${N:-$REQUESTS}" -c 50 -r "$KEYS" --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, ""); print $2, $5, $7; exit }'
+  redis-benchmark -p "$port" -n "${N:-$REQUESTS}" -c 50 -r "$KEYS" --csv "$@" |
+    awk -F, 'NR > 1 { gsub(/"/, ""); print $2, $5, $7; found = 1; exit }
+      END { if (!found) { print "redis-benchmark gave no result" > "/dev/stderr"; exit 1 } }'
 }
 declare -A best
 keep() { # NAME "rps p50 p99"

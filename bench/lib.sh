@@ -88,12 +88,20 @@ info_field() { # PORT FIELD
   redis-cli -p "$1" info memory | tr -d '\r' | awk -F: -v f="$2" '$1 == f { print $2 }'
 }
 
+# csv_rps: the requests per second of the first result of redis-benchmark --csv read from stdin.
+# None (a refused connection, a server that went away: redis-benchmark said why on stderr) prints
+# nothing and fails, saying so, so no ratio is made of an empty figure.
+csv_rps() {
+  awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; found = 1; exit }
+    END { if (!found) { print "redis-benchmark gave no result" > "/dev/stderr"; exit 1 } }'
+}
+
 # bench_rps PORT REQUESTS PIPELINE RANGE COMMAND...: redis-benchmark's requests per second for
 # COMMAND (50 clients, __rand_int__ below RANGE).
 bench_rps() {
   local port=$1 n=$2 pipeline=$3 range=$4; shift 4
-  redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r "$range" --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r "$range" --csv "$@" |
+    csv_rps
 }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 

@@ -32,10 +32,9 @@ HANDOFF=$ROOT/build/bench/handoff
 
 rps() { # PORT REQUESTS PIPELINE COMMAND...
   local port=$1 n=$2 pipeline=$3; shift 3
-  redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r 1000 --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r 1000 --csv "$@" |
+    csv_rps
 }
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 load() { # PORT GENERATOR ARGS...
   local port=$1; shift
   "$@" | redis-cli -p "$port" --pipe | grep -q "errors: 0" || { echo "loading into $port failed" >&2; exit 1; }

@@ -39,11 +39,10 @@ HOT=100
 # rps PORT REQUESTS CLIENTS PIPELINE COMMAND...: the throughput redis-benchmark reports.
 rps() {
   local port=$1 n=$2 clients=$3 pipeline=$4; shift 4
-  redis-benchmark -p "$port" -n "$n" -c "$clients" -P "$pipeline" -r "$KEYS" --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$port" -n "$n" -c "$clients" -P "$pipeline" -r "$KEYS" --csv "$@" |
+    csv_rps
 }
 
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system time of PID
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
 us() { awk -v r="$1" 'BEGIN { printf "%.1f", 1e6 / r }'; }

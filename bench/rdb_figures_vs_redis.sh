@@ -86,7 +86,8 @@ measure() {
   [ "$(field "$PORT" persistence rdb_last_bgsave_status)" = ok ] || { echo "$kind: BGSAVE failed" >&2; exit 1; }
   bg=$(elapsed "$t0" "$t1")
   t0=$(now)
-  redis-cli -p "$PORT" --rdb "$dir/out.rdb" >/dev/null 2>&1
+  redis-cli -p "$PORT" --rdb "$dir/out.rdb" >"$dir/rdb.log" 2>&1 ||
+    { echo "$kind: redis-cli --rdb failed: $(cat "$dir/rdb.log")" >&2; exit 1; }
   t1=$(now)
   rdb=$(elapsed "$t0" "$t1")
   [ "$(head -c 5 "$dir/out.rdb")" = REDIS ] || { echo "$kind: --rdb gave no RDB file" >&2; exit 1; }

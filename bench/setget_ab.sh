@@ -18,8 +18,8 @@ port[after]=$(free_port); RBKV_BIN=$AFTER start_rbkv "${port[after]}"
 port[redis]=$(free_port); start_redis "${port[redis]}"
 
 ops() { # PORT TEST PIPELINE REQUESTS
-  redis-benchmark -p "$1" -t "$2" -c 50 -P "$3" -r 1000000 -d 16 -n "$4" --csv 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$1" -t "$2" -c 50 -P "$3" -r 1000000 -d 16 -n "$4" --csv |
+    csv_rps
 }
 
 for s in before after redis; do ops "${port[$s]}" set 16 2000000 >/dev/null; done

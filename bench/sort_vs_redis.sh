@@ -18,10 +18,9 @@ ensure_built
 
 rps() { # PORT REQUESTS COMMAND...
   local port=$1 n=$2; shift 2
-  redis-benchmark -p "$port" -n "$n" -c 4 --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$port" -n "$n" -c 4 --csv "$@" |
+    csv_rps
 }
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 # The loads as RESP, 1000 elements per command, the same on both servers (a fixed seed).
 gen() {
   awk '

@@ -17,7 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ROUNDS=${1:-3}
 ensure_built
-command -v openssl >/dev/null || { echo "openssl is missing (scripts/deps.sh test)" >&2; exit 2; }
+command -v openssl >/dev/null || { echo "openssl is missing (scripts/deps.sh bench)" >&2; exit 2; }
 
 certs=$(mktemp -d "${TMPDIR:-/tmp}/rbkv-tlsbench-XXXXXX")
 trap 'bench_cleanup; rm -rf "$certs"' EXIT
@@ -43,8 +43,8 @@ ops() { # SERVER TEST CLIENTS PIPELINE REQUESTS [redis-benchmark flags]: "ops/s 
   shift 5
   t0=$(cpu_ns "${pid[$s]}")
   rate=$(redis-benchmark -p "${tport[$s]}" --tls --cacert "$certs/ca.crt" -t "$test" -c "$clients" \
-    -P "$pipe" -r 100000 -d 16 -n "$n" --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+    -P "$pipe" -r 100000 -d 16 -n "$n" --csv "$@" |
+    csv_rps)
   t1=$(cpu_ns "${pid[$s]}")
   awk -v r="$rate" -v d=$((t1 - t0)) -v n="$n" 'BEGIN { printf "%s %.2f\n", r, d / n / 1000 }'
 }

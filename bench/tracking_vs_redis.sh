@@ -24,10 +24,9 @@ ensure_built
 
 N=$((200000 / SCALE))
 rps() { # PORT
-  redis-benchmark -p "$1" -n "$N" -c 50 -P 16 -r 100000 --csv SET key:__rand_int__ v 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$1" -n "$N" -c 50 -P 16 -r 100000 --csv SET key:__rand_int__ v |
+    csv_rps
 }
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # CLIENT TRACKING on BCAST with 1000 prefixes: "<head><i>" for i in 000..999.
 tracking_request() { # HEAD

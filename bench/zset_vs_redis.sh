@@ -35,11 +35,10 @@ ensure_built
 # rps PORT REQUESTS COMMAND...: the requests per second redis-benchmark reports.
 rps() {
   local port=$1 n=$2; shift 2
-  redis-benchmark -p "$port" -n "$n" -c 50 -P 16 -r "$MEMBERS" --csv "$@" 2>/dev/null |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$port" -n "$n" -c 50 -P 16 -r "$MEMBERS" --csv "$@" |
+    csv_rps
 }
 
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 
 # KEY N SCORE: ZADD commands for m:000000000000 .. m:(N-1), a thousand members each; SCORE is
 # "i" for score i, else that constant.

@@ -17,9 +17,12 @@ for what in "$@"; do
     test) want+=(redis-tools redis-server redis-sentinel prometheus-redis-exporter curl valgrind tmux
                  ruby-sidekiq ruby-redis python3-celery python3-redis openssl)
           command -v npm >/dev/null || want+=(nodejs npm) ;;
-    # linux-perf: perf record/report of the server (bench/README.md's profiles); valgrind:
-    # bench/callgrind_per_request.sh.
-    bench) want+=(redis-tools redis-server gnuplot-nox linux-perf valgrind) ;;
+    # What the bench/ scripts call: redis-tools (redis-benchmark, redis-cli), redis-server (the
+    # reference), gnuplot-nox (bench/run's and latency_vs_redis.sh's plots), linux-perf (perf stat in
+    # set_ab.sh; perf record/report for bench/README.md's profiles), valgrind
+    # (callgrind_per_request.sh), openssl (tls_vs_redis.sh's certificates), redis-sentinel
+    # (failover_vs_redis.sh), python3 (fullrange_vs_redis.sh, rdb_figures_vs_redis.sh).
+    bench) want+=(redis-tools redis-server gnuplot-nox linux-perf valgrind openssl redis-sentinel python3) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
     lint) want+=(cppcheck clang-tidy) ;;
     *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;

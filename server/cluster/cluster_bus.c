@@ -47,8 +47,7 @@ struct cluster_link {
     struct cluster_node *node;
     int inbound, connected, closing;
     int64_t ctime;
-    unsigned char *in;
-    size_t in_len, in_cap;
+    struct tls_input in; /* bytes read and not yet taken */
     unsigned char *out; /* the write in flight, or NULL */
     size_t out_len;
     unsigned char *pending;
@@ -78,7 +77,7 @@ static void link_list(struct cluster_link *l)
 static void link_close_cb(uv_handle_t *h)
 {
     struct cluster_link *l = h->data;
-    xfree(l->in);
+    xfree(l->in.buf);
     xfree(l->out);
     xfree(l->pending);
     tls_conn_free(l->tls);
@@ -120,6 +119,14 @@ void cluster_bus_node_gone(struct cluster_node *n)
 static void flush(struct cluster_link *l);
 static void queue(struct cluster_link *l, const void *buf, size_t len);
 
+/* TLS failed on l: logs why and closes l. */
+static void tls_failed(struct cluster_link *l)
+{
+    log_warning("Cluster bus: TLS on the link %s %.40s failed: %s", l->inbound ? "from" : "to",
+                l->node ? l->node->name : "an unknown node", tls_error(l->tls));
+    cluster_link_close(l);
+}
+
 /* A TLS link: encrypts what plaintext the handshake allows and moves the
  * ciphertext (handshake messages too) to pending. Returns -1 when l closed. */
 static int tls_pump(struct cluster_link *l)
@@ -127,10 +134,7 @@ static int tls_pump(struct cluster_link *l)
     if (!l->tls || l->closing)
         return 0;
     if (tls_encrypt(l->tls, &l->plain) < 0) {
-        log_warning("Cluster bus: TLS on the link %s %.40s failed: %s",
-                    l->inbound ? "from" : "to", l->node ? l->node->name : "an unknown node",
-                    tls_error(l->tls));
-        cluster_link_close(l);
+        tls_failed(l);
         return -1;
     }
     struct resp_out *wire = tls_wire(l->tls);
@@ -214,54 +218,14 @@ static void queue(struct cluster_link *l, const void *buf, size_t len)
     l->pending_len += len;
 }
 
-/* At least 16 KB free at the end of l->in. */
-static void in_room(struct cluster_link *l)
-{
-    if (l->in_cap - l->in_len < 16384) {
-        l->in_cap = l->in_cap ? l->in_cap * 2 : 65536;
-        l->in = xrealloc(l->in, l->in_cap);
-    }
-}
-
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
     (void)suggested;
     struct cluster_link *l = h->data;
-    if (l->tls) { /* ciphertext: into the TLS state's room */
-        char *p;
-        size_t cap;
-        tls_read_space(l->tls, &p, &cap);
-        *b = uv_buf_init(p, (unsigned)cap);
-        return;
-    }
-    /* Read straight into the link's buffer. */
-    in_room(l);
-    *b = uv_buf_init((char *)l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
-}
-
-/* A TLS link: decrypts what was read into l->in, answers the handshake.
- * Returns -1 when l closed. */
-static int tls_take(struct cluster_link *l, size_t nread)
-{
-    tls_read_commit(l->tls, nread);
-    for (;;) {
-        in_room(l);
-        long n = tls_read(l->tls, (char *)l->in + l->in_len, l->in_cap - l->in_len);
-        if (n == 0)
-            break;
-        if (n < 0) {
-            log_warning("Cluster bus: TLS on the link %s %.40s failed: %s",
-                        l->inbound ? "from" : "to",
-                        l->node ? l->node->name : "an unknown node", tls_error(l->tls));
-            cluster_link_close(l);
-            return -1;
-        }
-        l->in_len += (size_t)n;
-    }
-    if (tls_pump(l) < 0)
-        return -1;
-    flush(l);
-    return 0;
+    char *p;
+    size_t cap;
+    tls_input_space(l->tls, &l->in, &p, &cap);
+    *b = uv_buf_init(p, (unsigned)cap);
 }
 
 /* Hands every whole message in l->in to the receiver; -1 when l closed. */
@@ -271,13 +235,13 @@ static int process_input(struct cluster_link *l)
     char why[256];
     while (!l->closing) {
         uint32_t want;
-        int rc = cluster_msg_frame(l->in + pos, l->in_len - pos, BUS_MAX_MSG, &want, why,
+        int rc = cluster_msg_frame(l->in.buf + pos, l->in.len - pos, BUS_MAX_MSG, &want, why,
                                    sizeof(why));
         if (rc == 0)
             break;
         struct cluster_msg m;
         if (rc == 1)
-            rc = cluster_msg_decode(l->in + pos, want, &m, why, sizeof(why));
+            rc = cluster_msg_decode(l->in.buf + pos, want, &m, why, sizeof(why));
         if (rc < 0) {
             log_warning("Cluster bus: closing the link %s %.40s: %s", l->inbound ? "from" : "to",
                         l->node ? l->node->name : "an unknown node", why);
@@ -289,12 +253,12 @@ static int process_input(struct cluster_link *l)
     }
     if (l->closing)
         return -1;
-    memmove(l->in, l->in + pos, l->in_len - pos);
-    l->in_len -= pos;
+    memmove(l->in.buf, l->in.buf + pos, l->in.len - pos);
+    l->in.len -= pos;
     /* A big message came and went: do not keep its buffer. */
-    if (l->in_cap > (1u << 20) && l->in_len < 65536) {
-        l->in_cap = 65536;
-        l->in = xrealloc(l->in, l->in_cap);
+    if (l->in.cap > (1u << 20) && l->in.len < 65536) {
+        l->in.cap = 65536;
+        l->in.buf = xrealloc(l->in.buf, l->in.cap);
     }
     return 0;
 }
@@ -311,11 +275,14 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
         cluster_link_close(l);
         return;
     }
-    if (l->tls) {
-        if (tls_take(l, (size_t)nread) < 0)
+    if (tls_input_take(l->tls, &l->in, (size_t)nread) < 0) {
+        tls_failed(l);
+        return;
+    }
+    if (l->tls) { /* the handshake's answer, what waited for its end */
+        if (tls_pump(l) < 0)
             return;
-    } else {
-        l->in_len += (size_t)nread;
+        flush(l);
     }
     process_input(l);
 }
@@ -332,6 +299,7 @@ static struct cluster_link *link_new(int inbound)
     }
     struct cluster_link *l = xcalloc(1, sizeof(*l));
     l->tls = t;
+    l->in.chunk = 16384;
     resp_out_init(&l->plain);
     l->inbound = inbound;
     l->ctime = mstime();

@@ -48,8 +48,7 @@ struct qlink {
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     int closing;
-    char *in;       /* bytes read and not yet consumed: in[0..in_len) */
-    size_t in_len, in_cap;
+    struct tls_input in; /* bytes read and not yet consumed */
     struct resp_reply_scan scan; /* of the reply at in[0] */
     uint64_t *tags; /* awaiting replies, oldest at tags[head] */
     size_t head, ntags, tags_cap;
@@ -71,7 +70,7 @@ static void link_closed_cb(uv_handle_t *h)
     struct qlink *l = h->data;
     tls_conn_free(l->tls);
     resp_out_destroy(&l->plain);
-    xfree(l->in);
+    xfree(l->in.buf);
     xfree(l->tags);
     xfree(l);
 }
@@ -138,6 +137,14 @@ static int write_bytes(struct qlink *l, const char *p, size_t len)
     return 0;
 }
 
+/* TLS failed on l: fails l with the reason. */
+static void tls_failed(struct qlink *l)
+{
+    char why[256];
+    snprintf(why, sizeof(why), "TLS: %s", tls_error(l->tls));
+    link_fail(l, why, 1);
+}
+
 /* A TLS link: encrypts what plaintext the handshake allows and writes the
  * ciphertext (handshake messages too). Returns -1 when l failed. */
 static int tls_pump(struct qlink *l)
@@ -145,9 +152,7 @@ static int tls_pump(struct qlink *l)
     if (!l->tls || l->closing)
         return 0;
     if (tls_encrypt(l->tls, &l->plain) < 0) {
-        char why[256];
-        snprintf(why, sizeof(why), "TLS: %s", tls_error(l->tls));
-        link_fail(l, why, 1);
+        tls_failed(l);
         return -1;
     }
     struct resp_out *wire = tls_wire(l->tls);
@@ -217,58 +222,22 @@ static void write_commands(struct qlink *l, int n, const struct cluster_qlink_cm
     }
 }
 
-/* At least READ_CHUNK bytes free at the end of l->in. */
-static void in_room(struct qlink *l)
-{
-    if (l->in_cap - l->in_len < READ_CHUNK) {
-        l->in_cap = l->in_len + READ_CHUNK > 2 * l->in_cap ? l->in_len + READ_CHUNK
-                                                          : 2 * l->in_cap;
-        l->in = xrealloc(l->in, l->in_cap);
-    }
-}
-
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     struct qlink *l = h->data;
-    if (l->tls) { /* ciphertext: into the TLS state's room */
-        char *p;
-        size_t cap;
-        tls_read_space(l->tls, &p, &cap);
-        *buf = uv_buf_init(p, (unsigned)cap);
-        return;
-    }
-    in_room(l);
-    *buf = uv_buf_init(l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
-}
-
-/* A TLS link: decrypts what was read into l->in, answers the handshake,
- * sends what waited for it. Returns -1 when l failed. */
-static int tls_take(struct qlink *l, size_t nread)
-{
-    tls_read_commit(l->tls, nread);
-    for (;;) {
-        in_room(l);
-        long n = tls_read(l->tls, l->in + l->in_len, l->in_cap - l->in_len);
-        if (n == 0)
-            break;
-        if (n < 0) {
-            char why[256];
-            snprintf(why, sizeof(why), "TLS: %s", tls_error(l->tls));
-            link_fail(l, why, 1);
-            return -1;
-        }
-        l->in_len += (size_t)n;
-    }
-    return tls_pump(l);
+    char *p;
+    size_t cap;
+    tls_input_space(l->tls, &l->in, &p, &cap);
+    *buf = uv_buf_init(p, (unsigned)cap);
 }
 
 /* Hands over every complete reply in l->in. Returns -1 when l failed. */
 static int deliver(struct qlink *l)
 {
     size_t at = 0;
-    while (!l->closing && at < l->in_len) {
-        long long n = resp_reply_measure(&l->scan, l->in + at, l->in_len - at);
+    while (!l->closing && at < l->in.len) {
+        long long n = resp_reply_measure(&l->scan, l->in.buf + at, l->in.len - at);
         if (n == 0)
             break;
         if (n < 0 || l->ntags == 0) {
@@ -276,7 +245,7 @@ static int deliver(struct qlink *l)
             return -1;
         }
         struct resp_reply r;
-        if (resp_reply_parse(l->in + at, (size_t)n, &r) < 0) {
+        if (resp_reply_parse(l->in.buf + at, (size_t)n, &r) < 0) {
             link_fail(l, "out of memory", 1);
             return -1;
         }
@@ -300,8 +269,8 @@ static int deliver(struct qlink *l)
     }
     if (l->closing)
         return -1;
-    memmove(l->in, l->in + at, l->in_len - at);
-    l->in_len -= at;
+    memmove(l->in.buf, l->in.buf + at, l->in.len - at);
+    l->in.len -= at;
     return 0;
 }
 
@@ -316,12 +285,13 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
                   1);
         return;
     }
-    if (l->tls) {
-        if (tls_take(l, (size_t)nread) < 0)
-            return;
-    } else {
-        l->in_len += (size_t)nread;
+    /* With TLS, the handshake's answer and what waited for its end go. */
+    if (tls_input_take(l->tls, &l->in, (size_t)nread) < 0) {
+        tls_failed(l);
+        return;
     }
+    if (tls_pump(l) < 0)
+        return;
     deliver(l);
 }
 
@@ -356,6 +326,7 @@ static struct qlink *link_open(const char *ip, int port)
     }
     struct qlink *l = xcalloc(1, sizeof(*l));
     l->tls = t;
+    l->in.chunk = READ_CHUNK;
     resp_out_init(&l->plain);
     snprintf(l->ip, sizeof(l->ip), "%s", ip);
     l->port = port;

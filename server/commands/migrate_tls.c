@@ -56,14 +56,17 @@ static int failed(const struct migrate_tls *m)
     return -1;
 }
 
+/* buf is written through the tls_fixed_room it is put in. */
+// NOLINTNEXTLINE(readability-non-const-parameter): syncio.h's filter type fixes the signature
 static ssize_t filter_read(struct sync_conn *c, char *buf, size_t cap, int64_t deadline)
 {
     struct migrate_tls *m = c->filter_ctx;
     for (;;) {
-        long n = tls_read(m->t, buf, cap);
-        if (n > 0)
-            return n;
-        if (n < 0)
+        struct tls_fixed_room r = {.buf = buf, .cap = cap};
+        int rc = tls_read_all(m->t, 0, tls_fixed_room, &r);
+        if (r.len)
+            return (ssize_t)r.len;
+        if (rc < 0)
             return failed(m);
         /* Reading may have made something to answer (a key update). */
         if (send_wire(c, m->t, deadline) < 0 || feed(c, m->t, deadline) < 0)
@@ -114,14 +117,14 @@ int migrate_tls_start(struct sync_conn *c, long long timeout_ms)
     c->filter_ctx = m;
     /* The handshake: ClientHello out, the server's flight in, our Finished
      * out. Plaintext cannot come before our first request, but what
-     * tls_read returns lands in c's buffer all the same. */
+     * tls_read_all returns lands in c's buffer all the same. */
     while (!tls_handshake_done(t)) {
         if (send_wire(c, t, deadline) < 0 || feed(c, t, deadline) < 0)
             return -1;
-        long n = tls_read(t, c->buf + c->end, sizeof(c->buf) - c->end);
-        if (n < 0)
+        struct tls_fixed_room r = {.buf = c->buf, .cap = sizeof(c->buf), .len = c->end};
+        if (tls_read_all(t, 0, tls_fixed_room, &r) < 0)
             return failed(m);
-        c->end += (size_t)n;
+        c->end = r.len;
     }
     return send_wire(c, t, deadline);
 }

@@ -386,30 +386,29 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(p, (unsigned int)(cap > UINT32_MAX ? UINT32_MAX : cap));
 }
 
+/* c's parser as tls_read_all's room; stops when the parser can take no
+ * more (out of its memory). */
+static int parser_room(void *ctx, size_t n, char **p, size_t *cap)
+{
+    struct client *c = ctx;
+    resp_parser_commit(&c->parser, n);
+    return resp_parser_reserve(&c->parser, READ_SUGGESTED, p, cap) < 0;
+}
+
 /* Decrypts the ciphertext just read into c's parser. Returns 0, or -1 when
- * c must close (logged). */
+ * c must close (a TLS failure is logged). */
 static int tls_take(struct client *c, size_t nread)
 {
-    tls_read_commit(c->tls, nread);
-    for (;;) {
-        char *p;
-        size_t cap;
-        if (resp_parser_reserve(&c->parser, READ_SUGGESTED, &p, &cap) < 0)
-            return -1;
-        long n = tls_read(c->tls, p, cap);
-        if (n == 0)
-            return 0;
-        if (n < 0) {
-            if (!tls_handshake_done(c->tls))
-                log_warning("Error accepting a client connection: %s (addr=%s laddr=%s)",
-                            tls_error(c->tls), c->addr, c->laddr);
-            else
-                log_verbose("Client id=%llu addr=%s TLS error: %s", (unsigned long long)c->id,
-                            c->addr, tls_error(c->tls));
-            return -1;
-        }
-        resp_parser_commit(&c->parser, (size_t)n);
+    int rc = tls_read_all(c->tls, nread, parser_room, c);
+    if (rc < 0) {
+        if (!tls_handshake_done(c->tls))
+            log_warning("Error accepting a client connection: %s (addr=%s laddr=%s)",
+                        tls_error(c->tls), c->addr, c->laddr);
+        else
+            log_verbose("Client id=%llu addr=%s TLS error: %s", (unsigned long long)c->id,
+                        c->addr, tls_error(c->tls));
     }
+    return rc ? -1 : 0;
 }
 
 /* Fairness between clients, as Redis reads a client once per event: libuv
@@ -530,17 +529,13 @@ static void raw_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     /* All of it decrypted before the owner sees any, so the owner's "the
      * rest" when it hands over to conn.c's own reads (a replica's link
      * going up) is the whole rest. */
-    tls_read_commit(c->tls, (size_t)nread);
-    size_t used = 0;
-    long n = 0;
-    while (used < sizeof(raw_chunk) &&
-           (n = tls_read(c->tls, raw_chunk + used, sizeof(raw_chunk) - used)) > 0)
-        used += (size_t)n;
-    if (used)
-        c->raw_read(c, raw_chunk, (ssize_t)used);
+    struct tls_fixed_room r = {.buf = raw_chunk, .cap = sizeof(raw_chunk)};
+    int rc = tls_read_all(c->tls, (size_t)nread, tls_fixed_room, &r);
+    if (r.len)
+        c->raw_read(c, raw_chunk, (ssize_t)r.len);
     if (c->flags & CLIENT_CLOSING)
         return;
-    if (n < 0) {
+    if (rc < 0) {
         log_warning("TLS error on the link to %s: %s", c->addr, tls_error(c->tls));
         c->raw_read(c, NULL, UV_EPROTO);
         return;

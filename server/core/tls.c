@@ -453,6 +453,64 @@ long tls_read(struct tls_conn *t, char *buf, size_t cap)
     return -1;
 }
 
+int tls_read_all(struct tls_conn *t, size_t nread, tls_room_fn *room, void *ctx)
+{
+    tls_read_commit(t, nread);
+    long n = 0;
+    for (;;) {
+        char *p;
+        size_t cap;
+        if (room(ctx, (size_t)n, &p, &cap))
+            return 1;
+        n = tls_read(t, p, cap);
+        if (n <= 0)
+            return n < 0 ? -1 : 0;
+    }
+}
+
+int tls_fixed_room(void *ctx, size_t n, char **p, size_t *cap)
+{
+    struct tls_fixed_room *r = ctx;
+    r->len += n;
+    if (r->len == r->cap)
+        return 1;
+    *p = r->buf + r->len;
+    *cap = r->cap - r->len;
+    return 0;
+}
+
+/* tls_room_fn over a struct tls_input (ctx): it grows to twice its size,
+ * or more when that leaves less than chunk bytes free. */
+static int input_room(void *ctx, size_t n, char **p, size_t *cap)
+{
+    struct tls_input *in = ctx;
+    in->len += n;
+    if (in->cap - in->len < in->chunk) {
+        in->cap = in->len + in->chunk > 2 * in->cap ? in->len + in->chunk : 2 * in->cap;
+        in->buf = xrealloc(in->buf, in->cap);
+    }
+    *p = in->buf + in->len;
+    *cap = in->cap - in->len;
+    return 0;
+}
+
+void tls_input_space(struct tls_conn *t, struct tls_input *in, char **p, size_t *cap)
+{
+    if (t)
+        tls_read_space(t, p, cap);
+    else
+        input_room(in, 0, p, cap);
+}
+
+int tls_input_take(struct tls_conn *t, struct tls_input *in, size_t nread)
+{
+    if (!t) {
+        in->len += nread;
+        return 0;
+    }
+    return tls_read_all(t, nread, input_room, in) < 0 ? -1 : 0;
+}
+
 int tls_encrypt(struct tls_conn *t, struct resp_out *plain)
 {
     if (!SSL_is_init_finished(t->ssl))

@@ -48,6 +48,44 @@ void tls_read_commit(struct tls_conn *t, size_t n);
  * failed handshake, a bad record, the peer's close: tls_error says which). */
 long tls_read(struct tls_conn *t, char *buf, size_t cap);
 
+/* Where tls_read_all puts plaintext: the caller's buffer. Told the n bytes
+ * the last room it gave received (0 on the first call), sets *p and *cap
+ * to the next room (cap > 0). Returns 0, or nonzero to stop (the buffer is
+ * full, or cannot grow). */
+typedef int tls_room_fn(void *ctx, size_t n, char **p, size_t *cap);
+/* The read loop every TLS link runs after a read: records nread bytes of
+ * ciphertext read into tls_read_space's room (0: nothing new), then
+ * decrypts all the plaintext they complete into the rooms room(ctx, ...)
+ * gives, until more ciphertext is needed. Returns 0 then, 1 when room()
+ * stopped it first, -1 when the connection must close (tls_error says why);
+ * what was decrypted before the stop or the failure was handed to room(). */
+int tls_read_all(struct tls_conn *t, size_t nread, tls_room_fn *room, void *ctx);
+/* A fixed buffer as tls_read_all's room: buf[0, len) is filled, the room is
+ * buf[len, cap); full, it stops the reading. */
+struct tls_fixed_room {
+    char *buf;
+    size_t cap, len;
+};
+/* tls_room_fn over a struct tls_fixed_room (ctx). */
+int tls_fixed_room(void *ctx, size_t n, char **p, size_t *cap);
+
+/* The input of a link that may speak TLS (the cluster bus's links, the
+ * cluster's query links): plaintext bytes buf[0, len) not yet consumed, in
+ * cap bytes that grow as they fill, so each read has at least chunk bytes
+ * of room. The link owns buf (xfree) and sets chunk; the rest starts 0. */
+struct tls_input {
+    char *buf;
+    size_t len, cap, chunk;
+};
+/* Where the link's next read goes: t's ciphertext room (t not NULL), else
+ * the room after in's bytes. */
+void tls_input_space(struct tls_conn *t, struct tls_input *in, char **p, size_t *cap);
+/* Takes the nread bytes a read put at tls_input_space's room: appended to
+ * in as they are, or with TLS decrypted into in (tls_read_all), which may
+ * leave handshake messages to send in tls_wire. Returns 0, or -1 when the
+ * connection must close (tls_error says why). */
+int tls_input_take(struct tls_conn *t, struct tls_input *in, size_t nread);
+
 /* Moves plaintext from plain into t's ciphertext output, a bounded amount
  * at a time so plain's pending bytes still measure the client's backlog for
  * the output limits; nothing before the handshake has ended. Returns 0, or

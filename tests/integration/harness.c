@@ -1107,6 +1107,18 @@ int h_close(struct h_server *s, redisContext *c)
     return h_stop(s);
 }
 
+redisContext *h_open_two(struct h_server *a, struct h_server *b, redisContext **bc)
+{
+    redisContext *ac = h_open(a, NULL);
+    if (!ac)
+        return NULL;
+    if (!(*bc = h_open(b, NULL))) {
+        h_close(a, ac);
+        return NULL;
+    }
+    return ac;
+}
+
 redisContext *h_open_blocked(struct h_server *s, const char *const *flags, redisContext **waiter,
                              const char *const *argv)
 {

@@ -137,6 +137,10 @@ redisContext *h_open(struct h_server *s, const char *const *flags);
 redisContext *h_reopen(struct h_server *s, const char *const *flags);
 /* redisFree(c), then h_stop(s); returns h_stop's result. */
 int h_close(struct h_server *s, redisContext *c);
+/* h_open of two servers of the test's own (a primary and its replica to
+ * be, say): returns a's client and sets *bc to b's, or returns NULL after
+ * recording a failure, neither left running. End with h_close of each. */
+redisContext *h_open_two(struct h_server *a, struct h_server *b, redisContext **bc);
 /* h_open for a test of what serving a blocked client does: a second client,
  * *waiter, sends argv (a blocking command, NULL-terminated: H_FLAGS("BZPOPMIN",
  * "k", "5")), and the server is seen counting it blocked. Returns the first

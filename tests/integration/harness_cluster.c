@@ -193,6 +193,26 @@ void h_cluster_destroy(struct h_node *nodes, int n)
     }
 }
 
+int h_cluster_model_up(struct h_node *nodes, int n, int timeout_ms, struct h_server *model,
+                       redisContext **mc)
+{
+    if (!h_cluster_create(nodes, n, timeout_ms))
+        return 0;
+    if (h_start(model, NULL) != 0 || !(*mc = h_connect(model)))
+        return CHECK(0, "the standalone node did not start");
+    return 1;
+}
+
+void h_cluster_model_down(struct h_node *nodes, int n, struct h_server *model, redisContext **mc)
+{
+    h_cluster_destroy(nodes, n);
+    if (*mc)
+        redisFree(*mc);
+    *mc = NULL;
+    if (model->pid)
+        h_stop(model);
+}
+
 uint64_t h_xorshift(uint64_t *state)
 {
     *state ^= *state << 13;

@@ -55,6 +55,13 @@ pid_t h_redis_cli_spawn(const char *path, const char *args);
 int h_cluster_create(struct h_node *nodes, int n, int timeout_ms);
 /* Stops the nodes h_cluster_create started and removes their dirs. */
 void h_cluster_destroy(struct h_node *nodes, int n);
+/* h_cluster_create, then a standalone rbkv node, the model the tests
+ * compare the cluster with, and *mc a client of it. Returns 1, or 0 after
+ * a failed CHECK (h_cluster_model_down still cleans up). */
+int h_cluster_model_up(struct h_node *nodes, int n, int timeout_ms, struct h_server *model,
+                       redisContext **mc);
+/* Stops the cluster (h_cluster_destroy) and the model; *mc becomes NULL. */
+void h_cluster_model_down(struct h_node *nodes, int n, struct h_server *model, redisContext **mc);
 /* The next of a xorshift sequence in *state (never 0), for the random
  * tests' SEED. */
 uint64_t h_xorshift(uint64_t *state);

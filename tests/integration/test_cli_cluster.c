@@ -151,21 +151,12 @@ static int same_run(const char *const *args)
 
 static int cluster_up(void)
 {
-    if (!h_cluster_create(nodes, NPRIMARIES, NODE_TIMEOUT_MS))
-        return 0;
-    if (h_start(&model, NULL) != 0 || !(mc = h_connect(&model)))
-        return CHECK(0, "the standalone node did not start");
-    return 1;
+    return h_cluster_model_up(nodes, NPRIMARIES, NODE_TIMEOUT_MS, &model, &mc);
 }
 
 static void cluster_down(void)
 {
-    h_cluster_destroy(nodes, NPRIMARIES);
-    if (mc)
-        redisFree(mc);
-    mc = NULL;
-    if (model.pid)
-        h_stop(&model);
+    h_cluster_model_down(nodes, NPRIMARIES, &model, &mc);
 }
 
 /* argv written to the cluster and to the model. */

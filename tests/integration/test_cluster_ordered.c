@@ -235,23 +235,16 @@ static int rand_query(const char **argv, char bufs[][32])
 
 static int cluster_up(void)
 {
-    if (!h_cluster_create(nodes, NPRIMARIES, NODE_TIMEOUT_MS))
+    if (!h_cluster_model_up(nodes, NPRIMARIES, NODE_TIMEOUT_MS, &model, &mc))
         return 0;
     for (int i = 0; i < NPRIMARIES; i++)
         h_node_id(&nodes[i], ids[i]);
-    if (h_start(&model, NULL) != 0 || !(mc = h_connect(&model)))
-        return CHECK(0, "the standalone node did not start");
     return 1;
 }
 
 static void cluster_down(void)
 {
-    h_cluster_destroy(nodes, NPRIMARIES);
-    if (mc)
-        redisFree(mc);
-    mc = NULL;
-    if (model.pid)
-        h_stop(&model);
+    h_cluster_model_down(nodes, NPRIMARIES, &model, &mc);
 }
 
 /* The same random keys in the cluster and in the model; returns how many

@@ -49,7 +49,7 @@ CERTS=$work/certs
 mkdir -p "$CERTS"
 # shellcheck source-path=SCRIPTDIR source=certs.sh
 . "$here/certs.sh"
-certs_ca ca && certs_make server localhost ca && certs_make client client ca ||
+certs_basic ||
   die "openssl could not make the certificates"
 
 # write_conf NAME: a cluster node with its three ports, TLS on the bus and for replication.

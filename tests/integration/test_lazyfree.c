@@ -441,14 +441,10 @@ static void test_config(void)
 static void test_replica_flush(void)
 {
     struct h_server primary, replica;
-    redisContext *p = h_open(&primary, NULL);
+    redisContext *r;
+    redisContext *p = h_open_two(&primary, &replica, &r);
     if (!p)
         return;
-    redisContext *r = h_open(&replica, NULL);
-    if (!r) {
-        h_close(&primary, p);
-        return;
-    }
     EXPECT_OK(p, "SET", "from", "primary");
     h_fill(r, "old", 1000);
     set_on(r, "replica-lazy-flush", 1);

@@ -186,19 +186,36 @@ static void probe_deletion(redisContext *c, redisContext *p, struct h_raw *r, co
     redisFree(p);
 }
 
-/* KDELRANGE PREFIX over PROBE_KEYS keys between two that stay. */
-static void test_kdelrange_probe(void)
+/* A probe test: c (its own, flushed), p and r (probe_open's, which
+ * probe_deletion closes), n the keys or members it fills. */
+typedef void probe_fn(redisContext *c, redisContext *p, struct h_raw *r, int n);
+
+static void run_probe(probe_fn *test)
 {
     redisContext *c, *p;
     struct h_raw r;
     if (probe_open(&c, &p, &r) < 0)
         return;
-    int n = PROBE_KEYS / H_SLOW;
+    test(c, p, &r, PROBE_KEYS / H_SLOW);
+    redisFree(c);
+}
+
+#define RUN_PROBE(fn)                                                                             \
+    do {                                                                                          \
+        if (h_begin(#fn)) {                                                                       \
+            run_probe(fn);                                                                        \
+            h_end();                                                                              \
+        }                                                                                         \
+    } while (0)
+
+/* KDELRANGE PREFIX over PROBE_KEYS keys between two that stay. */
+static void test_kdelrange_probe(redisContext *c, redisContext *p, struct h_raw *r, int n)
+{
     fill(c, "k:", n);
     EXPECT_OK(c, "SET", "a", "1");
     EXPECT_OK(c, "SET", "z", "1");
     EXPECT_INT(c, n + 2, "DBSIZE");
-    probe_deletion(c, p, &r, "KDELRANGE PREFIX k:", n, "KDELRANGE PREFIX over a million keys",
+    probe_deletion(c, p, r, "KDELRANGE PREFIX k:", n, "KDELRANGE PREFIX over a million keys",
                    "kdelrange");
     EXPECT_INT(c, 2, "DBSIZE");
     EXPECT_INT(c, 2, "KCOUNT", "-", "+");
@@ -206,7 +223,6 @@ static void test_kdelrange_probe(void)
     EXPECT_OK(c, "SET", "k:0000005", "again");
     EXPECT_BULK(c, "again", "GET", "k:0000005");
     EXPECT_REPLY(c, "['a', 'k:0000005', 'z']", "KRANGE", "0", "-1");
-    redisFree(c);
 }
 
 /* One pair of arguments of element i: a score and a member, or a field
@@ -273,54 +289,42 @@ static void hfill(redisContext *c, const char *key, const char *prefix, int n)
     pairs_fill(c, "HSET", key, n, field_valued, prefix);
 }
 
-/* ZREMRANGEBYRANK of all but the last of PROBE_KEYS members: the run is
- * cut off at once and freed on the lazy-free thread. */
-static void test_zrem_probe(void)
+/* The last of n members zfill gave z is there, with its score. */
+static void expect_last_member(redisContext *c, int n)
 {
-    redisContext *c, *p;
-    struct h_raw r;
-    if (probe_open(&c, &p, &r) < 0)
-        return;
-    int n = PROBE_KEYS / H_SLOW;
-    zfill(c, "z", n, 0);
-    probe_deletion(c, p, &r, "ZREMRANGEBYRANK z 0 -2", n - 1,
-                   "ZREMRANGEBYRANK over a million members", "zremrangebyrank");
-    EXPECT_INT(c, 1, "ZCARD", "z");
     char last[24], lastscore[16];
     snprintf(last, sizeof(last), "m:%07d", n - 1);
-    snprintf(lastscore, sizeof(lastscore), "%d", n - 1);
-    redisReply *rep = H_CALL(c, "ZSCORE", "z", last);
-    CHECK(rep && rep->type == REDIS_REPLY_STRING && !strcmp(rep->str, lastscore), "the last member");
-    if (rep)
-        freeReplyObject(rep);
+    snprintf(lastscore, sizeof(lastscore), "'%d'", n - 1);
+    EXPECT_REPLY(c, lastscore, "ZSCORE", "z", last);
+}
+
+/* ZREMRANGEBYRANK of all but the last of PROBE_KEYS members: the run is
+ * cut off at once and freed on the lazy-free thread. */
+static void test_zrem_probe(redisContext *c, redisContext *p, struct h_raw *r, int n)
+{
+    zfill(c, "z", n, 0);
+    probe_deletion(c, p, r, "ZREMRANGEBYRANK z 0 -2", n - 1,
+                   "ZREMRANGEBYRANK over a million members", "zremrangebyrank");
+    EXPECT_INT(c, 1, "ZCARD", "z");
+    expect_last_member(c, n);
     EXPECT_NIL(c, "ZSCORE", "z", "m:0000005");
     EXPECT_INT(c, 1, "ZADD", "z", "5", "m:0000005");
     EXPECT_INT(c, 2, "ZCARD", "z");
-    redisFree(c);
 }
 
 /* ZREMRANGEBYRANK of half of PROBE_KEYS members: the run is cut off at
  * once and its names, too many to clear from the set's table at once,
  * are cleared and freed in slices. */
-static void test_zrem_half_probe(void)
+static void test_zrem_half_probe(redisContext *c, redisContext *p, struct h_raw *r, int n)
 {
-    redisContext *c, *p;
-    struct h_raw r;
-    if (probe_open(&c, &p, &r) < 0)
-        return;
-    int n = PROBE_KEYS / H_SLOW;
     zfill(c, "z", n, 0);
     char cmd[64];
     snprintf(cmd, sizeof(cmd), "ZREMRANGEBYRANK z 0 %d", n / 2 - 1);
-    probe_deletion(c, p, &r, cmd, n / 2, "ZREMRANGEBYRANK of half of a million members",
+    probe_deletion(c, p, r, cmd, n / 2, "ZREMRANGEBYRANK of half of a million members",
                    "zremrangebyrank");
     EXPECT_INT(c, n - n / 2, "ZCARD", "z");
     EXPECT_NIL(c, "ZSCORE", "z", "m:0000005");
-    char last[24], lastscore[16];
-    snprintf(last, sizeof(last), "m:%07d", n - 1);
-    snprintf(lastscore, sizeof(lastscore), "'%d'", n - 1);
-    EXPECT_REPLY(c, lastscore, "ZSCORE", "z", last);
-    redisFree(c);
+    expect_last_member(c, n);
 }
 
 /* Right after such a cut, before its slices ran: names of the cut run are
@@ -480,16 +484,11 @@ static void test_zrem_ranges(void)
 
 /* HDELRANGE PREFIX over PROBE_KEYS fields between two that stay: the
  * chunks are cut out at once and freed on the lazy-free thread. */
-static void test_hdelrange_probe(void)
+static void test_hdelrange_probe(redisContext *c, redisContext *p, struct h_raw *r, int n)
 {
-    redisContext *c, *p;
-    struct h_raw r;
-    if (probe_open(&c, &p, &r) < 0)
-        return;
-    int n = PROBE_KEYS / H_SLOW;
     hfill(c, "h", "f:", n);
     EXPECT_INT(c, 2, "HSET", "h", "a", "1", "z", "2");
-    probe_deletion(c, p, &r, "HDELRANGE h PREFIX f:", n, "HDELRANGE PREFIX over a million fields",
+    probe_deletion(c, p, r, "HDELRANGE h PREFIX f:", n, "HDELRANGE PREFIX over a million fields",
                    "hdelrange");
     EXPECT_INT(c, 2, "HLEN", "h");
     EXPECT_INT(c, 0, "HCOUNT", "h", "PREFIX", "f:");
@@ -499,7 +498,6 @@ static void test_hdelrange_probe(void)
     EXPECT_REPLY(c, "['a', '1', 'f:0000005', 'again', 'z', '2']", "HRANGE", "h", "0", "-1",
                  "WITHVALUES");
     EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
-    redisFree(c);
 }
 
 /* The random tests' generator: Knuth's MMIX LCG, whose high bits are
@@ -720,12 +718,10 @@ static int none_left(redisContext *p)
 
 static void test_expiry_probe(void)
 {
-    redisContext *c = h_connect_flushed(&srv);
-    redisContext *p = h_connect(&srv);
+    redisContext *c, *p;
     struct h_raw r;
-    if (!c || !p || h_raw_open(&r, &srv) < 0)
+    if (probe_open(&c, &p, &r) < 0)
         return;
-    EXPECT_OK(c, "CONFIG", "RESETSTAT");
     EXPECT_OK(c, "DEBUG", "SET-ACTIVE-EXPIRE", "0");
     int n = EXPIRY_KEYS / H_SLOW;
     fill(c, "e:", n);
@@ -786,14 +782,10 @@ static void test_aof(void)
 static void test_replica(void)
 {
     struct h_server primary, replica;
-    redisContext *p = h_open(&primary, NULL);
+    redisContext *r;
+    redisContext *p = h_open_two(&primary, &replica, &r);
     if (!p)
         return;
-    redisContext *r = h_open(&replica, NULL);
-    if (!r) {
-        h_close(&primary, p);
-        return;
-    }
     h_replicate(r, &primary, WAIT_MS);
     fill(p, "r:", 6000);
     EXPECT_INT(p, 4000, "KDELRANGE", "[r:0000500", "+", "LIMIT", "4000");
@@ -837,14 +829,14 @@ int main(int argc, char **argv)
     h_init(argc, argv);
     if (h_start(&srv, NULL) < 0)
         return h_finish();
-    H_RUN(test_kdelrange_probe);
+    RUN_PROBE(test_kdelrange_probe);
     H_RUN(test_watch);
-    H_RUN(test_zrem_probe);
+    RUN_PROBE(test_zrem_probe);
     H_RUN(test_zrem_ranges);
-    H_RUN(test_zrem_half_probe);
+    RUN_PROBE(test_zrem_half_probe);
     H_RUN(test_zrem_pending);
     H_RUN(test_zrem_pending_moved);
-    H_RUN(test_hdelrange_probe);
+    RUN_PROBE(test_hdelrange_probe);
     H_RUN(test_hdelrange_model);
     H_RUN(test_model);
     H_RUN(test_expiry_probe);

@@ -66,14 +66,10 @@ done
 # the sentinel's); a client's ----
 mkdir -p "$work/etc/tls"
 tls=$work/etc/tls
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.crt" -days 2 \
-  -subj /CN=ca 2>/dev/null || die "openssl: CA"
-for who in server client; do
-  openssl req -newkey rsa:2048 -nodes -keyout "$tls/$who.key" -out "$tls/$who.csr" -subj "/CN=$who" \
-    2>/dev/null &&
-    openssl x509 -req -in "$tls/$who.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
-      -out "$tls/$who.crt" -days 2 2>/dev/null || die "openssl: $who certificate"
-done
+CERTS=$tls
+# shellcheck source-path=SCRIPTDIR source=certs.sh
+. "$here/certs.sh"
+certs_basic || die "openssl could not make the certificates"
 # The ACL file as documented (only its path moves), in a place the server may rewrite (ACL SAVE).
 cp "$examples/users.acl" "$work/etc/users.acl"
 

@@ -489,6 +489,50 @@ static void cut_and_continue(redisContext *p, redisContext *r, int on_replica, i
           partial_ok);
 }
 
+/* The start both ways between rbkv and redis-server, p the primary on ps
+ * and r its replica (rbkv_primary: p is rbkv): p filled, r follows it, the
+ * random streams compared after the full sync; more writes, and every
+ * stream compared again after the command stream carried them (rbkv's
+ * side first in each comparison). Returns 0, or -1 when the link did not
+ * come up. */
+static int fill_follow_compare(redisContext *p, redisContext *r, const struct h_server *ps,
+                               int rbkv_primary)
+{
+    redisContext *ours = rbkv_primary ? p : r, *theirs = rbkv_primary ? r : p;
+    rng = h_seed();
+    fill(p);
+    writes(p, 2000, rbkv_primary);
+    stream_writes(p, "xs", 0);
+    memset(xrandom_ms, 0, sizeof(xrandom_ms));
+    stream_random(p, 400, rbkv_primary);
+    if (follow(r, ps) < 0)
+        return -1;
+    same_random_streams(ours, theirs);
+    writes(p, 2000, rbkv_primary);
+    stream_writes(p, "xs", 100);
+    stream_writes(p, "xs2", 0);
+    stream_random(p, 3000, rbkv_primary);
+    CHECK(h_wait_caught_up(p, r, SYNC_MS), "caught up after the streams");
+    same_stream(ours, theirs, "xs");
+    same_stream(ours, theirs, "xs2");
+    same_random_streams(ours, theirs);
+    return 0;
+}
+
+/* The end of a test of rbkv (s, its client c) with the reference ref (its
+ * client rc): both stopped, their dirs removed. */
+static void close_with_reference(struct h_server *s, redisContext *c, struct h_server *ref,
+                                 redisContext *rc)
+{
+    if (rc)
+        redisFree(rc);
+    if (c)
+        h_close(s, c);
+    h_clean_dir(s);
+    h_stop(ref);
+    h_clean_dir(ref);
+}
+
 /* A peer that said REPLCONF rdb-only 1 gets the file and then rbkv closes
  * its connection, as Redis does (redis-cli --rdb exits by itself). */
 static void expect_rdb_only_closed(const struct h_server *s)
@@ -585,24 +629,9 @@ static void test_redis_primary(void)
     redisContext *p = h_connect(&ref), *c = h_open(&s, H_FLAGS(FAST));
     if (!p || !c)
         goto out;
-    rng = h_seed();
-    fill(p);
-    writes(p, 2000, 0);
-    stream_writes(p, "xs", 0);
-    memset(xrandom_ms, 0, sizeof(xrandom_ms));
-    stream_random(p, 400, 0);
-    if (follow(c, &ref) < 0)
+    if (fill_follow_compare(p, c, &ref, 0) < 0)
         goto out;
     CHECK(h_file_has(&s, "server.log", "bytes from master to disk"), "a sized full sync");
-    same_random_streams(c, p);
-    writes(p, 2000, 0);
-    stream_writes(p, "xs", 100);
-    stream_writes(p, "xs2", 0);
-    stream_random(p, 3000, 0);
-    CHECK(h_wait_caught_up(p, c, SYNC_MS), "caught up after the streams");
-    same_stream(c, p, "xs");
-    same_stream(c, p, "xs2");
-    same_random_streams(c, p);
     blocking_pop(&ref, p);
     EXPECT_INT(p, 1, "WAIT", "1", "60000"); /* REPLCONF GETACK answered */
     cut_and_continue(p, c, 1, 0, 1);
@@ -642,13 +671,7 @@ static void test_redis_primary(void)
     H_SAME_DATASET(c, p, DBS);
     EXPECT_OK(c, "SET", "after", "promotion");
 out:
-    if (p)
-        redisFree(p);
-    if (c)
-        h_close(&s, c);
-    h_clean_dir(&s);
-    h_stop(&ref);
-    h_clean_dir(&ref);
+    close_with_reference(&s, c, &ref, p);
 }
 
 /* rbkv primary, redis-server replica: the way back. */
@@ -663,23 +686,8 @@ static void test_redis_replica(void)
     redisContext *r = h_connect(&ref), *c = h_open(&s, H_FLAGS(FAST));
     if (!r || !c)
         goto out;
-    rng = h_seed();
-    fill(c);
-    writes(c, 2000, 1);
-    stream_writes(c, "xs", 0);
-    memset(xrandom_ms, 0, sizeof(xrandom_ms));
-    stream_random(c, 400, 1);
-    if (follow(r, &s) < 0)
+    if (fill_follow_compare(c, r, &s, 1) < 0)
         goto out;
-    same_random_streams(c, r);
-    writes(c, 2000, 1);
-    stream_writes(c, "xs", 100);
-    stream_writes(c, "xs2", 0);
-    stream_random(c, 3000, 1);
-    CHECK(h_wait_caught_up(c, r, SYNC_MS), "caught up after the streams");
-    same_stream(c, r, "xs");
-    same_stream(c, r, "xs2");
-    same_random_streams(c, r);
     blocking_pop(&s, c);
     /* rbkv's range deletions, past one batch of the DELs and HDELs they
      * go out as. */
@@ -714,13 +722,7 @@ static void test_redis_replica(void)
     H_SAME(c, r, "FCALL", "replf", "0");
     H_SAME_DATASET(c, r, DBS);
 out:
-    if (r)
-        redisFree(r);
-    if (c)
-        h_close(&s, c);
-    h_clean_dir(&s);
-    h_stop(&ref);
-    h_clean_dir(&ref);
+    close_with_reference(&s, c, &ref, r);
 }
 
 /* rbkv primary, rbkv replica: the same random streams, in the snapshot
