@@ -10,6 +10,10 @@
 #   unlink    UNLINK of a sorted set of N members (default 2,000,000), loaded by ZADDs of 1000;
 #   kdelrange KDELRANGE PREFIX k: over N keys (default 1,000,000) (rbkv only: Redis has none;
 #             its nearest single command is the FLUSHALL ASYNC below);
+#   kdelttl   the same over N keys that each have a deadline (SET k v EX 1000000);
+#   kdelcluster
+#             KDELRANGE PREFIX {t}k: over N keys "{t}k:..." on a one-node cluster (cluster mode,
+#             every slot assigned to the node), so every key is in its slot's key set too;
 #   zremrank  ZREMRANGEBYRANK z 0 -2 of the sorted set, reloaded (all members but the last);
 #   zremhalf  ZREMRANGEBYRANK z 0 N/2-1 of the sorted set, reloaded (half its members);
 #   hdelrange HDELRANGE h PREFIX f: over a hash of N fields (N as for keys) and two fields that
@@ -35,7 +39,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY=
-CASES="unlink zremrank zremhalf kdelrange hdelrange flushall"
+CASES="unlink zremrank zremhalf kdelrange kdelttl kdelcluster hdelrange flushall"
 USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] BEFORE_BIN [AFTER_BIN]"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -69,12 +73,6 @@ start() {
   esac
 }
 
-stop_last() {
-  local pid=${BENCH_PIDS[-1]}
-  kill "$pid"; wait "$pid" 2>/dev/null || true
-  BENCH_PIDS=()
-}
-
 load_zset() { # PORT
   awk -v n="$MEMBERS" 'BEGIN {
     for (i = 0; i < n; i += 1000) {
@@ -104,14 +102,33 @@ load_hash() { # PORT: h holds f:0000000 .. and "a", "z", which stay
   [ "$(redis-cli -p "$1" hlen h)" = "$((KEYS + 2))" ] || { echo "hash load failed on $1" >&2; exit 1; }
 }
 
-load_keys() { # PORT
-  awk -v n="$KEYS" 'BEGIN {
+load_keys() { # PORT [PREFIX [TTL_S]]: KEYS keys PREFIX%07d (PREFIX k: by default)
+  awk -v n="$KEYS" -v p="${2:-k:}" -v ttl="${3:-}" 'BEGIN {
     for (i = 0; i < n; i++) {
-      k = sprintf("k:%07d", i)
-      printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", length(k), k
+      k = sprintf("%s%07d", p, i)
+      if (ttl == "")
+        printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", length(k), k
+      else
+        printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$2\r\nEX\r\n$%d\r\n%s\r\n",
+          length(k), k, length(ttl), ttl
     }
   }' | redis-cli -p "$1" --pipe >/dev/null
   [ "$(redis-cli -p "$1" dbsize)" = "$KEYS" ] || { echo "key load failed on $1" >&2; exit 1; }
+}
+
+# start_one_node_cluster KIND: rbkv (KIND before or after) as a one-node cluster (lib.sh's
+# start_cluster_nodes), every slot assigned to it, cluster_state:ok; its port in CLUSTER_PORTS.
+start_one_node_cluster() {
+  local bin=$BEFORE dir i
+  [ "$1" = before ] || bin=$AFTER
+  dir=$(mktemp -d)
+  start_cluster_nodes "$dir" "$1" "$bin" 1
+  redis-cli -p "${CLUSTER_PORTS[0]}" cluster addslotsrange 0 16383 >/dev/null
+  for i in $(seq 100); do
+    redis-cli -p "${CLUSTER_PORTS[0]}" cluster info | grep -q cluster_state:ok && return 0
+    sleep 0.1
+  done
+  echo "one-node cluster on ${CLUSTER_PORTS[0]} not ok" >&2; exit 1
 }
 
 # ping_wait_ms FD: writes PING on FD, reads the answer; prints the wait in ms.
@@ -184,6 +201,17 @@ for s in before after redis; do
     redis-cli -p "$port" flushall >/dev/null # what the load wrote
     load_keys "$port"
     stall kdelrange "$s" "$port" KDELRANGE PREFIX k:
+  fi
+  if [ "$s" != redis ] && want kdelttl; then
+    redis-cli -p "$port" flushall >/dev/null
+    load_keys "$port" k: 1000000
+    stall kdelttl "$s" "$port" KDELRANGE PREFIX k:
+  fi
+  if [ "$s" != redis ] && want kdelcluster; then
+    start_one_node_cluster "$s"
+    load_keys "${CLUSTER_PORTS[0]}" "{t}k:"
+    stall kdelcluster "$s" "${CLUSTER_PORTS[0]}" KDELRANGE PREFIX "{t}k:"
+    stop_last
   fi
   if [ "$s" != redis ] && want hdelrange; then
     load_hash "$port"
