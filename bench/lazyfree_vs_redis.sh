@@ -30,6 +30,8 @@
 # and the probe goes on 3 s after the reply instead of 200 ms: a stall that comes after the reply
 # (the allocator taking back what another thread freed, at the loop's next allocations) shows.
 # --stalls-only skips the CPU part.
+# --appendonly: both rbkv servers run with the append-only log on (appendfsync everysec, in a
+# fresh folder), so a range deletion also goes to the log (redis-server stays without).
 #
 # CPU per request. On fresh servers holding 100,000 keys, redis-benchmark -t set,get -c 50 -P 16
 # -r 100000 -n REQUESTS (default 2,000,000) -d 16, and the server's user+system ticks over each run
@@ -38,14 +40,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY=
+MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY= AOF=
 CASES="unlink zremrank zremhalf kdelrange kdelttl kdelcluster hdelrange flushall"
-USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] BEFORE_BIN [AFTER_BIN]"
+USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] [--appendonly] BEFORE_BIN [AFTER_BIN]"
 while [ $# -gt 0 ]; do
   case $1 in
     --cases) CASES=$2; shift 2 ;;
     --load) LOAD=$2; shift 2 ;;
     --stalls-only) STALLS_ONLY=1; shift ;;
+    --appendonly) AOF=1; shift ;;
     --members) MEMBERS=$2; shift 2 ;;
     --keys) KEYS=$2; shift 2 ;;
     --requests) REQUESTS=$2; shift 2 ;;
@@ -66,9 +69,11 @@ TAIL_S=0.2
 
 # start NAME PORT: the server NAME (before, after, redis) on PORT.
 start() {
+  local aof=()
+  [ -z "$AOF" ] || aof=(--appendonly yes --dir "$(mktemp -d)")
   case $1 in
-    before) RBKV_BIN=$BEFORE start_rbkv "$2" --save '' ;;
-    after) RBKV_BIN=$AFTER start_rbkv "$2" --save '' ;;
+    before) RBKV_BIN=$BEFORE start_rbkv "$2" --save '' "${aof[@]}" ;;
+    after) RBKV_BIN=$AFTER start_rbkv "$2" --save '' "${aof[@]}" ;;
     redis) start_redis "$2" ;;
   esac
 }

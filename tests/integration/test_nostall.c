@@ -41,6 +41,10 @@
 #define PROBE_KEYS 1000000  /* divided by H_SLOW */
 #define PROBE_BOUND_MS 188  /* 1/5 of the 940 ms measured before the cut */
 #define COMMAND_BOUND_US 50000 /* the command's own time, as INFO commandstats says */
+/* The same with the log on, where walking a million keys' DELs into it
+ * took 1.1 s before (bench/README.md, branch h-rangedel); the command
+ * itself takes about 0.2 ms now. */
+#define PROPAGATE_BOUND_US 20000
 #define BATCH 1000
 #define WAIT_MS (20000 * H_SLOW)
 /* The mass expiry's keys: one script gives them their deadline, and a
@@ -159,17 +163,24 @@ static void judge(redisContext *c, const char *what, long long worst, const char
     CHECK(usec >= 0 && usec < COMMAND_BOUND_US, "%s ran %lld us", what, usec);
 }
 
-/* A flushed server, the connection *c that fills and checks, *p that
+/* A flushed server s, the connection *c that fills and checks, *p that
  * PINGs, and r that sends the deletion; its stats reset. Returns 0, or -1
  * after a failure. */
-static int probe_open(redisContext **c, redisContext **p, struct h_raw *r)
+static int probe_open_on(const struct h_server *s, redisContext **c, redisContext **p,
+                         struct h_raw *r)
 {
-    *c = h_connect_flushed(&srv);
-    *p = h_connect(&srv);
-    if (!*c || !*p || h_raw_open(r, &srv) < 0)
+    *c = h_connect_flushed(s);
+    *p = h_connect(s);
+    if (!*c || !*p || h_raw_open(r, s) < 0)
         return -1;
     EXPECT_OK(*c, "CONFIG", "RESETSTAT");
     return 0;
+}
+
+/* probe_open_on the shared server. */
+static int probe_open(redisContext **c, redisContext **p, struct h_raw *r)
+{
+    return probe_open_on(&srv, c, p, r);
 }
 
 /* Probes the deletion cmd (inline) on r, PINGing on p, expects it to
@@ -453,6 +464,38 @@ static void test_hdelrange_probe(void)
                  "WITHVALUES");
     EXPECT_BULK(c, "listpack", "OBJECT", "ENCODING", "h");
     redisFree(c);
+}
+
+/* With the append-only log on, KDELRANGE's cut and HDELRANGE go to it as
+ * themselves, not as a million DELs or HDELs walked on the loop; the log
+ * replaying them is test_aof's. */
+static void test_aof_probe(void)
+{
+    struct h_server s;
+    if (h_start(&s, H_FLAGS("--appendonly", "yes")) < 0)
+        return;
+    redisContext *c, *p;
+    struct h_raw r;
+    if (probe_open_on(&s, &c, &p, &r) == 0) {
+        int n = PROBE_KEYS / H_SLOW;
+        fill(c, "k:", n);
+        hfill(c, "h", "f:", n);
+        probe_deletion(c, p, &r, "KDELRANGE PREFIX k:", n, "KDELRANGE PREFIX, the log on",
+                       "kdelrange");
+        long long usec = command_usec(c, "kdelrange");
+        CHECK(h_slow() || (usec >= 0 && usec < PROPAGATE_BOUND_US), "KDELRANGE ran %lld us", usec);
+        if (h_raw_open(&r, &s) == 0 && (p = h_connect(&s)) != NULL) {
+            probe_deletion(c, p, &r, "HDELRANGE h PREFIX f:", n, "HDELRANGE PREFIX, the log on",
+                           "hdelrange");
+            usec = command_usec(c, "hdelrange");
+            CHECK(h_slow() || (usec >= 0 && usec < PROPAGATE_BOUND_US), "HDELRANGE ran %lld us",
+                  usec);
+        }
+        EXPECT_INT(c, 0, "DBSIZE");
+    }
+    if (c)
+        redisFree(c);
+    h_stop(&s);
 }
 
 /* The random tests' generator: Knuth's MMIX LCG, whose high bits are
@@ -763,6 +806,15 @@ static void test_replica(void)
         freeReplyObject(hwant);
     if (hgot)
         freeReplyObject(hgot);
+    /* Both went as themselves, not per key or field: the replica's own
+     * KDELRANGE cut the same keys. */
+    redisReply *st = H_CALL(r, "INFO", "commandstats");
+    CHECK(st && st->type == REDIS_REPLY_STRING && strstr(st->str, "cmdstat_kdelrange:calls=1,") &&
+              strstr(st->str, "cmdstat_hdelrange:calls=1,") && !strstr(st->str, "cmdstat_del:") &&
+              !strstr(st->str, "cmdstat_hdel:"),
+          "the replica got KDELRANGE and HDELRANGE, no DEL or HDEL");
+    if (st)
+        freeReplyObject(st);
     EXPECT_INT(p, 1, "DEL", "rh");
     redisReply *want = H_CALL(p, "KRANGE", "0", "-1");
     int64_t end = h_now_ms() + WAIT_MS;
@@ -947,6 +999,67 @@ static void test_cluster_probe(void)
     h_stop(&cs);
 }
 
+/* Sends PSYNC replid offset on a new raw connection to s after REPLCONF
+ * capa eof (and capa rbkv when rbkv); whether the answer starts with want. */
+static int psync_answers(const struct h_server *s, const char *replid, long long offset, int rbkv,
+                         const char *want)
+{
+    struct h_raw r;
+    char cmd[160];
+    size_t len = 0;
+    if (h_raw_open(&r, s) < 0)
+        return 0;
+    snprintf(cmd, sizeof(cmd), "REPLCONF capa eof%s\r\nPSYNC %s %lld\r\n",
+             rbkv ? " capa rbkv" : "", replid, offset);
+    int ok = h_raw_send(&r, cmd, strlen(cmd)) == 0 && h_raw_read_reply(&r, &len, WAIT_MS) == 0 &&
+             len == 5 && !memcmp(r.buf, "+OK\r\n", 5);
+    if (ok) {
+        h_raw_consume(&r, len);
+        ok = h_raw_read_reply(&r, &len, WAIT_MS) == 0 && len > strlen(want) &&
+             !memcmp(r.buf, want, strlen(want));
+    }
+    h_raw_close(&r);
+    return ok;
+}
+
+/* A cut sent as KDELRANGE itself is rbkv's own: a replica that is not rbkv
+ * (no capa rbkv: a redis-server) asking to continue from before it gets a
+ * full sync; an rbkv one continues. With such a replica attached, the cut
+ * goes as DELs (test_repl_redis applies them on a redis-server). */
+static void test_psync_after_cut(void)
+{
+    struct h_server primary, replica;
+    redisContext *p = h_open(&primary, NULL);
+    if (!p)
+        return;
+    redisContext *r = h_open(&replica, NULL);
+    if (!r) {
+        h_close(&primary, p);
+        return;
+    }
+    h_replicate(r, &primary, WAIT_MS);
+    fill(p, "s:", 3000);
+    CHECK(h_wait_caught_up(p, r, WAIT_MS), "the replica caught up");
+    char replid[64] = "", off[32] = "";
+    redisReply *info = H_CALL(p, "INFO", "replication");
+    CHECK(info && info->type == REDIS_REPLY_STRING &&
+              h_info_field(info->str, "master_replid", replid, sizeof(replid)) == 0 &&
+              h_info_field(info->str, "master_repl_offset", off, sizeof(off)) == 0,
+          "INFO replication");
+    if (info)
+        freeReplyObject(info);
+    long long from = atoll(off) + 1;
+    EXPECT_INT(p, 2000, "KDELRANGE", "-", "+", "LIMIT", "2000");
+    CHECK(psync_answers(&primary, replid, from, 0, "+FULLRESYNC"),
+          "a plain replica does not continue from before the cut");
+    CHECK(psync_answers(&primary, replid, from, 1, "+CONTINUE"),
+          "an rbkv replica continues from before the cut");
+    CHECK(h_wait_caught_up(p, r, WAIT_MS), "the replica caught up");
+    EXPECT_INT(r, 1000, "DBSIZE");
+    h_close(&replica, r);
+    h_close(&primary, p);
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
@@ -959,11 +1072,13 @@ int main(int argc, char **argv)
     H_RUN(test_zrem_half_probe);
     H_RUN(test_zrem_pending);
     H_RUN(test_hdelrange_probe);
+    H_RUN(test_aof_probe);
     H_RUN(test_hdelrange_model);
     H_RUN(test_model);
     H_RUN(test_expiry_probe);
     H_RUN(test_aof);
     H_RUN(test_replica);
+    H_RUN(test_psync_after_cut);
     H_RUN(test_cluster_probe);
     h_stop(&srv);
     return h_finish();
