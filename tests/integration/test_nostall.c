@@ -623,9 +623,53 @@ static void test_watch(void)
     redisFree(c);
 }
 
+#define MODEL_KEYS 20000
+
+/* One round of a KDELRANGE model over MODEL_KEYS keys "<prefix>%07d":
+ * random bounds [lo, lo + least + [0, spread)) and LIMIT least + [0,
+ * limit_spread), the model's present (and ttl, when given) cleared for what
+ * it should delete, its reply checked; then sets keys of the range written
+ * again at once, while their old entries are being freed. */
+struct model_cut {
+    const char *prefix;
+    int least, spread, limit_spread, sets;
+};
+
+static void model_kdelrange(redisContext *c, uint64_t *rng, const struct model_cut *m,
+                            unsigned char *present, unsigned char *ttl)
+{
+    lcg_step(rng);
+    int lo = (int)((*rng >> 33) % MODEL_KEYS);
+    lcg_step(rng);
+    int hi = lo + m->least + (int)((*rng >> 33) % (unsigned)m->spread);
+    if (hi >= MODEL_KEYS)
+        hi = MODEL_KEYS - 1;
+    long long limit = m->least + (long long)((*rng >> 20) % (unsigned)m->limit_spread);
+    char blo[32], bhi[32], blim[24], key[32];
+    snprintf(blo, sizeof(blo), "[%s%07d", m->prefix, lo);
+    snprintf(bhi, sizeof(bhi), "[%s%07d", m->prefix, hi);
+    snprintf(blim, sizeof(blim), "%lld", limit);
+    long long want = 0;
+    for (int i = lo; i <= hi && want < limit; i++) {
+        want += present[i];
+        present[i] = 0;
+        if (ttl)
+            ttl[i] = 0;
+    }
+    EXPECT_INT(c, want, "KDELRANGE", blo, bhi, "LIMIT", blim);
+    for (int k = 0; k < m->sets; k++) {
+        lcg_step(rng);
+        int i = lo + (int)((*rng >> 33) % (unsigned)(hi - lo + 1));
+        snprintf(key, sizeof(key), "%s%07d", m->prefix, i);
+        EXPECT_OK(c, "SET", key, "v");
+        present[i] = 1;
+        if (ttl)
+            ttl[i] = 0;
+    }
+}
+
 /* Random KDELRANGEs (with LIMIT, over bounds drawn from the keys) and SETs
  * of keys they deleted, against a model: a flag per key. */
-#define MODEL_KEYS 20000
 static void test_model(void)
 {
     redisContext *c = h_connect_flushed(&srv);
@@ -646,36 +690,8 @@ static void test_model(void)
     for (int i = 0; i < MODEL_KEYS; i += 7)
         EXPECT_NEXT(c, ":1");
     for (int round = 0; round < 60; round++) {
-        lcg_step(&rng);
-        int lo = (int)((rng >> 33) % MODEL_KEYS);
-        lcg_step(&rng);
-        int hi = lo + (int)((rng >> 33) % 8000);
-        if (hi >= MODEL_KEYS)
-            hi = MODEL_KEYS - 1;
-        long long limit = (long long)((rng >> 20) % 6000);
-        char blo[32], bhi[32], blim[24];
-        snprintf(blo, sizeof(blo), "[m:%07d", lo);
-        snprintf(bhi, sizeof(bhi), "[m:%07d", hi);
-        snprintf(blim, sizeof(blim), "%lld", limit);
-        long long want = 0;
-        for (int i = lo; i <= hi && want < limit; i++) {
-            if (present[i]) {
-                present[i] = 0;
-                ttl[i] = 0;
-                want++;
-            }
-        }
-        EXPECT_INT(c, want, "KDELRANGE", blo, bhi, "LIMIT", blim);
-        /* Some deleted keys come back at once, while freed. */
-        for (int k = 0; k < 50; k++) {
-            lcg_step(&rng);
-            int i = lo + (int)((rng >> 33) % (unsigned)(hi - lo + 1));
-            char key[32];
-            snprintf(key, sizeof(key), "m:%07d", i);
-            EXPECT_OK(c, "SET", key, "v");
-            present[i] = 1;
-            ttl[i] = 0;
-        }
+        struct model_cut mc = {"m:", 0, 8000, 6000, 50};
+        model_kdelrange(c, &rng, &mc, present, ttl);
         long long count = 0, expires = 0;
         for (int i = 0; i < MODEL_KEYS; i++) {
             count += present[i];
@@ -778,19 +794,31 @@ static void test_aof(void)
     h_stop(&s);
 }
 
-/* A replica applies the cut's DELs and ends with the primary's keys. */
+/* A primary and its replica, linked. Returns 0, or -1 with nothing left
+ * open. */
+static int pair_open(struct h_server *primary, struct h_server *replica, redisContext **p,
+                     redisContext **r)
+{
+    *p = h_open(primary, NULL);
+    if (!*p)
+        return -1;
+    *r = h_open(replica, NULL);
+    if (!*r) {
+        h_close(primary, *p);
+        return -1;
+    }
+    h_replicate(*r, primary, WAIT_MS);
+    return 0;
+}
+
+/* A replica applies the cut (as KDELRANGE and HDELRANGE themselves) and
+ * ends with the primary's keys. */
 static void test_replica(void)
 {
     struct h_server primary, replica;
-    redisContext *p = h_open(&primary, NULL);
-    if (!p)
+    redisContext *p, *r;
+    if (pair_open(&primary, &replica, &p, &r) < 0)
         return;
-    redisContext *r = h_open(&replica, NULL);
-    if (!r) {
-        h_close(&primary, p);
-        return;
-    }
-    h_replicate(r, &primary, WAIT_MS);
     fill(p, "r:", 6000);
     EXPECT_INT(p, 4000, "KDELRANGE", "[r:0000500", "+", "LIMIT", "4000");
     EXPECT_OK(p, "SET", "r:0000600", "back");
@@ -928,31 +956,8 @@ static void cluster_probe(redisContext *c, redisContext *p, struct h_raw *r)
     fill(c, "{t}r:", MODEL_KEYS);
     memset(present, 1, sizeof(present));
     for (int round = 0; round < 20; round++) {
-        lcg_step(&rng);
-        int lo = (int)((rng >> 33) % MODEL_KEYS);
-        lcg_step(&rng);
-        int hi = lo + 1024 + (int)((rng >> 33) % 6000);
-        if (hi >= MODEL_KEYS)
-            hi = MODEL_KEYS - 1;
-        long long limit = 1024 + (long long)((rng >> 20) % 5000);
-        char blo[32], bhi[32], blim[24];
-        snprintf(blo, sizeof(blo), "[{t}r:%07d", lo);
-        snprintf(bhi, sizeof(bhi), "[{t}r:%07d", hi);
-        snprintf(blim, sizeof(blim), "%lld", limit);
-        long long removed = 0;
-        for (int i = lo; i <= hi && removed < limit; i++) {
-            removed += present[i];
-            present[i] = 0;
-        }
-        EXPECT_INT(c, removed, "KDELRANGE", blo, bhi, "LIMIT", blim);
-        for (int k = 0; k < 20; k++) {
-            lcg_step(&rng);
-            int i = lo + (int)((rng >> 33) % (unsigned)(hi - lo + 1));
-            char key[32];
-            snprintf(key, sizeof(key), "{t}r:%07d", i);
-            EXPECT_OK(c, "SET", key, "v");
-            present[i] = 1;
-        }
+        struct model_cut mc = {"{t}r:", 1024, 6000, 5000, 20};
+        model_kdelrange(c, &rng, &mc, present, NULL);
         size_t count = 1;
         listed[0] = "{t}a";
         for (int i = 0; i < MODEL_KEYS; i++) {
@@ -1029,15 +1034,9 @@ static int psync_answers(const struct h_server *s, const char *replid, long long
 static void test_psync_after_cut(void)
 {
     struct h_server primary, replica;
-    redisContext *p = h_open(&primary, NULL);
-    if (!p)
+    redisContext *p, *r;
+    if (pair_open(&primary, &replica, &p, &r) < 0)
         return;
-    redisContext *r = h_open(&replica, NULL);
-    if (!r) {
-        h_close(&primary, p);
-        return;
-    }
-    h_replicate(r, &primary, WAIT_MS);
     fill(p, "s:", 3000);
     CHECK(h_wait_caught_up(p, r, WAIT_MS), "the replica caught up");
     char replid[64] = "", off[32] = "";
