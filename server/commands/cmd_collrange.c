@@ -157,8 +157,8 @@ static void cmd_srank(struct client *c)
 }
 
 /* HDELRANGE's fields of ranks [lo, hi) go on to the log and the replicas as
- * the HDELs they amount to, which a redis-server replica applies too (Redis
- * has no HDELRANGE); the last HDEL of a hash removes it there as here. */
+ * the HDELs they amount to, for a redis-server replica (Redis has no
+ * HDELRANGE); the last HDEL of a hash removes it there as here. */
 static void propagate_hdels(struct client *c, const struct omap *m, size_t lo, size_t hi)
 {
     struct resp_slice argv[2 + PROPAGATE_EFFECT_BATCH];

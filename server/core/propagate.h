@@ -39,8 +39,9 @@ void propagate_argv(int db, int argc, const struct resp_slice *argv);
 void propagate_effects(int db, int argc, const struct resp_slice *argv);
 /* The most keys or elements one such effect carries when an rbkv-only write
  * goes out as the Redis commands it amounts to (KDELRANGE as DEL, HDELRANGE
- * as HDEL), so that a redis-server replica can apply it: a big range is
- * several commands, in one MULTI/EXEC, rather than one unbounded one. */
+ * as HDEL), so that a redis-server replica can apply it (while one is in
+ * the stream's history: propagate_plain_wanted): a big range is several
+ * commands, in one MULTI/EXEC, rather than one unbounded one. */
 #define PROPAGATE_EFFECT_BATCH 512
 /* As propagate_effects, for an effect that only rbkv applies (a range
  * deletion sent as itself, with bounds that name exactly the keys it
