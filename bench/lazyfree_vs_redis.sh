@@ -10,6 +10,10 @@
 #   unlink    UNLINK of a sorted set of N members (default 2,000,000), loaded by ZADDs of 1000;
 #   kdelrange KDELRANGE PREFIX k: over N keys (default 1,000,000) (rbkv only: Redis has none;
 #             its nearest single command is the FLUSHALL ASYNC below);
+#   kdelttl   the same over N keys that each have a deadline (SET k v EX 1000000);
+#   kdelcluster
+#             KDELRANGE PREFIX {t}k: over N keys "{t}k:..." on a one-node cluster (cluster mode,
+#             every slot assigned to the node), so every key is in its slot's key set too;
 #   zremrank  ZREMRANGEBYRANK z 0 -2 of the sorted set, reloaded (all members but the last);
 #   zremhalf  ZREMRANGEBYRANK z 0 N/2-1 of the sorted set, reloaded (half its members);
 #   hdelrange HDELRANGE h PREFIX f: over a hash of N fields (N as for keys) and two fields that
@@ -26,6 +30,8 @@
 # and the probe goes on 3 s after the reply instead of 200 ms: a stall that comes after the reply
 # (the allocator taking back what another thread freed, at the loop's next allocations) shows.
 # --stalls-only skips the CPU part.
+# --appendonly: both rbkv servers run with the append-only log on (appendfsync everysec, in a
+# fresh folder), so a range deletion also goes to the log (redis-server stays without).
 #
 # CPU per request. On fresh servers holding 100,000 keys, redis-benchmark -t set,get -c 50 -P 16
 # -r 100000 -n REQUESTS (default 2,000,000) -d 16, and the server's user+system ticks over each run
@@ -34,14 +40,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY=
-CASES="unlink zremrank zremhalf kdelrange hdelrange flushall"
-USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] BEFORE_BIN [AFTER_BIN]"
+MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY= AOF=
+CASES="unlink zremrank zremhalf kdelrange kdelttl kdelcluster hdelrange flushall"
+USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] [--appendonly] BEFORE_BIN [AFTER_BIN]"
 while [ $# -gt 0 ]; do
   case $1 in
     --cases) CASES=$2; shift 2 ;;
     --load) LOAD=$2; shift 2 ;;
     --stalls-only) STALLS_ONLY=1; shift ;;
+    --appendonly) AOF=1; shift ;;
     --members) MEMBERS=$2; shift 2 ;;
     --keys) KEYS=$2; shift 2 ;;
     --requests) REQUESTS=$2; shift 2 ;;
@@ -62,17 +69,13 @@ TAIL_S=0.2
 
 # start NAME PORT: the server NAME (before, after, redis) on PORT.
 start() {
+  local aof=()
+  [ -z "$AOF" ] || aof=(--appendonly yes --dir "$(mktemp -d)")
   case $1 in
-    before) RBKV_BIN=$BEFORE start_rbkv "$2" --save '' ;;
-    after) RBKV_BIN=$AFTER start_rbkv "$2" --save '' ;;
+    before) RBKV_BIN=$BEFORE start_rbkv "$2" --save '' "${aof[@]}" ;;
+    after) RBKV_BIN=$AFTER start_rbkv "$2" --save '' "${aof[@]}" ;;
     redis) start_redis "$2" ;;
   esac
-}
-
-stop_last() {
-  local pid=${BENCH_PIDS[-1]}
-  kill "$pid"; wait "$pid" 2>/dev/null || true
-  BENCH_PIDS=()
 }
 
 load_zset() { # PORT
@@ -104,14 +107,33 @@ load_hash() { # PORT: h holds f:0000000 .. and "a", "z", which stay
   [ "$(redis-cli -p "$1" hlen h)" = "$((KEYS + 2))" ] || { echo "hash load failed on $1" >&2; exit 1; }
 }
 
-load_keys() { # PORT
-  awk -v n="$KEYS" 'BEGIN {
+load_keys() { # PORT [PREFIX [TTL_S]]: KEYS keys PREFIX%07d (PREFIX k: by default)
+  awk -v n="$KEYS" -v p="${2:-k:}" -v ttl="${3:-}" 'BEGIN {
     for (i = 0; i < n; i++) {
-      k = sprintf("k:%07d", i)
-      printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", length(k), k
+      k = sprintf("%s%07d", p, i)
+      if (ttl == "")
+        printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", length(k), k
+      else
+        printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$2\r\nEX\r\n$%d\r\n%s\r\n",
+          length(k), k, length(ttl), ttl
     }
   }' | redis-cli -p "$1" --pipe >/dev/null
   [ "$(redis-cli -p "$1" dbsize)" = "$KEYS" ] || { echo "key load failed on $1" >&2; exit 1; }
+}
+
+# start_one_node_cluster KIND: rbkv (KIND before or after) as a one-node cluster (lib.sh's
+# start_cluster_nodes), every slot assigned to it, cluster_state:ok; its port in CLUSTER_PORTS.
+start_one_node_cluster() {
+  local bin=$BEFORE dir i
+  [ "$1" = before ] || bin=$AFTER
+  dir=$(mktemp -d)
+  start_cluster_nodes "$dir" "$1" "$bin" 1
+  redis-cli -p "${CLUSTER_PORTS[0]}" cluster addslotsrange 0 16383 >/dev/null
+  for i in $(seq 100); do
+    redis-cli -p "${CLUSTER_PORTS[0]}" cluster info | grep -q cluster_state:ok && return 0
+    sleep 0.1
+  done
+  echo "one-node cluster on ${CLUSTER_PORTS[0]} not ok" >&2; exit 1
 }
 
 # ping_wait_ms FD: writes PING on FD, reads the answer; prints the wait in ms.
@@ -184,6 +206,17 @@ for s in before after redis; do
     redis-cli -p "$port" flushall >/dev/null # what the load wrote
     load_keys "$port"
     stall kdelrange "$s" "$port" KDELRANGE PREFIX k:
+  fi
+  if [ "$s" != redis ] && want kdelttl; then
+    redis-cli -p "$port" flushall >/dev/null
+    load_keys "$port" k: 1000000
+    stall kdelttl "$s" "$port" KDELRANGE PREFIX k:
+  fi
+  if [ "$s" != redis ] && want kdelcluster; then
+    start_one_node_cluster "$s"
+    load_keys "${CLUSTER_PORTS[0]}" "{t}k:"
+    stall kdelcluster "$s" "${CLUSTER_PORTS[0]}" KDELRANGE PREFIX "{t}k:"
+    stop_last
   fi
   if [ "$s" != redis ] && want hdelrange; then
     load_hash "$port"

@@ -31,6 +31,7 @@
 #include "cluster_qpart.h"
 #include "config.h"
 #include "conn.h"
+#include "keyslot.h"
 #include "krange.h"
 #include "longrun.h"
 #include "mem.h"
@@ -87,18 +88,6 @@ static int bound_key(const struct resp_slice *b, struct resp_slice *key)
     return 1;
 }
 
-/* Whether every key starting with p[0..len) has the same complete hash tag:
- * p holds a '{' and, after it, a '}' with at least one byte between. */
-static int prefix_tagged(const char *p, size_t len)
-{
-    const char *open = memchr(p, '{', len);
-    if (!open)
-        return 0;
-    size_t at = (size_t)(open - p) + 1;
-    const char *close = memchr(p + at, '}', len - at);
-    return close && close > open + 1;
-}
-
 /* Bounds min and max confine a range to one tag when their common prefix
  * does: every key between them starts with that prefix. */
 static int bounds_tagged(const struct resp_slice *a, const struct resp_slice *b,
@@ -110,7 +99,7 @@ static int bounds_tagged(const struct resp_slice *a, const struct resp_slice *b,
     size_t n = 0;
     while (n < x.len && n < y.len && x.ptr[n] == y.ptr[n])
         n++;
-    if (!prefix_tagged(x.ptr, n))
+    if (!key_prefix_tagged(x.ptr, n))
         return 0;
     *tagged = (struct resp_slice){x.ptr, n};
     return 1;
@@ -122,7 +111,7 @@ static int span_tagged(int argc, const struct resp_slice *argv, int j, struct re
     if (argc < j + 2)
         return 0;
     if (word_is(&argv[j], "PREFIX")) {
-        if (!prefix_tagged(argv[j + 1].ptr, argv[j + 1].len))
+        if (!key_prefix_tagged(argv[j + 1].ptr, argv[j + 1].len))
             return 0;
         *tagged = argv[j + 1];
         return 1;
@@ -162,7 +151,7 @@ enum cluster_query_scope cluster_query_scope(const struct client *c, int argc,
               bounds_tagged(&argv[1], &argv[2], tagged);
         break;
     case 1:
-        one = argc >= 2 && prefix_tagged(argv[1].ptr, argv[1].len);
+        one = argc >= 2 && key_prefix_tagged(argv[1].ptr, argv[1].len);
         if (one)
             *tagged = argv[1];
         break;

@@ -157,8 +157,8 @@ static void cmd_srank(struct client *c)
 }
 
 /* HDELRANGE's fields of ranks [lo, hi) go on to the log and the replicas as
- * the HDELs they amount to, which a redis-server replica applies too (Redis
- * has no HDELRANGE); the last HDEL of a hash removes it there as here. */
+ * the HDELs they amount to, for a redis-server replica (Redis has no
+ * HDELRANGE); the last HDEL of a hash removes it there as here. */
 static void propagate_hdels(struct client *c, const struct omap *m, size_t lo, size_t hi)
 {
     struct resp_slice argv[2 + PROPAGATE_EFFECT_BATCH];
@@ -181,9 +181,9 @@ static void propagate_hdels(struct client *c, const struct omap *m, size_t lo, s
 /* HDELRANGE key min max|PREFIX p: the fields removed. The chunks wholly
  * inside the range are cut out of the map's tree at once (om_cut_span) and
  * freed on the lazy-free thread, as ZREMRANGEBY* does with a sorted set's
- * run (docs/internals.md, "Range deletion"); the HDELs the command amounts
- * to are walked only when the log or a replica takes them, so nothing is
- * done per field when nothing listens. */
+ * run (docs/internals.md, "Range deletion"); it goes to the log and rbkv
+ * replicas as itself, and the HDELs it amounts to are walked only when a
+ * redis-server replica is attached, so nothing is done per field else. */
 static void cmd_hdelrange(struct client *c)
 {
     struct ks_entry *e;
@@ -197,8 +197,13 @@ static void cmd_hdelrange(struct client *c)
     if (n) {
         struct om_limits lim;
         coll_limits(KS_HASH, &lim);
-        if (propagate_wanted())
+        /* The command itself replays the same on the same hash (it has
+         * no LIMIT and a field no deadline); only a redis-server replica
+         * needs the HDELs. */
+        if (propagate_plain_wanted())
             propagate_hdels(c, m, span.lo, span.hi);
+        else if (propagate_wanted())
+            propagate_rbkv_effect(c->db_index, c->argc, c->argv);
         struct omap *cut = om_cut_span(&m, span.lo, span.hi, &lim);
         ks_set_ptr(e, m);
         if (cut)

@@ -38,6 +38,7 @@
 #include "lexrange.h"
 #include "listing.h"
 #include "live.h"
+#include "mem.h"
 #include "reach.h"
 #include "notify.h"
 #include "propagate.h"
@@ -453,11 +454,10 @@ static void propagate_batch(struct client *c, struct ks_entry **batch, int n)
  * as DELs in batches; with cut 0 they are also deleted, batch by batch
  * (each entry is deleted after its DEL copied its key). */
 static void each_deleted(struct client *c, struct live_view *live, struct ks_entry *e, size_t n,
-                         int cut)
+                         int cut, int send)
 {
     struct ks_entry *batch[PROPAGATE_EFFECT_BATCH];
     int held = 0;
-    int send = propagate_wanted();
     for (size_t i = 0; i < n; i++) {
         /* Deleting an entry never moves another, so next stays valid; nor
          * does deleting a live key change what live hides. A cut's entries
@@ -481,6 +481,23 @@ static void each_deleted(struct client *c, struct live_view *live, struct ks_ent
     }
 }
 
+/* A cut of the keys from first's to last's goes to the log and rbkv
+ * replicas as KDELRANGE [first [last: on the same data (a replica's, or the
+ * log's replay, which both see due keys as present) it deletes exactly
+ * these keys, which were consecutive and all live here. */
+static void propagate_cut(struct client *c, const struct ks_entry *first,
+                          const struct ks_entry *last)
+{
+    size_t fl = ks_klen(first), ll = ks_klen(last);
+    char *lo = xmalloc(2 + fl + ll), *hi = lo + 1 + fl;
+    lo[0] = hi[0] = '[';
+    memcpy(lo + 1, ks_key(first), fl);
+    memcpy(hi + 1, ks_key(last), ll);
+    struct resp_slice argv[3] = {{"KDELRANGE", 9}, {lo, 1 + fl}, {hi, 1 + ll}};
+    propagate_rbkv_effect(c->db_index, 3, argv);
+    xfree(lo);
+}
+
 /* Fewer keys than this are deleted one by one: a cut and its slices cost
  * more than they save. */
 #define KDELRANGE_CUT_MIN 1024
@@ -488,7 +505,10 @@ static void each_deleted(struct client *c, struct live_view *live, struct ks_ent
 /* KDELRANGE min max [LIMIT count] and KDELRANGE PREFIX p [LIMIT count]:
  * deletes the first count keys of the span (all when count is negative),
  * ascending. It reaches the log and the replicas as the DELs it made, which
- * a redis-server replica applies too (Redis has no KDELRANGE).
+ * a redis-server replica applies too (Redis has no KDELRANGE); a cut goes
+ * as KDELRANGE over its first and last key instead (propagate_cut), unless
+ * a redis-server replica is attached, so nothing is walked per key for
+ * them.
  *
  * A big range whose keys are all live is cut out of the db at once
  * (ks_cut: O(log^2 n)) and freed in slices afterwards (lazyfree.h), so the
@@ -517,17 +537,25 @@ static void cmd_kdelrange(struct client *c)
     /* The live keys only: the due ones are active expiry's to delete, with
      * their "expired" events. A cut takes consecutive positions, so only
      * when the first n of the span are all live. */
-    struct ks_entry *e = NULL;
-    if (n >= KDELRANGE_CUT_MIN && live_in(&live, span.lo, span.lo + n) == n)
+    struct ks_entry *e = NULL, *last = NULL;
+    if (n >= KDELRANGE_CUT_MIN && live_in(&live, span.lo, span.lo + n) == n) {
+        last = ks_select(c->db, span.lo + n - 1); /* before the cut: its rank */
         e = ks_cut(c->db, span.lo, n);
+    }
     if (e) {
-        if (notify_enabled(NOTIFY_GENERIC) || tracking_clients() || propagate_wanted())
-            each_deleted(c, &live, e, n, 1);
+        /* The cut's entries keep their keys until the slices free them,
+         * after this command: each DEL or the bounds copy them first. */
+        int plain = propagate_plain_wanted();
+        if (notify_enabled(NOTIFY_GENERIC) || tracking_clients() || plain)
+            each_deleted(c, &live, e, n, 1, plain);
         else
             watch_touch_cut(c->db);
+        if (!plain && propagate_wanted())
+            propagate_cut(c, e, last);
         lazyfree_cuts_start();
     } else if (n) {
-        each_deleted(c, &live, live_nearest(&live, ks_select(c->db, span.lo), 0), n, 0);
+        each_deleted(c, &live, live_nearest(&live, ks_select(c->db, span.lo), 0), n, 0,
+                     propagate_wanted());
     }
     server.dirty += n;
     resp_add_int(&c->out, (long long)n);

@@ -27,7 +27,7 @@ static const struct propagate_feed *feed;
 /* One held write: cmd NULL for words sent as they are; to_log 0 for one
  * that goes to the replicas only. argv and its bytes are one block. */
 struct held {
-    int db, argc, to_log;
+    int db, argc, to_log, rbkv_only;
     const struct command *cmd;
     struct resp_slice *argv;
 };
@@ -57,15 +57,19 @@ static void send_command(struct db *db, const struct command *cmd, int argc,
         feed->command(db, cmd, argc, argv);
 }
 
-static void send_argv(int db, int to_log, int argc, const struct resp_slice *argv)
+static void send_argv(int db, int to_log, int rbkv_only, int argc,
+                      const struct resp_slice *argv)
 {
     if (to_log)
         aof_feed_argv(db, argc, argv);
-    if (feeds_stream())
+    if (feeds_stream()) {
         feed->argv(db, argc, argv);
+        if (rbkv_only)
+            feed->rbkv_only();
+    }
 }
 
-static void hold(int db, int to_log, const struct command *cmd, int argc,
+static void hold(int db, int to_log, int rbkv_only, const struct command *cmd, int argc,
                  const struct resp_slice *argv)
 {
     size_t bytes = 0;
@@ -82,7 +86,7 @@ static void hold(int db, int to_log, const struct command *cmd, int argc,
         unit.cap = unit.cap ? unit.cap * 2 : 8;
         unit.held = xrealloc(unit.held, unit.cap * sizeof(*unit.held));
     }
-    unit.held[unit.count++] = (struct held){db, argc, to_log, cmd, copy};
+    unit.held[unit.count++] = (struct held){db, argc, to_log, rbkv_only, cmd, copy};
 }
 
 /* The outermost unit ended: what it held goes out, as one transaction when
@@ -102,7 +106,7 @@ static void send_held(void)
         if (h->cmd)
             send_command(&server.ks->dbs[h->db], h->cmd, h->argc, h->argv);
         else
-            send_argv(h->db, h->to_log, h->argc, h->argv);
+            send_argv(h->db, h->to_log, h->rbkv_only, h->argc, h->argv);
         xfree(h->argv);
     }
     /* Nothing stays allocated between units. */
@@ -152,23 +156,38 @@ void propagate_command(struct db *db, const struct command *cmd, int argc,
                        const struct resp_slice *argv)
 {
     if (unit.depth > 1 || unit.count)
-        hold(db->id, 1, cmd, argc, argv);
+        hold(db->id, 1, 0, cmd, argc, argv);
     else
         send_command(db, cmd, argc, argv);
 }
 
 void propagate_argv(int db, int argc, const struct resp_slice *argv)
 {
-    send_argv(db, 1, argc, argv);
+    send_argv(db, 1, 0, argc, argv);
+}
+
+static void effect(int db, int rbkv_only, int argc, const struct resp_slice *argv)
+{
+    server.effects_propagated++;
+    if (unit.depth)
+        hold(db, 1, rbkv_only, NULL, argc, argv);
+    else
+        send_argv(db, 1, rbkv_only, argc, argv);
 }
 
 void propagate_effects(int db, int argc, const struct resp_slice *argv)
 {
-    server.effects_propagated++;
-    if (unit.depth)
-        hold(db, 1, NULL, argc, argv);
-    else
-        send_argv(db, 1, argc, argv);
+    effect(db, 0, argc, argv);
+}
+
+void propagate_rbkv_effect(int db, int argc, const struct resp_slice *argv)
+{
+    effect(db, 1, argc, argv);
+}
+
+int propagate_plain_wanted(void)
+{
+    return feeds_stream() && feed->kept() && feed->plain();
 }
 
 void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
@@ -178,9 +197,9 @@ void propagate_to_replicas(int db, int argc, const struct resp_slice *argv)
     /* PUBLISH is no write, so it opens no unit of its own: one open is an
      * EXEC's or a script's, whose other writes it goes out with. */
     if (unit.depth)
-        hold(db, 0, NULL, argc, argv);
+        hold(db, 0, 0, NULL, argc, argv);
     else
-        send_argv(db, 0, argc, argv);
+        send_argv(db, 0, 0, argc, argv);
 }
 
 int propagate_wanted(void)

@@ -39,9 +39,22 @@ void propagate_argv(int db, int argc, const struct resp_slice *argv);
 void propagate_effects(int db, int argc, const struct resp_slice *argv);
 /* The most keys or elements one such effect carries when an rbkv-only write
  * goes out as the Redis commands it amounts to (KDELRANGE as DEL, HDELRANGE
- * as HDEL), so that a redis-server replica can apply it: a big range is
- * several commands, in one MULTI/EXEC, rather than one unbounded one. */
+ * as HDEL), so that a redis-server replica can apply it (while one is in
+ * the stream's history: propagate_plain_wanted): a big range is several
+ * commands, in one MULTI/EXEC, rather than one unbounded one. */
 #define PROPAGATE_EFFECT_BATCH 512
+/* As propagate_effects, for an effect that only rbkv applies (a range
+ * deletion sent as itself, with bounds that name exactly the keys it
+ * deleted): the caller sends it only when propagate_plain_wanted() is 0, and
+ * the stream notes where it ends, so that a redis-server replica never
+ * continues from before it (it takes a full sync instead). */
+void propagate_rbkv_effect(int db, int argc, const struct resp_slice *argv);
+/* Whether a reader of what a write propagates needs plain Redis commands:
+ * this primary keeps a stream and a replica that is not rbkv (no REPLCONF
+ * capa rbkv: a redis-server) attached since the stream's history began (so
+ * that it continues after a cut of its link). The log is rbkv's own and
+ * never does. */
+int propagate_plain_wanted(void);
 /* argv to the replicas only (PUBLISH: a message is not data, the log
  * does not keep it); dropped, not held, unless this is a primary that keeps
  * a stream, so it makes no MULTI/EXEC around the log's writes where nobody
@@ -72,6 +85,10 @@ struct propagate_feed {
     /* Whether anyone can ever read the stream (a backlog exists): a write
      * for the replicas alone is dropped otherwise, not held. */
     int (*kept)(void);
+    /* Whether an attached replica needs plain Redis commands. */
+    int (*plain)(void);
+    /* The write just fed is rbkv's own (propagate_rbkv_effect). */
+    void (*rbkv_only)(void);
 };
 void propagate_on_feed(const struct propagate_feed *feed);
 

@@ -43,3 +43,13 @@ unsigned key_hash_slot(const char *key, size_t len)
     }
     return crc16_xmodem(key, len) & (CLUSTER_SLOTS - 1);
 }
+
+int key_prefix_tagged(const char *p, size_t len)
+{
+    const char *open = memchr(p, '{', len);
+    if (!open)
+        return 0;
+    size_t at = (size_t)(open - p) + 1;
+    const char *close = memchr(p + at, '}', len - at);
+    return close && close > open + 1;
+}

@@ -20,5 +20,9 @@
 uint16_t crc16_xmodem(const void *buf, size_t len);
 /* The hash slot of key[0..len), 0..CLUSTER_SLOTS-1. */
 unsigned key_hash_slot(const char *key, size_t len);
+/* Whether every key starting with p[0..len) has the same complete hash tag,
+ * so the same slot: p holds a '{' and, after it, a '}' with at least one
+ * byte between. */
+int key_prefix_tagged(const char *p, size_t len);
 
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "keyaccess.h"
+#include "keyslot.h"
 #include "mem.h"
 #include "rbtree_augmented.h"
 #include "rbtree_order.h"
@@ -322,25 +323,13 @@ static void entry_link(struct db *db, struct ks_entry *e, uint64_t h)
         ks_slots_link(db, e);
 }
 
-/* Whether e, found through the index, was cut out of db (ks_cut): it is in
- * a cut's tree, whose root is not db's. Only asked while db has cuts. An
- * entry in the index is not freed yet, and a cut frees its entries in
- * post-order, children first, so e's ancestors are not freed either. */
-static int entry_cut(const struct db *db, const struct ks_entry *e)
-{
-    const struct rb_node *n = &e->node, *up;
-    while ((up = rb_parent(n)))
-        n = up;
-    return n != db->keys.rb_node;
-}
-
 /* kix_find that sees no cut entry: one it meets leaves the index, so the
  * index never holds two entries of one key (a new one is added only after
  * a lookup found its key absent). */
 static struct ks_entry *index_find(struct db *db, const char *key, size_t klen, uint64_t h)
 {
     struct ks_entry *e = kix_find(&db->index, key, klen, h);
-    if (__builtin_expect(db->cuts != NULL, 0) && e && entry_cut(db, e)) {
+    if (__builtin_expect(db->cuts != NULL, 0) && e && ks_entry_cut(db, e)) {
         kix_remove(&db->index, e);
         e = NULL;
     }
@@ -350,7 +339,7 @@ static struct ks_entry *index_find(struct db *db, const char *key, size_t klen, 
 struct ks_entry *ks_find(const struct db *db, const char *key, size_t klen)
 {
     struct ks_entry *e = kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
-    if (__builtin_expect(db->cuts != NULL, 0) && e && entry_cut(db, e))
+    if (__builtin_expect(db->cuts != NULL, 0) && e && ks_entry_cut(db, e))
         return NULL;
     return e;
 }
@@ -846,12 +835,14 @@ struct ks_cut {
 };
 
 /* Frees one cut entry: its index slot if a lookup has not taken it yet,
- * its value (to the release hook), its block. Its deadline record went at
- * the cut. */
+ * its slot set's cell, its value (to the release hook), its block. Its
+ * deadline record went at the cut. */
 static void cut_entry_free(struct db *db, struct ks_entry *e)
 {
     if (kix_contains(&db->index, e))
         kix_remove(&db->index, e);
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_unlink_cut(db, e);
     value_release(e, KS_FREE_SERVER);
     xfree(e);
 }
@@ -959,16 +950,34 @@ void ks_detached_free(struct ks_detached *d)
     xfree(d);
 }
 
+/* Whether every key from first's to last's has one hash tag, so one slot:
+ * their common prefix holds it. */
+static int cut_one_slot(const struct ks_entry *first, const struct ks_entry *last)
+{
+    size_t n = 0, max = ks_klen(first) < ks_klen(last) ? ks_klen(first) : ks_klen(last);
+    while (n < max && ks_key(first)[n] == ks_key(last)[n])
+        n++;
+    return key_prefix_tagged(ks_key(first), n);
+}
+
 struct ks_entry *ks_cut(struct db *db, size_t from, size_t n)
 {
-    if (n == 0 || from + n > ks_count(db) || ks_slots_on ||
-        db->expires_count > KS_CUT_DEADLINES_MAX)
+    if (n == 0 || from + n > ks_count(db) || db->expires_count > KS_CUT_DEADLINES_MAX)
+        return NULL;
+    struct ks_entry *first = ks_select(db, from), *last = ks_select(db, from + n - 1);
+    /* In cluster mode the cut entries stay in their slot's set until
+     * freed, counted there as cut (ks_slots_cut), so the slot's count is
+     * right at once; a cut over several slots would have to count each
+     * key's slot, a walk, and KDELRANGE is refused across slots anyway
+     * (docs/cluster.md), but for a KLOCAL connection's. */
+    if (ks_slots_on && !cut_one_slot(first, last))
         return NULL;
     ks_will_change(db);
-    struct ks_entry *first = ks_select(db, from), *last = ks_select(db, from + n - 1);
     struct ks_cut *cut = xmalloc(sizeof(*cut));
     rb_cut_augmented(&db->keys, &first->node, &last->node, &cut->keys, &ks_order_callbacks);
     cut->at = rb_first_postorder(&cut->keys);
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_cut(db, key_hash_slot(ks_key(first), ks_klen(first)), n);
     cut->next = db->cuts;
     db->cuts = cut;
     db->cut_keys += n;
@@ -982,7 +991,7 @@ struct ks_entry *ks_cut(struct db *db, size_t from, size_t n)
             struct rb_node *next = rb_next(x);
             struct ks_entry *e = rb_entry(x, struct ks_expire, node)->entry;
             /* The cut took every key of db from first's to last's, so a
-             * comparison tells, cheaper than entry_cut's walk up. */
+             * comparison tells, cheaper than ks_entry_cut's walk up. */
             if (keycmp_inline(ks_key(e), ks_klen(e), ks_key(first), ks_klen(first)) >= 0 &&
                 keycmp_inline(ks_key(e), ks_klen(e), ks_key(last), ks_klen(last)) <= 0) {
                 struct ks_expire *none = NULL;
@@ -1000,7 +1009,7 @@ int ks_cut_holds(const struct db *db, const char *key, size_t klen)
     if (!db->cuts)
         return 0;
     const struct ks_entry *e = kix_find(&db->index, key, klen, kix_hash(&db->index, key, klen));
-    return e && entry_cut(db, e);
+    return e && ks_entry_cut(db, e);
 }
 
 size_t ks_cut_step(struct db *db, size_t max)
@@ -1053,7 +1062,7 @@ struct ks_entry *ks_random(const struct db *db, uint64_t r)
     struct ks_entry *e = kix_random(&db->index, r);
     /* A cut entry still in the index: draw by rank instead (uniform,
      * O(log n)), only while a cut is being freed. */
-    if (__builtin_expect(db->cuts != NULL, 0) && e && entry_cut(db, e)) {
+    if (__builtin_expect(db->cuts != NULL, 0) && e && ks_entry_cut(db, e)) {
         size_t n = ks_count(db);
         e = n ? ks_select(db, (size_t)(r % n)) : NULL;
     }

@@ -373,13 +373,31 @@ struct ks_entry *ks_move(struct db *from, struct ks_entry *e, struct db *to, con
  * time. Returns the first cut entry, from which ks_next walks the others
  * in key order until ks_cut_step runs (their keys stay readable until
  * then); NULL, with nothing done, when the cut cannot be made this way: in
- * cluster mode (the slot sets) or with too many deadlines. The caller deletes
- * one by one then. Values go to the release hook as KS_FREE_SERVER. */
+ * cluster mode over keys of more than one hash tag (the slot sets) or with
+ * too many deadlines. The caller deletes one by one then. Values go to the
+ * release hook as KS_FREE_SERVER. In cluster mode the cut entries stay in
+ * their slot's set until freed: ks_slot_count leaves them out
+ * (ks_slots_cut) and ks_slot_walk passes over them (ks_entry_cut). */
 #define KS_CUT_DEADLINES_MAX 16384
 struct ks_entry *ks_cut(struct db *db, size_t from, size_t n);
 /* Whether key is one of db's cut entries, not freed yet and not yet met by
  * a lookup (WATCH asks right after a cut). */
 int ks_cut_holds(const struct db *db, const char *key, size_t klen);
+/* Whether e, found through db's index or slot sets, was cut out of db
+ * (ks_cut) and not freed yet: it is in a cut's tree, whose root is not
+ * db's. O(log n) while db has cuts, else O(1). An entry still in the index
+ * or a slot set is not freed, and a cut frees its entries in post-order,
+ * children first, so e's ancestors are not freed either. Inline, so the
+ * slot sets ask without calling back into keyspace.c. */
+static inline int ks_entry_cut(const struct db *db, const struct ks_entry *e)
+{
+    if (!db->cuts)
+        return 0;
+    const struct rb_node *n = &e->node, *up;
+    while ((up = rb_parent(n)))
+        n = up;
+    return n != db->keys.rb_node;
+}
 /* Frees up to max cut entries of db; returns how many it freed. */
 size_t ks_cut_step(struct db *db, size_t max);
 /* Frees every cut entry of db now. */

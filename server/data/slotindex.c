@@ -163,6 +163,26 @@ void ks_slots_unlink(struct db *db, struct ks_entry *e)
         set_shrink(s);
 }
 
+void ks_slots_cut(struct db *db, unsigned slot, size_t n)
+{
+    struct ks_slots *s = db->slots;
+    if (!s->cut)
+        s->cut = xcalloc(CLUSTER_SLOTS, sizeof(*s->cut));
+    s->cut[slot] += (uint32_t)n; /* at most the set's count, a uint32_t */
+    s->cut_total += n;
+}
+
+void ks_slots_unlink_cut(struct db *db, struct ks_entry *e)
+{
+    struct ks_slots *s = db->slots;
+    s->cut[entry_slot(e)]--;
+    ks_slots_unlink(db, e);
+    if (--s->cut_total == 0) {
+        xfree(s->cut);
+        s->cut = NULL;
+    }
+}
+
 void ks_slots_moved(struct db *db, const struct ks_entry *e, struct ks_entry *moved)
 {
     /* The new address has another home: out and in again. */
@@ -177,6 +197,7 @@ void ks_slots_free(struct ks_slots *s)
         return;
     for (unsigned i = 0; i < CLUSTER_SLOTS; i++)
         xfree(s->slot[i].cell);
+    xfree(s->cut);
     xfree(s);
 }
 
@@ -188,7 +209,10 @@ void ks_slots_clear(struct db *db)
 
 size_t ks_slot_count(const struct db *db, unsigned slot)
 {
-    return db->slots && slot < CLUSTER_SLOTS ? db->slots->slot[slot].count : 0;
+    if (!db->slots || slot >= CLUSTER_SLOTS)
+        return 0;
+    const struct ks_slots *s = db->slots;
+    return s->slot[slot].count - (s->cut ? s->cut[slot] : 0);
 }
 
 size_t ks_slot_walk(struct db *db, unsigned slot, ks_slot_walk_fn *fn, void *arg)
@@ -199,6 +223,9 @@ size_t ks_slot_walk(struct db *db, unsigned slot, ks_slot_walk_fn *fn, void *arg
     size_t calls = 0;
     if (s->count == 0)
         return 0;
+    /* Entries cut out of the keyspace (ks_cut) stay here until freed; the
+     * walk passes over them, asking only while the slot holds some. */
+    int cuts = db->slots->cut && db->slots->cut[slot] > 0;
     /* Downwards, from just below an empty cell z round to z: deleting the
      * entry at i shifts only the run after i, which ends at an empty cell
      * no later than z, and whose cells the walk has passed already; the
@@ -210,7 +237,7 @@ size_t ks_slot_walk(struct db *db, unsigned slot, ks_slot_walk_fn *fn, void *arg
     db->slots->walking = (int)slot;
     for (uint32_t n = 1; n <= s->cap; n++) {
         struct ks_entry *e = s->cell[(z + s->cap - n) % s->cap];
-        if (!e)
+        if (!e || (cuts && ks_entry_cut(db, e)))
             continue;
         calls++;
         if (fn(db, e, arg))
@@ -225,7 +252,7 @@ size_t ks_slots_memory(const struct db *db)
 {
     if (!db->slots)
         return 0;
-    size_t bytes = xsize(db->slots);
+    size_t bytes = xsize(db->slots) + (db->slots->cut ? xsize(db->slots->cut) : 0);
     for (unsigned i = 0; i < CLUSTER_SLOTS; i++)
         if (db->slots->slot[i].cell)
             bytes += xsize(db->slots->slot[i].cell);
@@ -290,12 +317,25 @@ int ks_slots_check(const struct db *db, const char **why)
         *why = "slot walk left on";
         return -1;
     }
+    size_t cut = 0;
     for (unsigned i = 0; i < CLUSTER_SLOTS; i++) {
         if (set_check(&db->slots->slot[i], i, why) < 0)
             return -1;
         total += db->slots->slot[i].count;
+        if (db->slots->cut) {
+            if (db->slots->cut[i] > db->slots->slot[i].count) {
+                *why = "slot set holds fewer entries than were cut from it";
+                return -1;
+            }
+            cut += db->slots->cut[i];
+        }
     }
-    if (total != keys) {
+    if (cut != db->slots->cut_total || cut != db->cut_keys) {
+        *why = "slot sets' cut counts differ from the keyspace's";
+        return -1;
+    }
+    /* Cut entries stay in their slot's set until freed (ks_cut). */
+    if (total != keys + db->cut_keys) {
         *why = "slot index and tree hold different numbers of entries";
         return -1;
     }

@@ -51,6 +51,12 @@ struct ks_slot {
 struct ks_slots {
     struct ks_slot slot[CLUSTER_SLOTS];
     int walking; /* the slot ks_slot_walk is on, or -1 */
+    /* Per slot, how many of its set's entries were cut out of the
+     * keyspace (ks_cut) and are not freed yet: not counted, not walked.
+     * Allocated at the first cut, freed when the last is freed; cut_total
+     * is their sum. */
+    uint32_t *cut;
+    size_t cut_total;
 };
 
 /* Nonzero once ks_slots_enable ran; read through ks_slots_enabled. */
@@ -64,7 +70,9 @@ void ks_slots_enable(void);
 static inline int ks_slots_enabled(void) { return ks_slots_on; }
 
 /* Keys of db in slot (0..CLUSTER_SLOTS-1), expired or not; 0 when the index
- * is off. O(1). */
+ * is off. O(1). Entries cut out of the keyspace (keyspace.h's ks_cut) stay
+ * in their slot's set until freed and are neither counted here nor walked
+ * by ks_slot_walk. */
 size_t ks_slot_count(const struct db *db, unsigned slot);
 
 /* Calls fn(db, e, arg) for each key e of db in slot (expired or not, in no
@@ -90,6 +98,11 @@ size_t ks_slots_memory(const struct db *db);
  * cluster mode pays that one branch and no call. */
 void ks_slots_link(struct db *db, struct ks_entry *e);
 void ks_slots_unlink(struct db *db, struct ks_entry *e);
+/* n entries of slot, all in its set, were cut out of db's tree (ks_cut):
+ * they stay in the set until ks_slots_unlink_cut, uncounted. */
+void ks_slots_cut(struct db *db, unsigned slot, size_t n);
+/* A cut entry is freed: it leaves its set. */
+void ks_slots_unlink_cut(struct db *db, struct ks_entry *e);
 /* e was reallocated at moved (same key); e's address is only compared. */
 void ks_slots_moved(struct db *db, const struct ks_entry *e, struct ks_entry *moved);
 /* Forgets every key of db (ks_flush) and frees the sets. */
@@ -98,7 +111,8 @@ void ks_slots_clear(struct db *db);
  * nothing. Touches nothing else, so any thread may call it. */
 void ks_slots_free(struct ks_slots *s);
 /* Every set's invariants, and exactly the keys of db->keys indexed, each in
- * its slot's set. O(n). 0, or -1 with *why set. */
+ * its slot's set, beside the cut ones not freed yet. O(n). 0, or -1 with
+ * *why set. */
 int ks_slots_check(const struct db *db, const char **why);
 
 #endif

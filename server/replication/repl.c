@@ -86,6 +86,8 @@ static const struct propagate_feed stream_feed = {
     .exec_begin = repl_exec_begin,
     .exec_end = repl_exec_end,
     .kept = repl_stream_kept,
+    .plain = repl_stream_plain,
+    .rbkv_only = repl_stream_rbkv_only,
 };
 
 static const struct command_write_gate write_gate = {

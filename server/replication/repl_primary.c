@@ -348,8 +348,10 @@ static void start_sync(void)
 
 /* Whether the history p asks for (replid, from offset) continues here; when
  * it does not, logs why in Redis's words (masterTryPartialResynchronization),
- * name being p's. */
-static int can_continue(const char *name, const char *replid, long long offset)
+ * name being p's. A replica that is not rbkv (plain) does not continue from
+ * before a write only rbkv reads (a range deletion sent as itself while no
+ * such replica was attached): it would get a command it does not know. */
+static int can_continue(const char *name, const char *replid, long long offset, int plain)
 {
     if (strcmp(replid, repl.replid) != 0 &&
         (strcmp(replid, repl.replid2) != 0 || offset > repl.second_offset)) {
@@ -363,6 +365,12 @@ static int can_continue(const char *name, const char *replid, long long offset)
             log_notice("Partial resynchronization not accepted: Requested offset for second "
                        "ID was %lld, but I can reply up to %lld",
                        offset, repl.second_offset);
+        return 0;
+    }
+    if (plain && offset <= repl.rbkv_only_end) {
+        log_notice("Partial resynchronization not accepted: replica %s is not rbkv and the "
+                   "backlog from offset %lld holds rbkv's own commands (up to %lld)",
+                   name, offset, repl.rbkv_only_end);
         return 0;
     }
     if (!repl.backlog || !backlog_covers(repl.backlog, offset)) {
@@ -394,7 +402,7 @@ void repl_primary_sync(struct client *c, const char *replid, long long offset, i
     repl_peer_name(p, name, sizeof(name));
     log_notice("Replica %s asks for synchronization", name);
     p->old_sync = old_sync;
-    if (!old_sync && can_continue(name, replid, offset)) {
+    if (!old_sync && can_continue(name, replid, offset, !p->capa_rbkv)) {
         repl_peer_attach(p, PEER_ONLINE);
         p->ack_ms = now_ms();
         p->ack_offset = offset - 1;

@@ -112,6 +112,7 @@ void repl_free_backlog(void)
     repl_change_replid();
     backlog_free(repl.backlog);
     repl.backlog = NULL;
+    repl.plain_peers = 0; /* a new history: nobody continues the old one */
 }
 
 void repl_backlog_resize(void)
@@ -195,6 +196,17 @@ int repl_stream_kept(void)
     return repl.backlog != NULL;
 }
 
+int repl_stream_plain(void)
+{
+    return repl.plain_peers;
+}
+
+void repl_stream_rbkv_only(void)
+{
+    if (repl.backlog)
+        repl.rbkv_only_end = repl.offset;
+}
+
 void repl_reselect(void)
 {
     stream.db = -1;
@@ -213,6 +225,8 @@ struct repl_peer *repl_peer_of(struct client *c)
 void repl_peer_attach(struct repl_peer *p, enum peer_state st)
 {
     repl_backlog();
+    if (!p->capa_rbkv)
+        repl.plain_peers = 1;
     p->state = st;
     p->c->flags |= CLIENT_REPLICA;
     p->prev = NULL;

@@ -66,6 +66,15 @@ struct repl_state {
     int peer_count;
     int64_t no_peers_since_ms;   /* for repl-backlog-ttl */
     struct repl_stats stats;
+    /* The stream's offset at the end of its last write only rbkv reads (a
+     * range deletion as itself, propagate.h's propagate_rbkv_effect); 0
+     * when none. A replica that is not rbkv may not continue from before
+     * it (repl_primary.c's can_continue). */
+    long long rbkv_only_end;
+    /* A replica that is not rbkv attached since the backlog was made: the
+     * stream stays in plain Redis commands for as long as this history
+     * lasts, so that it can still continue after its link was cut. */
+    int plain_peers;
 };
 
 extern struct repl_state repl;
@@ -103,6 +112,12 @@ void repl_exec_end(void);
 /* Whether the stream is kept (a backlog exists: a replica came since the
  * last repl-backlog-ttl), Redis's shouldPropagate for the replicas. */
 int repl_stream_kept(void);
+/* Whether a replica that did not say REPLCONF capa rbkv (a redis-server,
+ * which needs the stream in plain Redis commands) attached in this history
+ * (repl.plain_peers). */
+int repl_stream_plain(void);
+/* The write just fed is rbkv's own: notes the offset where it ends. */
+void repl_stream_rbkv_only(void);
 /* Bytes of the stream held for replicas whose snapshot is on its way
  * (outside their output): maxmemory leaves them out (evict.h). */
 size_t repl_held_memory(void);

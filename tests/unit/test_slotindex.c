@@ -23,10 +23,16 @@
  *           universe by a walk.
  *   edge    one slot of 20,000 keys walked and emptied, a walk that stops,
  *           the set's memory given back.
+ *   cut     range deletion (ks_cut) in cluster mode: a range over two tags is
+ *           refused; a range of one tag leaves the tree at once while its
+ *           entries stay in the slot's set, uncounted and not walked, until
+ *           ks_cut_step frees them (ks_check between slices); a key cut and
+ *           set again counts once; pending cuts go with a flush and with a
+ *           detached db.
  * Every part ends with mem_used() back where it started. The seed is printed
  * as SEED=<n>; SEED=<n> in the environment replays it.
  *
- * usage: test_slotindex off|random|edge
+ * usage: test_slotindex off|random|edge|cut
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,10 +395,86 @@ static void test_edge(void)
     CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
 }
 
+/* Counts the walk's calls into *arg and checks none is a cut entry. */
+static int count_live_cb(struct db *db, struct ks_entry *e, void *arg)
+{
+    CHECK(!ks_entry_cut(db, e));
+    ++*(size_t *)arg;
+    return 0;
+}
+
+/* db holds "{cut}%05d" for i < n, each spread key "%d" and "{cut}" itself;
+ * returns how many keys the slot of "{cut}" holds. */
+static size_t cut_fill(struct db *db, int n)
+{
+    unsigned slot = key_hash_slot("{cut}", 5);
+    size_t in_slot = 1;
+    char k[32];
+    ks_set_string(db, "{cut}", 5, "v", 1, 0);
+    for (int i = 0; i < n; i++) {
+        int len = snprintf(k, sizeof(k), "{cut}%05d", i);
+        ks_set_string(db, k, (size_t)len, "v", 1, 0);
+        len = snprintf(k, sizeof(k), "%d", i);
+        ks_set_string(db, k, (size_t)len, "v", 1, 0);
+        in_slot += 1 + (key_hash_slot(k, (size_t)len) == slot);
+    }
+    return in_slot;
+}
+
+static void test_cut(void)
+{
+    size_t mem0 = mem_used();
+    enum { N = 5000, CUT = 4000 };
+    ks_slots_enable();
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    const char *why = NULL;
+    unsigned slot = key_hash_slot("{cut}", 5);
+    size_t in_slot = cut_fill(db, N), total = ks_count(db);
+    /* "{cut}" and "{cut}00000".. are consecutive in key order. */
+    struct ks_entry *tagged = ks_lookup(db, "{cut}00000", 10, 0);
+    size_t at = ks_rank(tagged);
+    /* Spread keys (digits sort before '{') and tagged ones: refused. */
+    CHECK(ks_cut(db, 0, total) == NULL);
+    CHECK(ks_cut(db, at - 2, 3) == NULL);
+    CHECK(ks_count(db) == total && ks_slot_count(db, slot) == in_slot);
+
+    struct ks_entry *first = ks_cut(db, at, CUT);
+    CHECK(first == tagged);
+    CHECK(ks_count(db) == total - CUT && ks_slot_count(db, slot) == in_slot - CUT);
+    CHECK_MSG(ks_check(db, &why) == 0, "%s", why);
+    size_t calls = 0;
+    CHECK(ks_slot_walk(db, slot, count_live_cb, &calls) == in_slot - CUT && calls == in_slot - CUT);
+    CHECK(ks_lookup(db, "{cut}00007", 10, 0) == NULL);
+    /* Set again while its old entry waits in the set: counted once. */
+    ks_set_string(db, "{cut}00007", 10, "w", 1, 0);
+    CHECK(ks_slot_count(db, slot) == in_slot - CUT + 1);
+    CHECK_MSG(ks_check(db, &why) == 0, "%s", why);
+    size_t freed = 0;
+    while (db->cuts) {
+        freed += ks_cut_step(db, 300);
+        CHECK_MSG(ks_check(db, &why) == 0, "%s", why);
+        CHECK(ks_slot_count(db, slot) == in_slot - CUT + 1);
+    }
+    CHECK(freed == CUT && db->cut_keys == 0 && db->slots->cut == NULL);
+    calls = 0;
+    CHECK(ks_slot_walk(db, slot, count_live_cb, &calls) == in_slot - CUT + 1);
+
+    /* Pending cuts go with a flush, and with a detached db. */
+    CHECK(ks_cut(db, at, 1000) != NULL && db->slots->cut != NULL); /* 00007, 04000.. */
+    ks_flush(db);
+    CHECK(db->slots == NULL && db->cuts == NULL);
+    cut_fill(db, N);
+    CHECK(ks_cut(db, at, CUT) != NULL);
+    ks_detached_free(ks_detach_all(db));
+    ks_free(ks);
+    CHECK_MSG(mem_used() == mem0, "leak: %zu bytes", mem_used() - mem0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_slotindex off|random|edge\n");
+        fprintf(stderr, "usage: test_slotindex off|random|edge|cut\n");
         return 2;
     }
     make_universe();
@@ -404,6 +486,8 @@ int main(int argc, char **argv)
         test_random(1);
     else if (!strcmp(argv[1], "edge"))
         test_edge();
+    else if (!strcmp(argv[1], "cut"))
+        test_cut();
     else
         return 2;
     printf("ok %s\n", argv[1]);
