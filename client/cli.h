@@ -270,6 +270,11 @@ int cli_cload_finish(struct cli_cload *c);
 int cli_cload_nodes(const struct cli_cload *c);
 /* cli_cload_free(NULL) does nothing. */
 void cli_cload_free(struct cli_cload *c);
+/* COMMAND INFO name's reply r: the command's first key's index into *first
+ * (0: it names none) and whether its keys move (movablekeys, for COMMAND
+ * GETKEYS) into *movable. Returns 0, or -1 (both 0) for a reply that is no
+ * command's entry (nil: an unknown command). */
+int cli_keyspec_parse(const redisReply *r, long long *first, int *movable);
 
 /* load.c */
 

@@ -55,6 +55,7 @@ struct pipe {
 #define KEYSPEC_MAX 256
 struct keyspec {
     char name[KEYSPEC_NAME];
+    size_t len;
     long long first;
     int movable;
 };
@@ -189,11 +190,33 @@ static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *
     return 1;
 }
 
+/* Hands every node's commands not written yet to the kernel: hiredis
+ * writes a context's output only when a reply is read from it, so without
+ * this the other nodes would wait while the client waits for one. A node's
+ * replies to its two batches fit the socket buffers, so it keeps reading
+ * and a write cannot block for long. Returns c->rc, or a connection
+ * error's code. */
+static int flush_all(struct cli_cload *c)
+{
+    for (int j = 0; j < c->npipes && c->rc == CLI_OK; j++) {
+        int done = 0;
+        while (!done)
+            if (redisBufferWrite(c->pipes[j].ctx, &done) != REDIS_OK) {
+                fprintf(stderr, "rbkv-cli: %s:%d: ", c->pipes[j].addr.host, c->pipes[j].addr.port);
+                return c->rc = cli_conn_error(c->pipes[j].ctx);
+            }
+    }
+    return c->rc;
+}
+
 /* Reads the replies of pipe i's n oldest commands, and all it still owes
  * once one redirects. Returns c->rc, or a connection error's code. */
 static int drain(struct cli_cload *c, int i, long long n)
 {
     struct pipe *p = &c->pipes[i];
+
+    if (flush_all(c) != CLI_OK && c->rc != CLI_ERR_REPLY)
+        return c->rc;
 
     while (n-- > 0 && p->pending) {
         redisReply *r;
@@ -271,52 +294,57 @@ static int resend_all(struct cli_cload *c)
     return c->rc;
 }
 
+int cli_keyspec_parse(const redisReply *r, long long *first, int *movable)
+{
+    *first = 0;
+    *movable = 0;
+    /* [[name, arity, flags, first key, last key, step, ...]]; nil for an
+     * unknown command. */
+    const redisReply *e = r->type == REDIS_REPLY_ARRAY && r->elements == 1 ? r->element[0] : NULL;
+    if (!e || e->type != REDIS_REPLY_ARRAY || e->elements < 6 ||
+        e->element[2]->type != REDIS_REPLY_ARRAY || e->element[3]->type != REDIS_REPLY_INTEGER)
+        return -1;
+    /* 0 or less names no key (a negative index is no position). */
+    *first = e->element[3]->integer > 0 ? e->element[3]->integer : 0;
+    for (size_t j = 0; j < e->element[2]->elements; j++) {
+        const redisReply *f = e->element[2]->element[j];
+        if (f->type == REDIS_REPLY_STATUS && f->len == 11 && !memcmp(f->str, "movablekeys", 11))
+            *movable = 1;
+    }
+    return 0;
+}
+
 /* The index of argv's first key for the command: COMMAND INFO's first key,
  * cached by name, or COMMAND GETKEYS's first for a command whose keys move.
  * Returns it, 0 when the command names no key, or -1 on a failure
  * (printed, c->rc set). */
 static long long first_key(struct cli_cload *c, int argc, const char **argv, const size_t *lens)
 {
+    struct keyspec found = {.first = 0}, *s = NULL;
     char name[KEYSPEC_NAME];
-    struct keyspec *s = NULL;
 
     if (lens[0] < sizeof(name)) {
         for (size_t j = 0; j < lens[0]; j++)
             name[j] = (char)tolower((unsigned char)argv[0][j]);
-        name[lens[0]] = '\0';
         for (int j = 0; j < c->nspecs && !s; j++)
-            if (!strcmp(c->specs[j].name, name))
+            if (c->specs[j].len == lens[0] && !memcmp(c->specs[j].name, name, lens[0]))
                 s = &c->specs[j];
     }
     if (!s) {
-        /* COMMAND INFO's entry: name, arity, flags, first key, last key, step. */
         const char *q[] = {"COMMAND", "INFO", argv[0]};
         size_t ql[] = {7, 4, lens[0]};
         redisReply *r = redisCommandArgv(c->seed, 3, q, ql);
         if (!r)
             return c->rc = cli_conn_error(c->seed), -1;
-        struct keyspec found = {.first = 0};
-        const redisReply *e = r->type == REDIS_REPLY_ARRAY && r->elements == 1 ? r->element[0]
-                                                                               : NULL;
-        if (e && e->type == REDIS_REPLY_ARRAY && e->elements >= 6 &&
-            e->element[2]->type == REDIS_REPLY_ARRAY && e->element[3]->type == REDIS_REPLY_INTEGER) {
-            found.first = e->element[3]->integer;
-            for (size_t j = 0; j < e->element[2]->elements; j++) {
-                const redisReply *f = e->element[2]->element[j];
-                if (f->type == REDIS_REPLY_STATUS && !strcmp(f->str, "movablekeys"))
-                    found.movable = 1;
-            }
-        }
+        cli_keyspec_parse(r, &found.first, &found.movable);
         freeReplyObject(r);
-        if (lens[0] >= sizeof(name) || c->nspecs == KEYSPEC_MAX)
-            s = &found; /* not cached: looked up each time */
-        else {
-            memcpy(found.name, name, lens[0] + 1);
+        s = &found; /* a long name, or a full table: looked up each time */
+        if (lens[0] < sizeof(name) && c->nspecs < KEYSPEC_MAX) {
+            memcpy(found.name, name, lens[0]);
+            found.len = lens[0];
             c->specs[c->nspecs] = found;
             s = &c->specs[c->nspecs++];
         }
-        if (!s->movable)
-            return s->first < argc ? s->first : 0;
     }
     if (!s->movable)
         return s->first < argc ? s->first : 0;
