@@ -174,8 +174,11 @@ static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *
         free(cmd.buf);
         return -1;
     }
-    /* An empty host is the node that answered, as redis-cli reads it. */
-    int to = pipe_of(c, host[0] ? host : c->pipes[i].addr.host, port);
+    /* An empty host is the node that answered, as redis-cli reads it
+     * (copied: pipe_of may move the pipes). */
+    if (!host[0])
+        memcpy(host, c->pipes[i].addr.host, sizeof(host));
+    int to = pipe_of(c, host, port);
     if (to < 0) {
         free(cmd.buf);
         c->rc = CLI_ERR_USAGE;
@@ -213,12 +216,11 @@ static int flush_all(struct cli_cload *c)
  * once one redirects. Returns c->rc, or a connection error's code. */
 static int drain(struct cli_cload *c, int i, long long n)
 {
-    struct pipe *p = &c->pipes[i];
-
     if (flush_all(c) != CLI_OK && c->rc != CLI_ERR_REPLY)
         return c->rc;
-
-    while (n-- > 0 && p->pending) {
+    while (n-- > 0 && c->pipes[i].pending) {
+        /* Taken again each time: a redirect to a new node moves the pipes. */
+        struct pipe *p = &c->pipes[i];
         redisReply *r;
         if (redisGetReply(p->ctx, (void **)&r) != REDIS_OK) {
             fprintf(stderr, "rbkv-cli: %s:%d: ", p->addr.host, p->addr.port);
@@ -232,7 +234,7 @@ static int drain(struct cli_cload *c, int i, long long n)
         if (moved < 0)
             return c->rc;
         if (moved)
-            n = p->pending;
+            n = c->pipes[i].pending;
     }
     return c->rc;
 }

@@ -13,8 +13,9 @@
  *     migration; without -c the -MOVED is the reply. A range while a node
  *     imports a slot warns and exits 1.
  *  3. load -c (client/cload.c): the model's dump, in tsv during a slot's
- *     migration (-ASK, then -MOVED) and in RESP, loaded into the cluster,
- *     which then dumps the same bytes; a keyless command is refused.
+ *     migration to a node added after the load began (-ASK, then -MOVED)
+ *     and in RESP, loaded into the cluster, which then dumps the same
+ *     bytes; a keyless command is refused.
  *  4. load -c into three redis-server 7.0.15 primaries (skipped without
  *     redis-server): every key of the model reads back alike.
  *
@@ -38,7 +39,9 @@
 #define NKEYS 2000
 #define NRUNS 40
 
-static struct h_node nodes[NPRIMARIES];
+/* The primaries, and a fourth node that test_load adds to the cluster. */
+#define EXTRA NPRIMARIES
+static struct h_node nodes[NPRIMARIES + 1];
 static struct h_server model;
 static redisContext *mc;
 static uint64_t rng;
@@ -181,7 +184,7 @@ static int cluster_up(void)
 
 static void cluster_down(void)
 {
-    h_cluster_destroy(nodes, NPRIMARIES);
+    h_cluster_destroy(nodes, NPRIMARIES + 1);
     if (mc)
         redisFree(mc);
     mc = NULL;
@@ -517,8 +520,9 @@ static void same_dump(const char *fmt, const char *want)
 
 static void flush_cluster(void)
 {
-    for (int i = 0; i < NPRIMARIES; i++)
-        EXPECT_OK(nodes[i].c, "FLUSHALL");
+    for (int i = 0; i <= NPRIMARIES; i++)
+        if (nodes[i].c)
+            EXPECT_OK(nodes[i].c, "FLUSHALL");
 }
 
 /* How many keys node i holds in slot. */
@@ -545,9 +549,11 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /* 3. load -c: a dump of the model loaded into the cluster, which then
- *    dumps the same bytes; in tsv while the slot of "{m}" migrates (the
- *    keys first go by -ASK, and after the move, to a client whose map is
- *    then stale, by -MOVED), then in RESP; and a keyless command refused. */
+ *    dumps the same bytes; in tsv while the slot of "{m}" migrates to a
+ *    fourth node that had no slot when the load began (the keys first go
+ *    to it by -ASK, which adds it to the client's nodes, and after the
+ *    move, to a client whose map is then stale, by -MOVED), then in RESP;
+ *    and a keyless command refused. */
 static void test_load(void)
 {
     if (!cluster_up())
@@ -559,14 +565,31 @@ static void test_load(void)
         goto out;
     printf("  %ld keys\n", total);
 
-    /* The slot of {m} migrates from its owner to third before the load. */
+    /* A fourth node joins, with no slot, so the client's map does not
+     * name it; the slot of {m} migrates to it before the load. */
     long long slot;
     int owner = owner_of("a{m}0", &slot);
     EXPECT_INT(nodes[owner].c, 1, "DEL", "a{m}0");
-    int third = (owner + 1) % NPRIMARIES;
-    char owner_id[41], third_id[41], slottext[16];
+    const int third = EXTRA;
+    if (!CHECK(h_node_start(&nodes[EXTRA], 0, NODE_TIMEOUT_MS) == 0, "the fourth node did not start"))
+        goto out;
+    char owner_id[41], third_id[41], slottext[16], port[8];
     h_node_id(&nodes[owner], owner_id);
     h_node_id(&nodes[third], third_id);
+    snprintf(port, sizeof(port), "%d", nodes[0].s.port);
+    EXPECT_OK(nodes[third].c, "CLUSTER", "MEET", "127.0.0.1", port, nodes[0].bus_port);
+    int64_t deadline = h_now_ms() + RUN_MS;
+    for (int known = 0; !known && h_now_ms() < deadline;) {
+        known = 1;
+        for (int i = 0; i <= NPRIMARIES && known; i++) {
+            char text[4096];
+            h_call_text(nodes[i].c, text, sizeof(text), "CLUSTER NODES");
+            known = strstr(text, i == third ? owner_id : third_id) != NULL &&
+                    (i != third || h_cluster_ok(&nodes[third]));
+        }
+        if (!known)
+            h_sleep_ms(20);
+    }
     snprintf(slottext, sizeof(slottext), "%lld", slot);
     EXPECT_OK(nodes[third].c, "CLUSTER", "SETSLOT", slottext, "IMPORTING", owner_id);
     EXPECT_OK(nodes[owner].c, "CLUSTER", "SETSLOT", slottext, "MIGRATING", third_id);
@@ -594,15 +617,16 @@ static void test_load(void)
     close(fds[0]);
     size_t first = (size_t)(cut + 1 - tsv);
     int ok = write_all(fds[1], tsv, first);
-    int64_t deadline = h_now_ms() + RUN_MS;
+    deadline = h_now_ms() + RUN_MS;
     while (ok && keys_in_slot(third, slottext) < 20 && h_now_ms() < deadline)
         h_sleep_ms(10);
     CHECK(keys_in_slot(third, slottext) >= 20 && keys_in_slot(owner, slottext) == 0,
           "-ASK: third holds %lld keys of slot %s, the owner %lld", keys_in_slot(third, slottext),
           slottext, keys_in_slot(owner, slottext));
     /* ... then the slot is third's, which the client learns by -MOVED. */
+    EXPECT_OK(nodes[third].c, "CLUSTER", "SETSLOT", slottext, "NODE", third_id);
     for (int i = 0; i < NPRIMARIES; i++)
-        EXPECT_OK(nodes[(third + i) % NPRIMARIES].c, "CLUSTER", "SETSLOT", slottext, "NODE",
+        EXPECT_OK(nodes[(owner + i) % NPRIMARIES].c, "CLUSTER", "SETSLOT", slottext, "NODE",
                   third_id);
     ok = ok && write_all(fds[1], tsv + first, len - first);
     close(fds[1]);
