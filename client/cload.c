@@ -16,8 +16,10 @@
  * Invariants:
  *  - Commands of one slot are on one node's pipe, in input order, until a
  *    reply redirects one. Then every reply of that node still owed is read
- *    before the next input, and each redirected command is sent again in
- *    its input order, so two writes of one key never swap.
+ *    before the next input, and the redirected commands are sent again
+ *    before it, a slot's in their input order (one that meets more
+ *    redirects of its slot waits behind them, and so do the rest of its
+ *    slot's), so two writes of one key never swap.
  *  - -MOVED slot host:port changes the map for that slot (a node not seen
  *    yet gets a connection); -ASK sends ASKING, then the command, to the
  *    node named, once, and leaves the map. A command redirected more than
@@ -137,7 +139,7 @@ static int queue_resend(struct cli_cload *c, struct cmd cmd, int ask)
         struct resend *grown = realloc(c->resend, cap * sizeof(*grown));
         if (!grown) {
             free(cmd.buf);
-            return oom();
+            return c->rc = oom();
         }
         c->resend = grown;
         c->resend_cap = cap;
@@ -186,10 +188,8 @@ static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *
     }
     if (!ask)
         c->owner[slot] = (short)to;
-    if (queue_resend(c, cmd, ask ? to : -1) != CLI_OK) {
-        c->rc = CLI_ERR_USAGE;
+    if (queue_resend(c, cmd, ask ? to : -1) != CLI_OK)
         return -1;
-    }
     return 1;
 }
 
@@ -239,15 +239,25 @@ static int drain(struct cli_cload *c, int i, long long n)
     return c->rc;
 }
 
+/* Whether a command of slot was redirected since the list held from. */
+static int redirected_since(const struct cli_cload *c, size_t from, int slot)
+{
+    for (size_t k = from; k < c->nresend; k++)
+        if (c->resend[k].c.slot == slot)
+            return 1;
+    return 0;
+}
+
 /* Sends cmd to pipe i (ASKING first when ask), reading the older batch's
- * replies first when two are in flight. When those redirect a command,
- * cmd joins the commands to send again after them, keeping input order.
- * Takes cmd's buffer. */
-static int pipe_send(struct cli_cload *c, int i, struct cmd cmd, int ask)
+ * replies first when two are in flight. When those redirect a command of
+ * cmd's slot (sent before it), cmd joins the commands to send again, after
+ * them, and *held is set. Takes cmd's buffer. */
+static int pipe_send(struct cli_cload *c, int i, struct cmd cmd, int ask, int *held)
 {
     long long need = ask ? 2 : 1;
     size_t before = c->nresend;
 
+    *held = 0;
     /* Twice with a batch of 1 for ASKING and its command. */
     while (c->rc == CLI_OK && c->pipes[i].pending + need > 2 * c->batch)
         drain(c, i, c->batch);
@@ -255,19 +265,23 @@ static int pipe_send(struct cli_cload *c, int i, struct cmd cmd, int ask)
         free(cmd.buf);
         return c->rc;
     }
-    if (c->nresend > before)
+    if (redirected_since(c, before, cmd.slot)) {
+        *held = 1;
         return queue_resend(c, cmd, ask ? i : -1);
+    }
     if (ask)
         pipe_push(c, i, (struct cmd){.at = cmd.at, .slot = cmd.slot});
     pipe_push(c, i, cmd);
     return CLI_OK;
 }
 
-/* Sends cmd to the primary of its slot. Takes cmd's buffer. */
-static int route(struct cli_cload *c, struct cmd cmd)
+/* Sends cmd to the primary of its slot (*held as pipe_send's). Takes
+ * cmd's buffer. */
+static int route(struct cli_cload *c, struct cmd cmd, int *held)
 {
     int i = c->owner[cmd.slot];
 
+    *held = 0;
     if (i < 0) {
         if (c->rc == CLI_OK)
             fprintf(stderr, "rbkv-cli: %s:%s%llu: no node serves slot %d\n", c->name,
@@ -275,20 +289,38 @@ static int route(struct cli_cload *c, struct cmd cmd)
         free(cmd.buf);
         return c->rc = CLI_ERR_REPLY;
     }
-    return pipe_send(c, i, cmd, 0);
+    return pipe_send(c, i, cmd, 0, held);
 }
 
-/* Sends the redirected commands again, in their order; sending may read
- * replies that redirect more, which join the end of the list. */
+/* Sends the redirected commands again, in their order, a pass at a time:
+ * sending may read replies that redirect more, which wait for the next
+ * pass. A command held back behind those (pipe_send) holds back the rest
+ * of its slot's in this pass, so a slot's commands keep their order. */
 static int resend_all(struct cli_cload *c)
 {
-    for (size_t k = 0; k < c->nresend && c->rc == CLI_OK; k++) {
-        struct resend e = c->resend[k];
-        c->resend[k].c.buf = NULL;
-        if (e.ask >= 0)
-            pipe_send(c, e.ask, e.c, 1);
-        else
-            route(c, e.c);
+    static unsigned char held_slot[CLI_SLOTS];
+
+    while (c->nresend && c->rc == CLI_OK) {
+        struct resend *pass = c->resend;
+        size_t n = c->nresend, k = 0;
+        c->resend = NULL;
+        c->nresend = c->resend_cap = 0;
+        memset(held_slot, 0, sizeof(held_slot));
+        for (; k < n && c->rc == CLI_OK; k++) {
+            struct resend e = pass[k];
+            int held = 0;
+            pass[k].c.buf = NULL;
+            if (held_slot[e.c.slot])
+                queue_resend(c, e.c, e.ask);
+            else if (e.ask >= 0)
+                pipe_send(c, e.ask, e.c, 1, &held);
+            else
+                route(c, e.c, &held);
+            held_slot[e.c.slot] |= (unsigned char)held;
+        }
+        for (; k < n; k++)
+            free(pass[k].c.buf);
+        free(pass);
     }
     for (size_t k = 0; k < c->nresend; k++)
         free(c->resend[k].c.buf);
@@ -392,7 +424,8 @@ int cli_cload_send(struct cli_cload *c, int argc, const char **argv, const size_
     if (len < 0)
         return c->rc = oom();
     cmd.len = (size_t)len;
-    if (route(c, cmd) != CLI_OK)
+    int held;
+    if (route(c, cmd, &held) != CLI_OK)
         return c->rc;
     return c->nresend ? resend_all(c) : CLI_OK;
 }
