@@ -26,20 +26,8 @@ CLI=${RBKV_CLI:-$ROOT/build/client/rbkv-cli}
 work=$(mktemp -d "${TMPDIR:-/tmp}/export-bench-XXXXXX")
 trap 'bench_cleanup; rm -rf "$work"' EXIT
 
-# make_cluster KIND BIN: three primaries of BIN, made one cluster; their ports into ports_KIND.
-make_cluster() {
-  start_cluster_nodes "$work" "$1" "$2" 3
-  redis-cli --cluster create "127.0.0.1:${CLUSTER_PORTS[0]}" "127.0.0.1:${CLUSTER_PORTS[1]}" \
-    "127.0.0.1:${CLUSTER_PORTS[2]}" --cluster-yes >/dev/null
-  for p in "${CLUSTER_PORTS[@]}"; do
-    for _ in $(seq 300); do
-      redis-cli -p "$p" cluster info | grep -q cluster_state:ok && break
-      sleep 0.1
-    done
-  done
-}
-make_cluster rbkv "$RBKV_BIN"; rbkv_ports=("${CLUSTER_PORTS[@]}")
-make_cluster redis "$(command -v redis-server)"; redis_ports=("${CLUSTER_PORTS[@]}")
+cluster_of_three "$work" rbkv "$RBKV_BIN"; rbkv_ports=("${CLUSTER_PORTS[@]}")
+cluster_of_three "$work" redis "$(command -v redis-server)"; redis_ports=("${CLUSTER_PORTS[@]}")
 SINGLE=$(free_port); start_rbkv "$SINGLE" --save '' --appendonly no
 REDIS=$(free_port); start_redis "$REDIS"
 
@@ -96,17 +84,12 @@ b=$("$CLI" -p "$SINGLE" range - + --values | md5sum)
 [ "$(scan_all "${redis_ports[@]}" | wc -l)" = "$KEYS" ] || { echo "the Redis cluster lost keys" >&2; exit 1; }
 
 declare -A best
-keep() { # NAME SECONDS
-  if [ -z "${best[$1]:-}" ] || awk -v a="$2" -v b="${best[$1]}" 'BEGIN { exit !(a < b) }'; then
-    best[$1]=$2
-  fi
-}
 for _ in $(seq "$ROUNDS"); do
-  keep "rbkv-cli -c range" "$(seconds "$CLI" -p "${rbkv_ports[0]}" -c range - +)"
-  keep "rbkv-cli range (node merges)" "$(seconds "$CLI" -p "${rbkv_ports[0]}" range - +)"
-  keep "rbkv-cli range (one node)" "$(seconds "$CLI" -p "$SINGLE" range - +)"
-  keep "redis-cli --scan x3 (cluster)" "$(seconds scan_all "${redis_ports[@]}")"
-  keep "redis-cli --scan (one node)" "$(seconds scan_all "$REDIS")"
+  keep_best "rbkv-cli -c range" "$(seconds "$CLI" -p "${rbkv_ports[0]}" -c range - +)"
+  keep_best "rbkv-cli range (node merges)" "$(seconds "$CLI" -p "${rbkv_ports[0]}" range - +)"
+  keep_best "rbkv-cli range (one node)" "$(seconds "$CLI" -p "$SINGLE" range - +)"
+  keep_best "redis-cli --scan x3 (cluster)" "$(seconds scan_all "${redis_ports[@]}")"
+  keep_best "redis-cli --scan (one node)" "$(seconds scan_all "$REDIS")"
 done
 base=${best["redis-cli --scan x3 (cluster)"]}
 printf "%-30s %9s %12s %10s\n" case seconds keys/s "vs scan x3"

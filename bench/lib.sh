@@ -64,6 +64,29 @@ start_cluster_nodes() {
   done
 }
 
+# cluster_of_three DIR KIND BIN: three primaries of BIN (start_cluster_nodes), made one cluster by
+# redis-cli --cluster create, waited for until each says cluster_state:ok; ports in CLUSTER_PORTS.
+cluster_of_three() {
+  start_cluster_nodes "$1" "$2" "$3" 3
+  redis-cli --cluster create "127.0.0.1:${CLUSTER_PORTS[0]}" "127.0.0.1:${CLUSTER_PORTS[1]}" \
+    "127.0.0.1:${CLUSTER_PORTS[2]}" --cluster-yes >/dev/null
+  local p
+  for p in "${CLUSTER_PORTS[@]}"; do
+    for _ in $(seq 300); do
+      redis-cli -p "$p" cluster info | grep -q cluster_state:ok && break
+      sleep 0.1
+    done
+  done
+}
+
+# keep_best NAME SECONDS: the lowest SECONDS seen for NAME, in the caller's associative array best
+# (declare -A best first).
+keep_best() {
+  if [ -z "${best[$1]:-}" ] || awk -v a="$2" -v b="${best[$1]}" 'BEGIN { exit !(a < b) }'; then
+    best[$1]=$2
+  fi
+}
+
 # start_kind KIND PORT DIR [flags...]: rbkv or redis (start_rbkv/start_redis) on PORT, its files in
 # DIR, persistence off.
 start_kind() {

@@ -12,6 +12,7 @@
  *             streamed and merged in order;
  *   progress.c the progress line on stderr;
  *   load.c    load: tsv or RESP input, pipelined;
+ *   cload.c   -c with load: each command to its slot's primary;
  *   convert.c convert: an RDB file to an rbkv snapshot or back, by exec'ing
  *             rbkv-server --convert-rdb (the codec is server code).
  * The client uses hiredis only and never links server code.
@@ -216,14 +217,17 @@ int cli_cluster_command(redisContext **ctx, struct cli_conn_opts *o, int argc, c
 
 /* What cli_cluster_primaries returns for a server not in cluster mode. */
 #define CLI_NOT_CLUSTER (-1)
+/* Redis Cluster's hash slots. */
+#define CLI_SLOTS 16384
 /* The primaries serving slots, from CLUSTER SLOTS on ctx (connected to
  * seed_host): *nodes (the caller frees it) holds *n of them, a node that
  * names no endpoint ("" or "?") taking seed_host. map (unless NULL) gets
  * the slot map as text ("start-end host:port" lines, the caller frees it),
- * to tell whether it changed. Returns CLI_OK, CLI_NOT_CLUSTER, or an exit
- * code after printing why. */
+ * to tell whether it changed; owner (unless NULL, CLI_SLOTS entries) each
+ * slot's primary, an index into *nodes, or -1 when none serves it.
+ * Returns CLI_OK, CLI_NOT_CLUSTER, or an exit code after printing why. */
 int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_node **nodes,
-                          int *n, char **map);
+                          int *n, char **map, short *owner);
 
 /* crange.c */
 
@@ -240,13 +244,46 @@ int cli_cluster_range(redisContext *ctx, const struct cli_conn_opts *conn,
 int cli_cluster_count(redisContext *ctx, const struct cli_conn_opts *conn, const char *min,
                       const char *max);
 
+/* cload.c: load with -c. */
+
+struct cli_cload;
+/* What cli_cload_send returns for a command that names no key. */
+#define CLI_CLOAD_NO_KEY (-2)
+/* Reads the slot map through seed (made with conn, then used only to ask
+ * which argument is a command's key) and connects to every primary. name
+ * is the input's, for messages, resp whether commands are numbered (RESP)
+ * or lines (tsv); batch as cli_load_opts's, per node. Returns CLI_OK with
+ * *out (the caller frees it with cli_cload_free), CLI_NOT_CLUSTER for a
+ * server not in cluster mode, or an exit code after printing why. */
+int cli_cload_new(redisContext *seed, const struct cli_conn_opts *conn, const char *name,
+                  int resp, long long batch, struct cli_cload **out);
+/* Sends argv (tsv's SET: its key is argv[1]; RESP: COMMAND INFO says, or
+ * COMMAND GETKEYS) to its slot's primary, line or command number at.
+ * Returns CLI_OK, CLI_CLOAD_NO_KEY (nothing sent), or an exit code: the
+ * first error reply (reported with its line or command) or failure. */
+int cli_cload_send(struct cli_cload *c, int argc, const char **argv, const size_t *lens,
+                   unsigned long long at);
+/* Reads every reply still owed, sending redirected commands again. Returns
+ * an exit code, as cli_cload_send. */
+int cli_cload_finish(struct cli_cload *c);
+/* The nodes loaded into so far (the primaries, and any a -MOVED named). */
+int cli_cload_nodes(const struct cli_cload *c);
+/* cli_cload_free(NULL) does nothing. */
+void cli_cload_free(struct cli_cload *c);
+/* COMMAND INFO name's reply r: the command's first key's index into *first
+ * (0: it names none) and whether its keys move (movablekeys, for COMMAND
+ * GETKEYS) into *movable. Returns 0, or -1 (both 0) for a reply that is no
+ * command's entry (nil: an unknown command). */
+int cli_keyspec_parse(const redisReply *r, long long *first, int *movable);
+
 /* load.c */
 
 struct cli_load_opts {
     const char *path; /* "-" for stdin */
     int resp;         /* 1 RESP, 0 tsv, -1 guess from the first byte */
     int skip_bad;
-    long long batch;  /* commands in flight */
+    long long batch;  /* commands in flight (per node with -c) */
+    const struct cli_conn_opts *cluster; /* -c: the connection's flags; NULL without */
 };
 
 /* Loads the file. Returns an exit code. */

@@ -115,7 +115,7 @@ static int slot_primary(const redisReply *e, long long *start, long long *end,
 }
 
 int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_node **nodes,
-                          int *n, char **map)
+                          int *n, char **map, short *owner)
 {
     redisReply *r = redisCommand(ctx, "CLUSTER SLOTS");
     struct cli_node *list = NULL;
@@ -139,6 +139,8 @@ int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_n
         freeReplyObject(r);
         return CLI_ERR_REPLY;
     }
+    for (int s = 0; owner && s < CLI_SLOTS; s++)
+        owner[s] = -1;
     list = calloc(r->elements, sizeof(*list));
     /* A line per entry: 2 numbers, a host and a port. */
     size_t text_cap = r->elements * (sizeof(list->host) + 64) + 1;
@@ -163,11 +165,13 @@ int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_n
             memcpy(node.host, h->str, h->len + 1);
         text_len += (size_t)snprintf(text + text_len, text_cap - text_len, "%lld-%lld %s:%d\n",
                                      start, end, node.host, node.port);
-        int seen = 0;
-        for (int j = 0; j < count && !seen; j++)
-            seen = list[j].port == node.port && !strcmp(list[j].host, node.host);
-        if (!seen)
+        int j = 0;
+        while (j < count && (list[j].port != node.port || strcmp(list[j].host, node.host)))
+            j++;
+        if (j == count)
             list[count++] = node;
+        for (long long s = start; owner && s <= end; s++)
+            owner[s] = (short)j;
     }
     freeReplyObject(r);
     if (rc != CLI_OK) {

@@ -311,7 +311,7 @@ static int merge_run(struct merge *m, struct cli_writer *w, unsigned long long *
 static int cluster_nodes(redisContext *ctx, const struct cli_conn_opts *conn,
                          struct cli_node **nodes, int *n, char **map)
 {
-    return cli_cluster_primaries(ctx, conn->socket ? "127.0.0.1" : conn->host, nodes, n, map);
+    return cli_cluster_primaries(ctx, conn->socket ? "127.0.0.1" : conn->host, nodes, n, map, NULL);
 }
 
 /* After the run: whether a node imported a slot or the map changed, which

@@ -50,17 +50,20 @@ struct loader {
     unsigned long long stopped_at;
     int skippable;
     int too_long;           /* RESP only: the reader met an array over RESP_MAX_ELEMENTS */
+    struct cli_cload *cluster; /* -c: the commands go through it, not ctx */
     struct cli_progress progress; /* on a terminal only */
 };
 
 static void progress(struct loader *l, int final)
 {
-    char pct[16] = "";
+    char pct[16] = "", nodes[32] = "";
 
     if (l->size)
         snprintf(pct, sizeof(pct), "  %3.0f%%", 100.0 * (double)l->bytes / (double)l->size);
-    cli_progress_draw(&l->progress, final, "%llu keys  %.0f keys/s%s", l->sent,
-                      cli_progress_rate(&l->progress, l->sent), pct);
+    if (l->cluster)
+        snprintf(nodes, sizeof(nodes), "  %d nodes", cli_cload_nodes(l->cluster));
+    cli_progress_draw(&l->progress, final, "%llu keys  %.0f keys/s%s%s", l->sent,
+                      cli_progress_rate(&l->progress, l->sent), pct, nodes);
 }
 
 /* Reads the replies of the n oldest commands in flight. Returns an exit
@@ -86,9 +89,20 @@ static int drain(struct loader *l, long long n)
     return rc;
 }
 
+static int bad_input(struct loader *l, unsigned long long at, int skippable, const char *why);
+
 static int send_command(struct loader *l, int argc, const char **argv, const size_t *argvlen,
                         unsigned long long at)
 {
+    if (l->cluster) {
+        int rc = cli_cload_send(l->cluster, argc, argv, argvlen, at);
+        if (rc == CLI_CLOAD_NO_KEY)
+            return bad_input(l, at, 1, "names no key, so no slot picks its node (-c)");
+        if (rc == CLI_OK)
+            l->sent++;
+        progress(l, 0);
+        return rc;
+    }
     if (redisAppendCommandArgv(l->ctx, argc, argv, argvlen) != REDIS_OK)
         return cli_conn_error(l->ctx);
     l->at[(l->head + l->pending++) % (2 * l->o->batch)] = at;
@@ -341,21 +355,29 @@ int cli_load(redisContext *ctx, const struct cli_load_opts *o)
             ungetc(c, in);
     }
     l.o = &guessed;
-    l.at = malloc(2 * (size_t)o->batch * sizeof(*l.at));
-    if (!l.at) {
+    /* -c against a server not in cluster mode loads it alone. */
+    rc = o->cluster ? cli_cload_new(ctx, o->cluster, l.name, guessed.resp, o->batch, &l.cluster)
+                    : CLI_OK;
+    if (rc == CLI_NOT_CLUSTER)
+        rc = CLI_OK;
+    l.at = rc == CLI_OK ? malloc(2 * (size_t)o->batch * sizeof(*l.at)) : NULL;
+    if (rc == CLI_OK && !l.at) {
         fputs("rbkv-cli: out of memory\n", stderr);
         rc = CLI_ERR_USAGE;
-    } else {
+    } else if (rc == CLI_OK) {
         cli_progress_init(&l.progress, CLI_PROGRESS_TTY);
         rc = guessed.resp ? load_resp(&l, in) : load_tsv(&l, in);
         /* Replies still owed are read even after a bad line, so a server
          * error among them is reported too; a lost connection ends it. */
-        int drc = l.pending && !ctx->err ? drain(&l, l.pending) : CLI_OK;
+        int drc = l.cluster                  ? cli_cload_finish(l.cluster)
+                  : l.pending && !ctx->err ? drain(&l, l.pending)
+                                             : CLI_OK;
         if (rc == CLI_OK)
             rc = drc;
         progress(&l, 1);
         report_end(&l);
     }
+    cli_cload_free(l.cluster);
     free(l.at);
     if (!stdin_input)
         fclose(in);

@@ -4,8 +4,8 @@
  *
  * rbkv-cli [conn flags] CMD ARG...        plain mode, printed as redis-cli does
  * rbkv-cli -c ...                         cluster: redirects followed, and
- *                                         range, prefix, count and dump span
- *                                         every primary
+ *                                         range, prefix, count, dump and load
+ *                                         span every primary
  * rbkv-cli [conn flags] range|prefix|count|dump|load ...
  * rbkv-cli convert IN OUT                 no connection: rbkv-server converts
  * Connection flags come before the mode word, a mode's own flags after it.
@@ -39,7 +39,8 @@ static void usage(FILE *out)
           "range and prefix options: --rev --limit N --values --page N --progress\n"
           "                          --format plain|tsv|json|resp\n"
           "-c: cluster mode, as redis-cli -c: -MOVED and -ASK are followed; range, prefix,\n"
-          "    count and dump read every primary's keys and merge them in order.\n"
+          "    count and dump read every primary's keys and merge them in order; load\n"
+          "    sends each command to the primary of its key's slot.\n"
           "The password may also come from the RBKV_PASSWORD environment variable.\n"
           "Exit codes: 0 ok, 1 the server replied with an error, 2 usage, input or\n"
           "connection error.\n",
@@ -334,14 +335,13 @@ int main(int argc, char **argv)
             return rc;
         if (a.npos != 1)
             return usage_error("%s: wrong number of arguments", mode);
-        if (conn.cluster)
-            return usage_error("%s: not with -c yet (each key would go to its slot's primary)",
-                               mode);
         if (a.format_set && a.w.format != FMT_TSV && a.w.format != FMT_RESP)
             return usage_error("%s: load reads tsv or resp", mode);
         if (a.format_set)
             a.load.resp = a.w.format == FMT_RESP;
         a.load.path = a.pos[0];
+        if (conn.cluster)
+            a.load.cluster = &conn;
     } else {
         mode = NULL;
     }

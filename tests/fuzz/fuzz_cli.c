@@ -3,7 +3,8 @@
  * lines or RESP commands, client/load.c and escape.c) and a server's replies
  * (range, prefix and dump paging through KRANGE, TYPE, HSCAN, ZRANGE,
  * XRANGE and XINFO in client/range.c; plain mode's printing in print.c;
- * -c's CLUSTER SLOTS and -MOVED/-ASK readers in cluster.c).
+ * -c's CLUSTER SLOTS and -MOVED/-ASK readers in cluster.c, and load -c's
+ * COMMAND INFO reader in cload.c).
  *
  * The client runs as it does, on a hiredis context over a socketpair whose
  * other end holds the answers before it starts, and its side closed: in
@@ -210,6 +211,17 @@ static void check_redirect(const redisReply *r)
         fail("a redirect out of its limits");
 }
 
+/* A reply read as COMMAND INFO's for load -c: a key's index is never
+ * negative, and a reply that is no entry names none. */
+static void check_keyspec(const redisReply *r)
+{
+    long long first = -1;
+    int movable = -1;
+    int rc = cli_keyspec_parse(r, &first, &movable);
+    if (first < 0 || (movable != 0 && movable != 1) || (rc < 0 && (first || movable)))
+        fail("COMMAND INFO read out of its limits");
+}
+
 /* Plain mode, as main.c's run_plain, for as many replies as come; with
  * cluster, CLUSTER SLOTS's reply read first (-c's primaries), and each
  * reply read as a redirect too (-c follows them). */
@@ -220,13 +232,17 @@ static int run_plain(redisContext *ctx, int cluster)
         struct cli_node *nodes = NULL;
         char *map = NULL;
         int n = -1;
-        rc = cli_cluster_primaries(ctx, "seed", &nodes, &n, &map);
+        short owner[CLI_SLOTS];
+        rc = cli_cluster_primaries(ctx, "seed", &nodes, &n, &map, owner);
         if (rc == CLI_OK) {
             if (n < 1 || !map)
                 fail("CLUSTER SLOTS read as no primary");
             for (int i = 0; i < n; i++)
                 if (nodes[i].port < 1 || nodes[i].port > 65535 || !nodes[i].host[0])
                     fail("a primary out of its limits");
+            for (int s = 0; s < CLI_SLOTS; s++)
+                if (owner[s] < -1 || owner[s] >= n)
+                    fail("a slot's owner is no primary");
         }
         free(nodes);
         free(map);
@@ -237,8 +253,10 @@ static int run_plain(redisContext *ctx, int cluster)
         redisReply *r = redisCommand(ctx, "GET k");
         if (!r)
             return cli_conn_error(ctx);
-        if (cluster)
+        if (cluster) {
             check_redirect(r);
+            check_keyspec(r);
+        }
         if (r->type == REDIS_REPLY_ERROR)
             rc = CLI_ERR_REPLY;
         else

@@ -160,10 +160,18 @@ pid_t h_redis_cli_spawn(const char *path, const char *args)
 
 int h_cluster_create(struct h_node *nodes, int n, int timeout_ms)
 {
+    return h_cluster_create_of(nodes, n, 0, timeout_ms);
+}
+
+int h_cluster_create_of(struct h_node *nodes, int n, int redis, int timeout_ms)
+{
     char args[1024], out[16384];
     int len = snprintf(args, sizeof(args), "--cluster create");
     for (int i = 0; i < n; i++) {
-        if (h_node_start(&nodes[i], 0, timeout_ms) != 0)
+        int started = h_node_start(&nodes[i], redis, timeout_ms);
+        if (started == 1)
+            return -1;
+        if (started != 0)
             return CHECK(0, "node %d did not start", i);
         len += snprintf(args + len, sizeof(args) - (size_t)len, " 127.0.0.1:%d", nodes[i].s.port);
     }

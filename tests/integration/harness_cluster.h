@@ -53,6 +53,9 @@ pid_t h_redis_cli_spawn(const char *path, const char *args);
  * cluster of n primaries with `redis-cli --cluster create` and waits until
  * each says cluster_state:ok. Returns 1, or 0 after a failed CHECK. */
 int h_cluster_create(struct h_node *nodes, int n, int timeout_ms);
+/* The same with redis-server 7.0.15 nodes when redis is set; -1 (a skip)
+ * when there is no redis-server to start. */
+int h_cluster_create_of(struct h_node *nodes, int n, int redis, int timeout_ms);
 /* Stops the nodes h_cluster_create started and removes their dirs. */
 void h_cluster_destroy(struct h_node *nodes, int n);
 /* h_cluster_create, then a standalone rbkv node, the model the tests

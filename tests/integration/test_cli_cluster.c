@@ -12,10 +12,17 @@
  *     line on a terminal only) and -ASK (with ASKING) during a slot's
  *     migration; without -c the -MOVED is the reply. A range while a node
  *     imports a slot warns and exits 1.
+ *  3. load -c (client/cload.c): the model's dump, in tsv during a slot's
+ *     migration to a node added after the load began (-ASK, then -MOVED)
+ *     and in RESP, loaded into the cluster, which then dumps the same
+ *     bytes; a keyless command is refused.
+ *  4. load -c into three redis-server 7.0.15 primaries (skipped without
+ *     redis-server): every key of the model reads back alike.
  *
  * SEED=n replays the random parts. The rbkv-cli under test is
  * RBKV_CLI_BIN, its path from the build.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +39,9 @@
 #define NKEYS 2000
 #define NRUNS 40
 
-static struct h_node nodes[NPRIMARIES];
+/* The primaries, and a fourth node that test_load adds to the cluster. */
+#define EXTRA NPRIMARIES
+static struct h_node nodes[NPRIMARIES + 1];
 static struct h_server model;
 static redisContext *mc;
 static uint64_t rng;
@@ -65,10 +74,10 @@ static void rand_bound(char *out)
     out[1 + len] = '\0';
 }
 
-/* Runs rbkv-cli with args, its stdout and stderr into out and err (in the
- * model's dir). Returns its exit status, or -1 (killed after RUN_MS, or a
- * signal). */
-static int run_cli(const char *out, const char *err, const char *const *args)
+/* Starts rbkv-cli with args, its stdout and stderr into out and err (in
+ * the model's dir), its stdin from stdin_fd (-1: /dev/null). Its pid, or
+ * -1. */
+static pid_t spawn_cli(const char *out, const char *err, const char *const *args, int stdin_fd)
 {
     const char *argv[40] = {RBKV_CLI_BIN};
     int n = 1;
@@ -80,23 +89,38 @@ static int run_cli(const char *out, const char *err, const char *const *args)
     h_path_in(&model, err, pe, sizeof(pe));
     pid_t pid = fork();
     if (pid == 0) {
-        if (!freopen(po, "w", stdout) || !freopen(pe, "w", stderr) ||
-            !freopen("/dev/null", "r", stdin))
+        if (!freopen(po, "w", stdout) || !freopen(pe, "w", stderr))
+            _exit(126);
+        if (stdin_fd >= 0 ? dup2(stdin_fd, STDIN_FILENO) < 0 : !freopen("/dev/null", "r", stdin))
             _exit(126);
         execv(RBKV_CLI_BIN, (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Waits for spawn_cli's pid. Returns its exit status, or -1 (killed after
+ * RUN_MS, or a signal). */
+static int wait_cli(pid_t pid)
+{
     int status = -1;
-    pid_t done;
+    pid_t done = 0;
     int64_t deadline = h_now_ms() + RUN_MS;
-    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && h_now_ms() < deadline)
+    while (pid > 0 && (done = waitpid(pid, &status, WNOHANG)) == 0 && h_now_ms() < deadline)
         h_sleep_ms(5);
-    if (done == 0) {
+    if (pid > 0 && done == 0) {
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
         return -1;
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Runs rbkv-cli with args as spawn_cli does, stdin empty; wait_cli's
+ * status. */
+static int run_cli(const char *out, const char *err, const char *const *args)
+{
+    return wait_cli(spawn_cli(out, err, args, -1));
 }
 
 /* The bytes of a file in the model's dir (the caller frees them). */
@@ -156,7 +180,7 @@ static int cluster_up(void)
 
 static void cluster_down(void)
 {
-    h_cluster_model_down(nodes, NPRIMARIES, &model, &mc);
+    h_cluster_model_down(nodes, NPRIMARIES + 1, &model, &mc); /* test_load's fourth too */
 }
 
 /* argv written to the cluster and to the model. */
@@ -171,6 +195,16 @@ static int write_both(int argc, const char *const *argv, const size_t *lens)
     if (b)
         freeReplyObject(b);
     return ok;
+}
+
+/* The model's DBSIZE, or -1. */
+static long model_keys(void)
+{
+    redisReply *r = H_CALL(mc, "DBSIZE");
+    long n = r ? (long)r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
 }
 
 /* The same random keys in the cluster and the model; how many there are. */
@@ -191,11 +225,7 @@ static long fill(void)
         if (!write_both(argv == set ? 3 : 4, argv, NULL))
             return -1;
     }
-    redisReply *r = H_CALL(mc, "DBSIZE");
-    long n = r ? (long)r->integer : -1;
-    if (r)
-        freeReplyObject(r);
-    return n;
+    return model_keys();
 }
 
 /* One random run's arguments into args (text in bufs). */
@@ -415,10 +445,367 @@ out:
     cluster_down();
 }
 
+/* The model alone: NKEYS random keys of the kinds dump writes (strings,
+ * hashes, sorted sets, sets, lists) and NTAGGED strings "a{m}N", whose
+ * slot test_load moves while they load. Returns how many keys there are. */
+#define NTAGGED 300
+static long fill_model(void)
+{
+    char key[16], val[32], f2[16];
+    for (int i = 0; i < NKEYS + NTAGGED; i++) {
+        if (i < NKEYS)
+            rand_key(key);
+        else
+            snprintf(key, sizeof(key), "a{m}%d", i - NKEYS);
+        snprintf(val, sizeof(val), "v%d", i);
+        snprintf(f2, sizeof(f2), "%d", rand_below(1000));
+        int kind = i < NKEYS ? rand_below(8) : 0;
+        const char *set[] = {"SET", key, val};
+        const char *hset[] = {"HSET", key, "f", val, f2, key};
+        const char *zadd[] = {"ZADD", key, "1.5", val, f2, key};
+        const char *sadd[] = {"SADD", key, val, f2};
+        const char *rpush[] = {"RPUSH", key, val, "x", f2};
+        const char *const *argv = kind == 1   ? hset
+                                  : kind == 2 ? zadd
+                                  : kind == 3 ? sadd
+                                  : kind == 4 ? rpush
+                                              : set;
+        int argc = argv == set ? 3 : argv == sadd ? 4 : argv == rpush ? 5 : 6;
+        redisReply *r = H_CALL(mc, "DEL", key);
+        if (r)
+            freeReplyObject(r);
+        r = h_command(mc, argc, argv, NULL);
+        int ok = CHECK(r && r->type != REDIS_REPLY_ERROR, "a write of %s failed", argv[0]);
+        if (r)
+            freeReplyObject(r);
+        if (!ok)
+            return -1;
+    }
+    return model_keys();
+}
+
+/* rbkv-cli -p model dump --format fmt into name; whether it exited 0. */
+static int dump_model(const char *fmt, const char *name)
+{
+    return CHECK(run_cli(name, "dump.err",
+                         (const char *[]){"-p", port_text(&model), "dump", "--format", fmt,
+                                          NULL}) == 0,
+                 "dump --format %s of the model failed", fmt);
+}
+
+/* The cluster's `rbkv-cli -c dump --format fmt` is byte for byte the
+ * model's, in file want. */
+static void same_dump(const char *fmt, const char *want)
+{
+    int rc = run_cli("cd.out", "cd.err",
+                     (const char *[]){"-p", port_text(&nodes[rand_below(NPRIMARIES)].s), "-c",
+                                      "dump", "--format", fmt, NULL});
+    size_t la, lb;
+    char *a = read_out("cd.out", &la), *b = read_out(want, &lb);
+    CHECK(rc == 0 && la == lb && !memcmp(a, b, la),
+          "-c dump --format %s after -c load: exit %d, %zu bytes, %zu in the model's", fmt, rc, la,
+          lb);
+    free(a);
+    free(b);
+}
+
+static void flush_cluster(void)
+{
+    for (int i = 0; i <= NPRIMARIES; i++)
+        if (nodes[i].c)
+            EXPECT_OK(nodes[i].c, "FLUSHALL");
+}
+
+/* How many keys node i holds in slot. */
+static long long keys_in_slot(int i, const char *slot)
+{
+    redisReply *r = H_CALL(nodes[i].c, "CLUSTER", "COUNTKEYSINSLOT", slot);
+    long long n = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+/* Writes len bytes to fd; whether all went. */
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n <= 0)
+            return 0;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 1;
+}
+
+/* 3. load -c: a dump of the model loaded into the cluster, which then
+ *    dumps the same bytes; in tsv while the slot of "{m}" migrates to a
+ *    fourth node that had no slot when the load began (the keys first go
+ *    to it by -ASK, which adds it to the client's nodes, and after the
+ *    move, to a client whose map is then stale, by -MOVED), then in RESP;
+ *    and a keyless command refused. */
+static void test_load(void)
+{
+    if (!cluster_up())
+        goto out;
+    rng = h_seed() | 1;
+    long total = fill_model();
+    if (!CHECK(total > NTAGGED, "no keys") || !dump_model("resp", "m.resp") ||
+        !dump_model("tsv", "m.tsv"))
+        goto out;
+    printf("  %ld keys\n", total);
+
+    /* A fourth node joins, with no slot, so the client's map does not
+     * name it; the slot of {m} migrates to it before the load. */
+    long long slot;
+    int owner = owner_of("a{m}0", &slot);
+    EXPECT_INT(nodes[owner].c, 1, "DEL", "a{m}0");
+    const int third = EXTRA;
+    if (!CHECK(h_node_start(&nodes[EXTRA], 0, NODE_TIMEOUT_MS) == 0, "the fourth node did not start"))
+        goto out;
+    char owner_id[41], third_id[41], slottext[16], port[8];
+    h_node_id(&nodes[owner], owner_id);
+    h_node_id(&nodes[third], third_id);
+    snprintf(port, sizeof(port), "%d", nodes[0].s.port);
+    EXPECT_OK(nodes[third].c, "CLUSTER", "MEET", "127.0.0.1", port, nodes[0].bus_port);
+    int64_t deadline = h_now_ms() + RUN_MS;
+    for (int known = 0; !known && h_now_ms() < deadline;) {
+        known = 1;
+        for (int i = 0; i <= NPRIMARIES && known; i++) {
+            char text[4096];
+            h_call_text(nodes[i].c, text, sizeof(text), "CLUSTER NODES");
+            known = strstr(text, i == third ? owner_id : third_id) != NULL &&
+                    (i != third || h_cluster_ok(&nodes[third]));
+        }
+        if (!known)
+            h_sleep_ms(20);
+    }
+    snprintf(slottext, sizeof(slottext), "%lld", slot);
+    EXPECT_OK(nodes[third].c, "CLUSTER", "SETSLOT", slottext, "IMPORTING", owner_id);
+    EXPECT_OK(nodes[owner].c, "CLUSTER", "SETSLOT", slottext, "MIGRATING", third_id);
+
+    /* The tsv dump through a pipe (getline hands each line on at once;
+     * RESP is read 64 KB at a time): up to the 40th line naming {m}, so
+     * some reach third by -ASK (a batch of 3: at most 5 wait in the
+     * client)... */
+    size_t len;
+    char *tsv = read_out("m.tsv", &len);
+    const char *cut = tsv;
+    for (int i = 0; i < 40 && cut; i++)
+        cut = memmem(cut + 1, len - (size_t)(cut + 1 - tsv), "{m}", 3);
+    if (cut)
+        cut = memchr(cut, '\n', len - (size_t)(cut - tsv));
+    int fds[2];
+    if (!CHECK(cut, "the dump has fewer than 40 {m} keys") || !CHECK(pipe2(fds, O_CLOEXEC) == 0, "pipe")) {
+        free(tsv);
+        goto out;
+    }
+    const char *p = port_text(&nodes[(owner + 2) % NPRIMARIES].s);
+    pid_t pid = spawn_cli("l.out", "l.err",
+                          (const char *[]){"-p", p, "-c", "load", "-", "--batch", "3", NULL},
+                          fds[0]);
+    close(fds[0]);
+    size_t first = (size_t)(cut + 1 - tsv);
+    int ok = write_all(fds[1], tsv, first);
+    deadline = h_now_ms() + RUN_MS;
+    while (ok && keys_in_slot(third, slottext) < 20 && h_now_ms() < deadline)
+        h_sleep_ms(10);
+    CHECK(keys_in_slot(third, slottext) >= 20 && keys_in_slot(owner, slottext) == 0,
+          "-ASK: third holds %lld keys of slot %s, the owner %lld", keys_in_slot(third, slottext),
+          slottext, keys_in_slot(owner, slottext));
+    /* ... then the slot is third's, which the client learns by -MOVED. */
+    EXPECT_OK(nodes[third].c, "CLUSTER", "SETSLOT", slottext, "NODE", third_id);
+    for (int i = 0; i < NPRIMARIES; i++)
+        EXPECT_OK(nodes[(owner + i) % NPRIMARIES].c, "CLUSTER", "SETSLOT", slottext, "NODE",
+                  third_id);
+    ok = ok && write_all(fds[1], tsv + first, len - first);
+    close(fds[1]);
+    free(tsv);
+    int rc = wait_cli(pid);
+    char *err = read_out("l.err", &len);
+    CHECK(ok && rc == 0 && !len, "load -c: exit %d, stderr [%s]", rc, err);
+    free(err);
+    CHECK(keys_in_slot(third, slottext) == NTAGGED, "third holds %lld keys of slot %s, not %d",
+          keys_in_slot(third, slottext), slottext, NTAGGED);
+    same_dump("tsv", "m.tsv");
+
+    /* RESP (every kind of value), from a file, in the default batches. */
+    flush_cluster();
+    char path[512];
+    h_path_in(&model, "m.resp", path, sizeof(path));
+    rc = run_cli("l.out", "l.err",
+                 (const char *[]){"-p", port_text(&nodes[owner].s), "-c", "load", path, NULL});
+    CHECK(rc == 0, "load -c of RESP: exit %d", rc);
+    same_dump("resp", "m.resp");
+
+    /* A command without a key has no node: refused with its number. */
+    h_path_in(&model, "keyless.resp", path, sizeof(path));
+    FILE *f = fopen(path, "w");
+    if (CHECK(f, "%s", path)) {
+        fputs("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n", f);
+        fclose(f);
+        rc = run_cli("l.out", "l.err",
+                     (const char *[]){"-p", port_text(&nodes[owner].s), "-c", "load", path, NULL});
+        err = read_out("l.err", &len);
+        CHECK(rc == 2 && strstr(err, "command 2 (byte offset 27): names no key") &&
+                  strstr(err, "1 command sent before it"),
+              "a keyless command: exit %d, %s", rc, err);
+        free(err);
+    }
+out:
+    cluster_down();
+}
+
+/* The reply of argv from the cluster (through nodes, following -MOVED) or
+ * from the model (nodes NULL). */
+static redisReply *call_on(struct h_node *ns, redisContext *c, int argc, const char **argv,
+                           const size_t *lens)
+{
+    return ns ? h_cluster_call(ns, NPRIMARIES, ns[0].c, argc, argv, lens)
+              : h_command(c, argc, argv, lens);
+}
+
+/* An element of a value: a member, or a hash's field and value. */
+struct elem {
+    const redisReply *k, *v;
+};
+
+static int cmp_elem(const void *a, const void *b)
+{
+    const redisReply *x = ((const struct elem *)a)->k, *y = ((const struct elem *)b)->k;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->str, y->str, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* A key's value as text that two servers holding the same value give
+ * alike: its type, then its elements, length-prefixed (a set's sorted, a
+ * hash's as field=value pairs sorted by field). The caller frees it; NULL
+ * on a failed call. */
+static char *value_text(struct h_node *ns, redisContext *c, const char *key, size_t klen)
+{
+    const char *argv[5] = {"TYPE", key};
+    size_t lens[5] = {4, klen};
+    redisReply *t = call_on(ns, c, 2, argv, lens);
+    if (!t || t->type != REDIS_REPLY_STATUS) {
+        if (t)
+            freeReplyObject(t);
+        return NULL;
+    }
+    int argc = 2, step = 1, sorted = 1;
+    if (!strcmp(t->str, "string")) {
+        argv[0] = "GET";
+    } else if (!strcmp(t->str, "hash")) {
+        argv[0] = "HGETALL";
+        step = 2;
+    } else if (!strcmp(t->str, "set")) {
+        argv[0] = "SMEMBERS";
+    } else {
+        int zset = !strcmp(t->str, "zset");
+        argv[0] = zset ? "ZRANGE" : "LRANGE";
+        argv[2] = "0";
+        argv[3] = "-1";
+        argv[4] = "WITHSCORES";
+        argc = zset ? 5 : 4;
+        sorted = 0;
+    }
+    for (int i = 0; i < argc; i++)
+        if (i != 1)
+            lens[i] = strlen(argv[i]);
+    redisReply *v = call_on(ns, c, argc, argv, lens);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fputs(t->str, f);
+    if (v && v->type == REDIS_REPLY_STRING) {
+        fprintf(f, " %zu:", v->len);
+        fwrite(v->str, 1, v->len, f);
+    } else if (v && v->type == REDIS_REPLY_ARRAY) {
+        size_t n = v->elements / (size_t)step;
+        struct elem *e = calloc(n ? n : 1, sizeof(*e));
+        for (size_t i = 0; e && i < n; i++)
+            e[i] = (struct elem){v->element[i * (size_t)step],
+                                 step == 2 ? v->element[i * 2 + 1] : NULL};
+        if (e && sorted)
+            qsort(e, n, sizeof(*e), cmp_elem);
+        for (size_t i = 0; e && i < n; i++) {
+            fprintf(f, " %zu:", e[i].k->len);
+            fwrite(e[i].k->str, 1, e[i].k->len, f);
+            if (e[i].v) {
+                fprintf(f, "=%zu:", e[i].v->len);
+                fwrite(e[i].v->str, 1, e[i].v->len, f);
+            }
+        }
+        free(e);
+    } else {
+        fputs(" ?", f);
+    }
+    fclose(f);
+    freeReplyObject(t);
+    if (v)
+        freeReplyObject(v);
+    return text;
+}
+
+/* 4. load -c into a cluster of three redis-server 7.0.15 primaries: a
+ *    RESP dump holds Redis commands only (SET, HSET, SADD, ZADD, RPUSH),
+ *    and every key of the model reads back alike. */
+static void test_load_redis(void)
+{
+    int up = h_cluster_create_of(nodes, NPRIMARIES, 1, NODE_TIMEOUT_MS);
+    if (up < 0) {
+        printf("  no redis-server: skipped\n");
+        goto out;
+    }
+    if (!up)
+        goto out;
+    if (h_start(&model, NULL) != 0 || !(mc = h_connect(&model))) {
+        CHECK(0, "the standalone node did not start");
+        goto out;
+    }
+    rng = h_seed() | 1;
+    long total = fill_model();
+    if (!CHECK(total > 0, "no keys") || !dump_model("resp", "m.resp"))
+        goto out;
+    char path[512];
+    h_path_in(&model, "m.resp", path, sizeof(path));
+    int rc = run_cli("l.out", "l.err",
+                     (const char *[]){"-p", port_text(&nodes[1].s), "-c", "load", path, NULL});
+    if (!CHECK(rc == 0, "load -c into redis-server: exit %d", rc))
+        goto out;
+    redisReply *keys = H_CALL(mc, "KEYS", "*");
+    long loaded = 0;
+    for (int i = 0; i < NPRIMARIES; i++) {
+        redisReply *r = H_CALL(nodes[i].c, "DBSIZE");
+        loaded += r ? (long)r->integer : 0;
+        if (r)
+            freeReplyObject(r);
+    }
+    CHECK(keys && (long)keys->elements == total && loaded == total,
+          "%ld keys in the model, %ld in the cluster", total, loaded);
+    for (size_t i = 0; keys && i < keys->elements; i++) {
+        const redisReply *k = keys->element[i];
+        char *a = value_text(NULL, mc, k->str, k->len), *b = value_text(nodes, NULL, k->str, k->len);
+        int same = CHECK(a && b && !strcmp(a, b), "key %s: [%s] in the model, [%s] in redis",
+                         k->str, a ? a : "?", b ? b : "?");
+        free(a);
+        free(b);
+        if (!same)
+            break;
+    }
+    if (keys)
+        freeReplyObject(keys);
+out:
+    cluster_down();
+}
+
 int main(int argc, char **argv)
 {
     h_init(argc, argv);
     H_RUN(test_compare);
     H_RUN(test_redirects);
+    H_RUN(test_load);
+    H_RUN(test_load_redis);
     return h_finish();
 }

@@ -6,10 +6,12 @@
 # ioredis's Cluster and node-redis's createCluster (pinned by ../package-lock.json). Each writes
 # keys across the slots and reads them back, runs a pipeline (and a MULTI, where the client has
 # one in cluster mode) on one slot and follows a -MOVED after move_slot.sh moved a key's slot;
-# redis-py (read_from_replicas) and ioredis (scaleReads: 'slave') also read from the replicas.
-# Then, one library at a time, a failover: redis_py_failover.py and failover_ioredis.js each kill
-# a primary that has a replica and go on writing and reading once the replica is promoted; after
-# each, the killed node is started again from its nodes.conf and must rejoin as a replica.
+# redis-py (read_from_replicas), ioredis (scaleReads: 'slave') and node-redis (useReplicas: true)
+# also read from the replicas. Then, one library at a time, a failover: redis_py_failover.py,
+# failover_ioredis.js and failover_node_redis.js each kill a primary that has a replica and go on
+# writing and reading once the replica is promoted (node-redis through a new client: it reads the
+# slot map again only after a -MOVED); after each, the killed node is started again from its
+# nodes.conf and must rejoin as a replica.
 # usage: tests/clients/cluster/run.sh SERVER_BIN
 # Exits 77 (skip) when redis-cli, python3-redis, node or npm is missing (scripts/deps.sh test) or
 # the npm packages cannot be installed.
@@ -76,6 +78,11 @@ fi
 if [ "$status" -eq 0 ]; then
   # shellcheck disable=SC2016 # $1 is the inner shell's
   failover sh -c 'cd "$1" && node --test --test-reporter=spec failover_ioredis.js' sh "$here" ||
+    status=1
+fi
+if [ "$status" -eq 0 ]; then
+  # shellcheck disable=SC2016 # $1 is the inner shell's
+  failover sh -c 'cd "$1" && node --test --test-reporter=spec failover_node_redis.js' sh "$here" ||
     status=1
 fi
 exit "$status"
