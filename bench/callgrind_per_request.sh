@@ -73,8 +73,10 @@ one() {
   dir=$(mktemp -d "$WORK/run.XXXX")
   port=$(free_port)
   out=$dir/callgrind.out
+  local cluster_args=()
+  [ -z "${CLUSTER:-}" ] || cluster_args=(--cluster-enabled yes --cluster-port "$(free_port)")
   (cd "$dir" && exec valgrind --tool=callgrind ${CACHE_SIM:+--cache-sim=yes} \
-    --callgrind-out-file="$out" "$bin" --port "$port" \
+    --callgrind-out-file="$out" "$bin" --port "$port" "${cluster_args[@]}" \
     --save '' --appendonly no --loglevel warning >/dev/null 2>"$dir/valgrind.log") &
   local pid=$!
   local up=""
@@ -83,6 +85,15 @@ one() {
     sleep 0.1
   done
   [ -n "$up" ] || { echo "$bin under callgrind did not answer in 180 s (cache simulation and a loaded machine slow its start): $(cat "$dir/valgrind.log")" >&2; exit 1; }
+  if [ -n "${CLUSTER:-}" ]; then
+    redis-cli -p "$port" CLUSTER ADDSLOTSRANGE 0 16383 >/dev/null
+    up=""
+    for _ in $(seq 1800); do
+      redis-cli -p "$port" CLUSTER INFO 2>/dev/null | grep -q '^cluster_state:ok' && up=1 && break
+      sleep 0.1
+    done
+    [ -n "$up" ] || { echo "$bin under callgrind: cluster_state never ok" >&2; exit 1; }
+  fi
   case $w in
     krange) load "$port" 10000 ;;
     range100|count|rank) load "$port" "$ORDERED_KEYS"; load_zset "$port" "$ORDERED_KEYS" ;;
