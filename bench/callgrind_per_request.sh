@@ -33,6 +33,10 @@
 # simulated last level is the host's, so at 100,000 keys LL misses stay near 0 and D1 misses are
 # the figure to compare):
 #   CACHE_SIM=1 ORDERED_KEYS=100000 WORKLOADS="count rank" bench/callgrind_per_request.sh old new
+# CLUSTER=1 starts every server in cluster mode owning all 16384 slots (CLUSTER ADDSLOTSRANGE,
+# then cluster_state:ok), so the counts include routing and the per-slot key index:
+#   CLUSTER=1 WORKLOADS="get set get-p16 set-p16" bench/callgrind_per_request.sh old new \
+#     "$(command -v redis-server)"
 # Prints one row per workload, one column per binary. Takes a few minutes per binary.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

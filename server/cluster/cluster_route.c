@@ -263,10 +263,21 @@ static int route_refuses(struct client *c, const struct command *cmd)
         case CQ_SCOPE_SLOT:
             range = &tagged;
             break;
-        case CQ_SCOPE_NONE:
+        case CQ_SCOPE_NONE: {
             if (!(specs = keyspec_of(cmd)))
                 return 0;
+            /* The common case, what node_for_query would find without its
+             * walk: one key, of a stable slot served here, the cluster up
+             * (then neither ASKING, READONLY nor the down rules matter). */
+            int at = keyspec_single_key(specs, c->argc);
+            if (at && cluster->state == CLUSTER_STATE_OK) {
+                unsigned s = key_hash_slot(c->argv[at].ptr, c->argv[at].len);
+                if (cluster->slots[s] == cluster->myself && !cluster->migrating_to[s] &&
+                    !cluster->importing_from[s])
+                    return 0;
+            }
             break;
+        }
         }
     }
     struct cluster_node *n = node_for_query(c, cmd, specs, c->argc, c->argv, range, &slot, &why);
