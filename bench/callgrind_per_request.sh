@@ -35,6 +35,10 @@
 # simulated last level is the host's, so at 100,000 keys LL misses stay near 0 and D1 misses are
 # the figure to compare):
 #   CACHE_SIM=1 ORDERED_KEYS=100000 WORKLOADS="count rank" bench/callgrind_per_request.sh old new
+# CLUSTER=1 starts every server in cluster mode owning all 16384 slots (CLUSTER ADDSLOTSRANGE,
+# then cluster_state:ok), so the counts include routing and the per-slot key index:
+#   CLUSTER=1 WORKLOADS="get set get-p16 set-p16" bench/callgrind_per_request.sh old new \
+#     "$(command -v redis-server)"
 # Prints one row per workload, one column per binary. Takes a few minutes per binary.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -75,8 +79,10 @@ one() {
   dir=$(mktemp -d "$WORK/run.XXXX")
   port=$(free_port)
   out=$dir/callgrind.out
+  local cluster_args=()
+  [ -z "${CLUSTER:-}" ] || cluster_args=(--cluster-enabled yes --cluster-port "$(free_port)")
   (cd "$dir" && exec valgrind --tool=callgrind ${CACHE_SIM:+--cache-sim=yes} \
-    --callgrind-out-file="$out" "$bin" --port "$port" \
+    --callgrind-out-file="$out" "$bin" --port "$port" "${cluster_args[@]}" \
     --save '' --appendonly no --loglevel warning >/dev/null 2>"$dir/valgrind.log") &
   local pid=$!
   local up=""
@@ -85,6 +91,15 @@ one() {
     sleep 0.1
   done
   [ -n "$up" ] || { echo "$bin under callgrind did not answer in 180 s (cache simulation and a loaded machine slow its start): $(cat "$dir/valgrind.log")" >&2; exit 1; }
+  if [ -n "${CLUSTER:-}" ]; then
+    redis-cli -p "$port" CLUSTER ADDSLOTSRANGE 0 16383 >/dev/null
+    up=""
+    for _ in $(seq 1800); do
+      redis-cli -p "$port" CLUSTER INFO 2>/dev/null | grep -q '^cluster_state:ok' && up=1 && break
+      sleep 0.1
+    done
+    [ -n "$up" ] || { echo "$bin under callgrind: cluster_state never ok" >&2; exit 1; }
+  fi
   case $w in
     krange) load "$port" 10000 ;;
     range100|count|rank) load "$port" "$ORDERED_KEYS"; load_zset "$port" "$ORDERED_KEYS" ;;

@@ -102,11 +102,11 @@ static int visit_key(void *ctx, int pos, unsigned flags)
     return 0;
 }
 
-static int visit_command(void *ctx, const struct command *cmd, int argc,
-                         const struct resp_slice *argv)
+/* Walks cmd's keys by its specs (keyspec_of(cmd), NULL for none). */
+static int visit_specs(struct query *q, const struct command *cmd,
+                       const struct command_key_specs *specs, int argc,
+                       const struct resp_slice *argv)
 {
-    struct query *q = ctx;
-    const struct command_key_specs *specs = keyspec_of(cmd);
     if (!specs)
         return 0;
     q->argv = argv;
@@ -124,11 +124,20 @@ static int visit_command(void *ctx, const struct command *cmd, int argc,
     return q->cross_slot || q->unbound;
 }
 
+static int visit_command(void *ctx, const struct command *cmd, int argc,
+                         const struct resp_slice *argv)
+{
+    return visit_specs(ctx, cmd, keyspec_of(cmd), argc, argv);
+}
+
 /* Redis's getNodeByQuery: the node that serves cmd with argc/argv, asked by
  * c (its ASKING, READONLY and, for EXEC, its queue), NULL with *why set when
  * none may; *slot is the keys' slot (left alone when there is no key). With
- * range set, the keys are that one {hash tag}'s range instead of argv's. */
-static struct cluster_node *node_for_query(struct client *c, const struct command *cmd, int argc,
+ * range set, the keys are that one {hash tag}'s range instead of argv's.
+ * specs is keyspec_of(cmd), which the callers have asked already (unused
+ * for EXEC and a range). */
+static struct cluster_node *node_for_query(struct client *c, const struct command *cmd,
+                                           const struct command_key_specs *specs, int argc,
                                            const struct resp_slice *argv,
                                            const struct resp_slice *range, int *slot,
                                            enum redirect *why)
@@ -153,7 +162,7 @@ static struct cluster_node *node_for_query(struct client *c, const struct comman
         q.shard = 0;
         q.migrating = q.importing = 0;
     } else {
-        visit_command(&q, cmd, argc, argv);
+        visit_specs(&q, cmd, specs, argc, argv);
     }
     if (q.unbound) {
         *why = REDIR_DOWN_UNBOUND;
@@ -239,6 +248,7 @@ static int route_refuses(struct client *c, const struct command *cmd)
     int slot = 0;
     enum redirect why;
     struct resp_slice tagged, *range = NULL;
+    const struct command_key_specs *specs = NULL;
     if (cmd != exec_cmd) {
         switch (cluster_query_scope(c, c->argc, c->argv, &tagged)) {
         case CQ_SCOPE_LOCAL:
@@ -253,13 +263,24 @@ static int route_refuses(struct client *c, const struct command *cmd)
         case CQ_SCOPE_SLOT:
             range = &tagged;
             break;
-        case CQ_SCOPE_NONE:
-            if (!keyspec_of(cmd))
+        case CQ_SCOPE_NONE: {
+            if (!(specs = keyspec_of(cmd)))
                 return 0;
+            /* The common case, what node_for_query would find without its
+             * walk: one key, of a stable slot served here, the cluster up
+             * (then neither ASKING, READONLY nor the down rules matter). */
+            int at = keyspec_single_key(specs, c->argc);
+            if (at && cluster->state == CLUSTER_STATE_OK) {
+                unsigned s = key_hash_slot(c->argv[at].ptr, c->argv[at].len);
+                if (cluster->slots[s] == cluster->myself && !cluster->migrating_to[s] &&
+                    !cluster->importing_from[s])
+                    return 0;
+            }
             break;
         }
+        }
     }
-    struct cluster_node *n = node_for_query(c, cmd, c->argc, c->argv, range, &slot, &why);
+    struct cluster_node *n = node_for_query(c, cmd, specs, c->argc, c->argv, range, &slot, &why);
     if (n == cluster->myself)
         return 0;
     /* Redis discards a redirected EXEC's transaction; a queued command's
@@ -278,11 +299,12 @@ static const char *route_script_refuses(struct client *caller, const struct comm
                                         int argc, const struct resp_slice *argv, int cross_slot,
                                         int *run_slot)
 {
-    if ((caller->flags & CLIENT_MASTER) || caller->id == 0 || !keyspec_of(cmd))
+    const struct command_key_specs *specs;
+    if ((caller->flags & CLIENT_MASTER) || caller->id == 0 || !(specs = keyspec_of(cmd)))
         return NULL;
     int slot = -1;
     enum redirect why;
-    if (node_for_query(caller, cmd, argc, argv, NULL, &slot, &why) != cluster->myself) {
+    if (node_for_query(caller, cmd, specs, argc, argv, NULL, &slot, &why) != cluster->myself) {
         switch (why) {
         case REDIR_DOWN_RO_STATE:
             return "Script attempted to execute a write command while the cluster is down and "

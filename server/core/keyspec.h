@@ -106,6 +106,12 @@ const struct command_key_specs *keyspec_of(const struct command *cmd);
 /* Whether specs can name a key at all (a spec that is no NOT_KEY). */
 int keyspec_has_keys(const struct command_key_specs *specs);
 
+/* The index of the request's only key when specs name exactly one key at a
+ * fixed place (GET, SET, INCR...: one spec, a range of one key from a
+ * fixed index) and a request of argc arguments holds it; else 0, and
+ * keyspec_visit is the way to the keys. */
+int keyspec_single_key(const struct command_key_specs *specs, int argc);
+
 /* Visits the keys the specs find in argv[0..argc) (arity checked already).
  * As Redis: a keyword that is missing names no key; a count that is not a
  * number, or keys past the end, make the specs invalid, and then Redis's

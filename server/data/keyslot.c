@@ -1,35 +1,51 @@
 /*
  * keyslot.c - Redis Cluster's hash slot of a key (keyslot.h).
  *
- * The CRC is computed a byte at a time from a 256-entry table built on first
- * use: keys are short, and the table costs 512 bytes.
+ * The CRC is computed four bytes a step from four 256-entry tables built on
+ * first use (2 KB): in cluster mode every keyed request hashes its key (and
+ * a new key hashes it again for the slot index), and a byte-a-step loop
+ * took 9 to 10 instructions a byte, each step waiting on the last.
+ *
+ * Why four bytes at once give the same CRC: the state is 16 bits, and a
+ * step from state crc over bytes b0 b1 b2 b3 is the step from state 0 over
+ * b0 ^ (crc >> 8), b1 ^ (crc & 0xff), b2, b3; from state 0 the CRC is linear
+ * in the bytes, so it is the xor of each byte's own part: step[k][v], the
+ * state after byte v then k zero bytes (step[0] is the usual byte table).
  */
 #include "keyslot.h"
 
 #include <string.h>
 
-static uint16_t crc_table[256];
+static uint16_t step[4][256];
+static int built;
 
-static void build_table(void)
+static void build_tables(void)
 {
     for (unsigned b = 0; b < 256; b++) {
         uint16_t crc = (uint16_t)(b << 8);
         for (int i = 0; i < 8; i++)
             crc = (uint16_t)(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
-        crc_table[b] = crc;
+        step[0][b] = crc;
     }
+    for (int k = 1; k < 4; k++)
+        for (unsigned b = 0; b < 256; b++)
+            step[k][b] = (uint16_t)((step[k - 1][b] << 8) ^ step[0][step[k - 1][b] >> 8]);
+    built = 1;
 }
 
 uint16_t crc16_xmodem(const void *buf, size_t len)
 {
     const unsigned char *p = buf;
-    uint16_t crc = 0;
-    /* Entry 1 is 0x1021 once built: one test serves as the "built" flag. */
-    if (!crc_table[1])
-        build_table();
-    for (size_t i = 0; i < len; i++)
-        crc = (uint16_t)((crc << 8) ^ crc_table[((crc >> 8) ^ p[i]) & 0xff]);
-    return crc;
+    unsigned crc = 0;
+    size_t i = 0;
+    if (!built)
+        build_tables();
+    for (; i + 4 <= len; i += 4)
+        crc = step[3][p[i] ^ (crc >> 8)] ^ step[2][p[i + 1] ^ (crc & 0xff)] ^ step[1][p[i + 2]] ^
+              step[0][p[i + 3]];
+    for (; i < len; i++)
+        crc = ((crc << 8) & 0xffff) ^ step[0][(crc >> 8) ^ p[i]];
+    return (uint16_t)crc;
 }
 
 unsigned key_hash_slot(const char *key, size_t len)
