@@ -120,6 +120,30 @@ static inline void rb_warm_push_(struct rb_warm *w, const struct rb_node *node, 
     w->q[w->tail++] = (struct rb_warm_item){node, budget, sib, sib_rest};
 }
 
+/* Reads the queued items before position until, and those they queue
+ * while still before it (RB_WARM_QUEUE: all): breadth first, so by the time
+ * an item is read, those queued before it have had their loads in flight
+ * beside it. */
+static inline __attribute__((always_inline)) void
+rb_warm_expand_(struct rb_warm *w, unsigned until, int dir, size_t (*size)(const struct rb_node *))
+{
+    while (w->head < w->tail && w->head < until) {
+        struct rb_warm_item it = w->q[w->head++];
+        size_t s = size(it.node);
+        if (it.sib && it.sib_rest > s)
+            rb_warm_push_(w, it.sib, it.sib_rest - s, NULL, 0);
+        const struct rb_node *b = rb_warm_child_(it.node, !dir), *f = rb_warm_child_(it.node, dir);
+        if (it.budget >= s) {
+            rb_warm_push_(w, b, SIZE_MAX, NULL, 0);
+            rb_warm_push_(w, f, SIZE_MAX, NULL, 0);
+        } else if (!b) {
+            rb_warm_push_(w, f, it.budget - 1, NULL, 0);
+        } else {
+            rb_warm_push_(w, b, it.budget, f, it.budget - 1);
+        }
+    }
+}
+
 /* size: the subtree size of a node (PREFIX_size); dir: 1 ascending. */
 static inline __attribute__((always_inline)) void
 rb_warm_(const struct rb_node *x, size_t n, int dir, size_t (*size)(const struct rb_node *),
@@ -145,6 +169,7 @@ rb_warm_(const struct rb_node *x, size_t n, int dir, size_t (*size)(const struct
         prefetch(p, hint);
     rb_warm_push_(&w, rb_warm_child_(x, dir), n - 1, NULL, 0);
     size_t before = size(back) + 1; /* nodes of c's subtree up to x in the walk's order */
+    unsigned mark = 0; /* the queue's tail one climbing step ago */
     /* Up while the subtree under c holds fewer than n nodes from x on. */
     for (; size(c) - before < n - 1 && (p = rb_parent(c)); c = p) {
         if (c == rb_warm_child_(p, !dir)) {
@@ -155,28 +180,17 @@ rb_warm_(const struct rb_node *x, size_t n, int dir, size_t (*size)(const struct
         } else {
             before += size(p) - size(c);
         }
-        /* The next ancestor's load, begun now, overlaps this one's queueing. */
+        /* The next ancestor's load, begun now, overlaps this one's queueing
+         * and the reading of what the steps before queued (their loads have
+         * had this step's time to arrive): the climb's chain of misses and
+         * the subtrees' levels overlap. */
         const struct rb_node *up = rb_parent(p);
         if (up)
             prefetch(up, hint);
+        rb_warm_expand_(&w, mark, dir, size);
+        mark = w.tail;
     }
-    /* Breadth first: by the time an item is read, those queued before it
-     * have had their loads in flight beside it. */
-    while (w.head < w.tail) {
-        struct rb_warm_item it = w.q[w.head++];
-        size_t s = size(it.node);
-        if (it.sib && it.sib_rest > s)
-            rb_warm_push_(&w, it.sib, it.sib_rest - s, NULL, 0);
-        const struct rb_node *b = rb_warm_child_(it.node, !dir), *f = rb_warm_child_(it.node, dir);
-        if (it.budget >= s) {
-            rb_warm_push_(&w, b, SIZE_MAX, NULL, 0);
-            rb_warm_push_(&w, f, SIZE_MAX, NULL, 0);
-        } else if (!b) {
-            rb_warm_push_(&w, f, it.budget - 1, NULL, 0);
-        } else {
-            rb_warm_push_(&w, b, it.budget, f, it.budget - 1);
-        }
-    }
+    rb_warm_expand_(&w, RB_WARM_QUEUE, dir, size);
 }
 
 #define RB_DECLARE_ORDER(PREFIX, RBSTRUCT, RBFIELD, SIZEFIELD)                                      \
