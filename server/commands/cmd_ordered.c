@@ -163,10 +163,25 @@ static void reply_walk(struct client *c, const struct walk *w)
     size_t stop = w->type == RANGE_TYPE_ANY ? listing_stop(c) : SIZE_MAX;
     struct resp_deferred d;
     resp_add_deferred(&c->out, &d);
+    /* The walk's next entries are warmed (ks_warm) a batch at a time: with
+     * a LIMIT, as many as it may list; without one, batches growing from a
+     * few, so a short range whose bound comes early loads little past it. */
+    size_t warm_left = 0, warm_grow = 16;
     /* A due key is skipped where it stands, so a walk never runs past its
      * end over due keys; visited counts live candidates. */
     for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
          e = walk_step(w, e)) {
+        if (warm_left == 0) {
+            warm_left = warm_grow;
+            if (w->count != SIZE_MAX && w->count - n < SIZE_MAX - skip)
+                warm_left = w->count - n + skip;
+            if (warm_left > KS_WARM_MAX)
+                warm_left = KS_WARM_MAX;
+            ks_warm(e, warm_left, w->rev);
+            if (warm_grow < KS_WARM_MAX)
+                warm_grow *= 2;
+        }
+        warm_left--;
         if (live_hides(w->live, e))
             continue;
         visited++;

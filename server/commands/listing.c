@@ -43,10 +43,18 @@ static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int re
                          size_t until, const struct live_view *v)
 {
     struct ks_entry *at = *e;
+    size_t warm_left = 0;
     /* Due keys are skipped on the way to each listed key, never after the
      * last one: beyond it may lie any number of them. */
     for (; n > 0 && !c->out.failed && resp_out_pending(&c->out) < until; n--) {
         at = live_nearest(v, at, rev);
+        /* The next keys' loads in flight together (ks_warm), a batch at a
+         * time: n is exact, so none past the listing's end. */
+        if (warm_left == 0) {
+            warm_left = n < KS_WARM_MAX ? n : KS_WARM_MAX;
+            ks_warm(at, warm_left, rev);
+        }
+        warm_left--;
         listing_add(c, at, withvalues);
         at = rev ? ks_prev(at) : ks_next(at);
     }

@@ -1047,6 +1047,15 @@ size_t ks_count(const struct db *db)
     return ks_order_count(&db->keys);
 }
 
+void ks_warm(const struct ks_entry *e, size_t n, int rev)
+{
+    _Static_assert(KS_WARM_MAX == RB_WARM_MAX, "keyspace.h promises the tree's bound");
+    /* The keys of a range are alike in length: e's guides where the others'
+     * ends lie, as in a descent (prefetch_node). */
+    if (e)
+        ks_order_warm(&e->node, n, rev, prefetch_node, ks_klen(e));
+}
+
 size_t ks_rank(const struct ks_entry *e)
 {
     return ks_order_rank(&e->node);

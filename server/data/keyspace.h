@@ -420,6 +420,12 @@ static inline struct ks_entry *ks_first(const struct db *db) { return ks_entry_o
 static inline struct ks_entry *ks_last(const struct db *db) { return ks_entry_of(rb_last(&db->keys)); }
 static inline struct ks_entry *ks_next(const struct ks_entry *e) { return ks_entry_of(rb_next(&e->node)); }
 static inline struct ks_entry *ks_prev(const struct ks_entry *e) { return ks_entry_of(rb_prev(&e->node)); }
+/* Starts loading the n entries a walk by ks_next (rev: ks_prev) from e visits,
+ * e first, so that walk's cache misses overlap instead of following one
+ * another (rbtree_order.h, _warm): for a caller about to list n keys. Changes
+ * nothing; at most KS_WARM_MAX entries; O(n + log size). */
+#define KS_WARM_MAX 128
+void ks_warm(const struct ks_entry *e, size_t n, int rev);
 
 /* Bytes of memory the entry uses (with its deadline record, without a
  * pointed-to value). */

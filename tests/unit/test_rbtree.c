@@ -434,6 +434,51 @@ static void check_neighbours(const struct model *m, size_t i)
     CHECK(rb_prev(n) == (i ? model_node(m, i - 1) : NULL));
 }
 
+/* What ost_warm asked to load, in order. */
+static const struct rb_node *warmed[RB_WARM_QUEUE + 64];
+static size_t warmed_len;
+
+static void record_warm(const struct rb_node *n, size_t hint)
+{
+    CHECK(hint == 7 && n != NULL && warmed_len < RB_WARM_QUEUE + 64);
+    warmed[warmed_len++] = n;
+}
+
+static bool was_warmed(const struct rb_node *n)
+{
+    for (size_t j = 0; j < warmed_len; j++)
+        if (warmed[j] == n)
+            return true;
+    return false;
+}
+
+/* ost_warm from m's i-th node: every node the walk visits after it within
+ * the n (at most RB_WARM_MAX) is warmed, each at most once, and few others
+ * are: the start's back child, one ancestor past the climb, and the nodes on
+ * the partial path at the window's far end and the ancestors the climb
+ * reads, each at most a height's worth. */
+static void check_warm(const struct rb_node *root, const struct model *m, size_t i, size_t n, bool rev)
+{
+    size_t want = n < RB_WARM_MAX ? n : RB_WARM_MAX, inside = 0;
+    const struct rb_node *x = model_node(m, i);
+
+    warmed_len = 0;
+    ost_warm(x, n, rev, record_warm, 7);
+    for (size_t k = 1; k < want; k++) {
+        const struct rb_node *at = rev ? (k <= i ? model_node(m, i - k) : NULL) : model_node(m, i + k);
+        if (!at)
+            break;
+        if (!was_warmed(at))
+            fprintf(stderr, "warm: len %zu i %zu n %zu rev %d k %zu\n", m->len, i, n, rev, k);
+        CHECK(was_warmed(at));
+        inside++;
+    }
+    for (size_t j = 0; j < warmed_len; j++)
+        for (size_t k = j + 1; k < warmed_len; k++)
+            CHECK(warmed[j] != warmed[k]);
+    CHECK(warmed_len <= inside + 2 + 2 * (size_t)height(root));
+}
+
 static void check_order_queries(const struct tree *t, const struct model *m, uint64_t *rng, int key_range)
 {
     const struct rb_root *root = &t->rc.rb_root;
@@ -444,6 +489,7 @@ static void check_order_queries(const struct tree *t, const struct model *m, uin
         size_t i = rng_below(rng, m->len);
 
         CHECK(ost_rank(&m->v[i]->node) == i);
+        check_warm(root->rb_node, m, i, rng_below(rng, 2 * RB_WARM_MAX), rng_below(rng, 2));
     }
     CHECK(ost_select(root, k) == model_node(m, k));
     CHECK(count_below(root, bound) == model_lower_bound(m, bound));
