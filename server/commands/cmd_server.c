@@ -161,9 +161,10 @@ static void info_persistence(struct text *t)
     struct aof_rewrite_status rw;
     persist_get_status(&st);
     aof_get_rewrite_status(&rw);
-    /* A child's copy-on-write so far, read from /proc when asked (Redis's
-     * child reports it every second, hence its _age: 0 here). */
+    /* A child's copy-on-write so far, read from /proc on a worker at most
+     * once a second (Redis's child reports it every second), and its age. */
     size_t cow = st.current_cow_bytes + rw.current_cow_bytes;
+    long long cow_age = st.current_cow_bytes ? st.current_cow_age_s : rw.current_cow_age_s;
     /* A replica loading its primary's snapshot: loading:1 with the old
      * data dropped, async_loading:1 while it is served (repl-diskless-load
      * swapdb). Redis's loading_* progress fields are not shown: the load
@@ -173,10 +174,10 @@ static void info_persistence(struct text *t)
     text_printf(t, "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\n",
                 server.loading == LOADING_SYNC, server.loading == LOADING_ASYNC);
     text_printf(t,
-                "current_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\ncurrent_cow_size_age:0\r\n"
+                "current_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\ncurrent_cow_size_age:%lld\r\n"
                 "current_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
                 "current_save_keys_total:%zu\r\n",
-                cow, cow, st.current_keys_total);
+                cow, cow, cow_age, st.current_keys_total);
     text_printf(t,
                 "rdb_changes_since_last_save:%llu\r\n"
                 "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"

@@ -468,6 +468,45 @@ static void test_info_allocator_trims(void)
     redisFree(c);
 }
 
+/* INFO persistence while a BGSAVE child runs: the child's copy-on-write is
+ * read from /proc on a worker (childinfo.c), so INFO answers with the last
+ * figure and its age; the figure comes once a read ended. */
+static void test_info_cow_while_saving(void)
+{
+    redisContext *c = connect_reset();
+    if (!c)
+        return;
+    char text[16384], v[64];
+    EXPECT_OK(c, "DEBUG", "POPULATE", "2000");
+    EXPECT_OK(c, "CONFIG", "SET", "rdb-key-save-delay", "500"); /* 1 s of saving, at least */
+    EXPECT_REPLY(c, "+Background saving started", "BGSAVE");
+    long long cow = -1, age = -1, saving = 1;
+    for (int64_t end = h_now_ms() + 30000 * H_SLOW; h_now_ms() < end;) {
+        info(c, "persistence", text, sizeof(text));
+        saving = stat_of(text, "rdb_bgsave_in_progress");
+        cow = stat_of(text, "current_cow_size");
+        age = stat_of(text, "current_cow_size_age");
+        if (saving != 1 || cow > 0)
+            break;
+        h_sleep_ms(20);
+    }
+    CHECK(saving == 1 && cow > 0 && age >= 0 && age <= 30 * H_SLOW,
+          "while saving: current_cow_size %lld, its age %lld s (in progress %lld)", cow, age, saving);
+    EXPECT_OK(c, "CONFIG", "SET", "rdb-key-save-delay", "0");
+    for (int64_t end = h_now_ms() + 60000 * H_SLOW; saving == 1 && h_now_ms() < end;) {
+        h_sleep_ms(50);
+        info(c, "persistence", text, sizeof(text));
+        saving = stat_of(text, "rdb_bgsave_in_progress");
+    }
+    CHECK(saving == 0 && h_info_field(text, "rdb_last_bgsave_status", v, sizeof(v)) == 0 &&
+              !strcmp(v, "ok"),
+          "the save ended: %s", text);
+    CHECK(stat_of(text, "current_cow_size") == 0 && stat_of(text, "current_cow_size_age") == 0,
+          "no child, no figure: %s", text);
+    EXPECT_OK(c, "FLUSHALL");
+    redisFree(c);
+}
+
 /* MODULE as Redis with no module loaded: the same registration (test_command_info
  * compares flags and categories), HELP, LIST and the refusals. */
 static void test_module_like_redis(void)
@@ -798,6 +837,7 @@ int main(int argc, char **argv)
     H_RUN(test_info_cpu);
     H_RUN(test_info_eventloop);
     H_RUN(test_info_allocator_trims);
+    H_RUN(test_info_cow_while_saving);
     H_RUN(test_module_like_redis);
     H_RUN(test_module_allowed);
     H_RUN(test_lolwut_like_redis);
