@@ -20,7 +20,10 @@
 # round and command: p50/p99/p99.9/max in microseconds), latency_timeline.csv (per 100 ms of due
 # time: requests and the slowest), latency_events.csv (when each event was sent, and
 # latest_fork_usec after the BGSAVE and the sync), latency_mixed.md (the table printed at the end)
-# and latency_mixed.png (bench/latency.gp). --quick: 100,000 keys, 200,000-member big sets,
+# and latency_mixed.png (bench/latency.gp); latency_loop.txt: per server and round, rbkv's INFO
+# stats eventloop_* and allocator_trim* (what the loop itself spent, the longest turn on the wall
+# and CPU clocks: docs/operations.md) and both servers' LATENCY LATEST (threshold 2 ms), each
+# reset when the run starts. --quick: 100,000 keys, 200,000-member big sets,
 # 50,000 volatile keys, 2,000 requests per second for 15 s, one round.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -78,7 +81,7 @@ events() {
   sleep_until "$(at "$t0" 90)"; ev "UNLINK big:3"; redis-cli -p "$port" unlink big:3 >/dev/null
 }
 
-rm -f "$OUT/latency_mixed.csv" "$OUT/latency_timeline.csv" "$OUT/latency_events.csv"
+rm -f "$OUT/latency_mixed.csv" "$OUT/latency_timeline.csv" "$OUT/latency_events.csv" "$OUT/latency_loop.txt"
 "$LOADGEN" -C >"$OUT/latency_mixed.csv"
 echo "label,second,requests,max_us" >"$OUT/latency_timeline.csv"
 echo "label,second,event" >"$OUT/latency_events.csv"
@@ -96,7 +99,7 @@ for round in $(seq "$ROUNDS"); do
   for kind in rbkv redis; do
     label=$kind.$round
     port=$(free_port); mkdir -p "$WORK/$label" "$WORK/$label.replica"
-    start_kind "$kind" "$port" "$WORK/$label"
+    start_kind "$kind" "$port" "$WORK/$label" --latency-monitor-threshold 2
     echo "$label: loading" >&2
     load "$port" gen_set 0 "$KEYS"
     load "$port" gen_zadd 0 "$KEYS"
@@ -111,6 +114,8 @@ for round in $(seq "$ROUNDS"); do
     if [ "$kind" = rbkv ]; then range="KRANGE [__key__ + BYLEX LIMIT 0 100"
     else range="ZRANGEBYLEX zkeys [__key__ + LIMIT 0 100"; fi
     sleep_until "$t0"
+    redis-cli -p "$port" config resetstat >/dev/null
+    redis-cli -p "$port" latency reset >/dev/null
     events "$label" "$t0" "$port" "$rport" &
     ev_pid=$!
     echo "$label: running $SECS s at $RATE requests/s" >&2
@@ -123,6 +128,14 @@ for round in $(seq "$ROUNDS"); do
       sleep 0.1
     done
     echo "$label,,sync latest_fork_usec=$(info_of "$port" stats latest_fork_usec) link=$(info_of "$rport" replication master_link_status) expired=$(info_of "$port" stats expired_keys)" >>"$OUT/latency_events.csv"
+    # What the loop itself spent (rbkv's INFO stats eventloop_*, allocator_trim*) and the latency
+    # monitor's events of 2 ms or more, over the run (both reset at its start).
+    {
+      echo "$label"
+      # Redis 7.0 has none of these fields: no lines, not a failure.
+      redis-cli -p "$port" info stats | tr -d '\r' | { grep -E '^(eventloop|allocator_trim)' || true; } | sed 's/^/  /'
+      redis-cli -p "$port" latency latest | paste -d' ' - - - - | sed 's/^/  latency: /'
+    } >>"$OUT/latency_loop.txt"
     stop_last; stop_last
     rm -rf "${WORK:?}/$label" "${WORK:?}/$label.replica"
   done
@@ -166,6 +179,13 @@ table() {
   table
   echo
   grep -h latest_fork_usec "$OUT/latency_events.csv" | sed 's/^/    /'
+  echo
+  echo "rbkv's longest loop turn per round, wall clock and the loop thread's CPU (INFO stats), in ms:"
+  echo
+  awk -F: '/^rbkv/ { r = $1 } r && /eventloop_duration_max/ { w[r] = $2 } r && /eventloop_cpu_max/ { c[r] = $2 }
+    r && /allocator_trim_usec_max/ { t[r] = $2 }
+    END { for (r in w) printf "    %s: wall %.1f, cpu %.1f, slowest allocator trim %.1f\n", r, w[r] / 1000, c[r] / 1000, t[r] / 1000 }' \
+    "$OUT/latency_loop.txt" | sort
 } | tee "$OUT/latency_mixed.md"
 if command -v gnuplot >/dev/null; then
   gnuplot -e "dir='$OUT'" "$BENCH_DIR/latency.gp"

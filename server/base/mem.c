@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 static _Thread_local size_t used_bytes;
@@ -130,13 +131,14 @@ struct mem_batch *mem_defer_frees(struct mem_batch *b, struct mem_batch *(*full)
     return was;
 }
 
-void mem_free_batch(struct mem_batch *b)
+size_t mem_free_batch(struct mem_batch *b, size_t max)
 {
-    for (size_t i = 0; i < b->n; i++) {
-        used_bytes -= malloc_usable_size(b->blocks[i]);
-        free(b->blocks[i]);
+    for (; b->n && max; max--) {
+        void *p = b->blocks[--b->n];
+        used_bytes -= malloc_usable_size(p);
+        free(p);
     }
-    b->n = 0;
+    return b->n;
 }
 
 size_t xsize(const void *p)
@@ -200,7 +202,7 @@ static int64_t trim_last_ms;
  * for this one collect, it gives back all it can now; they stay as they were
  * for everything else, where they save reusing pages madvise() just gave
  * away. */
-static void trim(void)
+static void trim_now(void)
 {
     long page = mi_option_get(mi_option_decommit_delay);
     long segment = mi_option_get(mi_option_segment_decommit_delay);
@@ -211,11 +213,36 @@ static void trim(void)
     mi_option_set(mi_option_segment_decommit_delay, segment);
 }
 #else
-static void trim(void)
+static void trim_now(void)
 {
     malloc_trim(0);
 }
 #endif
+
+static struct mem_trim_stats trim_stats;
+
+/* A trim, timed: it runs on the loop thread, and every client waits for it. */
+static void trim(void)
+{
+    int64_t start = ustime();
+    trim_now();
+    uint64_t us = (uint64_t)(ustime() - start);
+    trim_stats.runs++;
+    trim_stats.us_sum += us;
+    trim_stats.us_last = us;
+    if (us > trim_stats.us_max)
+        trim_stats.us_max = us;
+}
+
+void mem_trim_get_stats(struct mem_trim_stats *out)
+{
+    *out = trim_stats;
+}
+
+void mem_trim_reset_stats(void)
+{
+    memset(&trim_stats, 0, sizeof(trim_stats));
+}
 
 void mem_purge(void)
 {
@@ -224,13 +251,13 @@ void mem_purge(void)
     trim_high = used_bytes;
 }
 
-void mem_trim_cron(int64_t now_ms)
+int mem_trim_cron(int64_t now_ms)
 {
     fold_returned();
     if (used_bytes > trim_high)
         trim_high = used_bytes;
     if (trim_high - used_bytes < TRIM_DROP_BYTES || now_ms - trim_last_ms < trim_wait_ms)
-        return;
+        return 0;
     size_t before = mem_rss();
     trim();
     size_t after = mem_rss();
@@ -239,6 +266,7 @@ void mem_trim_cron(int64_t now_ms)
                           : (trim_wait_ms * 2 > TRIM_WAIT_MAX_MS ? TRIM_WAIT_MAX_MS : trim_wait_ms * 2);
     trim_last_ms = now_ms;
     trim_high = used_bytes;
+    return 1;
 }
 
 size_t mem_rss(void)

@@ -70,16 +70,25 @@ int mem_defers_frees(void);
 /* Returns the batch gathered into until now (NULL if none), with what it
  * holds: the caller hands it on. */
 struct mem_batch *mem_defer_frees(struct mem_batch *b, struct mem_batch *(*full)(struct mem_batch *b));
-/* Frees every block of b on this thread (counted in its used_memory) and
- * empties b. */
-void mem_free_batch(struct mem_batch *b);
+/* Frees up to max of b's blocks on this thread (counted in its
+ * used_memory), the last ones first, and takes them off b. Returns how many
+ * are left. */
+size_t mem_free_batch(struct mem_batch *b, size_t max);
 /* Resident set size of the process, from /proc, or 0. */
 size_t mem_rss(void);
 /* Highest mem_used() seen since start. */
 size_t mem_peak(void);
 /* From the cron (now_ms: the loop's clock): returns freed heap to the
- * system once used memory fell well below its recent high (malloc_trim). */
-void mem_trim_cron(int64_t now_ms);
+ * system once used memory fell well below its recent high (malloc_trim).
+ * Returns 1 when it trimmed, else 0. */
+int mem_trim_cron(int64_t now_ms);
+/* The trims so far (the cron's and MEMORY PURGE's), each timed on the
+ * wall clock: how long the allocator held the loop thread. */
+struct mem_trim_stats {
+    uint64_t runs, us_sum, us_max, us_last;
+};
+void mem_trim_get_stats(struct mem_trim_stats *out);
+void mem_trim_reset_stats(void);
 /* MEMORY PURGE: gives every freed page the allocator can spare back to the
  * system now, whatever the cron's wait. */
 void mem_purge(void);

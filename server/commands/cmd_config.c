@@ -26,6 +26,7 @@
 #include "keyspace.h"
 #include "lazyfree.h"
 #include "log.h"
+#include "loopstat.h"
 #include "mem.h"
 #include "process.h"
 #include "repl.h"
@@ -311,6 +312,8 @@ static void config_resetstat_command(struct client *c)
     memset(&repl.stats, 0, sizeof(repl.stats));
     child_info_reset_stats();
     lazyfree_reset_stats();
+    loopstat_reset();
+    mem_trim_reset_stats();
     persist_reset_stats();
     aof_reset_stats();
     reply_ok(c);

@@ -190,6 +190,9 @@ static const char *advice_for(const char *event)
                  "BGSAVE and BGREWRITEAOF fork faster.\n"},
         {"aof-write", "- Writes to the append-only log are slow: the disk is contended or "
                       "slow; appendfsync everysec or no lowers the cost.\n"},
+        {"allocator-trim", "- The allocator gave freed memory back to the system after a large "
+                           "deletion or flush (INFO stats allocator_trim_usec_*): fewer, "
+                           "smaller deletions, or a FLUSHALL ASYNC at a quiet time.\n"},
         {"aof-fsync-always", "- fsync under appendfsync always is slow: use everysec, or a "
                              "faster disk.\n"},
     };

@@ -30,6 +30,7 @@
 #include "keyspace.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "loopstat.h"
 #include "lazyfree.h"
 #include "mem.h"
 #include "migrate_link.h"
@@ -160,9 +161,10 @@ static void info_persistence(struct text *t)
     struct aof_rewrite_status rw;
     persist_get_status(&st);
     aof_get_rewrite_status(&rw);
-    /* A child's copy-on-write so far, read from /proc when asked (Redis's
-     * child reports it every second, hence its _age: 0 here). */
+    /* A child's copy-on-write so far, read from /proc on a worker at most
+     * once a second (Redis's child reports it every second), and its age. */
     size_t cow = st.current_cow_bytes + rw.current_cow_bytes;
+    long long cow_age = st.current_cow_bytes ? st.current_cow_age_s : rw.current_cow_age_s;
     /* A replica loading its primary's snapshot: loading:1 with the old
      * data dropped, async_loading:1 while it is served (repl-diskless-load
      * swapdb). Redis's loading_* progress fields are not shown: the load
@@ -172,10 +174,10 @@ static void info_persistence(struct text *t)
     text_printf(t, "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\n",
                 server.loading == LOADING_SYNC, server.loading == LOADING_ASYNC);
     text_printf(t,
-                "current_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\ncurrent_cow_size_age:0\r\n"
+                "current_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\ncurrent_cow_size_age:%lld\r\n"
                 "current_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
                 "current_save_keys_total:%zu\r\n",
-                cow, cow, st.current_keys_total);
+                cow, cow, cow_age, st.current_keys_total);
     text_printf(t,
                 "rdb_changes_since_last_save:%llu\r\n"
                 "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\n"
@@ -201,6 +203,41 @@ static unsigned long long expired_keys(void)
     for (int i = 0; i < server.ks->count; i++)
         n += server.ks->dbs[i].expired;
     return n;
+}
+
+/* The loop's turns (loopstat.h): eventloop_cycles and
+ * eventloop_duration_sum are Redis 7.2's; the rest are rbkv's, the longest
+ * turn and a histogram of turns by wall and by the loop thread's CPU time
+ * ("le250us=N,le500us=N,...,inf=N", each bucket counted alone). The
+ * allocator's trims (mem.h) follow, timed. */
+static void info_hist(struct text *t, const char *name, const uint64_t *hist)
+{
+    text_printf(t, "%s:", name);
+    for (int i = 0; i < LOOPSTAT_BUCKETS; i++)
+        text_printf(t, "%sle%lluus=%llu", i ? "," : "", (unsigned long long)loopstat_bound(i),
+                    (unsigned long long)hist[i]);
+    text_printf(t, ",inf=%llu\r\n", (unsigned long long)hist[LOOPSTAT_BUCKETS]);
+}
+
+static void info_eventloop(struct text *t)
+{
+    const struct loopstat *l = loopstat_get();
+    struct mem_trim_stats tr;
+    mem_trim_get_stats(&tr);
+    text_printf(t,
+                "eventloop_cycles:%llu\r\neventloop_duration_sum:%llu\r\n"
+                "eventloop_duration_max:%llu\r\neventloop_cpu_sum:%llu\r\n"
+                "eventloop_cpu_max:%llu\r\n",
+                (unsigned long long)l->turns, (unsigned long long)l->busy_us_sum,
+                (unsigned long long)l->busy_us_max, (unsigned long long)l->cpu_us_sum,
+                (unsigned long long)l->cpu_us_max);
+    info_hist(t, "eventloop_duration_hist", l->busy_hist);
+    info_hist(t, "eventloop_cpu_hist", l->cpu_hist);
+    text_printf(t,
+                "allocator_trims:%llu\r\nallocator_trim_usec_sum:%llu\r\n"
+                "allocator_trim_usec_max:%llu\r\nallocator_trim_usec_last:%llu\r\n",
+                (unsigned long long)tr.runs, (unsigned long long)tr.us_sum,
+                (unsigned long long)tr.us_max, (unsigned long long)tr.us_last);
 }
 
 static void info_stats(struct text *t)
@@ -237,6 +274,7 @@ static void info_stats(struct text *t)
                 tracking_total_keys(), tracking_total_items(), tracking_total_prefixes(),
                 s->unexpected_error_replies, s->error_replies, s->total_reads, s->total_writes,
                 s->output_limit_disconnects);
+    info_eventloop(t);
 }
 
 static void info_replication(struct text *t)

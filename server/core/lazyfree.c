@@ -15,8 +15,8 @@
  * With mimalloc (mem.h's mem_defers_frees) the thread walks the value but
  * frees only its big blocks: it gathers the others into batches of
  * LAZYFREE_BATCH and hands each to the loop thread through a uv_async_t,
- * which frees it in one callback, while the thread gathers the next (two
- * batches, so walking and freeing overlap). A block mimalloc's thread frees
+ * which frees it LAZYFREE_SLICE_US a turn, while the thread gathers the
+ * next (two batches, so walking and freeing overlap). A block mimalloc's thread frees
  * itself would cost the loop more, later and all at once (mem.h), so the
  * loop frees them, but a batch at a time between other clients' requests.
  * The thread waits when its batch is full and the loop has not freed the
@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <uv.h>
 
@@ -83,27 +84,42 @@ static struct mem_batch *hand_batch_cb(struct mem_batch *b)
     return b == &lazy.batch[0] ? &lazy.batch[1] : &lazy.batch[0];
 }
 
-/* Loop thread, lock held: frees the handed batch, if any, outside the lock;
- * returns whether there was one. */
-static int free_handed_locked(void)
+/* Loop thread, lock held: frees the handed batch, if any, outside the lock,
+ * all of it or (slice) for about LAZYFREE_SLICE_US; returns whether there
+ * was one. The batch stays handed until it is empty, so the thread, which
+ * fills the other one meanwhile, waits for it rather than hand another. */
+static int free_handed_locked(int slice)
 {
     struct mem_batch *b = lazy.handed;
     if (!b)
         return 0;
     pthread_mutex_unlock(&lazy.lock);
-    mem_free_batch(b);
+    if (!slice) {
+        mem_free_batch(b, SIZE_MAX);
+    } else {
+        int64_t start = ustime();
+        while (mem_free_batch(b, LAZYFREE_SLICE_STEP) && ustime() - start < LAZYFREE_SLICE_US)
+            ;
+    }
     pthread_mutex_lock(&lazy.lock);
+    if (b->n)
+        return 1;
     lazy.handed = NULL;
     pthread_cond_signal(&lazy.taken);
     return 1;
 }
 
+/* A slice of the handed batch a turn: what is left waits for the next turn
+ * (the async handle signalled again, from the loop itself), so the clients
+ * ready meanwhile are served in between. */
 static void async_cb(uv_async_t *h)
 {
-    (void)h;
     pthread_mutex_lock(&lazy.lock);
-    free_handed_locked();
+    free_handed_locked(1);
+    int more = lazy.handed != NULL;
     pthread_mutex_unlock(&lazy.lock);
+    if (more)
+        uv_async_send(h);
 }
 
 static void job_run(struct lazy_job *j)
@@ -245,7 +261,7 @@ void lazyfree_drain(void)
         return;
     pthread_mutex_lock(&lazy.lock);
     while (lazy.head || lazy.busy)
-        if (!free_handed_locked())
+        if (!free_handed_locked(0))
             pthread_cond_wait(&lazy.progress, &lazy.lock);
     pthread_mutex_unlock(&lazy.lock);
 }

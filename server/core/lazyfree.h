@@ -28,9 +28,13 @@ struct ks_entry;
  * to free than to queue. */
 #define LAZYFREE_THRESHOLD 64
 
-/* With mimalloc, the blocks the thread gathers for the loop to free in one
- * turn (lazyfree.c): at most about 0.2-0.5 ms of frees on the loop. */
+/* With mimalloc, the blocks the thread gathers and hands to the loop at
+ * once (lazyfree.c). The loop frees them in slices of LAZYFREE_SLICE_US: a
+ * whole batch took 1 to 5.6 ms of the loop's CPU under bench/
+ * latency_vs_redis.sh's load (the blocks are cold, a cache miss each). */
 #define LAZYFREE_BATCH 4096
+#define LAZYFREE_SLICE_US 500
+#define LAZYFREE_SLICE_STEP 64 /* blocks between two looks at the clock */
 
 /* Starts the thread and becomes the keyspace's release hook. */
 void lazyfree_init(void);

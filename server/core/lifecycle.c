@@ -48,6 +48,7 @@
 #include "group_commit.h"
 #include "lazyfree.h"
 #include "longrun.h"
+#include "loopstat.h"
 #include "log.h"
 #include "client.h"
 #include "mem.h"
@@ -182,7 +183,9 @@ static void cron_cb(uv_timer_t *t)
         if (modules[i]->cron)
             modules[i]->cron();
     reap_orphans();
-    mem_trim_cron((int64_t)uv_now(server.loop));
+    int64_t trim_start = ustime();
+    if (mem_trim_cron((int64_t)uv_now(server.loop)))
+        latency_add_since(server.cfg.latency_monitor_threshold, "allocator-trim", trim_start);
     process_update();
     shutdown_cron();
 }
@@ -214,6 +217,7 @@ void server_shutdown(void)
     pause_close();
     lazyfree_close();
     evict_close();
+    loopstat_close();
     close_handle((uv_handle_t *)&server.cron);
     close_handle((uv_handle_t *)&expire_timer);
     close_handle((uv_handle_t *)&server.sigterm);
@@ -444,6 +448,7 @@ int server_serve(void)
     uv_timer_start(&server.cron, cron_cb, 1000 / (uint64_t)server.cfg.hz,
                    1000 / (uint64_t)server.cfg.hz);
     uv_timer_init(server.loop, &expire_timer);
+    loopstat_start();
     started = 1;
     log_notice("Server initialized");
     if (server.listeners)

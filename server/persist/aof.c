@@ -732,7 +732,7 @@ void aof_get_rewrite_status(struct aof_rewrite_status *st)
     st->last_time_s = aof.last_rewrite_time_s;
     st->current_time_s = aof.child ? (mstime() - aof.info.start_ms) / 1000 : -1;
     st->last_cow_bytes = aof.last_cow_bytes;
-    st->current_cow_bytes = child_info_current_cow(&aof.info);
+    st->current_cow_bytes = child_info_current_cow(&aof.info, &st->current_cow_age_s);
     st->buffer_bytes = resp_out_pending(&aof.main.buf) + resp_out_pending(&aof.rewrite.buf);
     st->rewrites = aof.rewrites;
     st->consecutive_failures = aof.rewrite_failures;

@@ -94,6 +94,7 @@ struct aof_rewrite_status {
     long long current_time_s; /* of the running one, -1 when none */
     size_t last_cow_bytes;    /* copy-on-write of the last rewrite's child */
     size_t current_cow_bytes; /* of the running child so far, 0 when none */
+    long long current_cow_age_s; /* how old that figure is (read off the loop) */
     size_t buffer_bytes;      /* fed and not yet written: the log's, and the rewrite's */
     unsigned long long rewrites;             /* children started since start or RESETSTAT */
     unsigned long long consecutive_failures; /* rewrites failed since the last good one */

@@ -251,7 +251,7 @@ void persist_get_status(struct persist_status *st)
     st->last_bgsave_time_s = persist.last_bgsave_time_s;
     st->current_bgsave_time_s = persist.child ? (mstime() - persist.info.start_ms) / 1000 : -1;
     st->last_cow_bytes = persist.last_cow_bytes;
-    st->current_cow_bytes = child_info_current_cow(&persist.info);
+    st->current_cow_bytes = child_info_current_cow(&persist.info, &st->current_cow_age_s);
     st->current_keys_total = persist.child ? persist.keys_at_fork : 0;
     st->saves = persist.saves;
 }

@@ -30,6 +30,7 @@ struct persist_status {
     long long current_bgsave_time_s; /* of the running one, -1 when none */
     size_t last_cow_bytes;           /* copy-on-write of the last BGSAVE's child */
     size_t current_cow_bytes;        /* of the running child so far, 0 when none */
+    long long current_cow_age_s; /* how old that figure is (read off the loop) */
     size_t current_keys_total;       /* keys the running child writes, 0 when none */
     unsigned long long saves;        /* good saves since start or RESETSTAT */
 };

@@ -19,6 +19,12 @@ struct child_info {
     int fd;           /* parent: the read end; child: the write end; -1 when none */
     pid_t pid;        /* in the parent: the child, 0 when none */
     int64_t start_ms; /* when it forked (wall clock, ms) */
+    /* The child's copy-on-write as last read from /proc, off the loop
+     * (child_info_current_cow): the bytes, when (mstime, 0 = never), and
+     * whether a read is on a worker now. */
+    size_t cow_bytes;
+    int64_t cow_ms;
+    int cow_reading;
 };
 
 /* fork() with a pipe from child to parent. Returns as fork() does (-1 with
@@ -36,9 +42,14 @@ void child_info_send(struct child_info *ci);
 /* In the parent, once the child is reaped or killed: the copy-on-write bytes
  * it sent (0 when it sent none: killed, or no pipe); closes the pipe. */
 size_t child_info_receive(struct child_info *ci);
-/* In the parent while the child runs: its copy-on-write so far, read from
- * /proc (Redis's current_cow_size), or 0. */
-size_t child_info_current_cow(const struct child_info *ci);
+/* In the parent while the child runs: its copy-on-write as last read from
+ * /proc (Redis's current_cow_size), or 0 before the first read. The read
+ * walks the child's page tables (0.1 s and more for a child of a few hundred
+ * MB on a loaded machine), so it runs on a libuv worker, at most once a
+ * second, started by this call; *age_s (may be NULL) gets the figure's age
+ * in seconds, as Redis's current_cow_size_age. ci must stay valid (a static
+ * struct) until the read ends. */
+size_t child_info_current_cow(struct child_info *ci, long long *age_s);
 
 /* Counts a fork made by another layer (a full sync's child) that returned
  * in the parent: its time from start_us (ustime) to now. */

@@ -3,7 +3,8 @@
  * logged, argument capping and redaction, the length cap, RESET), LATENCY
  * (a deliberately slow DEBUG SLEEP in LATEST, HISTORY, GRAPH and DOCTOR;
  * RESET; HISTOGRAM's shape in RESP2 and RESP3), INFO latencystats,
- * errorstats and cpu, CONFIG RESETSTAT, and LOLWUT (the version line;
+ * errorstats, cpu, eventloop_* (each loop turn timed) and the allocator's
+ * timed trims, CONFIG RESETSTAT, and LOLWUT (the version line;
  * VERSION 5's Schotter byte for byte where Redis's is not random, else its
  * shape; VERSION 6's skyline, random, by its shape).
  *
@@ -365,6 +366,147 @@ static void test_info_cpu(void)
     redisFree(c);
 }
 
+/* An INFO stats field as a number (-1 when absent). */
+static long long stat_of(const char *text, const char *name)
+{
+    char v[64];
+    return h_info_field(text, name, v, sizeof(v)) == 0 ? strtoll(v, NULL, 10) : -1;
+}
+
+/* The buckets of "name:le250us=N,...,inf=N", added up (-1 when absent);
+ * *from_us: the count of the buckets whose turns took more than from_us. */
+static long long hist_sum(const char *text, const char *name, long long from_us, long long *above)
+{
+    char v[512];
+    long long sum = 0, prev_bound = 0;
+    *above = 0;
+    if (h_info_field(text, name, v, sizeof(v)) < 0)
+        return -1;
+    for (char *p = v; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        char *eq = strchr(p, '=');
+        if (!eq)
+            return -1;
+        long long n = strtoll(eq + 1, NULL, 10);
+        sum += n;
+        if (prev_bound >= from_us)
+            *above += n;
+        prev_bound = strncmp(p, "inf", 3) ? strtoll(p + 2, NULL, 10) : prev_bound;
+    }
+    return sum;
+}
+
+/* A connection with INFO's counters cleared; NULL against redis-server,
+ * whose INFO has none of rbkv's own fields. */
+static redisContext *connect_reset(void)
+{
+    if (h_is_reference())
+        return NULL;
+    redisContext *c = h_connect_flushed(&srv);
+    if (c)
+        EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    return c;
+}
+
+/* INFO stats' eventloop_* (server/core/loopstat.c): each turn of the loop
+ * timed. A DEBUG SLEEP holds one turn for its whole length on the wall
+ * clock, and for next to no CPU; the histograms count every turn once;
+ * CONFIG RESETSTAT starts them again. */
+static void test_info_eventloop(void)
+{
+    redisContext *c = connect_reset();
+    if (!c)
+        return;
+    char text[16384];
+    for (int i = 0; i < 50; i++) /* one request a turn: a client that waits for each reply */
+        EXPECT_REPLY(c, "+PONG", "PING");
+    EXPECT_OK(c, "DEBUG", "SLEEP", "0.2");
+    info(c, "stats", text, sizeof(text));
+    long long cycles = stat_of(text, "eventloop_cycles"), above = 0;
+    CHECK(cycles >= 51, "eventloop_cycles %lld after 51 requests", cycles);
+    CHECK(stat_of(text, "eventloop_duration_max") >= 200000, "a 0.2 s sleep is the longest turn: %s",
+          text);
+    CHECK(stat_of(text, "eventloop_duration_sum") >= 200000, "eventloop_duration_sum: %s", text);
+    CHECK(hist_sum(text, "eventloop_duration_hist", 128000, &above) == cycles && above >= 1,
+          "every turn in eventloop_duration_hist, the sleep above 128 ms: %s", text);
+    CHECK(hist_sum(text, "eventloop_cpu_hist", 0, &above) == cycles,
+          "every turn in eventloop_cpu_hist: %s", text);
+    /* The sleep costs no CPU; in a slow build (valgrind) other turns may. */
+    if (H_SLOW == 1)
+        CHECK(stat_of(text, "eventloop_cpu_max") < 200000, "eventloop_cpu_max: %s", text);
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    info(c, "stats", text, sizeof(text));
+    long long after = stat_of(text, "eventloop_cycles");
+    CHECK(after >= 0 && after < cycles, "eventloop_cycles %lld after RESETSTAT, %lld before",
+          after, cycles);
+    CHECK(hist_sum(text, "eventloop_duration_hist", 0, &above) == after,
+          "the histogram restarted with the count: %s", text);
+    redisFree(c);
+}
+
+/* The allocator's trims are timed: MEMORY PURGE is one. */
+static void test_info_allocator_trims(void)
+{
+    redisContext *c = connect_reset();
+    if (!c)
+        return;
+    char text[16384];
+    info(c, "stats", text, sizeof(text));
+    long long before = stat_of(text, "allocator_trims");
+    CHECK(before >= 0, "allocator_trims: %s", text);
+    EXPECT_OK(c, "MEMORY", "PURGE");
+    info(c, "stats", text, sizeof(text));
+    long long runs = stat_of(text, "allocator_trims");
+    long long sum = stat_of(text, "allocator_trim_usec_sum");
+    long long max = stat_of(text, "allocator_trim_usec_max");
+    long long last = stat_of(text, "allocator_trim_usec_last");
+    CHECK(runs > before, "MEMORY PURGE counted: %lld -> %lld", before, runs);
+    CHECK(last >= 0 && last <= max && max <= sum, "last %lld <= max %lld <= sum %lld", last, max,
+          sum);
+    EXPECT_OK(c, "CONFIG", "RESETSTAT");
+    info(c, "stats", text, sizeof(text));
+    CHECK(stat_of(text, "allocator_trims") < runs, "allocator_trims after RESETSTAT: %s", text);
+    redisFree(c);
+}
+
+/* INFO persistence while a BGSAVE child runs: the child's copy-on-write is
+ * read from /proc on a worker (childinfo.c), so INFO answers with the last
+ * figure and its age; the figure comes once a read ended. */
+static void test_info_cow_while_saving(void)
+{
+    redisContext *c = connect_reset();
+    if (!c)
+        return;
+    char text[16384], v[64];
+    EXPECT_OK(c, "DEBUG", "POPULATE", "2000");
+    EXPECT_OK(c, "CONFIG", "SET", "rdb-key-save-delay", "500"); /* 1 s of saving, at least */
+    EXPECT_REPLY(c, "+Background saving started", "BGSAVE");
+    long long cow = -1, age = -1, saving = 1;
+    for (int64_t end = h_now_ms() + 30000 * H_SLOW; h_now_ms() < end;) {
+        info(c, "persistence", text, sizeof(text));
+        saving = stat_of(text, "rdb_bgsave_in_progress");
+        cow = stat_of(text, "current_cow_size");
+        age = stat_of(text, "current_cow_size_age");
+        if (saving != 1 || cow > 0)
+            break;
+        h_sleep_ms(20);
+    }
+    CHECK(saving == 1 && cow > 0 && age >= 0 && age <= 30 * H_SLOW,
+          "while saving: current_cow_size %lld, its age %lld s (in progress %lld)", cow, age, saving);
+    EXPECT_OK(c, "CONFIG", "SET", "rdb-key-save-delay", "0");
+    for (int64_t end = h_now_ms() + 60000 * H_SLOW; saving == 1 && h_now_ms() < end;) {
+        h_sleep_ms(50);
+        info(c, "persistence", text, sizeof(text));
+        saving = stat_of(text, "rdb_bgsave_in_progress");
+    }
+    CHECK(saving == 0 && h_info_field(text, "rdb_last_bgsave_status", v, sizeof(v)) == 0 &&
+              !strcmp(v, "ok"),
+          "the save ended: %s", text);
+    CHECK(stat_of(text, "current_cow_size") == 0 && stat_of(text, "current_cow_size_age") == 0,
+          "no child, no figure: %s", text);
+    EXPECT_OK(c, "FLUSHALL");
+    redisFree(c);
+}
+
 /* MODULE as Redis with no module loaded: the same registration (test_command_info
  * compares flags and categories), HELP, LIST and the refusals. */
 static void test_module_like_redis(void)
@@ -693,6 +835,9 @@ int main(int argc, char **argv)
     H_RUN(test_histogram);
     H_RUN(test_errorstats_like_redis);
     H_RUN(test_info_cpu);
+    H_RUN(test_info_eventloop);
+    H_RUN(test_info_allocator_trims);
+    H_RUN(test_info_cow_while_saving);
     H_RUN(test_module_like_redis);
     H_RUN(test_module_allowed);
     H_RUN(test_lolwut_like_redis);
