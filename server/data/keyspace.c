@@ -573,19 +573,16 @@ struct ks_bulk_key {
     struct ks_entry *e;
 };
 
-/* While the bulk lasts, an entry's tree node (24 bytes, unused until
- * finish) holds the next entry of its sorted run and that entry's prefix,
- * so the merge learns the next key's place without reading it. */
-struct run_link {
-    struct ks_entry *next;
-    uint64_t w0, w1;
+/* A sorted run's keys (owned) and the merge's place in them. */
+struct ks_bulk_run {
+    struct ks_bulk_key *k, *at, *end;
 };
-_Static_assert(sizeof(struct run_link) <= sizeof(struct rb_node), "a run's link fits a tree node");
 
-static void link_store(struct ks_entry *e, const struct ks_bulk_key *next)
+/* In order, while the bulk lasts, an entry's tree node (unused until
+ * finish) holds the next entry added. */
+static void link_store(struct ks_entry *e, struct ks_entry *next)
 {
-    struct run_link lk = {next ? next->e : NULL, next ? next->w0 : 0, next ? next->w1 : 0};
-    memcpy(&e->node, &lk, sizeof(lk));
+    memcpy(&e->node, &next, sizeof(next));
 }
 
 static void bulk_begin(struct ks_bulk *b, struct db *db, int any_order)
@@ -687,26 +684,20 @@ static void radix_sort(struct ks_bulk_key *k, struct ks_bulk_key *tmp, size_t n,
     }
 }
 
-/* Sorts the keys in b->run and threads them through their entries as one
- * sorted run, whose first key joins b->heads. The entries were allocated
- * since the last run, so most are still in the cache. */
+/* Sorts the keys in b->run, which then become a sorted run of b->runs;
+ * the next keys go to a new buffer. */
 static void run_close(struct ks_bulk *b)
 {
-    struct ks_bulk_key *k = b->run;
-    size_t n = b->run_n;
-    if (!n)
+    if (!b->run_n)
         return;
-    radix_sort(k, b->tmp, n, 0);
-    for (size_t i = 0; i < n; i++) {
-        if (i + 8 < n)
-            __builtin_prefetch(&k[i + 8].e->node, 1);
-        link_store(k[i].e, i + 1 < n ? &k[i + 1] : NULL);
+    radix_sort(b->run, b->tmp, b->run_n, 0);
+    if (b->runs_n == b->runs_cap) {
+        b->runs_cap = b->runs_cap ? b->runs_cap * 2 : 16;
+        b->runs = xrealloc(b->runs, b->runs_cap * sizeof(*b->runs));
     }
-    if (b->heads_n == b->heads_cap) {
-        b->heads_cap = b->heads_cap ? b->heads_cap * 2 : 16;
-        b->heads = xrealloc(b->heads, b->heads_cap * sizeof(*b->heads));
-    }
-    b->heads[b->heads_n++] = k[0];
+    struct ks_bulk_key *k = b->run_n < b->run_max ? xrealloc(b->run, b->run_n * sizeof(*k)) : b->run;
+    b->runs[b->runs_n++] = (struct ks_bulk_run){k, k, k + b->run_n};
+    b->run = NULL;
     b->run_n = 0;
 }
 
@@ -739,23 +730,19 @@ static struct ks_entry *bulk_add_hashed(struct ks_bulk *b, const char *key, size
     if (__builtin_expect(ks_slots_on, 0))
         ks_slots_link(b->db, e);
     b->n++;
-    if (!b->any_order) { /* one run, in the order added */
-        struct ks_bulk_key self = {0, 0, e}; /* one run's keys are never compared */
-        if (b->tail) {
-            link_store(b->tail, &self);
-        } else {
-            b->heads = xmalloc(sizeof(*b->heads));
-            b->heads[0] = self;
-            b->heads_n = b->heads_cap = 1;
-        }
+    if (!b->any_order) { /* chained through the entries, in the order added */
+        if (b->tail)
+            link_store(b->tail, e);
+        else
+            b->first = e;
         link_store(e, NULL);
         b->tail = e;
         return e;
     }
-    if (!b->run) {
+    if (!b->run)
         b->run = xmalloc(b->run_max * sizeof(*b->run));
+    if (!b->tmp)
         b->tmp = xmalloc(b->run_max * sizeof(*b->tmp));
-    }
     b->run[b->run_n++] = (struct ks_bulk_key){prefix_word(key, klen, 0), prefix_word(key, klen, 8), e};
     if (b->run_n == b->run_max)
         run_close(b);
@@ -792,23 +779,31 @@ void ks_reserve(struct db *db, size_t n)
     kix_reserve(&db->index, n);
 }
 
-/* The merge of the sorted runs: a binary min-heap of their first keys. */
+/* Entries the merge takes at a time, before any is written. */
+#define MERGE_BATCH 64
+
+/* The entries in key order: in order, the chain through the entries; else
+ * the merge of the sorted runs, a binary min-heap of runs by their next key,
+ * taken MERGE_BATCH at a time into batch. */
 struct merge {
-    struct ks_bulk_key *heap;
+    struct ks_entry *chain;
+    struct ks_bulk_run **heap;
     size_t n;
+    struct ks_entry *batch[MERGE_BATCH];
+    size_t batch_at, batch_n;
     unsigned deepest; /* the tree's deepest level, whose nodes are red */
 };
 
 static void heap_down(struct merge *m, size_t at)
 {
-    struct ks_bulk_key x = m->heap[at];
+    struct ks_bulk_run *x = m->heap[at];
     for (;;) {
         size_t c = 2 * at + 1;
         if (c >= m->n)
             break;
-        if (c + 1 < m->n && sort_key_cmp(&m->heap[c + 1], &m->heap[c]) < 0)
+        if (c + 1 < m->n && sort_key_cmp(m->heap[c + 1]->at, m->heap[c]->at) < 0)
             c++;
-        if (sort_key_cmp(&m->heap[c], &x) >= 0)
+        if (sort_key_cmp(m->heap[c]->at, x->at) >= 0)
             break;
         m->heap[at] = m->heap[c];
         at = c;
@@ -816,23 +811,49 @@ static void heap_down(struct merge *m, size_t at)
     m->heap[at] = x;
 }
 
-/* The least key left; its run's next key takes its place in the heap, and
- * its entry is asked for now, to be in the cache when it is taken (the
- * other runs' keys come first, about one per run). */
-static struct ks_entry *merge_pop(struct merge *m)
+/* Keys ahead in a run whose 24 bytes are asked for (a few cache lines). */
+#define RUN_AHEAD 16
+
+/* The least run's next entry, which it gives up. */
+static struct ks_entry *heap_take(struct merge *m)
 {
-    struct ks_entry *e = m->heap[0].e;
-    struct run_link lk;
-    memcpy(&lk, &e->node, sizeof(lk));
-    if (lk.next) {
-        __builtin_prefetch(lk.next, 1);
-        m->heap[0] = (struct ks_bulk_key){lk.w0, lk.w1, lk.next};
+    struct ks_bulk_run *r = m->heap[0];
+    struct ks_entry *e = r->at->e;
+    if (++r->at < r->end) {
+        if (r->at + RUN_AHEAD < r->end)
+            __builtin_prefetch(r->at + RUN_AHEAD);
     } else {
+        xfree(r->k); /* the run is merged: its memory goes as the merge proceeds */
+        r->k = NULL;
         m->heap[0] = m->heap[--m->n];
     }
     if (m->n > 1)
         heap_down(m, 0);
     return e;
+}
+
+/* The next entry in key order. The merge's comparisons branch on the keys
+ * and mispredict, and each entry written is a cache and TLB miss: taken
+ * one at a time, each miss waited alone (a third of a 10M-key load). So a
+ * batch is taken first, asking for each entry as it comes, and written
+ * after, the misses of a batch overlapping. */
+static struct ks_entry *merge_pop(struct merge *m)
+{
+    struct ks_entry *e;
+    if (!m->heap) {
+        e = m->chain;
+        memcpy(&m->chain, &e->node, sizeof(m->chain));
+        return e;
+    }
+    if (m->batch_at == m->batch_n) {
+        m->batch_at = m->batch_n = 0;
+        while (m->batch_n < MERGE_BATCH && m->n) {
+            e = heap_take(m);
+            __builtin_prefetch(&e->node, 1);
+            m->batch[m->batch_n++] = e;
+        }
+    }
+    return m->batch[m->batch_at++];
 }
 
 static int level_color(const struct merge *m, unsigned depth)
@@ -852,7 +873,7 @@ static struct rb_node *merge_link(struct merge *m, size_t n, unsigned depth)
     if (!n)
         return NULL;
     struct rb_node *left = merge_link(m, n / 2, depth + 1);
-    struct ks_entry *e = merge_pop(m); /* its link is read: the node is free */
+    struct ks_entry *e = merge_pop(m); /* in order, its link is read: the node is free */
     struct rb_node *right;
     e->node.rb_left = left;
     if (left)
@@ -872,19 +893,26 @@ void ks_bulk_finish(struct ks_bulk *b)
     xfree(b->run);
     xfree(b->tmp);
     b->run = b->tmp = NULL;
-    struct merge m = {b->heads, b->heads_n, 0};
+    struct merge m = {.chain = b->first};
+    if (b->any_order) {
+        m.heap = xmalloc((b->runs_n ? b->runs_n : 1) * sizeof(*m.heap));
+        for (size_t i = 0; i < b->runs_n; i++)
+            m.heap[i] = &b->runs[i];
+        m.n = b->runs_n;
+        for (size_t i = m.n / 2; i-- > 0;)
+            heap_down(&m, i);
+    }
     while (((size_t)2 << m.deepest) - 1 < b->n) /* a full tree of depth d holds 2^(d+1)-1 */
         m.deepest++;
-    for (size_t i = m.n / 2; i-- > 0;)
-        heap_down(&m, i);
     struct rb_node *root = merge_link(&m, b->n, 0);
     if (root)
         rb_set_parent_color(root, NULL, RB_BLACK);
     b->db->keys.rb_node = root;
-    xfree(b->heads);
-    b->heads = NULL;
-    b->n = b->heads_n = b->heads_cap = b->run_n = 0;
-    b->tail = NULL;
+    xfree(m.heap);
+    xfree(b->runs);
+    b->runs = NULL;
+    b->n = b->runs_n = b->runs_cap = b->run_n = 0;
+    b->first = b->tail = NULL;
 }
 
 struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms)

@@ -249,25 +249,28 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
  *
  * ks_bulk_begin_any_order: the keys come in any order (Redis's RDB file, in
  * hash order) and are distinct (the index finds a repeat as it is added).
- * Every run_max keys are sorted (a radix sort in a buffer the size of one
- * run) and threaded through their own entries as a sorted run, and finish
- * merges the runs into the tree as it links it: the memory beside the
- * entries is one run's buffers, not arrays as long as the db. */
+ * Every run_max keys are sorted (a radix sort in buffers the size of one
+ * run, in the cache) into a sorted run of 24-byte keys (a 16-byte prefix
+ * and the entry), and finish merges the runs as it links the tree, freeing
+ * each as it is used up: the memory beside the entries is one such key per
+ * entry, not the three arrays a sort of the whole db would take. */
 struct ks_bulk_key;
+struct ks_bulk_run;
 struct ks_bulk {
     struct db *db;
     size_t n;                    /* entries added */
     int any_order;
-    struct ks_entry *tail;       /* in order: the last added, which links to the next */
+    struct ks_entry *first;      /* in order: the first added; each entry's node links */
+    struct ks_entry *tail;       /* to the next until finish; the last added */
     struct ks_bulk_key *run;     /* any order: the added keys not yet sorted; owned */
     struct ks_bulk_key *tmp;     /* the radix sort's scratch, as long as run; owned */
     size_t run_n;                /* keys in run */
     size_t run_max;              /* keys per run: KS_BULK_RUN (a test may lower it before adding) */
-    struct ks_bulk_key *heads;   /* each sorted run's first key; owned */
-    size_t heads_n, heads_cap;
+    struct ks_bulk_run *runs;    /* the sorted runs; owned, as are their keys */
+    size_t runs_n, runs_cap;
 };
-/* Keys sorted per run by ks_bulk_begin_any_order: 6 MB of buffers, in the
- * cache while a run is sorted and threaded. */
+/* Keys sorted per run by ks_bulk_begin_any_order: 3 MB buffers, in the
+ * cache while a run is sorted. */
 #define KS_BULK_RUN ((size_t)1 << 17)
 void ks_bulk_begin(struct ks_bulk *b, struct db *db);
 void ks_bulk_begin_any_order(struct ks_bulk *b, struct db *db);
