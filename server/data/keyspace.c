@@ -834,9 +834,11 @@ static struct ks_entry *heap_take(struct merge *m)
 
 /* The next entry in key order. The merge's comparisons branch on the keys
  * and mispredict, and each entry written is a cache and TLB miss: taken
- * one at a time, each miss waited alone (a third of a 10M-key load). So a
- * batch is taken first, asking for each entry as it comes, and written
- * after, the misses of a batch overlapping. */
+ * one at a time, each miss was waited alone (a third of a 10M-key load).
+ * So a batch is taken first and written after, where nothing but the
+ * stores waits on the misses, which overlap in the store buffer. Not
+ * prefetched: on the test VM a prefetch that misses the TLB waits for the
+ * page walk, and the batch took 40% longer with one (bench/README.md). */
 static struct ks_entry *merge_pop(struct merge *m)
 {
     struct ks_entry *e;
@@ -849,7 +851,6 @@ static struct ks_entry *merge_pop(struct merge *m)
         m->batch_at = m->batch_n = 0;
         while (m->batch_n < MERGE_BATCH && m->n) {
             e = heap_take(m);
-            __builtin_prefetch(&e->node, 1);
             m->batch[m->batch_n++] = e;
         }
     }
