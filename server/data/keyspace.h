@@ -239,9 +239,9 @@ struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks
 /* Bulk loading into an empty db without a tree descent per key: ks_bulk_add
  * and ks_bulk_add_new put each key in the index and, with a deadline, the
  * expiry tree; ks_bulk_finish links them all into db->keys as one balanced
- * tree. Until then the entries are in no tree and must not be deleted (their
- * tree nodes hold the loader's links); finish must be called, also after an
- * error, before db is used or freed.
+ * tree. Until then the entries are in no tree and must not be deleted (in
+ * order, their tree nodes hold the chain of them); finish must be called,
+ * also after an error, before db is used or freed.
  *
  * ks_bulk_begin: the keys come in strictly increasing order (a snapshot is
  * written in key order; the caller checks, and may compare with the entry it
