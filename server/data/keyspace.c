@@ -555,108 +555,41 @@ size_t ks_due_count(const struct db *db, int64_t now_ms)
     return n;
 }
 
-void ks_bulk_begin(struct ks_bulk *b, struct db *db)
-{
-    ks_will_change(db);
-    ks_cut_finish(db); /* the bulk adds to the index without looking up */
-    b->db = db;
-    b->v = NULL;
-    b->n = b->cap = 0;
-}
-
-/* ks_bulk_add with the key's hash h already computed. */
-static struct ks_entry *bulk_add_hashed(struct ks_bulk *b, const char *key, size_t klen,
-                                        uint64_t h, enum ks_type type, const void *value,
-                                        size_t vlen, int64_t when_ms)
-{
-    size_t expire_bytes = when_ms >= 0 ? sizeof(struct ks_expire *) : 0;
-    size_t value_bytes = type == KS_STRING ? vlen : sizeof(value);
-    /* Built with its deadline slot at once: ks_set_expire could move it. */
-    struct ks_entry *e =
-        xmalloc(entry_bytes(lengths_bytes(klen, value_bytes) + expire_bytes, klen, value_bytes));
-    entry_set_header(e, type, klen, value_bytes);
-    if (when_ms >= 0) {
-        struct ks_expire *x = xmalloc(sizeof(*x));
-        x->entry = e;
-        x->when = when_ms;
-        memcpy(e->data + ks_expire_offset(e), &x, sizeof(x));
-        e->flags |= KS_HAS_EXPIRE;
-        expire_link(b->db, x);
-        b->db->expires_count++;
-    }
-    memcpy(e->data + ks_key_offset(e), key, klen);
-    if (type == KS_STRING)
-        memcpy(ks_str(e), value, vlen);
-    else
-        memcpy(ks_str(e), &value, sizeof(value));
-    kix_insert(&b->db->index, e, h);
-    if (__builtin_expect(ks_slots_on, 0))
-        ks_slots_link(b->db, e);
-    if (b->n == b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 1024;
-        b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
-    }
-    b->v[b->n++] = e;
-    return e;
-}
-
-struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
-                             const void *value, size_t vlen, int64_t when_ms)
-{
-    return bulk_add_hashed(b, key, klen, kix_hash(&b->db->index, key, klen), type, value, vlen,
-                           when_ms);
-}
-
-uint64_t ks_bulk_prefetch(const struct db *db, const char *key, size_t klen)
-{
-    const struct kix_table *t = &db->index.cur;
-    uint64_t h = kix_hash(&db->index, key, klen);
-    if (t->cap)
-        __builtin_prefetch(&t->slots[kix_home(t, h)]);
-    return h;
-}
-
-struct ks_entry *ks_bulk_add_new(struct ks_bulk *b, const char *key, size_t klen, uint64_t h,
-                                 enum ks_type type, const void *value, size_t vlen,
-                                 int64_t when_ms)
-{
-    if (kix_find(&b->db->index, key, klen, h))
-        return NULL;
-    return bulk_add_hashed(b, key, klen, h, type, value, vlen, when_ms);
-}
-
-/* Links v[lo, hi) as a subtree under parent: the middle entry at the top, so
- * subtree sizes differ by at most one and every level but the deepest is
- * full. All black but the deepest level, red, so every path has the same
- * black count (the deepest level is never the root's, so the root is
- * black). */
-static struct rb_node *bulk_link(struct ks_entry **v, size_t lo, size_t hi, struct rb_node *parent,
-                                 unsigned depth, unsigned deepest)
-{
-    if (lo >= hi)
-        return NULL;
-    size_t mid = lo + (hi - lo) / 2;
-    struct ks_entry *e = v[mid];
-    /* The entries are in allocation order, not key order: both children's
-     * nodes are asked for before this one is written, one miss overlapping
-     * the other. */
-    if (mid > lo)
-        __builtin_prefetch(&v[lo + (mid - lo) / 2]->node, 1);
-    if (hi > mid + 1)
-        __builtin_prefetch(&v[mid + 1 + (hi - mid - 1) / 2]->node, 1);
-    rb_set_parent_color(&e->node, parent, depth == deepest && depth ? RB_RED : RB_BLACK);
-    e->node.rb_left = bulk_link(v, lo, mid, &e->node, depth + 1, deepest);
-    e->node.rb_right = bulk_link(v, mid + 1, hi, &e->node, depth + 1, deepest);
-    e->size = (uint32_t)(hi - lo);
-    return &e->node;
-}
-
-/* One entry to sort: the first 16 bytes of its key as two big-endian words
+/* One key to sort: the first 16 bytes of its key as two big-endian words
  * (zero-padded), so most comparisons never touch the entry. */
-struct sort_key {
+struct ks_bulk_key {
     uint64_t w0, w1;
     struct ks_entry *e;
 };
+
+/* A sorted run's keys (owned) and the merge's place in them. */
+struct ks_bulk_run {
+    struct ks_bulk_key *k, *at, *end;
+};
+
+/* In order, while the bulk lasts, an entry's tree node (unused until
+ * finish) holds the next entry added. */
+static void link_store(struct ks_entry *e, struct ks_entry *next)
+{
+    memcpy(&e->node, &next, sizeof(next));
+}
+
+static void bulk_begin(struct ks_bulk *b, struct db *db, int any_order)
+{
+    ks_will_change(db);
+    ks_cut_finish(db); /* the bulk adds to the index without looking up */
+    *b = (struct ks_bulk){.db = db, .any_order = any_order, .run_max = KS_BULK_RUN};
+}
+
+void ks_bulk_begin(struct ks_bulk *b, struct db *db)
+{
+    bulk_begin(b, db, 0);
+}
+
+void ks_bulk_begin_any_order(struct ks_bulk *b, struct db *db)
+{
+    bulk_begin(b, db, 1);
+}
 
 static uint64_t prefix_word(const char *key, size_t klen, size_t at)
 {
@@ -668,7 +601,7 @@ static uint64_t prefix_word(const char *key, size_t klen, size_t at)
 
 static int sort_key_cmp(const void *pa, const void *pb)
 {
-    const struct sort_key *a = pa, *b = pb;
+    const struct ks_bulk_key *a = pa, *b = pb;
     if (a->w0 != b->w0)
         return a->w0 < b->w0 ? -1 : 1;
     if (a->w1 != b->w1)
@@ -676,13 +609,8 @@ static int sort_key_cmp(const void *pa, const void *pb)
     return keycmp_inline(ks_key(a->e), ks_klen(a->e), ks_key(b->e), ks_klen(b->e));
 }
 
-void ks_reserve(struct db *db, size_t n)
-{
-    kix_reserve(&db->index, n);
-}
-
 /* Byte d (0..15) of k's 16-byte prefix. */
-static inline unsigned prefix_byte(const struct sort_key *k, unsigned d)
+static inline unsigned prefix_byte(const struct ks_bulk_key *k, unsigned d)
 {
     uint64_t w = d < 8 ? k->w0 : k->w1;
     return (unsigned)(w >> (56 - 8 * (d & 7))) & 0xffu;
@@ -691,10 +619,10 @@ static inline unsigned prefix_byte(const struct sort_key *k, unsigned d)
 /* Below this many entries a run is finished by insertion sort. */
 #define RADIX_SMALL 32
 
-static void insertion_sort(struct sort_key *k, size_t n)
+static void insertion_sort(struct ks_bulk_key *k, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        struct sort_key x = k[i];
+        struct ks_bulk_key x = k[i];
         size_t j = i;
         while (j > 0 && sort_key_cmp(&x, &k[j - 1]) < 0) {
             k[j] = k[j - 1];
@@ -709,7 +637,7 @@ static void insertion_sort(struct sort_key *k, size_t n)
  * that differs instead of log2(n) comparison passes, and the keys of an RDB
  * file ("user:1234") share long prefixes that one counting pass skips.
  * Recursion is at most 16 deep; past the prefix, the full comparison. */
-static void radix_sort(struct sort_key *k, struct sort_key *tmp, size_t n, unsigned d)
+static void radix_sort(struct ks_bulk_key *k, struct ks_bulk_key *tmp, size_t n, unsigned d)
 {
     for (;;) {
         if (n < RADIX_SMALL) {
@@ -745,31 +673,236 @@ static void radix_sort(struct sort_key *k, struct sort_key *tmp, size_t n, unsig
     }
 }
 
-void ks_bulk_sort(struct ks_bulk *b)
+/* Sorts the keys in b->run, which then become a sorted run of b->runs;
+ * the next keys go to a new buffer. */
+static void run_close(struct ks_bulk *b)
 {
-    size_t n = b->n ? b->n : 1;
-    struct sort_key *k = xmalloc(sizeof(*k) * n), *tmp = xmalloc(sizeof(*tmp) * n);
-    for (size_t i = 0; i < b->n; i++) {
-        const char *key = ks_key(b->v[i]);
-        size_t klen = ks_klen(b->v[i]);
-        k[i] = (struct sort_key){prefix_word(key, klen, 0), prefix_word(key, klen, 8), b->v[i]};
+    if (!b->run_n)
+        return;
+    radix_sort(b->run, b->tmp, b->run_n, 0);
+    if (b->runs_n == b->runs_cap) {
+        b->runs_cap = b->runs_cap ? b->runs_cap * 2 : 16;
+        b->runs = xrealloc(b->runs, b->runs_cap * sizeof(*b->runs));
     }
-    radix_sort(k, tmp, b->n, 0);
-    for (size_t i = 0; i < b->n; i++)
-        b->v[i] = k[i].e;
-    xfree(tmp);
-    xfree(k);
+    struct ks_bulk_key *k = b->run_n < b->run_max ? xrealloc(b->run, b->run_n * sizeof(*k)) : b->run;
+    b->runs[b->runs_n++] = (struct ks_bulk_run){k, k, k + b->run_n};
+    b->run = NULL;
+    b->run_n = 0;
+}
+
+/* ks_bulk_add with the key's hash h already computed. */
+static struct ks_entry *bulk_add_hashed(struct ks_bulk *b, const char *key, size_t klen,
+                                        uint64_t h, enum ks_type type, const void *value,
+                                        size_t vlen, int64_t when_ms)
+{
+    size_t expire_bytes = when_ms >= 0 ? sizeof(struct ks_expire *) : 0;
+    size_t value_bytes = type == KS_STRING ? vlen : sizeof(value);
+    /* Built with its deadline slot at once: ks_set_expire could move it. */
+    struct ks_entry *e =
+        xmalloc(entry_bytes(lengths_bytes(klen, value_bytes) + expire_bytes, klen, value_bytes));
+    entry_set_header(e, type, klen, value_bytes);
+    if (when_ms >= 0) {
+        struct ks_expire *x = xmalloc(sizeof(*x));
+        x->entry = e;
+        x->when = when_ms;
+        memcpy(e->data + ks_expire_offset(e), &x, sizeof(x));
+        e->flags |= KS_HAS_EXPIRE;
+        expire_link(b->db, x);
+        b->db->expires_count++;
+    }
+    memcpy(e->data + ks_key_offset(e), key, klen);
+    if (type == KS_STRING)
+        memcpy(ks_str(e), value, vlen);
+    else
+        memcpy(ks_str(e), &value, sizeof(value));
+    kix_insert(&b->db->index, e, h);
+    if (__builtin_expect(ks_slots_on, 0))
+        ks_slots_link(b->db, e);
+    b->n++;
+    if (!b->any_order) { /* chained through the entries, in the order added */
+        if (b->tail)
+            link_store(b->tail, e);
+        else
+            b->first = e;
+        link_store(e, NULL);
+        b->tail = e;
+        return e;
+    }
+    if (!b->run)
+        b->run = xmalloc(b->run_max * sizeof(*b->run));
+    if (!b->tmp)
+        b->tmp = xmalloc(b->run_max * sizeof(*b->tmp));
+    b->run[b->run_n++] = (struct ks_bulk_key){prefix_word(key, klen, 0), prefix_word(key, klen, 8), e};
+    if (b->run_n == b->run_max)
+        run_close(b);
+    return e;
+}
+
+struct ks_entry *ks_bulk_add(struct ks_bulk *b, const char *key, size_t klen, enum ks_type type,
+                             const void *value, size_t vlen, int64_t when_ms)
+{
+    return bulk_add_hashed(b, key, klen, kix_hash(&b->db->index, key, klen), type, value, vlen,
+                           when_ms);
+}
+
+uint64_t ks_bulk_prefetch(const struct db *db, const char *key, size_t klen)
+{
+    const struct kix_table *t = &db->index.cur;
+    uint64_t h = kix_hash(&db->index, key, klen);
+    if (t->cap)
+        __builtin_prefetch(&t->slots[kix_home(t, h)]);
+    return h;
+}
+
+struct ks_entry *ks_bulk_add_new(struct ks_bulk *b, const char *key, size_t klen, uint64_t h,
+                                 enum ks_type type, const void *value, size_t vlen,
+                                 int64_t when_ms)
+{
+    if (kix_find(&b->db->index, key, klen, h))
+        return NULL;
+    return bulk_add_hashed(b, key, klen, h, type, value, vlen, when_ms);
+}
+
+void ks_reserve(struct db *db, size_t n)
+{
+    kix_reserve(&db->index, n);
+}
+
+/* Entries the merge takes at a time, before any is written. */
+#define MERGE_BATCH 64
+
+/* The entries in key order: in order, the chain through the entries; else
+ * the merge of the sorted runs, a binary min-heap of runs by their next key,
+ * taken MERGE_BATCH at a time into batch. */
+struct merge {
+    struct ks_entry *chain;
+    struct ks_bulk_run **heap;
+    size_t n;
+    struct ks_entry *batch[MERGE_BATCH];
+    size_t batch_at, batch_n;
+    unsigned deepest; /* the tree's deepest level, whose nodes are red */
+};
+
+static void heap_down(struct merge *m, size_t at)
+{
+    struct ks_bulk_run *x = m->heap[at];
+    for (;;) {
+        size_t c = 2 * at + 1;
+        if (c >= m->n)
+            break;
+        if (c + 1 < m->n && sort_key_cmp(m->heap[c + 1]->at, m->heap[c]->at) < 0)
+            c++;
+        if (sort_key_cmp(m->heap[c]->at, x->at) >= 0)
+            break;
+        m->heap[at] = m->heap[c];
+        at = c;
+    }
+    m->heap[at] = x;
+}
+
+/* Keys ahead in a run whose 24 bytes are asked for (a few cache lines). */
+#define RUN_AHEAD 16
+
+/* The least run's next entry, which it gives up. */
+static struct ks_entry *heap_take(struct merge *m)
+{
+    struct ks_bulk_run *r = m->heap[0];
+    struct ks_entry *e = r->at->e;
+    if (++r->at < r->end) {
+        if (r->at + RUN_AHEAD < r->end)
+            __builtin_prefetch(r->at + RUN_AHEAD);
+    } else {
+        xfree(r->k); /* the run is merged: its memory goes as the merge proceeds */
+        r->k = NULL;
+        m->heap[0] = m->heap[--m->n];
+    }
+    if (m->n > 1)
+        heap_down(m, 0);
+    return e;
+}
+
+/* The next entry in key order. The merge's comparisons branch on the keys
+ * and mispredict, and each entry written is a cache and TLB miss: taken
+ * one at a time, each miss was waited alone (a third of a 10M-key load).
+ * So a batch is taken first and written after, where nothing but the
+ * stores waits on the misses, which overlap in the store buffer. Not
+ * prefetched: on the test VM a prefetch that misses the TLB waits for the
+ * page walk, and the batch took 40% longer with one (bench/README.md). */
+static struct ks_entry *merge_pop(struct merge *m)
+{
+    struct ks_entry *e;
+    if (!m->heap) {
+        e = m->chain;
+        memcpy(&m->chain, &e->node, sizeof(m->chain));
+        return e;
+    }
+    if (m->batch_at == m->batch_n) {
+        m->batch_at = m->batch_n = 0;
+        while (m->batch_n < MERGE_BATCH && m->n) {
+            e = heap_take(m);
+            m->batch[m->batch_n++] = e;
+        }
+    }
+    return m->batch[m->batch_at++];
+}
+
+static int level_color(const struct merge *m, unsigned depth)
+{
+    return depth == m->deepest && depth ? RB_RED : RB_BLACK;
+}
+
+/* Links the next n keys of the merge as a subtree at depth, in key order as
+ * they come: the left half, the middle entry, the right half, so subtree
+ * sizes differ by at most one and every level but the deepest is full. All
+ * black but the deepest level, red, so every path has the same black count
+ * (the deepest level is never the root's, so the root is black). A node's
+ * children are linked to it once it is known; most were taken just before
+ * it and are still in the cache. */
+static struct rb_node *merge_link(struct merge *m, size_t n, unsigned depth)
+{
+    if (!n)
+        return NULL;
+    struct rb_node *left = merge_link(m, n / 2, depth + 1);
+    struct ks_entry *e = merge_pop(m); /* in order, its link is read: the node is free */
+    struct rb_node *right;
+    e->node.rb_left = left;
+    if (left)
+        rb_set_parent_color(left, &e->node, level_color(m, depth + 1));
+    right = merge_link(m, n - n / 2 - 1, depth + 1);
+    e->node.rb_right = right;
+    if (right)
+        rb_set_parent_color(right, &e->node, level_color(m, depth + 1));
+    e->size = (uint32_t)n;
+    return &e->node;
 }
 
 void ks_bulk_finish(struct ks_bulk *b)
 {
-    unsigned deepest = 0;
-    while (((size_t)2 << deepest) - 1 < b->n) /* a full tree of depth d holds 2^(d+1)-1 */
-        deepest++;
-    b->db->keys.rb_node = bulk_link(b->v, 0, b->n, NULL, 0, deepest);
-    xfree(b->v);
-    b->v = NULL;
-    b->n = b->cap = 0;
+    if (b->any_order)
+        run_close(b);
+    xfree(b->run);
+    xfree(b->tmp);
+    b->run = b->tmp = NULL;
+    struct merge m = {.chain = b->first};
+    if (b->any_order) {
+        m.heap = xmalloc((b->runs_n ? b->runs_n : 1) * sizeof(*m.heap));
+        for (size_t i = 0; i < b->runs_n; i++)
+            m.heap[i] = &b->runs[i];
+        m.n = b->runs_n;
+        for (size_t i = m.n / 2; i-- > 0;)
+            heap_down(&m, i);
+    }
+    while (((size_t)2 << m.deepest) - 1 < b->n) /* a full tree of depth d holds 2^(d+1)-1 */
+        m.deepest++;
+    struct rb_node *root = merge_link(&m, b->n, 0);
+    if (root)
+        rb_set_parent_color(root, NULL, RB_BLACK);
+    b->db->keys.rb_node = root;
+    xfree(m.heap);
+    xfree(b->runs);
+    b->runs = NULL;
+    b->n = b->runs_n = b->runs_cap = b->run_n = 0;
+    b->first = b->tail = NULL;
 }
 
 struct ks_entry *ks_set_expire(struct db *db, struct ks_entry *e, int64_t when_ms)

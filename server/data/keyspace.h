@@ -236,19 +236,44 @@ struct ks_entry *ks_set_string_probed(struct db *db, const struct ks_probe *p, c
 /* Creates key (which must be absent) holding a value of another type. */
 struct ks_entry *ks_add_ptr(struct db *db, const char *key, size_t klen, enum ks_type type,
                             void *value);
-/* Bulk loading into an empty db in O(n) without comparing keys (a snapshot
- * is written in key order): ks_bulk_add takes keys in strictly increasing
- * order (the caller checks; it may compare with the entry it got last) and
- * puts each in the index and, with a deadline, the expiry tree;
- * ks_bulk_finish links them all into db->keys as one balanced tree. Until
- * then the entries are in no tree and must not be deleted; finish must be
- * called, also after an error, before db is used or freed. */
+/* Bulk loading into an empty db without a tree descent per key: ks_bulk_add
+ * and ks_bulk_add_new put each key in the index and, with a deadline, the
+ * expiry tree; ks_bulk_finish links them all into db->keys as one balanced
+ * tree. Until then the entries are in no tree and must not be deleted (in
+ * order, their tree nodes hold the chain of them); finish must be called,
+ * also after an error, before db is used or freed.
+ *
+ * ks_bulk_begin: the keys come in strictly increasing order (a snapshot is
+ * written in key order; the caller checks, and may compare with the entry it
+ * got last), and finish links them in O(n) without comparing keys.
+ *
+ * ks_bulk_begin_any_order: the keys come in any order (Redis's RDB file, in
+ * hash order) and are distinct (the index finds a repeat as it is added).
+ * Every run_max keys are sorted (a radix sort in buffers the size of one
+ * run, in the cache) into a sorted run of 24-byte keys (a 16-byte prefix
+ * and the entry), and finish merges the runs as it links the tree, freeing
+ * each as it is used up: the memory beside the entries is one such key per
+ * entry, not the three arrays a sort of the whole db would take. */
+struct ks_bulk_key;
+struct ks_bulk_run;
 struct ks_bulk {
     struct db *db;
-    struct ks_entry **v; /* added, in order; owned */
-    size_t n, cap;
+    size_t n;                    /* entries added */
+    int any_order;
+    struct ks_entry *first;      /* in order: the first added; each entry's node links */
+    struct ks_entry *tail;       /* to the next until finish; the last added */
+    struct ks_bulk_key *run;     /* any order: the added keys not yet sorted; owned */
+    struct ks_bulk_key *tmp;     /* the radix sort's scratch, as long as run; owned */
+    size_t run_n;                /* keys in run */
+    size_t run_max;              /* keys per run: KS_BULK_RUN (a test may lower it before adding) */
+    struct ks_bulk_run *runs;    /* the sorted runs; owned, as are their keys */
+    size_t runs_n, runs_cap;
 };
+/* Keys sorted per run by ks_bulk_begin_any_order: 3 MB buffers, in the
+ * cache while a run is sorted. */
+#define KS_BULK_RUN ((size_t)1 << 17)
 void ks_bulk_begin(struct ks_bulk *b, struct db *db);
+void ks_bulk_begin_any_order(struct ks_bulk *b, struct db *db);
 /* type KS_STRING copies vlen bytes at value; another type stores the
  * pointer value (vlen unused). when_ms is an absolute deadline, or -1.
  * Returns the entry, which never moves before finish. */
@@ -264,12 +289,6 @@ uint64_t ks_bulk_prefetch(const struct db *db, const char *key, size_t klen);
 struct ks_entry *ks_bulk_add_new(struct ks_bulk *b, const char *key, size_t klen, uint64_t h,
                                  enum ks_type type, const void *value, size_t vlen,
                                  int64_t when_ms);
-/* Puts the entries added so far in key order, for a caller whose keys come
- * in any order (Redis's RDB file, in hash order): added unordered, sorted
- * once, linked by ks_bulk_finish in O(n), which costs far less than as many
- * descents of a growing tree. The keys must be distinct (the index finds a
- * repeat as it is added). */
-void ks_bulk_sort(struct ks_bulk *b);
 /* Sizes an empty db's index for n keys (kix_reserve). */
 void ks_reserve(struct db *db, size_t n);
 /* Changes a string's length to vlen keeping the first min(old, new) bytes;

@@ -5,7 +5,10 @@
  * Reading walks the whole input held in memory (the file is mapped) with
  * rdb_io.h's checked primitives: every length is checked against the bytes
  * left, so a truncated or corrupt file fails at the first bad byte instead
- * of reading past the end. A key and its value are built completely before
+ * of reading past the end. The checksum runs over the input as it is read;
+ * a mapped file's pages behind the record being read are then dropped from
+ * the process (release_behind), so the file never adds its whole size to the
+ * load's peak memory. A key and its value are built completely before
  * they enter the keyspace, so a fault never leaves half a value behind; the
  * caller discards the keys loaded before it.
  *
@@ -18,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,6 +59,8 @@ enum rdb_opcode {
 #define KEY_SHOWN 64
 /* Keys between two progress lines of a verbose load. */
 #define PROGRESS_KEYS 1000000
+/* A mapped file's read pages are checksummed and dropped every this many bytes. */
+#define RDB_RELEASE_EVERY (8u << 20)
 /* The writer's buffer is flushed past this many bytes. */
 #define RDB_FLUSH_AT (1u << 20)
 
@@ -76,10 +82,15 @@ struct loader {
     struct keyspace *ks;
     struct db *db;
     /* One per database: the keys go in unordered (the file is in hash
-     * order) and are sorted and linked once at the end (ks_bulk_sort). */
+     * order), sorted in runs as they come and merged as the tree is linked
+     * at the end (ks_bulk_begin_any_order). */
     struct ks_bulk *bulks;
     struct pending pending;
     long long keys;
+    int mapped;       /* in.buf is a private read-only mapping of the file */
+    size_t crc_at;    /* the checksum covers in.buf[0, crc_at) ... */
+    uint64_t crc;     /* ... and is this */
+    size_t dropped;   /* mapped: the pages of in.buf[0, dropped) were given back */
     char *err;
     size_t errlen;
 };
@@ -201,7 +212,7 @@ static int pending_commit(struct loader *l)
     }
     struct ks_bulk *b = &l->bulks[db->id];
     if (!b->db)
-        ks_bulk_begin(b, db);
+        ks_bulk_begin_any_order(b, db);
     struct ks_entry *e;
     if (k->v.type == KS_STRING)
         e = ks_bulk_add_new(b, k->key.p, k->key.len, k->h, KS_STRING, k->v.str.p, k->v.str.len,
@@ -278,6 +289,27 @@ static int read_u64(struct loader *l, size_t at, int n, uint64_t *v, const char 
     return 0;
 }
 
+/* Runs the checksum up to upto, the start of the first record still in use
+ * (a pending key borrows its record's bytes), and, for a mapped file, gives
+ * back the whole pages before it: they are the page cache's, read again
+ * only if touched again, and never are. Redis reads the file through a small
+ * buffer; without this the mapping holds the whole file until the end. */
+static void release_behind(struct loader *l, size_t upto)
+{
+    if (upto - l->crc_at < RDB_RELEASE_EVERY)
+        return;
+    l->crc = snap_crc64(l->crc, l->in.buf + l->crc_at, upto - l->crc_at);
+    l->crc_at = upto;
+    if (!l->mapped)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
+    if (end > l->dropped) {
+        /* The mapping is PROT_READ: no byte of it was written, none lost. */
+        madvise((void *)(uintptr_t)(l->in.buf + l->dropped), end - l->dropped, MADV_DONTNEED);
+        l->dropped = end;
+    }
+}
+
 static int read_records(struct loader *l)
 {
     int64_t expire = -1;
@@ -286,6 +318,7 @@ static int read_records(struct loader *l)
         size_t at = l->in.pos;
         unsigned op;
         uint64_t a = 0, b = 0;
+        release_behind(l, l->pending.full ? l->pending.at : at);
         if (rdb_read_byte(&l->in, &op) < 0)
             return fail(l, at, NULL, 0, "unexpected end of file (no EOF opcode)");
         switch (op) {
@@ -371,18 +404,21 @@ static int read_checksum(struct loader *l, int version)
             log_notice("RDB file was saved with checksum disabled: no check performed.");
         return 0;
     }
-    uint64_t crc = snap_crc64(0, l->in.buf, at);
+    uint64_t crc = snap_crc64(l->crc, l->in.buf + l->crc_at, at - l->crc_at);
     if (stored != crc) /* Redis's words: expected is the one computed */
         return fail(l, at, NULL, 0, "Wrong RDB checksum expected: (%llx) got (%llx)",
                     (unsigned long long)crc, (unsigned long long)stored);
     return 0;
 }
 
-long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t len,
-                        const char *name, const struct rdb_file_opts *o, char *err,
-                        size_t errlen)
+/* rdb_file_read; mapped: buf is a private read-only mapping of the file,
+ * whose pages may be given back as they are passed. */
+static long long read_file(struct keyspace *ks, const unsigned char *buf, size_t len,
+                           const char *name, const struct rdb_file_opts *o, int mapped,
+                           char *err, size_t errlen)
 {
     struct loader l = {.in = {buf, len, 0}, .name = name, .o = o, .ks = ks, .db = &ks->dbs[0]};
+    l.mapped = mapped;
     l.err = err;
     l.errlen = errlen;
     int version = 0, rc = 0;
@@ -396,15 +432,20 @@ long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t le
         pending_commit(&l);
     pending_drop(&l.pending);
     for (int i = 0; i < ks->count; i++) {
-        if (l.bulks[i].db) {
-            ks_bulk_sort(&l.bulks[i]);
+        if (l.bulks[i].db)
             ks_bulk_finish(&l.bulks[i]);
-        }
     }
     xfree(l.bulks);
     if (rc == 0)
         snap_progress(0, l.keys, len, len);
     return rc < 0 ? -1 : l.keys;
+}
+
+long long rdb_file_read(struct keyspace *ks, const unsigned char *buf, size_t len,
+                        const char *name, const struct rdb_file_opts *o, char *err,
+                        size_t errlen)
+{
+    return read_file(ks, buf, len, name, o, 0, err, errlen);
 }
 
 int rdb_file_sniff(const char *path)
@@ -439,7 +480,8 @@ long long rdb_file_load(struct keyspace *ks, const char *path, const struct rdb_
     }
     if (size)
         madvise(map, size, MADV_SEQUENTIAL);
-    long long n = rdb_file_read(ks, map ? map : (const void *)"", size, path, o, err, errlen);
+    long long n = read_file(ks, map ? map : (const void *)"", size, path, o, map != NULL, err,
+                            errlen);
     if (map)
         munmap(map, size);
     return n;

@@ -22,7 +22,10 @@
  *  - corrupt files (a bad checksum, cut short, an unknown type, a bad value,
  *    a module's data, a stream cut short) refuse the start with their reason in the
  *    log, the key named when the fault is in one, and a checksum of 0 is
- *    not checked.
+ *    not checked;
+ *  - a file of 24 MB, past the points where the loader checksums and gives
+ *    back the mapped pages it has read: it loads whole, and a bad checksum
+ *    or a duplicate key at its end is still found and named.
  * Without redis-server the comparisons are skipped unless the reference is
  * required; the corrupt-file tests need none.
  */
@@ -378,8 +381,9 @@ static size_t rdb_file(unsigned char *buf, const void *body, size_t n)
 }
 
 /* Starts rbkv on the file buf[0, len) as dump.rdb: with want NULL expects it
- * to start and hold k = v, else to refuse with want in its log. */
-static void start_on(const unsigned char *buf, size_t len, const char *want)
+ * to start and hold k = v among keys keys, else to refuse with want in its
+ * log. */
+static void start_on_keys(const unsigned char *buf, size_t len, const char *want, long long keys)
 {
     struct h_server s;
     const char *const *flags = H_FLAGS("--dbfilename", "dump.rdb");
@@ -394,7 +398,9 @@ static void start_on(const unsigned char *buf, size_t len, const char *want)
         redisContext *c = h_reopen(&s, flags);
         if (c) {
             EXPECT_BULK(c, "v", "GET", "k");
-            EXPECT_INT(c, 1, "DBSIZE");
+            EXPECT_INT(c, keys, "DBSIZE");
+            if (keys > 1) /* test_big_file's: a byte deep in its last big value */
+                EXPECT_BULK(c, "A", "GETRANGE", "big:23", "1000026", "1000026");
             h_close(&s, c);
         }
     } else {
@@ -404,6 +410,57 @@ static void start_on(const unsigned char *buf, size_t len, const char *want)
         CHECK(h_file_has(&s, "refused.log", want), "the log should say: %s", want);
     }
     h_clean_dir(&s);
+}
+
+static void start_on(const unsigned char *buf, size_t len, const char *want)
+{
+    start_on_keys(buf, len, want, 1);
+}
+
+#define BIG_KEYS 24
+#define BIG_VALUE (1u << 20)
+
+/* The body of a file of BIG_KEYS strings "big:NN" of BIG_VALUE bytes (byte j
+ * of key i is (i + j) % 251), then k = v, then the first key again when dup. */
+static size_t big_body(unsigned char *b, int dup)
+{
+    size_t n = 0;
+    for (int i = 0; i < BIG_KEYS + dup; i++) {
+        int k = i % BIG_KEYS;
+        b[n++] = 0x00;
+        b[n++] = 6;
+        n += (size_t)snprintf((char *)b + n, 7, "big:%02d", k);
+        b[n++] = 0x80; /* a 32-bit length, big-endian */
+        for (int s = 24; s >= 0; s -= 8)
+            b[n++] = (unsigned char)(BIG_VALUE >> s);
+        for (size_t j = 0; j < BIG_VALUE; j++)
+            b[n++] = (unsigned char)((k + j) % 251);
+        if (i == BIG_KEYS - 1) {
+            static const unsigned char good[] = {0x00, 1, 'k', 1, 'v'};
+            memcpy(b + n, good, sizeof(good));
+            n += sizeof(good);
+        }
+    }
+    return n;
+}
+
+static void test_big_file(void)
+{
+    if (h_is_reference())
+        return;
+    size_t cap = (BIG_KEYS + 1) * (BIG_VALUE + 16) + 64;
+    unsigned char *body = malloc(cap), *buf = malloc(cap + 32);
+    CHECK(body && buf, "no memory for a %zu-byte file", cap);
+    if (!body || !buf)
+        exit(1);
+    size_t len = rdb_file(buf, body, big_body(body, 0));
+    start_on_keys(buf, len, NULL, BIG_KEYS + 1);
+    buf[len - 1] ^= 0x01;
+    start_on_keys(buf, len, "Wrong RDB checksum", 0);
+    len = rdb_file(buf, body, big_body(body, 1));
+    start_on_keys(buf, len, "key \"big:00\" in db 0: duplicated key", 0);
+    free(body);
+    free(buf);
 }
 
 static void test_corrupt_files(void)
@@ -454,5 +511,6 @@ int main(int argc, char **argv)
     H_RUN(test_rbkv_to_redis);
     H_RUN(test_seeds_like_redis);
     H_RUN(test_corrupt_files);
+    H_RUN(test_big_file);
     return h_finish();
 }

@@ -758,44 +758,82 @@ static void bulk_copy_and_check(struct db *db, struct db *loaded)
     }
 }
 
-/* Keys in any order (an RDB file's) through ks_bulk_add_new and
- * ks_bulk_sort: keys sharing prefixes shorter and longer than the 16 bytes
- * the radix sort looks at, of bytes a signed compare misorders, each offered
- * twice (the second refused), so buckets of every size and the comparison
- * past the prefix are exercised; ks_check then proves the tree's order. */
-static void test_bulk_unordered(void)
+/* A key as the test made it, for qsort. */
+struct made_key {
+    char key[64];
+    size_t len;
+};
+
+static int made_key_cmp(const void *pa, const void *pb)
+{
+    const struct made_key *a = pa, *b = pb;
+    int c = memcmp(a->key, b->key, a->len < b->len ? a->len : b->len);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* n keys in any order (an RDB file's) through ks_bulk_begin_any_order and
+ * ks_bulk_add_new, sorted in runs of run_max (0: KS_BULK_RUN) and merged:
+ * keys sharing prefixes shorter and longer than the 16 bytes the radix sort
+ * looks at, of bytes a signed compare misorders, each offered twice (the
+ * second refused), so buckets of every size, runs of one key and the
+ * comparison past the prefix are exercised. The tree must hold exactly the
+ * keys added, in qsort's order of them (memcmp, a proper prefix first), and
+ * pass ks_check. */
+static void bulk_unordered(size_t n, size_t run_max)
 {
     static const char alphabet[] = {0, 1, 'a', (char)0xff};
     static const char *stems[] = {"", "user:", "a-key-prefix-longer-than-16:"};
-    enum { N = 6000 };
     struct keyspace *ks = ks_new(1);
     struct db *db = &ks->dbs[0];
     struct ks_bulk b;
+    struct made_key *made = malloc(n * sizeof(*made));
     size_t added = 0;
-    ks_reserve(db, N);
-    ks_bulk_begin(&b, db);
-    for (int i = 0; i < N; i++) {
-        char key[64];
+    CHECK(made != NULL);
+    ks_reserve(db, n);
+    ks_bulk_begin_any_order(&b, db);
+    if (run_max)
+        b.run_max = run_max;
+    for (size_t i = 0; i < n; i++) {
+        struct made_key *k = &made[added];
         const char *stem = stems[rng_below(&rng, 3)];
-        size_t n = strlen(stem), tail = (size_t)rng_below(&rng, 7);
-        memcpy(key, stem, n);
+        size_t len = strlen(stem), tail = (size_t)rng_below(&rng, 12);
+        memcpy(k->key, stem, len);
         for (size_t j = 0; j < tail; j++)
-            key[n + j] = alphabet[rng_below(&rng, 4)];
-        n += tail;
-        uint64_t h = ks_bulk_prefetch(db, key, n);
-        struct ks_entry *e = ks_bulk_add_new(&b, key, n, h, KS_STRING, "v", 1, -1);
+            k->key[len + j] = alphabet[rng_below(&rng, 4)];
+        len += tail;
+        k->len = len;
+        uint64_t h = ks_bulk_prefetch(db, k->key, len);
+        struct ks_entry *e = ks_bulk_add_new(&b, k->key, len, h, KS_STRING, "v", 1,
+                                             rng_below(&rng, 8) ? -1 : START_MS + 5);
         if (e) {
             added++;
-            CHECK(ks_bulk_add_new(&b, key, n, h, KS_STRING, "w", 1, -1) == NULL);
+            CHECK(ks_bulk_add_new(&b, k->key, len, h, KS_STRING, "w", 1, -1) == NULL);
         } else {
-            CHECK(ks_find(db, key, n) != NULL);
+            CHECK(ks_find(db, k->key, len) != NULL);
         }
     }
-    ks_bulk_sort(&b);
     ks_bulk_finish(&b);
     check_db(db);
-    CHECK(ks_count(db) == added && added > 1000);
+    CHECK(ks_count(db) == added);
+    qsort(made, added, sizeof(*made), made_key_cmp);
+    struct ks_entry *e = ks_first(db);
+    for (size_t i = 0; i < added; i++, e = ks_next(e)) {
+        CHECK_MSG(e && ks_klen(e) == made[i].len && !memcmp(ks_key(e), made[i].key, made[i].len),
+                  "key %zu of %zu (run_max %zu) out of order", i, added, run_max);
+    }
+    CHECK(e == NULL);
+    free(made);
     free_checking_leaks(ks);
+}
+
+static void test_bulk_unordered(void)
+{
+    bulk_unordered(6000, 0); /* one run */
+    bulk_unordered(0, 0);
+    bulk_unordered(1, 1);
+    for (int i = 0; i < 20; i++) /* many runs, of 1 to 300 keys */
+        bulk_unordered((size_t)rng_below(&rng, 5000), (size_t)rng_below(&rng, 300) + 1);
+    bulk_unordered(3 * KS_BULK_RUN + 1000, 0); /* the runs the loader makes */
 }
 
 /* Keys of 255 bytes and more keep their length in the entry's data, not
