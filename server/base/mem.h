@@ -27,11 +27,12 @@ size_t xsize(const void *p);
  * otherwise miss the TLB. Only a hint: nothing changes where THP is off;
  * pages already touched stay as they are until the kernel collapses them. */
 void mem_advise_huge(void *p, size_t n);
-/* Gives the whole pages inside [p, p + n) of a block back to the kernel
- * (MADV_DONTNEED: they read as zeros after): a large block that is read
- * once front to back and then freed can shed its pages as the reading goes,
- * so the free at the end does not unmap hundreds of MB in one go. Returns
- * the address up to which pages were released (p when none was whole). */
+/* Gives the whole pages inside [p, p + n) back to the kernel
+ * (MADV_DONTNEED: a block's pages read as zeros after, a read-only file
+ * mapping's as the file again): a large block or mapped file read once
+ * front to back can shed its pages as the reading goes, so the free or
+ * unmap at the end does not drop hundreds of MB in one go. Returns the
+ * address up to which pages were released (p when none was whole). */
 char *mem_release_pages(void *p, size_t n);
 
 /* Bytes currently allocated through these wrappers, by this thread (the

@@ -302,12 +302,9 @@ static void release_behind(struct loader *l, size_t upto)
     l->crc_at = upto;
     if (!l->mapped)
         return;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
-    if (end > l->dropped) {
-        /* The mapping is PROT_READ: no byte of it was written, none lost. */
-        madvise((void *)(uintptr_t)(l->in.buf + l->dropped), end - l->dropped, MADV_DONTNEED);
-        l->dropped = end;
-    }
+    /* The mapping is PROT_READ: no byte of it was written, none lost. */
+    char *from = (char *)(uintptr_t)(l->in.buf + l->dropped);
+    l->dropped += (size_t)(mem_release_pages(from, upto - l->dropped) - from);
 }
 
 static int read_records(struct loader *l)
