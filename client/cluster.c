@@ -152,8 +152,10 @@ int cli_cluster_primaries(redisContext *ctx, const char *seed_host, struct cli_n
     for (size_t i = 0; rc == CLI_OK && i < r->elements; i++) {
         long long start, end, port;
         const redisReply *h;
+        /* A host is a name or an address: one with a NUL byte is no host. */
         if (slot_primary(r->element[i], &start, &end, &h, &port) < 0 ||
-            (h->type == REDIS_REPLY_STRING && h->len >= sizeof(list->host))) {
+            (h->type == REDIS_REPLY_STRING &&
+             (h->len >= sizeof(list->host) || memchr(h->str, '\0', h->len)))) {
             fputs("rbkv-cli: CLUSTER SLOTS: unexpected reply\n", stderr);
             rc = CLI_ERR_REPLY;
             break;
