@@ -455,8 +455,14 @@ for n in "${nodes[@]}"; do
   expect "compose.cluster.yaml: $n's cluster_state" "cluster_state:ok" \
     "$(ncli "$n" cluster info | grep '^cluster_state' | tr -d '\r')"
 done
-roles=$(ncli "${nodes[0]}" cluster nodes | awk '{ print ($3 ~ /master/) ? "master" : "slave" }' | sort | uniq -c |
-  awk '{ printf "%s %s ", $1, $2 }')
+# node1 learns the replicas' roles by gossip, after the slots agree (which is all cluster-create
+# waits for): wait up to 30 s for its view to show them.
+for _ in $(seq 60); do
+  roles=$(ncli "${nodes[0]}" cluster nodes | awk '{ print ($3 ~ /master/) ? "master" : "slave" }' |
+    sort | uniq -c | awk '{ printf "%s %s ", $1, $2 }')
+  [ "$roles" = "3 master 3 slave " ] && break
+  sleep 0.5
+done
 expect "compose.cluster.yaml: three primaries and three replicas" "3 master 3 slave " "$roles"
 # A key through redis-cli -c: written via node1, read via node2, whichever owns its slot.
 ccli() { ctr run --rm --network "$NET" --entrypoint redis-cli "$INIT_IMAGE" -c -a "$PW" --no-auth-warning "$@"; }
