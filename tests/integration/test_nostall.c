@@ -840,16 +840,25 @@ static void test_aof(void)
     h_stop(&s);
 }
 
+/* A primary and its replica, linked (h_open_two, then REPLICAOF). */
+static redisContext *open_linked(struct h_server *primary, struct h_server *replica,
+                                 redisContext **r)
+{
+    redisContext *p = h_open_two(primary, replica, r);
+    if (p)
+        h_replicate(*r, primary, WAIT_MS);
+    return p;
+}
+
 /* A replica applies the cut (as KDELRANGE and HDELRANGE themselves) and
  * ends with the primary's keys. */
 static void test_replica(void)
 {
     struct h_server primary, replica;
     redisContext *r;
-    redisContext *p = h_open_two(&primary, &replica, &r);
+    redisContext *p = open_linked(&primary, &replica, &r);
     if (!p)
         return;
-    h_replicate(r, &primary, WAIT_MS);
     fill(p, "r:", 6000);
     EXPECT_INT(p, 4000, "KDELRANGE", "[r:0000500", "+", "LIMIT", "4000");
     EXPECT_OK(p, "SET", "r:0000600", "back");
@@ -1066,10 +1075,9 @@ static void test_psync_after_cut(void)
 {
     struct h_server primary, replica;
     redisContext *r;
-    redisContext *p = h_open_two(&primary, &replica, &r);
+    redisContext *p = open_linked(&primary, &replica, &r);
     if (!p)
         return;
-    h_replicate(r, &primary, WAIT_MS);
     fill(p, "s:", 3000);
     CHECK(h_wait_caught_up(p, r, WAIT_MS), "the replica caught up");
     char replid[64] = "", off[32] = "";
