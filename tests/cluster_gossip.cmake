@@ -21,3 +21,10 @@ rbkv_script_on_redis(integration_cluster_tls ${CMAKE_CURRENT_SOURCE_DIR}/integra
 # Redirections beyond the request: the commands scripts run, and clients blocked on keys whose
 # slot moved or whose cluster went down (server/cluster/cluster_route.c), side by side with redis-server.
 rbkv_server_test(integration_cluster_redirect integration/test_cluster_redirect.c 180 integration)
+# Slot moves back to back (tests/integration/test_cluster_moves.sh): a primary taking an imported
+# slot tells every node at once, and 20 moves in a row leave one slot map.
+add_test(NAME integration_cluster_moves
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cluster_moves.sh $<TARGET_FILE:rbkv-server>)
+set_tests_properties(integration_cluster_moves PROPERTIES LABELS "integration;cluster" TIMEOUT 240
+                     SKIP_RETURN_CODE 77)
+rbkv_script_on_redis(integration_cluster_moves ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cluster_moves.sh)

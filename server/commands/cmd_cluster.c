@@ -26,6 +26,7 @@
 #include "cluster_gossip.h"
 #include "cluster_query.h"
 #include "cluster_route.h"
+#include "cluster_send.h"
 #include "cmd_cluster.h"
 #include "command.h"
 #include "keyspace.h"
@@ -468,7 +469,12 @@ static struct cluster_node *target_or_reply(struct client *c, const struct resp_
 
 /* SETSLOT slot NODE id: the slot changes hands (Redis's checks: no key of
  * it may stay here when it leaves; taking an imported slot bumps the epoch
- * so the cluster learns the new owner). */
+ * so the cluster learns the new owner, and tells every node at once, as
+ * Redis 7.0 does: a node that hears of the new epoch only by the next
+ * random ping may meanwhile bump its own to the same stale maximum while
+ * importing another slot, and a claim of the old owner still in flight
+ * then outranks it; both ends think the other serves the slot, for
+ * good). */
 static int setslot_node(struct client *c, int slot)
 {
     struct cluster_node *n = target_or_reply(c, &c->argv[4], 1);
@@ -494,6 +500,7 @@ static int setslot_node(struct client *c, int slot)
         if (cluster_bump_epoch())
             log_warning("configEpoch updated after importing slot %d", slot);
         cluster->importing_from[slot] = NULL;
+        cluster_send_broadcast_pong(0);
     }
     /* A primary that gave away its last slot becomes a replica of the node
      * it gave it to, as Redis 7.0. */
