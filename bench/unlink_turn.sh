@@ -138,7 +138,7 @@ load_zset() { # PORT
 
 # run SERVER ROUND: one run; its row, and its worst PING and turn appended to WORK/SERVER.
 run() {
-  local s=$1 r=$2 port pid lg pf= out res at w0 w1 turn cpu
+  local s=$1 r=$2 port pid lg pf='' out res at w0 w1 turn cpu
   port=$(free_port)
   case $s in
     before) RBKV_BIN=$BEFORE start_rbkv "$port" --save '' ;;
