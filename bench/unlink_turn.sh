@@ -6,7 +6,7 @@
 # (AFTER_BIN defaults to build/server/rbkv-server.)
 #
 # Each round, for before, after and Debian's redis-server in turn, on a fresh server without
-# persistence: a sorted set of N members (default 2,000,000) loaded by ZADDs of 1000;
+# persistence: a sorted set of N members (default 2,000,000; lib.sh's gen_zadd, score 0);
 # bench/loadgen at OPS requests a second (default 10,000; 80% GET, 20% SET over 100,000 keys,
 # 4 connections, open loop) from 1 s before; CONFIG RESETSTAT; then a probe sends PING after PING
 # on one connection (0.5 ms apart, each timed) and, 0.5 s in, UNLINK z on another, for 4 s in
@@ -38,11 +38,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -ge 1 ] || { echo "$USAGE" >&2; exit 2; }
-BEFORE=$1 AFTER=${2:-$ROOT/build/server/rbkv-server}
-"$ROOT/scripts/deps.sh" build bench
-command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
-LOADGEN=${LOADGEN:-$ROOT/build/bench/loadgen}
-[ -x "$LOADGEN" ] || { echo "no $LOADGEN: cmake --build build --target loadgen" >&2; exit 1; }
+two_builds 1 "$@"
 [ -z "$SCHED" ] || command -v perf >/dev/null || { echo "--sched needs perf" >&2; exit 1; }
 WORK=$(mktemp -d)
 
@@ -122,20 +118,6 @@ sched_summary() {
                  run, off["R"], off["S"], off["D"], ns, ws }'
 }
 
-load_zset() { # PORT
-  awk -v n="$MEMBERS" 'BEGIN {
-    for (i = 0; i < n; i += 1000) {
-      m = (n - i < 1000) ? n - i : 1000
-      printf "*%d\r\n$4\r\nZADD\r\n$1\r\nz\r\n", 2 + 2 * m
-      for (j = i; j < i + m; j++) {
-        s = j ""; e = "m:" j
-        printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(s), s, length(e), e
-      }
-    }
-  }' | redis-cli -p "$1" --pipe >/dev/null
-  [ "$(redis-cli -p "$1" zcard z)" = "$MEMBERS" ] || { echo "zset load failed on $1" >&2; exit 1; }
-}
-
 # run SERVER ROUND: one run; its row, and its worst PING and turn appended to WORK/SERVER.
 run() {
   local s=$1 r=$2 port pid lg pf='' out res at w0 w1 turn cpu
@@ -146,7 +128,8 @@ run() {
     redis) start_redis "$port" ;;
   esac
   pid=${BENCH_PIDS[-1]}
-  load_zset "$port"
+  load "$port" gen_zadd 0 "$MEMBERS" z m:
+  [ "$(redis-cli -p "$port" zcard z)" = "$MEMBERS" ] || { echo "zset load failed on $port" >&2; exit 1; }
   "$LOADGEN" -p "$port" -c 4 -r "$LOAD" -d 3600 -k 100000 -t "80:GET __key__" \
     -t "20:SET __key__ value:0123456789" >/dev/null 2>&1 &
   lg=$!
