@@ -58,12 +58,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -ge 1 ] || { echo "$USAGE" >&2; exit 2; }
-BEFORE=$1 AFTER=${2:-$ROOT/build/server/rbkv-server}
-"$ROOT/scripts/deps.sh" build bench
-command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
-LOADGEN=${LOADGEN:-$ROOT/build/bench/loadgen}
-[ "$LOAD" = 0 ] || [ -x "$LOADGEN" ] ||
-  { echo "no $LOADGEN: cmake --build build --target loadgen" >&2; exit 1; }
+two_builds "$([ "$LOAD" = 0 ] && echo 0 || echo 1)" "$@"
 TAIL_S=0.2
 [ "$LOAD" = 0 ] || TAIL_S=3
 

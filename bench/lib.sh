@@ -199,6 +199,20 @@ load() { # PORT GENERATOR ARGS...
   "$@" | redis-cli -p "$port" --pipe | grep -q "errors: 0" || { echo "loading into $port failed" >&2; exit 1; }
 }
 
+# two_builds LOADGEN_NEEDED BEFORE [AFTER]: sets BEFORE and AFTER (default
+# build/server/rbkv-server), for the scripts that compare two rbkv builds and redis-server;
+# installs what bench/ needs (deps.sh) and fails without a redis-server, or (LOADGEN_NEEDED 1)
+# without bench/loadgen in LOADGEN (default build/bench/loadgen).
+two_builds() {
+  # shellcheck disable=SC2034 # for the sourcing script
+  BEFORE=$2 AFTER=${3:-$ROOT/build/server/rbkv-server}
+  "$ROOT/scripts/deps.sh" build bench
+  command -v redis-server >/dev/null || { echo "no redis-server on PATH" >&2; exit 1; }
+  LOADGEN=${LOADGEN:-$ROOT/build/bench/loadgen}
+  [ "$1" = 0 ] || [ -x "$LOADGEN" ] ||
+    { echo "no $LOADGEN: cmake --build build --target loadgen" >&2; exit 1; }
+}
+
 ensure_built() {
   "$ROOT/scripts/deps.sh" build bench
   if [ -z "${BENCH_NO_BUILD:-}" ]; then

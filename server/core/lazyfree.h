@@ -36,6 +36,12 @@ struct ks_entry;
 #define LAZYFREE_SLICE_US 500
 #define LAZYFREE_SLICE_STEP 64 /* blocks between two looks at the clock */
 
+/* How much nicer than the loop thread the lazy-free thread runs (its own
+ * nice value, at most 19): the loop keeps its CPU on a busy machine while
+ * the thread still gets about a tenth of a nice-0 thread's share when both
+ * wait for one (docs/internals.md, "Lazy freeing"). */
+#define LAZYFREE_NICE 10
+
 /* Starts the thread and becomes the keyspace's release hook. */
 void lazyfree_init(void);
 /* Empties db now and frees what it held on the thread (FLUSHALL ASYNC).

@@ -20,12 +20,15 @@
  * same. SHUTDOWN with a free pending exits cleanly.
  * A PING from another client during the UNLINK of a 2M-member sorted set
  * answers; its wait is printed (on a shared box a timing is no assertion).
+ * The thread is named rbkv-lazyfree and runs LAZYFREE_NICE (10) nicer than
+ * the loop thread, at most 19 (/proc/PID/task/TID: comm, stat's nice).
  * The settings round-trip through CONFIG SET/GET and REWRITE, and the
  * replies, errors and INFO fields are redis-server's (skipped, and said so,
  * without one).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -404,6 +407,65 @@ static void test_probe(void)
     redisFree(c);
 }
 
+/* The nice value (stat's field 19) of thread tid of the server, or -100
+ * when it cannot be read. */
+static int task_nice(const char *tid)
+{
+    char path[128], line[1024];
+    snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)srv.pid, tid);
+    FILE *f = fopen(path, "r");
+    int nice = -100;
+    if (f && fgets(line, sizeof(line), f)) {
+        const char *p = strrchr(line, ')'); /* the name may hold spaces */
+        /* Fields 3 (the state) to 19 (nice) follow the name. */
+        for (int field = 2; p && field < 19; field++)
+            p = strchr(p + 1, ' ');
+        if (p)
+            nice = atoi(p + 1);
+    }
+    if (f)
+        fclose(f);
+    return nice;
+}
+
+/* The thread, found by its name, is LAZYFREE_NICE nicer than the loop
+ * thread (the main thread, tid = pid), so its wakeups rarely preempt the
+ * loop on a busy machine. */
+static void test_thread_priority(void)
+{
+    char dir[64], main_tid[32], path[400], comm[64];
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)srv.pid);
+    snprintf(main_tid, sizeof(main_tid), "%d", (int)srv.pid);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot list %s", dir);
+    if (!d)
+        return;
+    int found = 0, nice = -100;
+    const struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s/comm", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(comm, sizeof(comm), f) && strcmp(comm, "rbkv-lazyfree\n") == 0) {
+            found = 1;
+            nice = task_nice(e->d_name);
+        }
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    if (!found && getenv("RBKV_SERVER_WRAPPER")) {
+        printf("# no thread named rbkv-lazyfree under the wrapper: skipped\n");
+        return;
+    }
+    CHECK(found, "no thread named rbkv-lazyfree in %s", dir);
+    int loop = task_nice(main_tid);
+    int want = loop + 10 > 19 ? 19 : loop + 10;
+    CHECK(loop != -100 && nice == want, "lazy-free thread at nice %d, loop at %d: want %d", nice,
+          loop, want);
+}
+
 /* Each setting: Redis's default, SET and GET both ways, a bad value
  * refused, and REWRITE writes it. */
 static void test_config(void)
@@ -512,6 +574,7 @@ int main(int argc, char **argv)
     H_RUN(test_shutdown_pending);
     H_RUN(test_resetstat);
     H_RUN(test_probe);
+    H_RUN(test_thread_priority);
     H_RUN(test_config);
     H_RUN(test_replica_flush);
     H_RUN(test_same_as_redis);
