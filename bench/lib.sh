@@ -48,6 +48,19 @@ start_redis() {
   wait_ping "$port"
 }
 
+# bench_dir: where a script makes its work folder: /dev/shm when BENCH_TMPFS is set (1, yes...),
+# so that no file a server writes (nodes.conf, snapshots) waits on a disk; else ${TMPDIR:-/tmp}.
+# Fails, saying so, when BENCH_TMPFS is set and /dev/shm is no tmpfs.
+bench_dir() {
+  if [ -n "${BENCH_TMPFS:-}" ] && [ "$BENCH_TMPFS" != 0 ]; then
+    [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] ||
+      { echo "BENCH_TMPFS: /dev/shm is no tmpfs here" >&2; return 1; }
+    echo /dev/shm
+  else
+    echo "${TMPDIR:-/tmp}"
+  fi
+}
+
 # start_cluster_nodes DIR KIND BIN N: N nodes of BIN in cluster mode (the bus on a free port),
 # each in a folder of its own under DIR (nodes.conf and its log, server.log, are written there;
 # the log's end is shown when a node does not start), without persistence; their

@@ -270,11 +270,22 @@ int cli_cload_finish(struct cli_cload *c);
 int cli_cload_nodes(const struct cli_cload *c);
 /* cli_cload_free(NULL) does nothing. */
 void cli_cload_free(struct cli_cload *c);
-/* COMMAND INFO name's reply r: the command's first key's index into *first
- * (0: it names none) and whether its keys move (movablekeys, for COMMAND
- * GETKEYS) into *movable. Returns 0, or -1 (both 0) for a reply that is no
- * command's entry (nil: an unknown command). */
-int cli_keyspec_parse(const redisReply *r, long long *first, int *movable);
+/* Where a command's keys are, from COMMAND INFO: its first key's index (0:
+ * it names none), its last's (negative: counted from the end, -1 the last
+ * argument) and the step between them (0: the first is the only one), and
+ * whether its keys move (movablekeys: COMMAND GETKEYS names them). */
+struct cli_keyspec {
+    long long first, last, step;
+    int movable;
+};
+/* COMMAND INFO name's reply r into *out. Returns 0, or -1 (all 0) for a
+ * reply that is no command's entry (nil: an unknown command). */
+int cli_keyspec_parse(const redisReply *r, struct cli_keyspec *out);
+/* Whether a command of argc arguments (its name included) names more than
+ * one key by s (whose keys do not move). */
+int cli_keyspec_many(const struct cli_keyspec *s, long long argc);
+/* -TRYAGAIN replies to one command after which load -c ends (cload.c). */
+#define CLI_MAX_TRYAGAIN 20
 
 /* load.c */
 

@@ -1,10 +1,12 @@
 /*
  * cload.c - `rbkv-cli -c load`: each command of a load goes to the primary
- * serving its key's slot, pipelined per node, following -MOVED and -ASK.
- * Owns a connection per primary, each one's commands in flight (formatted,
- * to send again after a redirect), the slot map, the commands waiting to be
- * sent again, and the table of which key each command names. load.c owns
- * the input and calls cli_cload_send per command.
+ * serving its key's slot, pipelined per node, following -MOVED and -ASK,
+ * and sending a command again after -TRYAGAIN. Owns a connection per
+ * primary, each one's commands in flight (formatted, to send again after a
+ * redirect), the slot map, the commands waiting to be sent again, the
+ * slots whose multi-key command is not settled, and the table of which
+ * keys each command names. load.c owns the input and calls cli_cload_send
+ * per command.
  *
  * The map comes from CLUSTER SLOTS on the seed node, which then only
  * answers COMMAND INFO (which argument is a command's first key) and
@@ -19,7 +21,19 @@
  *    before the next input, and the redirected commands are sent again
  *    before it, a slot's in their input order (one that meets more
  *    redirects of its slot waits behind them, and so do the rest of its
- *    slot's), so two writes of one key never swap.
+ *    slot's), so two writes of one key never swap. That holds for
+ *    commands of one key because a key only ever leaves the source of a
+ *    migration: a later command of the key is redirected too.
+ *  - A command of several keys (MSET, DEL k1 k2...) can be redirected
+ *    while a later command of one of its keys is served where it is, so
+ *    none of its slot is sent after it until it is settled: at most one
+ *    per slot is unsettled (multi_open), and always the last of its slot
+ *    sent.
+ *  - -TRYAGAIN (a command of several keys that a migration has split
+ *    between its source and its target) sends the command again, to the
+ *    slot's owner in the map, after a pause of TRYAGAIN_FIRST_MS doubled
+ *    at each attempt up to TRYAGAIN_MAX_MS (the other nodes keep working
+ *    meanwhile); after CLI_MAX_TRYAGAIN attempts the load ends.
  *  - -MOVED slot host:port changes the map for that slot (a node not seen
  *    yet gets a connection); -ASK sends ASKING, then the command, to the
  *    node named, once, and leaves the map. A command redirected more than
@@ -27,19 +41,31 @@
  *  - Memory is two batches per node, plus the redirected commands.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "keyslot.h"
 
+/* The pause before the first attempt after -TRYAGAIN, doubled at each
+ * attempt up to the last: a slot's migration moves its keys in batches
+ * (redis-cli --cluster reshard's --cluster-pipeline, 10 keys a MIGRATE),
+ * so a split of one slot usually lasts less than a second; CLI_MAX_TRYAGAIN
+ * attempts wait 14.5 s in all. */
+#define TRYAGAIN_FIRST_MS 50
+#define TRYAGAIN_MAX_MS 1000
+
 /* One command in flight: its formatted bytes (NULL for the ASKING sent
- * before it after -ASK), its line or command number, slot and hops. */
+ * before it after -ASK), its line or command number, slot, hops (redirects
+ * since it was last sent to its slot's owner), -TRYAGAIN replies, and
+ * whether it names several keys. */
 struct cmd {
     char *buf;
     size_t len;
     unsigned long long at;
-    int slot, hops;
+    int slot, hops, tries, multi;
 };
 
 /* A primary's connection and its commands in flight, a ring of two
@@ -51,15 +77,14 @@ struct pipe {
     long long head, pending;
 };
 
-/* Which argument is a command's first key: its name (lower case), the
- * index (0: it names none), and whether its keys move (COMMAND GETKEYS). */
+/* Where a command's keys are: its name (lower case) and COMMAND INFO's
+ * positions. */
 #define KEYSPEC_NAME 32
 #define KEYSPEC_MAX 256
 struct keyspec {
     char name[KEYSPEC_NAME];
     size_t len;
-    long long first;
-    int movable;
+    struct cli_keyspec pos;
 };
 
 struct cli_cload {
@@ -71,10 +96,12 @@ struct cli_cload {
     struct pipe *pipes;
     int npipes;
     short owner[CLI_SLOTS]; /* a pipe's index, or -1: no node serves the slot */
+    unsigned char multi_open[CLI_SLOTS]; /* a multi-key command of the slot is unsettled */
     /* Commands redirected, to send again in this order (-ASK: to pipe ask). */
     struct resend {
         struct cmd c;
-        int ask; /* the pipe for ASKING + command, or -1 */
+        int ask;  /* the pipe for ASKING + command, or -1 */
+        int wait; /* ms to pause before it is sent (-TRYAGAIN) */
     } *resend;
     size_t nresend, resend_cap;
     struct keyspec specs[KEYSPEC_MAX];
@@ -132,7 +159,7 @@ static void pipe_push(struct cli_cload *c, int i, struct cmd cmd)
     p->ring[(p->head + p->pending++) % (2 * c->batch)] = cmd;
 }
 
-static int queue_resend(struct cli_cload *c, struct cmd cmd, int ask)
+static int queue_resend(struct cli_cload *c, struct cmd cmd, int ask, int wait)
 {
     if (c->nresend == c->resend_cap) {
         size_t cap = c->resend_cap ? 2 * c->resend_cap : 64;
@@ -144,19 +171,64 @@ static int queue_resend(struct cli_cload *c, struct cmd cmd, int ask)
         c->resend = grown;
         c->resend_cap = cap;
     }
-    c->resend[c->nresend++] = (struct resend){cmd, ask};
+    c->resend[c->nresend++] = (struct resend){cmd, ask, wait};
     return CLI_OK;
 }
 
+/* cmd is done with (answered, or the load ends): its slot is open to the
+ * commands after it. Frees its buffer. */
+static void done(struct cli_cload *c, struct cmd *cmd)
+{
+    if (cmd->multi)
+        c->multi_open[cmd->slot] = 0;
+    free(cmd->buf);
+    cmd->buf = NULL;
+}
+
+/* Whether r is Redis's -TRYAGAIN (its code alone, or with its text). */
+static int is_tryagain(const redisReply *r)
+{
+    return r->type == REDIS_REPLY_ERROR && r->len >= 8 && !memcmp(r->str, "TRYAGAIN", 8) &&
+           (r->len == 8 || r->str[8] == ' ');
+}
+
+/* cmd got -TRYAGAIN r: queued to go to its slot's owner again after a
+ * pause, unless it had its CLI_MAX_TRYAGAIN attempts. Takes the command's
+ * buffer. Returns 1, or -1 on a failure that ends the load. */
+static int try_again(struct cli_cload *c, struct cmd cmd, const redisReply *r)
+{
+    if (++cmd.tries > CLI_MAX_TRYAGAIN) {
+        if (c->rc == CLI_OK)
+            fprintf(stderr,
+                    "rbkv-cli: %s:%s%llu: still -TRYAGAIN after %d attempts (its keys stay split "
+                    "by a slot's migration), the last: %.*s\n",
+                    c->name, c->resp ? " command " : "", cmd.at, CLI_MAX_TRYAGAIN, (int)r->len,
+                    r->str);
+        c->rc = CLI_ERR_REPLY;
+        done(c, &cmd);
+        return -1;
+    }
+    int wait = TRYAGAIN_FIRST_MS;
+    for (int k = 1; k < cmd.tries && wait < TRYAGAIN_MAX_MS; k++)
+        wait *= 2;
+    /* From the owner again: the migration may have ended, or moved more. */
+    cmd.hops = 0;
+    if (queue_resend(c, cmd, -1, wait < TRYAGAIN_MAX_MS ? wait : TRYAGAIN_MAX_MS) != CLI_OK)
+        return -1;
+    return 1;
+}
+
 /* One reply of pipe i's oldest command: an error other than a redirect
- * reported (the first only), a redirect queued to be sent again. Takes the
- * command's buffer. Returns 1 for a redirect, 0 else, or -1 on a failure
- * that ends the load. */
+ * reported (the first only), a redirect or -TRYAGAIN queued to be sent
+ * again. Takes the command's buffer. Returns 1 for a redirect, 0 else, or
+ * -1 on a failure that ends the load. */
 static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *r)
 {
     char host[sizeof(c->pipes->addr.host)];
     int slot, port, ask;
 
+    if (cmd.buf && is_tryagain(r))
+        return try_again(c, cmd, r);
     if (!cmd.buf || r->type != REDIS_REPLY_ERROR ||
         (ask = cli_parse_redirect(r, &slot, host, sizeof(host), &port)) < 0) {
         /* ASKING's +OK, a reply, or an error that is no redirect. */
@@ -165,7 +237,7 @@ static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *
                     c->resp ? " command " : "", cmd.at, (int)r->len, r->str);
             c->rc = CLI_ERR_REPLY;
         }
-        free(cmd.buf);
+        done(c, &cmd);
         return 0;
     }
     if (++cmd.hops > CLI_MAX_REDIRECTS) {
@@ -173,7 +245,7 @@ static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *
             fprintf(stderr, "rbkv-cli: %s:%s%llu: too many redirects (%d), the last: %s\n",
                     c->name, c->resp ? " command " : "", cmd.at, CLI_MAX_REDIRECTS, r->str);
         c->rc = CLI_ERR_REPLY;
-        free(cmd.buf);
+        done(c, &cmd);
         return -1;
     }
     /* An empty host is the node that answered, as redis-cli reads it
@@ -182,13 +254,13 @@ static int settle(struct cli_cload *c, int i, struct cmd cmd, const redisReply *
         memcpy(host, c->pipes[i].addr.host, sizeof(host));
     int to = pipe_of(c, host, port);
     if (to < 0) {
-        free(cmd.buf);
+        done(c, &cmd);
         c->rc = CLI_ERR_USAGE;
         return -1;
     }
     if (!ask)
         c->owner[slot] = (short)to;
-    if (queue_resend(c, cmd, ask ? to : -1) != CLI_OK)
+    if (queue_resend(c, cmd, ask ? to : -1, 0) != CLI_OK)
         return -1;
     return 1;
 }
@@ -267,7 +339,7 @@ static int pipe_send(struct cli_cload *c, int i, struct cmd cmd, int ask, int *h
     }
     if (redirected_since(c, before, cmd.slot)) {
         *held = 1;
-        return queue_resend(c, cmd, ask ? i : -1);
+        return queue_resend(c, cmd, ask ? i : -1, 0);
     }
     if (ask)
         pipe_push(c, i, (struct cmd){.at = cmd.at, .slot = cmd.slot});
@@ -292,10 +364,23 @@ static int route(struct cli_cload *c, struct cmd cmd, int *held)
     return pipe_send(c, i, cmd, 0, held);
 }
 
+/* Pauses ms milliseconds, once every node has what was sent to it, so
+ * that they work meanwhile. Returns c->rc, or a connection error's code. */
+static int pause_ms(struct cli_cload *c, int ms)
+{
+    if (flush_all(c) != CLI_OK)
+        return c->rc;
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    return CLI_OK;
+}
+
 /* Sends the redirected commands again, in their order, a pass at a time:
  * sending may read replies that redirect more, which wait for the next
- * pass. A command held back behind those (pipe_send) holds back the rest
- * of its slot's in this pass, so a slot's commands keep their order. */
+ * pass. A pass starts with the longest pause one of its commands asks for
+ * (-TRYAGAIN). A command held back behind those (pipe_send) holds back the
+ * rest of its slot's in this pass, so a slot's commands keep their order. */
 static int resend_all(struct cli_cload *c)
 {
     static unsigned char held_slot[CLI_SLOTS];
@@ -303,15 +388,20 @@ static int resend_all(struct cli_cload *c)
     while (c->nresend && c->rc == CLI_OK) {
         struct resend *pass = c->resend;
         size_t n = c->nresend, k = 0;
+        int wait = 0;
         c->resend = NULL;
         c->nresend = c->resend_cap = 0;
         memset(held_slot, 0, sizeof(held_slot));
+        for (size_t j = 0; j < n; j++)
+            wait = pass[j].wait > wait ? pass[j].wait : wait;
+        if (wait)
+            pause_ms(c, wait);
         for (; k < n && c->rc == CLI_OK; k++) {
             struct resend e = pass[k];
             int held = 0;
             pass[k].c.buf = NULL;
             if (held_slot[e.c.slot])
-                queue_resend(c, e.c, e.ask);
+                queue_resend(c, e.c, e.ask, 0);
             else if (e.ask >= 0)
                 pipe_send(c, e.ask, e.c, 1, &held);
             else
@@ -328,10 +418,9 @@ static int resend_all(struct cli_cload *c)
     return c->rc;
 }
 
-int cli_keyspec_parse(const redisReply *r, long long *first, int *movable)
+int cli_keyspec_parse(const redisReply *r, struct cli_keyspec *out)
 {
-    *first = 0;
-    *movable = 0;
+    *out = (struct cli_keyspec){.first = 0};
     /* [[name, arity, flags, first key, last key, step, ...]]; nil for an
      * unknown command. */
     const redisReply *e = r->type == REDIS_REPLY_ARRAY && r->elements == 1 ? r->element[0] : NULL;
@@ -339,22 +428,40 @@ int cli_keyspec_parse(const redisReply *r, long long *first, int *movable)
         e->element[2]->type != REDIS_REPLY_ARRAY || e->element[3]->type != REDIS_REPLY_INTEGER)
         return -1;
     /* 0 or less names no key (a negative index is no position). */
-    *first = e->element[3]->integer > 0 ? e->element[3]->integer : 0;
+    out->first = e->element[3]->integer > 0 ? e->element[3]->integer : 0;
+    /* A last key or step that is no number names one key: the first. */
+    if (out->first && e->element[4]->type == REDIS_REPLY_INTEGER &&
+        e->element[5]->type == REDIS_REPLY_INTEGER && e->element[5]->integer > 0) {
+        out->last = e->element[4]->integer;
+        out->step = e->element[5]->integer;
+    }
     for (size_t j = 0; j < e->element[2]->elements; j++) {
         const redisReply *f = e->element[2]->element[j];
         if (f->type == REDIS_REPLY_STATUS && f->len == 11 && !memcmp(f->str, "movablekeys", 11))
-            *movable = 1;
+            out->movable = 1;
     }
     return 0;
 }
 
-/* The index of argv's first key for the command: COMMAND INFO's first key,
- * cached by name, or COMMAND GETKEYS's first for a command whose keys move.
- * Returns it, 0 when the command names no key, or -1 on a failure
- * (printed, c->rc set). */
-static long long first_key(struct cli_cload *c, int argc, const char **argv, const size_t *lens)
+int cli_keyspec_many(const struct cli_keyspec *s, long long argc)
 {
-    struct keyspec found = {.first = 0}, *s = NULL;
+    if (!s->first || s->first >= argc || s->step <= 0)
+        return 0;
+    /* A negative last counts from the end: -1 is the last argument. */
+    long long last = s->last < 0 ? argc + s->last : s->last;
+    if (last >= argc)
+        last = argc - 1;
+    return last - s->first >= s->step;
+}
+
+/* The index of argv's first key for the command: COMMAND INFO's first key,
+ * cached by name, or COMMAND GETKEYS's first for a command whose keys move;
+ * whether it names more keys into *multi. Returns it, 0 when the command
+ * names no key, or -1 on a failure (printed, c->rc set). */
+static long long first_key(struct cli_cload *c, int argc, const char **argv, const size_t *lens,
+                           int *multi)
+{
+    struct keyspec found = {.len = 0}, *s = NULL;
     char name[KEYSPEC_NAME];
 
     if (lens[0] < sizeof(name)) {
@@ -370,7 +477,7 @@ static long long first_key(struct cli_cload *c, int argc, const char **argv, con
         redisReply *r = redisCommandArgv(c->seed, 3, q, ql);
         if (!r)
             return c->rc = cli_conn_error(c->seed), -1;
-        cli_keyspec_parse(r, &found.first, &found.movable);
+        cli_keyspec_parse(r, &found.pos);
         freeReplyObject(r);
         s = &found; /* a long name, or a full table: looked up each time */
         if (lens[0] < sizeof(name) && c->nspecs < KEYSPEC_MAX) {
@@ -380,8 +487,10 @@ static long long first_key(struct cli_cload *c, int argc, const char **argv, con
             s = &c->specs[c->nspecs++];
         }
     }
-    if (!s->movable)
-        return s->first < argc ? s->first : 0;
+    if (!s->pos.movable) {
+        *multi = cli_keyspec_many(&s->pos, argc);
+        return s->pos.first < argc ? s->pos.first : 0;
+    }
     /* COMMAND GETKEYS names the keys themselves: find the first's index. */
     const char **q = malloc(((size_t)argc + 2) * sizeof(*q));
     size_t *ql = malloc(((size_t)argc + 2) * sizeof(*ql));
@@ -402,6 +511,7 @@ static long long first_key(struct cli_cload *c, int argc, const char **argv, con
     if (!r)
         return c->rc = cli_conn_error(c->seed), -1;
     long long at = 0;
+    *multi = r->type == REDIS_REPLY_ARRAY && r->elements > 1;
     if (r->type == REDIS_REPLY_ARRAY && r->elements && r->element[0]->type == REDIS_REPLY_STRING)
         for (int j = 1; j < argc && !at; j++)
             if (lens[j] == r->element[0]->len && !memcmp(argv[j], r->element[0]->str, lens[j]))
@@ -410,20 +520,60 @@ static long long first_key(struct cli_cload *c, int argc, const char **argv, con
     return at;
 }
 
+/* The pipe where slot's unsettled multi-key command waits for its reply,
+ * and in *n how many replies that pipe owes up to it; -1 when it is not
+ * in flight (it waits to be sent again). */
+static int multi_in_flight(const struct cli_cload *c, int slot, long long *n)
+{
+    for (int i = 0; i < c->npipes; i++) {
+        const struct pipe *p = &c->pipes[i];
+        for (long long k = 0; k < p->pending; k++) {
+            const struct cmd *e = &p->ring[(p->head + k) % (2 * c->batch)];
+            if (e->buf && e->multi && e->slot == slot) {
+                *n = k + 1;
+                return i;
+            }
+        }
+    }
+    return -1;
+}
+
+/* Waits until slot's multi-key command is settled: its reply read, and it
+ * sent again as often as it is redirected or told to try again. Returns
+ * c->rc. */
+static int settle_slot(struct cli_cload *c, int slot)
+{
+    while (c->rc == CLI_OK && c->multi_open[slot]) {
+        long long n = 0;
+        int i = multi_in_flight(c, slot, &n);
+        if (i >= 0)
+            drain(c, i, n);
+        else if (c->nresend)
+            resend_all(c);
+        else
+            break; /* not found: it was dropped with the load's failure */
+    }
+    return c->rc;
+}
+
 int cli_cload_send(struct cli_cload *c, int argc, const char **argv, const size_t *lens,
                    unsigned long long at)
 {
-    long long k = c->resp ? first_key(c, argc, argv, lens) : 1;
+    int multi = 0;
+    long long k = c->resp ? first_key(c, argc, argv, lens, &multi) : 1;
 
     if (k < 0)
         return c->rc;
     if (k == 0)
         return CLI_CLOAD_NO_KEY;
-    struct cmd cmd = {.at = at, .slot = (int)key_hash_slot(argv[k], lens[k])};
+    struct cmd cmd = {.at = at, .slot = (int)key_hash_slot(argv[k], lens[k]), .multi = multi};
+    if (settle_slot(c, cmd.slot) != CLI_OK)
+        return c->rc;
     int len = redisFormatCommandArgv(&cmd.buf, argc, argv, lens);
     if (len < 0)
         return c->rc = oom();
     cmd.len = (size_t)len;
+    c->multi_open[cmd.slot] = (unsigned char)multi;
     int held;
     if (route(c, cmd, &held) != CLI_OK)
         return c->rc;

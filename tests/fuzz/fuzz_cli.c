@@ -215,11 +215,16 @@ static void check_redirect(const redisReply *r)
  * negative, and a reply that is no entry names none. */
 static void check_keyspec(const redisReply *r)
 {
-    long long first = -1;
-    int movable = -1;
-    int rc = cli_keyspec_parse(r, &first, &movable);
-    if (first < 0 || (movable != 0 && movable != 1) || (rc < 0 && (first || movable)))
+    struct cli_keyspec s = {-1, -1, -1, -1};
+    int rc = cli_keyspec_parse(r, &s);
+    if (s.first < 0 || s.step < 0 || (!s.first && (s.last || s.step)) ||
+        (s.movable != 0 && s.movable != 1) ||
+        (rc < 0 && (s.first || s.last || s.step || s.movable)))
         fail("COMMAND INFO read out of its limits");
+    /* Any argument count, even one shorter than the key positions. */
+    for (long long argc = 0; argc < 8; argc++)
+        if (cli_keyspec_many(&s, argc) && (argc < 3 || s.first >= argc))
+            fail("COMMAND INFO read as several keys in too few arguments");
 }
 
 /* Plain mode, as main.c's run_plain, for as many replies as come; with

@@ -15,7 +15,10 @@
  *  3. load -c (client/cload.c): the model's dump, in tsv during a slot's
  *     migration to a node added after the load began (-ASK, then -MOVED)
  *     and in RESP, loaded into the cluster, which then dumps the same
- *     bytes; a keyless command is refused.
+ *     bytes; a keyless command is refused. Then MSET of a {hash tag}
+ *     whose keys a migration has half moved: sent again after -TRYAGAIN
+ *     until it lands, the later commands of its keys after it; and a split
+ *     that lasts ends the load after its attempts.
  *  4. load -c into three redis-server 7.0.15 primaries (skipped without
  *     redis-server): every key of the model reads back alike.
  *
@@ -539,6 +542,175 @@ static int write_all(int fd, const char *p, size_t len)
     return 1;
 }
 
+/* Writes argv as a RESP command to fd; whether all went. */
+static int write_command(int fd, int argc, const char **argv)
+{
+    char *buf;
+    int len = redisFormatCommandArgv(&buf, argc, argv, NULL);
+    int ok = len > 0 && write_all(fd, buf, (size_t)len);
+    if (len > 0)
+        redisFreeCommand(buf);
+    return ok;
+}
+
+/* How many -TRYAGAIN node i has answered (INFO errorstats). */
+static long tryagains(int i)
+{
+    char text[8192], count[64];
+    h_call_text(nodes[i].c, text, sizeof(text), "INFO errorstats");
+    if (h_info_field(text, "errorstat_TRYAGAIN", count, sizeof(count)) < 0)
+        return 0;
+    return strncmp(count, "count=", 6) ? -1 : atol(count + 6);
+}
+
+/* The value of key, read from the cluster, into out ("(nil)" when it has
+ * none). */
+static const char *cluster_get(const char *key, char *out, size_t cap)
+{
+    redisReply *r = h_cluster_call(nodes, NPRIMARIES, nodes[0].c, 2,
+                                   (const char *[]){"GET", key}, NULL);
+    snprintf(out, cap, "%s", !r ? "(no reply)" : r->type == REDIS_REPLY_STRING ? r->str : "(nil)");
+    if (r)
+        freeReplyObject(r);
+    return out;
+}
+
+/* The slot of tag's keys migrates from its owner to another primary, and
+ * NSPLIT keys "{tag}i" (each "old") are split: the first half on the
+ * target, the rest still on the source. Sets *from and *to (the nodes) and
+ * slot's text (16 bytes). Whether it got there. */
+#define NSPLIT 20
+static int split_slot(const char *tag, int *from, int *to, char *slottext)
+{
+    char key[32], owner_id[41], target_id[41], port[8];
+    long long slot;
+    snprintf(key, sizeof(key), "{%s}0", tag);
+    *from = owner_of(key, &slot);
+    if (!CHECK(*from >= 0, "no node holds %s", key))
+        return 0;
+    *to = (*from + 1) % NPRIMARIES;
+    const char *migrate[8 + NSPLIT / 2] = {"MIGRATE", "127.0.0.1", port, "", "0", "5000", "KEYS"};
+    char keys[NSPLIT][32];
+    for (int i = 0; i < NSPLIT; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "{%s}%d", tag, i);
+        EXPECT_OK(nodes[*from].c, "SET", keys[i], "old");
+        if (i < NSPLIT / 2)
+            migrate[7 + i] = keys[i];
+    }
+    h_node_id(&nodes[*from], owner_id);
+    h_node_id(&nodes[*to], target_id);
+    snprintf(slottext, 16, "%lld", slot);
+    snprintf(port, sizeof(port), "%d", nodes[*to].s.port);
+    EXPECT_OK(nodes[*to].c, "CLUSTER", "SETSLOT", slottext, "IMPORTING", owner_id);
+    EXPECT_OK(nodes[*from].c, "CLUSTER", "SETSLOT", slottext, "MIGRATING", target_id);
+    redisReply *r = h_command(nodes[*from].c, 7 + NSPLIT / 2, migrate, NULL);
+    int ok = CHECK(r && r->type == REDIS_REPLY_STATUS, "MIGRATE of half the {%s} keys failed", tag);
+    if (r)
+        freeReplyObject(r);
+    return ok && CHECK(keys_in_slot(*to, slottext) == NSPLIT / 2 &&
+                           keys_in_slot(*from, slottext) == NSPLIT / 2,
+                       "{%s}: %lld keys on the target, %lld on the source", tag,
+                       keys_in_slot(*to, slottext), keys_in_slot(*from, slottext));
+}
+
+/* load -c of RESP commands while the slot of {n} migrates with its keys
+ * half moved: MSET of every {n} key gets -TRYAGAIN from the importing
+ * node (after -ASK from the source) and is sent again until the rest have
+ * moved, then lands; the SETs of one {n} key in each half and the DEL of
+ * two after it in the input wait for it, so they land after it. Then a
+ * split that never ends: the load stops after its attempts, exit 1. The
+ * cluster is test_load's, emptied first. */
+static void load_tryagain(void)
+{
+    int from, to, fds[2];
+    char slottext[16], port[8], key[32], got[64];
+    flush_cluster(); /* no key of the load before shares the slots */
+    if (!split_slot("n", &from, &to, slottext) || !CHECK(pipe2(fds, O_CLOEXEC) == 0, "pipe"))
+        return;
+    long before = tryagains(to);
+    pid_t pid = spawn_cli("t.out", "t.err",
+                          (const char *[]){"-p", port_text(&nodes[from].s), "-c", "load", "-",
+                                           "--format", "resp", NULL},
+                          fds[0]);
+    close(fds[0]);
+    const char *mset[1 + 2 * NSPLIT] = {"MSET"};
+    char keys[NSPLIT][32], vals[NSPLIT][32];
+    for (int i = 0; i < NSPLIT; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "{n}%d", i);
+        snprintf(vals[i], sizeof(vals[i]), "new%d", i);
+        mset[1 + 2 * i] = keys[i];
+        mset[2 + 2 * i] = vals[i];
+    }
+    int ok = write_command(fds[1], 3, (const char *[]){"SET", "before", "b"}) &&
+             write_command(fds[1], 1 + 2 * NSPLIT, mset) &&
+             write_command(fds[1], 3, (const char *[]){"SET", "{n}0", "later"}) &&
+             write_command(fds[1], 3, (const char *[]){"SET", "{n}19", "later"}) &&
+             write_command(fds[1], 3, (const char *[]){"DEL", "{n}5", "{n}15"}) &&
+             write_command(fds[1], 3, (const char *[]){"SET", "after", "a"});
+    close(fds[1]);
+    /* Two -TRYAGAIN: the client tried again; nothing of {n} moved yet. */
+    int64_t deadline = h_now_ms() + RUN_MS;
+    while (ok && tryagains(to) < before + 2 && h_now_ms() < deadline)
+        h_sleep_ms(10);
+    CHECK(ok && tryagains(to) >= before + 2, "the importing node answered %ld -TRYAGAIN",
+          tryagains(to) - before);
+    EXPECT_OK(nodes[to].c, "ASKING"); /* it imports the slot */
+    EXPECT_BULK(nodes[to].c, "old", "GET", "{n}0");
+    EXPECT_BULK(nodes[from].c, "old", "GET", "{n}19");
+    /* The rest move: the next attempt lands, the slot still migrating. */
+    const char *migrate[7 + NSPLIT / 2] = {"MIGRATE", "127.0.0.1", port, "", "0", "5000", "KEYS"};
+    snprintf(port, sizeof(port), "%d", nodes[to].s.port);
+    for (int i = NSPLIT / 2; i < NSPLIT; i++)
+        migrate[7 + i - NSPLIT / 2] = keys[i];
+    redisReply *r = h_command(nodes[from].c, 7 + NSPLIT / 2, migrate, NULL);
+    CHECK(r && r->type == REDIS_REPLY_STATUS, "MIGRATE of the other {n} keys failed");
+    if (r)
+        freeReplyObject(r);
+    int rc = wait_cli(pid);
+    size_t len;
+    char *err = read_out("t.err", &len);
+    CHECK(rc == 0 && !len, "load -c through -TRYAGAIN: exit %d, stderr [%s]", rc, err);
+    free(err);
+    char target_id[41];
+    h_node_id(&nodes[to], target_id);
+    for (int i = 0; i < NPRIMARIES; i++)
+        EXPECT_OK(nodes[(to + i) % NPRIMARIES].c, "CLUSTER", "SETSLOT", slottext, "NODE",
+                  target_id);
+    /* Every key: the MSET's value, but for the later SETs and the DEL. */
+    for (int i = 0; i < NSPLIT; i++) {
+        snprintf(key, sizeof(key), "{n}%d", i);
+        const char *want =
+            i == 0 || i == 19 ? "later" : i == 5 || i == 15 ? "(nil)" : vals[i];
+        CHECK(!strcmp(cluster_get(key, got, sizeof(got)), want), "%s: %s, not %s", key, got, want);
+    }
+    CHECK(keys_in_slot(to, slottext) == NSPLIT - 2 && keys_in_slot(from, slottext) == 0,
+          "slot %s: %lld keys on the target, %lld on the source", slottext,
+          keys_in_slot(to, slottext), keys_in_slot(from, slottext));
+    CHECK(!strcmp(cluster_get("before", got, sizeof(got)), "b") &&
+              !strcmp(cluster_get("after", got, sizeof(got)), "a"),
+          "the keys of other slots were not loaded");
+
+    /* A split that lasts: the MSET's attempts end the load, nothing set. */
+    if (!split_slot("f", &from, &to, slottext))
+        return;
+    char path[512];
+    h_path_in(&model, "split.resp", path, sizeof(path));
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f, "%s", path))
+        return;
+    fputs("*5\r\n$4\r\nMSET\r\n$4\r\n{f}0\r\n$1\r\nx\r\n$5\r\n{f}19\r\n$1\r\nx\r\n", f);
+    fclose(f);
+    rc = run_cli("t.out", "t.err",
+                 (const char *[]){"-p", port_text(&nodes[from].s), "-c", "load", path, NULL});
+    err = read_out("t.err", &len);
+    CHECK(rc == 1 && strstr(err, "split.resp: command 1: still -TRYAGAIN after 20 attempts"),
+          "a split that lasts: exit %d, stderr [%s]", rc, err);
+    free(err);
+    EXPECT_OK(nodes[to].c, "ASKING");
+    EXPECT_BULK(nodes[to].c, "old", "GET", "{f}0");
+    EXPECT_BULK(nodes[from].c, "old", "GET", "{f}19");
+}
+
 /* 3. load -c: a dump of the model loaded into the cluster, which then
  *    dumps the same bytes; in tsv while the slot of "{m}" migrates to a
  *    fourth node that had no slot when the load began (the keys first go
@@ -653,6 +825,7 @@ static void test_load(void)
               "a keyless command: exit %d, %s", rc, err);
         free(err);
     }
+    load_tryagain();
 out:
     cluster_down();
 }
