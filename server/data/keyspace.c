@@ -1129,7 +1129,8 @@ struct kept_deadline {
 
 static int kept_deadline_cmp(const void *a, const void *b)
 {
-    size_t ra = ((const struct kept_deadline *)a)->rank, rb = ((const struct kept_deadline *)b)->rank;
+    size_t ra = ((const struct kept_deadline *)a)->rank;
+    size_t rb = ((const struct kept_deadline *)b)->rank;
     return (ra > rb) - (ra < rb);
 }
 
@@ -1142,14 +1143,15 @@ static int kept_deadline_cmp(const void *a, const void *b)
 static void cut_deadlines_by_keys(struct db *db)
 {
     size_t kept = 0, stay = ks_count(db);
-    struct kept_deadline *keep = stay ? xmalloc(stay * sizeof(*keep)) : NULL;
+    struct kept_deadline *keep = xmalloc((stay + 1) * sizeof(*keep)); /* never 0 bytes */
     for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
         if (!(e->flags & KS_HAS_EXPIRE))
             continue;
         struct ks_expire *x = entry_expire(e);
         keep[kept++] = (struct kept_deadline){expire_order_rank(&x->node), x};
     }
-    qsort(keep, kept, sizeof(*keep), kept_deadline_cmp);
+    if (kept > 1)
+        qsort(keep, kept, sizeof(*keep), kept_deadline_cmp);
     db->expires = RB_ROOT_CACHED;
     for (size_t i = 0; i < kept; i++)
         expire_link(db, keep[i].x);

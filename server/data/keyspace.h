@@ -395,10 +395,12 @@ struct ks_entry *ks_move(struct db *from, struct ks_entry *e, struct db *to, con
  * in key order until ks_cut_step runs (their keys stay readable until
  * then); NULL, with nothing done, when the cut cannot be made this way: in
  * cluster mode over keys of more than one hash tag (the slot sets) or with
- * too many deadlines and keys that stay. The caller deletes one by one then. Values go to the
- * release hook as KS_FREE_SERVER. In cluster mode the cut entries stay in
- * their slot's set until freed: ks_slot_count leaves them out
- * (ks_slots_cut) and ks_slot_walk passes over them (ks_entry_cut). */
+ * too many deadlines and keys that stay. The caller deletes one by one
+ * then. Values go to the release hook as KS_FREE_SERVER; a cut entry's
+ * deadline record, out of the expiry tree, is freed with it. In cluster
+ * mode the cut entries stay in their slot's set until freed: ks_slot_count
+ * leaves them out (ks_slots_cut) and ks_slot_walk passes over them
+ * (ks_entry_cut). */
 #define KS_CUT_WALK_MAX 16384
 struct ks_entry *ks_cut(struct db *db, size_t from, size_t n);
 /* Whether key is one of db's cut entries, not freed yet and not yet met by
