@@ -49,7 +49,7 @@
 #define PROPAGATE_BOUND_US 20000
 /* KDELRANGE over PROBE_KEYS keys with deadlines held the loop 6.8 to 10 s
  * before it was cut (bench/lazyfree_vs_redis.sh's kdelttl); this is under
- * a fourth of that, and above the 36 to 285 ms of waiting for a core seen
+ * a fourth of that, and above the 99 to 285 ms of waiting for a core seen
  * with the cut at load averages of 16 (asserted in every build, scaled by
  * H_SLOW, unlike PROBE_BOUND_MS). */
 #define TTL_PROBE_BOUND_MS 1500
