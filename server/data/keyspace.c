@@ -10,7 +10,8 @@
  *  - in cluster mode db->slots holds them too, each in its hash slot's set
  *    (slotindex.h), and outside it db->slots is NULL;
  *  - an entry has KS_HAS_EXPIRE exactly when it owns a struct ks_expire, which is
- *    linked in db->expires and points back at the entry;
+ *    linked in db->expires (unless the entry was cut: ks_cut) and points back
+ *    at the entry;
  *  - db->expires is ordered by deadline and holds db->expires_count records;
  *    every record's size is 1 + the sizes of its children.
  */
@@ -410,12 +411,17 @@ void ks_value_release(enum ks_type type, void *value, enum ks_free_how how)
         ks_value_free(type, value);
 }
 
+/* Takes e's deadline record out of the expiry tree; e still points at it. */
+static void expire_detach(struct db *db, struct ks_entry *e)
+{
+    rb_erase_augmented_cached(&entry_expire(e)->node, &db->expires, &expire_order_callbacks);
+    db->expires_count--;
+}
+
 static void expire_unlink(struct db *db, struct ks_entry *e)
 {
-    struct ks_expire *x = entry_expire(e);
-    rb_erase_augmented_cached(&x->node, &db->expires, &expire_order_callbacks);
-    db->expires_count--;
-    xfree(x);
+    expire_detach(db, e);
+    xfree(entry_expire(e));
 }
 
 struct ks_entry *ks_set_string(struct db *db, const char *key, size_t klen, const char *val,
@@ -968,14 +974,16 @@ struct ks_cut {
 };
 
 /* Frees one cut entry: its index slot if a lookup has not taken it yet,
- * its slot set's cell, its value (to the release hook), its block. Its
- * deadline record went at the cut. */
+ * its slot set's cell, its deadline record (out of the expiry tree since
+ * the cut), its value (to the release hook), its block. */
 static void cut_entry_free(struct db *db, struct ks_entry *e)
 {
     if (kix_contains(&db->index, e))
         kix_remove(&db->index, e);
     if (__builtin_expect(ks_slots_on, 0))
         ks_slots_unlink_cut(db, e);
+    if (e->flags & KS_HAS_EXPIRE)
+        xfree(entry_expire(e));
     value_release(e, KS_FREE_SERVER);
     xfree(e);
 }
@@ -986,6 +994,8 @@ static void cut_free_all(struct ks_cut *cut)
     while (cut->at) {
         struct ks_entry *e = ks_entry_of(cut->at);
         cut->at = rb_next_postorder(cut->at); /* reads only e's parent word */
+        if (e->flags & KS_HAS_EXPIRE)
+            xfree(entry_expire(e));
         if (e->type != KS_STRING)
             ks_value_free(e->type, ks_ptr(e));
         xfree(e);
@@ -1093,9 +1103,73 @@ static int cut_one_slot(const struct ks_entry *first, const struct ks_entry *las
     return key_prefix_tagged(ks_key(first), n);
 }
 
+/* The deadline records of cut keys leave the expiry tree by a walk of its
+ * records: each one whose key lies from first's to last's is taken out
+ * (the cut took every key of db between them, so a comparison tells,
+ * cheaper than ks_entry_cut's walk up). O(records). */
+static void cut_deadlines_by_records(struct db *db, const struct ks_entry *first,
+                                     const struct ks_entry *last)
+{
+    struct rb_node *x = rb_first_cached(&db->expires);
+    while (x) {
+        struct rb_node *next = rb_next(x);
+        struct ks_entry *e = rb_entry(x, struct ks_expire, node)->entry;
+        if (keycmp_inline(ks_key(e), ks_klen(e), ks_key(first), ks_klen(first)) >= 0 &&
+            keycmp_inline(ks_key(e), ks_klen(e), ks_key(last), ks_klen(last)) <= 0)
+            expire_detach(db, e);
+        x = next;
+    }
+}
+
+/* A record that stays and its position in the expiry tree before the cut. */
+struct kept_deadline {
+    size_t rank;
+    struct ks_expire *x;
+};
+
+static int kept_deadline_cmp(const void *a, const void *b)
+{
+    size_t ra = ((const struct kept_deadline *)a)->rank;
+    size_t rb = ((const struct kept_deadline *)b)->rank;
+    return (ra > rb) - (ra < rb);
+}
+
+/* The same by a walk of the keys that stay (db->keys after the cut): the
+ * expiry tree is rebuilt from their records alone, and the cut keys'
+ * records, left in the old tree's nodes, are never read through it again.
+ * The records keep their order, ties of one deadline included (ranked in
+ * the old tree, then linked in that order; equal deadlines go after).
+ * O(stay log stay), whatever the number of records cut. */
+static void cut_deadlines_by_keys(struct db *db)
+{
+    size_t kept = 0, stay = ks_count(db);
+    struct kept_deadline *keep = xmalloc((stay + 1) * sizeof(*keep)); /* never 0 bytes */
+    for (struct ks_entry *e = ks_first(db); e; e = ks_next(e)) {
+        if (!(e->flags & KS_HAS_EXPIRE))
+            continue;
+        struct ks_expire *x = entry_expire(e);
+        keep[kept++] = (struct kept_deadline){expire_order_rank(&x->node), x};
+    }
+    if (kept > 1)
+        qsort(keep, kept, sizeof(*keep), kept_deadline_cmp);
+    db->expires = RB_ROOT_CACHED;
+    for (size_t i = 0; i < kept; i++)
+        expire_link(db, keep[i].x);
+    db->expires_count = kept;
+    xfree(keep);
+}
+
 struct ks_entry *ks_cut(struct db *db, size_t from, size_t n)
 {
-    if (n == 0 || from + n > ks_count(db) || db->expires_count > KS_CUT_DEADLINES_MAX)
+    if (n == 0 || from + n > ks_count(db))
+        return NULL;
+    /* The deadlines of cut keys leave at the cut, so the due counts
+     * (live.h), active expiry and volatile eviction never meet one: a walk
+     * of the expiry tree's records or of the keys that stay, whichever is
+     * shorter, and too long when both pass KS_CUT_WALK_MAX. */
+    size_t stay = ks_count(db) - n;
+    int by_keys = stay < db->expires_count;
+    if ((by_keys ? stay : db->expires_count) > KS_CUT_WALK_MAX)
         return NULL;
     struct ks_entry *first = ks_select(db, from), *last = ks_select(db, from + n - 1);
     /* In cluster mode the cut entries stay in their slot's set until
@@ -1108,32 +1182,18 @@ struct ks_entry *ks_cut(struct db *db, size_t from, size_t n)
     ks_will_change(db);
     struct ks_cut *cut = xmalloc(sizeof(*cut));
     rb_cut_augmented(&db->keys, &first->node, &last->node, &cut->keys, &ks_order_callbacks);
+    if (by_keys)
+        cut_deadlines_by_keys(db);
+    else if (db->expires_count)
+        cut_deadlines_by_records(db, first, last);
     cut->at = rb_first_postorder(&cut->keys);
     if (__builtin_expect(ks_slots_on, 0))
         ks_slots_cut(db, key_hash_slot(ks_key(first), ks_klen(first)), n);
     cut->next = db->cuts;
     db->cuts = cut;
     db->cut_keys += n;
-    /* The deadlines of cut keys leave now, so the due counts (live.h),
-     * active expiry and volatile eviction never meet one. The record's
-     * slot in the entry is cleared; the flag stays, as the key's offset
-     * depends on it. */
-    if (db->expires_count) {
-        struct rb_node *x = rb_first_cached(&db->expires);
-        while (x) {
-            struct rb_node *next = rb_next(x);
-            struct ks_entry *e = rb_entry(x, struct ks_expire, node)->entry;
-            /* The cut took every key of db from first's to last's, so a
-             * comparison tells, cheaper than ks_entry_cut's walk up. */
-            if (keycmp_inline(ks_key(e), ks_klen(e), ks_key(first), ks_klen(first)) >= 0 &&
-                keycmp_inline(ks_key(e), ks_klen(e), ks_key(last), ks_klen(last)) <= 0) {
-                struct ks_expire *none = NULL;
-                expire_unlink(db, e);
-                memcpy(e->data + ks_expire_offset(e), &none, sizeof(none));
-            }
-            x = next;
-        }
-    }
+    /* A cut entry keeps its record (and its flag, on which its key's
+     * offset depends) out of every tree until its slice frees both. */
     return first;
 }
 

@@ -384,20 +384,24 @@ struct ks_entry *ks_move(struct db *from, struct ks_entry *e, struct db *to, con
 
 /* Range deletion without a stall (docs/internals.md, "Range deletion").
  * ks_cut takes the n >= 1 entries at positions from .. from + n - 1 out of
- * db->keys at once, by split and join (O(log^2 n)), and out of the expiry
- * tree (a walk of its records, which is why it refuses above
- * KS_CUT_DEADLINES_MAX of them); from then on counts, ranks, ranges and
+ * db->keys at once, by split and join (O(log^2 n)), and their deadline
+ * records out of the expiry tree, by a walk of its records or of the keys
+ * that stay (the tree is rebuilt from theirs), whichever is shorter: it
+ * refuses when both pass KS_CUT_WALK_MAX (a db with many deadlines on
+ * both sides of the range); from then on counts, ranks, ranges and
  * lookups no longer see them. Their index slots, values and blocks are
  * freed later by ks_cut_step, on the same thread, a bounded number at a
  * time. Returns the first cut entry, from which ks_next walks the others
  * in key order until ks_cut_step runs (their keys stay readable until
  * then); NULL, with nothing done, when the cut cannot be made this way: in
  * cluster mode over keys of more than one hash tag (the slot sets) or with
- * too many deadlines. The caller deletes one by one then. Values go to the
- * release hook as KS_FREE_SERVER. In cluster mode the cut entries stay in
- * their slot's set until freed: ks_slot_count leaves them out
- * (ks_slots_cut) and ks_slot_walk passes over them (ks_entry_cut). */
-#define KS_CUT_DEADLINES_MAX 16384
+ * too many deadlines and keys that stay. The caller deletes one by one
+ * then. Values go to the release hook as KS_FREE_SERVER; a cut entry's
+ * deadline record, out of the expiry tree, is freed with it. In cluster
+ * mode the cut entries stay in their slot's set until freed: ks_slot_count
+ * leaves them out (ks_slots_cut) and ks_slot_walk passes over them
+ * (ks_entry_cut). */
+#define KS_CUT_WALK_MAX 16384
 struct ks_entry *ks_cut(struct db *db, size_t from, size_t n);
 /* Whether key is one of db's cut entries, not freed yet and not yet met by
  * a lookup (WATCH asks right after a cut). */

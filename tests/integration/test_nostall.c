@@ -8,7 +8,9 @@
  * lazy-free thread, and so does HDELRANGE of a million fields with the
  * chunks of its hash (omap.c's om_cut_span); ZREMRANGEBYRANK of half of a
  * million members leaves the names in the set's hash table, passed over
- * until the slices clear them (zset.c's zs_cut_step).
+ * until the slices clear them (zset.c's zs_cut_step). KDELRANGE over a
+ * million keys that all have a deadline is cut too, their records leaving
+ * the expiry tree at once (INFO keyspace's expires=, TTL, active expiry).
  *
  * Each probe sends the deletion on one connection and PINGs on another
  * until the deletion answered and nothing is pending, keeping the worst
@@ -45,6 +47,12 @@
  * took 1.1 s before (bench/README.md, branch h-rangedel); the command
  * itself takes about 0.2 ms now. */
 #define PROPAGATE_BOUND_US 20000
+/* KDELRANGE over PROBE_KEYS keys with deadlines held the loop 6.8 to 10 s
+ * before it was cut (bench/lazyfree_vs_redis.sh's kdelttl); this is under
+ * a fourth of that, and above the 99 to 285 ms of waiting for a core seen
+ * with the cut at load averages of 16 (asserted in every build, scaled by
+ * H_SLOW, unlike PROBE_BOUND_MS). */
+#define TTL_PROBE_BOUND_MS 1500
 #define BATCH 1000
 #define WAIT_MS (20000 * H_SLOW)
 /* The mass expiry's keys: one script gives them their deadline, and a
@@ -185,8 +193,8 @@ static int probe_open(redisContext **c, redisContext **p, struct h_raw *r)
 
 /* Probes the deletion cmd (inline) on r, PINGing on p, expects it to
  * answer :removed, judges it (the command's name in INFO is name), then
- * closes r and p. */
-static void probe_deletion(redisContext *c, redisContext *p, struct h_raw *r, const char *cmd,
+ * closes r and p. Returns the worst PING wait in ms, or -1. */
+static long long probe_deletion(redisContext *c, redisContext *p, struct h_raw *r, const char *cmd,
                            long long removed, const char *what, const char *name)
 {
     char line[128], want[32];
@@ -198,6 +206,7 @@ static void probe_deletion(redisContext *c, redisContext *p, struct h_raw *r, co
     judge(c, what, worst, name);
     h_raw_close(r);
     redisFree(p);
+    return worst;
 }
 
 /* A probe test: c (its own, flushed), p and r (probe_open's, which
@@ -236,6 +245,77 @@ static void test_kdelrange_probe(redisContext *c, redisContext *p, struct h_raw 
     EXPECT_INT(c, 0, "EXISTS", "k:0000005");
     EXPECT_OK(c, "SET", "k:0000005", "again");
     EXPECT_BULK(c, "again", "GET", "k:0000005");
+    EXPECT_REPLY(c, "['a', 'k:0000005', 'z']", "KRANGE", "0", "-1");
+}
+
+/* SETs keys "<prefix>%07d" for i in [0, n), value "v", each with a
+ * deadline secs seconds away (SET ... EX), BATCH at a time in flight. */
+static void fill_ex(redisContext *c, const char *prefix, int n, const char *secs)
+{
+    char key[32];
+    for (int i = 0; i < n; i += BATCH) {
+        int sent = 0;
+        for (; sent < BATCH && i + sent < n; sent++) {
+            snprintf(key, sizeof(key), "%s%07d", prefix, i + sent);
+            H_APPEND(c, "SET", key, "v", "EX", secs);
+        }
+        for (int j = 0; j < sent; j++) {
+            redisReply *r = h_get_reply(c);
+            CHECK(r && r->type == REDIS_REPLY_STATUS, "SET EX failed");
+            if (r)
+                freeReplyObject(r);
+        }
+    }
+}
+
+/* KDELRANGE PREFIX over PROBE_KEYS keys that each have a deadline far off,
+ * far more than KS_CUT_WALK_MAX (server/data/keyspace.h): before, such a
+ * db was deleted key by key (6.8 to 10 s of loop at a million keys). The
+ * cut rebuilds the expiry tree from the few keys that stay: "a" (a
+ * deadline) and "z" (none). Then the same over a tenth as many keys, with
+ * the checks sent right after the reply, while the slices still free the
+ * keys, and a key "b" due soon that active expiry must find in the rebuilt
+ * tree (and nothing else). */
+static void test_kdelttl_probe(redisContext *c, redisContext *p, struct h_raw *r, int n)
+{
+    fill_ex(c, "k:", n, "1000000");
+    EXPECT_OK(c, "SET", "a", "1", "EX", "1000");
+    EXPECT_OK(c, "SET", "z", "1");
+    char keyspace[96];
+    snprintf(keyspace, sizeof(keyspace), "*db0:keys=%d,expires=%d,*", n + 2, n + 1);
+    EXPECT_MATCH(c, keyspace, "INFO", "keyspace");
+    long long worst = probe_deletion(c, p, r, "KDELRANGE PREFIX k:", n,
+                                     "KDELRANGE PREFIX over a million keys with deadlines",
+                                     "kdelrange");
+    /* Bounds far from both sides, scaled by the harness's slowness: the
+     * per-key path took seconds of loop and of the command's own time. */
+    CHECK(worst >= 0 && worst < TTL_PROBE_BOUND_MS * H_SLOW, "the loop was held %lld ms", worst);
+    long long usec = command_usec(c, "kdelrange");
+    CHECK(usec >= 0 && usec < COMMAND_BOUND_US * H_SLOW, "KDELRANGE ran %lld us", usec);
+    EXPECT_MATCH(c, "*db0:keys=2,expires=1,*", "INFO", "keyspace");
+
+    int m = n / 10;
+    fill_ex(c, "k:", m, "1000000");
+    EXPECT_OK(c, "SET", "b", "1", "PX", "300");
+    EXPECT_INT(c, m, "KDELRANGE", "PREFIX", "k:");
+    EXPECT_INT(c, 3, "DBSIZE");
+    EXPECT_MATCH(c, "*db0:keys=3,expires=2,*", "INFO", "keyspace");
+    EXPECT_INT(c, 3, "KCOUNT", "-", "+");
+    EXPECT_REPLY(c, "['0', ['a', 'b', 'z']]", "SCAN", "0", "COUNT", "100");
+    EXPECT_INT(c, -1, "TTL", "z");
+    redisReply *ttl = H_CALL(c, "TTL", "a");
+    CHECK(ttl && ttl->type == REDIS_REPLY_INTEGER && ttl->integer > 900 && ttl->integer <= 1000,
+          "a kept its deadline");
+    if (ttl)
+        freeReplyObject(ttl);
+    EXPECT_INT(c, -2, "TTL", "k:0000005");
+    EXPECT_OK(c, "SET", "k:0000005", "again");
+    EXPECT_INT(c, -1, "TTL", "k:0000005");
+    EXPECT_MATCH(c, "*db0:keys=4,expires=2,*", "INFO", "keyspace");
+    /* The active cycle walks the rebuilt expiry tree and removes b alone. */
+    CHECK(h_wait_info(c, "stats", "expired_keys", "1", WAIT_MS), "b was not expired");
+    wait_nothing_pending(c);
+    EXPECT_MATCH(c, "*db0:keys=3,expires=1,*", "INFO", "keyspace");
     EXPECT_REPLY(c, "['a', 'k:0000005', 'z']", "KRANGE", "0", "-1");
 }
 
@@ -1106,6 +1186,7 @@ int main(int argc, char **argv)
     if (h_start(&srv, NULL) < 0)
         return h_finish();
     RUN_PROBE(test_kdelrange_probe);
+    RUN_PROBE(test_kdelttl_probe);
     H_RUN(test_watch);
     RUN_PROBE(test_zrem_probe);
     H_RUN(test_zrem_ranges);

@@ -2,7 +2,8 @@
  * test_keyspace.c - directed and randomized differential tests of the
  * keyspace (server/data/keyspace.h): entries, binary key order, deadlines, lazy
  * and active expiry, the order statistics, the release hook (each value
- * leaving with its ks_free_how) and a db detached whole (FLUSHALL ASYNC).
+ * leaving with its ks_free_how), a db detached whole (FLUSHALL ASYNC) and
+ * range cuts of keys with deadlines (ks_cut).
  *
  * Owns: a reference model, a sorted array of (key, value, deadline) that is
  * trivially right, and the pointer values handed to ks_add_ptr(), counted by
@@ -1002,6 +1003,103 @@ static void test_release_and_detach(void)
     free_checking_leaks(ks);
 }
 
+/* The expiry tree's records in its order, as their keys joined by ','
+ * into buf; those whose key starts with skip are left out. */
+static void deadline_order(const struct db *db, char skip, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (struct rb_node *n = rb_first(&db->expires.rb_root); n; n = rb_next(n)) {
+        const struct ks_entry *e = rb_entry(n, struct ks_expire, node)->entry;
+        if (ks_key(e)[0] == skip)
+            continue;
+        CHECK(at + ks_klen(e) + 2 < size);
+        memcpy(buf + at, ks_key(e), ks_klen(e));
+        at += ks_klen(e);
+        buf[at++] = ',';
+        buf[at] = '\0';
+    }
+}
+
+/* Keys "<prefix>%05d" for i in [0, n): a pointer value every third, a
+ * deadline on all but every fourth (seven distinct ones, so many ties). */
+static void cut_fill(struct db *db, const char *prefix, int n)
+{
+    char key[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(key, sizeof(key), "%s%05d", prefix, i);
+        struct ks_entry *e = i % 3 ? ks_set_string(db, key, strlen(key), "v", 1, 0)
+                                   : ks_add_ptr(db, key, strlen(key), KS_ZSET, ptr_new());
+        if (i % 4)
+            ks_set_expire(db, e, START_MS + 100 * (i % 7));
+    }
+}
+
+/* Deadlines leave with a cut (ks_cut): by a walk of the records when they
+ * are few, by rebuilding the expiry tree from the keys that stay when those
+ * are few (records in the same order, ties too), and no cut when both are
+ * many. After each: ks_check, the counts, the due counts, a cut key set
+ * again without a deadline, and every record freed once (no leak). */
+static void test_cut_deadlines(void)
+{
+    static char before[1 << 12], after[1 << 12];
+    struct keyspace *ks = ks_new(1);
+    struct db *db = &ks->dbs[0];
+    int big = KS_CUT_WALK_MAX / 3 * 4 + 3000, side = 40; /* 3/4 with a deadline */
+    cut_fill(db, "a", side);
+    cut_fill(db, "k", big);
+    cut_fill(db, "z", side);
+    size_t records = db->expires_count, side_records = 2 * (side - side / 4);
+    CHECK(records == side_records + (size_t)(big - (big + 3) / 4));
+    /* Many deadlines and many keys on both sides of a middle range. */
+    CHECK(ks_cut(db, (size_t)side + 100, 1000) == NULL);
+    CHECK(db->expires_count == records && ks_count(db) == (size_t)(big + 2 * side));
+    check_db(db);
+    /* All the k keys: few stay, so the tree is rebuilt from theirs. */
+    deadline_order(db, 'k', before, sizeof(before));
+    size_t due_side = ks_due_count(db, START_MS + 300);
+    struct ks_entry *first = ks_cut(db, (size_t)side, (size_t)big);
+    CHECK(first && !strncmp(ks_key(first), "k00000", 6));
+    check_db(db);
+    CHECK(db->expires_count == side_records && ks_count(db) == 2 * (size_t)side);
+    deadline_order(db, 'k', after, sizeof(after));
+    CHECK_MSG(!strcmp(before, after), "deadline order changed:\n%s\n%s", before, after);
+    CHECK(due_side > ks_due_count(db, START_MS + 300));
+    size_t due = 0;
+    for (int i = 0; i < side; i++)
+        due += (i % 4) && i % 7 <= 3;
+    CHECK(ks_due_count(db, START_MS + 300) == 2 * due);
+    CHECK(ks_lookup(db, "k00005", 6, START_MS) == NULL);
+    struct ks_entry *again = ks_set_string(db, "k00005", 6, "again", 5, 0);
+    CHECK(ks_get_expire(again) == -1 && db->expires_count == side_records);
+    check_db(db);
+    while (ks_cut_step(db, 1000))
+        check_db(db);
+    CHECK(db->cut_keys == 0 && db->cuts == NULL);
+    /* Expiry never meets a cut key: every record left is a side key's. */
+    CHECK(ks_expire_due(db, START_MS + 1000, SIZE_MAX) == side_records);
+    CHECK(db->expires_count == 0 && ks_count(db) == 2 * (size_t)side - side_records + 1);
+    check_db(db);
+    ks_flush(db);
+
+    /* Few deadlines, many keys that stay: a walk of the records. */
+    cut_fill(db, "a", side);
+    char key[16];
+    for (int i = 0; i < big; i++) {
+        snprintf(key, sizeof(key), "m%05d", i);
+        ks_set_string(db, key, strlen(key), "v", 1, 0);
+    }
+    records = db->expires_count;
+    CHECK(ks_cut(db, side / 2, (size_t)big / 2) != NULL);
+    check_db(db);
+    size_t cut_records = 0;
+    for (int i = side / 2; i < side; i++)
+        cut_records += (i % 4) != 0;
+    CHECK(db->expires_count == records - cut_records);
+    /* A cut pending when the db is flushed frees its records too. */
+    free_checking_leaks(ks);
+}
+
 static void test_edge(void)
 {
     test_empty();
@@ -1014,6 +1112,7 @@ static void test_edge(void)
     test_bulk_unordered();
     test_long_values();
     test_release_and_detach();
+    test_cut_deadlines();
     printf("edge: ok\n");
 }
 
