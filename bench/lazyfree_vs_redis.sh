@@ -40,7 +40,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY= AOF=
+MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY='' AOF=''
 CASES="unlink zremrank zremhalf kdelrange kdelttl kdelcluster hdelrange flushall"
 USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] [--appendonly] BEFORE_BIN [AFTER_BIN]"
 while [ $# -gt 0 ]; do
@@ -248,7 +248,7 @@ for r in $(seq "$ROUNDS"); do
       redis-benchmark -p "$port" -t set -c 50 -P 16 -r 100000 -n 400000 -d 16 -q >/dev/null
       t0=$(cpu_ticks "$pid")
       ops=$(redis-benchmark -p "$port" -t "$t" -c 50 -P 16 -r 100000 -n "$REQUESTS" -d 16 --csv |
-        awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+        csv_rps)
       t1=$(cpu_ticks "$pid")
       printf '%-5s %-5s %-7s %10s %10s\n' "$r" "$t" "$s" \
         "$(awk -v d=$((t1 - t0)) -v n="$REQUESTS" 'BEGIN { printf "%.0f", d * 1000000 / n }')" "$ops" |
