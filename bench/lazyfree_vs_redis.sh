@@ -88,7 +88,7 @@ load_zset() { # PORT
         printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(s), s, length(e), e
       }
     }
-  }' | redis-cli -p "$1" --pipe >/dev/null
+  }' | pipe_load "$1"
   [ "$(redis-cli -p "$1" zcard z)" = "$MEMBERS" ] || { echo "zset load failed on $1" >&2; exit 1; }
 }
 
@@ -103,7 +103,7 @@ load_hash() { # PORT: h holds f:0000000 .. and "a", "z", which stay
       }
     }
     printf "*6\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nz\r\n$1\r\n1\r\n"
-  }' | redis-cli -p "$1" --pipe >/dev/null
+  }' | pipe_load "$1"
   [ "$(redis-cli -p "$1" hlen h)" = "$((KEYS + 2))" ] || { echo "hash load failed on $1" >&2; exit 1; }
 }
 
@@ -117,7 +117,7 @@ load_keys() { # PORT [PREFIX [TTL_S]]: KEYS keys PREFIX%07d (PREFIX k: by defaul
         printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$2\r\nEX\r\n$%d\r\n%s\r\n",
           length(k), k, length(ttl), ttl
     }
-  }' | redis-cli -p "$1" --pipe >/dev/null
+  }' | pipe_load "$1"
   [ "$(redis-cli -p "$1" dbsize)" = "$KEYS" ] || { echo "key load failed on $1" >&2; exit 1; }
 }
 
