@@ -59,6 +59,14 @@ CLIENTS=${CLIENTS:-10}
 ORDERED_KEYS=${ORDERED_KEYS:-10000}
 WORKLOADS=${WORKLOADS:-"ping get set ping-p16 get-p16 set-p16 evalsha repl-set krange"}
 [ $# -gt 0 ] || set -- "$RBKV_BIN"
+# Each server starts in a folder of its own, so a relative BINARY is made absolute first (not
+# resolved: Debian's redis-server is a link to redis-check-rdb, and Redis acts on the name).
+bins=()
+for b in "$@"; do
+  [ -x "$b" ] || { echo "$b is not an executable" >&2; exit 1; }
+  bins+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")")
+done
+set -- "${bins[@]}"
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
@@ -197,11 +205,11 @@ one() {
        /^(summary|totals):/ { print $2, (d ? $d : 0); exit }' "$out"
 }
 
-printf '%-10s' workload
+printf '%-13s' workload
 for b in "$@"; do printf ' %22s' "$(basename "$(dirname "$(readlink -f "$b")")")/$(basename "$b")"; done
 printf '\n'
 for w in $WORKLOADS; do
-  printf '%-10s' "$w"
+  printf '%-13s' "$w"
   for b in "$@"; do
     a=$(one "$b" "$w" "$N1"); c=$(one "$b" "$w" "$N2")
     printf ' %22s' "$(awk -v a="$a" -v c="$c" -v d=$((N2 - N1)) -v m="${CACHE_SIM:-}" 'BEGIN {
