@@ -18,7 +18,7 @@ trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 
 ops() { # PORT PIPELINE
   redis-benchmark -p "$1" -t set -c 50 -P "$2" -r 1000000 -d 16 -n "$N" -q --csv |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+    csv_rps
 }
 
 printf '%-22s %14s %14s %8s\n' test "rbkv ops/s" "redis ops/s" ratio

@@ -19,6 +19,19 @@
 #   krange    KRANGE '[key:<rand>' + BYLEX LIMIT 0 100 over 10,000 keys
 #   xadd      XADD s * f v (one stream, as stream_vs_redis.sh), -P 1
 #   xadd-p16  XADD s * f v, pipelines of 16
+#   lpush-p16 LPUSH l:<rand> xxx over 1,000 lists, pipelines of 16   (list_vs_redis.sh's lists)
+#   rpop-p16  RPOP l:<rand> over 1,000 lists of 10 elements, pipelines of 16
+#   lpush-big LPUSH big xxx on a 1,000,000-element list, -P 1
+#   rpop-big  RPOP big on it, -P 1
+#   lindex    LINDEX big 500000, the middle of it, -P 1
+#   evalsha-incr  EVALSHA of "return redis.call('INCR', KEYS[1])" on n:<rand>
+#   evalsha-3     EVALSHA of a SET, an INCR and a GET (list_vs_redis.sh's three-call script)
+#   geo-box   GEOSEARCH geo FROMMEMBER m:<rand> BYBOX 40 40 km COUNT 5 ANY over 200,000 points
+#             (longitudes 0..20, latitudes 40..50: geo_vs_redis.sh's density)
+#   geo-radius  GEOSEARCH geo FROMMEMBER m:<rand> BYRADIUS 50 km ASC COUNT 10 on them (2.5M
+#             instructions a call: N1=100 N2=400 do for it; for the cheap workloads a small
+#             N2 - N1 leaves the load's varying cron work in the figure: N1=100 N2=300 once gave
+#             rpop-p16 a negative count)
 # and, -P 16 over 10,000 keys (random ones of all of them) loaded also as the members (score 0) of a sorted set zkeys, the
 # ordered workloads of cpu_per_request.sh, which redis-server answers from zkeys:
 #   range100  KRANGE '[key:<rand>' + BYLEX LIMIT 0 100 | ZRANGEBYLEX zkeys '[key:<rand>' + LIMIT 0 100
@@ -48,6 +61,14 @@ CLIENTS=${CLIENTS:-10}
 ORDERED_KEYS=${ORDERED_KEYS:-10000}
 WORKLOADS=${WORKLOADS:-"ping get set ping-p16 get-p16 set-p16 evalsha repl-set krange"}
 [ $# -gt 0 ] || set -- "$RBKV_BIN"
+# Each server starts in a folder of its own, so a relative BINARY is made absolute first (not
+# resolved: Debian's redis-server is a link to redis-check-rdb, and Redis acts on the name).
+bins=()
+for b in "$@"; do
+  [ -x "$b" ] || { echo "$b is not an executable" >&2; exit 1; }
+  bins+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")")
+done
+set -- "${bins[@]}"
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
@@ -56,7 +77,7 @@ trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 load() {
   awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { k = sprintf("key:%012d", i)
     printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\nvalue:%010d\r\n", length(k), k, i } }' |
-    redis-cli -p "$1" --pipe >/dev/null
+    pipe_load "$1"
 }
 
 # redis-benchmark may spin for ever once its server is gone (seen: 13 CPU minutes after a callgrind
@@ -68,7 +89,25 @@ bench() { # PORT N ARGS...
 }
 
 # load_zset PORT COUNT: the same COUNT strings as members of the sorted set zkeys, score 0.
-load_zset() { gen_zadd 0 "$2" | redis-cli -p "$1" --pipe >/dev/null; }
+load_zset() { gen_zadd 0 "$2" | pipe_load "$1"; }
+
+# load_lists PORT small|big: 1,000 lists l:000000000000.. of 10 elements, or big, 1,000,000
+# elements (each only where it is used: a load's cron work under callgrind varies between the two
+# runs, and a smaller load leaves less of it in the difference).
+load_lists() {
+  awk -v what="$2" 'BEGIN { if (what == "small") for (i = 0; i < 1000; i++) printf "*12\r\n$5\r\nRPUSH\r\n$14\r\nl:%012d\r\n%s", i,
+                 "$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n$3\r\nxxx\r\n"
+               if (what == "big") for (i = 0; i < 1000; i++) { printf "*1002\r\n$5\r\nRPUSH\r\n$3\r\nbig\r\n"
+                 for (j = 0; j < 1000; j++) printf "$3\r\nxxx\r\n" } }' | pipe_load "$1"
+}
+# load_geo PORT: 200,000 points m:000000000000.. in geo, the same pseudo-random places each time.
+load_geo() {
+  awk 'BEGIN { srand(1); for (i = 0; i < 200000; i += 1000) { printf "*3002\r\n$6\r\nGEOADD\r\n$3\r\ngeo\r\n"
+                 for (j = i; j < i + 1000; j++) { lon = sprintf("%.6f", rand() * 20); lat = sprintf("%.6f", 40 + rand() * 10)
+                   m = sprintf("m:%012d", j)
+                   printf "$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(lon), lon, length(lat), lat, length(m), m } } }' |
+    pipe_load "$1"
+}
 
 is_redis() { "$1" --version 2>/dev/null | grep -q '^Redis server'; }
 
@@ -103,6 +142,9 @@ one() {
   case $w in
     krange) load "$port" 10000 ;;
     range100|count|rank) load "$port" "$ORDERED_KEYS"; load_zset "$port" "$ORDERED_KEYS" ;;
+    lpush-p16|rpop-p16) load_lists "$port" small ;;
+    lpush-big|rpop-big|lindex) load_lists "$port" big ;;
+    geo-box|geo-radius) load_geo "$port" ;;
     *) load "$port" 1000 ;;
   esac
   case $w in
@@ -122,15 +164,33 @@ one() {
       (cd "$dir/replica" && exec "$bin" --port "$rport" --save '' --appendonly no \
         --loglevel warning --replicaof 127.0.0.1 "$port" >/dev/null 2>&1) &
       local rpid=$!
+      up=""
       for _ in $(seq 600); do
-        redis-cli -p "$rport" INFO replication 2>/dev/null | grep -q 'master_link_status:up' && break
+        redis-cli -p "$rport" INFO replication 2>/dev/null | grep -q 'master_link_status:up' && up=1 && break
         sleep 0.1
       done
+      [ -n "$up" ] || { echo "the replica of $bin never linked in 60 s" >&2; exit 1; }
       bench "$port" "$n" -t set -d 16
       kill "$rpid"; wait "$rpid" 2>/dev/null || true ;;
     krange) bench "$port" "$n" KRANGE '[key:__rand_int__' + BYLEX LIMIT 0 100 ;;
     xadd) bench "$port" "$n" XADD s '*' f v ;;
     xadd-p16) bench "$port" "$n" -P 16 XADD s '*' f v ;;
+    lpush-p16) bench "$port" "$n" -P 16 LPUSH l:__rand_int__ xxx ;;
+    rpop-p16) bench "$port" "$n" -P 16 RPOP l:__rand_int__ ;;
+    lpush-big) bench "$port" "$n" LPUSH big xxx ;;
+    rpop-big) bench "$port" "$n" RPOP big ;;
+    lindex) bench "$port" "$n" LINDEX big 500000 ;;
+    evalsha-incr|evalsha-3)
+      local sha keys=(1 n:__rand_int__)
+      if [ "$w" = evalsha-incr ]; then sha=$(redis-cli -p "$port" SCRIPT LOAD "return redis.call('INCR', KEYS[1])")
+      else
+        sha=$(redis-cli -p "$port" SCRIPT LOAD "redis.call('SET', KEYS[1], ARGV[1]); redis.call('INCR', KEYS[2]); return redis.call('GET', KEYS[1])")
+        keys=(2 s:__rand_int__ n:__rand_int__ v)
+      fi
+      bench "$port" "$n" EVALSHA "$sha" "${keys[@]}" ;;
+    geo-box|geo-radius) RAND=200000 ;;&
+    geo-box) bench "$port" "$n" GEOSEARCH geo FROMMEMBER m:__rand_int__ BYBOX 40 40 km COUNT 5 ANY ;;
+    geo-radius) bench "$port" "$n" GEOSEARCH geo FROMMEMBER m:__rand_int__ BYRADIUS 50 km ASC COUNT 10 ;;
     range100|count|rank) RAND=$ORDERED_KEYS ;;&
     range100)
       if [ -n "$redis" ]; then bench "$port" "$n" -P 16 ZRANGEBYLEX zkeys '[key:__rand_int__' + LIMIT 0 100
@@ -150,11 +210,11 @@ one() {
        /^(summary|totals):/ { print $2, (d ? $d : 0); exit }' "$out"
 }
 
-printf '%-10s' workload
+printf '%-13s' workload
 for b in "$@"; do printf ' %22s' "$(basename "$(dirname "$(readlink -f "$b")")")/$(basename "$b")"; done
 printf '\n'
 for w in $WORKLOADS; do
-  printf '%-10s' "$w"
+  printf '%-13s' "$w"
   for b in "$@"; do
     a=$(one "$b" "$w" "$N1"); c=$(one "$b" "$w" "$N2")
     printf ' %22s' "$(awk -v a="$a" -v c="$c" -v d=$((N2 - N1)) -v m="${CACHE_SIM:-}" 'BEGIN {

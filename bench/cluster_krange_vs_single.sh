@@ -124,7 +124,8 @@ bench() {
       END { if (!found) { print "redis-benchmark gave no result" > "/dev/stderr"; exit 1 } }'
 }
 declare -A best
-keep() { # NAME "rps p50 p99"
+keep() { # NAME "rps p50 p99"; an empty one (bench failed inside the argument) stops the script
+  [ -n "$2" ] || { echo "a measured run gave no result for $1" >&2; exit 1; }
   local old=${best[$1]:-0 0 0}
   awk -v a="$2" -v b="$old" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] > y[1]) }' &&
     best[$1]=$2 || true

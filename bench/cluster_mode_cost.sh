@@ -60,7 +60,7 @@ start() {
 stop() { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; unset 'BENCH_PIDS[-1]'; }
 
 bench() { # TEST PIPELINE N
-  redis-benchmark -p "$PORT" -t "$1" -P "$2" -n "$3" -r 100000 -d 16 -c "$CLIENTS" -q >/dev/null 2>&1 ||
+  redis-benchmark -p "$PORT" -t "$1" -P "$2" -n "$3" -r 100000 -d 16 -c "$CLIENTS" -q >/dev/null ||
     { echo "redis-benchmark -t $1 -P $2 failed on port $PORT" >&2; exit 1; }
 }
 
@@ -110,11 +110,12 @@ for kind in rbkv redis; do
     start "$kind" "$mode"
     for t in set get; do
       out=$work/strace.$kind.$mode.$t
-      strace -c -f -p "$PID" -o "$out" 2>/dev/null &
+      strace -c -f -p "$PID" -o "$out" &
       spid=$!
       sleep 0.5 # strace attaches to every thread before the run starts
       bench "$t" 1 "$n"
-      kill -INT "$spid"; wait "$spid" 2>/dev/null || true
+      kill -INT "$spid"; wait "$spid" || true # strace's status after SIGINT says nothing; its table does
+      grep -q ' total$' "$out" || { echo "strace -c gave no table for $kind $mode $t" >&2; exit 1; }
       awk -v n="$n" -v t="$t" -v m="$mode" -v k="$kind" '
         $NF == "read" { rd = $4 } $NF == "write" || $NF == "writev" { wr += $4 }
         $NF == "epoll_wait" || $NF == "epoll_pwait" { ew += $4 } $NF == "epoll_ctl" { ec = $4 }

@@ -38,7 +38,7 @@ load_due() {
       k = sprintf("key:%07d", i)
       printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$4\r\nPXAT\r\n$%d\r\n%s\r\n", length(k), k, length(t), t
     }
-  }' | cli --pipe >/dev/null
+  }' | pipe_load "$PORT"
   cli client pause 600000 write >/dev/null
   while [ "$(now_ms)" -le $(( t + 100 )) ]; do sleep 0.1; done
   echo "$t"

@@ -40,7 +40,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY= AOF=
+MEMBERS=2000000 KEYS=1000000 REQUESTS=2000000 ROUNDS=3 LOAD=0 STALLS_ONLY='' AOF=''
 CASES="unlink zremrank zremhalf kdelrange kdelttl kdelcluster hdelrange flushall"
 USAGE="usage: $0 [--members N] [--keys N] [--requests N] [--rounds N] [--cases LIST] [--load OPS] [--stalls-only] [--appendonly] BEFORE_BIN [AFTER_BIN]"
 while [ $# -gt 0 ]; do
@@ -83,7 +83,7 @@ load_zset() { # PORT
         printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(s), s, length(e), e
       }
     }
-  }' | redis-cli -p "$1" --pipe >/dev/null
+  }' | pipe_load "$1"
   [ "$(redis-cli -p "$1" zcard z)" = "$MEMBERS" ] || { echo "zset load failed on $1" >&2; exit 1; }
 }
 
@@ -98,7 +98,7 @@ load_hash() { # PORT: h holds f:0000000 .. and "a", "z", which stay
       }
     }
     printf "*6\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nz\r\n$1\r\n1\r\n"
-  }' | redis-cli -p "$1" --pipe >/dev/null
+  }' | pipe_load "$1"
   [ "$(redis-cli -p "$1" hlen h)" = "$((KEYS + 2))" ] || { echo "hash load failed on $1" >&2; exit 1; }
 }
 
@@ -112,7 +112,7 @@ load_keys() { # PORT [PREFIX [TTL_S]]: KEYS keys PREFIX%07d (PREFIX k: by defaul
         printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$2\r\nEX\r\n$%d\r\n%s\r\n",
           length(k), k, length(ttl), ttl
     }
-  }' | redis-cli -p "$1" --pipe >/dev/null
+  }' | pipe_load "$1"
   [ "$(redis-cli -p "$1" dbsize)" = "$KEYS" ] || { echo "key load failed on $1" >&2; exit 1; }
 }
 
@@ -243,7 +243,7 @@ for r in $(seq "$ROUNDS"); do
       redis-benchmark -p "$port" -t set -c 50 -P 16 -r 100000 -n 400000 -d 16 -q >/dev/null
       t0=$(cpu_ticks "$pid")
       ops=$(redis-benchmark -p "$port" -t "$t" -c 50 -P 16 -r 100000 -n "$REQUESTS" -d 16 --csv |
-        awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+        csv_rps)
       t1=$(cpu_ticks "$pid")
       printf '%-5s %-5s %-7s %10s %10s\n' "$r" "$t" "$s" \
         "$(awk -v d=$((t1 - t0)) -v n="$REQUESTS" 'BEGIN { printf "%.0f", d * 1000000 / n }')" "$ops" |

@@ -93,8 +93,9 @@ cluster_of_three() {
 }
 
 # keep_best NAME SECONDS: the lowest SECONDS seen for NAME, in the caller's associative array best
-# (declare -A best first).
+# (declare -A best first); an empty SECONDS (its measurement failed) stops the script.
 keep_best() {
+  [ -n "$2" ] || { echo "a measured run gave no result for $1" >&2; exit 1; }
   if [ -z "${best[$1]:-}" ] || awk -v a="$2" -v b="${best[$1]}" 'BEGIN { exit !(a < b) }'; then
     best[$1]=$2
   fi
@@ -139,7 +140,12 @@ bench_rps() {
   redis-benchmark -p "$port" -n "$n" -c 50 -P "$pipeline" -r "$range" --csv "$@" |
     csv_rps
 }
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
+# best A B: the larger. An empty B is a measured run that gave nothing: it fails, so `r=$(best "$r"
+# "$(bench_rps ...)")` stops a set -e script (the inner failure alone is lost in the argument).
+best() {
+  [ -n "$2" ] || { echo "a measured run gave no result" >&2; return 1; }
+  awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'
+}
 
 # The time inside COMMAND (lower case) per call, in microseconds, from INFO commandstats: what the
 # server spent, without the client and the network.

@@ -107,7 +107,7 @@ run() {
   [ "$got" = "${want#* }" ] || fail "$test on $kind: PUBSUB ${want%% *} says $got, expected ${want#* }"
   cli "$p" config resetstat >/dev/null
   ops=$(redis-benchmark -p "$p" -c 50 -P 16 -n "$n" -q --csv PUBLISH "$CHANNEL" "$PAYLOAD" |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+    csv_rps)
   wait "$spid" || die "$test on $kind: the subscribers did not get every message: $(tail -1 "$log")"
   line=$(tail -1 "$log")
   [ "$(kv ok <<<"$line")" = 1 ] || die "$test on $kind: $line"

@@ -48,7 +48,7 @@ if [ -z "$FILE" ]; then
       for (i = 0; i < 100; i++) printf "$%d\r\n%d\r\n", length(i ""), i
       printf "*202\r\n$4\r\nZADD\r\n$%d\r\nz:%d\r\n", length("z:" k), k
       for (i = 0; i < 100; i++) printf "$%d\r\n%d\r\n$%d\r\nm%d\r\n", length(i ""), i, length("m" i), i
-    } }' | redis-cli -p "$port" --pipe >/dev/null
+    } }' | pipe_load "$port"
   redis-cli -p "$port" save >/dev/null
   redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
   wait "${BENCH_PIDS[-1]}" 2>/dev/null || true

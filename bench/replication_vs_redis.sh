@@ -239,7 +239,7 @@ run() {
   if [[ $config == *-alone ]]; then p=${PRIM_PORT[$config]}; else p=${PRIM_PORT[$kind]} rp=${REP_PORT[$kind]}; fi
   sampler "$config" "$round" "$p" "$rp" & spid=$!; BENCH_PIDS+=("$spid")
   ops=$(redis-benchmark -p "$p" -t set -c 50 -P 16 -r 1000000 -d 16 -n "$REQUESTS" -q --csv |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+    csv_rps)
   kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null || true
   [ -n "$ops" ] || die "redis-benchmark against $config gave no figure"
   ops=$(printf '%.0f' "$ops")

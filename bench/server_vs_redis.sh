@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput and memory of rbkv-server against Debian's redis-server, in one run.
-#   bench/server_vs_redis.sh [requests]      (default 1000000 requests per test)
+#   bench/server_vs_redis.sh [requests]      (default 1000000 requests per test; 0: memory only)
 # SET and GET through redis-benchmark, 50 clients, pipelines of 1 and 16,
 # random keys from a space of 1,000,000 and 16-byte values; the two servers
 # alternate for each test so drift on a noisy machine hits both. Then 1,000,000
@@ -15,17 +15,18 @@ RBKV_PORT=$(free_port); start_rbkv "$RBKV_PORT"
 REDIS_PORT=$(free_port); start_redis "$REDIS_PORT"
 
 ops() { # PORT TEST PIPELINE
-  redis-benchmark -p "$1" -t "$2" -c 50 -P "$3" -r 1000000 -d 16 -n "$N" -q --csv |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+  redis-benchmark -p "$1" -t "$2" -c 50 -P "$3" -r 1000000 -d 16 -n "$N" -q --csv | csv_rps
 }
 
-printf '%-12s %14s %14s %8s\n' test "rbkv ops/s" "redis ops/s" ratio
-for p in 1 16; do
-  for t in set get; do
-    r=$(ops "$RBKV_PORT" "$t" "$p"); s=$(ops "$REDIS_PORT" "$t" "$p")
-    printf '%-12s %14s %14s %8s\n' "$t -P $p" "$r" "$s" "$(ratio "$r" "$s")"
+if [ "$N" != 0 ]; then
+  printf '%-12s %14s %14s %8s\n' test "rbkv ops/s" "redis ops/s" ratio
+  for p in 1 16; do
+    for t in set get; do
+      r=$(ops "$RBKV_PORT" "$t" "$p"); s=$(ops "$REDIS_PORT" "$t" "$p")
+      printf '%-12s %14s %14s %8s\n' "$t -P $p" "$r" "$s" "$(ratio "$r" "$s")"
+    done
   done
-done
+fi
 
 # Memory on fresh servers: after the throughput runs, freed memory would stay
 # in each process's RSS and hide the cost of the new keys. Two key shapes, both
@@ -40,7 +41,8 @@ gen() {
 }
 # MEMORY_KEYS=0: throughput only.
 [ "${MEMORY_KEYS:-1000000}" = 0 ] && exit 0
-echo
+[ "$N" = 0 ] || echo
+echo "tree at $(git -C "$ROOT" rev-parse --short HEAD), $(date -u '+%F %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-9s %-11s %-8s %14s %14s\n' keys format server "used_mem B/key" "rss B/key"
 for keys in ${MEMORY_KEYS:-1000000}; do
   for fmt in key:%08d key:%012d; do
@@ -50,7 +52,7 @@ for keys in ${MEMORY_KEYS:-1000000}; do
       port=$(free_port)
       if [ $name = rbkv ]; then start_rbkv "$port"; else start_redis "$port"; fi
       u0=$(info_field "$port" used_memory); r0=$(info_field "$port" used_memory_rss)
-      gen "$keys" "$fmt" | redis-cli -p "$port" --pipe >/dev/null
+      gen "$keys" "$fmt" | pipe_load "$port"
       u1=$(info_field "$port" used_memory); r1=$(info_field "$port" used_memory_rss)
       used[$name]=$(( (u1 - u0) / keys )); rss[$name]=$(( (r1 - r0) / keys ))
       printf '%-9s %-11s %-8s %14s %14s\n' "$keys" "$fmt" "$name" "${used[$name]}" "${rss[$name]}"

@@ -35,7 +35,7 @@ run_one() {
   sleep 0.2
   local rps
   rps=$(redis-benchmark -p "$1" -t set -c 50 -P 16 -r 1000000 -d 16 -n "$N" -q --csv |
-    awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }')
+    csv_rps)
   kill -INT $perf_pid; wait $perf_pid 2>/dev/null || true
   local ms
   ms=$(awk -F, '/task-clock/ { print $1; exit }' "$pf")

@@ -38,7 +38,7 @@ server_per_key() {
   fi
   local u0 u1
   u0=$(info_field "$port" used_memory)
-  gen "$KEYS" "$fmt" | redis-cli -p "$port" --pipe >/dev/null
+  gen "$KEYS" "$fmt" | pipe_load "$port"
   u1=$(info_field "$port" used_memory)
   PER_KEY=$(awk -v a="$u0" -v b="$u1" -v n="$KEYS" 'BEGIN { printf "%.1f", (b - a) / n }')
 }

@@ -45,7 +45,7 @@ for name in rbkv redis; do
   mkdir -p "$WORK/$name"
   file=$WORK/$name/dump.rbkv; [ $name = redis ] && file=$WORK/$name/dump.rdb
   port=$(free_port); launch $name "$port"; wait_ping "$port"
-  gen | redis-cli -p "$port" --pipe >/dev/null
+  gen | pipe_load "$port"
   t0=$(now); redis-cli -p "$port" save >/dev/null; t1=$(now)
   save[$name]=$(elapsed "$t0" "$t1")
   redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true

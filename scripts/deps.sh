@@ -21,8 +21,10 @@ for what in "$@"; do
     # reference), gnuplot-nox (bench/run's and latency_vs_redis.sh's plots), linux-perf (perf stat in
     # set_ab.sh; perf record/report for bench/README.md's profiles), valgrind
     # (callgrind_per_request.sh), openssl (tls_vs_redis.sh's certificates), redis-sentinel
-    # (failover_vs_redis.sh), python3 (fullrange_vs_redis.sh, rdb_figures_vs_redis.sh).
-    bench) want+=(redis-tools redis-server gnuplot-nox linux-perf valgrind openssl redis-sentinel python3) ;;
+    # (failover_vs_redis.sh), python3 (fullrange_vs_redis.sh, rdb_figures_vs_redis.sh), strace
+    # (cluster_mode_cost.sh's system calls per request).
+    bench) want+=(redis-tools redis-server gnuplot-nox linux-perf valgrind openssl redis-sentinel python3
+                  strace) ;;
     fuzz) want+=(clang libclang-rt-dev) ;;
     lint) want+=(cppcheck clang-tidy) ;;
     *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;

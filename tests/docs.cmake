@@ -19,3 +19,9 @@ add_test(NAME docs_config_list
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_config_doc.sh $<TARGET_FILE:rbkv-server>
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs_config_list PROPERTIES LABELS docs TIMEOUT 60)
+
+# bench/README.md's tables of the suite are the ones bench/results_md.sh prints from the committed
+# bench/results/ CSVs (tests/docs/check_bench_results.sh).
+add_test(NAME docs_bench_results COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_bench_results.sh
+                                         ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_bench_results PROPERTIES LABELS docs TIMEOUT 60)
