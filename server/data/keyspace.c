@@ -568,10 +568,10 @@ struct ks_bulk_key {
     struct ks_entry *e;
 };
 
-/* A sorted run's keys (owned) and the merge's place in them. */
-struct ks_bulk_run {
-    struct ks_bulk_key *k, *at, *end;
-};
+/* Any order, from the run's sort until the merge takes the entry: its tree
+ * node holds the next key of its sorted run (e NULL after the last). */
+_Static_assert(sizeof(struct rb_node) >= sizeof(struct ks_bulk_key),
+               "a sorted run's next key fits in an entry's tree node");
 
 /* In order, while the bulk lasts, an entry's tree node (unused until
  * finish) holds the next entry added. */
@@ -679,20 +679,25 @@ static void radix_sort(struct ks_bulk_key *k, struct ks_bulk_key *tmp, size_t n,
     }
 }
 
-/* Sorts the keys in b->run, which then become a sorted run of b->runs;
- * the next keys go to a new buffer. */
+/* Sorts the keys in b->run into a sorted run: its first key goes to
+ * b->runs, and each entry's node gets the key after it, so the buffer is
+ * free for the next keys. The stores miss the cache, but nothing waits on
+ * them: they overlap in the store buffer, and the entries were added
+ * lately (a run's are a few MB), so many are still in the cache. */
 static void run_close(struct ks_bulk *b)
 {
     if (!b->run_n)
         return;
-    radix_sort(b->run, b->tmp, b->run_n, 0);
+    struct ks_bulk_key *k = b->run;
+    radix_sort(k, b->tmp, b->run_n, 0);
     if (b->runs_n == b->runs_cap) {
         b->runs_cap = b->runs_cap ? b->runs_cap * 2 : 16;
         b->runs = xrealloc(b->runs, b->runs_cap * sizeof(*b->runs));
     }
-    struct ks_bulk_key *k = b->run_n < b->run_max ? xrealloc(b->run, b->run_n * sizeof(*k)) : b->run;
-    b->runs[b->runs_n++] = (struct ks_bulk_run){k, k, k + b->run_n};
-    b->run = NULL;
+    b->runs[b->runs_n++] = k[0];
+    for (size_t i = 0; i + 1 < b->run_n; i++)
+        memcpy(&k[i].e->node, &k[i + 1], sizeof(*k));
+    memcpy(&k[b->run_n - 1].e->node, &(struct ks_bulk_key){0, 0, NULL}, sizeof(*k));
     b->run_n = 0;
 }
 
@@ -778,11 +783,11 @@ void ks_reserve(struct db *db, size_t n)
 #define MERGE_BATCH 64
 
 /* The entries in key order: in order, the chain through the entries; else
- * the merge of the sorted runs, a binary min-heap of runs by their next key,
+ * the merge of the sorted runs, a binary min-heap of the runs' next keys,
  * taken MERGE_BATCH at a time into batch. */
 struct merge {
     struct ks_entry *chain;
-    struct ks_bulk_run **heap;
+    struct ks_bulk_key *heap;
     size_t n;
     struct ks_entry *batch[MERGE_BATCH];
     size_t batch_at, batch_n;
@@ -791,14 +796,14 @@ struct merge {
 
 static void heap_down(struct merge *m, size_t at)
 {
-    struct ks_bulk_run *x = m->heap[at];
+    struct ks_bulk_key x = m->heap[at];
     for (;;) {
         size_t c = 2 * at + 1;
         if (c >= m->n)
             break;
-        if (c + 1 < m->n && sort_key_cmp(m->heap[c + 1]->at, m->heap[c]->at) < 0)
+        if (c + 1 < m->n && sort_key_cmp(&m->heap[c + 1], &m->heap[c]) < 0)
             c++;
-        if (sort_key_cmp(m->heap[c]->at, x->at) >= 0)
+        if (sort_key_cmp(&m->heap[c], &x) >= 0)
             break;
         m->heap[at] = m->heap[c];
         at = c;
@@ -806,22 +811,20 @@ static void heap_down(struct merge *m, size_t at)
     m->heap[at] = x;
 }
 
-/* Keys ahead in a run whose 24 bytes are asked for (a few cache lines). */
-#define RUN_AHEAD 16
-
-/* The least run's next entry, which it gives up. */
+/* The least run's next entry, which it gives up; the run's next key is read
+ * from the entry's node, which is then free for merge_link. That read would
+ * be a miss the heap waits on, so each entry is prefetched when it becomes
+ * its run's next: about as many takes as there are runs pass before it is
+ * taken. */
 static struct ks_entry *heap_take(struct merge *m)
 {
-    struct ks_bulk_run *r = m->heap[0];
-    struct ks_entry *e = r->at->e;
-    if (++r->at < r->end) {
-        if (r->at + RUN_AHEAD < r->end)
-            __builtin_prefetch(r->at + RUN_AHEAD);
-    } else {
-        xfree(r->k); /* the run is merged: its memory goes as the merge proceeds */
-        r->k = NULL;
-        m->heap[0] = m->heap[--m->n];
-    }
+    struct ks_bulk_key *r = &m->heap[0];
+    struct ks_entry *e = r->e;
+    memcpy(r, &e->node, sizeof(*r));
+    if (r->e)
+        __builtin_prefetch(&r->e->node);
+    else
+        *r = m->heap[--m->n];
     if (m->n > 1)
         heap_down(m, 0);
     return e;
@@ -890,11 +893,11 @@ void ks_bulk_finish(struct ks_bulk *b)
     xfree(b->tmp);
     b->run = b->tmp = NULL;
     struct merge m = {.chain = b->first};
-    if (b->any_order) {
-        m.heap = xmalloc((b->runs_n ? b->runs_n : 1) * sizeof(*m.heap));
-        for (size_t i = 0; i < b->runs_n; i++)
-            m.heap[i] = &b->runs[i];
+    if (b->any_order) { /* the runs' first keys become the heap */
+        m.heap = b->runs;
         m.n = b->runs_n;
+        for (size_t i = m.n; i-- > 0;)
+            __builtin_prefetch(&m.heap[i].e->node);
         for (size_t i = m.n / 2; i-- > 0;)
             heap_down(&m, i);
     }
@@ -904,7 +907,6 @@ void ks_bulk_finish(struct ks_bulk *b)
     if (root)
         rb_set_parent_color(root, NULL, RB_BLACK);
     b->db->keys.rb_node = root;
-    xfree(m.heap);
     xfree(b->runs);
     b->runs = NULL;
     b->n = b->runs_n = b->runs_cap = b->run_n = 0;
