@@ -44,6 +44,13 @@ static void fold_returned(void)
         used_bytes += atomic_exchange_explicit(&returned, 0, memory_order_relaxed);
 }
 
+static void count_bytes(size_t n)
+{
+    used_bytes += n;
+    if (used_bytes > peak_bytes)
+        peak_bytes = used_bytes;
+}
+
 /* p, just allocated for size bytes, counted; a failed allocation ends the
  * process with Redis 7.0's lines, which operators watch for (the log
  * formats on the stack, so it still writes with the heap exhausted). */
@@ -54,9 +61,7 @@ static void *account(void *p, size_t size)
         log_warning("rbkv aborting for OUT OF MEMORY. Allocated: %zu bytes!", used_bytes);
         abort();
     }
-    used_bytes += malloc_usable_size(p);
-    if (used_bytes > peak_bytes)
-        peak_bytes = used_bytes;
+    count_bytes(malloc_usable_size(p));
     return p;
 }
 
@@ -90,6 +95,23 @@ char *xmemdup(const void *p, size_t len)
 char *xstrdup(const char *s)
 {
     return xmemdup(s, strlen(s));
+}
+
+void *xmap_zeroed(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return account(NULL, size);
+    count_bytes(size);
+    return p;
+}
+
+void xunmap(void *p, size_t size)
+{
+    if (!p)
+        return;
+    used_bytes -= size;
+    munmap(p, size);
 }
 
 /* The batch this thread's xfree appends to, and who takes it when full

@@ -19,6 +19,14 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xmemdup(const void *p, size_t len); /* NUL-terminated copy */
 void xfree(void *p);                        /* xfree(NULL) does nothing */
+/* size bytes of zeros straight from the kernel (an anonymous mapping),
+ * counted as size: nothing is written, so the pages cost nothing until
+ * first touched and the resident size grows as the block fills. For a
+ * large table that calloc would zero, and so fault in, all at once
+ * (mimalloc's does, even on fresh pages). Give it back with xunmap(p, size),
+ * on any thread as xfree. */
+void *xmap_zeroed(size_t size);
+void xunmap(void *p, size_t size); /* xunmap(NULL, n) does nothing */
 /* Usable bytes of a block from xmalloc. */
 size_t xsize(const void *p);
 /* Asks the kernel to back the whole 2 MB pages inside [p, p + n) with

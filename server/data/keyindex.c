@@ -29,16 +29,12 @@ _Static_assert(sizeof(uint64_t) >= sizeof(uintptr_t), "a slot must hold an addre
 #define KIX_HUGE_BYTES ((size_t)16 << 20)
 /* Zeroing (so faulting in) a new table at once held the loop in the one
  * insert that started the resize: 740 ms of wall time for 27 MB at a load
- * average of 30. A next table of KIX_PREP_BYTES or more is prepared instead
- * once the load passes KIX_LOAD_PREP percent, KIX_PREP_STEP slots (a page)
- * zeroed per insert: about 11 bytes per slot of cur must be zeroed within
- * the 15% of cur's slots inserted before KIX_LOAD_MAX, 76 per insert, so it
- * is ready long before. Below KIX_LOAD_PREP - KIX_PREP_SLACK it is freed
- * again, so an index that stays near the mark holds no second table. */
-#define KIX_LOAD_PREP 70
-#define KIX_PREP_SLACK 10
-#define KIX_PREP_BYTES ((size_t)1 << 20)
-#define KIX_PREP_STEP 512
+ * average of 30. A table of KIX_MAP_BYTES or more is an anonymous mapping
+ * instead (xmap_zeroed): zero without a write, its pages faulting in one by
+ * one as the drain and the inserts fill it. (A next table prepared a page
+ * per insert from 70% load on, as before, held its whole size resident
+ * near every growth: 13 bytes per key at 1M keys.) */
+#define KIX_MAP_BYTES ((size_t)1 << 20)
 /* A draining table of KIX_RELEASE_BYTES or more gives back its drained
  * pages every KIX_RELEASE_SPAN bytes (mem_release_pages). */
 #define KIX_RELEASE_BYTES ((size_t)16 << 20)
@@ -159,10 +155,25 @@ static size_t cap_for(size_t count)
     return cap > KIX_MIN_CAP ? cap : KIX_MIN_CAP;
 }
 
+static int table_mapped(size_t cap)
+{
+    return cap * sizeof(uint64_t) >= KIX_MAP_BYTES;
+}
+
 static void table_free(struct kix_table *t)
 {
-    xfree(t->slots);
+    if (table_mapped(t->cap))
+        xunmap(t->slots, t->cap * sizeof(uint64_t));
+    else
+        xfree(t->slots);
     *t = (struct kix_table){0};
+}
+
+static size_t table_bytes(const struct kix_table *t)
+{
+    if (!t->slots)
+        return 0;
+    return table_mapped(t->cap) ? t->cap * sizeof(uint64_t) : xsize(t->slots);
 }
 
 static struct ks_entry *table_find(const struct kix_table *t, const char *key, size_t klen,
@@ -228,6 +239,36 @@ static void table_delete_at(const struct kix *ix, struct kix_table *t, size_t ho
 
 /* ---- resizing ---- */
 
+/* Asks for huge pages for t when it is large (mem_advise_huge): every
+ * lookup reads a slot at random, and past a few huge pages 4 kB pages make
+ * nearly each one a TLB miss (a third of a 10M-key RDB load's samples sat
+ * on the slot's prefetch). */
+static void table_advise_huge(const struct kix_table *t)
+{
+    if (t->cap * sizeof(uint64_t) >= KIX_HUGE_BYTES)
+        mem_advise_huge(t->slots, t->cap * sizeof(uint64_t));
+}
+
+/* An array of cap zeroed slots. */
+static uint64_t *slots_alloc(size_t cap)
+{
+    if (!table_mapped(cap))
+        return xcalloc(cap, sizeof(uint64_t));
+    return xmap_zeroed(cap * sizeof(uint64_t));
+}
+
+/* The drain ended: old goes, and cur, now holding every entry, asks for
+ * huge pages. Not before: pages of a fresh mapping that asked for them
+ * fault in 2 MB at a time, zeroed and perhaps after the kernel compacted
+ * memory for them, which cost the inserts filling a 76 MB table up to 93
+ * ms of loop CPU in one turn; asked once it is full, khugepaged collapses
+ * it in the background. */
+static void drain_done(struct kix *ix)
+{
+    table_free(&ix->old);
+    table_advise_huge(&ix->cur);
+}
+
 /* Moves the n full slots of old at positions at[] into cur (see
  * KIX_MOVE_BATCH), in that order. */
 static void move_batch(struct kix *ix, const size_t *at, size_t n)
@@ -275,7 +316,7 @@ void kix_rehash_step(struct kix *ix)
     move_batch(ix, at, n);
     ix->drain = i;
     if (!old->used) {
-        table_free(old);
+        drain_done(ix);
         return;
     }
     /* After the drain wraps past the end, it is behind `released`. */
@@ -283,49 +324,6 @@ void kix_rehash_step(struct kix *ix)
     if (old->cap * sizeof(*old->slots) >= KIX_RELEASE_BYTES && drained > ix->released &&
         (size_t)(drained - ix->released) >= KIX_RELEASE_SPAN)
         ix->released = mem_release_pages(ix->released, (size_t)(drained - ix->released));
-}
-
-/* An array of cap slots, not zeroed yet. The hint for huge pages must come
- * before the pages are first touched. */
-static uint64_t *slots_alloc(size_t cap)
-{
-    size_t bytes = cap * sizeof(uint64_t);
-    uint64_t *slots = xmalloc(bytes);
-    if (bytes >= KIX_HUGE_BYTES)
-        mem_advise_huge(slots, bytes);
-    return slots;
-}
-
-static void prep_free(struct kix *ix)
-{
-    xfree(ix->prep);
-    ix->prep = NULL;
-    ix->prep_cap = ix->prep_zeroed = 0;
-}
-
-/* Zeroes n more slots of the next table (all that are left, at most). */
-static void prep_zero(struct kix *ix, size_t n)
-{
-    if (n > ix->prep_cap - ix->prep_zeroed)
-        n = ix->prep_cap - ix->prep_zeroed;
-    memset(ix->prep + ix->prep_zeroed, 0, n * sizeof(*ix->prep));
-    ix->prep_zeroed += n;
-}
-
-/* Before an insert that does not start a resize: past KIX_LOAD_PREP, the
- * table the next growth will want is made and zeroed a step further. */
-static void prep_step(struct kix *ix, size_t count)
-{
-    size_t cap = cap_for(max_used(ix->cur.cap) + 1);
-    if (ix->old.used || count * 100 < ix->cur.cap * KIX_LOAD_PREP ||
-        cap * sizeof(uint64_t) < KIX_PREP_BYTES)
-        return;
-    if (!ix->prep) {
-        ix->prep = slots_alloc(cap);
-        ix->prep_cap = cap;
-        ix->prep_zeroed = 0;
-    }
-    prep_zero(ix, KIX_PREP_STEP);
 }
 
 /* Starts moving every entry into a new table of cap slots. */
@@ -337,24 +335,13 @@ static void rehash_start(struct kix *ix, size_t cap)
     while (ix->old.used)
         kix_rehash_step(ix);
     ix->old = ix->cur;
-    /* Every lookup reads a slot at random: past a few huge pages, 4 kB
-     * pages make nearly each one a TLB miss (a third of a 10M-key RDB
-     * load's samples sat on the slot's prefetch), hence slots_alloc's hint.
-     * The prepared table is taken when it has the size wanted (what is not
-     * zeroed yet is zeroed now). */
-    if (!ix->prep || ix->prep_cap != cap) {
-        prep_free(ix);
-        ix->prep = slots_alloc(cap);
-        ix->prep_cap = cap;
-    }
-    prep_zero(ix, cap);
-    ix->cur.slots = ix->prep;
-    ix->prep = NULL;
-    ix->prep_cap = ix->prep_zeroed = 0;
+    ix->cur.slots = slots_alloc(cap);
     ix->cur.cap = cap;
     ix->cur.used = 0;
     if (!ix->old.used) {
-        table_free(&ix->old);
+        /* Nothing to drain (a bulk load's kix_reserve): the inserts that
+         * fill it are the load itself, which huge pages speed up. */
+        drain_done(ix);
         return;
     }
     /* Drain from an empty slot, so no cluster is split between the tables.
@@ -379,7 +366,6 @@ void kix_clear(struct kix *ix)
 {
     table_free(&ix->cur);
     table_free(&ix->old);
-    prep_free(ix);
     ix->drain = 0;
 }
 
@@ -406,8 +392,6 @@ void kix_insert(struct kix *ix, struct ks_entry *e, uint64_t h)
     size_t count = kix_count(ix) + 1;
     if (count > max_used(ix->cur.cap))
         rehash_start(ix, cap_for(count));
-    else
-        prep_step(ix, count);
     table_put(&ix->cur, slot_of(e, h), h);
 }
 
@@ -430,12 +414,11 @@ void kix_remove(struct kix *ix, const struct ks_entry *e)
     table_delete_at(ix, t, i);
 
     size_t count = kix_count(ix);
-    if (ix->prep && count * 100 < ix->cur.cap * (KIX_LOAD_PREP - KIX_PREP_SLACK))
-        prep_free(ix);
     if (count == 0) {
         kix_clear(ix); /* e.g. the last key deleted: hold no memory at all */
     } else if (!ix->old.used) {
-        table_free(&ix->old); /* e's table was the draining one, now empty */
+        if (ix->old.slots)
+            drain_done(ix); /* e's table was the draining one, now empty */
         if (ix->cur.cap > KIX_MIN_CAP && count * 100 < ix->cur.cap * KIX_LOAD_MIN)
             rehash_start(ix, cap_for(count));
     }
@@ -525,6 +508,5 @@ int kix_check(const struct kix *ix, const char **why)
 
 size_t kix_memory(const struct kix *ix)
 {
-    return (ix->cur.slots ? xsize(ix->cur.slots) : 0) + (ix->old.slots ? xsize(ix->old.slots) : 0) +
-           (ix->prep ? xsize(ix->prep) : 0);
+    return table_bytes(&ix->cur) + table_bytes(&ix->old);
 }

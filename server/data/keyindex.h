@@ -24,10 +24,10 @@
  * changes the index (and kix_step, which ks_lookup runs) moves a bounded
  * number of entries out of the draining table `old`; lookups try `cur`, then
  * `old`. The tables themselves are not touched at once either: a large
- * index prepares its next table (`prep`) once its load passes 70%, zeroing
- * a page of it per insert, so the insert that starts a resize finds it
- * ready; and a large draining table gives its drained pages back to the
- * kernel as the drain passes them, so its free at the end unmaps little.
+ * table is an anonymous mapping, zero without a write, whose pages fault
+ * in as it fills; and a large draining table gives its drained pages back
+ * to the kernel as the drain passes them, so its free at the end unmaps
+ * little.
  *
  * Invariants, checked by kix_check():
  *  - every entry in a table lies in its home slot or after it, with no empty
@@ -68,9 +68,6 @@ struct kix {
     size_t drain;         /* the slot of old where draining goes on */
     char *released;       /* old's pages from where the drain began up to
                              here went back to the kernel */
-    uint64_t *prep;       /* the next table being zeroed, or NULL */
-    size_t prep_cap;      /* its slots */
-    size_t prep_zeroed;   /* its slots zeroed so far, from the first */
     uint64_t seed[2];
 };
 
@@ -141,8 +138,7 @@ int kix_contains(const struct kix *ix, const struct ks_entry *e);
 
 /* Checks the invariants above. Returns 0, or -1 with *why set. */
 int kix_check(const struct kix *ix, const char **why);
-/* Bytes of the slot arrays (both while resizing, and the next one while it
- * is prepared). */
+/* Bytes of the slot arrays (both while resizing). */
 size_t kix_memory(const struct kix *ix);
 
 #endif
