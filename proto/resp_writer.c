@@ -383,19 +383,17 @@ void resp_add_bulk(struct resp_out *o, const void *p, size_t len)
 void resp_bulks_begin(struct resp_out *o, struct resp_bulks *b)
 {
     size_t room;
-    if (o->failed | o->muted) {
-        b->start = b->at = b->end = NULL;
-        return;
-    }
     b->start = b->at = tail_room(o, &room);
-    b->end = b->start + room;
+    /* No room while failed or muted: every add is refused, and the
+     * caller's resp_add_bulk applies those rules. */
+    b->end = b->start + (o->failed | o->muted ? 0 : room);
 }
 
 void resp_bulks_end(struct resp_out *o, struct resp_bulks *b)
 {
     if (b->at != b->start)
         tail_wrote(o, (size_t)(b->at - b->start));
-    b->start = b->at = b->end = NULL;
+    b->start = b->end = b->at; /* closed: no room, nothing to count again */
 }
 
 void resp_add_bulk_cstr(struct resp_out *o, const char *s)

@@ -185,8 +185,7 @@ static inline size_t resp_bulks_pending(const struct resp_out *o, const struct r
  * run, writes the bulk with resp_add_bulk, and begins a new one). */
 static inline int resp_bulks_add(struct resp_bulks *b, const void *p, size_t len)
 {
-    /* 5 bytes of header at most, 2 of CRLF; the comparison is in size_t,
-     * so an empty run (NULL pointers) refuses every bulk. */
+    /* 5 bytes of header at most, 2 of CRLF. */
     if (len >= 100 || (size_t)(b->end - b->at) < len + 7)
         return -1;
     char *dst = b->at;
