@@ -347,33 +347,6 @@ void resp_add_int(struct resp_out *o, long long n)
     out_append(o, buf, len + 2, 0);
 }
 
-/* Copies len bytes that dst has room for, in at most four word moves when
- * len is 8 to 32 (a key or a field, mostly): a call to memcpy for so few
- * bytes cost as much as the rest of writing the bulk. The moves may overlap;
- * dst and p do not. */
-static inline void copy_short(char *dst, const char *p, size_t len)
-{
-    uint64_t a, b, c, d;
-    if (len < 8 || len > 32) {
-        if (len > 0) /* p may be NULL then */
-            memcpy(dst, p, len);
-    } else if (len <= 16) {
-        memcpy(&a, p, 8);
-        memcpy(&b, p + len - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + len - 8, &b, 8);
-    } else {
-        memcpy(&a, p, 8);
-        memcpy(&b, p + 8, 8);
-        memcpy(&c, p + len - 16, 8);
-        memcpy(&d, p + len - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + 8, &b, 8);
-        memcpy(dst + len - 16, &c, 8);
-        memcpy(dst + len - 8, &d, 8);
-    }
-}
-
 void resp_add_bulk(struct resp_out *o, const void *p, size_t len)
 {
     size_t room;
@@ -398,13 +371,29 @@ void resp_add_bulk(struct resp_out *o, const void *p, size_t len)
         } else {
             hl = format_header(dst, '$', len);
         }
-        copy_short(dst + hl, p, len);
+        resp_copy_short(dst + hl, p, len);
         dst[hl + len] = '\r';
         dst[hl + len + 1] = '\n';
         tail_wrote(o, hl + len + 2);
         return;
     }
     out_framed(o, hdr, format_header(hdr, '$', len), p, len);
+}
+
+void resp_bulks_begin(struct resp_out *o, struct resp_bulks *b)
+{
+    size_t room;
+    b->start = b->at = tail_room(o, &room);
+    /* No room while failed or muted: every add is refused, and the
+     * caller's resp_add_bulk applies those rules. */
+    b->end = b->start + (o->failed | o->muted ? 0 : room);
+}
+
+void resp_bulks_end(struct resp_out *o, struct resp_bulks *b)
+{
+    if (b->at != b->start)
+        tail_wrote(o, (size_t)(b->at - b->start));
+    b->start = b->end = b->at; /* closed: no room, nothing to count again */
 }
 
 void resp_add_bulk_cstr(struct resp_out *o, const char *s)

@@ -19,8 +19,12 @@
 #ifndef RBKV_RESP_WRITER_H
 #define RBKV_RESP_WRITER_H
 
-#include <stddef.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "resp_num.h"
 
 #define RESP_OUT_INLINE 16384      /* size of the fixed buffer */
 #define RESP_OUT_CHUNK 16384       /* smallest heap chunk; bigger for big bulks */
@@ -128,6 +132,76 @@ void resp_add_errorf(struct resp_out *o, const char *fmt, ...)
 void resp_add_int(struct resp_out *o, long long n);
 /* $len\r\n...\r\n */
 void resp_add_bulk(struct resp_out *o, const void *p, size_t len);
+/* Copies len bytes that dst has room for, in at most four word moves when
+ * len is 8 to 32 (a key or a field, mostly): a call to memcpy for so few
+ * bytes cost as much as the rest of writing the bulk. The moves may overlap;
+ * dst and p do not. */
+static inline void resp_copy_short(char *dst, const char *p, size_t len)
+{
+    uint64_t a, b, c, d;
+    if (len < 8 || len > 32) {
+        if (len > 0) /* p may be NULL then */
+            memcpy(dst, p, len);
+    } else if (len <= 16) {
+        memcpy(&a, p, 8);
+        memcpy(&b, p + len - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + len - 8, &b, 8);
+    } else {
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        memcpy(&c, p + len - 16, 8);
+        memcpy(&d, p + len - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + 8, &b, 8);
+        memcpy(dst + len - 16, &c, 8);
+        memcpy(dst + len - 8, &d, 8);
+    }
+}
+
+/* A run of short bulks written straight into the room left in the buffer's
+ * tail, for a reply that lists many keys (KRANGE ... LIMIT 100: a hundred
+ * bulks). resp_add_bulk's fast path costs a call, a look for the tail and
+ * an update of three counters per bulk; a run looks once, writes each bulk
+ * by an inline resp_bulks_add, and counts them once at resp_bulks_end.
+ * While a run is open nothing else may write to its resp_out: the caller
+ * ends it first (and may begin another after). */
+struct resp_bulks {
+    char *start, *at, *end; /* the tail's room: written [start, at), free [at, end) */
+};
+
+/* Opens a run at o's tail; an empty one (every add refused) when o is failed
+ * or muted, so the caller's resp_add_bulk fallback applies those rules. */
+void resp_bulks_begin(struct resp_out *o, struct resp_bulks *b);
+/* Closes the run: its bytes join o's pending output. */
+void resp_bulks_end(struct resp_out *o, struct resp_bulks *b);
+/* o's pending bytes counting the run's (resp_out_pending while it is open). */
+static inline size_t resp_bulks_pending(const struct resp_out *o, const struct resp_bulks *b)
+{
+    return o->pending + (size_t)(b->at - b->start);
+}
+/* Writes $len\r\n, the bytes, \r\n when len is under 100 and it fits in the
+ * run's room; returns 0, or -1 having written nothing (the caller ends the
+ * run, writes the bulk with resp_add_bulk, and begins a new one). */
+static inline int resp_bulks_add(struct resp_bulks *b, const void *p, size_t len)
+{
+    /* 5 bytes of header at most, 2 of CRLF. */
+    if (len >= 100 || (size_t)(b->end - b->at) < len + 7)
+        return -1;
+    char *dst = b->at;
+    size_t hl = len < 10 ? 4 : 5;
+    dst[0] = '$';
+    dst[1] = resp_digit_pairs[2 * len + (len < 10)];
+    dst[2] = resp_digit_pairs[2 * len + 1];
+    dst[hl - 2] = '\r';
+    dst[hl - 1] = '\n';
+    resp_copy_short(dst + hl, (const char *)p, len);
+    dst[hl + len] = '\r';
+    dst[hl + len + 1] = '\n';
+    b->at = dst + hl + len + 2;
+    return 0;
+}
+
 /* s NULL writes a null, as Redis's addReplyBulkCString(). */
 void resp_add_bulk_cstr(struct resp_out *o, const char *s);
 void resp_add_bulk_ll(struct resp_out *o, long long n);

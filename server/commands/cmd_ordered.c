@@ -53,10 +53,12 @@
 #define ERR_NOT_POSITIVE "ERR value is out of range, must be positive"
 
 /* Where a listing's candidates end: after a number of positions, past a lex
- * bound, or at the first key without a prefix. A listing that knows its
- * positions also knows its length before the walk; the others learn it by
- * walking, and so are sent with a deferred length. */
-enum walk_end { END_SPAN, END_BOUND, END_PREFIX };
+ * bound, at the keyspace's end (a bound of "+" ascending or "-" descending,
+ * which every key is inside: no test per key), or at the first key without
+ * a prefix. A listing that knows its positions also knows its length before
+ * the walk; the others learn it by walking, and so are sent with a deferred
+ * length. */
+enum walk_end { END_SPAN, END_BOUND, END_ALL, END_PREFIX };
 
 /* What a reply lists: the candidates from start on, ascending or (rev)
  * descending, those of one type only, skipping offset of them and listing at
@@ -66,11 +68,12 @@ struct walk {
     struct ks_entry *start; /* first candidate; NULL when there is none */
     enum walk_end end;
     size_t len;             /* END_SPAN: the number of candidates */
-    struct lex_bound bound; /* END_BOUND: max ascending, min descending */
+    struct lex_bound bound; /* END_BOUND, END_ALL: max ascending, min descending */
     const struct resp_slice *prefix; /* END_PREFIX */
     int rev;
     long long offset;       /* negative: list nothing, as Redis's LIMIT; only
-                             * with END_BOUND and END_PREFIX, as LIMIT is */
+                             * with END_BOUND, END_ALL and END_PREFIX, as
+                             * LIMIT is */
     size_t count;
     int withvalues;
     int type;               /* enum ks_type, or RANGE_TYPE_ANY */
@@ -102,6 +105,8 @@ static int walk_inside(const struct walk *w, const struct ks_entry *e, size_t vi
     case END_BOUND:
         return w->rev ? lex_gte_min(ks_key(e), ks_klen(e), &w->bound)
                       : lex_lte_max(ks_key(e), ks_klen(e), &w->bound);
+    case END_ALL:
+        return 1;
     case END_PREFIX:
         break;
     }
@@ -167,6 +172,10 @@ static void reply_walk(struct client *c, const struct walk *w)
      * a LIMIT, as many as it may list; without one, batches growing from a
      * few, so a short range whose bound comes early loads little past it. */
     size_t warm_left = 0, warm_grow = 16;
+    /* The keys go into a run of bulks (listing_add), ended before the
+     * reply's other writes. */
+    struct resp_bulks run;
+    resp_bulks_begin(&c->out, &run);
     /* A due key is skipped where it stands, so a walk never runs past its
      * end over due keys; visited counts live candidates. */
     for (; e && n < w->count && !c->out.failed && walk_inside(w, e, visited);
@@ -185,7 +194,8 @@ static void reply_walk(struct client *c, const struct walk *w)
         if (live_hides(w->live, e))
             continue;
         visited++;
-        if (resp_out_pending(&c->out) >= stop) {
+        if (resp_bulks_pending(&c->out, &run) >= stop) {
+            resp_bulks_end(&c->out, &run);
             size_t rest = walk_rest(c, w, e);
             if (rest > w->count - n)
                 rest = w->count - n;
@@ -199,9 +209,10 @@ static void reply_walk(struct client *c, const struct walk *w)
             skip--;
             continue;
         }
-        listing_add(c, e, w->withvalues);
+        listing_add(c, &run, e, w->withvalues);
         n++;
     }
+    resp_bulks_end(&c->out, &run);
     resp_set_deferred_array(&c->out, &d, list_len(c, n, w->withvalues));
 }
 
@@ -306,8 +317,9 @@ static void cmd_krange(struct client *c)
         /* From the near bound to the far one: a hash probe or one descent to
          * start, and no counting. */
         w.start = w.rev ? kr_seek_max(c->db, &max) : kr_seek_min(c->db, &min);
-        w.end = END_BOUND;
         w.bound = w.rev ? min : max;
+        w.end = w.bound.kind == (w.rev ? LEX_BOUND_NEG_INF : LEX_BOUND_POS_INF) ? END_ALL
+                                                                                 : END_BOUND;
     } else {
         long long start, stop;
         if (arg_ll_or_reply(c, &c->argv[1], &start) < 0 ||

@@ -22,17 +22,20 @@ struct listing_stream {
     struct live_view live;
 };
 
-void listing_add(struct client *c, struct ks_entry *e, int withvalues)
+void listing_add_slow(struct client *c, struct resp_bulks *run, struct ks_entry *e,
+                      int withvalues)
 {
+    resp_bulks_end(&c->out, run);
     if (withvalues && c->out.proto == 3)
         resp_add_array_len(&c->out, 2);
     resp_add_bulk(&c->out, ks_key(e), ks_klen(e));
-    if (!withvalues)
-        return;
-    if (e->type == KS_STRING)
-        resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
-    else
-        resp_add_null(&c->out);
+    if (withvalues) {
+        if (e->type == KS_STRING)
+            resp_add_bulk(&c->out, ks_str(e), ks_slen(e));
+        else
+            resp_add_null(&c->out);
+    }
+    resp_bulks_begin(&c->out, run);
 }
 
 /* Lists from *e on until n are listed or c's pending output reaches until;
@@ -44,9 +47,11 @@ static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int re
 {
     struct ks_entry *at = *e;
     size_t warm_left = 0;
+    struct resp_bulks run;
+    resp_bulks_begin(&c->out, &run);
     /* Due keys are skipped on the way to each listed key, never after the
      * last one: beyond it may lie any number of them. */
-    for (; n > 0 && !c->out.failed && resp_out_pending(&c->out) < until; n--) {
+    for (; n > 0 && !c->out.failed && resp_bulks_pending(&c->out, &run) < until; n--) {
         at = live_nearest(v, at, rev);
         /* The next keys' loads in flight together (ks_warm), a batch at a
          * time: n is exact, so none past the listing's end. */
@@ -55,9 +60,10 @@ static size_t list_until(struct client *c, struct ks_entry **e, size_t n, int re
             ks_warm(at, warm_left, rev);
         }
         warm_left--;
-        listing_add(c, at, withvalues);
+        listing_add(c, &run, at, withvalues);
         at = rev ? ks_prev(at) : ks_next(at);
     }
+    resp_bulks_end(&c->out, &run);
     *e = at;
     return n;
 }

@@ -19,11 +19,25 @@
 #include "client.h"
 #include "keyspace.h"
 #include "live.h"
+#include "resp_writer.h"
+
+/* listing_add for what its run cannot take: ends run, writes e through the
+ * reply API, begins run again. */
+void listing_add_slow(struct client *c, struct resp_bulks *run, struct ks_entry *e,
+                      int withvalues);
 
 /* Appends one key to c's reply, or with its value: flat in RESP2, a pair in
  * RESP3. A value of another type than string is nil, its contents being
- * another command's. */
-void listing_add(struct client *c, struct ks_entry *e, int withvalues);
+ * another command's. run is a run of bulks (resp_writer.h) the caller has
+ * begun on c->out and ends before writing anything else there: a key alone
+ * (the listing of KRANGE, KPREFIX, KEYS) is written into it inline, with
+ * no call, as are most keys of a listing. */
+static inline void listing_add(struct client *c, struct resp_bulks *run, struct ks_entry *e,
+                               int withvalues)
+{
+    if (withvalues || resp_bulks_add(run, ks_key(e), ks_klen(e)) < 0)
+        listing_add_slow(c, run, e, withvalues);
+}
 
 /* The n keys live in v from e on, ascending (rev: descending), with
  * listing_add: all now, or the first chunk now and the rest streamed (with

@@ -4,7 +4,8 @@
  * A table gives the exact bytes of every reply type in RESP2 and RESP3 (Redis
  * 7's bytes); doubles have their own table plus a random round-trip check.
  * Then the buffer's promises: no allocation for small replies, written bytes
- * never move, a big bulk is one chunk, a deferred length hides what follows
+ * never move, a run of bulks writes what resp_add_bulk would, a big bulk is
+ * one chunk, a deferred length hides what follows
  * until set, a large array never reallocates, allocation failures only set
  * failed. Last, random reply sequences, drained in random pieces, against a
  * model encoder written with snprintf (SEED=... replays one).
@@ -267,6 +268,86 @@ static void test_bulk_lengths(void)
         CHECK(drained_is(&o, want, w));
         resp_out_destroy(&o);
     }
+}
+
+/* A run of bulks (resp_bulks_*) writes the bytes resp_add_bulk would: every
+ * length 0 to 120 (the run takes those under 100 that fit; the caller's
+ * fallback the rest), runs that fill the inline buffer and chunk after
+ * chunk, after a deferred header, with resp_bulks_pending counting the
+ * open run's bytes; a muted buffer's run takes nothing. */
+static void test_bulk_runs(void)
+{
+    static char want[4 * RESP_OUT_INLINE + 4 * RESP_OUT_CHUNK];
+    char p[120];
+
+    for (size_t i = 0; i < sizeof(p); i++)
+        p[i] = (char)('a' + i % 26);
+    for (size_t lead = 0; lead <= 40; lead += 13) {
+        struct resp_out o;
+        struct resp_bulks run;
+        struct resp_deferred d;
+        size_t w = 0, fell = 0, count = 0;
+
+        resp_out_init(&o);
+        for (size_t i = 0; i < lead; i++)
+            resp_add_raw(&o, "x", 1);
+        memset(want, 'x', lead);
+        w = lead;
+        resp_add_deferred(&o, &d);
+        size_t header_at = w;
+        resp_bulks_begin(&o, &run);
+        /* Past the inline buffer and two chunks, so runs end full. */
+        for (size_t k = 0; w + 200 < sizeof(want) - 64 && k < 4000; k++) {
+            size_t len = (k * 37 + lead) % 121;
+            CHECK(resp_bulks_pending(&o, &run) == w - header_at + lead);
+            if (resp_bulks_add(&run, p, len) < 0) {
+                CHECK(len >= 100 || run.end - run.at < (ptrdiff_t)(len + 7));
+                fell++;
+                resp_bulks_end(&o, &run);
+                resp_add_bulk(&o, p, len);
+                resp_bulks_begin(&o, &run);
+            }
+            w += (size_t)snprintf(want + w, sizeof(want) - w, "$%zu\r\n", len);
+            memcpy(want + w, p, len);
+            w += len;
+            want[w++] = '\r';
+            want[w++] = '\n';
+            count++;
+        }
+        resp_bulks_end(&o, &run);
+        CHECK(fell > count / 121); /* the long ones at least */
+        resp_set_deferred_array(&o, &d, count);
+        char hdr[32];
+        int hl = snprintf(hdr, sizeof(hdr), "*%zu\r\n", count);
+        memmove(want + header_at + (size_t)hl, want + header_at, w - header_at);
+        memcpy(want + header_at, hdr, (size_t)hl);
+        w += (size_t)hl;
+        CHECK(!o.failed);
+        CHECK(drained_is(&o, want, w));
+        resp_out_destroy(&o);
+    }
+
+    struct resp_out o;
+    struct resp_bulks run;
+    resp_out_init(&o);
+    o.muted = 1;
+    resp_bulks_begin(&o, &run);
+    CHECK(resp_bulks_add(&run, "a", 1) < 0);
+    CHECK(resp_bulks_pending(&o, &run) == 0);
+    resp_bulks_end(&o, &run);
+    o.muted = 0;
+    resp_bulks_begin(&o, &run);
+    CHECK(resp_bulks_add(&run, "", 0) == 0);
+    CHECK(resp_bulks_add(&run, p, 9) == 0);
+    CHECK(resp_bulks_add(&run, p, 10) == 0);
+    CHECK(resp_bulks_add(&run, p, 99) == 0);
+    CHECK(resp_bulks_add(&run, p, 100) < 0);
+    resp_bulks_end(&o, &run);
+    char one[256];
+    int n = snprintf(one, sizeof(one), "$0\r\n\r\n$9\r\n%.9s\r\n$10\r\n%.10s\r\n$99\r\n%.99s\r\n", p,
+                     p, p);
+    CHECK(drained_is(&o, one, (size_t)n));
+    resp_out_destroy(&o);
 }
 
 /* Bytes handed out by peek stay where they are, unchanged, while more replies
@@ -714,6 +795,7 @@ int main(void)
     test_doubles(seed);
     test_no_alloc();
     test_bulk_lengths();
+    test_bulk_runs();
     test_stability();
     test_big_bulk();
     test_deferred();
